@@ -1,0 +1,8 @@
+import type { Command } from 'commander';
+import { serveCommand } from './serve.ts';
+import { keysCommand } from './keys.ts';
+import { licenseCommand } from './license.ts';
+import { librariesCommand } from './libraries.ts';
+
+/** Every CLI command module; each adds its commands to the program. */
+export const commands: ((program: Command) => void)[] = [serveCommand, keysCommand, licenseCommand, librariesCommand];

@@ -1,0 +1,37 @@
+import type { Command } from 'commander';
+import { printJson, withDataDir, withServices } from '../context.ts';
+import type { Role } from '../../server/model.ts';
+
+export function keysCommand(program: Command): void {
+  const keys = program.command('keys').description('manage API keys');
+  withDataDir(keys.command('create').description('create an API key (printed once)'))
+    .requiredOption('--name <name>', 'a label for the key')
+    .option('--member <name>', 'member that owns the key (created when new; default: the key name)')
+    .option('--role <role>', 'owner|admin|member, for a new member', 'member')
+    .action(async (opts: { dataDir?: string; dev?: boolean; name: string; member?: string; role: string }) => {
+      if (!['owner', 'admin', 'member'].includes(opts.role)) throw new Error(`--role must be owner, admin or member, not ${opts.role}`);
+      await withServices(opts, (s) => {
+        const k = s.keys.create({ name: opts.name, memberName: opts.member, role: opts.role as Role });
+        process.stdout.write(`Created key ${k.id} for ${k.memberName} (${k.role}). It is shown only once:\n\n${k.key}\n`);
+      });
+    });
+  withDataDir(keys.command('list').description('list API keys (never the keys themselves)'))
+    .option('--json', 'print JSON')
+    .action(async (opts: { dataDir?: string; dev?: boolean; json?: boolean }) => {
+      await withServices(opts, (s) => {
+        const list = s.keys.list();
+        if (opts.json) return printJson(list);
+        for (const k of list) {
+          process.stdout.write(`${String(k.id).padStart(4)}  ${k.prefix}…  ${k.name}  member=${k.memberName} (${k.role})  ${k.revokedAt ? `revoked ${k.revokedAt}` : `created ${k.createdAt}`}\n`);
+        }
+      });
+    });
+  withDataDir(keys.command('revoke').description('revoke an API key').argument('<id>', 'key id from `stacks keys list`')).action(
+    async (id: string, opts: { dataDir?: string; dev?: boolean }) => {
+      await withServices(opts, (s) => {
+        s.keys.revoke(Number(id));
+        process.stdout.write(`Revoked key ${id}.\n`);
+      });
+    },
+  );
+}

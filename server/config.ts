@@ -1,0 +1,120 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * One validated configuration object. Sources, lowest precedence first:
+ * built-in defaults, environment variables (STACKS_* and the few plain ones), CLI flags.
+ * An unknown STACKS_* variable or an invalid value stops startup with a message naming it.
+ */
+const bool = z.union([z.boolean(), z.enum(['1', '0', 'true', 'false', 'yes', 'no'])]).transform((v) => v === true || v === '1' || v === 'true' || v === 'yes');
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+export const configSchema = z.object({
+  port: int(0, 65535).default(3000),
+  host: z.string().min(1).default('0.0.0.0'),
+  dataDir: z.string().min(1).default('data'),
+  licenseFile: z.string().min(1).optional(),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  dev: bool.default(false),
+  /** Jobs processed at once by this process. */
+  jobConcurrency: int(1, 16).default(1),
+  /** JSON request body limit. */
+  bodyLimit: z.string().regex(/^\d+(kb|mb)$/i, 'a size like 1mb or 512kb').default('2mb'),
+  /** Largest import upload (bytes). */
+  importMaxBytes: int(1024, 1024 ** 3).default(100 * 1024 * 1024),
+  /** Embedding provider: builtin (offline word vectors) or openai (an OpenAI-compatible /v1/embeddings URL). */
+  embedProvider: z.enum(['builtin', 'openai']).default('builtin'),
+  embedUrl: z.string().url().optional(),
+  embedModel: z.string().min(1).default('text-embedding-3-small'),
+  embedApiKey: z.string().min(1).optional(),
+  embedDims: int(8, 4096).optional(),
+  /** Optional OpenAI-compatible chat endpoint for research mode and reranking. */
+  chatUrl: z.string().url().optional(),
+  chatModel: z.string().min(1).default('gpt-4o-mini'),
+  chatApiKey: z.string().min(1).optional(),
+  /** Research-mode requests allowed per user and ISO week. */
+  researchWeeklyQuota: int(0, 1_000_000).default(50),
+  /** Crawler: pages rendered at once, per-page timeout, whether private (RFC 1918, loopback) addresses may be fetched. */
+  crawlConcurrency: int(1, 16).default(4),
+  crawlPageTimeoutMs: int(1000, 300_000).default(30_000),
+  crawlAllowPrivate: bool.default(true),
+  crawlRespectRobots: bool.default(true),
+  chromiumPath: z.string().min(1).default('/usr/bin/chromium'),
+  /** Whether MCP and search accept requests without an API key. */
+  allowAnonymousSearch: bool.default(true),
+  /** Per-key request limit per minute (0 = off). */
+  rateLimitPerMinute: int(0, 1_000_000).default(600),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+
+/** Environment variable -> config key. Every STACKS_* variable must be listed here. */
+const envMap: Record<string, keyof Config> = {
+  PORT: 'port',
+  HOST: 'host',
+  DATA_DIR: 'dataDir',
+  LICENSE_FILE: 'licenseFile',
+  LOG_LEVEL: 'logLevel',
+  STACKS_DEV: 'dev',
+  STACKS_PORT: 'port',
+  STACKS_HOST: 'host',
+  STACKS_DATA_DIR: 'dataDir',
+  STACKS_LICENSE_FILE: 'licenseFile',
+  STACKS_LOG_LEVEL: 'logLevel',
+  STACKS_JOB_CONCURRENCY: 'jobConcurrency',
+  STACKS_BODY_LIMIT: 'bodyLimit',
+  STACKS_IMPORT_MAX_BYTES: 'importMaxBytes',
+  STACKS_EMBED_PROVIDER: 'embedProvider',
+  STACKS_EMBED_URL: 'embedUrl',
+  STACKS_EMBED_MODEL: 'embedModel',
+  STACKS_EMBED_API_KEY: 'embedApiKey',
+  STACKS_EMBED_DIMS: 'embedDims',
+  STACKS_CHAT_URL: 'chatUrl',
+  STACKS_CHAT_MODEL: 'chatModel',
+  STACKS_CHAT_API_KEY: 'chatApiKey',
+  STACKS_RESEARCH_WEEKLY_QUOTA: 'researchWeeklyQuota',
+  STACKS_CRAWL_CONCURRENCY: 'crawlConcurrency',
+  STACKS_CRAWL_PAGE_TIMEOUT_MS: 'crawlPageTimeoutMs',
+  STACKS_CRAWL_ALLOW_PRIVATE: 'crawlAllowPrivate',
+  STACKS_CRAWL_RESPECT_ROBOTS: 'crawlRespectRobots',
+  STACKS_CHROMIUM_PATH: 'chromiumPath',
+  STACKS_ALLOW_ANONYMOUS_SEARCH: 'allowAnonymousSearch',
+  STACKS_RATE_LIMIT_PER_MINUTE: 'rateLimitPerMinute',
+};
+
+/** STACKS_* variables that are read elsewhere on purpose and are not config keys. */
+const envPassThrough = new Set(['STACKS_API_KEY']);
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(flags: Partial<Record<keyof Config, unknown>> = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const raw: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || value === '') continue;
+    const key = envMap[name];
+    if (key) raw[key] = value;
+    else if (name.startsWith('STACKS_') && !envPassThrough.has(name)) {
+      throw new ConfigError(`Unknown environment variable ${name}. Known: ${Object.keys(envMap).filter((n) => n.startsWith('STACKS_')).join(', ')}`);
+    }
+  }
+  for (const [key, value] of Object.entries(flags)) if (value !== undefined) raw[key] = value;
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const key = String(issue.path[0] ?? '');
+    const source = Object.keys(flags).includes(key) && flags[key as keyof Config] !== undefined ? `--${kebab(key)}` : Object.entries(envMap).find(([n, k]) => k === key && env[n])?.[0] ?? key;
+    throw new ConfigError(`Invalid configuration value for ${source}: ${issue.message}`);
+  }
+  const config = parsed.data;
+  config.dataDir = path.resolve(config.dataDir);
+  if (config.licenseFile) config.licenseFile = path.resolve(config.licenseFile);
+  if (config.embedProvider === 'openai' && !config.embedUrl) throw new ConfigError('STACKS_EMBED_URL is required when STACKS_EMBED_PROVIDER=openai');
+  return config;
+}
+
+function kebab(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}

@@ -1,0 +1,57 @@
+import express, { type Request, type Response, type NextFunction } from 'express';
+import helmet from 'helmet';
+import type { Services } from '../services.ts';
+import { ApiError, isApiError } from '../errors.ts';
+import { resolvePrincipal } from './auth.ts';
+import { routers, rawBodyPaths } from './routes/index.ts';
+
+/** The Express app: security headers, body limits, caller resolution, routes, and one error shape. */
+export function createApp(services: Services): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.set('query parser', 'extended');
+  app.use(helmet({ contentSecurityPolicy: { useDefaults: true, directives: { 'script-src': ["'self'"] } } }));
+  app.use((req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      services.log.debug({ method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
+    });
+    next();
+  });
+  const json = express.json({ limit: services.config.bodyLimit });
+  app.use((req, res, next) => (rawBodyPaths.has(req.path) ? next() : json(req, res, next)));
+  app.use(resolvePrincipal(services.keys));
+
+  for (const mount of routers) mount(app, services);
+
+  app.use((req: Request, _res: Response, next: NextFunction) => next(new ApiError('not_found', `No route for ${req.method} ${req.path}.`)));
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, toApiError(err, services)));
+  return app;
+}
+
+function toApiError(err: unknown, services: Services): ApiError {
+  if (isApiError(err)) return err;
+  const e = err as { type?: string; status?: number; message?: string; code?: string };
+  if (e?.type === 'entity.too.large') return new ApiError('payload_too_large', `The request body is larger than ${services.config.bodyLimit}.`);
+  if (e?.type === 'entity.parse.failed') return new ApiError('validation_error', 'The request body is not valid JSON.');
+  if (e?.code === 'LIMIT_FILE_SIZE') return new ApiError('payload_too_large', 'An uploaded file is larger than the limit.');
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return new ApiError('validation_error', e.message ?? 'Bad request.', { status: e.status });
+  services.log.error({ err: e?.message, stack: (err as Error)?.stack }, 'unexpected error');
+  return new ApiError('internal_error', 'An unexpected error occurred; see the server log.');
+}
+
+export function sendError(res: Response, err: ApiError): void {
+  if (res.headersSent) return;
+  for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
+  res.status(err.status).json(err.toBody());
+}
+
+/** Wraps an async handler so that rejections reach the error handler. */
+export function route(fn: (req: Request, res: Response) => Promise<unknown> | unknown) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    Promise.resolve()
+      .then(() => fn(req, res))
+      .catch(next);
+  };
+}

@@ -1,0 +1,12 @@
+import type { Express } from 'express';
+import type { Services } from '../../services.ts';
+import { mountSystem } from './system.ts';
+import { mountJobs } from './jobs.ts';
+
+export type Mount = (app: Express, services: Services) => void;
+
+/** Paths whose handlers read the raw request body themselves (streamed uploads); the JSON parser skips them. */
+export const rawBodyPaths = new Set<string>(['/api/import-libraries']);
+
+/** Every route module, in mount order. */
+export const routers: Mount[] = [mountSystem, mountJobs];

@@ -1,0 +1,147 @@
+import { createHash } from 'node:crypto';
+import type { Store } from '../store/index.ts';
+import type { SnippetRow } from '../store/snippets.ts';
+import type { Embedder } from '../embed/types.ts';
+import type { LibraryMeta, SnippetInput } from '../model.ts';
+import { countTokens } from './tokens.ts';
+import { expandForIndex } from '../search/text.ts';
+
+export interface BuildOptions {
+  /** Version tag; '' (default) is the library's current documentation. */
+  tag?: string;
+  /** The job doing the build; lets a restarted job find and continue its build. */
+  jobId?: number | null;
+  /** Continue this job's unfinished build instead of starting over (crawls resume page by page). */
+  resume?: boolean;
+}
+
+/**
+ * One library version being written. Snippets go to a 'building' version that no reader sees;
+ * commit() swaps it in atomically, abort() throws it away, so a failed import or crawl never
+ * touches what was served before.
+ */
+export class VersionBuild {
+  private seen: Set<string>;
+  private position: number;
+  private tokens: number;
+  private count: number;
+  private done = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly embedder: Embedder | null,
+    readonly versionId: number,
+    private readonly meta: LibraryMeta,
+    private readonly now: () => string,
+  ) {
+    this.seen = store.snippets.hashes(versionId);
+    const totals = store.snippets.totals(versionId);
+    this.position = totals.maxPosition + 1;
+    this.tokens = totals.tokens;
+    this.count = totals.snippets;
+  }
+
+  get snippetCount(): number {
+    return this.count;
+  }
+
+  /** Normalizes, embeds and stores one batch in one transaction. Exact duplicates within the version are skipped. Returns how many were stored. */
+  async add(snippets: SnippetInput[]): Promise<number> {
+    if (this.done) throw new Error('build already finished');
+    const rows: SnippetRow[] = [];
+    for (const s of snippets) {
+      const row = toRow(s, this.position);
+      const key = `${row.kind}:${row.contentHash}`;
+      if (this.seen.has(key)) continue;
+      this.seen.add(key);
+      this.position++;
+      rows.push(row);
+    }
+    if (rows.length === 0) return 0;
+    if (this.embedder) {
+      const vectors = await this.embedder.embed(rows.map(embeddingText));
+      rows.forEach((r, i) => (r.vector = vectors[i] ?? null));
+    }
+    this.store.snippets.insertBatch(this.versionId, rows, this.embedder ? this.store.vectors.table : null);
+    for (const r of rows) this.tokens += r.tokens;
+    this.count += rows.length;
+    return rows.length;
+  }
+
+  /** Swaps the new version in and purges the one it replaces. */
+  commit(): { snippets: number; tokens: number } {
+    if (this.done) throw new Error('build already finished');
+    this.done = true;
+    const retired = this.store.libraries.swapIn(this.versionId, this.meta, { tokens: this.tokens, snippets: this.count }, this.now());
+    for (const id of retired) this.store.libraries.deleteVersion(id);
+    return { snippets: this.count, tokens: this.tokens };
+  }
+
+  /** Throws the unfinished version away; what was served before stays served. */
+  abort(): void {
+    if (this.done) return;
+    this.done = true;
+    this.store.libraries.deleteVersion(this.versionId);
+  }
+}
+
+/** Creates builds; the one place where snippets enter the store. */
+export class LibraryWriter {
+  constructor(
+    private readonly store: Store,
+    private readonly embedder: Embedder | null,
+    private readonly now: () => string = () => new Date().toISOString(),
+  ) {}
+
+  begin(meta: LibraryMeta, options: BuildOptions = {}): VersionBuild {
+    const tag = options.tag ?? '';
+    const jobId = options.jobId ?? null;
+    if (jobId !== null) {
+      const previous = this.store.libraries.buildingVersionForJob(jobId);
+      if (previous && options.resume && previous.tag === tag) return new VersionBuild(this.store, this.embedder, previous.id, meta, this.now);
+      if (previous) this.store.libraries.deleteVersion(previous.id);
+    }
+    // A library row must exist for the version's foreign key; a new library stays invisible to
+    // search until its first version is swapped in.
+    if (!this.store.libraries.get(meta.id)) this.store.libraries.upsert(meta, this.now());
+    const versionId = this.store.libraries.createVersion(meta.id, tag, jobId, this.now());
+    return new VersionBuild(this.store, this.embedder, versionId, meta, this.now);
+  }
+}
+
+function hash(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
+}
+
+function toRow(s: SnippetInput, position: number): SnippetRow {
+  if (s.kind === 'code') {
+    const code = s.codeList.map((c) => c.code).join('\n');
+    const text = [s.title, s.description, code].join('\n');
+    return {
+      kind: 'code', sourceId: s.sourceId, title: s.title, description: s.description, language: s.language, pageTitle: s.pageTitle,
+      breadcrumb: s.breadcrumb ?? '', content: '', codeList: s.codeList, tokens: s.tokens ?? countTokens(text),
+      contentHash: hash(`${s.title}\u0000${s.description}\u0000${code}`), position, isDynamic: s.isDynamic ?? false, sourceFile: s.sourceFile ?? null,
+      fts: { title: expandForIndex(s.title), breadcrumb: expandForIndex(s.breadcrumb ?? s.pageTitle), description: expandForIndex(s.description), code: expandForIndex(code), content: '' },
+      vector: null,
+    };
+  }
+  const title = s.title ?? lastCrumb(s.breadcrumb) ?? s.pageTitle ?? '';
+  return {
+    kind: 'info', sourceId: s.sourceId, title, description: '', language: '', pageTitle: s.pageTitle ?? '', breadcrumb: s.breadcrumb ?? '',
+    content: s.content, codeList: null, tokens: s.tokens ?? countTokens(s.content), contentHash: hash(s.content), position, isDynamic: false, sourceFile: null,
+    fts: { title: expandForIndex(title), breadcrumb: expandForIndex(s.breadcrumb ?? s.pageTitle ?? ''), description: '', code: '', content: expandForIndex(s.content) },
+    vector: null,
+  };
+}
+
+function lastCrumb(breadcrumb: string | undefined): string | undefined {
+  if (!breadcrumb) return undefined;
+  const parts = breadcrumb.split(/\s+>\s+/);
+  return parts[parts.length - 1];
+}
+
+/** What the embedder sees: titles and prose first, code last (it matters least for meaning). */
+function embeddingText(r: SnippetRow): string {
+  if (r.kind === 'code') return `${r.title}\n${r.breadcrumb}\n${r.description}\n${(r.codeList ?? []).map((c) => c.code).join('\n').slice(0, 2000)}`;
+  return `${r.title}\n${r.breadcrumb}\n${r.content.slice(0, 4000)}`;
+}

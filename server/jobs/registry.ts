@@ -1,0 +1,4 @@
+import type { JobRegistrar } from '../services.ts';
+
+/** Job handlers by feature; add a registrar here when a feature brings a new job kind. */
+export const jobRegistrars: JobRegistrar[] = [];

@@ -1,0 +1,136 @@
+/** Domain types shared by the services. Field names of the public API live in server/http, not here. */
+
+export type SourceType = 'repo' | 'website' | 'openapi' | 'llmstxt' | 'files' | 'confluence';
+
+export type Role = 'owner' | 'admin' | 'member';
+
+export interface CodeExample {
+  language: string;
+  code: string;
+}
+
+/** What every source (bundle, crawl, OpenAPI, llms.txt, PDF/DOCX) is normalized into. */
+export interface CodeSnippetInput {
+  kind: 'code';
+  /** URL of the source location (codeId). */
+  sourceId: string;
+  title: string;
+  description: string;
+  language: string;
+  pageTitle: string;
+  breadcrumb?: string;
+  codeList: CodeExample[];
+  /** Token count; computed with the tokenizer when absent. */
+  tokens?: number;
+  isDynamic?: boolean;
+  sourceFile?: string;
+}
+
+export interface InfoSnippetInput {
+  kind: 'info';
+  /** URL of the source page (pageId). */
+  sourceId: string;
+  content: string;
+  breadcrumb?: string;
+  pageTitle?: string;
+  /** Optional short title, used for ranking only. */
+  title?: string;
+  tokens?: number;
+}
+
+export type SnippetInput = CodeSnippetInput | InfoSnippetInput;
+
+/** A stored snippet as the search layer reads it. */
+export interface StoredSnippet {
+  id: number;
+  versionId: number;
+  kind: 'code' | 'info';
+  sourceId: string;
+  title: string;
+  description: string;
+  language: string;
+  pageTitle: string;
+  breadcrumb: string;
+  content: string;
+  codeList: CodeExample[];
+  tokens: number;
+  contentHash: string;
+  position: number;
+  isDynamic: boolean;
+  sourceFile: string | null;
+}
+
+export interface LibraryMeta {
+  id: string;
+  title: string;
+  description: string;
+  sourceType: SourceType;
+  sourceUrl?: string | null;
+  language?: string;
+  branch?: string | null;
+  docsRepoUrl?: string | null;
+  docsSiteUrl?: string | null;
+  trustScore?: number | null;
+  verified?: boolean;
+  stars?: number | null;
+  license?: string | null;
+  teamspaceId?: number | null;
+}
+
+export interface Library extends Required<Omit<LibraryMeta, 'teamspaceId'>> {
+  teamspaceId: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type VersionState = 'building' | 'ready' | 'failed' | 'retired';
+
+export interface LibraryVersion {
+  id: number;
+  libraryId: string;
+  /** '' is the library's current documentation. */
+  tag: string;
+  state: VersionState;
+  isCurrent: boolean;
+  verified: boolean;
+  totalTokens: number;
+  totalSnippets: number;
+  jobId: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface Job<P = Record<string, unknown>> {
+  id: number;
+  kind: string;
+  state: JobState;
+  libraryId: string | null;
+  payload: P;
+  progress: Record<string, unknown>;
+  error: string | null;
+  attempts: number;
+  cancelRequested: boolean;
+  memberId: number | null;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  updatedAt: string;
+}
+
+/** Who is calling: resolved from an API key, or anonymous. */
+export interface Principal {
+  keyId: number;
+  memberId: number;
+  memberName: string;
+  teamspaceId: number;
+  role: Role;
+}
+
+/** Parses `/owner/repo`, `/owner/repo/tag` and `/owner/repo@tag`. Returns null when malformed. */
+export function parseLibraryId(raw: string): { id: string; tag: string | null } | null {
+  const m = /^\/([^/@\s]+)\/([^/@\s]+)(?:[/@]([^/@\s]+))?\/?$/.exec(raw.trim());
+  if (!m) return null;
+  return { id: `/${m[1]}/${m[2]}`, tag: m[3] ?? null };
+}

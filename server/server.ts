@@ -1,0 +1,55 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config.ts';
+import { createLogger, type Logger } from './log.ts';
+import { createServices, type ServiceOverrides, type Services } from './services.ts';
+import { createApp } from './http/app.ts';
+import type { CreatedKey } from './auth/keys.ts';
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  services: Services;
+  /** The key created on first start (shown once), or null. */
+  firstKey: CreatedKey | null;
+  close(): Promise<void>;
+}
+
+/** Builds the services, starts the job workers and listens. */
+export async function startServer(config: Config, options: { log?: Logger; overrides?: ServiceOverrides } = {}): Promise<RunningServer> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const services = await createServices(config, log, options.overrides);
+  const firstKey = services.keys.bootstrap();
+  const { startBackground } = await import('./background.ts');
+  const stopBackground = startBackground(services);
+  services.jobs.start();
+  const app = createApp(services);
+  const server = http.createServer(app);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const url = `http://${shownHost}:${port}`;
+  log.info({ url, dataDir: config.dataDir, dev: config.dev }, 'Stacks is listening');
+  let closed = false;
+  return {
+    url,
+    port,
+    services,
+    firstKey,
+    async close() {
+      if (closed) return;
+      closed = true;
+      stopBackground();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await services.jobs.stop();
+      services.store.close();
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Config } from './config.ts';
+import type { Logger } from './log.ts';
+import { Store } from './store/index.ts';
+import { LicenseService, loadVerifyKeys } from './license/license.ts';
+import { KeyService } from './auth/keys.ts';
+import { JobQueue } from './jobs/queue.ts';
+import { LibraryWriter } from './ingest/writer.ts';
+import type { Embedder } from './embed/types.ts';
+import { createEmbedder } from './embed/index.ts';
+
+export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Every service of the appliance, built once and shared unchanged by the HTTP routes, MCP
+ * tools, the CLI and the web UI. Each service receives its dependencies as arguments.
+ */
+export interface Services {
+  config: Config;
+  log: Logger;
+  store: Store;
+  embedder: Embedder | null;
+  license: LicenseService;
+  keys: KeyService;
+  jobs: JobQueue;
+  writer: LibraryWriter;
+  startedAt: Date;
+}
+
+/** Registers job handlers on the queue; each feature module contributes one. */
+export type JobRegistrar = (services: Services) => void;
+
+export interface ServiceOverrides {
+  store?: Store;
+  embedder?: Embedder | null;
+  license?: LicenseService;
+}
+
+export async function createServices(config: Config, log: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
+  const store = overrides.store ?? Store.open(config.dataDir);
+  const embedder = overrides.embedder !== undefined ? overrides.embedder : await createEmbedder(config, log);
+  if (embedder && store.vectors.ensure(embedder.id, embedder.dims)) log.info({ embedder: embedder.id }, 'vector table (re)created for the embedder');
+  const license =
+    overrides.license ??
+    new LicenseService(loadVerifyKeys(path.join(ROOT_DIR, 'licenses')), config.licenseFile ?? path.join(config.dataDir, 'license.json'), config.dev);
+  const keys = new KeyService(store);
+  const jobs = new JobQueue(store, log, config.jobConcurrency);
+  const writer = new LibraryWriter(store, embedder);
+  const services: Services = { config, log, store, embedder, license, keys, jobs, writer, startedAt: new Date() };
+  const { jobRegistrars } = await import('./jobs/registry.ts');
+  for (const register of jobRegistrars) register(services);
+  return services;
+}

@@ -1,0 +1,56 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+import { migrations } from './migrations/index.ts';
+
+export type Db = Database.Database;
+
+export class StoreOpenError extends Error {
+  override name = 'StoreOpenError';
+}
+
+/**
+ * Opens (or creates) the SQLite file: WAL, foreign keys, a busy timeout so that the
+ * CLI and a running server can share the file, sqlite-vec loaded and checked, migrations applied.
+ */
+export function openDb(file: string, options: { readonly?: boolean } = {}): Db {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file, { readonly: options.readonly ?? false });
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 10000');
+  db.pragma('cache_size = -65536');
+  db.pragma('temp_store = MEMORY');
+  db.pragma('mmap_size = 1073741824');
+  loadVec(db);
+  if (!options.readonly) migrate(db);
+  return db;
+}
+
+function loadVec(db: Db): void {
+  try {
+    sqliteVec.load(db);
+    const row = db.prepare('SELECT vec_version() AS v').get() as { v: string };
+    if (!row.v) throw new Error('vec_version() returned nothing');
+  } catch (err) {
+    throw new StoreOpenError(
+      `Could not load the sqlite-vec extension (${(err as Error).message}). ` +
+        'Reinstall dependencies with `npm install` on this machine (the package sqlite-vec-linux-x64 or -arm64 must match the CPU).',
+    );
+  }
+}
+
+/** Applies numbered migrations in order, each in its own transaction, recorded in schema_migrations. */
+export function migrate(db: Db): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version));
+  for (const m of migrations) {
+    if (applied.has(m.version)) continue;
+    db.transaction(() => {
+      m.up(db);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
+    })();
+  }
+}

@@ -1,0 +1,43 @@
+import path from 'node:path';
+import { openDb, type Db } from './db.ts';
+import { LibraryStore } from './libraries.ts';
+import { SnippetStore } from './snippets.ts';
+import { VectorStore } from './vectors.ts';
+import { JobStore } from './jobs.ts';
+import { AccountStore } from './accounts.ts';
+
+export type { Db };
+
+/** All SQL of the appliance lives behind this object (one SQLite file per data dir). */
+export class Store {
+  readonly libraries: LibraryStore;
+  readonly snippets: SnippetStore;
+  readonly vectors: VectorStore;
+  readonly jobs: JobStore;
+  readonly accounts: AccountStore;
+
+  constructor(readonly db: Db) {
+    this.libraries = new LibraryStore(db);
+    this.snippets = new SnippetStore(db);
+    this.vectors = new VectorStore(db);
+    this.jobs = new JobStore(db);
+    this.accounts = new AccountStore(db);
+  }
+
+  static open(dataDir: string): Store {
+    return new Store(openDb(path.join(dataDir, 'stacks.db')));
+  }
+
+  /** True when the database answers a query. */
+  ping(): boolean {
+    try {
+      return (this.db.prepare('SELECT 1 AS ok').get() as { ok: number }).ok === 1;
+    } catch {
+      return false;
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

@@ -1,0 +1,99 @@
+import type { Db } from './db.ts';
+import type { Job, JobState } from '../model.ts';
+
+interface JobRow {
+  id: number; kind: string; state: JobState; library_id: string | null; payload_json: string; progress_json: string; error: string | null;
+  attempts: number; cancel_requested: number; member_id: number | null; created_at: string; started_at: string | null; finished_at: string | null; updated_at: string;
+}
+
+function toJob(r: JobRow): Job {
+  return {
+    id: r.id, kind: r.kind, state: r.state, libraryId: r.library_id, payload: JSON.parse(r.payload_json) as Record<string, unknown>,
+    progress: JSON.parse(r.progress_json) as Record<string, unknown>, error: r.error, attempts: r.attempts, cancelRequested: r.cancel_requested === 1,
+    memberId: r.member_id, createdAt: r.created_at, startedAt: r.started_at, finishedAt: r.finished_at, updatedAt: r.updated_at,
+  };
+}
+
+/** Durable job rows: the queue survives restarts because it lives here, not in memory. */
+export class JobStore {
+  constructor(private readonly db: Db) {}
+
+  insert(kind: string, payload: unknown, libraryId: string | null, memberId: number | null, now: string): number {
+    const info = this.db
+      .prepare("INSERT INTO jobs (kind, state, library_id, payload_json, member_id, created_at, updated_at) VALUES (?, 'queued', ?, ?, ?, ?, ?)")
+      .run(kind, libraryId, JSON.stringify(payload ?? {}), memberId, now, now);
+    return Number(info.lastInsertRowid);
+  }
+
+  get(id: number): Job | null {
+    const r = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
+    return r ? toJob(r) : null;
+  }
+
+  list(filter: { state?: JobState; kind?: string; libraryId?: string; limit?: number } = {}): Job[] {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (filter.state) (where.push('state = ?'), args.push(filter.state));
+    if (filter.kind) (where.push('kind = ?'), args.push(filter.kind));
+    if (filter.libraryId) (where.push('library_id = ?'), args.push(filter.libraryId));
+    const sql = `SELECT * FROM jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
+    return (this.db.prepare(sql).all(...args, filter.limit ?? 100) as JobRow[]).map(toJob);
+  }
+
+  /** Position among queued jobs (1 = next), or null when not queued. */
+  position(id: number): number | null {
+    const r = this.db.prepare("SELECT state FROM jobs WHERE id = ?").get(id) as { state: JobState } | undefined;
+    if (!r || r.state !== 'queued') return null;
+    const n = this.db.prepare("SELECT count(*) AS n FROM jobs WHERE state = 'queued' AND id <= ?").get(id) as { n: number };
+    return n.n;
+  }
+
+  /** Atomically takes the oldest queued job of the given kinds. */
+  claim(kinds: string[], now: string): Job | null {
+    if (kinds.length === 0) return null;
+    return this.db.transaction(() => {
+      const r = this.db
+        .prepare(`SELECT * FROM jobs WHERE state = 'queued' AND kind IN (${kinds.map(() => '?').join(',')}) ORDER BY id LIMIT 1`)
+        .get(...kinds) as JobRow | undefined;
+      if (!r) return null;
+      this.db.prepare("UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = coalesce(started_at, ?), updated_at = ? WHERE id = ?").run(now, now, r.id);
+      return toJob({ ...r, state: 'running', attempts: r.attempts + 1 });
+    })();
+  }
+
+  /** After a crash, jobs left running are queued again (their handlers resume or rerun). */
+  requeueRunning(now: string): number {
+    return this.db.prepare("UPDATE jobs SET state = 'queued', updated_at = ? WHERE state = 'running'").run(now).changes;
+  }
+
+  setProgress(id: number, progress: Record<string, unknown>, now: string): void {
+    this.db.prepare('UPDATE jobs SET progress_json = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(progress), now, id);
+  }
+
+  finish(id: number, state: 'succeeded' | 'failed' | 'cancelled', error: string | null, now: string): void {
+    this.db.prepare('UPDATE jobs SET state = ?, error = ?, finished_at = ?, updated_at = ? WHERE id = ?').run(state, error, now, now, id);
+  }
+
+  requestCancel(id: number, now: string): void {
+    this.db.transaction(() => {
+      this.db.prepare('UPDATE jobs SET cancel_requested = 1, updated_at = ? WHERE id = ?').run(now, id);
+      this.db.prepare("UPDATE jobs SET state = 'cancelled', finished_at = ? WHERE id = ? AND state = 'queued'").run(now, id);
+    })();
+  }
+
+  isCancelRequested(id: number): boolean {
+    const r = this.db.prepare('SELECT cancel_requested FROM jobs WHERE id = ?').get(id) as { cancel_requested: number } | undefined;
+    return r?.cancel_requested === 1;
+  }
+
+  /** Active (queued or running) jobs for a library, e.g. to avoid queueing the same work twice. */
+  active(kind: string, libraryId: string): Job[] {
+    return (this.db.prepare("SELECT * FROM jobs WHERE kind = ? AND library_id = ? AND state IN ('queued','running') ORDER BY id").all(kind, libraryId) as JobRow[]).map(toJob);
+  }
+
+  counts(): Record<JobState, number> {
+    const out: Record<JobState, number> = { queued: 0, running: 0, succeeded: 0, failed: 0, cancelled: 0 };
+    for (const r of this.db.prepare('SELECT state, count(*) AS n FROM jobs GROUP BY state').all() as { state: JobState; n: number }[]) out[r.state] = r.n;
+    return out;
+  }
+}

@@ -1,0 +1,165 @@
+import type { Db } from './db.ts';
+import type { Library, LibraryMeta, LibraryVersion, VersionState } from '../model.ts';
+
+interface LibraryRow {
+  id: string; title: string; description: string; source_type: string; source_url: string | null; language: string;
+  branch: string | null; docs_repo_url: string | null; docs_site_url: string | null; trust_score: number | null;
+  verified: number; stars: number | null; license: string | null; teamspace_id: number | null; created_at: string; updated_at: string;
+}
+
+interface VersionRow {
+  id: number; library_id: string; tag: string; state: VersionState; is_current: number; verified: number;
+  total_tokens: number; total_snippets: number; job_id: number | null; created_at: string; updated_at: string;
+}
+
+export function toLibrary(r: LibraryRow): Library {
+  return {
+    id: r.id, title: r.title, description: r.description, sourceType: r.source_type as Library['sourceType'], sourceUrl: r.source_url,
+    language: r.language, branch: r.branch, docsRepoUrl: r.docs_repo_url, docsSiteUrl: r.docs_site_url, trustScore: r.trust_score,
+    verified: r.verified === 1, stars: r.stars, license: r.license, teamspaceId: r.teamspace_id, createdAt: r.created_at, updatedAt: r.updated_at,
+  };
+}
+
+function toVersion(r: VersionRow): LibraryVersion {
+  return {
+    id: r.id, libraryId: r.library_id, tag: r.tag, state: r.state, isCurrent: r.is_current === 1, verified: r.verified === 1,
+    totalTokens: r.total_tokens, totalSnippets: r.total_snippets, jobId: r.job_id, createdAt: r.created_at, updatedAt: r.updated_at,
+  };
+}
+
+/** Libraries and their versions. */
+export class LibraryStore {
+  constructor(private readonly db: Db) {}
+
+  get(id: string): Library | null {
+    const r = this.db.prepare('SELECT * FROM libraries WHERE id = ?').get(id) as LibraryRow | undefined;
+    return r ? toLibrary(r) : null;
+  }
+
+  list(): Library[] {
+    return (this.db.prepare('SELECT * FROM libraries ORDER BY id').all() as LibraryRow[]).map(toLibrary);
+  }
+
+  /** Inserts the library, or updates its metadata when it exists. */
+  upsert(meta: LibraryMeta, now: string): void {
+    this.db
+      .prepare(
+        `INSERT INTO libraries (id, title, description, source_type, source_url, language, branch, docs_repo_url, docs_site_url,
+           trust_score, verified, stars, license, teamspace_id, created_at, updated_at)
+         VALUES (@id, @title, @description, @sourceType, @sourceUrl, @language, @branch, @docsRepoUrl, @docsSiteUrl,
+           @trustScore, @verified, @stars, @license, @teamspaceId, @now, @now)
+         ON CONFLICT (id) DO UPDATE SET title = excluded.title, description = excluded.description, source_type = excluded.source_type,
+           source_url = coalesce(excluded.source_url, source_url), language = excluded.language, branch = coalesce(excluded.branch, branch),
+           docs_repo_url = coalesce(excluded.docs_repo_url, docs_repo_url), docs_site_url = coalesce(excluded.docs_site_url, docs_site_url),
+           trust_score = coalesce(excluded.trust_score, trust_score), verified = max(excluded.verified, verified),
+           stars = coalesce(excluded.stars, stars), license = coalesce(excluded.license, license),
+           teamspace_id = coalesce(excluded.teamspace_id, teamspace_id), updated_at = excluded.updated_at`,
+      )
+      .run({
+        id: meta.id, title: meta.title, description: meta.description ?? '', sourceType: meta.sourceType, sourceUrl: meta.sourceUrl ?? null,
+        language: meta.language ?? 'en', branch: meta.branch ?? null, docsRepoUrl: meta.docsRepoUrl ?? null, docsSiteUrl: meta.docsSiteUrl ?? null,
+        trustScore: meta.trustScore ?? null, verified: meta.verified ? 1 : 0, stars: meta.stars ?? null, license: meta.license ?? null,
+        teamspaceId: meta.teamspaceId ?? null, now,
+      });
+  }
+
+  /** Deletes a library with all versions and snippets (index rows included). */
+  delete(id: string): boolean {
+    return this.db.transaction(() => {
+      for (const v of this.versions(id)) this.deleteVersionRows(v.id);
+      return this.db.prepare('DELETE FROM libraries WHERE id = ?').run(id).changes > 0;
+    })();
+  }
+
+  versions(libraryId: string): LibraryVersion[] {
+    return (this.db.prepare('SELECT * FROM library_versions WHERE library_id = ? ORDER BY id').all(libraryId) as VersionRow[]).map(toVersion);
+  }
+
+  version(id: number): LibraryVersion | null {
+    const r = this.db.prepare('SELECT * FROM library_versions WHERE id = ?').get(id) as VersionRow | undefined;
+    return r ? toVersion(r) : null;
+  }
+
+  /** The version readers are served for (library, tag), if any. */
+  currentVersion(libraryId: string, tag: string): LibraryVersion | null {
+    const r = this.db.prepare('SELECT * FROM library_versions WHERE library_id = ? AND tag = ? AND is_current = 1').get(libraryId, tag) as VersionRow | undefined;
+    return r ? toVersion(r) : null;
+  }
+
+  /** Every served version of every library (one row per library and tag). */
+  allCurrentVersions(): LibraryVersion[] {
+    return (this.db.prepare('SELECT * FROM library_versions WHERE is_current = 1 ORDER BY library_id, tag').all() as VersionRow[]).map(toVersion);
+  }
+
+  buildingVersionForJob(jobId: number): LibraryVersion | null {
+    const r = this.db.prepare("SELECT * FROM library_versions WHERE job_id = ? AND state = 'building' ORDER BY id DESC LIMIT 1").get(jobId) as VersionRow | undefined;
+    return r ? toVersion(r) : null;
+  }
+
+  createVersion(libraryId: string, tag: string, jobId: number | null, now: string): number {
+    const info = this.db
+      .prepare("INSERT INTO library_versions (library_id, tag, state, is_current, job_id, created_at, updated_at) VALUES (?, ?, 'building', 0, ?, ?, ?)")
+      .run(libraryId, tag, jobId, now, now);
+    return Number(info.lastInsertRowid);
+  }
+
+  /**
+   * Makes a built version the served one for its (library, tag) in one transaction:
+   * readers see the old or the new version, never both. Returns the ids of the retired versions.
+   */
+  swapIn(versionId: number, meta: LibraryMeta | null, totals: { tokens: number; snippets: number }, now: string): number[] {
+    return this.db.transaction(() => {
+      const v = this.version(versionId);
+      if (!v || v.state !== 'building') throw new Error(`version ${versionId} is not being built`);
+      if (meta) this.upsert(meta, now);
+      const old = this.db.prepare('SELECT id FROM library_versions WHERE library_id = ? AND tag = ? AND is_current = 1').all(v.libraryId, v.tag) as { id: number }[];
+      this.db.prepare("UPDATE library_versions SET is_current = 0, state = 'retired', updated_at = ? WHERE library_id = ? AND tag = ? AND is_current = 1").run(now, v.libraryId, v.tag);
+      this.db
+        .prepare("UPDATE library_versions SET is_current = 1, state = 'ready', total_tokens = ?, total_snippets = ?, updated_at = ? WHERE id = ?")
+        .run(totals.tokens, totals.snippets, now, versionId);
+      this.db.prepare('UPDATE libraries SET updated_at = ? WHERE id = ?').run(now, v.libraryId);
+      return old.map((r) => r.id);
+    })();
+  }
+
+  markVersion(versionId: number, state: VersionState, now: string): void {
+    this.db.prepare('UPDATE library_versions SET state = ?, updated_at = ? WHERE id = ?').run(state, now, versionId);
+  }
+
+  /** Retired, failed and abandoned versions whose rows can be purged. */
+  purgeableVersions(): number[] {
+    return (this.db.prepare("SELECT id FROM library_versions WHERE state IN ('retired','failed')").all() as { id: number }[]).map((r) => r.id);
+  }
+
+  /** Deletes a version's snippets, index rows and the version row, in batches so writers are not blocked long. */
+  deleteVersion(versionId: number, batch = 5000): void {
+    for (;;) {
+      const done = this.db.transaction(() => {
+        const ids = (this.db.prepare('SELECT id FROM snippets WHERE version_id = ? LIMIT ?').all(versionId, batch) as { id: number }[]).map((r) => r.id);
+        if (ids.length === 0) return true;
+        this.deleteSnippetRows(ids);
+        return false;
+      })();
+      if (done) break;
+    }
+    this.db.prepare('DELETE FROM library_versions WHERE id = ?').run(versionId);
+  }
+
+  private deleteVersionRows(versionId: number): void {
+    const ids = (this.db.prepare('SELECT id FROM snippets WHERE version_id = ?').all(versionId) as { id: number }[]).map((r) => r.id);
+    this.deleteSnippetRows(ids);
+    this.db.prepare('DELETE FROM library_versions WHERE id = ?').run(versionId);
+  }
+
+  private deleteSnippetRows(ids: number[]): void {
+    const fts = this.db.prepare('DELETE FROM snippet_fts WHERE rowid = ?');
+    const hasVec = this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'snippet_vec'").get() !== undefined;
+    const vec = hasVec ? this.db.prepare('DELETE FROM snippet_vec WHERE rowid = ?') : null;
+    const row = this.db.prepare('DELETE FROM snippets WHERE id = ?');
+    for (const id of ids) {
+      fts.run(id);
+      vec?.run(BigInt(id));
+      row.run(id);
+    }
+  }
+}

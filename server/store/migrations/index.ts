@@ -1,0 +1,11 @@
+import type Database from 'better-sqlite3';
+import { m001 } from './001-initial.ts';
+
+export interface Migration {
+  version: number;
+  name: string;
+  up(db: Database.Database): void;
+}
+
+/** Append new migrations here; never edit one that has shipped. */
+export const migrations: Migration[] = [m001];

@@ -1,0 +1,98 @@
+import type { Db } from './db.ts';
+import type { CodeExample, StoredSnippet } from '../model.ts';
+
+/** A snippet row ready to insert, with the texts of its full-text columns already prepared. */
+export interface SnippetRow {
+  kind: 'code' | 'info';
+  sourceId: string;
+  title: string;
+  description: string;
+  language: string;
+  pageTitle: string;
+  breadcrumb: string;
+  content: string;
+  codeList: CodeExample[] | null;
+  tokens: number;
+  contentHash: string;
+  position: number;
+  isDynamic: boolean;
+  sourceFile: string | null;
+  fts: { title: string; breadcrumb: string; description: string; code: string; content: string };
+  vector: Float32Array | null;
+}
+
+interface Row {
+  id: number; version_id: number; kind: 'code' | 'info'; source_id: string; title: string; description: string; language: string;
+  page_title: string; breadcrumb: string; content: string; code_list_json: string | null; tokens: number; content_hash: string;
+  position: number; is_dynamic: number; source_file: string | null;
+}
+
+function toSnippet(r: Row): StoredSnippet {
+  return {
+    id: r.id, versionId: r.version_id, kind: r.kind, sourceId: r.source_id, title: r.title, description: r.description, language: r.language,
+    pageTitle: r.page_title, breadcrumb: r.breadcrumb, content: r.content, codeList: r.code_list_json ? (JSON.parse(r.code_list_json) as CodeExample[]) : [],
+    tokens: r.tokens, contentHash: r.content_hash, position: r.position, isDynamic: r.is_dynamic === 1, sourceFile: r.source_file,
+  };
+}
+
+export function ftsScope(versionId: number): string {
+  return `v${versionId}`;
+}
+
+/** Snippet rows with their full-text and vector index entries. */
+export class SnippetStore {
+  constructor(private readonly db: Db) {}
+
+  /** Inserts a batch in one transaction. */
+  insertBatch(versionId: number, rows: SnippetRow[], vectorTable: string | null): void {
+    const ins = this.db.prepare(
+      `INSERT INTO snippets (version_id, kind, source_id, title, description, language, page_title, breadcrumb, content, code_list_json,
+         tokens, content_hash, position, is_dynamic, source_file)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const fts = this.db.prepare('INSERT INTO snippet_fts (rowid, scope, title, breadcrumb, description, code, content) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    const vec = vectorTable ? this.db.prepare(`INSERT INTO ${vectorTable} (rowid, version_id, embedding) VALUES (?, ?, ?)`) : null;
+    const scope = ftsScope(versionId);
+    this.db.transaction(() => {
+      for (const r of rows) {
+        const info = ins.run(
+          versionId, r.kind, r.sourceId, r.title, r.description, r.language, r.pageTitle, r.breadcrumb, r.content,
+          r.codeList ? JSON.stringify(r.codeList) : null, r.tokens, r.contentHash, r.position, r.isDynamic ? 1 : 0, r.sourceFile,
+        );
+        const id = info.lastInsertRowid;
+        fts.run(id, scope, r.fts.title, r.fts.breadcrumb, r.fts.description, r.fts.code, r.fts.content);
+        if (vec && r.vector) vec.run(BigInt(id), BigInt(versionId), r.vector);
+      }
+    })();
+  }
+
+  /** Content hashes already stored in a version (to skip exact duplicates when a build resumes). */
+  hashes(versionId: number): Set<string> {
+    const rows = this.db.prepare('SELECT kind, content_hash FROM snippets WHERE version_id = ?').all(versionId) as { kind: string; content_hash: string }[];
+    return new Set(rows.map((r) => `${r.kind}:${r.content_hash}`));
+  }
+
+  totals(versionId: number): { tokens: number; snippets: number; maxPosition: number } {
+    const r = this.db.prepare('SELECT coalesce(sum(tokens), 0) AS tokens, count(*) AS snippets, coalesce(max(position), -1) AS maxPosition FROM snippets WHERE version_id = ?').get(versionId) as { tokens: number; snippets: number; maxPosition: number };
+    return r;
+  }
+
+  byIds(ids: number[]): StoredSnippet[] {
+    if (ids.length === 0) return [];
+    const rows = this.db.prepare(`SELECT * FROM snippets WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids) as Row[];
+    const byId = new Map(rows.map((r) => [r.id, toSnippet(r)]));
+    return ids.map((id) => byId.get(id)).filter((s): s is StoredSnippet => s !== undefined);
+  }
+
+  /** Snippets of a version in page order (paging for exports and tests). */
+  list(versionId: number, limit: number, afterId = 0): StoredSnippet[] {
+    return (this.db.prepare('SELECT * FROM snippets WHERE version_id = ? AND id > ? ORDER BY id LIMIT ?').all(versionId, afterId, limit) as Row[]).map(toSnippet);
+  }
+
+  countByKind(versionId: number): { code: number; info: number } {
+    const rows = this.db.prepare('SELECT kind, count(*) AS n FROM snippets WHERE version_id = ? GROUP BY kind').all(versionId) as { kind: 'code' | 'info'; n: number }[];
+    const out = { code: 0, info: 0 };
+    for (const r of rows) out[r.kind] = r.n;
+    return out;
+  }
+}

@@ -1,0 +1,49 @@
+import type { Db } from './db.ts';
+
+/**
+ * The sqlite-vec table. Its dimension follows the embedder, so it is created at startup rather
+ * than by a migration; meta.embedder records which embedder filled it. When the embedder changes,
+ * the table is recreated empty and a re-embed job fills it again.
+ */
+export class VectorStore {
+  readonly table = 'snippet_vec';
+
+  constructor(private readonly db: Db) {}
+
+  /** Ensures the table matches the embedder. Returns true when it was (re)created and must be filled. */
+  ensure(embedderId: string, dims: number): boolean {
+    const stored = this.db.prepare("SELECT value FROM meta WHERE key = 'embedder'").get() as { value: string } | undefined;
+    const exists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(this.table) !== undefined;
+    const wanted = `${embedderId}:${dims}`;
+    if (exists && stored?.value === wanted) return false;
+    this.db.transaction(() => {
+      if (exists) this.db.exec(`DROP TABLE ${this.table}`);
+      this.db.exec(`CREATE VIRTUAL TABLE ${this.table} USING vec0(version_id integer partition key, embedding float[${dims}] distance_metric=cosine)`);
+      this.db.prepare("INSERT INTO meta (key, value) VALUES ('embedder', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(wanted);
+    })();
+    return exists || this.hasSnippets();
+  }
+
+  private hasSnippets(): boolean {
+    return this.db.prepare('SELECT 1 FROM snippets LIMIT 1').get() !== undefined;
+  }
+
+  /** Nearest neighbours inside one library version's partition. */
+  knn(versionId: number, query: Float32Array, k: number): { id: number; distance: number }[] {
+    return (this.db
+      .prepare(`SELECT rowid AS id, distance FROM ${this.table} WHERE embedding MATCH ? AND k = ? AND version_id = ?`)
+      .all(query, k, BigInt(versionId)) as { id: number; distance: number }[]);
+  }
+
+  upsert(id: number, versionId: number, vector: Float32Array): void {
+    this.db.prepare(`DELETE FROM ${this.table} WHERE rowid = ?`).run(BigInt(id));
+    this.db.prepare(`INSERT INTO ${this.table} (rowid, version_id, embedding) VALUES (?, ?, ?)`).run(BigInt(id), BigInt(versionId), vector);
+  }
+
+  /** Snippets without a vector, in id order, for the re-embed job. */
+  missing(afterId: number, limit: number): { id: number; versionId: number }[] {
+    return this.db
+      .prepare(`SELECT s.id AS id, s.version_id AS versionId FROM snippets s WHERE s.id > ? AND NOT EXISTS (SELECT 1 FROM ${this.table} v WHERE v.rowid = s.id) ORDER BY s.id LIMIT ?`)
+      .all(afterId, limit) as { id: number; versionId: number }[];
+  }
+}

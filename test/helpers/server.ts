@@ -1,0 +1,98 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { loadConfig, type ConfigInput } from '../../server/config.ts';
+import { createLogger } from '../../server/log.ts';
+import { startServer, type RunningServer } from '../../server/server.ts';
+import type { ServiceOverrides } from '../../server/services.ts';
+import { signLicense, type LicensePayload } from '../../server/license/license.ts';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const SHARED = path.resolve(ROOT, '../shared');
+export const DEV_PRIVATE_KEY = path.join(ROOT, 'licenses/dev/stacks-dev.private.pem');
+
+export function tempDir(prefix = 'stacks-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** A license signed with the committed development key (accepted in dev mode only). */
+export function devLicense(overrides: Partial<LicensePayload> = {}): string {
+  const payload: LicensePayload = {
+    licensee: 'Test Co',
+    edition: 'enterprise',
+    issuedAt: new Date().toISOString(),
+    expiresAt: new Date(Date.now() + 365 * 86400_000).toISOString(),
+    maxMembers: null,
+    features: [],
+    ...overrides,
+  };
+  return JSON.stringify(signLicense(payload, fs.readFileSync(DEV_PRIVATE_KEY, 'utf8')));
+}
+
+export interface TestServer extends RunningServer {
+  /** The owner key created on first start. */
+  key: string;
+  dataDir: string;
+  /** fetch relative to the server URL, with the owner key unless `auth: null` / another key is given. */
+  api(pathname: string, init?: RequestInit & { auth?: string | null }): Promise<Response>;
+}
+
+export interface TestServerOptions {
+  config?: Partial<ConfigInput>;
+  /** Install a valid dev license (default true). */
+  license?: boolean;
+  dataDir?: string;
+  overrides?: ServiceOverrides;
+}
+
+/** Starts the real server in this process on an ephemeral port with a temporary data dir (dev mode). */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? tempDir();
+  if (options.license !== false) fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
+  const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, dev: true, logLevel: 'silent', ...options.config } as never, {});
+  const server = await startServer(config, { log: createLogger(config.logLevel), overrides: options.overrides });
+  const key = server.firstKey?.key ?? '';
+  return {
+    ...server,
+    key,
+    dataDir,
+    api(pathname, init = {}) {
+      const headers = new Headers(init.headers);
+      const auth = init.auth === undefined ? key : init.auth;
+      if (auth) headers.set('authorization', `Bearer ${auth}`);
+      return fetch(new URL(pathname, server.url), { ...init, headers });
+    },
+  };
+}
+
+/** Runs the real CLI as a child process (for crash tests and CLI tests). */
+export function spawnStacks(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawn(process.execPath, [path.join(ROOT, 'bin/stacks.js'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Runs the CLI to completion and returns its output. */
+export async function runStacks(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawnStacks(args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, stdout, stderr };
+}
+
+/** Polls until fn returns a truthy value or the timeout passes. */
+export async function waitFor<T>(fn: () => Promise<T> | T, timeoutMs = 30_000, everyMs = 100): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error('waitFor: timed out');
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

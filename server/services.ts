@@ -9,6 +9,8 @@ import { JobQueue } from './jobs/queue.ts';
 import { LibraryWriter } from './ingest/writer.ts';
 import type { Embedder } from './embed/types.ts';
 import { createEmbedder } from './embed/index.ts';
+import type { AccessPolicy } from './search/contracts.ts';
+import { openAccess } from './teams/open-access.ts';
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -25,6 +27,8 @@ export interface Services {
   keys: KeyService;
   jobs: JobQueue;
   writer: LibraryWriter;
+  /** Teamspace library filters and rules; replaced by the teamspaces feature. */
+  access: AccessPolicy;
   startedAt: Date;
 }
 
@@ -47,7 +51,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const keys = new KeyService(store);
   const jobs = new JobQueue(store, log, config.jobConcurrency);
   const writer = new LibraryWriter(store, embedder);
-  const services: Services = { config, log, store, embedder, license, keys, jobs, writer, startedAt: new Date() };
+  const services: Services = { config, log, store, embedder, license, keys, jobs, writer, access: openAccess, startedAt: new Date() };
   const { jobRegistrars } = await import('./jobs/registry.ts');
   for (const register of jobRegistrars) register(services);
   return services;

@@ -1,0 +1,21 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadConfig, ConfigError } from '../server/config.ts';
+import { runStacks, tempDir } from './helpers/server.ts';
+
+test('config: env and flags, flags win; invalid or unknown values are named', () => {
+  const c = loadConfig({ port: '4000' }, { PORT: '5000', DATA_DIR: '/tmp/x', STACKS_DEV: '1', LOG_LEVEL: 'debug' });
+  assert.equal(c.port, 4000);
+  assert.equal(c.dataDir, '/tmp/x');
+  assert.equal(c.dev, true);
+  assert.equal(c.logLevel, 'debug');
+  assert.throws(() => loadConfig({}, { PORT: 'eighty' }), (e: Error) => e instanceof ConfigError && /PORT/.test(e.message));
+  assert.throws(() => loadConfig({}, { STACKS_PROT: '1' }), (e: Error) => e instanceof ConfigError && /STACKS_PROT/.test(e.message));
+  assert.throws(() => loadConfig({ logLevel: 'loud' }, {}), (e: Error) => /--log-level/.test(e.message));
+});
+
+test('serve refuses to start with an invalid setting and names it', async () => {
+  const r = await runStacks(['serve', '--data-dir', tempDir()], { PORT: '99999' });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /PORT/);
+});

@@ -1,0 +1,59 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runStacks, startTestServer, tempDir } from './helpers/server.ts';
+import { hashKey } from '../server/auth/keys.ts';
+
+test('keys: created keys authenticate, are stored hashed, and stop working when revoked', async () => {
+  const s = await startTestServer();
+  try {
+    assert.match(s.key, /^stk_[A-Za-z0-9_-]{40,}$/);
+    const created = s.services.keys.create({ name: 'ci', memberName: 'ci-bot', role: 'member' });
+    const rows = s.services.store.db.prepare('SELECT hash FROM api_keys').all() as { hash: string }[];
+    assert.ok(rows.some((r) => r.hash === hashKey(created.key)));
+    const dump = JSON.stringify(s.services.store.db.prepare('SELECT * FROM api_keys').all());
+    assert.ok(!dump.includes(created.key), 'the key itself is never stored');
+
+    assert.equal((await s.api('/api/jobs', { auth: created.key })).status, 200);
+    assert.equal((await s.api('/api/jobs', { auth: null })).status, 401);
+    const wrong = await s.api('/api/jobs', { auth: 'stk_not-a-real-key' });
+    assert.equal(wrong.status, 401);
+    assert.deepEqual(Object.keys((await wrong.json()) as object).sort(), ['error', 'message']);
+    // Alternative headers used by tool clients.
+    assert.equal((await s.api('/api/jobs', { auth: null, headers: { 'x-api-key': created.key } })).status, 200);
+    assert.equal((await s.api('/api/jobs', { auth: null, headers: { STACKS_API_KEY: created.key } })).status, 200);
+    // A member may read jobs but not cancel them.
+    const cancel = await s.api('/api/jobs/1/cancel', { method: 'POST', auth: created.key });
+    assert.equal(cancel.status, 403);
+
+    s.services.keys.revoke(created.id);
+    const revoked = await s.api('/api/jobs', { auth: created.key });
+    assert.equal(revoked.status, 401);
+    assert.equal(((await revoked.json()) as { error: string }).error, 'invalid_api_key');
+  } finally {
+    await s.close();
+  }
+});
+
+test('CLI: keys create prints the key once, list never shows it, revoke disables it', async () => {
+  const dataDir = tempDir();
+  const created = await runStacks(['keys', 'create', '--name', 'laptop', '--role', 'admin', '--data-dir', dataDir]);
+  assert.equal(created.code, 0, created.stderr);
+  const key = /stk_[A-Za-z0-9_-]+/.exec(created.stdout)?.[0];
+  assert.ok(key);
+  const list = await runStacks(['keys', 'list', '--json', '--data-dir', dataDir]);
+  assert.equal(list.code, 0, list.stderr);
+  assert.ok(!list.stdout.includes(key));
+  const keys = JSON.parse(list.stdout) as { id: number; name: string; role: string; revokedAt: string | null }[];
+  const mine = keys.find((k) => k.name === 'laptop')!;
+  assert.equal(mine.role, 'admin');
+
+  const s = await startTestServer({ dataDir });
+  try {
+    assert.equal((await s.api('/api/jobs', { auth: key })).status, 200);
+    const revoked = await runStacks(['keys', 'revoke', String(mine.id), '--data-dir', dataDir]);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    assert.equal((await s.api('/api/jobs', { auth: key })).status, 401);
+  } finally {
+    await s.close();
+  }
+});

@@ -21,6 +21,8 @@ export type ErrorCode =
   | 'source_disabled'
   | 'fetch_failed'
   | 'search_failed'
+  | 'method_not_allowed'
+  | 'not_ready'
   | 'internal_error';
 
 const defaultStatus: Record<ErrorCode, number> = {
@@ -45,6 +47,8 @@ const defaultStatus: Record<ErrorCode, number> = {
   source_disabled: 403,
   fetch_failed: 422,
   search_failed: 503,
+  method_not_allowed: 405,
+  not_ready: 503,
   internal_error: 500,
 };
 

@@ -3,6 +3,7 @@ import { serveCommand } from './serve.ts';
 import { keysCommand } from './keys.ts';
 import { licenseCommand } from './license.ts';
 import { librariesCommand } from './libraries.ts';
+import { mcpCommand } from './mcp.ts';
 
 /** Every CLI command module; each adds its commands to the program. */
-export const commands: ((program: Command) => void)[] = [serveCommand, keysCommand, licenseCommand, librariesCommand];
+export const commands: ((program: Command) => void)[] = [serveCommand, keysCommand, licenseCommand, librariesCommand, mcpCommand];

@@ -2,6 +2,8 @@ import type { Express } from 'express';
 import type { Services } from '../../services.ts';
 import { mountSystem } from './system.ts';
 import { mountJobs } from './jobs.ts';
+import { mountHealth } from './health.ts';
+import { mountMcp } from './mcp.ts';
 
 export type Mount = (app: Express, services: Services) => void;
 
@@ -9,4 +11,4 @@ export type Mount = (app: Express, services: Services) => void;
 export const rawBodyPaths = new Set<string>(['/api/import-libraries']);
 
 /** Every route module, in mount order. */
-export const routers: Mount[] = [mountSystem, mountJobs];
+export const routers: Mount[] = [mountSystem, mountJobs, mountHealth, mountMcp];

@@ -1,0 +1,63 @@
+import type { Express, Request, Response } from 'express';
+import cors from 'cors';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Services } from '../../services.ts';
+import { ApiError } from '../../errors.ts';
+import { route } from '../app.ts';
+import { principalOf } from '../auth.ts';
+import { createMcpServer } from '../../mcp/server.ts';
+import { localBackend } from '../../mcp/backend.ts';
+import { docsServices } from '../../mcp/docs-services.ts';
+import { VERSION } from '../../version.ts';
+
+/** The MCP endpoint path; metered like the REST API (one request per POST). */
+export const MCP_PATH = '/mcp';
+
+/** Browser-based MCP clients need CORS; the key headers must be allowed in the preflight. */
+const mcpCors = cors({
+  origin: '*',
+  methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+  allowedHeaders: [
+    'Content-Type', 'Accept', 'Authorization', 'X-API-Key', 'STACKS_API_KEY', 'Stacks-API-Key',
+    'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Last-Event-ID',
+  ],
+  exposedHeaders: ['Mcp-Session-Id', 'Mcp-Protocol-Version', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+  maxAge: 86400,
+});
+
+/**
+ * Streamable HTTP MCP, stateless: every POST gets a fresh server and transport (no session), so
+ * any replica can answer any request. The caller is the one resolved from the request's key
+ * (resolvePrincipal); without a key the request is anonymous, allowed when allowAnonymousSearch.
+ */
+export function mountMcp(app: Express, s: Services): void {
+  app.use(MCP_PATH, mcpCors);
+
+  app.post(
+    MCP_PATH,
+    route(async (req: Request, res: Response) => {
+      const principal = principalOf(res);
+      if (!principal && !s.config.allowAnonymousSearch) {
+        throw new ApiError('invalid_api_key', 'An API key is required for MCP on this instance: send Authorization: Bearer <key>, X-API-Key or STACKS_API_KEY.');
+      }
+      const server = createMcpServer(localBackend(docsServices(s), principal), {
+        version: VERSION,
+        onUnexpected: (err) => s.log.error({ err: (err as Error)?.message, stack: (err as Error)?.stack }, 'MCP tool failed'),
+      });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    }),
+  );
+
+  // Stateless: no server-initiated SSE stream and no session to delete.
+  const notAllowed = route(() => {
+    throw new ApiError('method_not_allowed', 'This MCP endpoint is stateless: send JSON-RPC requests with POST.', { headers: { Allow: 'POST, OPTIONS' } });
+  });
+  app.get(MCP_PATH, notAllowed);
+  app.delete(MCP_PATH, notAllowed);
+}

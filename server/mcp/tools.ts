@@ -1,0 +1,241 @@
+import { z } from 'zod';
+import { parseLibraryId } from '../model.ts';
+import type { LibrarySearchEntry } from '../search/contracts.ts';
+import type { DocsBackend } from './backend.ts';
+
+/**
+ * The MCP tools of Stacks: the two tools of the hosted service (`resolve-library-id`,
+ * `query-docs`, same names, inputs and argument aliases, so agent prompts written for it keep
+ * working) plus `search-docs` over /v3/search. Every tool is read-only and idempotent.
+ */
+
+export interface ToolResult {
+  [key: string]: unknown;
+  content: { type: 'text'; text: string }[];
+  isError?: boolean;
+}
+
+interface ToolDef {
+  name: string;
+  title: string;
+  description: string;
+  schema: z.ZodObject;
+  /** canonical argument -> names that agents (and the hosted tools) also use for it */
+  aliases: Record<string, string[]>;
+  run(backend: DocsBackend, args: Record<string, unknown>): Promise<string>;
+}
+
+const queryAliases = { query: ['userQuery', 'question'] };
+
+const CONTEXT_QUERY_MAX = 500;
+const VERSION_PATTERN = /^(?:latest|[vV]?\d+(?:[._]\d+){0,2}(?:[-+][A-Za-z0-9.-]+)?)$/i;
+
+const resolveSchema = z.object({
+  libraryName: z
+    .string()
+    .trim()
+    .min(1)
+    .max(120)
+    .describe("The library or product name to look up, with its official spelling (e.g. 'Next.js', 'fastify', 'zod')."),
+  query: z
+    .string()
+    .trim()
+    .min(1)
+    .max(2000)
+    .describe('What the user is trying to do or asks; used to rank matching libraries by relevance. Do not include secrets.'),
+});
+
+const queryDocsSchema = z.object({
+  libraryId: z
+    .string()
+    .trim()
+    .min(1)
+    .max(500)
+    .describe("Exact library ID from resolve-library-id, or given by the user: '/owner/repo', optionally with a version as '/owner/repo/v1.2.3' or '/owner/repo@v1.2.3'."),
+  query: z
+    .string()
+    .trim()
+    .min(1)
+    .max(2000)
+    .describe(
+      "The question for the documentation, about one concept, with relevant detail (e.g. 'How to register a plugin with options in fastify'). Used to rank snippets; longer text is cut to 500 characters.",
+    ),
+});
+
+const searchDocsSchema = z.object({
+  query: z
+    .string()
+    .trim()
+    .min(1)
+    .max(2000)
+    .describe('The question, in natural language; may include pasted error output. Used to pick libraries (when none are given) and rank snippets.'),
+  libraries: z
+    .array(z.string().trim().min(1).max(120))
+    .max(4)
+    .optional()
+    .describe("Up to 4 libraries to search: product names ('fastify') or exact library IDs ('/fastify/fastify', '/fastify/fastify@v4.29.1'). Omit to let Stacks pick from the question."),
+  version: z
+    .string()
+    .trim()
+    .regex(VERSION_PATTERN, "a version like '4', 'v4.29', '4.29.1', '5.0.0-rc.1' or 'latest'")
+    .optional()
+    .describe("Version of the documentation wanted (e.g. '4.29.1', 'v3'). Stacks says in the answer when it could not serve that version."),
+  language: z.string().trim().min(1).max(40).optional().describe("Preferred programming language of code examples (e.g. 'typescript'); a soft preference."),
+});
+
+/** Maps a numeric trust score (0-10) to the label agents are told to weigh. */
+export function reputationLabel(trustScore: number | null | undefined): 'High' | 'Medium' | 'Low' | 'Unknown' {
+  if (trustScore === null || trustScore === undefined || !Number.isFinite(trustScore) || trustScore < 0) return 'Unknown';
+  if (trustScore >= 7) return 'High';
+  if (trustScore >= 4) return 'Medium';
+  return 'Low';
+}
+
+/** The text list resolve-library-id answers (the hosted tool's layout). */
+export function formatLibraries(results: LibrarySearchEntry[], searchFilterApplied: boolean): string {
+  if (results.length === 0) return 'No documentation libraries found matching your query.';
+  const parts: string[] = [];
+  if (searchFilterApplied) parts.push("Note: these results only include libraries allowed by your teamspace's library filters.");
+  parts.push(
+    results
+      .map((r) => {
+        const lines = [`- Title: ${r.title}`, `- Library ID: ${r.id}`, `- Description: ${r.description || '(none)'}`];
+        if (Number.isFinite(r.totalSnippets) && r.totalSnippets >= 0) lines.push(`- Code Snippets: ${r.totalSnippets}`);
+        lines.push(`- Source Reputation: ${reputationLabel(r.trustScore)}`);
+        if (r.benchmarkScore > 0) lines.push(`- Benchmark Score: ${r.benchmarkScore}`);
+        if (r.versions?.length) lines.push(`- Versions: ${r.versions.join(', ')}`);
+        if (r.source) lines.push(`- Source: ${r.source}`);
+        return lines.join('\n');
+      })
+      .join('\n----------\n'),
+  );
+  return `Available Libraries:\n\n${parts.join('\n\n')}`;
+}
+
+export const TOOLS: ToolDef[] = [
+  {
+    name: 'resolve-library-id',
+    title: 'Resolve library ID',
+    description: `Finds the Stacks library ID (format '/owner/repo') for a library, framework, SDK or product name, and lists the matching libraries indexed on this Stacks instance.
+
+Call this FIRST whenever the user asks about a library, framework, API or tool and you need its documentation, UNLESS the user already gave a library ID like '/owner/repo' or '/owner/repo/version'; then call query-docs with it directly.
+
+Each result shows: title, library ID, description, number of code snippets, source reputation (High, Medium, Low or Unknown), indexed versions (use '/owner/repo/<version>' with query-docs when the user names a version) and source.
+Pick the result whose name matches best; prefer higher reputation and more snippets when names tie. Do not call this more than 3 times per question.`,
+    schema: resolveSchema,
+    aliases: queryAliases,
+    async run(backend, args) {
+      const a = args as z.infer<typeof resolveSchema>;
+      const { results, searchFilterApplied } = await backend.resolveLibrary({ libraryName: a.libraryName, query: a.query });
+      return formatLibraries(results, searchFilterApplied);
+    },
+  },
+  {
+    name: 'query-docs',
+    title: 'Query documentation',
+    description: `Answers a question from the documentation and code examples of ONE library indexed on this Stacks instance, and returns the most relevant snippets as text with their source URLs.
+
+Use it for API syntax, configuration, setup, version migration and library-specific errors, even for well-known libraries: the indexed documentation may be newer than what you remember.
+You need an exact library ID: call resolve-library-id first unless the user gave one ('/owner/repo', '/owner/repo/version' or '/owner/repo@version').
+Ask about one concept per call; do not call this more than 3 times per question. To search several libraries at once, or when you do not know which library is meant, use search-docs.`,
+    schema: queryDocsSchema,
+    aliases: { ...queryAliases, libraryId: ['context7CompatibleLibraryID', 'libraryID', 'libraryName'] },
+    async run(backend, args) {
+      const a = args as z.infer<typeof queryDocsSchema>;
+      if (!parseLibraryId(a.libraryId)) {
+        throw new ToolInputError(`libraryId "${a.libraryId}" is not a library ID. Use the form '/owner/repo' (optionally '/owner/repo/version'); call resolve-library-id to find it.`);
+      }
+      return backend.queryDocs({ libraryId: a.libraryId, query: a.query.slice(0, CONTEXT_QUERY_MAX) });
+    },
+  },
+  {
+    name: 'search-docs',
+    title: 'Search documentation',
+    description: `Searches the documentation of up to 4 libraries indexed on this Stacks instance at once (or lets Stacks pick the libraries from the question), removes duplicates and returns one ranked answer as text, each snippet with its library ID and source URL.
+
+Use it when a question spans several libraries, when you do not know the exact library ID, or when you paste an error message. Pass 'version' when the user works with a specific version; the answer says whether that version was served or current documentation was used instead.
+For a single known library, query-docs gives the same quality with a narrower scope.`,
+    schema: searchDocsSchema,
+    aliases: { ...queryAliases, libraries: ['library'] },
+    async run(backend, args) {
+      const a = args as z.infer<typeof searchDocsSchema>;
+      const r = await backend.searchDocs({ query: a.query, libraries: a.libraries ?? [], version: a.version, language: a.language });
+      const headers = Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k.toLowerCase(), v]));
+      const reason = headers['x-stacks-search-reason'];
+      const note = reason ? `Note: partial answer (${reason}${headers['x-stacks-search-version'] ? `, version ${headers['x-stacks-search-version']}` : ''}).\n\n` : '';
+      return note + r.text;
+    },
+  },
+];
+
+/** A tool input problem found after schema validation. */
+export class ToolInputError extends Error {
+  readonly code = 'validation_error';
+}
+
+/** Renames alias arguments to their canonical names (only when the canonical one is absent). A single string for an array argument becomes a one-element array. */
+export function applyAliases(def: ToolDef, raw: unknown): Record<string, unknown> {
+  const args: Record<string, unknown> = raw && typeof raw === 'object' && !Array.isArray(raw) ? { ...(raw as Record<string, unknown>) } : {};
+  for (const [canonical, alternatives] of Object.entries(def.aliases)) {
+    if (args[canonical] !== undefined) continue;
+    for (const alt of alternatives) {
+      if (args[alt] !== undefined) {
+        args[canonical] = args[alt];
+        delete args[alt];
+        break;
+      }
+    }
+  }
+  if (def.name === 'search-docs' && typeof args.libraries === 'string') args.libraries = [args.libraries];
+  return args;
+}
+
+/** The tools/list entries: JSON Schemas of the canonical inputs plus the read-only annotations. */
+export function listTools(): { name: string; title: string; description: string; inputSchema: { type: 'object'; [k: string]: unknown }; annotations: Record<string, unknown> }[] {
+  return TOOLS.map((t) => {
+    const { $schema: _ignored, ...schema } = z.toJSONSchema(t.schema, { io: 'input' }) as Record<string, unknown>;
+    return {
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: { ...schema, type: 'object' as const },
+      annotations: { title: t.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    };
+  });
+}
+
+function toolError(text: string): ToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** Runs one tools/call: aliases, validation, the backend call; every failure becomes a tool error (isError), never a crash. */
+export async function callTool(backend: DocsBackend, name: string, rawArgs: unknown, onUnexpected?: (err: unknown) => void): Promise<ToolResult> {
+  const def = TOOLS.find((t) => t.name === name);
+  if (!def) return toolError(`Unknown tool "${name}". Tools: ${TOOLS.map((t) => t.name).join(', ')}.`);
+  const parsed = def.schema.safeParse(applyAliases(def, rawArgs));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length ? issue.path.join('.') : 'arguments';
+    const message = issue.code === 'invalid_type' && issue.input === undefined ? `${where} is required.` : `${where}: ${issue.message}`;
+    return toolError(`Invalid arguments for ${name}: ${message}`);
+  }
+  try {
+    const text = await def.run(backend, parsed.data as Record<string, unknown>);
+    return { content: [{ type: 'text', text }] };
+  } catch (err) {
+    const code = (err as { code?: unknown })?.code;
+    if (typeof code !== 'string' || code === 'internal_error') onUnexpected?.(err);
+    return toolError(describeFailure(err, name));
+  }
+}
+
+function describeFailure(err: unknown, tool: string): string {
+  const e = err as { code?: unknown; message?: unknown };
+  const code = typeof e?.code === 'string' ? e.code : 'internal_error';
+  const message = typeof e?.message === 'string' && e.message ? e.message : String(err);
+  const hint =
+    tool === 'query-docs' && ['library_not_found', 'no_documentation_found', 'invalid_library_id', 'not_found'].includes(code)
+      ? ' Call resolve-library-id to find a valid library ID.'
+      : '';
+  return `${message} (${code})${hint}`;
+}

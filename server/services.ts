@@ -7,6 +7,7 @@ import { LicenseService, loadVerifyKeys } from './license/license.ts';
 import { KeyService } from './auth/keys.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { LibraryWriter } from './ingest/writer.ts';
+import { ImportService } from './ingest/import-service.ts';
 import type { Embedder } from './embed/types.ts';
 import { createEmbedder } from './embed/index.ts';
 import type { AccessPolicy } from './search/contracts.ts';
@@ -27,6 +28,8 @@ export interface Services {
   keys: KeyService;
   jobs: JobQueue;
   writer: LibraryWriter;
+  /** Bundle import: staging of uploads and the queueing of 'import' jobs. */
+  importer: ImportService;
   /** Teamspace library filters and rules; replaced by the teamspaces feature. */
   access: AccessPolicy;
   startedAt: Date;
@@ -51,7 +54,8 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const keys = new KeyService(store);
   const jobs = new JobQueue(store, log, config.jobConcurrency);
   const writer = new LibraryWriter(store, embedder);
-  const services: Services = { config, log, store, embedder, license, keys, jobs, writer, access: openAccess, startedAt: new Date() };
+  const importer = new ImportService(config, store, jobs, log);
+  const services: Services = { config, log, store, embedder, license, keys, jobs, writer, importer, access: openAccess, startedAt: new Date() };
   const { jobRegistrars } = await import('./jobs/registry.ts');
   for (const register of jobRegistrars) register(services);
   return services;

@@ -1,4 +1,5 @@
 import type { JobRegistrar } from '../services.ts';
+import { registerImportJob } from '../ingest/import-job.ts';
 
 /** Job handlers by feature; add a registrar here when a feature brings a new job kind. */
-export const jobRegistrars: JobRegistrar[] = [];
+export const jobRegistrars: JobRegistrar[] = [registerImportJob];

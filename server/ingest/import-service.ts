@@ -1,0 +1,175 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
+import type { Store } from '../store/index.ts';
+import type { JobQueue } from '../jobs/queue.ts';
+import { ApiError } from '../errors.ts';
+import type { BundleHeader } from './bundle.ts';
+import { parseLibraryId } from '../model.ts';
+import { discardStaged, stageBundle, type StagedBundle } from './import-parse.ts';
+import { isZipFile, stageZip } from './import-zip.ts';
+
+export const IMPORT_JOB = 'import';
+
+/** What an import job needs; the snippets themselves wait in the staged file. */
+export interface ImportJobPayload {
+  /** Staged NDJSON file, relative to the data dir. */
+  file: string;
+  project: string;
+  libraryId: string;
+  /** '' for the library's current documentation, else the version tag. */
+  tag: string;
+  force: boolean;
+  header: BundleHeader;
+  /** Snippet lines in the staged file (progress total and an integrity check). */
+  snippets: number;
+}
+
+export interface ImportOptions {
+  /** Overwrite existing libraries; null/undefined falls back to the bundle's own `force` field. */
+  force?: boolean | null;
+  memberId?: number | null;
+}
+
+export interface ImportResult {
+  message: string;
+  /** Library IDs (with the version tag when one was imported) whose import was queued. */
+  queued: string[];
+  skipped: { project: string; reason: string }[];
+  /** One entry per queued library: the job that indexes it. */
+  jobs: { project: string; libraryId: string; tag: string; jobId: number; position: number | null; snippets: number }[];
+}
+
+/**
+ * Bundle import: uploads are saved to a temp file, stream-parsed and validated library by library
+ * into staged files, then one durable 'import' job per accepted library is queued in a single
+ * transaction. A bundle with any invalid library queues nothing.
+ */
+export class ImportService {
+  constructor(
+    private readonly config: Config,
+    private readonly store: Store,
+    private readonly jobs: JobQueue,
+    private readonly log: Logger,
+  ) {}
+
+  get uploadsDir(): string {
+    return path.join(this.config.dataDir, 'uploads');
+  }
+
+  get stagedDir(): string {
+    return path.join(this.uploadsDir, 'staged');
+  }
+
+  /** A fresh temp file name under the uploads folder. */
+  tempUploadPath(suffix = '.upload'): string {
+    fs.mkdirSync(this.uploadsDir, { recursive: true });
+    return path.join(this.uploadsDir, `${Date.now().toString(36)}-${crypto.randomBytes(6).toString('hex')}${suffix}`);
+  }
+
+  /** Streams a request body to a temp file, failing with payload_too_large past maxBytes. Returns the file path. */
+  async saveUpload(body: Readable, maxBytes = this.config.importMaxBytes): Promise<string> {
+    const file = this.tempUploadPath();
+    const out = fs.createWriteStream(file);
+    let size = 0;
+    try {
+      for await (const chunk of body) {
+        size += (chunk as Buffer).length;
+        if (size > maxBytes) throw new ApiError('payload_too_large', `The upload is larger than the import limit of ${maxBytes} bytes (STACKS_IMPORT_MAX_BYTES).`);
+        if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', resolve));
+      }
+      await new Promise<void>((resolve, reject) => {
+        out.once('error', reject);
+        out.end(() => resolve());
+      });
+      return file;
+    } catch (err) {
+      out.destroy();
+      fs.rmSync(file, { force: true });
+      throw err;
+    }
+  }
+
+  /** Parses and validates a bundle file (JSON or zip of JSON bundles) into staged files. */
+  async stage(file: string): Promise<StagedBundle> {
+    if (fs.statSync(file).size === 0) throw new ApiError('validation_error', 'The bundle is empty.');
+    if (isZipFile(file)) return stageZip(file, this.stagedDir, this.config.importMaxBytes * 10);
+    return stageBundle(fs.createReadStream(file, { highWaterMark: 1 << 20 }), this.stagedDir);
+  }
+
+  /** Stages a bundle file and queues its libraries. The file itself is left in place. */
+  async importFile(file: string, options: ImportOptions = {}): Promise<ImportResult> {
+    const staged = await this.stage(file);
+    return this.queue(staged, options);
+  }
+
+  /**
+   * Decides per library (skip or queue) and queues the jobs in one transaction, so that two
+   * uploads of the same library cannot both pass the "already exists" check.
+   */
+  queue(staged: StagedBundle, options: ImportOptions = {}): ImportResult {
+    const force = options.force ?? staged.force ?? false;
+    const result: ImportResult = { message: '', queued: [], skipped: [], jobs: [] };
+    const unused = new Set(staged.libraries);
+    try {
+      this.store.db.transaction(() => {
+        const seen = new Map<string, string>();
+        for (const lib of staged.libraries) {
+          const key = `${lib.libraryId}\u0000${lib.tag}`;
+          // The ID as the caller wrote it (with its own tag), or the ID plus the bundle's `version`.
+          const ownTag = parseLibraryId(lib.project)?.tag;
+          const shown = ownTag ? lib.project.trim().replace(/\/$/, '') : lib.tag ? `${lib.libraryId}/${lib.tag}` : lib.libraryId;
+          const what = lib.tag ? `${lib.libraryId} version ${lib.tag}` : lib.libraryId;
+          const first = seen.get(key);
+          if (first) {
+            result.skipped.push({ project: shown, reason: `${lib.label}: duplicate of ${first} in the same upload (${what}); only the first is imported` });
+            continue;
+          }
+          seen.set(key, lib.label);
+          if (!force) {
+            if (this.store.libraries.currentVersion(lib.libraryId, lib.tag)) {
+              result.skipped.push({ project: shown, reason: `${what} already exists; import with force=true to replace it` });
+              continue;
+            }
+            const pending = this.store.jobs.active(IMPORT_JOB, lib.libraryId).some((j) => (j.payload as Partial<ImportJobPayload>).tag === lib.tag);
+            if (pending) {
+              result.skipped.push({ project: shown, reason: `an import of ${what} is already queued or running; import with force=true to queue another` });
+              continue;
+            }
+          }
+          const payload: ImportJobPayload = {
+            file: path.relative(this.config.dataDir, lib.file), project: lib.project, libraryId: lib.libraryId, tag: lib.tag, force,
+            header: lib.header, snippets: lib.snippets,
+          };
+          const job = this.jobs.enqueue(IMPORT_JOB, payload, { libraryId: lib.libraryId, memberId: options.memberId ?? null });
+          unused.delete(lib);
+          result.queued.push(shown);
+          result.jobs.push({ project: shown, libraryId: lib.libraryId, tag: lib.tag, jobId: job.id, position: job.position, snippets: lib.snippets });
+        }
+      })();
+    } catch (err) {
+      discardStaged(staged.libraries);
+      throw err;
+    }
+    discardStaged([...unused]);
+    const n = result.queued.length;
+    result.message =
+      n === 0
+        ? `Nothing to import: ${result.skipped.length} ${plural(result.skipped.length, 'library', 'libraries')} skipped.`
+        : `${n} ${plural(n, 'library', 'libraries')} queued for import${result.skipped.length ? `, ${result.skipped.length} skipped` : ''}.`;
+    this.log.info({ queued: result.queued, skipped: result.skipped.length }, 'import queued');
+    return result;
+  }
+
+  /** Absolute path of a job's staged file. */
+  stagedPath(payload: ImportJobPayload): string {
+    return path.resolve(this.config.dataDir, payload.file);
+  }
+}
+
+function plural(n: number, one: string, many: string): string {
+  return n === 1 ? one : many;
+}

@@ -11,6 +11,8 @@ import { ImportService } from './ingest/import-service.ts';
 import type { Embedder } from './embed/types.ts';
 import { createEmbedder } from './embed/index.ts';
 import type { AccessPolicy } from './search/contracts.ts';
+import type { ContextService } from './search/contracts.ts';
+import { StoreContextService } from './search/context-service.ts';
 import { openAccess } from './teams/open-access.ts';
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -32,6 +34,8 @@ export interface Services {
   importer: ImportService;
   /** Teamspace library filters and rules; replaced by the teamspaces feature. */
   access: AccessPolicy;
+  /** GET /api/v2/context (server/search/context-service.ts). */
+  context: ContextService;
   startedAt: Date;
 }
 
@@ -55,7 +59,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const jobs = new JobQueue(store, log, config.jobConcurrency);
   const writer = new LibraryWriter(store, embedder);
   const importer = new ImportService(config, store, jobs, log);
-  const services: Services = { config, log, store, embedder, license, keys, jobs, writer, importer, access: openAccess, startedAt: new Date() };
+  const services: Services = { config, log, store, embedder, license, keys, jobs, writer, importer, access: openAccess, context: new StoreContextService(() => services), startedAt: new Date() };
   const { jobRegistrars } = await import('./jobs/registry.ts');
   for (const register of jobRegistrars) register(services);
   return services;

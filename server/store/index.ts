@@ -5,6 +5,8 @@ import { SnippetStore } from './snippets.ts';
 import { VectorStore } from './vectors.ts';
 import { JobStore } from './jobs.ts';
 import { AccountStore } from './accounts.ts';
+import { SearchStore } from './search.ts';
+import { ResearchUsageStore } from './research.ts';
 
 export type { Db };
 
@@ -15,6 +17,8 @@ export class Store {
   readonly vectors: VectorStore;
   readonly jobs: JobStore;
   readonly accounts: AccountStore;
+  readonly search: SearchStore;
+  readonly research: ResearchUsageStore;
 
   constructor(readonly db: Db) {
     this.libraries = new LibraryStore(db);
@@ -22,6 +26,8 @@ export class Store {
     this.vectors = new VectorStore(db);
     this.jobs = new JobStore(db);
     this.accounts = new AccountStore(db);
+    this.search = new SearchStore(db);
+    this.research = new ResearchUsageStore(db);
   }
 
   static open(dataDir: string): Store {

@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import type { Services } from '../../services.ts';
 import { mountSystem } from './system.ts';
 import { mountJobs } from './jobs.ts';
+import { mountContext } from './context.ts';
 import { mountImport } from './import.ts';
 import { mountHealth } from './health.ts';
 import { mountMcp } from './mcp.ts';
@@ -12,4 +13,4 @@ export type Mount = (app: Express, services: Services) => void;
 export const rawBodyPaths = new Set<string>(['/api/import-libraries']);
 
 /** Every route module, in mount order. */
-export const routers: Mount[] = [mountSystem, mountJobs, mountHealth, mountMcp, mountImport];
+export const routers: Mount[] = [mountSystem, mountJobs, mountHealth, mountMcp, mountImport, mountContext];

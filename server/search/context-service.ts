@@ -1,0 +1,115 @@
+import type { Store } from '../store/index.ts';
+import type { Embedder } from '../embed/types.ts';
+import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
+import type { Library, Principal } from '../model.ts';
+import { parseLibraryId } from '../model.ts';
+import { ApiError } from '../errors.ts';
+import type { AccessPolicy, ContextRequest, ContextResponse, ContextRules, ContextService, Rendered } from './contracts.ts';
+import { prepareQuery } from './query.ts';
+import { answerForVersion } from './pipeline.ts';
+import { chooseVersion, versionHeaders, type VersionChoice } from './versions.ts';
+import { flattenRules, renderText, toContextJson } from './render.ts';
+import { research, type ResearchDeps } from './research.ts';
+import { isoWeek, nextWeekStart } from './week.ts';
+
+export interface ContextDeps {
+  store: Store;
+  embedder: Embedder | null;
+  access: AccessPolicy;
+  config: Config;
+  log: Logger;
+}
+
+/** A library and the version of it that answers a request. */
+export interface ResolvedLibrary {
+  library: Library;
+  choice: VersionChoice;
+}
+
+/**
+ * Resolves a context libraryId (`/owner/repo`, `/owner/repo/tag`, `/owner/repo@tag`) to a visible
+ * library and a served version. Malformed: 400 invalid_library_id. Unknown, not visible to the
+ * caller, or with nothing indexed: 404 library_not_found.
+ */
+export function resolveLibrary(store: Store, access: AccessPolicy, principal: Principal | null, raw: string): ResolvedLibrary {
+  const parsed = parseLibraryId(raw);
+  if (!parsed) throw new ApiError('invalid_library_id', `"${raw}" is not a library ID; use /owner/repo, /owner/repo/version or /owner/repo@version.`);
+  let library = store.libraries.get(parsed.id);
+  if (!library) {
+    // IDs are case-insensitive for people typing them (/Fastify/Fastify).
+    const lower = parsed.id.toLowerCase();
+    library = store.libraries.list().find((l) => l.id.toLowerCase() === lower) ?? null;
+  }
+  const notFound = () => new ApiError('library_not_found', `Library ${parsed.id} was not found. Look it up with /api/v2/libs/search first.`);
+  if (!library || !access.canSee(principal, library)) throw notFound();
+  const choice = chooseVersion(store.libraries.versions(library.id), parsed.tag);
+  if (!choice) throw notFound();
+  return { library, choice };
+}
+
+/** The rules of one library for a caller, in the ContextResponse shape. */
+export function contextRules(access: AccessPolicy, principal: Principal | null, libraryId: string): ContextRules {
+  const r = access.rules(principal, [libraryId]);
+  const lib = r.libraries.find((l) => l.libraryId === libraryId);
+  return { global: r.global, libraryOwn: lib?.libraryOwn ?? [], libraryTeam: lib?.libraryTeam ?? [] };
+}
+
+/** Headers saying which library and version answered (every answer states what it served). */
+function servedHeaders(r: ResolvedLibrary): Record<string, string> {
+  return { 'X-Stacks-Library': r.library.id, 'X-Stacks-Library-Version': r.choice.version.tag || 'current', ...versionHeaders(r.choice.status) };
+}
+
+/** GET /api/v2/context: ranked snippets of one library version, or one synthesized answer in research mode. */
+export class StoreContextService implements ContextService {
+  constructor(
+    /** Read on every request, so a policy or embedder swapped into the services later is used. */
+    private readonly depsOf: () => ContextDeps,
+    private readonly now: () => Date = () => new Date(),
+    private readonly fetchImpl: typeof fetch = fetch,
+  ) {}
+
+  private get deps(): ContextDeps {
+    return this.depsOf();
+  }
+
+  async query(req: ContextRequest, principal: Principal | null): Promise<Rendered<ContextResponse>> {
+    const { store, access } = this.deps;
+    const resolved = resolveLibrary(store, access, principal, req.libraryId);
+    const rules = contextRules(access, principal, resolved.library.id);
+    if (req.researchMode) return this.research(req, principal, resolved, rules);
+
+    const q = await prepareQuery(req.query, this.deps.embedder);
+    const items = answerForVersion(store, q, resolved.choice.version.id, { libraryId: resolved.library.id, fast: req.fast });
+    const json = toContextJson(items, rules);
+    const text = items.length
+      ? renderText(items, { rules: flattenRules(rules) })
+      : renderText([], { rules: flattenRules(rules) }) || `No documentation in ${resolved.library.id} matched the question.`;
+    return { json, text, headers: servedHeaders(resolved) };
+  }
+
+  private async research(req: ContextRequest, principal: Principal | null, resolved: ResolvedLibrary, rules: ContextRules): Promise<Rendered<ContextResponse>> {
+    if (!principal) throw new ApiError('invalid_api_key', 'researchMode=true requires an API key: send Authorization: Bearer <key>.');
+    const now = this.now();
+    const week = isoWeek(now);
+    const quota = this.deps.config.researchWeeklyQuota;
+    const taken = this.deps.store.research.take(principal.memberId, week, quota);
+    if (!taken.taken) {
+      const reset = nextWeekStart(now);
+      throw new ApiError('research_quota_exceeded', `The weekly research-mode quota of ${quota} requests is used up; it resets on ${reset.toISOString()}.`, {
+        headers: { 'Retry-After': String(Math.max(1, Math.ceil((reset.getTime() - now.getTime()) / 1000))) },
+      });
+    }
+    try {
+      const deps: ResearchDeps = { store: this.deps.store, embedder: this.deps.embedder, config: this.deps.config, log: this.deps.log, fetch: this.fetchImpl };
+      const result = await research(deps, resolved.choice.version.id, resolved.library.id, req.query);
+      const items = [{ snippet: result.snippet, libraryId: resolved.library.id }];
+      const headers: Record<string, string> = { ...servedHeaders(resolved), 'X-Stacks-Research-Used': String(taken.used), 'X-Stacks-Research-Limit': String(quota) };
+      if (result.fallback && !headers['X-Stacks-Search-Status']) Object.assign(headers, { 'X-Stacks-Search-Status': 'partial', 'X-Stacks-Search-Reason': 'partialSearchFailure' });
+      return { json: toContextJson(items, rules), text: renderText(items, { rules: flattenRules(rules) }), headers };
+    } catch (err) {
+      this.deps.store.research.refund(principal.memberId, week);
+      throw err;
+    }
+  }
+}

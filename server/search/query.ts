@@ -1,0 +1,128 @@
+import type { Embedder } from '../embed/types.ts';
+import { splitIdentifier } from './text.ts';
+
+/**
+ * A question prepared once and reused for every library version it is run against: its terms,
+ * the FTS5 match expression, the identifiers it names, what kind of answer it wants, and its
+ * embedding (null when no embedder is configured).
+ */
+export interface PreparedQuery {
+  text: string;
+  /** Lower-case content words (stopwords removed), identifiers split into parts and kept whole. */
+  terms: string[];
+  /** Code identifiers named in the question (camelCase, snake_case, dotted, calls, flags). */
+  identifiers: string[];
+  /** FTS5 expression for the text columns: "whole phrase" OR each term; user text is always quoted. */
+  match: string;
+  /** +1 the question asks for code (how to, example, snippet), -1 for explanation (what is, why), 0 neither. */
+  codeIntent: number;
+  /** Programming languages the question names (ts, js, bash...), as codeLanguage values. */
+  languages: string[];
+  vector: Float32Array | null;
+}
+
+/** Words that carry no topic; dropped from the OR-terms (the whole phrase still contains them). */
+export const STOPWORDS = new Set(
+  ('a an and are as at be but by can could do does did for from had has have how i if in into is it its me my of on or our should so ' +
+    'than that the their them then there these they this to use used using was we what when where which while who why will with would ' +
+    'you your yours get set make way want need able about also any all just like some such via vs versus please tell show explain ' +
+    'difference between work works working does doing done one ones example examples')
+    .split(/\s+/),
+);
+
+/** Question words that point to code or to prose. */
+const CODE_CUES = /\b(how (do|can|to|should)|example|snippet|code|implement|write|syntax|configure|setup|set up|install|usage|call|register|create|define|use)\b/i;
+const PROSE_CUES = /\b(what (is|are|does)|why|when should|difference|explain|overview|concept|meaning|describe|vs\.?|versus|compare|limitations?)\b/i;
+
+const LANGUAGE_WORDS: Record<string, string[]> = {
+  typescript: ['typescript', 'ts', 'tsx'],
+  ts: ['typescript', 'ts', 'tsx'],
+  javascript: ['javascript', 'js', 'jsx', 'mjs', 'cjs'],
+  js: ['javascript', 'js', 'jsx', 'mjs', 'cjs'],
+  python: ['python', 'py'],
+  bash: ['bash', 'sh', 'shell', 'zsh', 'console'],
+  shell: ['bash', 'sh', 'shell', 'zsh', 'console'],
+  json: ['json', 'jsonc'],
+  yaml: ['yaml', 'yml'],
+  html: ['html'],
+  css: ['css'],
+  go: ['go', 'golang'],
+  rust: ['rust', 'rs'],
+  java: ['java'],
+};
+
+const WORD = /[A-Za-z_$@][A-Za-z0-9_$]*(?:[.:\-/][A-Za-z_$][A-Za-z0-9_$]*)*(?:\(\))?|\d+(?:\.\d+)*/g;
+
+/** A light suffix stripper: the index has no stemmer, so plural and -ing/-ed forms are matched by prefix. */
+export function stem(term: string): string {
+  if (term.length < 5 || /\d/.test(term)) return term;
+  for (const suffix of ['ations', 'ation', 'ings', 'ing', 'ies', 'ers', 'ed', 'es', 's']) {
+    if (term.endsWith(suffix) && term.length - suffix.length >= 4) return term.slice(0, term.length - suffix.length);
+  }
+  return term;
+}
+
+function quote(s: string): string {
+  return `"${s.replace(/"/g, '""')}"`;
+}
+
+/** FTS5-safe bare token (letters/digits only) or null. */
+function bare(s: string): string | null {
+  return /^[a-z0-9]+$/.test(s) ? s : null;
+}
+
+/** Terms, identifiers and the FTS5 match expression of a question (no embedding). */
+export function analyzeQuery(text: string): Omit<PreparedQuery, 'vector'> {
+  const terms: string[] = [];
+  const identifiers: string[] = [];
+  const seen = new Set<string>();
+  const add = (t: string) => {
+    if (t.length === 0 || seen.has(t)) return;
+    seen.add(t);
+    terms.push(t);
+  };
+  for (const m of text.matchAll(WORD)) {
+    const raw = m[0].replace(/\(\)$/, '');
+    const parts = splitIdentifier(raw);
+    const isIdent = parts.length > 1 || /[A-Z_$.]/.test(raw.slice(1)) || m[0].endsWith('()') || raw.startsWith('@');
+    if (isIdent && raw.length > 2) identifiers.push(raw);
+    // The whole identifier is one token in the index only when it has no separators (useEffect -> useeffect).
+    if (parts.length > 1 && /^[A-Za-z0-9]+$/.test(raw)) add(raw.toLowerCase());
+    for (const p of parts) if (!STOPWORDS.has(p) && (p.length > 1 || /\d/.test(p))) add(p);
+  }
+  // Everything was a stopword ("how does it work"): fall back to all words so the query still matches.
+  if (terms.length === 0) for (const m of text.matchAll(WORD)) for (const p of splitIdentifier(m[0])) add(p);
+
+  const phraseWords = [...text.matchAll(WORD)].flatMap((m) => splitIdentifier(m[0]));
+  const clauses: string[] = [];
+  if (phraseWords.length > 1) clauses.push(quote(phraseWords.join(' ')));
+  for (const t of terms.slice(0, 24)) {
+    const s = stem(t);
+    const b = bare(s);
+    // Prefix form only for words: "plugins" -> plugin* (matches plugin, plugins); anything else is quoted.
+    clauses.push(b && s !== t ? `${b}*` : b && s.length >= 5 && !/\d/.test(s) ? `${b}*` : quote(t));
+  }
+  const languages = new Set<string>();
+  for (const t of terms) for (const l of LANGUAGE_WORDS[t] ?? []) languages.add(l);
+  const codeCue = CODE_CUES.test(text) || identifiers.length > 0;
+  const proseCue = PROSE_CUES.test(text);
+  return {
+    text,
+    terms,
+    identifiers: [...new Set(identifiers)],
+    match: clauses.join(' OR '),
+    codeIntent: codeCue && !proseCue ? 1 : proseCue && !codeCue ? -1 : 0,
+    languages: [...languages],
+  };
+}
+
+/** Analyzes a question and embeds it (once; reuse the result for every library searched). */
+export async function prepareQuery(text: string, embedder: Embedder | null): Promise<PreparedQuery> {
+  const base = analyzeQuery(text);
+  let vector: Float32Array | null = null;
+  if (embedder) {
+    const [v] = await embedder.embed([text]);
+    vector = v ?? null;
+  }
+  return { ...base, vector };
+}

@@ -1,0 +1,123 @@
+import type { Store } from '../store/index.ts';
+import type { Embedder } from '../embed/types.ts';
+import type { StoredSnippet } from '../model.ts';
+import { prepareQuery, type PreparedQuery } from './query.ts';
+
+/**
+ * Fusion constants (see docs/retrieval.md). Reciprocal rank fusion: score = sum over lists of
+ * weight / (RRF_K + rank), rank starting at 1. k = 60 is the value of the RRF paper and of the
+ * peer tools; it flattens the head so that agreement between the lists matters more than one list's top.
+ */
+export const FUSION = {
+  rrfK: 60,
+  lexicalWeight: 1.0,
+  vectorWeight: 1.0,
+  /** Candidates taken from each list before fusion. */
+  lexicalLimit: 60,
+  vectorLimit: 60,
+} as const;
+
+/** One snippet considered for an answer, with the evidence the rankers use. */
+export interface Candidate {
+  snippet: StoredSnippet;
+  /** Library the snippet belongs to (set by the caller; the search across libraries shows it). */
+  libraryId: string;
+  /** -bm25 (larger is better), null when not among the lexical candidates. */
+  bm25: number | null;
+  /** bm25 divided by the best bm25 of this version's list, in [0, 1]. */
+  lexical: number;
+  /** Cosine similarity to the question (1 - distance), null without vectors. */
+  similarity: number | null;
+  lexicalRank: number | null;
+  vectorRank: number | null;
+  /** RRF score of the fused lists. */
+  fused: number;
+  /** Current ranking score: fused, replaced by the reranker's score when it runs. */
+  score: number;
+  /** Why a candidate was added that no list returned (context pulled in around a hit). */
+  via?: 'sibling' | 'parent';
+  /** Reranker features, kept for explanation and tests. */
+  features?: Record<string, number>;
+}
+
+export interface RetrieveOptions {
+  libraryId?: string;
+  /** Use the BM25 list (default true). */
+  lexical?: boolean;
+  /** Use the vector list (default true; skipped without an embedder or vectors). */
+  vector?: boolean;
+  lexicalLimit?: number;
+  vectorLimit?: number;
+  /** Fill in the similarity of lexical-only candidates by point lookups (default true; the reranker uses it). */
+  completeSimilarity?: boolean;
+}
+
+/**
+ * Lexical + vector candidates of one library version, fused with weighted RRF, best first.
+ * The query may be given as text or prepared once (prepareQuery) and reused across versions.
+ */
+export async function retrieveCandidates(
+  store: Store,
+  embedder: Embedder | null,
+  versionId: number,
+  query: string | PreparedQuery,
+  opts: RetrieveOptions = {},
+): Promise<Candidate[]> {
+  const q = typeof query === 'string' ? await prepareQuery(query, opts.vector === false ? null : embedder) : query;
+  return retrievePrepared(store, versionId, q, opts);
+}
+
+/** Synchronous core of retrieveCandidates for an already prepared (and embedded) query. */
+export function retrievePrepared(store: Store, versionId: number, q: PreparedQuery, opts: RetrieveOptions = {}): Candidate[] {
+  const useLex = opts.lexical !== false;
+  const useVec = opts.vector !== false && q.vector !== null;
+  const lex = useLex ? store.search.lexical(versionId, q.match, opts.lexicalLimit ?? FUSION.lexicalLimit) : [];
+  const vec = useVec && q.vector ? store.search.knn(versionId, q.vector, opts.vectorLimit ?? FUSION.vectorLimit) : [];
+
+  const byId = new Map<number, { bm25: number | null; lexicalRank: number | null; distance: number | null; vectorRank: number | null; fused: number }>();
+  const entry = (id: number) => {
+    let e = byId.get(id);
+    if (!e) byId.set(id, (e = { bm25: null, lexicalRank: null, distance: null, vectorRank: null, fused: 0 }));
+    return e;
+  };
+  lex.forEach((h, i) => {
+    const e = entry(h.id);
+    e.bm25 = h.score;
+    e.lexicalRank = i + 1;
+    e.fused += FUSION.lexicalWeight / (FUSION.rrfK + i + 1);
+  });
+  vec.forEach((h, i) => {
+    const e = entry(h.id);
+    e.distance = h.distance;
+    e.vectorRank = i + 1;
+    e.fused += FUSION.vectorWeight / (FUSION.rrfK + i + 1);
+  });
+  if (byId.size === 0) return [];
+
+  if (useVec && q.vector && opts.completeSimilarity !== false) {
+    const missing = [...byId].filter(([, e]) => e.distance === null).map(([id]) => id);
+    if (missing.length) for (const [id, d] of store.search.distances(missing, q.vector)) byId.get(id)!.distance = d;
+  }
+
+  const best = lex.length ? Math.max(lex[0]!.score, 1e-9) : 1;
+  const snippets = store.snippets.byIds([...byId.keys()]);
+  const out: Candidate[] = snippets.map((snippet) => {
+    const e = byId.get(snippet.id)!;
+    return {
+      snippet,
+      libraryId: opts.libraryId ?? '',
+      bm25: e.bm25,
+      lexical: e.bm25 === null ? 0 : Math.max(0, e.bm25) / best,
+      similarity: e.distance === null ? null : 1 - e.distance,
+      lexicalRank: e.lexicalRank,
+      vectorRank: e.vectorRank,
+      fused: e.fused,
+      score: e.fused,
+    };
+  });
+  return out.sort(byScore);
+}
+
+export function byScore(a: Candidate, b: Candidate): number {
+  return b.score - a.score || a.snippet.id - b.snippet.id;
+}

@@ -1,0 +1,106 @@
+import type Database from 'better-sqlite3';
+import type { Db } from './db.ts';
+import { ftsScope } from './snippets.ts';
+
+type Statement = Database.Statement<unknown[], unknown>;
+
+/**
+ * BM25 column weights of snippet_fts, in column order (scope, title, breadcrumb, description, code, content).
+ * scope only restricts the match (weight 0). A title hit counts most, then the heading path, the
+ * description of a code example, the prose, and code last (identifiers repeat a lot inside code).
+ * Chosen on the evaluation set in test/eval (see docs/retrieval.md).
+ */
+export const BM25_WEIGHTS = { scope: 0, title: 8, breadcrumb: 4, description: 3, code: 1.2, content: 1.5 } as const;
+
+export interface LexicalHit {
+  id: number;
+  /** -bm25: larger is better. */
+  score: number;
+}
+
+export interface VectorHit {
+  id: number;
+  /** Cosine distance (0 = same direction). */
+  distance: number;
+}
+
+/** The read side of retrieval: full-text and vector candidates restricted to one library version. */
+export class SearchStore {
+  private readonly lexicalStmt;
+  private readonly pageStmt;
+  private vecStmts: { knn: Statement; distance: Statement } | null = null;
+
+  constructor(private readonly db: Db) {
+    const w = BM25_WEIGHTS;
+    this.lexicalStmt = db.prepare(
+      `SELECT rowid AS id, -bm25(snippet_fts, ${w.scope}, ${w.title}, ${w.breadcrumb}, ${w.description}, ${w.code}, ${w.content}) AS score
+       FROM snippet_fts WHERE snippet_fts MATCH ? ORDER BY bm25(snippet_fts, ${w.scope}, ${w.title}, ${w.breadcrumb}, ${w.description}, ${w.code}, ${w.content}) LIMIT ?`,
+    );
+    // Range over the (version_id, source_id) index: the page URL itself and every URL#anchor on it.
+    this.pageStmt = db.prepare("SELECT id FROM snippets WHERE version_id = ? AND source_id >= ? AND source_id < ? ORDER BY position LIMIT ?");
+  }
+
+  /**
+   * BM25 candidates of one version. `match` is the expression for the text columns (already
+   * quoted, see server/search/query.ts); the version restriction is added here, inside the match,
+   * so the index intersects posting lists instead of filtering the whole library set afterwards.
+   */
+  lexical(versionId: number, match: string, limit: number): LexicalHit[] {
+    if (!match) return [];
+    const expr = `scope:"${ftsScope(versionId)}" AND {title breadcrumb description code content}: (${match})`;
+    return this.lexicalStmt.all(expr, limit) as LexicalHit[];
+  }
+
+  private vec(): { knn: Statement; distance: Statement } | null {
+    if (this.vecStmts) return this.vecStmts;
+    if (this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'snippet_vec'").get() === undefined) return null;
+    this.vecStmts = {
+      knn: this.db.prepare('SELECT rowid AS id, distance FROM snippet_vec WHERE embedding MATCH ? AND k = ? AND version_id = ?'),
+      distance: this.db.prepare('SELECT vec_distance_cosine(embedding, ?) AS distance FROM snippet_vec WHERE rowid = ?'),
+    };
+    return this.vecStmts;
+  }
+
+  /** Forgets prepared vector statements (the vector table is recreated when the embedder changes). */
+  resetVectorStatements(): void {
+    this.vecStmts = null;
+  }
+
+  /** Nearest neighbours on the version's partition of snippet_vec; [] when there is no vector table. */
+  knn(versionId: number, query: Float32Array, k: number): VectorHit[] {
+    const v = this.vec();
+    if (!v) return [];
+    try {
+      return v.knn.all(query, k, BigInt(versionId)) as VectorHit[];
+    } catch (err) {
+      // A table recreated under us (embedder change) invalidates the statement: retry once.
+      this.vecStmts = null;
+      const again = this.vec();
+      if (!again) return [];
+      if (/dimension|mismatch/i.test((err as Error).message)) return [];
+      return again.knn.all(query, k, BigInt(versionId)) as VectorHit[];
+    }
+  }
+
+  /** Cosine distances of the given snippets to a query vector (point lookups); snippets without a vector are absent. */
+  distances(ids: number[], query: Float32Array): Map<number, number> {
+    const out = new Map<number, number>();
+    const v = this.vec();
+    if (!v) return out;
+    for (const id of ids) {
+      try {
+        const r = v.distance.get(query, BigInt(id)) as { distance: number } | undefined;
+        if (r && Number.isFinite(r.distance)) out.set(id, r.distance);
+      } catch {
+        return out;
+      }
+    }
+    return out;
+  }
+
+  /** Ids of the snippets of one page (source URL without its #anchor) in a version, in page order. */
+  page(versionId: number, pageUrl: string, limit = 200): number[] {
+    // '$' follows '#' in code order, so [page, page$) holds the page and its page#anchor rows (and nothing a URL would contain).
+    return (this.pageStmt.all(versionId, pageUrl, `${pageUrl}$`, limit) as { id: number }[]).map((r) => r.id);
+  }
+}

@@ -3,7 +3,8 @@ import { serveCommand } from './serve.ts';
 import { keysCommand } from './keys.ts';
 import { licenseCommand } from './license.ts';
 import { librariesCommand } from './libraries.ts';
+import { importCommand } from './import.ts';
 import { mcpCommand } from './mcp.ts';
 
 /** Every CLI command module; each adds its commands to the program. */
-export const commands: ((program: Command) => void)[] = [serveCommand, keysCommand, licenseCommand, librariesCommand, mcpCommand];
+export const commands: ((program: Command) => void)[] = [serveCommand, keysCommand, licenseCommand, librariesCommand, mcpCommand, importCommand];

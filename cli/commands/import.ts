@@ -1,0 +1,84 @@
+import path from 'node:path';
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import cliProgress from 'cli-progress';
+import { printJson, withDataDir, withServices } from '../context.ts';
+import { ApiError } from '../../server/errors.ts';
+import type { Services } from '../../server/services.ts';
+import type { ImportResult } from '../../server/ingest/import-service.ts';
+
+interface ImportOpts {
+  dataDir?: string;
+  dev?: boolean;
+  force?: boolean;
+  json?: boolean;
+  progress?: boolean;
+}
+
+/**
+ * `stacks import FILE [--force]`: the same ImportService as POST /api/import-libraries, run in
+ * this process: stage and queue, then work the queue until idle with a progress bar.
+ */
+export function importCommand(program: Command): void {
+  withDataDir(program.command('import').description('import a bundle file (JSON or .zip of JSON bundles) into the data dir').argument('<file>'))
+    .option('--force', 'replace libraries (and versions) that already exist')
+    .option('--json', 'print the result as JSON')
+    .option('--no-progress', 'no progress bar')
+    .action(async (file: string, opts: ImportOpts) => {
+      const abs = path.resolve(file);
+      if (!fs.existsSync(abs)) throw new ApiError('validation_error', `No such file: ${file}`);
+      const failed = await withServices(opts, (s) => runImport(s, abs, opts));
+      if (failed > 0) process.exitCode = 1;
+    });
+}
+
+async function runImport(s: Services, file: string, opts: ImportOpts): Promise<number> {
+  s.license.require('import');
+  const result = await s.importer.importFile(file, { force: opts.force ? true : null });
+  if (!opts.json) {
+    process.stdout.write(`${result.message}\n`);
+    for (const k of result.skipped) process.stdout.write(`  skipped ${k.project}: ${k.reason}\n`);
+  }
+  const ids = result.jobs.map((j) => j.jobId);
+  const total = result.jobs.reduce((n, j) => n + j.snippets, 0);
+  const showBar = ids.length > 0 && opts.progress !== false && !opts.json && process.stderr.isTTY;
+  const bar = showBar ? new cliProgress.SingleBar({ format: 'importing [{bar}] {percentage}% | {value}/{total} snippets | {lib}', stream: process.stderr }, cliProgress.Presets.shades_classic) : null;
+  bar?.start(total, 0, { lib: '' });
+  const tick = () => {
+    let done = 0;
+    let lib = '';
+    for (const id of ids) {
+      const job = s.jobs.get(id);
+      const n = Number(job.progress.snippets ?? 0);
+      done += job.state === 'succeeded' ? Number(job.progress.total ?? n) : n;
+      if (job.state === 'running') lib = job.libraryId ?? '';
+    }
+    bar?.update(done, { lib });
+  };
+  const timer = setInterval(tick, 200);
+  s.jobs.start();
+  try {
+    await s.jobs.idle();
+  } finally {
+    clearInterval(timer);
+    tick();
+    bar?.stop();
+    await s.jobs.stop();
+  }
+  return report(s, result, ids, opts);
+}
+
+function report(s: Services, result: ImportResult, ids: number[], opts: ImportOpts): number {
+  const jobs = ids.map((id) => s.jobs.get(id));
+  const failed = jobs.filter((j) => j.state !== 'succeeded');
+  if (opts.json) {
+    printJson({ ...result, results: jobs.map((j) => ({ jobId: j.id, libraryId: j.libraryId, state: j.state, error: j.error, progress: j.progress })) });
+    return failed.length;
+  }
+  for (const j of jobs) {
+    const p = j.payload as { project?: string };
+    if (j.state === 'succeeded') process.stdout.write(`  imported ${p.project ?? j.libraryId}: ${String(j.progress.stored ?? '?')} snippets, ${String(j.progress.tokens ?? '?')} tokens\n`);
+    else process.stdout.write(`  FAILED ${p.project ?? j.libraryId}: ${j.error ?? j.state}\n`);
+  }
+  return failed.length;
+}

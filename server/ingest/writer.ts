@@ -5,6 +5,7 @@ import type { Embedder } from '../embed/types.ts';
 import type { LibraryMeta, SnippetInput } from '../model.ts';
 import { countTokens } from './tokens.ts';
 import { expandForIndex } from '../search/text.ts';
+import { embeddingText } from '../embed/text.ts';
 
 export interface BuildOptions {
   /** Version tag; '' (default) is the library's current documentation. */
@@ -138,10 +139,4 @@ function lastCrumb(breadcrumb: string | undefined): string | undefined {
   if (!breadcrumb) return undefined;
   const parts = breadcrumb.split(/\s+>\s+/);
   return parts[parts.length - 1];
-}
-
-/** What the embedder sees: titles and prose first, code last (it matters least for meaning). */
-function embeddingText(r: SnippetRow): string {
-  if (r.kind === 'code') return `${r.title}\n${r.breadcrumb}\n${r.description}\n${(r.codeList ?? []).map((c) => c.code).join('\n').slice(0, 2000)}`;
-  return `${r.title}\n${r.breadcrumb}\n${r.content.slice(0, 4000)}`;
 }

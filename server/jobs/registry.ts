@@ -1,5 +1,6 @@
 import type { JobRegistrar } from '../services.ts';
+import { registerReembedJob } from '../embed/reembed-job.ts';
 import { registerImportJob } from '../ingest/import-job.ts';
 
 /** Job handlers by feature; add a registrar here when a feature brings a new job kind. */
-export const jobRegistrars: JobRegistrar[] = [registerImportJob];
+export const jobRegistrars: JobRegistrar[] = [registerImportJob, registerReembedJob];

@@ -37,3 +37,11 @@ export function wordsOf(text: string): string[] {
   }
   return out;
 }
+
+/**
+ * Calls fn for every identifier-like word with its lower-case parts (one part when the word is
+ * not compound). The embedder weighs a compound and its parts differently, so it needs to know which is which.
+ */
+export function eachWord(text: string, fn: (word: string, parts: string[]) => void): void {
+  for (const m of text.matchAll(IDENT)) fn(m[0], splitIdentifier(m[0]));
+}

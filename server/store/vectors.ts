@@ -40,6 +40,32 @@ export class VectorStore {
     this.db.prepare(`INSERT INTO ${this.table} (rowid, version_id, embedding) VALUES (?, ?, ?)`).run(BigInt(id), BigInt(versionId), vector);
   }
 
+  /**
+   * Stores vectors for existing snippets in one transaction (the re-embed job). Snippets deleted
+   * meanwhile (a version swapped out during the job) are skipped. Returns how many were stored.
+   */
+  upsertBatch(items: { id: number; versionId: number; vector: Float32Array }[]): number {
+    const exists = this.db.prepare('SELECT version_id AS versionId FROM snippets WHERE id = ?');
+    const del = this.db.prepare(`DELETE FROM ${this.table} WHERE rowid = ?`);
+    const ins = this.db.prepare(`INSERT INTO ${this.table} (rowid, version_id, embedding) VALUES (?, ?, ?)`);
+    return this.db.transaction(() => {
+      let stored = 0;
+      for (const it of items) {
+        const row = exists.get(it.id) as { versionId: number } | undefined;
+        if (!row) continue;
+        del.run(BigInt(it.id));
+        ins.run(BigInt(it.id), BigInt(row.versionId), it.vector);
+        stored++;
+      }
+      return stored;
+    })();
+  }
+
+  /** How many snippets have no vector (progress total of the re-embed job). */
+  missingCount(): number {
+    return (this.db.prepare(`SELECT count(*) AS n FROM snippets s WHERE NOT EXISTS (SELECT 1 FROM ${this.table} v WHERE v.rowid = s.id)`).get() as { n: number }).n;
+  }
+
   /** Snippets without a vector, in id order, for the re-embed job. */
   missing(afterId: number, limit: number): { id: number; versionId: number }[] {
     return this.db

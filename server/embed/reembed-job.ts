@@ -1,0 +1,56 @@
+import type { Services } from '../services.ts';
+import { throwIfCancelled } from '../jobs/queue.ts';
+import { embeddingText } from './text.ts';
+
+export const REEMBED_KIND = 'reembed';
+/** Snippets embedded and stored per transaction. */
+const BATCH = 256;
+
+/**
+ * The 're-embed' job: after the embedder changed (the vector table was recreated empty), fills a
+ * vector for every snippet that has none, in id order and in batches. It is resumable by
+ * construction: a restarted run simply continues with the snippets still missing a vector.
+ */
+export function registerReembedJob(services: Services): void {
+  services.jobs.register<{ embedder?: string }>(REEMBED_KIND, async ({ signal, progress, log }) => {
+    const { embedder, store } = services;
+    if (!embedder) return;
+    const total = store.vectors.missingCount();
+    let done = 0;
+    let afterId = 0;
+    const started = Date.now();
+    progress({ embedder: embedder.id, done, total });
+    for (;;) {
+      throwIfCancelled(signal);
+      const batch = store.vectors.missing(afterId, BATCH);
+      if (batch.length === 0) break;
+      afterId = batch[batch.length - 1]!.id;
+      const snippets = store.snippets.byIds(batch.map((b) => b.id));
+      const vectors = await embedder.embed(snippets.map(embeddingText));
+      done += store.vectors.upsertBatch(snippets.map((s, i) => ({ id: s.id, versionId: s.versionId, vector: vectors[i]! })));
+      progress({ embedder: embedder.id, done, total: Math.max(total, done) });
+    }
+    log.info({ embedder: embedder.id, snippets: done, ms: Date.now() - started }, 're-embedding finished');
+  });
+}
+
+/**
+ * Queues a re-embed unless one is already queued or running. Called at startup when the vector
+ * table was recreated, and when the last re-embed did not finish (failed or cancelled), so an
+ * unreachable embedding endpoint does not leave snippets without vectors for good.
+ */
+export function scheduleReembed(services: Services, reason: 'embedder changed' | 'previous run unfinished'): number | null {
+  const { jobs, embedder, log } = services;
+  if (!embedder) return null;
+  const active = [...jobs.list({ kind: REEMBED_KIND, state: 'queued', limit: 1 }), ...jobs.list({ kind: REEMBED_KIND, state: 'running', limit: 1 })];
+  if (active.length > 0) return active[0]!.id;
+  const { id } = jobs.enqueue(REEMBED_KIND, { embedder: embedder.id });
+  log.info({ jobId: id, embedder: embedder.id, reason }, 're-embedding queued');
+  return id;
+}
+
+/** True when the most recent re-embed job ended without filling the table. */
+export function lastReembedUnfinished(services: Services): boolean {
+  const [last] = services.jobs.list({ kind: REEMBED_KIND, limit: 1 });
+  return last !== undefined && (last.state === 'failed' || last.state === 'cancelled');
+}

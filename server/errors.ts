@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'license_expired'
   | 'license_invalid'
   | 'source_disabled'
+  | 'member_limit_reached'
   | 'fetch_failed'
   | 'search_failed'
   | 'embedding_failed'
@@ -46,6 +47,7 @@ const defaultStatus: Record<ErrorCode, number> = {
   license_expired: 403,
   license_invalid: 403,
   source_disabled: 403,
+  member_limit_reached: 403,
   fetch_failed: 422,
   search_failed: 503,
   embedding_failed: 503,

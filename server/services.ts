@@ -14,7 +14,7 @@ import { lastReembedUnfinished, scheduleReembed } from './embed/reembed-job.ts';
 import type { AccessPolicy } from './search/contracts.ts';
 import type { ContextService } from './search/contracts.ts';
 import { StoreContextService } from './search/context-service.ts';
-import { openAccess } from './teams/open-access.ts';
+import { TeamService } from './teams/index.ts';
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -35,6 +35,8 @@ export interface Services {
   importer: ImportService;
   /** Teamspace library filters and rules; replaced by the teamspaces feature. */
   access: AccessPolicy;
+  /** Teamspace policies, usage metering and limits, plans, rules, members (server/teams). */
+  teams: TeamService;
   /** GET /api/v2/context (server/search/context-service.ts). */
   context: ContextService;
   startedAt: Date;
@@ -61,7 +63,8 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const jobs = new JobQueue(store, log, config.jobConcurrency);
   const writer = new LibraryWriter(store, embedder);
   const importer = new ImportService(config, store, jobs, log);
-  const services: Services = { config, log, store, embedder, license, keys, jobs, writer, importer, access: openAccess, context: new StoreContextService(() => services), startedAt: new Date() };
+  const teams = new TeamService(store, keys, license, config);
+  const services: Services = { config, log, store, embedder, license, keys, jobs, writer, importer, access: teams.access, teams, context: new StoreContextService(() => services), startedAt: new Date() };
   const { jobRegistrars } = await import('./jobs/registry.ts');
   for (const register of jobRegistrars) register(services);
   if (vectorsReset) scheduleReembed(services, 'embedder changed');

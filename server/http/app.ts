@@ -3,6 +3,7 @@ import helmet from 'helmet';
 import type { Services } from '../services.ts';
 import { ApiError, isApiError } from '../errors.ts';
 import { resolvePrincipal } from './auth.ts';
+import { meterRequests } from './metering.ts';
 import { routers, rawBodyPaths } from './routes/index.ts';
 
 /** The Express app: security headers, body limits, caller resolution, routes, and one error shape. */
@@ -22,6 +23,7 @@ export function createApp(services: Services): express.Express {
   const json = express.json({ limit: services.config.bodyLimit });
   app.use((req, res, next) => (rawBodyPaths.has(req.path) ? next() : json(req, res, next)));
   app.use(resolvePrincipal(services.keys));
+  app.use(meterRequests(services));
 
   for (const mount of routers) mount(app, services);
 

@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import type { Services } from '../../services.ts';
 import { mountSystem } from './system.ts';
+import { mountTeams } from './teams.ts';
 import { mountJobs } from './jobs.ts';
 import { mountContext } from './context.ts';
 import { mountImport } from './import.ts';
@@ -13,4 +14,4 @@ export type Mount = (app: Express, services: Services) => void;
 export const rawBodyPaths = new Set<string>(['/api/import-libraries']);
 
 /** Every route module, in mount order. */
-export const routers: Mount[] = [mountSystem, mountJobs, mountHealth, mountMcp, mountImport, mountContext];
+export const routers: Mount[] = [mountSystem, mountTeams, mountJobs, mountHealth, mountMcp, mountImport, mountContext];

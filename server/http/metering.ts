@@ -1,0 +1,42 @@
+import type { Request, Response, NextFunction } from 'express';
+import type { Services } from '../services.ts';
+import { principalOf } from './auth.ts';
+
+/** GET paths that are counted as requests and carry RateLimit-* headers. */
+export const METERED_GET_PATHS = new Set<string>(['/api/v3/search', '/api/v2/context', '/api/v2/libs/search']);
+
+/** The MCP endpoint: only JSON-RPC `tools/call` messages count (initialize, tools/list and notifications do not). */
+export const MCP_PATH = '/mcp';
+
+function isToolCall(body: unknown): boolean {
+  if (Array.isArray(body)) return body.some(isToolCall);
+  return typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'tools/call';
+}
+
+export function isMetered(req: Request): boolean {
+  // Express routes ignore case and a trailing slash; so must the meter.
+  const path = req.path.length > 1 ? req.path.toLowerCase().replace(/\/+$/, '') : req.path;
+  if (req.method === 'GET' || req.method === 'HEAD') return METERED_GET_PATHS.has(path);
+  return req.method === 'POST' && path === MCP_PATH && isToolCall(req.body);
+}
+
+/**
+ * Counts search, context, library-search and MCP tool requests before any route runs, so no
+ * route needs to know about usage: admits or refuses (429/402) the request, counts it, and sets
+ * RateLimit-Limit/-Remaining/-Reset. Mounted after the caller is resolved. Anonymous requests are
+ * counted when anonymous search is allowed; otherwise the route itself refuses them and they are not.
+ */
+export function meterRequests(services: Services) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (!isMetered(req)) return next();
+    const principal = principalOf(res);
+    if (!principal && !services.config.allowAnonymousSearch) return next();
+    try {
+      const outcome = services.teams.usage.meter(principal, req.ip ?? 'unknown');
+      for (const [k, v] of Object.entries(outcome.headers)) res.setHeader(k, v);
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}

@@ -1,0 +1,88 @@
+import type { Store } from '../store/index.ts';
+import type { TeamStore } from '../store/teams.ts';
+import type { Principal } from '../model.ts';
+import { ApiError } from '../errors.ts';
+import type { TeamCache } from './cache.ts';
+import type { Clock } from './clock.ts';
+import { libraryAllowed, type CompiledPolicy } from './policy-filter.ts';
+import { mergePolicy, parseStoredPolicy, policySchema, defaultPolicy, type Policy, type PolicySourceType } from './policy-schema.ts';
+import { validate } from '../http/validate.ts';
+
+/** The response of GET /api/v2/policies. */
+export interface PolicyView extends Policy {
+  accessibleLibraryCount: number;
+}
+
+/** Reading and changing teamspace policies, and the checks derived from them. */
+export class PolicyService {
+  constructor(
+    private readonly store: Store,
+    private readonly teams: TeamStore,
+    private readonly cache: TeamCache,
+    private readonly clock: Clock,
+  ) {}
+
+  get(teamspaceId: number): Policy {
+    const row = this.teams.teamspace(teamspaceId);
+    if (!row) throw new ApiError('not_found', `No teamspace with id ${teamspaceId}.`);
+    return parseStoredPolicy(row.policy_json);
+  }
+
+  compiled(teamspaceId: number): CompiledPolicy {
+    return this.cache.compiled(teamspaceId);
+  }
+
+  view(teamspaceId: number): PolicyView {
+    const p = this.get(teamspaceId);
+    return { sourceTypes: p.sourceTypes, libraryFilters: p.libraryFilters, accessibleLibraryCount: this.accessibleLibraryCount(teamspaceId) };
+  }
+
+  /** Public libraries (no owning teamspace) that this teamspace's members can be served. */
+  accessibleLibraryCount(teamspaceId: number): number {
+    const c = this.cache.compiled(teamspaceId);
+    const now = this.clock.now().getTime();
+    let n = 0;
+    for (const lib of this.store.libraries.list()) if (lib.teamspaceId === null && libraryAllowed(c, teamspaceId, lib, now)) n++;
+    return n;
+  }
+
+  /**
+   * Changes a policy. `replace` false (PATCH): the input is merged into the current policy,
+   * objects key by key, arrays replaced. `replace` true (PUT): the input is merged into the defaults.
+   * Unknown fields and wrong types are a validation_error naming the field.
+   */
+  update(teamspaceId: number, input: unknown, replace = false): Policy {
+    const base = replace ? defaultPolicy() : this.get(teamspaceId);
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new ApiError('validation_error', 'The policy must be a JSON object.');
+    const { accessibleLibraryCount: _ignored, ...rest } = input as Record<string, unknown>;
+    const next = validate(policySchema, mergePolicy(base, rest));
+    this.store.accounts.updateTeamspace(teamspaceId, { policy_json: JSON.stringify(next) });
+    this.cache.invalidate();
+    return next;
+  }
+
+  sourceEnabled(teamspaceId: number, sourceType: PolicySourceType): boolean {
+    return !this.cache.compiled(teamspaceId).disabled.has(sourceType);
+  }
+}
+
+/** What assertSourceEnabled needs from the services container. */
+export interface SourceCheckServices {
+  teams: { policies: PolicyService; teamspaceOf(principal: Principal | null): number };
+}
+
+/**
+ * For the add-library endpoints: throws ApiError('source_disabled') (403) when the caller's
+ * teamspace policy disables the source type. Anonymous callers get the default teamspace's policy.
+ * Which type to pass: /v2/add/website and /api/parse-website `websites`; /v2/add/llmstxt `llmstxt`;
+ * /v2/add/file-upload and /v2/add/openapi-upload `uploaded_files`; /v2/add/openapi (a URL) `websites`;
+ * /api/import-libraries: the type of each bundle library (see policySourceTypeOf).
+ */
+export function assertSourceEnabled(services: SourceCheckServices, principal: Principal | null, sourceType: PolicySourceType): void {
+  const teamspaceId = services.teams.teamspaceOf(principal);
+  if (!services.teams.policies.sourceEnabled(teamspaceId, sourceType)) {
+    throw new ApiError('source_disabled', `Adding ${sourceType} sources is disabled by this teamspace's policy; an owner or admin can enable it (PATCH /api/v2/policies).`);
+  }
+}
+
+export type { PolicySourceType };

@@ -1,0 +1,81 @@
+import type { Store } from '../store/index.ts';
+import type { RuleKind, RuleRow, TeamStore } from '../store/teams.ts';
+import { parseLibraryId } from '../model.ts';
+import { ApiError } from '../errors.ts';
+import type { TeamCache } from './cache.ts';
+
+/** Rule kinds as the API and CLI name them. */
+export type RuleKindName = 'global' | 'libraryOwn' | 'libraryTeam';
+
+const toDb: Record<RuleKindName, RuleKind> = { global: 'global', libraryOwn: 'library_own', libraryTeam: 'library_team' };
+const fromDb: Record<RuleKind, RuleKindName> = { global: 'global', library_own: 'libraryOwn', library_team: 'libraryTeam' };
+
+export interface RuleView {
+  id: number;
+  kind: RuleKindName;
+  libraryId: string | null;
+  text: string;
+  createdAt: string;
+}
+
+function view(r: RuleRow): RuleView {
+  return { id: r.id, kind: fromDb[r.kind], libraryId: r.library_id, text: r.text, createdAt: r.created_at };
+}
+
+/**
+ * Team-wide rules (`global`), rules of a library's owner (`libraryOwn`, shown to every teamspace)
+ * and a teamspace's own rules for a library (`libraryTeam`). A `libraryOwn` rule may be written
+ * by an owner/admin of the teamspace that owns the library, or, for a public library (no owning
+ * teamspace), of the default teamspace, which administers the appliance.
+ */
+export class RuleService {
+  constructor(
+    private readonly store: Store,
+    private readonly teams: TeamStore,
+    private readonly cache: TeamCache,
+    private readonly defaultTeamspaceId: () => number,
+    private readonly now: () => string,
+  ) {}
+
+  list(teamspaceId: number): RuleView[] {
+    return this.teams.rulesFor(teamspaceId).map(view);
+  }
+
+  add(teamspaceId: number, input: { kind: RuleKindName; libraryId?: string | null; text: string }): RuleView {
+    const text = input.text.trim();
+    if (!text) throw new ApiError('validation_error', 'text must not be empty.');
+    let libraryId: string | null = null;
+    if (input.kind !== 'global') {
+      if (!input.libraryId) throw new ApiError('validation_error', `libraryId is required for ${input.kind} rules.`);
+      const parsed = parseLibraryId(input.libraryId);
+      if (!parsed) throw new ApiError('invalid_library_id', `"${input.libraryId}" is not a library ID of the form /owner/repo.`);
+      libraryId = parsed.id;
+      if (input.kind === 'libraryOwn') this.assertLibraryOwner(teamspaceId, libraryId);
+    } else if (input.libraryId) {
+      throw new ApiError('validation_error', 'libraryId must not be given for global rules.');
+    }
+    const id = this.teams.insertRule(toDb[input.kind], teamspaceId, libraryId, text, this.now());
+    this.cache.invalidate();
+    return view(this.teams.rule(id)!);
+  }
+
+  remove(teamspaceId: number, id: number): void {
+    const r = this.teams.rule(id);
+    const visible = r && (r.teamspace_id === teamspaceId || (r.kind === 'library_own' && r.library_id && this.ownsLibrary(teamspaceId, r.library_id)));
+    if (!r || !visible) throw new ApiError('not_found', `No rule with id ${id} in this teamspace.`);
+    this.teams.deleteRule(id);
+    this.cache.invalidate();
+  }
+
+  private ownsLibrary(teamspaceId: number, libraryId: string): boolean {
+    const lib = this.store.libraries.get(libraryId);
+    const owner = lib?.teamspaceId ?? this.defaultTeamspaceId();
+    return owner === teamspaceId;
+  }
+
+  private assertLibraryOwner(teamspaceId: number, libraryId: string): void {
+    if (!this.ownsLibrary(teamspaceId, libraryId)) {
+      throw new ApiError('forbidden', `Only the teamspace that owns ${libraryId} can set its library-owner rules; use kind libraryTeam for your teamspace's own rules.`);
+    }
+  }
+}

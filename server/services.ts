@@ -14,6 +14,9 @@ import { lastReembedUnfinished, scheduleReembed } from './embed/reembed-job.ts';
 import type { AccessPolicy } from './search/contracts.ts';
 import type { ContextService } from './search/contracts.ts';
 import { StoreContextService } from './search/context-service.ts';
+import type { LibrarySearchService, SearchService } from './search/contracts.ts';
+import { MultiLibrarySearch } from './search/search-service.ts';
+import { StoreLibrarySearch } from './search/library-search.ts';
 import { TeamService } from './teams/index.ts';
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -39,6 +42,10 @@ export interface Services {
   teams: TeamService;
   /** GET /api/v2/context (server/search/context-service.ts). */
   context: ContextService;
+  /** GET /api/v3/search (server/search/search-service.ts). */
+  search: SearchService;
+  /** GET /api/v2/libs/search (server/search/library-search.ts). */
+  librarySearch: LibrarySearchService;
   startedAt: Date;
 }
 
@@ -64,7 +71,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const writer = new LibraryWriter(store, embedder);
   const importer = new ImportService(config, store, jobs, log);
   const teams = new TeamService(store, keys, license, config);
-  const services: Services = { config, log, store, embedder, license, keys, jobs, writer, importer, access: teams.access, teams, context: new StoreContextService(() => services), startedAt: new Date() };
+  const services: Services = { config, log, store, embedder, license, keys, jobs, writer, importer, access: teams.access, teams, context: new StoreContextService(() => services), search: new MultiLibrarySearch(() => services), librarySearch: new StoreLibrarySearch(() => ({ selector: (services.search as MultiLibrarySearch).selector(), access: services.access })), startedAt: new Date() };
   const { jobRegistrars } = await import('./jobs/registry.ts');
   for (const register of jobRegistrars) register(services);
   if (vectorsReset) scheduleReembed(services, 'embedder changed');

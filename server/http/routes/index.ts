@@ -4,6 +4,7 @@ import { mountSystem } from './system.ts';
 import { mountTeams } from './teams.ts';
 import { mountJobs } from './jobs.ts';
 import { mountContext } from './context.ts';
+import { mountSearch } from './search.ts';
 import { mountImport } from './import.ts';
 import { mountHealth } from './health.ts';
 import { mountMcp } from './mcp.ts';
@@ -14,4 +15,4 @@ export type Mount = (app: Express, services: Services) => void;
 export const rawBodyPaths = new Set<string>(['/api/import-libraries']);
 
 /** Every route module, in mount order. */
-export const routers: Mount[] = [mountSystem, mountTeams, mountJobs, mountHealth, mountMcp, mountImport, mountContext];
+export const routers: Mount[] = [mountSystem, mountTeams, mountJobs, mountHealth, mountMcp, mountImport, mountContext, mountSearch];

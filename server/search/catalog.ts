@@ -1,0 +1,81 @@
+import type { Store } from '../store/index.ts';
+import type { Library, LibraryVersion } from '../model.ts';
+import { namesOf, type NameKey } from './names.ts';
+
+/** One library as search sees it: its names and the versions it can serve. */
+export interface CatalogEntry {
+  library: Library;
+  keys: NameKey[];
+  /** The current documentation (tag ''), when indexed and ready. */
+  base: LibraryVersion | null;
+  /** Ready tagged versions (v4.29.1, ...). */
+  tagged: LibraryVersion[];
+}
+
+/** True when the library has documentation to serve. */
+export function servable(e: CatalogEntry): boolean {
+  return (e.base !== null && e.base.totalSnippets > 0) || e.tagged.some((v) => v.totalSnippets > 0);
+}
+
+/** The version served when no version is asked for: current documentation, else the newest tagged version. */
+export function defaultVersion(e: CatalogEntry): LibraryVersion | null {
+  if (e.base && e.base.totalSnippets > 0) return e.base;
+  const withDocs = e.tagged.filter((v) => v.totalSnippets > 0);
+  return withDocs.length ? withDocs.reduce((a, b) => (b.id > a.id ? b : a)) : null;
+}
+
+/**
+ * The library catalogue, rebuilt only when the store's catalogue stamp changes (a library or a
+ * served version added, removed or swapped), so a search does not re-read every library.
+ */
+export class Catalog {
+  private stamp = '';
+  private entries: CatalogEntry[] = [];
+  private byId = new Map<string, CatalogEntry>();
+  private byVersion = new Map<number, CatalogEntry>();
+
+  constructor(private readonly store: Store) {}
+
+  all(): CatalogEntry[] {
+    this.refresh();
+    return this.entries;
+  }
+
+  get(id: string): CatalogEntry | null {
+    this.refresh();
+    return this.byId.get(id) ?? this.byId.get(id.toLowerCase()) ?? null;
+  }
+
+  /** The entry owning a served version id. */
+  ofVersion(versionId: number): CatalogEntry | null {
+    this.refresh();
+    return this.byVersion.get(versionId) ?? null;
+  }
+
+  private refresh(): void {
+    const stamp = this.store.probe.catalogStamp();
+    if (stamp === this.stamp) return;
+    const versions = new Map<string, LibraryVersion[]>();
+    for (const v of this.store.libraries.allCurrentVersions()) {
+      if (v.state !== 'ready') continue;
+      const list = versions.get(v.libraryId) ?? [];
+      list.push(v);
+      versions.set(v.libraryId, list);
+    }
+    const entries: CatalogEntry[] = [];
+    for (const library of this.store.libraries.list()) {
+      const vs = versions.get(library.id) ?? [];
+      entries.push({ library, keys: namesOf(library), base: vs.find((v) => v.tag === '') ?? null, tagged: vs.filter((v) => v.tag !== '') });
+    }
+    this.entries = entries;
+    this.byId = new Map();
+    this.byVersion = new Map();
+    for (const e of entries) {
+      this.byId.set(e.library.id, e);
+      if (!this.byId.has(e.library.id.toLowerCase())) this.byId.set(e.library.id.toLowerCase(), e);
+      if (e.base) this.byVersion.set(e.base.id, e);
+      for (const v of e.tagged) this.byVersion.set(v.id, e);
+    }
+    this.stamp = stamp;
+  }
+}

@@ -1,0 +1,201 @@
+import type { Library } from '../model.ts';
+
+/**
+ * Product-name matching: turns a library into the names people call it by ("fastify",
+ * "next js", "vue router", "hono") and scores a typed name against them, typos included.
+ * Name matching decides which library a request means; popularity only breaks ties.
+ */
+
+/** Repository or host names that say nothing about the product. */
+const GENERIC = new Set([
+  'website', 'site', 'docs', 'doc', 'documentation', 'www', 'main', 'core', 'api', 'sdk', 'repo', 'monorepo', 'handbook',
+  'guide', 'guides', 'github', 'gitlab', 'io', 'dev', 'org', 'com', 'net', 'app', 'home', 'developer', 'developers', 'help', 'js', 'lib',
+]);
+
+/**
+ * Product names that are also everyday words: in a free-text question they count as a mention
+ * only when written like a name (capitalised, or with js / .js), e.g. "Next.js", "Express".
+ */
+const EVERYDAY = new Set([
+  'next', 'express', 'request', 'debug', 'commander', 'async', 'moment', 'got', 'node', 'web', 'http', 'test', 'query', 'router',
+  'table', 'form', 'forms', 'store', 'cache', 'fetch', 'image', 'color', 'path', 'glob', 'date', 'time', 'day', 'solid', 'material',
+  'sharp', 'socket', 'relay', 'turbo', 'lit', 'core', 'react', 'remix', 'nest', 'redux', 'ui', 'chalk', 'yarn', 'jest', 'mocha',
+  'bull', 'bee', 'ember', 'backbone', 'meteor', 'electron', 'ionic', 'passport', 'helmet', 'immer', 'parcel', 'rollup', 'astro',
+  'storybook', 'apollo', 'sails', 'feathers', 'vue', 'svelte', 'angular', 'loopback', 'ora', 'joi', 'yup', 'ws', 'pg', 'ms',
+]);
+
+export function normalizeName(s: string): string {
+  return s.toLowerCase().replace(/[^a-z0-9]+/g, '');
+}
+
+/** "nextjs" -> "next", "honojs" -> "hono", "vue.js" -> "vue": the js suffix is noise in a name. */
+function stripJs(n: string): string {
+  return n.length > 4 && n.endsWith('js') ? n.slice(0, -2) : n;
+}
+
+export interface NameKey {
+  /** Normalized name (lower case, letters and digits only). */
+  key: string;
+  /** How strongly this name stands for the library (title and repo 1, owner and site host less). */
+  weight: number;
+  /** Title and repository names may be matched with typos; owner and host names only exactly. */
+  fuzzy: boolean;
+}
+
+function hostLabel(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    const labels = new URL(url).hostname.toLowerCase().split('.');
+    labels.pop(); // the top-level domain
+    const named = labels.filter((l) => !GENERIC.has(l));
+    return named[named.length - 1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function repoOf(url: string | null): string | null {
+  if (!url) return null;
+  const m = /github\.com\/[^/]+\/([^/#?]+)/i.exec(url) ?? /gitlab\.com\/[^/]+\/([^/#?]+)/i.exec(url);
+  return m ? m[1]!.replace(/\.git$/, '') : null;
+}
+
+/** Every name a library goes by, strongest first. */
+export function namesOf(library: Library): NameKey[] {
+  const out = new Map<string, NameKey>();
+  const add = (raw: string | null | undefined, weight: number, fuzzy: boolean) => {
+    if (!raw) return;
+    for (const n of new Set([normalizeName(raw), stripJs(normalizeName(raw))])) {
+      if (n.length < 2 || GENERIC.has(n)) continue;
+      const prev = out.get(n);
+      if (!prev || prev.weight < weight) out.set(n, { key: n, weight, fuzzy: fuzzy || (prev?.fuzzy ?? false) });
+    }
+  };
+  const [, owner = '', repo = ''] = library.id.split('/');
+  add(library.title, 1, true);
+  add(repo, 1, true);
+  add(repoOf(library.docsRepoUrl), 0.95, true);
+  add(repoOf(library.sourceUrl), 0.95, true);
+  add(owner, 0.85, false);
+  add(hostLabel(library.docsSiteUrl), 0.85, false);
+  add(hostLabel(library.sourceUrl), 0.8, false);
+  return [...out.values()].sort((a, b) => b.weight - a.weight);
+}
+
+/** Damerau-Levenshtein (optimal string alignment) distance, capped: returns cap+1 once exceeded. */
+export function editDistance(a: string, b: string, cap = 2): number {
+  if (Math.abs(a.length - b.length) > cap) return cap + 1;
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
+  for (let j = 0; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    let rowMin = Infinity;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = v;
+      rowMin = Math.min(rowMin, v);
+    }
+    if (rowMin > cap) return cap + 1;
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** Typos allowed for a name of this length: none below 4 letters, one up to 7, two beyond. */
+function typoBudget(len: number): number {
+  return len < 4 ? 0 : len < 8 ? 1 : 2;
+}
+
+export interface NameMatch {
+  score: number;
+  reason: string;
+}
+
+/**
+ * Scores a typed product name ("fastify", "next js", "vue-router", "fastfy") against a library's
+ * names: exact 1, exact without a js suffix 0.97, a word of a multi-word name 0.8, typos 0.7-0.55,
+ * prefix 0.5, words found in title and description 0.35 (times the name's weight). 0 = no match.
+ */
+export function scoreName(typed: string, keys: NameKey[], library: Pick<Library, 'title' | 'description'>): NameMatch {
+  const n = normalizeName(typed);
+  if (!n) return { score: 0, reason: 'empty' };
+  const ns = stripJs(n);
+  const words = typed.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 0 && w !== 'js');
+  let best: NameMatch = { score: 0, reason: 'no name match' };
+  const offer = (score: number, reason: string) => {
+    if (score > best.score) best = { score, reason };
+  };
+  for (const k of keys) {
+    if (k.key === n) offer(k.weight, `name "${k.key}"`);
+    else if (k.key === ns || stripJs(k.key) === ns) offer(0.97 * k.weight, `name "${k.key}"`);
+    if (words.length > 1 && words.length <= 4 && words.some((w) => w === k.key || stripJs(w) === k.key)) offer(0.8 * k.weight, `word of "${typed}" is "${k.key}"`);
+    if (k.fuzzy) {
+      const budget = Math.min(typoBudget(ns.length), typoBudget(k.key.length));
+      if (budget > 0) {
+        const d = Math.min(editDistance(ns, k.key, budget), editDistance(n, k.key, budget));
+        if (d <= budget) offer((d === 1 ? 0.7 : 0.55) * k.weight, `"${typed}" is ${d} edit(s) from "${k.key}"`);
+      }
+      if (ns.length >= 4 && k.key.startsWith(ns) && ns.length / k.key.length >= 0.6) offer(0.5 * k.weight, `prefix of "${k.key}"`);
+    }
+  }
+  if (best.score < 0.35 && words.length > 0) {
+    const text = new Set(`${library.title} ${library.description}`.toLowerCase().split(/[^a-z0-9]+/));
+    const meaningful = words.filter((w) => w.length > 2);
+    if (meaningful.length > 0 && meaningful.every((w) => text.has(w))) offer(0.35, `title/description contain "${typed}"`);
+  }
+  return best;
+}
+
+export interface Mention {
+  /** Character offset of the first mention (orders the selection). */
+  at: number;
+  text: string;
+  reason: string;
+}
+
+/**
+ * Where a question names the library: a word or two-word phrase equal to one of its names
+ * (typos allowed on long title/repo names), with everyday words counted only when written
+ * like a product name.
+ */
+export function findMention(question: string, keys: NameKey[]): Mention | null {
+  const tokens = [...question.matchAll(/[A-Za-z0-9][A-Za-z0-9.+_-]*[A-Za-z0-9+]|[A-Za-z0-9]/g)].map((m) => ({ text: m[0], at: m.index ?? 0 }));
+  let best: Mention | null = null;
+  const consider = (text: string, at: number, nextText: string | undefined) => {
+    const n = normalizeName(text);
+    if (n.length < 2) return;
+    for (const k of keys) {
+      if (k.weight < 0.9) continue;
+      let hit = n === k.key || stripJs(n) === k.key;
+      let reason = `mentions "${text}"`;
+      if (!hit && k.fuzzy && n.length >= 6 && !/\d/.test(n) && !EVERYDAY.has(n) && editDistance(n, k.key, 1) <= 1) {
+        hit = true;
+        reason = `mentions "${text}" (typo of "${k.key}")`;
+      }
+      if (!hit) continue;
+      // An everyday word counts only when written like a product name.
+      if (EVERYDAY.has(k.key) || EVERYDAY.has(n)) {
+        const sentenceStart = /(^|[.!?:]\s*)$/.test(question.slice(0, at).trimEnd()) || at === 0;
+        const looksLikeName = (/^[A-Z]/.test(text) && !sentenceStart) || /\.?js$/i.test(text) || /^js$/i.test(nextText ?? '');
+        if (!looksLikeName) continue;
+      }
+      if (!best || at < best.at) best = { at, text, reason };
+    }
+  };
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    consider(t.text, t.at, tokens[i + 1]?.text);
+    // fastify.register, vite.config.ts, next.js: the dotted parts are names too.
+    if (t.text.includes('.')) {
+      const parts = t.text.split('.');
+      let off = t.at;
+      parts.forEach((p, j) => {
+        if (p) consider(p, off, parts[j + 1] ?? tokens[i + 1]?.text);
+        off += p.length + 1;
+      });
+    }
+    const next = tokens[i + 1];
+    if (next && next.at - (t.at + t.text.length) <= 2) consider(`${t.text} ${next.text}`, t.at, tokens[i + 2]?.text);
+  }
+  return best;
+}

@@ -1,0 +1,259 @@
+import type { Store } from '../store/index.ts';
+import type { Embedder } from '../embed/types.ts';
+import type { JobQueue } from '../jobs/queue.ts';
+import type { Logger } from '../log.ts';
+import type { LibraryVersion, Principal } from '../model.ts';
+import { ApiError } from '../errors.ts';
+import type { AccessPolicy, Rendered, SearchContextResponse, SearchRequest, SearchService, VersionStatus } from './contracts.ts';
+import { Catalog, defaultVersion, type CatalogEntry } from './catalog.ts';
+import { LibrarySelector, type LibraryChoice } from './select.ts';
+import { analyzeQuery, prepareQuery, type PreparedQuery } from './query.ts';
+import { retrievePrepared, byScore, type Candidate } from './retrieve.ts';
+import { rerank } from './rerank.ts';
+import { dedupe } from './dedupe.ts';
+import { attachContext } from './neighbours.ts';
+import { pack, DEFAULT_BUDGET } from './budget.ts';
+import { codeSnippetJson, infoSnippetJson, renderText } from './render.ts';
+import { branchSatisfies, resolveVersion, worstStatus } from './version.ts';
+import { queueVersionFetch } from './version-fetch.ts';
+
+/** One selected library with the version it serves and what it reports about the request. */
+export interface SearchTarget {
+  entry: CatalogEntry;
+  version: LibraryVersion;
+  /** The libraryId on its snippets: the library ID plus the served tag when one was matched. */
+  label: string;
+  /** Version asked of this library, null when none. */
+  requested: string | null;
+  served: string | null;
+  status: VersionStatus | null;
+  reason: string;
+}
+
+/** Retrieval of one library's candidates (injectable so tests can fail one library). */
+export type LibraryRetrieval = (target: SearchTarget, q: PreparedQuery) => Promise<Candidate[]>;
+/** The global reranker (injectable so tests can make it fail). */
+export type GlobalRerank = (q: PreparedQuery, candidates: Candidate[]) => Candidate[];
+
+export interface SearchDeps {
+  store: Store;
+  embedder: Embedder | null;
+  access: AccessPolicy;
+  jobs: JobQueue;
+  log: Logger;
+}
+
+export interface SearchOverrides {
+  retrieve?: LibraryRetrieval;
+  rerank?: GlobalRerank;
+}
+
+/** Language names a caller may pass as `language`, mapped to codeLanguage values the reranker compares. */
+const LANGUAGE_ALIASES: Record<string, string[]> = {
+  typescript: ['typescript', 'ts', 'tsx'], ts: ['typescript', 'ts', 'tsx'], javascript: ['javascript', 'js', 'jsx', 'mjs', 'cjs'],
+  js: ['javascript', 'js', 'jsx', 'mjs', 'cjs'], python: ['python', 'py'], py: ['python', 'py'], shell: ['bash', 'sh', 'shell', 'console'],
+  bash: ['bash', 'sh', 'shell', 'console'], go: ['go', 'golang'], golang: ['go', 'golang'], rust: ['rust', 'rs'],
+};
+
+/** The token budget of one answer grows a little with each extra library (one bounded response). */
+export function searchBudget(libraries: number): { tokens: number; maxSnippets: number } {
+  const extra = Math.max(0, libraries - 1);
+  return { tokens: DEFAULT_BUDGET.tokens + 1500 * extra, maxSnippets: DEFAULT_BUDGET.maxSnippets + 5 * extra };
+}
+
+/**
+ * GET /api/v3/search: selects up to four libraries, resolves the requested version per library,
+ * retrieves their candidates in parallel, reranks them globally, removes duplicates and packs
+ * one bounded answer. One library failing (or the reranker) still answers, marked partial.
+ */
+export class MultiLibrarySearch implements SearchService {
+  private readonly catalogs = new WeakMap<Store, { catalog: Catalog; selector: LibrarySelector; access: AccessPolicy }>();
+
+  constructor(
+    /** Read on every request, so an access policy swapped into the services later is used. */
+    private readonly depsOf: () => SearchDeps,
+    private readonly overrides: SearchOverrides = {},
+  ) {}
+
+  /** The selector over the current store and access policy (catalogue cached per store). */
+  selector(): LibrarySelector {
+    const d = this.depsOf();
+    let c = this.catalogs.get(d.store);
+    if (!c || c.access !== d.access) {
+      const catalog = c?.catalog ?? new Catalog(d.store);
+      c = { catalog, selector: new LibrarySelector(catalog, d.store, d.access, d.log), access: d.access };
+      this.catalogs.set(d.store, c);
+    }
+    return c.selector;
+  }
+
+  async search(req: SearchRequest, principal: Principal | null): Promise<Rendered<SearchContextResponse>> {
+    const d = this.depsOf();
+    const selection = this.selector().select({ query: req.query, libraries: req.libraries, version: req.version }, principal);
+    if (selection.choices.length === 0) {
+      throw new ApiError(
+        'no_documentation_found',
+        req.libraries.length
+          ? `No indexed library matches ${req.libraries.map((l) => `"${l}"`).join(', ')}. Look libraries up with /api/v2/libs/search.`
+          : 'No indexed library matches the question. Name a library with the library parameter.',
+      );
+    }
+    const versionParam = req.version && !/^latest$/i.test(req.version) ? req.version : undefined;
+    const targets = selection.choices.map((c) => this.target(c, principal));
+    if (selection.versionIgnored && versionParam) {
+      // Library-less question naming several (or no) products: the version cannot apply; each library says so.
+      for (const t of targets) Object.assign(t, { requested: versionParam, served: null, status: 'unverified' as const });
+    }
+
+    let failed = false;
+    let q: PreparedQuery;
+    try {
+      q = await prepareQuery(req.query, d.embedder);
+    } catch (err) {
+      // Embedder down: lexical only, and say the answer is partial.
+      d.log.warn({ err: (err as Error).message }, 'search: query embedding failed; lexical retrieval only');
+      q = { ...analyzeQuery(req.query), vector: null };
+      failed = true;
+    }
+    if (req.language) {
+      const l = req.language.toLowerCase();
+      q = { ...q, languages: [...new Set([...q.languages, ...(LANGUAGE_ALIASES[l] ?? [l])])] };
+    }
+
+    const retrieve = this.overrides.retrieve ?? ((t: SearchTarget, pq: PreparedQuery) => Promise.resolve(retrievePrepared(d.store, t.version.id, pq, { libraryId: t.label })));
+    const settled = await Promise.allSettled(targets.map((t) => retrieve(t, q)));
+    const merged: Candidate[] = [];
+    let failures = 0;
+    settled.forEach((r, i) => {
+      const t = targets[i]!;
+      if (r.status === 'fulfilled') for (const c of r.value) merged.push({ ...c, libraryId: t.label });
+      else {
+        failures++;
+        d.log.warn({ libraryId: t.label, err: (r.reason as Error)?.message }, 'search: retrieval failed for one library');
+      }
+    });
+    if (failures === targets.length) throw new ApiError('search_failed', 'The documentation search could not be completed; see the server log.');
+    if (failures > 0) failed = true;
+    if (merged.length === 0) {
+      if (failed) throw new ApiError('search_failed', 'The documentation search could not be completed for every library; see the server log.');
+      throw new ApiError('no_documentation_found', `No documentation in ${targets.map((t) => t.label).join(', ')} matched the question.`);
+    }
+
+    let ranked: Candidate[];
+    try {
+      ranked = (this.overrides.rerank ?? ((pq, cs) => rerank(pq, cs)))(q, merged);
+    } catch (err) {
+      d.log.warn({ err: (err as Error).message }, 'search: reranker failed; fused order served');
+      ranked = merged.map((c) => ({ ...c, score: c.fused })).sort(byScore);
+      failed = true;
+    }
+    let list = dedupe(ranked);
+    try {
+      list = attachContext(d.store, list);
+    } catch (err) {
+      d.log.warn({ err: (err as Error).message }, 'search: context around hits skipped');
+    }
+    const items = packAcross(list, targets.map((t) => t.label), searchBudget(targets.length));
+
+    const returned = targets.filter((t) => items.some((i) => i.libraryId === t.label));
+    const json: SearchContextResponse = {
+      codeSnippets: items.filter((i) => i.snippet.kind === 'code').map((i) => ({ ...codeSnippetJson(i.snippet), libraryId: i.libraryId })),
+      infoSnippets: items.filter((i) => i.snippet.kind === 'info').map((i) => ({ ...infoSnippetJson(i.snippet), libraryId: i.libraryId })),
+    };
+    const rules = this.rules(d.access, principal, returned);
+    if (rules) json.rules = rules;
+
+    const headers: Record<string, string> = {};
+    const asked = returned.filter((t) => t.requested !== null);
+    const versionAsked = versionParam !== undefined || targets.some((t) => t.requested !== null);
+    let worst: VersionStatus | null = null;
+    if (versionAsked) {
+      worst = worstStatus(asked.map((t) => t.status ?? 'unverified'));
+      json.version = {
+        ...(versionParam !== undefined ? { requested: versionParam } : {}),
+        status: worst,
+        libraries: asked.map((t) => ({ libraryId: t.label, requested: t.requested!, served: t.served, status: t.status ?? 'unverified' })),
+      };
+      headers['X-Stacks-Search-Version'] = worst;
+    }
+    const reason = failed ? 'partialSearchFailure' : worst === 'unverified' ? 'versionUnverified' : worst === 'prerelease' ? 'versionPrerelease' : null;
+    if (reason) {
+      headers['X-Stacks-Search-Status'] = 'partial';
+      headers['X-Stacks-Search-Reason'] = reason;
+    }
+    headers['X-Stacks-Libraries'] = returned.map((t) => t.label).join(', ');
+
+    const ruleLines = rules ? [...rules.global, ...rules.libraries.flatMap((l) => [...l.libraryOwn, ...l.libraryTeam].map((r) => `${l.libraryId}: ${r}`))] : [];
+    const text = renderText(items, { showLibrary: true, rules: ruleLines });
+    return { json, text, headers };
+  }
+
+  /** Resolves the version served for one chosen library, queueing a fetch of a version it lacks. */
+  private target(c: LibraryChoice, principal: Principal | null): SearchTarget {
+    const d = this.depsOf();
+    const e = c.entry;
+    const fallback = defaultVersion(e)!;
+    const plain = (v: LibraryVersion) => (v.tag ? `${e.library.id}/${v.tag}` : e.library.id);
+    if (c.requested === null) return { entry: e, version: fallback, label: plain(fallback), requested: null, served: null, status: null, reason: c.reason };
+    const match = resolveVersion(c.requested, e.tagged);
+    let t: SearchTarget;
+    if (match.version) {
+      t = { entry: e, version: match.version, label: plain(match.version), requested: c.requested, served: match.version.tag, status: match.status, reason: c.reason };
+    } else if (e.base && e.base.totalSnippets > 0 && branchSatisfies(c.requested, e.library.branch, e.tagged)) {
+      // The current documentation is that version (its branch pins it).
+      t = { entry: e, version: e.base, label: e.library.id, requested: c.requested, served: c.requested, status: 'verified', reason: c.reason };
+    } else {
+      t = { entry: e, version: fallback, label: plain(fallback), requested: c.requested, served: null, status: 'unverified', reason: c.reason };
+    }
+    if (t.status !== 'verified' && e.library.sourceType === 'repo') {
+      try {
+        const job = queueVersionFetch(d.jobs, e.library, c.requested, principal?.memberId ?? null);
+        if (job.created) d.log.info({ libraryId: e.library.id, version: c.requested, jobId: job.id }, 'search: queued indexing of a missing version');
+      } catch (err) {
+        d.log.warn({ err: (err as Error).message }, 'search: could not queue a version fetch');
+      }
+    }
+    return t;
+  }
+
+  private rules(access: AccessPolicy, principal: Principal | null, returned: SearchTarget[]): SearchContextResponse['rules'] | null {
+    const ids = [...new Set(returned.map((t) => t.entry.library.id))];
+    const r = access.rules(principal, ids);
+    const libraries = returned.map((t) => {
+      const own = r.libraries.find((l) => l.libraryId === t.entry.library.id);
+      return { libraryId: t.label, libraryOwn: own?.libraryOwn ?? [], libraryTeam: own?.libraryTeam ?? [] };
+    });
+    const any = r.global.length > 0 || libraries.some((l) => l.libraryOwn.length + l.libraryTeam.length > 0);
+    return any ? { global: r.global, libraries } : null;
+  }
+}
+
+/**
+ * Packs the globally ranked list into the budget, then makes sure every selected library that
+ * has candidates is represented by its best one (dropping the lowest-ranked items to make room):
+ * a search across named libraries answers for each of them.
+ */
+export function packAcross(list: Candidate[], labels: string[], budget: { tokens: number; maxSnippets: number }): Candidate[] {
+  const packed = pack(list, budget);
+  for (const label of labels) {
+    if (packed.some((c) => c.libraryId === label)) continue;
+    const best = list.find((c) => c.libraryId === label);
+    if (!best) continue;
+    let used = packed.reduce((t, c) => t + c.snippet.tokens, 0);
+    while (packed.length > 1 && (used + best.snippet.tokens > budget.tokens || packed.length >= budget.maxSnippets)) {
+      // Drop the lowest-ranked item whose library keeps another item.
+      const idx = findLastIndex(packed, (c) => packed.filter((x) => x.libraryId === c.libraryId).length > 1);
+      if (idx < 0) break;
+      used -= packed[idx]!.snippet.tokens;
+      packed.splice(idx, 1);
+    }
+    packed.push(best);
+  }
+  const order = new Map(list.map((c, i) => [c, i]));
+  return packed.sort((a, b) => order.get(a)! - order.get(b)!);
+}
+
+function findLastIndex<T>(xs: T[], fn: (x: T) => boolean): number {
+  for (let i = xs.length - 1; i >= 0; i--) if (fn(xs[i]!)) return i;
+  return -1;
+}

@@ -1,0 +1,231 @@
+import type { Store } from '../store/index.ts';
+import type { Logger } from '../log.ts';
+import type { Principal } from '../model.ts';
+import { parseLibraryId } from '../model.ts';
+import type { AccessPolicy } from './contracts.ts';
+import { defaultVersion, servable, type Catalog, type CatalogEntry } from './catalog.ts';
+import { findMention, normalizeName, scoreName } from './names.ts';
+import { analyzeQuery } from './query.ts';
+import { isLatest, VERSION_PATTERN } from './version.ts';
+
+/** At most this many libraries answer one search (spec: up to four). */
+export const MAX_LIBRARIES = 4;
+
+/** Name score a library value must reach to select a library (0.5 = a prefix or a close typo). */
+export const NAME_THRESHOLD = 0.5;
+
+/** Library-less questions: libraries whose documents score at least this share of the best one join it. */
+export const PROBE_SHARE = 0.6;
+
+/** Rows of the whole index looked at to infer libraries from a question's documents. */
+export const PROBE_ROWS = 200;
+
+export interface LibraryChoice {
+  entry: CatalogEntry;
+  /** Version asked for this library (tag on the value, else the version parameter); null = current documentation. */
+  requested: string | null;
+  /** Why this library was chosen (debug log, eval). */
+  reason: string;
+  /** The library value it came from; null when inferred from the question. */
+  from: string | null;
+}
+
+export interface Selection {
+  choices: LibraryChoice[];
+  /** Library-less: how many products the question names (the version applies only when exactly one). */
+  named: number;
+  /** True when a `version` parameter was given but could not apply (library-less question naming several or no products). */
+  versionIgnored: boolean;
+}
+
+export interface RankedLibrary {
+  entry: CatalogEntry;
+  score: number;
+  reason: string;
+}
+
+/** A library value split into what names the library and the version tag, if any. */
+export function parseLibraryValue(value: string): { id: string | null; name: string; tag: string | null } {
+  const v = value.trim();
+  if (v.startsWith('/')) {
+    const parsed = parseLibraryId(v);
+    if (parsed) {
+      const [, owner = '', repo = ''] = parsed.id.split('/');
+      return { id: parsed.id, name: productNameOf(owner, repo), tag: parsed.tag };
+    }
+    return { id: null, name: v.replace(/^\/+|\/+$/g, '').replace(/\//g, ' '), tag: null };
+  }
+  const at = /^(.+?)@([^@\s/]+)$/.exec(v);
+  if (at && VERSION_PATTERN.test(at[2]!)) return { id: null, name: at[1]!.trim(), tag: at[2]! };
+  const spaced = /^(.+?)\s+([vV]?\d+(?:[._]\d+){0,2}(?:[-+][A-Za-z0-9.-]+)?)$/.exec(v);
+  if (spaced) return { id: null, name: spaced[1]!.trim(), tag: spaced[2]! };
+  return { id: null, name: v, tag: null };
+}
+
+const GENERIC_REPOS = new Set(['website', 'docs', 'documentation', 'site', 'www', 'handbook', 'guide', 'monorepo']);
+
+/** The product name of a library ID: its repository, or its owner when the repository name is generic (`/honojs/website`). */
+function productNameOf(owner: string, repo: string): string {
+  return GENERIC_REPOS.has(normalizeName(repo)) ? owner : repo;
+}
+
+/**
+ * Chooses the libraries a search answers from: exact IDs, fuzzy product names, or the question
+ * itself. Every candidate passes the access policy first, so a library the caller may not see is
+ * never chosen, named or inferred.
+ */
+export class LibrarySelector {
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly store: Store,
+    private readonly access: AccessPolicy,
+    private readonly log: Logger,
+  ) {}
+
+  /** Libraries the caller may see that have something to serve. */
+  visible(principal: Principal | null): CatalogEntry[] {
+    return this.catalog.all().filter((e) => servable(e) && this.access.canSee(principal, e.library));
+  }
+
+  /**
+   * Libraries matching a typed name, best first: name score, then (within a close band) how well
+   * their documents match the question, then trust, stars and size.
+   */
+  rankByName(name: string, principal: Principal | null, query: string | null, minScore = NAME_THRESHOLD): RankedLibrary[] {
+    const ranked: RankedLibrary[] = [];
+    for (const entry of this.visible(principal)) {
+      const m = scoreName(name, entry.keys, entry.library);
+      if (m.score >= minScore) ranked.push({ entry, score: m.score, reason: m.reason });
+    }
+    return this.breakTies(ranked, query);
+  }
+
+  /** Orders by name score; libraries within 0.1 of each other are ordered by document relevance to the question. */
+  breakTies(ranked: RankedLibrary[], query: string | null): RankedLibrary[] {
+    ranked.sort((a, b) => b.score - a.score || popularity(b.entry) - popularity(a.entry));
+    if (ranked.length < 2 || !query) return ranked;
+    const top = ranked[0]!.score;
+    const band = ranked.filter((r) => top - r.score < 0.1);
+    if (band.length < 2) return ranked;
+    const match = analyzeQuery(query).match;
+    const relevance = new Map<RankedLibrary, number>();
+    for (const r of band.slice(0, 12)) {
+      const v = defaultVersion(r.entry);
+      relevance.set(r, v && match ? this.store.probe.versionScore(v.id, match, 5).score : 0);
+    }
+    const head = [...relevance.keys()].sort((a, b) =>
+      Math.abs(a.score - b.score) > 0.05 ? b.score - a.score : relevance.get(b)! - relevance.get(a)! || popularity(b.entry) - popularity(a.entry),
+    );
+    const rest = ranked.filter((r) => !relevance.has(r));
+    return [...head, ...rest];
+  }
+
+  /** The libraries a search request answers from, with the version asked of each. */
+  select(req: { query: string; libraries: string[]; version?: string }, principal: Principal | null): Selection {
+    const version = req.version && !isLatest(req.version) ? req.version : null;
+    const choices: LibraryChoice[] = [];
+    const taken = new Set<string>();
+    const push = (c: LibraryChoice) => {
+      const key = `${c.entry.library.id}\u0000${c.requested ?? ''}`;
+      if (taken.has(key) || choices.length >= MAX_LIBRARIES) return;
+      taken.add(key);
+      choices.push(c);
+    };
+
+    if (req.libraries.length > 0) {
+      for (const value of req.libraries) {
+        const chosen = this.resolveValue(value, principal, req.query);
+        if (!chosen) {
+          this.log.debug({ value }, 'search: library value matched no library');
+          continue;
+        }
+        const tag = chosen.tag !== null && !isLatest(chosen.tag) ? chosen.tag : null;
+        const requested = chosen.tag !== null ? tag : version;
+        push({ entry: chosen.entry, requested, reason: chosen.reason, from: value });
+      }
+      this.logChoices(req.query, choices);
+      return { choices, named: choices.length, versionIgnored: false };
+    }
+
+    // No library values: the products the question names, in the order it names them.
+    const mentions: { at: number; entry: CatalogEntry; reason: string }[] = [];
+    for (const entry of this.visible(principal)) {
+      const m = findMention(req.query, entry.keys);
+      if (m) mentions.push({ at: m.at, entry, reason: m.reason });
+    }
+    mentions.sort((a, b) => a.at - b.at || popularity(b.entry) - popularity(a.entry));
+    // Several libraries answering to one mention (same name): keep the best of them.
+    const byAt = new Map<number, { at: number; entry: CatalogEntry; reason: string }[]>();
+    for (const m of mentions) byAt.set(m.at, [...(byAt.get(m.at) ?? []), m]);
+    for (const group of byAt.values()) {
+      const best = group.length === 1 ? group[0]! : this.bestOfSameName(group, req.query);
+      if (!taken.has(`${best.entry.library.id}\u0000`) && !choices.some((c) => c.entry === best.entry)) {
+        push({ entry: best.entry, requested: null, reason: best.reason, from: null });
+      }
+    }
+    const named = choices.length;
+    if (named === 1 && version) choices[0]!.requested = version;
+    if (named === 0) for (const p of this.probe(req.query, principal)) push({ entry: p.entry, requested: null, reason: p.reason, from: null });
+    this.logChoices(req.query, choices);
+    return { choices, named, versionIgnored: version !== null && named !== 1 };
+  }
+
+  private bestOfSameName(group: { at: number; entry: CatalogEntry; reason: string }[], query: string) {
+    const ranked = this.breakTies(group.map((g) => ({ entry: g.entry, score: 1, reason: g.reason })), query);
+    const first = ranked[0]!;
+    return group.find((g) => g.entry === first.entry)!;
+  }
+
+  /** An exact library ID (served as is when it has documentation), else the best library for the product name. */
+  private resolveValue(value: string, principal: Principal | null, query: string): { entry: CatalogEntry; tag: string | null; reason: string } | null {
+    const parsed = parseLibraryValue(value);
+    if (parsed.id) {
+      const entry = this.catalog.get(parsed.id);
+      if (entry && servable(entry) && this.access.canSee(principal, entry.library)) return { entry, tag: parsed.tag, reason: `exact ID ${entry.library.id}` };
+      const why = !entry ? 'not indexed' : !servable(entry) ? 'has nothing to serve' : 'not visible to the caller';
+      this.log.debug({ value, why }, 'search: exact library ID falls back to its product name');
+      const [, owner = '', repo = ''] = parsed.id.split('/');
+      const names = [...new Set([parsed.name, repo, owner])];
+      for (const name of names) {
+        const ranked = this.rankByName(name, principal, query).filter((r) => r.entry !== entry);
+        if (ranked.length) return { entry: ranked[0]!.entry, tag: parsed.tag, reason: `${parsed.id} ${why}; product name "${name}": ${ranked[0]!.reason}` };
+      }
+      return null;
+    }
+    const ranked = this.rankByName(parsed.name, principal, query);
+    if (!ranked.length) return null;
+    return { entry: ranked[0]!.entry, tag: parsed.tag, reason: `product name "${parsed.name}": ${ranked[0]!.reason}` };
+  }
+
+  /** Libraries whose current documentation matches the question best (one FTS query over the whole index). */
+  probe(query: string, principal: Principal | null): RankedLibrary[] {
+    const match = analyzeQuery(query).match;
+    if (!match) return [];
+    const scores = new Map<CatalogEntry, number>();
+    for (const p of this.store.probe.topVersions(match, PROBE_ROWS)) {
+      const entry = this.catalog.ofVersion(p.versionId);
+      if (!entry || defaultVersion(entry)?.id !== p.versionId || !this.access.canSee(principal, entry.library)) continue;
+      scores.set(entry, (scores.get(entry) ?? 0) + p.score);
+    }
+    const ranked = [...scores].sort((a, b) => b[1] - a[1]);
+    if (!ranked.length) return [];
+    const best = ranked[0]![1];
+    return ranked
+      .filter(([, s]) => s >= PROBE_SHARE * best)
+      .slice(0, MAX_LIBRARIES)
+      .map(([entry, s]) => ({ entry, score: s / best, reason: `documents match the question (${Math.round((100 * s) / best)}% of the best)` }));
+  }
+
+  private logChoices(query: string, choices: LibraryChoice[]): void {
+    this.log.debug(
+      { query: query.slice(0, 200), libraries: choices.map((c) => ({ libraryId: c.entry.library.id, requested: c.requested, from: c.from, reason: c.reason })) },
+      'search: libraries selected',
+    );
+  }
+}
+
+/** Tie-breaker only: trust score, stars, then size of the documentation. */
+function popularity(e: CatalogEntry): number {
+  const snippets = defaultVersion(e)?.totalSnippets ?? 0;
+  return (e.library.trustScore ?? 0) * 1e9 + Math.min(e.library.stars ?? 0, 1e6) * 100 + Math.min(snippets, 99);
+}

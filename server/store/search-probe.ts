@@ -1,0 +1,60 @@
+import type { Db } from './db.ts';
+import { ftsScope } from './snippets.ts';
+
+export interface VersionProbe {
+  versionId: number;
+  /** How many of the probed top rows belong to this version. */
+  hits: number;
+  /** Sum of the rows' BM25 relevance (positive; larger is better). */
+  score: number;
+}
+
+/**
+ * Cheap full-text probes used to choose libraries (not to rank snippets): which library versions
+ * hold the documents that best match a question, and how well one version matches.
+ * `match` is an FTS5 expression built by the caller with user text quoted.
+ */
+export class SearchProbeStore {
+  constructor(private readonly db: Db) {}
+
+  /** Groups the `limit` best-matching rows of the whole index by version. */
+  topVersions(match: string, limit: number): VersionProbe[] {
+    const rows = this.db
+      .prepare(
+        `SELECT s.version_id AS versionId, -m.rank AS score
+           FROM (SELECT rowid, rank FROM snippet_fts WHERE snippet_fts MATCH ? ORDER BY rank LIMIT ?) m
+           JOIN snippets s ON s.id = m.rowid`,
+      )
+      .all(`{title breadcrumb description code content}: (${match})`, limit) as { versionId: number; score: number }[];
+    const byVersion = new Map<number, VersionProbe>();
+    for (const r of rows) {
+      const p = byVersion.get(r.versionId) ?? { versionId: r.versionId, hits: 0, score: 0 };
+      p.hits++;
+      p.score += r.score;
+      byVersion.set(r.versionId, p);
+    }
+    return [...byVersion.values()].sort((a, b) => b.score - a.score);
+  }
+
+  /** The `limit` best rows of one version (restricted inside the index), summed. */
+  versionScore(versionId: number, match: string, limit: number): VersionProbe {
+    const rows = this.db
+      .prepare('SELECT -rank AS score FROM snippet_fts WHERE snippet_fts MATCH ? ORDER BY rank LIMIT ?')
+      .all(`scope:"${ftsScope(versionId)}" AND {title breadcrumb description code content}: (${match})`, limit) as { score: number }[];
+    return { versionId, hits: rows.length, score: rows.reduce((t, r) => t + r.score, 0) };
+  }
+
+  /**
+   * Changes whenever a library or a served version is added, removed or swapped: lets the
+   * search layer cache its library catalogue and rebuild it only when this differs.
+   */
+  catalogStamp(): string {
+    const r = this.db
+      .prepare(
+        `SELECT (SELECT count(*) || ':' || coalesce(max(updated_at), '') FROM libraries) || '|' ||
+                (SELECT count(*) || ':' || coalesce(max(id), 0) || ':' || coalesce(max(updated_at), '') FROM library_versions WHERE is_current = 1) AS stamp`,
+      )
+      .get() as { stamp: string };
+    return r.stamp;
+  }
+}

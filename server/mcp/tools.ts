@@ -27,7 +27,9 @@ interface ToolDef {
 
 const queryAliases = { query: ['userQuery', 'question'] };
 
+// The REST limits of /v2/context and /v2/libs/search; agents send longer questions, which only rank.
 const CONTEXT_QUERY_MAX = 500;
+const LIBS_QUERY_MAX = 500;
 const VERSION_PATTERN = /^(?:latest|[vV]?\d+(?:[._]\d+){0,2}(?:[-+][A-Za-z0-9.-]+)?)$/i;
 
 const resolveSchema = z.object({
@@ -126,7 +128,7 @@ Pick the result whose name matches best; prefer higher reputation and more snipp
     aliases: queryAliases,
     async run(backend, args) {
       const a = args as z.infer<typeof resolveSchema>;
-      const { results, searchFilterApplied } = await backend.resolveLibrary({ libraryName: a.libraryName, query: a.query });
+      const { results, searchFilterApplied } = await backend.resolveLibrary({ libraryName: a.libraryName, query: a.query.slice(0, LIBS_QUERY_MAX) });
       return formatLibraries(results, searchFilterApplied);
     },
   },

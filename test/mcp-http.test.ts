@@ -163,7 +163,8 @@ describe('MCP over Streamable HTTP', () => {
 
 describe('MCP keys', () => {
   test('the key is read from STACKS_API_KEY, Authorization with or without Bearer, or X-API-Key; a wrong key is a 401', async () => {
-    for (const headers of [{ STACKS_API_KEY: s.key }, { authorization: `Bearer ${s.key}` }, { authorization: s.key }, { 'x-api-key': s.key }]) {
+    const variants: Record<string, string>[] = [{ STACKS_API_KEY: s.key }, { authorization: `Bearer ${s.key}` }, { authorization: s.key }, { 'x-api-key': s.key }];
+    for (const headers of variants) {
       const c = await httpMcpClient(s.url, headers);
       const r = await c.callTool({ name: 'resolve-library-id', arguments: { libraryName: 'pino', query: 'logger' } });
       assert.match(textOf(r), /\/pinojs\/pino/, JSON.stringify(Object.keys(headers)));

@@ -64,6 +64,10 @@ describe('MCP over Streamable HTTP', () => {
       const fastify = f.split('----------').find((b) => b.includes('- Library ID: /fastify/fastify'));
       assert.ok(fastify, f);
       assert.match(fastify!, /- Versions: .*v4\.29\.1/);
+
+      const none = await c.callTool({ name: 'resolve-library-id', arguments: { libraryName: 'qxzvbnmlkj', query: 'nothing like this' } });
+      assert.notEqual(none.isError, true, 'no match is an answer, not a tool failure');
+      assert.match(textOf(none), /No documentation libraries found/);
     } finally {
       await c.close();
     }

@@ -95,7 +95,7 @@ export function reputationLabel(trustScore: number | null | undefined): 'High' |
 
 /** The text list resolve-library-id answers (the hosted tool's layout). */
 export function formatLibraries(results: LibrarySearchEntry[], searchFilterApplied: boolean): string {
-  if (results.length === 0) return 'No documentation libraries found matching your query.';
+  if (results.length === 0) return 'No documentation libraries found matching your query. Try the official name or another spelling, or use search-docs without a library.';
   const parts: string[] = [];
   if (searchFilterApplied) parts.push("Note: these results only include libraries allowed by your teamspace's library filters.");
   parts.push(
@@ -128,8 +128,14 @@ Pick the result whose name matches best; prefer higher reputation and more snipp
     aliases: queryAliases,
     async run(backend, args) {
       const a = args as z.infer<typeof resolveSchema>;
-      const { results, searchFilterApplied } = await backend.resolveLibrary({ libraryName: a.libraryName, query: a.query.slice(0, LIBS_QUERY_MAX) });
-      return formatLibraries(results, searchFilterApplied);
+      try {
+        const { results, searchFilterApplied } = await backend.resolveLibrary({ libraryName: a.libraryName, query: a.query.slice(0, LIBS_QUERY_MAX) });
+        return formatLibraries(results, searchFilterApplied);
+      } catch (err) {
+        // No match is an answer for the agent, not a failure of the tool.
+        if ((err as { code?: unknown })?.code === 'no_libraries_found') return formatLibraries([], false);
+        throw err;
+      }
     },
   },
   {

@@ -19,6 +19,7 @@ import { MultiLibrarySearch } from './search/search-service.ts';
 import { StoreLibrarySearch } from './search/library-search.ts';
 import { TeamService } from './teams/index.ts';
 
+import { CrawlService } from '../crawler/service.ts';
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
@@ -46,6 +47,8 @@ export interface Services {
   search: SearchService;
   /** GET /api/v2/libs/search (server/search/library-search.ts). */
   librarySearch: LibrarySearchService;
+  /** Website crawls and re-crawl schedules (crawler/service.ts). */
+  crawler: CrawlService;
   startedAt: Date;
 }
 
@@ -71,7 +74,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const writer = new LibraryWriter(store, embedder);
   const importer = new ImportService(config, store, jobs, log);
   const teams = new TeamService(store, keys, license, config);
-  const services: Services = { config, log, store, embedder, license, keys, jobs, writer, importer, access: teams.access, teams, context: new StoreContextService(() => services), search: new MultiLibrarySearch(() => services), librarySearch: new StoreLibrarySearch(() => ({ selector: (services.search as MultiLibrarySearch).selector(), access: services.access })), startedAt: new Date() };
+  const services: Services = { config, log, store, embedder, license, keys, jobs, writer, importer, access: teams.access, teams, context: new StoreContextService(() => services), search: new MultiLibrarySearch(() => services), librarySearch: new StoreLibrarySearch(() => ({ selector: (services.search as MultiLibrarySearch).selector(), access: services.access })), crawler: new CrawlService({ store, jobs, config }), startedAt: new Date() };
   const { jobRegistrars } = await import('./jobs/registry.ts');
   for (const register of jobRegistrars) register(services);
   if (vectorsReset) scheduleReembed(services, 'embedder changed');

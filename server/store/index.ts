@@ -5,6 +5,7 @@ import { SnippetStore } from './snippets.ts';
 import { VectorStore } from './vectors.ts';
 import { JobStore } from './jobs.ts';
 import { AccountStore } from './accounts.ts';
+import { CrawlStore } from './crawl.ts';
 import { SearchProbeStore } from './search-probe.ts';
 import { SearchStore } from './search.ts';
 import { ResearchUsageStore } from './research.ts';
@@ -18,6 +19,7 @@ export class Store {
   readonly vectors: VectorStore;
   readonly jobs: JobStore;
   readonly accounts: AccountStore;
+  readonly crawl: CrawlStore;
   readonly probe: SearchProbeStore;
   readonly search: SearchStore;
   readonly research: ResearchUsageStore;
@@ -28,6 +30,7 @@ export class Store {
     this.vectors = new VectorStore(db);
     this.jobs = new JobStore(db);
     this.accounts = new AccountStore(db);
+    this.crawl = new CrawlStore(db);
     this.probe = new SearchProbeStore(db);
     this.search = new SearchStore(db);
     this.research = new ResearchUsageStore(db);

@@ -3,6 +3,7 @@ import type { Services } from '../../services.ts';
 import { mountSystem } from './system.ts';
 import { mountTeams } from './teams.ts';
 import { mountJobs } from './jobs.ts';
+import { mountCrawl } from './crawl.ts';
 import { mountContext } from './context.ts';
 import { mountSearch } from './search.ts';
 import { mountImport } from './import.ts';
@@ -15,4 +16,4 @@ export type Mount = (app: Express, services: Services) => void;
 export const rawBodyPaths = new Set<string>(['/api/import-libraries']);
 
 /** Every route module, in mount order. */
-export const routers: Mount[] = [mountSystem, mountTeams, mountJobs, mountHealth, mountMcp, mountImport, mountContext, mountSearch];
+export const routers: Mount[] = [mountSystem, mountTeams, mountJobs, mountCrawl, mountHealth, mountMcp, mountImport, mountContext, mountSearch];

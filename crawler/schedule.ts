@@ -1,0 +1,49 @@
+import cron, { type ScheduledTask } from 'node-cron';
+import type { Services } from '../server/services.ts';
+
+/** How often the schedule table is re-read (a schedule set by the CLI or API takes effect within this time). */
+const RELOAD_MS = 60_000;
+
+/**
+ * Background task: one node-cron task per crawled library with a schedule; each firing queues a
+ * re-crawl (skipped when a crawl of that library is already queued or running).
+ */
+export function startCrawlSchedules(s: Services): () => void {
+  const tasks = new Map<string, { expr: string; task: ScheduledTask }>();
+  const reload = () => {
+    let sites;
+    try {
+      sites = s.crawler.sites();
+    } catch (err) {
+      s.log.warn({ err: (err as Error).message }, 'crawl schedules could not be read');
+      return;
+    }
+    const wanted = new Map(sites.filter((x) => x.schedule).map((x) => [x.libraryId, x.schedule!]));
+    for (const [id, t] of tasks) {
+      if (wanted.get(id) !== t.expr) {
+        void t.task.destroy();
+        tasks.delete(id);
+      }
+    }
+    for (const [id, expr] of wanted) {
+      if (tasks.has(id) || !cron.validate(expr)) continue;
+      const task = cron.schedule(expr, () => {
+        try {
+          const r = s.crawler.recrawl(id, 'schedule');
+          if (r) s.log.info({ libraryId: id, jobId: r.jobId }, 'scheduled re-crawl queued');
+        } catch (err) {
+          s.log.warn({ libraryId: id, err: (err as Error).message }, 'scheduled re-crawl not queued');
+        }
+      }, { name: `crawl ${id}`, noOverlap: true, unref: true });
+      tasks.set(id, { expr, task });
+    }
+  };
+  reload();
+  const timer = setInterval(reload, RELOAD_MS);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    for (const t of tasks.values()) void t.task.destroy();
+    tasks.clear();
+  };
+}

@@ -1,0 +1,98 @@
+import cron from 'node-cron';
+import type { Services } from '../server/services.ts';
+import { ApiError } from '../server/errors.ts';
+import { checkUrl } from '../server/net/guard.ts';
+import { libraryIdFor, patternToRegExp } from './url.ts';
+import type { CrawlPayload } from './crawl.ts';
+
+export const CRAWL_JOB = 'crawl';
+export const DEFAULT_MAX_PAGES = 500;
+export const MAX_MAX_PAGES = 100_000;
+
+export interface CrawlRequest {
+  websiteUrl: string;
+  maxPages?: number;
+  maxDepth?: number | null;
+  excludePatterns?: string[];
+  name?: string | null;
+  description?: string | null;
+  force?: boolean;
+  respectRobots?: boolean | null;
+  schedule?: string | null;
+  trigger?: CrawlPayload['trigger'];
+}
+
+export interface CrawlSubmission {
+  libraryId: string;
+  jobId: number;
+  /** Place in the job queue, null when the crawl started at once. */
+  position: number | null;
+  recrawl: boolean;
+}
+
+/** Submits crawls (HTTP, CLI, schedule) and manages per-library re-crawl schedules. */
+export class CrawlService {
+  constructor(private readonly s: Pick<Services, 'store' | 'jobs' | 'config'>) {}
+
+  /**
+   * Validates and queues a crawl. The same site again is a conflict unless `force` is set
+   * (then it is re-crawled; the current version stays served until the new one is complete);
+   * a site that is being crawled right now is always a conflict.
+   */
+  async submit(req: CrawlRequest, memberId: number | null): Promise<CrawlSubmission> {
+    const url = await checkUrl(req.websiteUrl, { allowPrivate: this.s.config.crawlAllowPrivate });
+    url.hash = '';
+    const startUrl = url.href;
+    const libraryId = libraryIdFor(startUrl);
+    for (const pattern of req.excludePatterns ?? []) {
+      try {
+        patternToRegExp(pattern);
+      } catch {
+        throw new ApiError('validation_error', `excludePatterns: invalid pattern ${JSON.stringify(pattern)}.`);
+      }
+    }
+    if (req.schedule) validateSchedule(req.schedule);
+    const active = this.s.store.jobs.active(CRAWL_JOB, libraryId);
+    if (active.length > 0) throw new ApiError('conflict', `${libraryId} is being crawled right now (job ${active[0]!.id}).`);
+    const existing = this.s.store.libraries.get(libraryId);
+    const indexed = existing ? this.s.store.libraries.currentVersion(libraryId, '') !== null : false;
+    if (indexed && !req.force) throw new ApiError('conflict', `${libraryId} is already indexed; send force: true to crawl it again.`);
+    const payload: CrawlPayload = {
+      libraryId, startUrl, maxPages: req.maxPages ?? DEFAULT_MAX_PAGES, maxDepth: req.maxDepth ?? null, excludePatterns: req.excludePatterns ?? [],
+      name: req.name ?? null, description: req.description ?? null, respectRobots: req.respectRobots ?? null, trigger: req.trigger ?? 'api',
+      ...(req.schedule !== undefined ? { schedule: req.schedule } : {}),
+    };
+    const { id, position } = this.s.jobs.enqueue(CRAWL_JOB, payload, { libraryId, memberId });
+    return { libraryId, jobId: id, position, recrawl: indexed };
+  }
+
+  /** Queues a re-crawl of a crawled library with its stored options (unchanged pages are skipped by their validators). */
+  recrawl(libraryId: string, trigger: CrawlPayload['trigger']): { jobId: number; position: number | null } | null {
+    const site = this.s.store.crawl.site(libraryId);
+    if (!site) throw new ApiError('library_not_found', `${libraryId} is not a crawled website.`);
+    if (this.s.store.jobs.active(CRAWL_JOB, libraryId).length > 0) return null;
+    const o = site.options as Partial<CrawlPayload>;
+    const payload: CrawlPayload = {
+      libraryId, startUrl: site.startUrl, maxPages: o.maxPages ?? DEFAULT_MAX_PAGES, maxDepth: o.maxDepth ?? null, excludePatterns: o.excludePatterns ?? [],
+      name: o.name ?? null, description: o.description ?? null, respectRobots: o.respectRobots ?? null, trigger,
+    };
+    const { id, position } = this.s.jobs.enqueue(CRAWL_JOB, payload, { libraryId, memberId: null });
+    return { jobId: id, position };
+  }
+
+  /** Sets (cron expression) or clears (null) the re-crawl schedule of a crawled library. */
+  setSchedule(libraryId: string, schedule: string | null): void {
+    if (schedule) validateSchedule(schedule);
+    if (!this.s.store.crawl.setSchedule(libraryId, schedule, new Date().toISOString())) {
+      throw new ApiError('library_not_found', `${libraryId} is not a crawled website (crawl it once first).`);
+    }
+  }
+
+  sites() {
+    return this.s.store.crawl.sites();
+  }
+}
+
+export function validateSchedule(expr: string): void {
+  if (!cron.validate(expr)) throw new ApiError('validation_error', `schedule: ${JSON.stringify(expr)} is not a valid cron expression (e.g. "0 3 * * *").`);
+}

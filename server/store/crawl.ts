@@ -1,0 +1,233 @@
+import type { Db } from './db.ts';
+
+export type FrontierState = 'queued' | 'processing' | 'done' | 'unchanged' | 'duplicate' | 'skipped' | 'failed';
+
+export interface FrontierEntry {
+  id: number;
+  jobId: number;
+  urlKey: string;
+  url: string;
+  depth: number;
+  via: string;
+  state: FrontierState;
+  httpStatus: number | null;
+  contentHash: string | null;
+  render: string | null;
+  snippets: number;
+  error: string | null;
+}
+
+export interface CrawlSite {
+  libraryId: string;
+  startUrl: string;
+  options: Record<string, unknown>;
+  schedule: string | null;
+  siteTitle: string | null;
+  lastJobId: number | null;
+  lastCrawledAt: string | null;
+}
+
+/** What the crawler remembers about one page between crawls. */
+export interface StoredPage {
+  url: string;
+  etag: string | null;
+  lastModified: string | null;
+  contentHash: string | null;
+  render: string;
+  title: string;
+  links: string[];
+  snippetsJson: string;
+  fetchedAt: string;
+}
+
+interface FrontierRow {
+  id: number; job_id: number; url_key: string; url: string; depth: number; via: string; state: FrontierState; http_status: number | null;
+  content_hash: string | null; render: string | null; snippets: number; error: string | null;
+}
+
+interface SiteRow {
+  library_id: string; start_url: string; options_json: string; schedule: string | null; site_title: string | null; last_job_id: number | null; last_crawled_at: string | null;
+}
+
+interface PageRow {
+  url: string; etag: string | null; last_modified: string | null; content_hash: string | null; render: string; title: string; links_json: string; snippets_json: string; fetched_at: string;
+}
+
+function toEntry(r: FrontierRow): FrontierEntry {
+  return {
+    id: r.id, jobId: r.job_id, urlKey: r.url_key, url: r.url, depth: r.depth, via: r.via, state: r.state, httpStatus: r.http_status,
+    contentHash: r.content_hash, render: r.render, snippets: r.snippets, error: r.error,
+  };
+}
+
+/** Crawl frontier (per job), remembered pages and site settings (per library). */
+export class CrawlStore {
+  constructor(private readonly db: Db) {}
+
+  // ---- frontier ----------------------------------------------------------------------------
+
+  /**
+   * Adds a URL unless the job already has it or has reached maxPages (skipped entries do not count).
+   * Returns true when the URL was added. Synchronous, so the check and the insert are one step.
+   */
+  admit(jobId: number, urlKey: string, url: string, depth: number, via: string, maxPages: number, now: string): boolean {
+    return this.db.transaction(() => {
+      const exists = this.db.prepare('SELECT 1 FROM crawl_frontier WHERE job_id = ? AND url_key = ?').get(jobId, urlKey);
+      if (exists) return false;
+      const n = (this.db.prepare("SELECT count(*) AS n FROM crawl_frontier WHERE job_id = ? AND state != 'skipped'").get(jobId) as { n: number }).n;
+      if (n >= maxPages) return false;
+      this.db
+        .prepare("INSERT INTO crawl_frontier (job_id, url_key, url, depth, via, state, updated_at) VALUES (?, ?, ?, ?, ?, 'queued', ?)")
+        .run(jobId, urlKey, url, depth, via, now);
+      return true;
+    })();
+  }
+
+  /** Records a URL that was looked at and deliberately not crawled (robots.txt, noindex, out of scope after a redirect). */
+  recordSkipped(jobId: number, urlKey: string, url: string, depth: number, reason: string, now: string): void {
+    this.db
+      .prepare("INSERT OR IGNORE INTO crawl_frontier (job_id, url_key, url, depth, via, state, error, updated_at) VALUES (?, ?, ?, ?, 'link', 'skipped', ?, ?)")
+      .run(jobId, urlKey, url, depth, reason, now);
+  }
+
+  has(jobId: number, urlKey: string): boolean {
+    return this.db.prepare('SELECT 1 FROM crawl_frontier WHERE job_id = ? AND url_key = ?').get(jobId, urlKey) !== undefined;
+  }
+
+  /** Takes the next queued URL (shallowest first) and marks it processing. */
+  claim(jobId: number, now: string): FrontierEntry | null {
+    return this.db.transaction(() => {
+      const r = this.db
+        .prepare("SELECT * FROM crawl_frontier WHERE job_id = ? AND state = 'queued' ORDER BY depth, id LIMIT 1")
+        .get(jobId) as FrontierRow | undefined;
+      if (!r) return null;
+      this.db.prepare("UPDATE crawl_frontier SET state = 'processing', updated_at = ? WHERE id = ?").run(now, r.id);
+      return toEntry({ ...r, state: 'processing' });
+    })();
+  }
+
+  /**
+   * Claims a content hash for a page: returns the URL of an earlier page of the same job with the
+   * same main content (the page is then a duplicate), or null after recording the hash on this page.
+   */
+  claimContentHash(entryId: number, jobId: number, hash: string): string | null {
+    return this.db.transaction(() => {
+      const other = this.db
+        .prepare("SELECT url FROM crawl_frontier WHERE job_id = ? AND content_hash = ? AND id != ? AND state IN ('processing','done','unchanged') LIMIT 1")
+        .get(jobId, hash, entryId) as { url: string } | undefined;
+      if (other) return other.url;
+      this.db.prepare('UPDATE crawl_frontier SET content_hash = ? WHERE id = ?').run(hash, entryId);
+      return null;
+    })();
+  }
+
+  finish(entryId: number, state: FrontierState, fields: { httpStatus?: number | null; render?: string | null; snippets?: number; error?: string | null }, now: string): void {
+    this.db
+      .prepare('UPDATE crawl_frontier SET state = ?, http_status = coalesce(?, http_status), render = coalesce(?, render), snippets = ?, error = ?, updated_at = ? WHERE id = ?')
+      .run(state, fields.httpStatus ?? null, fields.render ?? null, fields.snippets ?? 0, fields.error ?? null, now, entryId);
+  }
+
+  /** After a restart: pages that were in flight are queued again (their snippets, if stored, are deduplicated by the build). */
+  requeueProcessing(jobId: number, now: string): number {
+    return this.db
+      .prepare("UPDATE crawl_frontier SET state = 'queued', content_hash = NULL, updated_at = ? WHERE job_id = ? AND state = 'processing'")
+      .run(now, jobId).changes;
+  }
+
+  counts(jobId: number): Record<FrontierState, number> {
+    const out: Record<FrontierState, number> = { queued: 0, processing: 0, done: 0, unchanged: 0, duplicate: 0, skipped: 0, failed: 0 };
+    for (const r of this.db.prepare('SELECT state, count(*) AS n FROM crawl_frontier WHERE job_id = ? GROUP BY state').all(jobId) as { state: FrontierState; n: number }[]) {
+      out[r.state] = r.n;
+    }
+    return out;
+  }
+
+  entries(jobId: number, state?: FrontierState): FrontierEntry[] {
+    const rows = state
+      ? this.db.prepare('SELECT * FROM crawl_frontier WHERE job_id = ? AND state = ? ORDER BY id').all(jobId, state)
+      : this.db.prepare('SELECT * FROM crawl_frontier WHERE job_id = ? ORDER BY id').all(jobId);
+    return (rows as FrontierRow[]).map(toEntry);
+  }
+
+  /** Latest errors of a job, newest first. */
+  errors(jobId: number, limit: number): { url: string; error: string }[] {
+    return this.db
+      .prepare("SELECT url, error FROM crawl_frontier WHERE job_id = ? AND state = 'failed' AND error IS NOT NULL ORDER BY updated_at DESC, id DESC LIMIT ?")
+      .all(jobId, limit) as { url: string; error: string }[];
+  }
+
+  /** Drops the frontiers of a library's earlier, finished crawl jobs (the latest stays for inspection). */
+  purgeFinishedFrontiers(libraryId: string, keepJobId: number): void {
+    this.db
+      .prepare(
+        `DELETE FROM crawl_frontier WHERE job_id != ? AND job_id IN (
+           SELECT id FROM jobs WHERE library_id = ? AND kind = 'crawl' AND state IN ('succeeded','failed','cancelled'))`,
+      )
+      .run(keepJobId, libraryId);
+  }
+
+  // ---- remembered pages --------------------------------------------------------------------
+
+  page(libraryId: string, url: string): StoredPage | null {
+    const r = this.db.prepare('SELECT * FROM crawl_pages WHERE library_id = ? AND url = ?').get(libraryId, url) as PageRow | undefined;
+    if (!r) return null;
+    return {
+      url: r.url, etag: r.etag, lastModified: r.last_modified, contentHash: r.content_hash, render: r.render, title: r.title,
+      links: JSON.parse(r.links_json) as string[], snippetsJson: r.snippets_json, fetchedAt: r.fetched_at,
+    };
+  }
+
+  savePage(libraryId: string, p: StoredPage): void {
+    this.db
+      .prepare(
+        `INSERT INTO crawl_pages (library_id, url, etag, last_modified, content_hash, render, title, links_json, snippets_json, fetched_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (library_id, url) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified, content_hash = excluded.content_hash,
+           render = excluded.render, title = excluded.title, links_json = excluded.links_json, snippets_json = excluded.snippets_json, fetched_at = excluded.fetched_at`,
+      )
+      .run(libraryId, p.url, p.etag, p.lastModified, p.contentHash, p.render, p.title, JSON.stringify(p.links), p.snippetsJson, p.fetchedAt);
+  }
+
+  pageCount(libraryId: string): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM crawl_pages WHERE library_id = ?').get(libraryId) as { n: number }).n;
+  }
+
+  // ---- sites -------------------------------------------------------------------------------
+
+  site(libraryId: string): CrawlSite | null {
+    const r = this.db.prepare('SELECT * FROM crawl_sites WHERE library_id = ?').get(libraryId) as SiteRow | undefined;
+    return r ? toSite(r) : null;
+  }
+
+  sites(): CrawlSite[] {
+    return (this.db.prepare('SELECT * FROM crawl_sites ORDER BY library_id').all() as SiteRow[]).map(toSite);
+  }
+
+  /** Creates or updates a site; a schedule of undefined keeps the stored one. */
+  saveSite(s: { libraryId: string; startUrl: string; options: Record<string, unknown>; schedule?: string | null; siteTitle?: string | null; lastJobId?: number | null; lastCrawledAt?: string | null }, now: string): void {
+    this.db
+      .prepare(
+        `INSERT INTO crawl_sites (library_id, start_url, options_json, schedule, site_title, last_job_id, last_crawled_at, created_at, updated_at)
+         VALUES (@libraryId, @startUrl, @options, @schedule, @siteTitle, @lastJobId, @lastCrawledAt, @now, @now)
+         ON CONFLICT (library_id) DO UPDATE SET start_url = excluded.start_url, options_json = excluded.options_json,
+           schedule = CASE WHEN @keepSchedule = 1 THEN schedule ELSE excluded.schedule END,
+           site_title = coalesce(excluded.site_title, site_title), last_job_id = coalesce(excluded.last_job_id, last_job_id),
+           last_crawled_at = coalesce(excluded.last_crawled_at, last_crawled_at), updated_at = excluded.updated_at`,
+      )
+      .run({
+        libraryId: s.libraryId, startUrl: s.startUrl, options: JSON.stringify(s.options), schedule: s.schedule ?? null, keepSchedule: s.schedule === undefined ? 1 : 0,
+        siteTitle: s.siteTitle ?? null, lastJobId: s.lastJobId ?? null, lastCrawledAt: s.lastCrawledAt ?? null, now,
+      });
+  }
+
+  setSchedule(libraryId: string, schedule: string | null, now: string): boolean {
+    return this.db.prepare('UPDATE crawl_sites SET schedule = ?, updated_at = ? WHERE library_id = ?').run(schedule, now, libraryId).changes > 0;
+  }
+}
+
+function toSite(r: SiteRow): CrawlSite {
+  return {
+    libraryId: r.library_id, startUrl: r.start_url, options: JSON.parse(r.options_json) as Record<string, unknown>, schedule: r.schedule,
+    siteTitle: r.site_title, lastJobId: r.last_job_id, lastCrawledAt: r.last_crawled_at,
+  };
+}

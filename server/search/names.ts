@@ -140,8 +140,10 @@ export function scoreName(typed: string, keys: NameKey[], library: Pick<Library,
   }
   if (best.score < 0.35 && words.length > 0) {
     const text = new Set(`${library.title} ${library.description}`.toLowerCase().split(/[^a-z0-9]+/));
+    // Only a descriptive phrase ("schema validation"), never one word: "next js" must not find
+    // Vite because its description says "Next generation".
     const meaningful = words.filter((w) => w.length > 2);
-    if (meaningful.length > 0 && meaningful.every((w) => text.has(w))) offer(0.35, `title/description contain "${typed}"`);
+    if (meaningful.length >= 2 && meaningful.every((w) => text.has(w))) offer(0.35, `title/description contain "${typed}"`);
   }
   return best;
 }

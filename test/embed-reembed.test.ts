@@ -61,7 +61,7 @@ test('changing the embedder re-embeds every snippet through a job; an interrupte
   const hash = new HashEmbedder();
   const second = await startTestServer({ dataDir, overrides: { embedder: hash } });
   try {
-    const job = await waitFor(() => reembedJobs(second.services).find((j) => j.state === 'succeeded' || j.state === 'failed'), 30_000);
+    const job = (await waitFor(() => reembedJobs(second.services).find((j) => j.state === 'succeeded' || j.state === 'failed'), 30_000))!;
     assert.equal(job.state, 'succeeded', job.error ?? '');
     assert.deepEqual(job.progress, { embedder: 'test:hash32', done: 40, total: 40 });
     assert.equal(second.services.store.vectors.missingCount(), 0);
@@ -97,10 +97,10 @@ test('changing the embedder re-embeds every snippet through a job; an interrupte
   }
   const fourth = await startTestServer({ dataDir });
   try {
-    const job = await waitFor(() => {
+    const job = (await waitFor(() => {
       const j = fourth.services.jobs.get(crashedJobId);
       return j.state === 'succeeded' || j.state === 'failed' ? j : null;
-    }, 30_000);
+    }, 30_000))!;
     assert.equal(job.state, 'succeeded', job.error ?? '');
     assert.equal(job.attempts, 2, 'the interrupted run was taken up again');
     assert.deepEqual(job.progress, { embedder: 'builtin:wink-sg-100d:v1', done: 25, total: 25 }, 'only the missing vectors were embedded');
@@ -128,7 +128,7 @@ test('a failed re-embed is queued again at the next start', async () => {
   const broken: Embedder = { id: 'test:down', dims: 16, embed: async () => Promise.reject(new Error('endpoint unreachable')) };
   const second = await startTestServer({ dataDir, overrides: { embedder: broken } });
   try {
-    const job = await waitFor(() => reembedJobs(second.services).find((j) => j.state === 'failed'), 30_000);
+    const job = (await waitFor(() => reembedJobs(second.services).find((j) => j.state === 'failed'), 30_000))!;
     assert.match(job.error ?? '', /endpoint unreachable/);
     assert.equal(second.services.store.vectors.missingCount(), 6);
   } finally {
@@ -140,10 +140,10 @@ test('a failed re-embed is queued again at the next start', async () => {
   try {
     const jobs = reembedJobs(third.services);
     assert.equal(jobs.length, 2, 'one new job for the unfinished run');
-    const job = await waitFor(() => {
+    const job = (await waitFor(() => {
       const j = third.services.jobs.get(jobs[0]!.id);
       return j.state === 'succeeded' || j.state === 'failed' ? j : null;
-    }, 30_000);
+    }, 30_000))!;
     assert.equal(job.state, 'succeeded', job.error ?? '');
     assert.equal(job.progress.done, 6);
     assert.equal(third.services.store.vectors.missingCount(), 0);

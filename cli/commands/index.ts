@@ -5,6 +5,7 @@ import { licenseCommand } from './license.ts';
 import { librariesCommand } from './libraries.ts';
 import { importCommand } from './import.ts';
 import { mcpCommand } from './mcp.ts';
+import { teamsCommand } from './teams.ts';
 
 /** Every CLI command module; each adds its commands to the program. */
-export const commands: ((program: Command) => void)[] = [serveCommand, keysCommand, licenseCommand, librariesCommand, mcpCommand, importCommand];
+export const commands: ((program: Command) => void)[] = [serveCommand, keysCommand, licenseCommand, librariesCommand, mcpCommand, importCommand, teamsCommand];

@@ -259,3 +259,31 @@ test('members: invite, roles, owner protection, maxMembers, keys API', async () 
     await s.close();
   }
 });
+
+test('rules and filters reach /api/v3/search', async () => {
+  const s = await startTestServer({ overrides: { embedder: null } });
+  try {
+    await addIndexedLibrary(s, { id: '/acme/widgets', verified: true, trustScore: 9 }, 'widget');
+    await addIndexedLibrary(s, { id: '/shady/gadgets', verified: false, trustScore: 1 }, 'gadget');
+    await call(s, 'POST', '/api/v2/rules', { kind: 'global', text: 'Use TypeScript strict mode.' });
+    await call(s, 'POST', '/api/v2/rules', { kind: 'libraryOwn', libraryId: '/acme/widgets', text: 'Always close the widget client.' });
+    await call(s, 'POST', '/api/v2/rules', { kind: 'libraryTeam', libraryId: '/acme/widgets', text: 'Pin widgets to 2.x.' });
+    type Search = { codeSnippets: { libraryId: string }[]; infoSnippets: { libraryId: string }[]; rules?: { global: string[]; libraries: { libraryId: string; libraryOwn: string[]; libraryTeam: string[] }[] } };
+    const search = (lib: string) => call<Search>(s, 'GET', `/api/v3/search?query=configure+client&library=${encodeURIComponent(lib)}&type=json`);
+    const r = await search('/acme/widgets');
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(r.body.rules, {
+      global: ['Use TypeScript strict mode.'],
+      libraries: [{ libraryId: '/acme/widgets', libraryOwn: ['Always close the widget client.'], libraryTeam: ['Pin widgets to 2.x.'] }],
+    });
+
+    const before = await search('/shady/gadgets');
+    assert.ok([...before.body.codeSnippets, ...before.body.infoSnippets].some((x) => x.libraryId === '/shady/gadgets'));
+    await call(s, 'PATCH', '/api/v2/policies', { libraryFilters: { quality: { blockedLibraries: ['/shady/gadgets'] } } });
+    const after = await search('/shady/gadgets');
+    const served = after.status === 200 ? [...after.body.codeSnippets, ...after.body.infoSnippets].map((x) => x.libraryId) : [];
+    assert.ok(!served.includes('/shady/gadgets'), `a blocked library is never served (status ${after.status})`);
+  } finally {
+    await s.close();
+  }
+});

@@ -325,11 +325,11 @@ describe('versions', () => {
     await search({ query: 'dev server', library: 'vite', version: '5.1' });
     await search({ query: 'dev server', library: 'vite', version: 'v5.1' });
     await search({ query: 'spin', library: 'gizmo site', version: '7' });
-    const jobs = await waitFor(async () => {
+    const jobs = (await waitFor(async () => {
       const list = (await (await s.api('/api/jobs?kind=version-fetch')).json()) as { jobs: { kind: string; libraryId: string; state: string; error: string | null }[] };
       const vite = list.jobs.filter((j) => j.libraryId === '/vitejs/vite');
       return vite.length && vite.every((j) => j.state === 'failed') ? list.jobs : null;
-    });
+    }))!;
     const vite = jobs.filter((j) => j.libraryId === '/vitejs/vite');
     assert.equal(vite.length, before + 1, 'no duplicate for the same version');
     assert.match(vite[0]!.error ?? '', /no git source/);
@@ -343,7 +343,8 @@ describe('versions', () => {
 describe('failures', () => {
   test('nothing matched -> 404 no_documentation_found', async () => {
     // (A named library always answers something: its vector neighbours exist for any question.)
-    for (const params of [{ query: 'plugins', library: 'qqqzzzxxx' }, { query: 'plugins', library: ['qqqzzzxxx', 'wwwyyyvvv'] }, { query: 'xylophonequux zebrafoo' }]) {
+    const cases: Record<string, string | string[]>[] = [{ query: 'plugins', library: 'qqqzzzxxx' }, { query: 'plugins', library: ['qqqzzzxxx', 'wwwyyyvvv'] }, { query: 'xylophonequux zebrafoo' }];
+    for (const params of cases) {
       const { res, body } = await search(params);
       assert.equal(res.status, 404, JSON.stringify(params));
       assert.equal((body as unknown as { error: string }).error, 'no_documentation_found');

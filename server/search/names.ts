@@ -101,9 +101,9 @@ export function editDistance(a: string, b: string, cap = 2): number {
   return d[a.length]![b.length]!;
 }
 
-/** Typos allowed for a name of this length: none below 4 letters, one up to 7, two beyond. */
-function typoBudget(len: number): number {
-  return len < 4 ? 0 : len < 8 ? 1 : 2;
+/** Typos allowed between two names: none when both are 3 letters or less ("zod" vs "zed"), one up to 7 letters, two beyond. */
+function typoBudget(shortest: number, longest: number): number {
+  return shortest < 3 || longest < 4 ? 0 : shortest < 8 ? 1 : 2;
 }
 
 export interface NameMatch {
@@ -130,7 +130,7 @@ export function scoreName(typed: string, keys: NameKey[], library: Pick<Library,
     else if (k.key === ns || stripJs(k.key) === ns) offer(0.97 * k.weight, `name "${k.key}"`);
     if (words.length > 1 && words.length <= 4 && words.some((w) => w === k.key || stripJs(w) === k.key)) offer(0.8 * k.weight, `word of "${typed}" is "${k.key}"`);
     if (k.fuzzy) {
-      const budget = Math.min(typoBudget(ns.length), typoBudget(k.key.length));
+      const budget = typoBudget(Math.min(ns.length, k.key.length), Math.max(ns.length, k.key.length));
       if (budget > 0) {
         const d = Math.min(editDistance(ns, k.key, budget), editDistance(n, k.key, budget));
         if (d <= budget) offer((d === 1 ? 0.7 : 0.55) * k.weight, `"${typed}" is ${d} edit(s) from "${k.key}"`);

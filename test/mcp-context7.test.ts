@@ -1,10 +1,13 @@
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import net from 'node:net';
+import { spawn } from 'node:child_process';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Context7, Context7Error } from '@upstash/context7-sdk';
-import { ROOT, startTestServer, type TestServer } from './helpers/server.ts';
+import { ROOT, startTestServer, waitFor, type TestServer } from './helpers/server.ts';
 import { loadCorpusBundles, textOf } from './helpers/mcp.ts';
 
 // The published clients of the hosted service, unchanged, pointed at a Stacks instance.
@@ -95,6 +98,48 @@ describe('@upstash/context7-mcp (published package) against Stacks', () => {
       await wrong.close();
     }
   });
+});
+
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+test('@upstash/context7-mcp in HTTP mode forwards the client key to Stacks', async () => {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/@upstash/context7-mcp/dist/index.js'), '--transport', 'http', '--port', String(port)], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', CONTEXT7_API_URL: `${s.url}/api`, OTEL_SDK_DISABLED: 'true' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  try {
+    await waitFor(() => /running on HTTP/.test(err), 20_000);
+    const connect = async (key: string) => {
+      const c = new Client({ name: 'stacks-compat-test', version: '1.0.0' });
+      await c.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+      return c;
+    };
+    const c = await connect(member);
+    try {
+      const docs = textOf(await c.callTool({ name: 'query-docs', arguments: { libraryId: '/pinojs/pino', query: 'transports' } }));
+      assert.equal(docs, await contextText('/pinojs/pino', 'transports'));
+    } finally {
+      await c.close();
+    }
+    const wrong = await connect('stk_wrong');
+    try {
+      assert.match(textOf(await wrong.callTool({ name: 'resolve-library-id', arguments: { libraryName: 'pino', query: 'x' } })), /API key is invalid/);
+    } finally {
+      await wrong.close();
+    }
+  } finally {
+    child.kill('SIGTERM');
+  }
 });
 
 describe('@upstash/context7-sdk (published package) against Stacks', () => {

@@ -198,9 +198,13 @@ export function applyAliases(def: ToolDef, raw: unknown): Record<string, unknown
   return args;
 }
 
+type ListedTool = { name: string; title: string; description: string; inputSchema: { type: 'object'; [k: string]: unknown }; annotations: Record<string, unknown> };
+// Built once: the HTTP endpoint creates a server per request.
+let listed: ListedTool[] | undefined;
+
 /** The tools/list entries: JSON Schemas of the canonical inputs plus the read-only annotations. */
-export function listTools(): { name: string; title: string; description: string; inputSchema: { type: 'object'; [k: string]: unknown }; annotations: Record<string, unknown> }[] {
-  return TOOLS.map((t) => {
+export function listTools(): ListedTool[] {
+  listed ??= TOOLS.map((t) => {
     const { $schema: _ignored, ...schema } = z.toJSONSchema(t.schema, { io: 'input' }) as Record<string, unknown>;
     return {
       name: t.name,
@@ -210,6 +214,7 @@ export function listTools(): { name: string; title: string; description: string;
       annotations: { title: t.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     };
   });
+  return listed;
 }
 
 function toolError(text: string): ToolResult {

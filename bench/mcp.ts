@@ -1,0 +1,158 @@
+// `npm run bench -- mcp [--clients 16] [--seconds 30] [--corpus generated|shared]`
+// p50/p95/p99 of a query-docs tools/call over Streamable HTTP (/mcp) with concurrent MCP SDK clients.
+// The server runs as its own process (`stacks serve`) so that client work does not share its event loop.
+// Corpus: the 1M-snippet generated corpus of bench/corpus.ts (ensureBenchCorpus) by default;
+// `--corpus shared` uses the real bundles of ../shared/corpus (small, for a quick check).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { loadConfig } from '../server/config.ts';
+import { createLogger } from '../server/log.ts';
+import { createServices } from '../server/services.ts';
+import { Store } from '../server/store/index.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const { values: opts } = parseArgs({
+  options: {
+    clients: { type: 'string', default: '16' },
+    seconds: { type: 'string', default: '30' },
+    warmup: { type: 'string', default: '5' },
+    corpus: { type: 'string', default: 'generated' },
+  },
+  allowPositionals: true,
+});
+const CLIENTS = Number(opts.clients);
+const SECONDS = Number(opts.seconds);
+
+const QUERIES = [
+  'How do I configure the logger with custom options?',
+  'register a plugin with options',
+  'validate the request body against a schema',
+  'handle errors in async route handlers',
+  'set up authentication middleware',
+  'stream a large response',
+  'configure caching and invalidation',
+  'write a unit test for a route',
+  'parse query string parameters',
+  'graceful shutdown and closing connections',
+  'environment variables and configuration files',
+  'retry failed requests with backoff',
+];
+
+interface Corpus {
+  dataDir: string;
+  label: string;
+  libraryIds: string[];
+  queries: string[];
+}
+
+async function generatedCorpus(): Promise<Corpus> {
+  const file = path.join(import.meta.dirname, 'corpus.ts');
+  if (!fs.existsSync(file)) throw new Error('bench/corpus.ts (the 1M-snippet generator of the retrieval benchmark) is not in this checkout; run with --corpus shared');
+  const mod = (await import(file)) as { ensureBenchCorpus: (...a: unknown[]) => Promise<unknown> };
+  const got = (await mod.ensureBenchCorpus()) as { dataDir: string; queries?: string[]; snippets?: number };
+  const store = Store.open(got.dataDir);
+  const libraryIds = store.libraries.list().map((l) => l.id);
+  store.close();
+  return { dataDir: got.dataDir, label: `generated corpus (${got.snippets ?? '1M'} snippets, ${libraryIds.length} libraries)`, libraryIds, queries: got.queries?.length ? got.queries : QUERIES };
+}
+
+async function sharedCorpus(): Promise<Corpus> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-bench-mcp-'));
+  const config = loadConfig({ dataDir, logLevel: 'warn' }, {});
+  const services = await createServices(config, createLogger('warn'));
+  const { loadCorpusBundles } = await import('../test/helpers/mcp.ts');
+  const ids = await loadCorpusBundles(services, ['fastify', 'fastify-v4.29.1', 'fastify-v3.29.5', 'vite', 'hono', 'pino', 'zod']);
+  const count = services.store.libraries.allCurrentVersions().reduce((n, v) => n + v.totalSnippets, 0);
+  services.store.close();
+  return { dataDir, label: `shared corpus (${count} snippets, ${ids.length} library versions)`, libraryIds: ids, queries: QUERIES };
+}
+
+/** Starts `stacks serve` on an ephemeral port and resolves with its URL. */
+async function startServer(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/stacks.js'), 'serve', '--data-dir', dataDir, '--port', '0'], {
+    cwd: ROOT,
+    // Rate limiting off: the benchmark measures latency, not the limiter.
+    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', STACKS_RATE_LIMIT_PER_MINUTE: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /running at (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!.replace('localhost', '127.0.0.1'));
+    });
+    child.once('exit', (code) => reject(new Error(`stacks serve exited with ${code}`)));
+  });
+  return { url, child };
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function peakRssMb(pid: number): number | null {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
+async function main(): Promise<void> {
+  const corpus = opts.corpus === 'shared' ? await sharedCorpus() : await generatedCorpus();
+  console.log(`corpus: ${corpus.label}; ${CLIENTS} concurrent MCP clients; ${SECONDS}s measured after ${opts.warmup}s warm-up`);
+  const { url, child } = await startServer(corpus.dataDir);
+  try {
+    const clients: Client[] = [];
+    for (let i = 0; i < CLIENTS; i++) {
+      const c = new Client({ name: `bench-${i}`, version: '1.0.0' });
+      await c.connect(new StreamableHTTPClientTransport(new URL('/mcp', url)));
+      clients.push(c);
+    }
+    let seq = 0;
+    const call = async (c: Client) => {
+      const n = seq++;
+      const libraryId = corpus.libraryIds[n % corpus.libraryIds.length]!;
+      const query = corpus.queries[(n * 7) % corpus.queries.length]!;
+      const t0 = performance.now();
+      const r = await c.callTool({ name: 'query-docs', arguments: { libraryId, query } });
+      return { ms: performance.now() - t0, error: r.isError === true };
+    };
+    const run = async (seconds: number) => {
+      const latencies: number[] = [];
+      let errors = 0;
+      const end = performance.now() + seconds * 1000;
+      await Promise.all(
+        clients.map(async (c) => {
+          while (performance.now() < end) {
+            const r = await call(c);
+            latencies.push(r.ms);
+            if (r.error) errors++;
+          }
+        }),
+      );
+      return { latencies: latencies.sort((a, b) => a - b), errors };
+    };
+    await run(Number(opts.warmup));
+    const t0 = performance.now();
+    const { latencies, errors } = await run(SECONDS);
+    const elapsed = (performance.now() - t0) / 1000;
+    const f = (x: number) => x.toFixed(1);
+    console.log(`query-docs over /mcp: calls=${latencies.length} errors=${errors} throughput=${f(latencies.length / elapsed)} calls/s`);
+    console.log(`latency ms: p50=${f(percentile(latencies, 50))} p95=${f(percentile(latencies, 95))} p99=${f(percentile(latencies, 99))} max=${f(latencies[latencies.length - 1] ?? NaN)}`);
+    console.log(`target p95 < 50 ms: ${percentile(latencies, 95) < 50 ? 'met' : 'NOT met'}; server peak RSS ${peakRssMb(child.pid!) ?? '?'} MB`);
+    await Promise.all(clients.map((c) => c.close()));
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+await main();

@@ -20,6 +20,7 @@ import { StoreLibrarySearch } from './search/library-search.ts';
 import { TeamService } from './teams/index.ts';
 
 import { CrawlService } from '../crawler/service.ts';
+import { SourceService } from './sources/service.ts';
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
@@ -49,6 +50,8 @@ export interface Services {
   librarySearch: LibrarySearchService;
   /** Website crawls and re-crawl schedules (crawler/service.ts). */
   crawler: CrawlService;
+  /** OpenAPI, llms.txt and PDF/DOCX sources (server/sources/service.ts). */
+  sources: SourceService;
   startedAt: Date;
 }
 
@@ -74,7 +77,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const writer = new LibraryWriter(store, embedder);
   const importer = new ImportService(config, store, jobs, log);
   const teams = new TeamService(store, keys, license, config);
-  const services: Services = { config, log, store, embedder, license, keys, jobs, writer, importer, access: teams.access, teams, context: new StoreContextService(() => services), search: new MultiLibrarySearch(() => services), librarySearch: new StoreLibrarySearch(() => ({ selector: (services.search as MultiLibrarySearch).selector(), access: services.access })), crawler: new CrawlService({ store, jobs, config }), startedAt: new Date() };
+  const services: Services = { config, log, store, embedder, license, keys, jobs, writer, importer, access: teams.access, teams, context: new StoreContextService(() => services), search: new MultiLibrarySearch(() => services), librarySearch: new StoreLibrarySearch(() => ({ selector: (services.search as MultiLibrarySearch).selector(), access: services.access })), crawler: new CrawlService({ store, jobs, config }), sources: new SourceService({ config, store, jobs, writer, log }), startedAt: new Date() };
   const { jobRegistrars } = await import('./jobs/registry.ts');
   for (const register of jobRegistrars) register(services);
   if (vectorsReset) scheduleReembed(services, 'embedder changed');

@@ -3,6 +3,7 @@ import { registerReembedJob } from '../embed/reembed-job.ts';
 import { registerImportJob } from '../ingest/import-job.ts';
 import { registerVersionFetch } from '../search/version-fetch.ts';
 import { registerCrawlJob } from '../../crawler/job.ts';
+import { registerSourceJobs } from '../sources/jobs.ts';
 
 /** Job handlers by feature; add a registrar here when a feature brings a new job kind. */
-export const jobRegistrars: JobRegistrar[] = [registerImportJob, registerReembedJob, registerVersionFetch, registerCrawlJob];
+export const jobRegistrars: JobRegistrar[] = [registerImportJob, registerReembedJob, registerVersionFetch, registerCrawlJob, registerSourceJobs];

@@ -4,6 +4,7 @@ import { mountSystem } from './system.ts';
 import { mountTeams } from './teams.ts';
 import { mountJobs } from './jobs.ts';
 import { mountCrawl } from './crawl.ts';
+import { mountSources } from './sources.ts';
 import { mountContext } from './context.ts';
 import { mountSearch } from './search.ts';
 import { mountImport } from './import.ts';
@@ -16,4 +17,4 @@ export type Mount = (app: Express, services: Services) => void;
 export const rawBodyPaths = new Set<string>(['/api/import-libraries']);
 
 /** Every route module, in mount order. */
-export const routers: Mount[] = [mountSystem, mountTeams, mountJobs, mountCrawl, mountHealth, mountMcp, mountImport, mountContext, mountSearch];
+export const routers: Mount[] = [mountSystem, mountTeams, mountJobs, mountCrawl, mountSources, mountHealth, mountMcp, mountImport, mountContext, mountSearch];

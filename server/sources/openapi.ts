@@ -1,0 +1,652 @@
+import { createRequire } from 'node:module';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import * as yaml from 'js-yaml';
+import { ApiError } from '../errors.ts';
+import type { CodeExample, SnippetInput } from '../model.ts';
+
+/**
+ * OpenAPI 3.0/3.1 and Swagger 2.0 -> snippets: one CodeSnippet per operation (curl and
+ * JavaScript fetch request examples, parameters, response schema summary) and InfoSnippets for
+ * the API overview, tags, security schemes and schemas.
+ */
+
+type Obj = Record<string, unknown>;
+
+export interface OpenApiDocument {
+  /** The dereferenced document (may contain circular references). */
+  doc: Obj;
+  kind: 'openapi3' | 'swagger2';
+  specVersion: string;
+  title: string;
+  version: string;
+  description: string;
+  operations: number;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/**
+ * The YAML parser swagger-parser itself uses (js-yaml 4): it accepts real-world specs that the
+ * stricter js-yaml 5 of this project rejects (Docker's spec has flow mappings closed at the parent's
+ * indentation). Resolved through swagger-parser's own dependency chain, so it is always present.
+ */
+function legacyYaml(): { load(text: string, opts: { schema: unknown; filename?: string }): unknown; CORE_SCHEMA: unknown } | null {
+  try {
+    const req = createRequire(import.meta.url);
+    const refParser = req.resolve('@apidevtools/json-schema-ref-parser');
+    return createRequire(refParser)('js-yaml') as never;
+  } catch {
+    return null;
+  }
+}
+
+/** Parses JSON or YAML text; a syntax error becomes a 400 naming the file, line and column. */
+export function parseSpecText(text: string, name: string): unknown {
+  const body = text.replace(/^\uFEFF/, '');
+  if (!body.trim()) throw new ApiError('validation_error', `${name}: the file is empty.`);
+  if (/^\s*[{[]/.test(body)) {
+    try {
+      return JSON.parse(body);
+    } catch (err) {
+      const msg = (err as Error).message;
+      const pos = /position (\d+)/.exec(msg);
+      const where = pos ? ` at ${lineCol(body, Number(pos[1]))}` : '';
+      throw new ApiError('validation_error', `${name}: JSON parse error${where}: ${msg.replace(/ in JSON at position \d+.*$/, '')}`);
+    }
+  }
+  try {
+    return yaml.load(body, { schema: yaml.CORE_SCHEMA, filename: name });
+  } catch (strictErr) {
+    const legacy = legacyYaml();
+    if (!legacy) throw yamlError(name, strictErr);
+    try {
+      return legacy.load(body, { schema: legacy.CORE_SCHEMA });
+    } catch (legacyErr) {
+      // Both parsers refuse it: report the lenient parser's reason (it names the actual defect, e.g. an unclosed flow sequence).
+      throw yamlError(name, legacyErr);
+    }
+  }
+}
+
+function yamlError(name: string, err: unknown): ApiError {
+  const e = err as { reason?: string; mark?: { line: number; column: number }; message?: string };
+  const where = e.mark ? ` at line ${e.mark.line + 1}, column ${e.mark.column + 1}` : '';
+  const reason = e.reason ?? (e.message ?? String(err)).split('\n')[0];
+  return new ApiError('validation_error', `${name}: YAML parse error${where}: ${reason}`);
+}
+
+function lineCol(text: string, pos: number): string {
+  const before = text.slice(0, pos);
+  const line = before.split('\n').length;
+  const col = pos - before.lastIndexOf('\n');
+  return `line ${line}, column ${col}`;
+}
+
+/** Parses, checks the OpenAPI/Swagger structure, validates and dereferences (internal $refs only: no file or network access). */
+export async function loadOpenApi(text: string, name: string): Promise<OpenApiDocument> {
+  const raw = parseSpecText(text, name);
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ApiError('validation_error', `${name}: not an OpenAPI document (expected an object at the top level).`);
+  const top = raw as Obj;
+  const openapi = typeof top.openapi === 'string' ? top.openapi : null;
+  const swagger = top.swagger !== undefined ? String(top.swagger) : null;
+  if (!openapi && !swagger) throw new ApiError('validation_error', `${name}: not an OpenAPI document (no "openapi" or "swagger" version field).`);
+  if (openapi && !/^3\.[01]\./.test(openapi)) throw new ApiError('validation_error', `${name}: unsupported OpenAPI version ${openapi} (3.0.x and 3.1.x are supported).`);
+  if (swagger && swagger !== '2.0') throw new ApiError('validation_error', `${name}: unsupported Swagger version ${swagger} (2.0 is supported).`);
+  if (!top.paths || typeof top.paths !== 'object') {
+    if (!(openapi?.startsWith('3.1') && top.webhooks)) throw new ApiError('validation_error', `${name}: the document has no "paths".`);
+  }
+  let doc: Obj;
+  const options = { resolve: { external: false }, dereference: { circular: true } } as never;
+  try {
+    doc = (await SwaggerParser.validate(structuredClone(top) as never, options)) as unknown as Obj;
+  } catch (err) {
+    const message = ((err as Error).message ?? String(err)).split('\n').map((l) => l.trim()).filter(Boolean).slice(0, 4).join(' ');
+    throw new ApiError('validation_error', `${name}: invalid ${openapi ? `OpenAPI ${openapi}` : 'Swagger 2.0'} document: ${message.slice(0, 600)}`);
+  }
+  const info = (doc.info ?? {}) as Obj;
+  let operations = 0;
+  for (const item of Object.values((doc.paths ?? {}) as Obj)) for (const m of METHODS) if (item && typeof item === 'object' && (item as Obj)[m]) operations++;
+  return {
+    doc,
+    kind: openapi ? 'openapi3' : 'swagger2',
+    specVersion: openapi ?? '2.0',
+    title: str(info.title) || name,
+    version: str(info.version),
+    description: str(info.description),
+    operations,
+  };
+}
+
+export interface OpenApiSnippetOptions {
+  /** URL of the spec (or upload://...), used for codeId/pageId and to resolve relative server URLs. */
+  sourceUrl: string;
+  /** Title shown as pageTitle and breadcrumb root (defaults to info.title). */
+  title?: string;
+}
+
+export function openApiToSnippets(api: OpenApiDocument, options: OpenApiSnippetOptions): SnippetInput[] {
+  const ctx = new SpecContext(api, options);
+  return [...ctx.overview(), ...ctx.operations(), ...ctx.tags(), ...ctx.securitySchemes(), ...ctx.schemas()];
+}
+
+interface Operation {
+  method: string;
+  path: string;
+  op: Obj;
+  params: Obj[];
+}
+
+class SpecContext {
+  private readonly doc: Obj;
+  private readonly names = new Map<object, string>();
+  private readonly title: string;
+  private readonly base: { url: string; known: boolean };
+  private readonly ops: Operation[] = [];
+
+  constructor(
+    private readonly api: OpenApiDocument,
+    private readonly options: OpenApiSnippetOptions,
+  ) {
+    this.doc = api.doc;
+    this.title = options.title || api.title;
+    const schemas = this.schemaMap();
+    for (const [name, schema] of Object.entries(schemas)) if (schema && typeof schema === 'object') this.names.set(schema, name);
+    this.base = this.baseUrl();
+    for (const [path, itemRaw] of Object.entries((this.doc.paths ?? {}) as Obj)) {
+      const item = (itemRaw ?? {}) as Obj;
+      for (const method of METHODS) {
+        const op = item[method] as Obj | undefined;
+        if (!op) continue;
+        // Operation parameters override path-level ones with the same name and location.
+        const merged = new Map<string, Obj>();
+        for (const p of [...arr(item.parameters), ...arr(op.parameters)] as Obj[]) merged.set(`${str(p.in)}:${str(p.name)}`, p);
+        this.ops.push({ method, path, op, params: [...merged.values()] });
+      }
+    }
+  }
+
+  private schemaMap(): Obj {
+    if (this.api.kind === 'swagger2') return (this.doc.definitions ?? {}) as Obj;
+    return (((this.doc.components ?? {}) as Obj).schemas ?? {}) as Obj;
+  }
+
+  private baseUrl(): { url: string; known: boolean } {
+    if (this.api.kind === 'swagger2') {
+      const basePath = str(this.doc.basePath).replace(/\/$/, '');
+      const host = str(this.doc.host);
+      if (!host) return { url: `$BASE_URL${basePath}`, known: false };
+      const scheme = (arr(this.doc.schemes) as string[]).includes('https') || arr(this.doc.schemes).length === 0 ? 'https' : str(arr(this.doc.schemes)[0]);
+      return { url: `${scheme}://${host}${basePath}`, known: true };
+    }
+    const server = arr(this.doc.servers)[0] as Obj | undefined;
+    if (!server || !str(server.url)) return { url: '$BASE_URL', known: false };
+    const vars = (server.variables ?? {}) as Obj;
+    let url = str(server.url).replace(/\{([^}]+)\}/g, (m, v: string) => {
+      const def = (vars[v] as Obj | undefined)?.default;
+      return def !== undefined ? String(def) : m;
+    });
+    url = url.replace(/\/$/, '');
+    if (/^https?:\/\//.test(url)) return { url, known: true };
+    if (/^https?:/.test(this.options.sourceUrl)) {
+      try {
+        return { url: new URL(url || '/', this.options.sourceUrl).href.replace(/\/$/, ''), known: true };
+      } catch {
+        /* fall through */
+      }
+    }
+    return { url: `$BASE_URL${url.startsWith('/') ? url : ''}`, known: false };
+  }
+
+  private anchor(fragment: string): string {
+    return `${this.options.sourceUrl}#${fragment}`;
+  }
+
+  overview(): SnippetInput[] {
+    const lines = [`${this.title}${this.api.version ? ` (version ${this.api.version})` : ''}`, `Specification: ${this.api.kind === 'swagger2' ? 'Swagger 2.0' : `OpenAPI ${this.api.specVersion}`}, ${this.ops.length} operations.`];
+    if (this.api.description) lines.push('', truncate(this.api.description, 4000));
+    lines.push('', `Base URL: ${this.base.known ? this.base.url : `${this.base.url} (the specification names no server)`}`);
+    const servers = arr(this.doc.servers) as Obj[];
+    if (servers.length > 1) lines.push('Servers:', ...servers.map((s) => `- ${str(s.url)}${s.description ? `: ${str(s.description)}` : ''}`));
+    return [{ kind: 'info', sourceId: this.anchor('overview'), content: lines.join('\n'), breadcrumb: this.title, pageTitle: this.title, title: `${this.title} overview` }];
+  }
+
+  operations(): SnippetInput[] {
+    return this.ops.map((o) => this.operation(o));
+  }
+
+  private operation(o: Operation): SnippetInput {
+    const { method, path, op, params } = o;
+    const M = method.toUpperCase();
+    const title = `${M} ${path}`;
+    const tag = str(arr(op.tags)[0]);
+    const opId = str(op.operationId);
+    const lines: string[] = [];
+    if (op.summary) lines.push(str(op.summary));
+    if (op.description && str(op.description) !== str(op.summary)) lines.push(truncate(str(op.description), 1500));
+    if (op.deprecated) lines.push('Deprecated.');
+    const visible = params.filter((p) => str(p.in) !== 'body');
+    if (visible.length) {
+      lines.push('Parameters:');
+      for (const p of visible) {
+        const schema = (p.schema ?? p) as Obj;
+        lines.push(`- ${str(p.name)} (${str(p.in)}, ${this.typeName(schema, 1)}${p.required ? ', required' : ''})${p.description ? `: ${oneLine(str(p.description), 200)}` : ''}`);
+      }
+    }
+    const body = this.requestBody(o);
+    if (body) lines.push(`Request body (${body.mediaType})${body.required ? ', required' : ''}: ${body.summary}`);
+    const responses = Object.entries((op.responses ?? {}) as Obj).slice(0, 8);
+    if (responses.length) {
+      lines.push('Responses:');
+      for (const [code, rRaw] of responses) {
+        const r = (rRaw ?? {}) as Obj;
+        const { mediaType, schema } = this.responseSchema(r);
+        const shape = schema ? `: ${this.typeSummary(schema)}` : '';
+        lines.push(`- ${code}${mediaType ? ` (${mediaType})` : ''}${r.description ? ` ${oneLine(str(r.description), 160)}` : ''}${shape}`);
+      }
+    }
+    const codeList: CodeExample[] = [
+      { language: 'bash', code: this.curl(o, body) },
+      { language: 'javascript', code: this.fetchJs(o, body) },
+    ];
+    const success = responses.find(([code]) => /^2/.test(code));
+    if (success) {
+      const { mediaType, schema } = this.responseSchema((success[1] ?? {}) as Obj);
+      const mediaExample = this.mediaExample((success[1] ?? {}) as Obj);
+      const example = mediaExample !== undefined ? mediaExample : schema && /json/.test(mediaType) ? compactExample(schema) : undefined;
+      if (example !== undefined) codeList.push({ language: 'json', code: JSON.stringify(example, null, 2) });
+    }
+    return {
+      kind: 'code',
+      sourceId: this.anchor(opId ? `operation/${opId}` : `/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}`),
+      title,
+      description: lines.join('\n'),
+      language: 'bash',
+      pageTitle: this.title,
+      breadcrumb: [this.title, tag, opId].filter(Boolean).join(' > '),
+      codeList,
+    };
+  }
+
+  private requestBody(o: Operation): { mediaType: string; schema: Obj | null; example: unknown; required: boolean; summary: string; formFields?: Obj[] } | null {
+    if (this.api.kind === 'swagger2') {
+      const bodyParam = o.params.find((p) => str(p.in) === 'body');
+      const form = o.params.filter((p) => str(p.in) === 'formData');
+      const consumes = (arr(o.op.consumes).length ? arr(o.op.consumes) : arr(this.doc.consumes)) as string[];
+      if (bodyParam) {
+        const schema = (bodyParam.schema ?? {}) as Obj;
+        const mediaType = consumes.find((c) => /json/.test(c)) ?? consumes[0] ?? 'application/json';
+        return { mediaType, schema, example: /json/.test(mediaType) ? compactExample(schema) : undefined, required: !!bodyParam.required, summary: this.typeSummary(schema) };
+      }
+      if (form.length) {
+        const multipart = form.some((f) => str(f.type) === 'file') || consumes.includes('multipart/form-data');
+        return { mediaType: multipart ? 'multipart/form-data' : 'application/x-www-form-urlencoded', schema: null, example: undefined, required: form.some((f) => !!f.required), summary: form.map((f) => str(f.name)).join(', '), formFields: form };
+      }
+      return null;
+    }
+    const rb = o.op.requestBody as Obj | undefined;
+    if (!rb) return null;
+    const content = (rb.content ?? {}) as Obj;
+    const types = Object.keys(content);
+    const mediaType = types.find((t) => /json/.test(t)) ?? types[0];
+    if (!mediaType) return null;
+    const media = (content[mediaType] ?? {}) as Obj;
+    const schema = (media.schema ?? null) as Obj | null;
+    let example: unknown = media.example;
+    if (example === undefined && media.examples && typeof media.examples === 'object') example = ((Object.values(media.examples as Obj)[0] ?? {}) as Obj).value;
+    if (example === undefined && schema && /json/.test(mediaType)) example = compactExample(schema);
+    let formFields: Obj[] | undefined;
+    if (schema && /form/.test(mediaType)) {
+      const props = (schema.properties ?? {}) as Obj;
+      formFields = Object.entries(props).map(([name, s]) => ({ name, ...(s as Obj), required: arr(schema.required).includes(name) }));
+    }
+    return { mediaType, schema, example, required: !!rb.required, summary: schema ? this.typeSummary(schema) : mediaType, formFields };
+  }
+
+  private responseSchema(r: Obj): { mediaType: string; schema: Obj | null } {
+    if (this.api.kind === 'swagger2') {
+      const produces = (arr(this.doc.produces) as string[])[0] ?? '';
+      return { mediaType: r.schema ? produces || 'application/json' : '', schema: (r.schema ?? null) as Obj | null };
+    }
+    const content = (r.content ?? {}) as Obj;
+    const types = Object.keys(content);
+    const mediaType = types.find((t) => /json/.test(t)) ?? types[0] ?? '';
+    return { mediaType, schema: mediaType ? (((content[mediaType] ?? {}) as Obj).schema ?? null) as Obj | null : null };
+  }
+
+  private mediaExample(r: Obj): unknown {
+    if (this.api.kind === 'swagger2') {
+      const ex = (r.examples ?? {}) as Obj;
+      const json = Object.entries(ex).find(([k]) => /json/.test(k));
+      return json ? json[1] : undefined;
+    }
+    const content = (r.content ?? {}) as Obj;
+    const media = (Object.entries(content).find(([k]) => /json/.test(k))?.[1] ?? null) as Obj | null;
+    if (!media) return undefined;
+    if (media.example !== undefined) return media.example;
+    if (media.examples && typeof media.examples === 'object') return ((Object.values(media.examples as Obj)[0] ?? {}) as Obj).value;
+    return undefined;
+  }
+
+  /** Auth headers/query for the first security requirement that applies. */
+  private auth(o: Operation): { headers: [string, string, string][]; query: [string, string][]; basic: boolean; cookie: string | null } {
+    const out = { headers: [] as [string, string, string][], query: [] as [string, string][], basic: false, cookie: null as string | null };
+    const requirements = (o.op.security ?? this.doc.security ?? []) as Obj[];
+    const req = requirements.find((r) => r && Object.keys(r).length > 0);
+    if (!req) return out;
+    const schemes = this.securityDefinitions();
+    for (const name of Object.keys(req)) {
+      const s = (schemes[name] ?? {}) as Obj;
+      const type = str(s.type);
+      const scheme = str(s.scheme).toLowerCase();
+      if (type === 'apiKey') {
+        const where = str(s.in);
+        if (where === 'header') out.headers.push([str(s.name), '$API_KEY', '${process.env.API_KEY}']);
+        else if (where === 'query') out.query.push([str(s.name), '$API_KEY']);
+        else if (where === 'cookie') out.cookie = `${str(s.name)}=$API_KEY`;
+      } else if (type === 'basic' || (type === 'http' && scheme === 'basic')) {
+        out.basic = true;
+      } else if (type === 'http' || type === 'oauth2' || type === 'openIdConnect') {
+        out.headers.push(['Authorization', 'Bearer $TOKEN', 'Bearer ${process.env.TOKEN}']);
+      }
+    }
+    return out;
+  }
+
+  private securityDefinitions(): Obj {
+    if (this.api.kind === 'swagger2') return (this.doc.securityDefinitions ?? {}) as Obj;
+    return (((this.doc.components ?? {}) as Obj).securitySchemes ?? {}) as Obj;
+  }
+
+  private urlFor(o: Operation, shellVars: boolean): string {
+    let path = o.path;
+    for (const p of o.params.filter((x) => str(x.in) === 'path')) {
+      const value = paramExample(p);
+      if (value !== undefined) path = path.replace(`{${str(p.name)}}`, encodeURIComponent(String(value)));
+    }
+    const query: string[] = [];
+    for (const p of o.params.filter((x) => str(x.in) === 'query' && (x.required || paramExample(x) !== undefined))) {
+      const v = paramExample(p) ?? placeholder((p.schema ?? p) as Obj);
+      query.push(`${encodeURIComponent(str(p.name))}=${encodeURIComponent(String(v))}`);
+    }
+    for (const [name, v] of this.auth(o).query) query.push(`${encodeURIComponent(name)}=${shellVars ? v : '${process.env.API_KEY}'}`);
+    const base = shellVars ? this.base.url : this.base.url.replace('$BASE_URL', '${BASE_URL}');
+    return `${base}${path}${query.length ? `?${query.join('&')}` : ''}`;
+  }
+
+  private curl(o: Operation, body: ReturnType<SpecContext['requestBody']>): string {
+    const M = o.method.toUpperCase();
+    const parts = [`curl${M === 'GET' ? '' : ` -X ${M}`} "${this.urlFor(o, true)}"`];
+    const auth = this.auth(o);
+    for (const [name, shell] of auth.headers) parts.push(`-H "${name}: ${shell}"`);
+    if (auth.basic) parts.push('-u "$USERNAME:$PASSWORD"');
+    if (auth.cookie) parts.push(`-b "${auth.cookie}"`);
+    for (const p of o.params.filter((x) => str(x.in) === 'header' && x.required)) parts.push(`-H "${str(p.name)}: ${String(paramExample(p) ?? placeholder((p.schema ?? p) as Obj))}"`);
+    if (body) {
+      if (body.formFields) {
+        const multipart = /multipart/.test(body.mediaType);
+        for (const f of body.formFields.slice(0, 12)) {
+          if (!f.required && paramExample(f) === undefined && body.formFields.length > 3) continue;
+          const isFile = str(f.type) === 'file' || str(f.format) === 'binary';
+          const value = isFile ? `@./${str(f.name)}` : String(paramExample(f) ?? placeholder(f));
+          parts.push(multipart ? `-F '${shq(`${str(f.name)}=${value}`)}'` : `--data-urlencode '${shq(`${str(f.name)}=${value}`)}'`);
+        }
+      } else if (/json/.test(body.mediaType)) {
+        parts.push(`-H "Content-Type: ${body.mediaType}"`);
+        if (body.example !== undefined) parts.push(`-d '${shq(JSON.stringify(body.example, null, 2))}'`);
+      } else {
+        parts.push(`-H "Content-Type: ${body.mediaType}"`, '--data-binary @./body');
+      }
+    }
+    return parts.join(' \\\n  ');
+  }
+
+  private fetchJs(o: Operation, body: ReturnType<SpecContext['requestBody']>): string {
+    const M = o.method.toUpperCase();
+    const url = this.urlFor(o, false);
+    const headers: string[] = [];
+    const auth = this.auth(o);
+    for (const [name, , js] of auth.headers) headers.push(`    '${name}': \`${js}\`,`);
+    if (auth.basic) headers.push("    'Authorization': `Basic ${btoa(`${process.env.USERNAME}:${process.env.PASSWORD}`)}`,");
+    if (auth.cookie) headers.push(`    'Cookie': \`${auth.cookie.replace('$API_KEY', '${process.env.API_KEY}')}\`,`);
+    for (const p of o.params.filter((x) => str(x.in) === 'header' && x.required)) headers.push(`    '${str(p.name)}': '${jsq(String(paramExample(p) ?? placeholder((p.schema ?? p) as Obj)))}',`);
+    const lines: string[] = [];
+    if (!this.base.known) lines.push("const BASE_URL = 'https://api.example.com'; // the specification names no server");
+    let bodyLine: string | null = null;
+    if (body) {
+      if (body.formFields) {
+        if (/multipart/.test(body.mediaType)) {
+          lines.push('const form = new FormData();');
+          for (const f of body.formFields.slice(0, 12)) {
+            const isFile = str(f.type) === 'file' || str(f.format) === 'binary';
+            lines.push(isFile ? `form.append('${jsq(str(f.name))}', new Blob([fileBytes]));` : `form.append('${jsq(str(f.name))}', '${jsq(String(paramExample(f) ?? placeholder(f)))}');`);
+          }
+          bodyLine = '  body: form,';
+        } else {
+          const entries = body.formFields.slice(0, 12).map((f) => `${JSON.stringify(str(f.name))}: ${JSON.stringify(String(paramExample(f) ?? placeholder(f)))}`);
+          bodyLine = `  body: new URLSearchParams({ ${entries.join(', ')} }),`;
+        }
+      } else if (/json/.test(body.mediaType)) {
+        headers.push(`    'Content-Type': '${body.mediaType}',`);
+        if (body.example !== undefined) bodyLine = `  body: JSON.stringify(${indentTail(JSON.stringify(body.example, null, 2), '  ')}),`;
+      } else {
+        headers.push(`    'Content-Type': '${body.mediaType}',`);
+        bodyLine = '  body: bodyBytes,';
+      }
+    }
+    lines.push(`const response = await fetch(\`${url.replace(/`/g, '\\`')}\`, {`);
+    lines.push(`  method: '${M}',`);
+    if (headers.length) lines.push('  headers: {', ...headers, '  },');
+    if (bodyLine) lines.push(bodyLine);
+    lines.push('});');
+    const success = Object.entries((o.op.responses ?? {}) as Obj).find(([c]) => /^2/.test(c));
+    const json = success ? /json/.test(this.responseSchema((success[1] ?? {}) as Obj).mediaType) : false;
+    lines.push(`if (!response.ok) throw new Error(\`${M} ${o.path} failed: \${response.status}\`);`);
+    lines.push(json ? 'const data = await response.json();' : 'const data = await response.text();');
+    return lines.join('\n');
+  }
+
+  tags(): SnippetInput[] {
+    const declared = new Map<string, string>();
+    for (const t of arr(this.doc.tags) as Obj[]) declared.set(str(t.name), str(t.description));
+    const byTag = new Map<string, Operation[]>();
+    for (const o of this.ops) for (const t of arr(o.op.tags) as string[]) byTag.set(t, [...(byTag.get(t) ?? []), o]);
+    const names = [...new Set([...declared.keys(), ...byTag.keys()])].filter(Boolean);
+    return names.map((name) => {
+      const ops = byTag.get(name) ?? [];
+      const lines = [`Tag: ${name}`];
+      if (declared.get(name)) lines.push('', truncate(declared.get(name)!, 3000));
+      if (ops.length) lines.push('', `Operations (${ops.length}):`, ...ops.map((o) => `- ${o.method.toUpperCase()} ${o.path}${o.op.summary ? `: ${oneLine(str(o.op.summary), 160)}` : ''}`));
+      return { kind: 'info' as const, sourceId: this.anchor(`tag/${encodeURIComponent(name)}`), content: lines.join('\n'), breadcrumb: `${this.title} > ${name}`, pageTitle: this.title, title: name };
+    });
+  }
+
+  securitySchemes(): SnippetInput[] {
+    return Object.entries(this.securityDefinitions()).map(([name, raw]) => {
+      const s = (raw ?? {}) as Obj;
+      const lines = [`Authentication scheme: ${name} (${str(s.type)}${s.scheme ? `, ${str(s.scheme)}` : ''}${s.bearerFormat ? `, ${str(s.bearerFormat)}` : ''})`];
+      if (s.description) lines.push(truncate(str(s.description), 2000));
+      if (str(s.type) === 'apiKey') lines.push(`Send the key in the ${str(s.in)} named "${str(s.name)}".`);
+      if (str(s.type) === 'http' && str(s.scheme).toLowerCase() === 'bearer') lines.push('Send "Authorization: Bearer <token>".');
+      if (str(s.type) === 'http' && str(s.scheme).toLowerCase() === 'basic') lines.push('Send HTTP Basic credentials.');
+      if (s.openIdConnectUrl) lines.push(`OpenID Connect discovery: ${str(s.openIdConnectUrl)}`);
+      const flows = (s.flows ?? (s.flow ? { [str(s.flow)]: s } : {})) as Obj;
+      for (const [flow, fRaw] of Object.entries(flows)) {
+        const f = (fRaw ?? {}) as Obj;
+        lines.push(`OAuth2 flow ${flow}${f.authorizationUrl ? `, authorization URL ${str(f.authorizationUrl)}` : ''}${f.tokenUrl ? `, token URL ${str(f.tokenUrl)}` : ''}`);
+        const scopes = Object.entries((f.scopes ?? {}) as Obj);
+        if (scopes.length) lines.push('Scopes:', ...scopes.slice(0, 50).map(([k, v]) => `- ${k}: ${str(v)}`));
+      }
+      const users = this.ops.filter((o) => ((o.op.security ?? this.doc.security ?? []) as Obj[]).some((r) => r && name in r));
+      if (users.length) lines.push(`Used by ${users.length} operation(s).`);
+      return { kind: 'info' as const, sourceId: this.anchor(`security/${encodeURIComponent(name)}`), content: lines.join('\n'), breadcrumb: `${this.title} > Authentication > ${name}`, pageTitle: this.title, title: `${name} authentication` };
+    });
+  }
+
+  schemas(): SnippetInput[] {
+    return Object.entries(this.schemaMap()).map(([name, raw]) => {
+      const s = (raw ?? {}) as Obj;
+      const lines = [`Schema ${name} (${this.typeName(s, 0, true)})`];
+      if (s.description) lines.push('', truncate(str(s.description), 2000));
+      const { props, required } = collectProps(s);
+      if (props.length) {
+        lines.push('', 'Properties:');
+        for (const [prop, ps] of props.slice(0, 80)) {
+          const p = (ps ?? {}) as Obj;
+          lines.push(`- ${prop} (${this.typeName(p, 1)}${required.has(prop) ? ', required' : ''})${p.description ? `: ${oneLine(str(p.description), 240)}` : ''}`);
+        }
+        if (props.length > 80) lines.push(`- ... ${props.length - 80} more`);
+      }
+      if (arr(s.enum).length) lines.push(`Values: ${arr(s.enum).slice(0, 40).map((v) => JSON.stringify(v)).join(', ')}`);
+      return {
+        kind: 'info' as const,
+        sourceId: this.anchor(`schema/${encodeURIComponent(name)}`),
+        content: truncate(lines.join('\n'), 6000),
+        breadcrumb: `${this.title} > Schemas > ${name}`,
+        pageTitle: this.title,
+        title: name,
+      };
+    });
+  }
+
+  /** Short type name: a named schema's name, else the JSON type (arrays as T[]). */
+  private typeName(schema: Obj, depth: number, noSelfName = false): string {
+    if (!noSelfName && depth > 0) {
+      const n = this.names.get(schema);
+      if (n) return n;
+    }
+    if (arr(schema.enum).length && depth > 0) return arr(schema.enum).slice(0, 6).map((v) => JSON.stringify(v)).join(' | ');
+    const type = Array.isArray(schema.type) ? (schema.type as string[]).join(' | ') : str(schema.type);
+    if (type === 'array' || schema.items) {
+      const items = (schema.items ?? {}) as Obj;
+      return `${depth > 3 ? 'unknown' : this.typeName(items, depth + 1)}[]`;
+    }
+    const alt = (schema.oneOf ?? schema.anyOf) as Obj[] | undefined;
+    if (alt && depth < 4) return alt.slice(0, 4).map((a) => this.typeName(a ?? {}, depth + 1)).join(' | ');
+    if (schema.allOf && !type) return 'object';
+    const fmt = str(schema.format);
+    return (type || (schema.properties ? 'object' : 'any')) + (fmt && depth > 0 ? ` (${fmt})` : '');
+  }
+
+  /** Compact structural summary, e.g. `Identity {id: string, traits: object, ...}`. */
+  typeSummary(schema: Obj): string {
+    const name = this.names.get(schema);
+    const target = str(schema.type) === 'array' && schema.items ? (schema.items as Obj) : schema;
+    const { props, required } = collectProps(target);
+    const itemName = target !== schema ? this.names.get(target) : undefined;
+    const head = name ?? (target !== schema ? `${itemName ?? this.typeName(target, 1)}[]` : this.typeName(schema, 1));
+    if (!props.length) return head;
+    const shown = props.slice(0, 12).map(([p, s]) => `${p}${required.has(p) ? '' : '?'}: ${this.typeName((s ?? {}) as Obj, 1)}`);
+    return `${head} {${shown.join(', ')}${props.length > 12 ? ', ...' : ''}}`;
+  }
+}
+
+function collectProps(schema: Obj, depth = 0): { props: [string, unknown][]; required: Set<string> } {
+  const props = new Map<string, unknown>(Object.entries((schema.properties ?? {}) as Obj));
+  const required = new Set<string>(arr(schema.required) as string[]);
+  if (depth < 5) {
+    for (const part of arr(schema.allOf) as Obj[]) {
+      const inner = collectProps(part ?? {}, depth + 1);
+      for (const [k, v] of inner.props) if (!props.has(k)) props.set(k, v);
+      for (const r of inner.required) required.add(r);
+    }
+  }
+  return { props: [...props.entries()], required };
+}
+
+/** A plausible example value from a schema (example/default/enum first), bounded in depth and breadth, cycle-safe. */
+/** An example that stays readable: retried with less depth until its JSON fits in maxChars. */
+export function compactExample(schema: Obj, maxChars = 1800): unknown {
+  for (const maxDepth of [3, 2, 1, 0]) {
+    const ex = exampleFor(schema, 0, new Set(), maxDepth);
+    if (JSON.stringify(ex, null, 2).length <= maxChars || maxDepth === 0) return ex;
+  }
+  return null;
+}
+
+export function exampleFor(schema: Obj, depth: number, seen: Set<object>, maxDepth = 3): unknown {
+  if (!schema || typeof schema !== 'object') return null;
+  if (schema.example !== undefined) return schema.example;
+  if (arr(schema.examples).length) return arr(schema.examples)[0];
+  if (schema.default !== undefined) return schema.default;
+  if (arr(schema.enum).length) return arr(schema.enum)[0];
+  if (schema.const !== undefined) return schema.const;
+  if (seen.has(schema) || depth > maxDepth) return str(schema.type) === 'array' ? [] : str(schema.type) === 'object' || schema.properties ? {} : null;
+  seen.add(schema);
+  try {
+    const alt = (schema.oneOf ?? schema.anyOf) as Obj[] | undefined;
+    if (alt?.length) return exampleFor(alt[0]!, depth + 1, seen, maxDepth);
+    const type = Array.isArray(schema.type) ? str((schema.type as string[]).find((t) => t !== 'null')) : str(schema.type);
+    if (type === 'array' || schema.items) return [exampleFor((schema.items ?? {}) as Obj, depth + 1, seen, maxDepth)];
+    const { props, required } = collectProps(schema);
+    if (type === 'object' || props.length) {
+      // Required properties first; optional ones only while the object stays small (fewer at depth).
+      const writable = props.filter(([, v]) => !((v ?? {}) as Obj).readOnly);
+      const req = writable.filter(([k]) => required.has(k));
+      const opt = writable.filter(([k]) => !required.has(k)).slice(0, Math.max(0, (depth === 0 ? 8 : 3) - req.length));
+      const out: Obj = {};
+      for (const [k, v] of [...req, ...opt]) out[k] = exampleFor((v ?? {}) as Obj, depth + 1, seen, maxDepth);
+      return out;
+    }
+    if (!type) return null;
+    return placeholder(schema);
+  } finally {
+    seen.delete(schema);
+  }
+}
+
+function placeholder(schema: Obj): unknown {
+  const type = Array.isArray(schema.type) ? str((schema.type as string[])[0]) : str(schema.type);
+  const fmt = str(schema.format);
+  if (type === 'integer') return 0;
+  if (type === 'number') return 0;
+  if (type === 'boolean') return true;
+  if (type === 'array') return [];
+  if (type === 'object') return {};
+  if (fmt === 'date-time') return '2024-01-01T00:00:00Z';
+  if (fmt === 'date') return '2024-01-01';
+  if (fmt === 'uuid') return '00000000-0000-0000-0000-000000000000';
+  if (fmt === 'email') return 'user@example.com';
+  if (fmt === 'uri' || fmt === 'url') return 'https://example.com';
+  return 'string';
+}
+
+function paramExample(p: Obj): unknown {
+  if (p.example !== undefined) return p.example;
+  if (p.examples && typeof p.examples === 'object') {
+    const first = Object.values(p.examples as Obj)[0] as Obj | undefined;
+    if (first && first.value !== undefined) return first.value;
+  }
+  const s = (p.schema ?? p) as Obj;
+  if (s.example !== undefined) return s.example;
+  if (s.default !== undefined) return s.default;
+  if (arr(s.enum).length) return arr(s.enum)[0];
+  return undefined;
+}
+
+function arr(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v);
+}
+
+function truncate(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n - 3)}...` : s;
+}
+
+function oneLine(s: string, n: number): string {
+  return truncate(s.replace(/\s+/g, ' ').trim(), n);
+}
+
+function shq(s: string): string {
+  return s.replace(/'/g, `'\\''`);
+}
+
+function jsq(s: string): string {
+  return s.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
+}
+
+function indentTail(s: string, indent: string): string {
+  return s.split('\n').map((l, i) => (i === 0 ? l : indent + l)).join('\n');
+}

@@ -1,0 +1,245 @@
+// `npm run bench -- corpus [--libraries 200] [--per-library 5000] [--dir /work/bench-cache/1m]`
+// Builds (or reuses) the cached benchmark corpus: 1,000,000 synthetic snippets over 200 libraries,
+// written through the real LibraryWriter (FTS rows + builtin-embedder vectors) into a data dir
+// OUTSIDE the repository. Other benchmarks import ensureBenchCorpus() and reuse the same dir.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Store } from '../server/store/index.ts';
+import { LibraryWriter } from '../server/ingest/writer.ts';
+import { createEmbedder } from '../server/embed/index.ts';
+import { loadConfig } from '../server/config.ts';
+import { createLogger } from '../server/log.ts';
+import type { SnippetInput } from '../server/model.ts';
+
+export const BENCH_CACHE_DIR = '/work/bench-cache/1m';
+/** Bumped when the generator changes, so a stale cache is rebuilt. */
+const GENERATOR_VERSION = 1;
+const MARKER = 'bench-corpus.json';
+
+interface Marker {
+  generatorVersion: number;
+  perLibrary: number;
+  /** Library IDs, /bench/lib000 ... */
+  libraries: string[];
+  snippets: number;
+  embedder: string | null;
+  /** Words each library is "about": use them to make realistic questions. */
+  topics: Record<string, string[]>;
+  /** Common words of the whole corpus (Zipf order). */
+  vocabulary: string[];
+}
+
+export interface BenchCorpus extends Marker {
+  /** Data dir holding stacks.db (pass it as STACKS_DATA_DIR / config.dataDir). Treat it as read-only. */
+  dataDir: string;
+  /** Same as `libraries`. */
+  libraryIds: string[];
+  /** 1,000 sample questions, each `{libraryId, query}` mixing a library's topic words with common words. */
+  samples: { libraryId: string; query: string }[];
+  /** The sample questions' texts (for benchmarks that pick libraries themselves). */
+  queries: string[];
+}
+
+export interface BenchCorpusOptions {
+  dir?: string;
+  libraries?: number;
+  perLibrary?: number;
+  log?: (msg: string) => void;
+}
+
+/** Deterministic PRNG (mulberry32) so every build of the corpus is identical. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Words of the real documentation corpus, most frequent first (gives the synthetic text a real Zipf shape). */
+function vocabulary(): string[] {
+  const dir = path.resolve(import.meta.dirname, '../../shared/corpus/bundles');
+  const counts = new Map<string, number>();
+  for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.json'))) {
+    const text = fs.readFileSync(path.join(dir, f), 'utf8').toLowerCase();
+    for (const m of text.matchAll(/[a-z]{3,14}/g)) counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
+  }
+  return [...counts].filter(([, n]) => n >= 3).sort((a, b) => b[1] - a[1]).map(([w]) => w).slice(0, 12000);
+}
+
+function generator(vocab: string[], seed: number) {
+  const rand = rng(seed);
+  // Zipf sampling by inverse CDF over ranks (s ~ 1).
+  const n = vocab.length;
+  const cdf = new Float64Array(n);
+  let sum = 0;
+  for (let i = 0; i < n; i++) cdf[i] = sum += 1 / (i + 1);
+  const zipf = () => {
+    const x = rand() * sum;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cdf[mid]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return vocab[lo]!;
+  };
+  const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!;
+  const cap = (w: string) => w[0]!.toUpperCase() + w.slice(1);
+  return { rand, zipf, pick, cap };
+}
+
+function libraryTopics(vocab: string[], libraries: number): string[][] {
+  const g = generator(vocab, 7);
+  const mid = vocab.slice(300, 8000);
+  return Array.from({ length: libraries }, () => Array.from({ length: 60 }, () => g.pick(mid)));
+}
+
+/** Snippets of one library: half code, half prose, grouped in pages of sections. */
+function* librarySnippets(vocab: string[], topic: string[], lib: number, count: number): Generator<SnippetInput> {
+  const g = generator(vocab, 1000 + lib);
+  const word = () => (g.rand() < 0.25 ? g.pick(topic) : g.zipf());
+  const words = (k: number) => Array.from({ length: k }, word).join(' ');
+  const ident = () => `${word()}${g.cap(word())}`;
+  for (let i = 0; i < count; i++) {
+    const page = Math.floor(i / 20);
+    const url = `https://docs.lib${String(lib).padStart(3, '0')}.example/guide/${topic[page % topic.length]}-${page}#section-${i}`;
+    const heading = `${g.cap(words(2))} > ${g.cap(words(3))}`;
+    if (i % 2 === 0) {
+      const id = ident();
+      const code = [
+        `import { ${id} } from '${g.pick(topic)}'`,
+        '',
+        `const ${ident()} = ${id}({`,
+        `  ${word()}: '${word()}',`,
+        `  ${word()}: ${Math.floor(g.rand() * 1000)},`,
+        '})',
+        `${id}.${ident()}('${words(2)}')`,
+      ].join('\n');
+      yield {
+        kind: 'code', sourceId: url, title: `${g.cap(words(3))} ${id}`, description: `${g.cap(words(14 + Math.floor(g.rand() * 16)))}.`,
+        language: g.rand() < 0.7 ? 'typescript' : 'javascript', pageTitle: g.cap(words(2)), breadcrumb: heading,
+        codeList: [{ language: 'typescript', code }], tokens: 90 + Math.floor(g.rand() * 60),
+      };
+    } else {
+      const sentences = 4 + Math.floor(g.rand() * 5);
+      const content = Array.from({ length: sentences }, () => `${g.cap(words(10 + Math.floor(g.rand() * 10)))}.`).join(' ');
+      yield { kind: 'info', sourceId: url, content, breadcrumb: heading, pageTitle: g.cap(words(2)), tokens: 80 + Math.floor(g.rand() * 120) };
+    }
+  }
+}
+
+/** Sample questions: 2-4 topic words of a library mixed with common words, some phrased as how-to. */
+export function sampleQuestions(m: Marker, count = 1000, seed = 42): { libraryId: string; query: string }[] {
+  const g = generator(m.vocabulary, seed);
+  const out: { libraryId: string; query: string }[] = [];
+  for (let i = 0; i < count; i++) {
+    const libraryId = g.pick(m.libraries);
+    const topic = m.topics[libraryId]!;
+    const k = 2 + Math.floor(g.rand() * 3);
+    const words = Array.from({ length: k }, () => (g.rand() < 0.6 ? g.pick(topic) : g.pick(m.vocabulary.slice(50, 2000))));
+    const query = g.rand() < 0.4 ? `how to ${words.join(' ')}` : g.rand() < 0.5 ? `${words[0]}${g.cap(words[1]!)} ${words.slice(2).join(' ')}`.trim() : words.join(' ');
+    out.push({ libraryId, query });
+  }
+  return out;
+}
+
+function readMarker(dir: string): Marker | null {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, MARKER), 'utf8')) as Marker;
+  } catch {
+    return null;
+  }
+}
+
+function withSamples(m: Marker, dir: string): BenchCorpus {
+  const samples = sampleQuestions(m);
+  return { ...m, dataDir: dir, libraryIds: m.libraries, samples, queries: samples.map((s) => s.query) };
+}
+
+/**
+ * Returns the cached benchmark corpus, building it first when the cache is missing, was built by
+ * another generator version, with other sizes, or with another embedder. Building takes minutes;
+ * a lock directory makes concurrent callers wait for one build instead of racing.
+ */
+export async function ensureBenchCorpus(opts: BenchCorpusOptions = {}): Promise<BenchCorpus> {
+  const dir = opts.dir ?? BENCH_CACHE_DIR;
+  const libraries = opts.libraries ?? 200;
+  const perLibrary = opts.perLibrary ?? 5000;
+  const log = opts.log ?? ((m: string) => console.error(m));
+  const config = loadConfig({ dataDir: dir, logLevel: 'warn' } as never, {});
+  const embedder = await createEmbedder(config, createLogger('warn'));
+  const wanted = (m: Marker | null): m is Marker =>
+    !!m && m.generatorVersion === GENERATOR_VERSION && m.libraries.length === libraries && m.perLibrary === perLibrary && m.embedder === (embedder?.id ?? null);
+  const existing = readMarker(dir);
+  if (wanted(existing)) return withSamples(existing, dir);
+
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  const lock = `${dir}.lock`;
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      break;
+    } catch {
+      log(`bench corpus: another process is building ${dir}; waiting (remove ${lock} if no build is running)`);
+      await new Promise((r) => setTimeout(r, 5000));
+      const m = readMarker(dir);
+      if (wanted(m)) return withSamples(m, dir);
+    }
+  }
+  try {
+    const tmp = `${dir}.building`;
+    fs.rmSync(tmp, { recursive: true, force: true });
+    fs.mkdirSync(tmp, { recursive: true });
+    const vocab = vocabulary();
+    const topics = libraryTopics(vocab, libraries);
+    const store = Store.open(tmp);
+    if (embedder) store.vectors.ensure(embedder.id, embedder.dims);
+    const writer = new LibraryWriter(store, embedder);
+    const ids: string[] = [];
+    const started = performance.now();
+    let total = 0;
+    for (let lib = 0; lib < libraries; lib++) {
+      const id = `/bench/lib${String(lib).padStart(3, '0')}`;
+      ids.push(id);
+      const build = writer.begin({ id, title: `Bench library ${lib}`, description: `Synthetic library about ${topics[lib]!.slice(0, 5).join(', ')}`, sourceType: 'repo' });
+      let batch: SnippetInput[] = [];
+      for (const s of librarySnippets(vocab, topics[lib]!, lib, perLibrary)) {
+        batch.push(s);
+        if (batch.length === 2500) {
+          await build.add(batch);
+          batch = [];
+        }
+      }
+      if (batch.length) await build.add(batch);
+      total += build.commit().snippets;
+      if (lib % 10 === 9) log(`bench corpus: ${lib + 1}/${libraries} libraries, ${total} snippets, ${Math.round(total / ((performance.now() - started) / 1000))} snippets/s`);
+    }
+    store.db.pragma('wal_checkpoint(TRUNCATE)');
+    store.db.exec('PRAGMA optimize');
+    store.close();
+    const topicMap = Object.fromEntries(ids.map((id, i) => [id, topics[i]!]));
+    const marker: Marker = { generatorVersion: GENERATOR_VERSION, perLibrary, libraries: ids, snippets: total, embedder: embedder?.id ?? null, topics: topicMap, vocabulary: vocab.slice(0, 2000) };
+    fs.writeFileSync(path.join(tmp, MARKER), JSON.stringify(marker));
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.renameSync(tmp, dir);
+    log(`bench corpus: built ${total} snippets in ${((performance.now() - started) / 1000).toFixed(0)} s at ${dir}`);
+    return withSamples(marker, dir);
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ options: { libraries: { type: 'string' }, 'per-library': { type: 'string' }, dir: { type: 'string' } }, allowPositionals: true });
+  const c = await ensureBenchCorpus({
+    dir: values.dir, libraries: values.libraries ? Number(values.libraries) : undefined, perLibrary: values['per-library'] ? Number(values['per-library']) : undefined,
+  });
+  console.log(JSON.stringify({ dataDir: c.dataDir, libraries: c.libraries.length, snippets: c.snippets, embedder: c.embedder }));
+}

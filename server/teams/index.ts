@@ -27,6 +27,8 @@ export class TeamService {
   readonly plans: PlanService;
   readonly usage: UsageService;
   readonly members: MemberService;
+  /** False skips counting and limits in the HTTP meter; bench/accounting.ts flips it to measure their cost. */
+  metering = true;
   private defaultId: number | null = null;
 
   constructor(

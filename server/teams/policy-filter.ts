@@ -73,13 +73,22 @@ function normDomain(s: string): string {
   return d.replace(/^\*\./, '').replace(/^www\./, '').replace(/\/.*$/, '');
 }
 
+// URL parsing is the one costly step of a check; the same few URLs recur on every search.
+const hosts = new Map<string, string | null>();
+
 function hostOf(url: string | null): string | null {
   if (!url) return null;
+  const known = hosts.get(url);
+  if (known !== undefined) return known;
+  let host: string | null = null;
   try {
-    return new URL(url).hostname.toLowerCase();
+    host = new URL(url).hostname.toLowerCase();
   } catch {
-    return null;
+    host = null;
   }
+  if (hosts.size >= 50_000) hosts.clear();
+  hosts.set(url, host);
+  return host;
 }
 
 function domainMatches(host: string, domain: string): boolean {

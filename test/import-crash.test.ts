@@ -1,0 +1,100 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { devLicense, spawnStacks, tempDir, waitFor } from './helpers/server.ts';
+import { writeBundle } from './helpers/bundles.ts';
+import { Store } from '../server/store/index.ts';
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  key: string | null;
+}
+
+/** Starts `stacks serve` as a real child process and reads its URL (and first key) from stdout. */
+async function serve(dataDir: string): Promise<Started> {
+  const child = spawnStacks(['serve', '--port', '0', '--data-dir', dataDir, '--dev'], { HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', () => {});
+  await waitFor(() => /running at (http:\/\/\S+)/.test(out) && (out.includes('License') || out.includes('stk_') || out.length > 0), 60_000, 50);
+  // The key line follows the URL line on first start.
+  await new Promise((r) => setTimeout(r, 300));
+  const url = /running at (http:\/\/\S+)/.exec(out)![1]!;
+  return { child, url, key: /(stk_[A-Za-z0-9_-]+)/.exec(out)?.[1] ?? null };
+}
+
+function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
+}
+
+test('kill -9 in the middle of an import: after restart the job reruns; nothing lost or duplicated', async () => {
+  const dataDir = tempDir();
+  fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
+  const bundle = path.join(tempDir(), 'big.json');
+  const N = 20_000;
+  await writeBundle(bundle, [{ project: '/crash/lib', snippets: N, seed: 7 }]);
+
+  let server = await serve(dataDir);
+  const key = server.key!;
+  assert.ok(key, 'first start prints the owner key');
+  try {
+    const res = await fetch(`${server.url}/api/import-libraries`, {
+      method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: new Uint8Array(fs.readFileSync(bundle)),
+    });
+    assert.equal(res.status, 200);
+    const { jobs } = (await res.json()) as { jobs: { jobId: number }[] };
+    const jobId = jobs[0]!.jobId;
+    // Wait until some batches are stored, then kill the server hard.
+    await waitFor(async () => {
+      const job = (await (await fetch(`${server.url}/api/jobs/${jobId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { state: string; progress: { snippets?: number } };
+      assert.notEqual(job.state, 'succeeded', 'the import finished before the kill; make the bundle bigger');
+      return (job.progress.snippets ?? 0) >= 4000;
+    }, 60_000, 20);
+    await stop(server.child, 'SIGKILL');
+
+    const before = Store.open(dataDir);
+    try {
+      const building = before.libraries.buildingVersionForJob(jobId);
+      assert.ok(building, 'an unfinished build was left behind by the crash');
+      const partial = before.snippets.totals(building.id).snippets;
+      assert.ok(partial > 0 && partial < N, `partial build has ${partial} snippets`);
+      assert.equal(before.libraries.currentVersion('/crash/lib', ''), null, 'nothing is served yet');
+      assert.equal(before.jobs.get(jobId)!.state, 'running');
+    } finally {
+      before.close();
+    }
+
+    server = await serve(dataDir);
+    assert.equal(server.key, null, 'no new key on restart');
+    await waitFor(async () => {
+      const job = (await (await fetch(`${server.url}/api/jobs/${jobId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { state: string; attempts: number; error: string | null };
+      assert.ok(job.state === 'queued' || job.state === 'running' || job.state === 'succeeded', `job ${job.state}: ${job.error}`);
+      return job.state === 'succeeded' && job.attempts === 2;
+    }, 90_000, 100);
+    await stop(server.child, 'SIGTERM');
+
+    const after = Store.open(dataDir);
+    try {
+      const versions = after.libraries.versions('/crash/lib');
+      assert.equal(versions.length, 1, 'the crashed build was dropped');
+      const v = versions[0]!;
+      assert.equal(v.isCurrent, true);
+      assert.equal(v.totalSnippets, N);
+      const kinds = after.snippets.countByKind(v.id);
+      assert.equal(kinds.code + kinds.info, N, 'exactly N rows: none lost, none duplicated');
+      assert.equal(after.snippets.hashes(v.id).size, N);
+    } finally {
+      after.close();
+    }
+    assert.deepEqual(fs.readdirSync(path.join(dataDir, 'uploads/staged')), [], 'staged file removed after success');
+  } finally {
+    await stop(server.child, 'SIGKILL');
+  }
+});

@@ -11,7 +11,7 @@ const valid = fs.readFileSync(path.join(SHARED, 'fixtures/bundles/valid.json'));
 test('import needs an owner/admin key and a valid license, checked before the body is read', async () => {
   const s = await startTestServer({ license: false });
   const licensePath = path.join(s.dataDir, 'license.json');
-  const post = (auth?: string | null, body: Uint8Array | string = new Uint8Array(valid)) =>
+  const post = (auth?: string | null, body: BodyInit = new Uint8Array(valid)) =>
     s.api('/api/import-libraries', { method: 'POST', headers: { 'content-type': 'application/json' }, body, auth });
   const expect = async (res: Response, status: number, error: string) => {
     const body = (await res.json()) as { error: string; message: string };

@@ -6,7 +6,6 @@ import { createServices } from '../../server/services.ts';
 import { ApiError } from '../../server/errors.ts';
 import { createMcpServer } from '../../server/mcp/server.ts';
 import { localBackend, remoteBackend, type DocsBackend } from '../../server/mcp/backend.ts';
-import { docsServices } from '../../server/mcp/docs-services.ts';
 import { VERSION } from '../../server/version.ts';
 
 interface McpOptions {
@@ -52,7 +51,7 @@ export function mcpCommand(program: Command): void {
           services.store.close();
           throw new ApiError('invalid_api_key', 'This instance does not allow anonymous search: pass --api-key KEY or set STACKS_API_KEY.');
         }
-        backend = localBackend(docsServices(services), principal);
+        backend = localBackend(services, principal);
         cleanup = () => services.store.close();
       }
       const server = createMcpServer(backend, {

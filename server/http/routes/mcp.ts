@@ -7,7 +7,6 @@ import { route } from '../app.ts';
 import { principalOf } from '../auth.ts';
 import { createMcpServer } from '../../mcp/server.ts';
 import { localBackend } from '../../mcp/backend.ts';
-import { docsServices } from '../../mcp/docs-services.ts';
 import { VERSION } from '../../version.ts';
 
 /** The MCP endpoint path; metered like the REST API (one request per POST). */
@@ -40,7 +39,7 @@ export function mountMcp(app: Express, s: Services): void {
       if (!principal && !s.config.allowAnonymousSearch) {
         throw new ApiError('invalid_api_key', 'An API key is required for MCP on this instance: send Authorization: Bearer <key>, X-API-Key or STACKS_API_KEY.');
       }
-      const server = createMcpServer(localBackend(docsServices(s), principal), {
+      const server = createMcpServer(localBackend(s, principal), {
         version: VERSION,
         onUnexpected: (err) => s.log.error({ err: (err as Error)?.message, stack: (err as Error)?.stack }, 'MCP tool failed'),
       });

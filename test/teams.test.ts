@@ -4,6 +4,7 @@ import { startTestServer, type TestServer } from './helpers/server.ts';
 import { addIndexedLibrary, addLibrary, call, startWithMaxMembers } from './helpers/teams.ts';
 import { assertSourceEnabled } from '../server/teams/index.ts';
 import { ApiError } from '../server/errors.ts';
+import { httpMcpClient, textOf } from './helpers/mcp.ts';
 
 type PolicyBody = {
   sourceTypes: Record<string, { enabled: boolean }>;
@@ -283,6 +284,39 @@ test('rules and filters reach /api/v3/search', async () => {
     const after = await search('/shady/gadgets');
     const served = after.status === 200 ? [...after.body.codeSnippets, ...after.body.infoSnippets].map((x) => x.libraryId) : [];
     assert.ok(!served.includes('/shady/gadgets'), `a blocked library is never served (status ${after.status})`);
+  } finally {
+    await s.close();
+  }
+});
+
+test('filters reach /api/v2/libs/search and the MCP tools; MCP tool calls are metered', async () => {
+  const s = await startTestServer({ overrides: { embedder: null } });
+  try {
+    await addIndexedLibrary(s, { id: '/acme/widgets', verified: true }, 'widget');
+    await addIndexedLibrary(s, { id: '/acme/widgetkit', verified: false }, 'widget');
+    type Libs = { results: { id: string }[]; searchFilterApplied: boolean };
+    const libs = async () => (await call<Libs>(s, 'GET', '/api/v2/libs/search?libraryName=widget&query=configure+widget+client')).body;
+    let r = await libs();
+    assert.deepEqual(r.results.map((x) => x.id).sort(), ['/acme/widgetkit', '/acme/widgets']);
+    assert.equal(r.searchFilterApplied, false);
+    await call(s, 'PATCH', '/api/v2/policies', { libraryFilters: { quality: { requireVerified: true } } });
+    r = await libs();
+    assert.deepEqual(r.results.map((x) => x.id), ['/acme/widgets']);
+    assert.equal(r.searchFilterApplied, true);
+
+    const client = await httpMcpClient(s.url, { STACKS_API_KEY: s.key });
+    try {
+      const before = (await call<{ member: { requests: number } }>(s, 'GET', '/api/v2/usage')).body.member.requests;
+      const hidden = await client.callTool({ name: 'query-docs', arguments: { libraryId: '/acme/widgetkit', query: 'configure widget client' } });
+      assert.doesNotMatch(textOf(hidden), /widgetClient/, 'a filtered library is not served over MCP');
+      const shown = await client.callTool({ name: 'query-docs', arguments: { libraryId: '/acme/widgets', query: 'configure widget client' } });
+      assert.match(textOf(shown), /widget/i);
+      await client.listTools();
+      const after = (await call<{ member: { requests: number } }>(s, 'GET', '/api/v2/usage')).body.member.requests;
+      assert.equal(after - before, 2, 'two tool calls counted, initialize and tools/list not');
+    } finally {
+      await client.close();
+    }
   } finally {
     await s.close();
   }

@@ -10,7 +10,7 @@ import { prepareQuery } from './query.ts';
 import { answerForVersion } from './pipeline.ts';
 import { chooseVersion, versionHeaders, type VersionChoice } from './versions.ts';
 import { flattenRules, renderText, toContextJson } from './render.ts';
-import { research, type ResearchDeps } from './research.ts';
+import { gatherSources, prepareResearch, synthesize, type ResearchDeps } from './research.ts';
 import { isoWeek, nextWeekStart } from './week.ts';
 
 export interface ContextDeps {
@@ -75,12 +75,18 @@ export class StoreContextService implements ContextService {
 
   async query(req: ContextRequest, principal: Principal | null): Promise<Rendered<ContextResponse>> {
     const { store, access } = this.deps;
-    const resolved = resolveLibrary(store, access, principal, req.libraryId);
-    const rules = contextRules(access, principal, resolved.library.id);
-    if (req.researchMode) return this.research(req, principal, resolved, rules);
+    // Fail fast on a bad ID and check the key before any work; the version is resolved again
+    // below inside the read snapshot, after the (async) embedding, so that a re-import swapping
+    // the version in between cannot leave us reading a version that no longer exists.
+    resolveLibrary(store, access, principal, req.libraryId);
+    if (req.researchMode) return this.research(req, principal);
 
     const q = await prepareQuery(req.query, this.deps.embedder);
-    const items = answerForVersion(store, q, resolved.choice.version.id, { libraryId: resolved.library.id, fast: req.fast });
+    const { resolved, items } = store.search.snapshot(() => {
+      const r = resolveLibrary(store, access, principal, req.libraryId);
+      return { resolved: r, items: answerForVersion(store, q, r.choice.version.id, { libraryId: r.library.id, fast: req.fast }) };
+    });
+    const rules = contextRules(access, principal, resolved.library.id);
     const json = toContextJson(items, rules);
     const text = items.length
       ? renderText(items, { rules: flattenRules(rules) })
@@ -88,7 +94,7 @@ export class StoreContextService implements ContextService {
     return { json, text, headers: servedHeaders(resolved) };
   }
 
-  private async research(req: ContextRequest, principal: Principal | null, resolved: ResolvedLibrary, rules: ContextRules): Promise<Rendered<ContextResponse>> {
+  private async research(req: ContextRequest, principal: Principal | null): Promise<Rendered<ContextResponse>> {
     if (!principal) throw new ApiError('invalid_api_key', 'researchMode=true requires an API key: send Authorization: Bearer <key>.');
     const now = this.now();
     const week = isoWeek(now);
@@ -101,8 +107,15 @@ export class StoreContextService implements ContextService {
       });
     }
     try {
-      const deps: ResearchDeps = { store: this.deps.store, embedder: this.deps.embedder, config: this.deps.config, log: this.deps.log, fetch: this.fetchImpl };
-      const result = await research(deps, resolved.choice.version.id, resolved.library.id, req.query);
+      const { store, access, embedder } = this.deps;
+      const deps: ResearchDeps = { store, embedder, config: this.deps.config, log: this.deps.log, fetch: this.fetchImpl };
+      const queries = await prepareResearch(req.query, embedder);
+      const { resolved, sources } = store.search.snapshot(() => {
+        const r = resolveLibrary(store, access, principal, req.libraryId);
+        return { resolved: r, sources: gatherSources(store, r.choice.version.id, r.library.id, queries) };
+      });
+      const rules = contextRules(access, principal, resolved.library.id);
+      const result = await synthesize(deps, resolved.choice.version.id, resolved.library.id, req.query, sources);
       const items = [{ snippet: result.snippet, libraryId: resolved.library.id }];
       const headers: Record<string, string> = { ...servedHeaders(resolved), 'X-Stacks-Research-Used': String(taken.used), 'X-Stacks-Research-Limit': String(quota) };
       if (result.fallback && !headers['X-Stacks-Search-Status']) Object.assign(headers, { 'X-Stacks-Search-Status': 'partial', 'X-Stacks-Search-Reason': 'partialSearchFailure' });

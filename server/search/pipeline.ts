@@ -5,6 +5,9 @@ import { rerank } from './rerank.ts';
 import { dedupe } from './dedupe.ts';
 import { attachContext } from './neighbours.ts';
 import { pack } from './budget.ts';
+import { diversify } from './diversify.ts';
+import type { FUSION } from './retrieve.ts';
+import type { RERANK_WEIGHTS } from './rerank.ts';
 
 export interface VersionAnswerOptions {
   libraryId: string;
@@ -15,6 +18,9 @@ export interface VersionAnswerOptions {
   vector?: boolean;
   /** Token budget and snippet cap of the packed answer. */
   budget?: { tokens?: number; maxSnippets?: number };
+  /** Tuning overrides (evaluation only). */
+  fusion?: Partial<typeof FUSION>;
+  weights?: Partial<Record<keyof typeof RERANK_WEIGHTS, number>>;
   /** Skip packing: return the whole ranked list (evaluation, multi-library search packs globally itself). */
   unpacked?: boolean;
 }
@@ -25,9 +31,11 @@ export interface VersionAnswerOptions {
  * The multi-library search runs the first steps per library and the rest globally.
  */
 export function answerForVersion(store: Store, q: PreparedQuery, versionId: number, opts: VersionAnswerOptions): Candidate[] {
-  const candidates = retrievePrepared(store, versionId, q, { libraryId: opts.libraryId, lexical: opts.lexical, vector: opts.vector, completeSimilarity: !opts.fast });
-  const ranked = rerank(q, candidates, { fast: opts.fast });
-  let list = dedupe(ranked);
+  const candidates = retrievePrepared(store, versionId, q, {
+    libraryId: opts.libraryId, lexical: opts.lexical, vector: opts.vector, completeSimilarity: !opts.fast, fusion: opts.fusion,
+  });
+  const ranked = rerank(q, candidates, { fast: opts.fast, weights: opts.weights });
+  let list = diversify(dedupe(ranked));
   if (!opts.fast) list = attachContext(store, list);
   return opts.unpacked ? list : pack(list, opts.budget);
 }

@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { StoredSnippet } from '../model.ts';
 import { countTokens } from '../ingest/tokens.ts';
-import { analyzeQuery, prepareQuery, stem } from './query.ts';
+import { analyzeQuery, prepareQuery, stem, type PreparedQuery } from './query.ts';
 import { answerForVersion } from './pipeline.ts';
 import type { Candidate } from './retrieve.ts';
 import { renderSnippetText } from './render.ts';
@@ -56,12 +56,18 @@ export function subQueries(question: string): string[] {
   return out.slice(0, RESEARCH.maxSubQueries);
 }
 
-/** Retrieves every sub-query and fuses the lists by reciprocal rank (k = 60). */
-async function gather(deps: ResearchDeps, versionId: number, libraryId: string, question: string): Promise<Candidate[]> {
+/** Prepares (embeds) the sub-queries of a question; do this before opening a read snapshot. */
+export async function prepareResearch(question: string, embedder: Embedder | null): Promise<PreparedQuery[]> {
+  const out: PreparedQuery[] = [];
+  for (const sq of subQueries(question)) out.push(await prepareQuery(sq, embedder));
+  return out;
+}
+
+/** Retrieves every sub-query with the full pipeline and fuses the lists by reciprocal rank (k = 60). Synchronous: run it in one snapshot. */
+export function gatherSources(store: Store, versionId: number, libraryId: string, queries: PreparedQuery[]): Candidate[] {
   const pool = new Map<number, { c: Candidate; score: number }>();
-  for (const sq of subQueries(question)) {
-    const q = await prepareQuery(sq, deps.embedder);
-    const list = answerForVersion(deps.store, q, versionId, { libraryId, unpacked: true }).slice(0, 20);
+  for (const q of queries) {
+    const list = answerForVersion(store, q, versionId, { libraryId, unpacked: true }).slice(0, 20);
     list.forEach((c, i) => {
       const e = pool.get(c.snippet.id);
       const add = 1 / (60 + i + 1);
@@ -169,9 +175,8 @@ async function chat(deps: ResearchDeps, question: string, sources: Candidate[]):
   return content;
 }
 
-/** Runs research mode for one library version. */
-export async function research(deps: ResearchDeps, versionId: number, libraryId: string, question: string): Promise<ResearchResult> {
-  const sources = await gather(deps, versionId, libraryId, question);
+/** Composes the one research answer from sources gathered by gatherSources. */
+export async function synthesize(deps: ResearchDeps, versionId: number, libraryId: string, question: string, sources: Candidate[]): Promise<ResearchResult> {
   let body: string;
   let mode: ResearchResult['mode'] = 'extractive';
   let fallback = false;

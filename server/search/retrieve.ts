@@ -12,6 +12,12 @@ export const FUSION = {
   rrfK: 60,
   lexicalWeight: 1.0,
   vectorWeight: 1.0,
+  /**
+   * A candidate found only by the vector list needs at least this cosine similarity: KNN always
+   * returns k neighbours, also for a question the library knows nothing about. Measured with the
+   * builtin embedder: unrelated questions score 0.05-0.25, related ones 0.45 and up.
+   */
+  minVectorOnlySimilarity: 0.3,
   /** Candidates taken from each list before fusion. */
   lexicalLimit: 60,
   vectorLimit: 60,
@@ -48,6 +54,8 @@ export interface RetrieveOptions {
   vector?: boolean;
   lexicalLimit?: number;
   vectorLimit?: number;
+  /** Overrides of the fusion constants (evaluation and tuning). */
+  fusion?: Partial<typeof FUSION>;
   /** Fill in the similarity of lexical-only candidates by point lookups (default true; the reranker uses it). */
   completeSimilarity?: boolean;
 }
@@ -69,10 +77,11 @@ export async function retrieveCandidates(
 
 /** Synchronous core of retrieveCandidates for an already prepared (and embedded) query. */
 export function retrievePrepared(store: Store, versionId: number, q: PreparedQuery, opts: RetrieveOptions = {}): Candidate[] {
+  const fusion = { ...FUSION, ...opts.fusion };
   const useLex = opts.lexical !== false;
   const useVec = opts.vector !== false && q.vector !== null;
-  const lex = useLex ? store.search.lexical(versionId, q.match, opts.lexicalLimit ?? FUSION.lexicalLimit) : [];
-  const vec = useVec && q.vector ? store.search.knn(versionId, q.vector, opts.vectorLimit ?? FUSION.vectorLimit) : [];
+  const lex = useLex ? store.search.lexical(versionId, q.match, opts.lexicalLimit ?? fusion.lexicalLimit) : [];
+  const vec = useVec && q.vector ? store.search.knn(versionId, q.vector, opts.vectorLimit ?? fusion.vectorLimit) : [];
 
   const byId = new Map<number, { bm25: number | null; lexicalRank: number | null; distance: number | null; vectorRank: number | null; fused: number }>();
   const entry = (id: number) => {
@@ -84,13 +93,15 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
     const e = entry(h.id);
     e.bm25 = h.score;
     e.lexicalRank = i + 1;
-    e.fused += FUSION.lexicalWeight / (FUSION.rrfK + i + 1);
+    e.fused += fusion.lexicalWeight / (fusion.rrfK + i + 1);
   });
+  const lexIds = new Set(lex.map((h) => h.id));
   vec.forEach((h, i) => {
+    if (!lexIds.has(h.id) && 1 - h.distance < fusion.minVectorOnlySimilarity) return;
     const e = entry(h.id);
     e.distance = h.distance;
     e.vectorRank = i + 1;
-    e.fused += FUSION.vectorWeight / (FUSION.rrfK + i + 1);
+    e.fused += fusion.vectorWeight / (fusion.rrfK + i + 1);
   });
   if (byId.size === 0) return [];
 

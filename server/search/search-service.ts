@@ -55,6 +55,13 @@ const LANGUAGE_ALIASES: Record<string, string[]> = {
   bash: ['bash', 'sh', 'shell', 'console'], go: ['go', 'golang'], golang: ['go', 'golang'], rust: ['rust', 'rs'],
 };
 
+/**
+ * Candidate limits of a search across several libraries: each library's BM25 and vector lists are
+ * cut to listLimit, its best perLibrary fused candidates go to the global reranker, and dedupe
+ * looks at the first dedupeHead x maxSnippets of the reranked list.
+ */
+export const MULTI = { listLimit: 40, perLibrary: 20, dedupeHead: 2 } as const;
+
 /** The token budget of one answer grows a little with each extra library (one bounded response). */
 export function searchBudget(libraries: number): { tokens: number; maxSnippets: number } {
   const extra = Math.max(0, libraries - 1);
@@ -120,13 +127,22 @@ export class MultiLibrarySearch implements SearchService {
       q = { ...q, languages: [...new Set([...q.languages, ...(LANGUAGE_ALIASES[l] ?? [l])])] };
     }
 
-    const retrieve = this.overrides.retrieve ?? ((t: SearchTarget, pq: PreparedQuery) => Promise.resolve(retrievePrepared(d.store, t.version.id, pq, { libraryId: t.label })));
+    // Several libraries: fewer candidates per library, and only each library's best fused ones
+    // reach the global reranker (its cost grows with every candidate; the answer holds ~25).
+    const several = targets.length > 1;
+    const limits = several ? { lexicalLimit: MULTI.listLimit, vectorLimit: MULTI.listLimit } : {};
+    const retrieve =
+      this.overrides.retrieve ??
+      ((t: SearchTarget, pq: PreparedQuery) => Promise.resolve(retrievePrepared(d.store, t.version.id, pq, { libraryId: t.label, ...limits })));
     const settled = await Promise.allSettled(targets.map((t) => retrieve(t, q)));
     const merged: Candidate[] = [];
     let failures = 0;
     settled.forEach((r, i) => {
       const t = targets[i]!;
-      if (r.status === 'fulfilled') for (const c of r.value) merged.push({ ...c, libraryId: t.label });
+      if (r.status === 'fulfilled') {
+        const best = several ? [...r.value].sort(byScore).slice(0, MULTI.perLibrary) : r.value;
+        for (const c of best) merged.push({ ...c, libraryId: t.label });
+      }
       else {
         failures++;
         d.log.warn({ libraryId: t.label, err: (r.reason as Error)?.message }, 'search: retrieval failed for one library');
@@ -147,13 +163,15 @@ export class MultiLibrarySearch implements SearchService {
       ranked = merged.map((c) => ({ ...c, score: c.fused })).sort(byScore);
       failed = true;
     }
-    let list = dedupe(ranked);
+    const budget = searchBudget(targets.length);
+    // Dedupe compares every kept snippet with the next one: only the head that can reach the answer is worth it.
+    let list = dedupe(ranked.slice(0, budget.maxSnippets * MULTI.dedupeHead));
     try {
       list = attachContext(d.store, list);
     } catch (err) {
       d.log.warn({ err: (err as Error).message }, 'search: context around hits skipped');
     }
-    const items = packAcross(list, targets.map((t) => t.label), searchBudget(targets.length));
+    const items = packAcross(list, targets.map((t) => t.label), budget);
 
     const returned = targets.filter((t) => items.some((i) => i.libraryId === t.label));
     const json: SearchContextResponse = {

@@ -41,6 +41,16 @@ export class SearchStore {
   }
 
   /**
+   * Runs fn inside one read transaction, so every statement in it sees the same snapshot of the
+   * database: an answer never mixes rows of a version being swapped out with those of its successor
+   * (in WAL mode a reader's snapshot is fixed at its first read).
+   */
+  snapshot<T>(fn: () => T): T {
+    if (this.db.inTransaction) return fn();
+    return this.db.transaction(fn).deferred();
+  }
+
+  /**
    * BM25 candidates of one version. `match` is the expression for the text columns (already
    * quoted, see server/search/query.ts); the version restriction is added here, inside the match,
    * so the index intersects posting lists instead of filtering the whole library set afterwards.

@@ -1,0 +1,148 @@
+/**
+ * Retrieval evaluation: `npm run eval` (add `-- --verbose` for per-question misses,
+ * `-- --only pino,zod` to load and ask a subset). Loads the corpus bundles into a temporary data
+ * dir through the writer, then asks every question of test/eval/questions.ts in four modes and
+ * prints hit@1, hit@5 and MRR@10, overall and on the paraphrase subset.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../server/config.ts';
+import { createLogger } from '../../server/log.ts';
+import { createServices, type Services } from '../../server/services.ts';
+import { prepareQuery } from '../../server/search/query.ts';
+import { answerForVersion, type VersionAnswerOptions } from '../../server/search/pipeline.ts';
+import { resolveLibrary } from '../../server/search/context-service.ts';
+import { QUESTIONS, type EvalQuestion } from './questions.ts';
+import { parseLibraryId } from '../../server/model.ts';
+import { bundlePath, loadBundleFile } from './bundles.ts';
+
+export const BUNDLES = ['fastify', 'fastify-v4.29.1', 'fastify-v3.29.5', 'vite', 'hono', 'pino', 'zod'];
+
+export type Mode = 'bm25' | 'vectors' | 'hybrid' | 'hybrid+rerank';
+export const MODES: Mode[] = ['bm25', 'vectors', 'hybrid', 'hybrid+rerank'];
+
+const modeOptions: Record<Mode, Omit<VersionAnswerOptions, 'libraryId'>> = {
+  bm25: { vector: false, fast: true, unpacked: true },
+  vectors: { lexical: false, fast: true, unpacked: true },
+  hybrid: { fast: true, unpacked: true },
+  // The shipped default of /api/v2/context: fused, reranked, deduplicated, context added, packed.
+  'hybrid+rerank': {},
+};
+
+export interface Metrics {
+  n: number;
+  hit1: number;
+  hit5: number;
+  mrr10: number;
+}
+
+export interface EvalResult {
+  overall: Record<Mode, Metrics>;
+  paraphrase: Record<Mode, Metrics>;
+  misses: { mode: Mode; question: string; got: string[] }[];
+  hasVectors: boolean;
+}
+
+function relevant(sourceId: string, expect: string[]): boolean {
+  const id = sourceId.replace(/~\d+$/, '');
+  return expect.some((e) => (e.endsWith('*') ? id.startsWith(e.slice(0, -1)) : id === e));
+}
+
+/** 1-based rank of the first relevant snippet, or null. */
+export function firstHit(sourceIds: string[], expect: string[]): number | null {
+  const i = sourceIds.findIndex((s) => relevant(s, expect));
+  return i < 0 ? null : i + 1;
+}
+
+function summarize(ranks: (number | null)[]): Metrics {
+  const n = ranks.length;
+  if (n === 0) return { n, hit1: 0, hit5: 0, mrr10: 0 };
+  const hit1 = ranks.filter((r) => r === 1).length / n;
+  const hit5 = ranks.filter((r) => r !== null && r <= 5).length / n;
+  const mrr10 = ranks.reduce<number>((s, r) => s + (r !== null && r <= 10 ? 1 / r : 0), 0) / n;
+  return { n, hit1, hit5, mrr10 };
+}
+
+/** Creates services over a temporary data dir and loads the named corpus bundles through the writer. */
+export async function loadCorpus(bundles: string[] = BUNDLES): Promise<{ services: Services; dataDir: string }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-eval-'));
+  const config = loadConfig({ dataDir, logLevel: 'warn' } as never, {});
+  const services = await createServices(config, createLogger('warn'));
+  for (const b of bundles) await loadBundleFile(services.writer, bundlePath(b));
+  return { services, dataDir };
+}
+
+/** Asks the questions in every mode. */
+export async function evaluate(services: Services, questions: EvalQuestion[] = QUESTIONS): Promise<EvalResult> {
+  const ranks: Record<Mode, { r: number | null; para: boolean }[]> = { bm25: [], vectors: [], hybrid: [], 'hybrid+rerank': [] };
+  const misses: EvalResult['misses'] = [];
+  for (const q of questions) {
+    const { library, choice } = resolveLibrary(services.store, services.access, null, q.libraryId);
+    const prepared = await prepareQuery(q.question, services.embedder);
+    for (const mode of MODES) {
+      const items = answerForVersion(services.store, prepared, choice.version.id, { libraryId: library.id, ...modeOptions[mode] });
+      const ids = items.map((c) => c.snippet.sourceId);
+      const r = firstHit(ids.slice(0, 10), q.expect);
+      ranks[mode].push({ r, para: !!q.paraphrase });
+      if (r === null || r > 5) misses.push({ mode, question: `${q.libraryId}: ${q.question}`, got: ids.slice(0, 5) });
+    }
+  }
+  const overall = {} as Record<Mode, Metrics>;
+  const paraphrase = {} as Record<Mode, Metrics>;
+  for (const mode of MODES) {
+    overall[mode] = summarize(ranks[mode].map((x) => x.r));
+    paraphrase[mode] = summarize(ranks[mode].filter((x) => x.para).map((x) => x.r));
+  }
+  return { overall, paraphrase, misses, hasVectors: services.embedder !== null };
+}
+
+export function formatTable(result: EvalResult): string {
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(7);
+  const lines: string[] = [];
+  for (const [label, set] of [['overall', result.overall], ['paraphrase subset', result.paraphrase]] as const) {
+    const n = set.bm25.n;
+    lines.push(`${label} (${n} questions)`);
+    lines.push(`  ${'mode'.padEnd(15)} ${'hit@1'.padStart(7)} ${'hit@5'.padStart(7)} ${'MRR@10'.padStart(7)}`);
+    for (const mode of MODES) {
+      const m = set[mode];
+      lines.push(`  ${mode.padEnd(15)} ${pct(m.hit1)} ${pct(m.hit5)} ${m.mrr10.toFixed(3).padStart(7)}`);
+    }
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const verbose = args.includes('--verbose');
+  const onlyIdx = args.indexOf('--only');
+  const only = onlyIdx >= 0 ? (args[onlyIdx + 1] ?? '').split(',').filter(Boolean) : null;
+  const bundles = only ? BUNDLES.filter((b) => only.some((o) => b.startsWith(o))) : BUNDLES;
+  const started = performance.now();
+  const { services, dataDir } = await loadCorpus(bundles);
+  const loadedIds = new Set(services.store.libraries.list().map((l) => l.id));
+  const questions = QUESTIONS.filter((q) => loadedIds.has(parseLibraryId(q.libraryId)?.id ?? ''));
+  console.log(`loaded ${bundles.join(', ')} in ${((performance.now() - started) / 1000).toFixed(1)} s; embedder: ${services.embedder?.id ?? 'none (vector modes are empty)'}`);
+  const result = await evaluate(services, questions);
+  console.log(formatTable(result));
+  if (verbose) for (const m of result.misses) console.log(`miss [${m.mode}] ${m.question}\n    got: ${m.got.join('\n         ')}`);
+  const shipped = result.overall['hybrid+rerank'];
+  const base = result.overall.bm25;
+  const pShipped = result.paraphrase['hybrid+rerank'];
+  const pBase = result.paraphrase.bm25;
+  console.log(`shipped default vs BM25 hit@5: overall ${(shipped.hit5 * 100).toFixed(1)}% vs ${(base.hit5 * 100).toFixed(1)}%, paraphrase ${(pShipped.hit5 * 100).toFixed(1)}% vs ${(pBase.hit5 * 100).toFixed(1)}%`);
+  // Library selection of /api/v3/search (fuzzy names, library-less questions): test/eval/selection.ts.
+  const { evaluateSelection, formatSelection } = await import('./selection.ts');
+  console.log(formatSelection(evaluateSelection(services), verbose));
+  services.store.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -174,7 +174,7 @@ export function markdownToSnippets(markdown: string, options: MarkdownSplitOptio
   const out: SnippetInput[] = [];
   for (const section of sectionsOf(markdown)) {
     // The document title is often repeated as the first heading; do not repeat it in the breadcrumb.
-    const path = prefix.length && section.path[0] === prefix[prefix.length - 1] ? section.path.slice(1) : section.path;
+    const path = repeatsTitle(prefix[prefix.length - 1], section.path[0]) ? section.path.slice(1) : section.path;
     const crumbs = [...prefix, ...path];
     const breadcrumb = crumbs.join(' > ');
     const sourceId = section.anchor && options.anchors !== false ? `${options.sourceId}#${section.anchor}` : options.sourceId;
@@ -214,6 +214,14 @@ export function markdownToSnippets(markdown: string, options: MarkdownSplitOptio
     }
   }
   return out;
+}
+
+/** True when the first heading only repeats the document title ("Functions" under "pyDeprecate — Functions"). */
+function repeatsTitle(title: string | undefined, heading: string | undefined): boolean {
+  if (!title || !heading) return false;
+  const t = title.toLowerCase().trim();
+  const h = heading.toLowerCase().trim();
+  return t === h || (h.length >= 4 && t.endsWith(h));
 }
 
 /** Packs paragraphs into chunks of at most maxChars (a single longer paragraph is cut at line, then sentence boundaries). */

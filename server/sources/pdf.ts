@@ -35,7 +35,7 @@ interface Line {
 export async function pdfToMarkdown(data: Uint8Array, fallbackTitle: string, options: { signal?: AbortSignal } = {}): Promise<ExtractedDocument> {
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
-    pdf = await getDocumentProxy(data);
+    pdf = await getDocumentProxy(data, { verbosity: 0 } as never);
   } catch (err) {
     throw new ApiError('validation_error', `not a readable PDF (${(err as Error).message ?? String(err)})`);
   }
@@ -126,6 +126,9 @@ function dropRunningLines(lines: Line[], pages: number): Line[] {
   });
 }
 
+/** Admonition titles ("Note: ...", "Warning") are set like headings but belong to the text around them. */
+const ADMONITION = /^(note|warning|danger|tip|important|caution|info|hint|attention|error|example|see also)\b/i;
+
 function linesToMarkdown(lines: Line[]): string {
   if (lines.length === 0) return '';
   // Body size: the size carrying the most characters among non-monospace lines.
@@ -173,7 +176,7 @@ function linesToMarkdown(lines: Line[]): string {
     const isSizeHeading = headingSizes.includes(l.size) && l.text.length <= 150;
     const nextGap = next && next.page === l.page ? l.y - next.y : Infinity;
     const isBoldHeading =
-      !isSizeHeading && Math.abs(l.size - body) < 0.6 && l.text.length <= 100 && [...l.fonts].every((f) => headingFonts.has(f)) && !/[.,;]$/.test(l.text) && gap > body * 1.6 && nextGap > body * 1.3;
+      !isSizeHeading && Math.abs(l.size - body) < 0.6 && l.text.length <= 100 && [...l.fonts].every((f) => headingFonts.has(f)) && !/[.,;]$/.test(l.text) && !ADMONITION.test(l.text) && gap > body * 1.6 && nextGap > body * 1.3;
     if (isSizeHeading || isBoldHeading) {
       flushPara();
       const marks = '#'.repeat(isSizeHeading ? levelOf(l.size) : boldLevel);

@@ -1,0 +1,131 @@
+// `npm run bench -- search [--clients 16] [--seconds 20] [--single 300] [--names] [--libraries 200 --per-library 5000 --dir DIR]`
+// GET /api/v3/search with four `library` values at 1M snippets over 200 libraries (bench/corpus.ts):
+// p50/p95 with one client (target p95 < 60 ms) and throughput with 16 concurrent clients (target
+// >= 250 req/s). The server runs as its own process (`stacks serve`), as in production.
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { ensureBenchCorpus } from './corpus.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const { values: opts } = parseArgs({
+  options: {
+    clients: { type: 'string', default: '16' },
+    seconds: { type: 'string', default: '20' },
+    warmup: { type: 'string', default: '3' },
+    single: { type: 'string', default: '300' },
+    names: { type: 'boolean', default: false },
+    libraries: { type: 'string' },
+    'per-library': { type: 'string' },
+    dir: { type: 'string' },
+  },
+  allowPositionals: true,
+});
+
+async function startServer(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/stacks.js'), 'serve', '--data-dir', dataDir, '--port', '0'], {
+    cwd: ROOT,
+    // Rate limiting off: the benchmark measures the search, not the limiter.
+    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', STACKS_RATE_LIMIT_PER_MINUTE: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /running at (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!.replace('localhost', '127.0.0.1'));
+    });
+    child.once('exit', (code) => reject(new Error(`stacks serve exited with ${code}`)));
+  });
+  return { url, child };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN;
+}
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const corpus = await ensureBenchCorpus({
+  dir: opts.dir,
+  libraries: opts.libraries ? Number(opts.libraries) : undefined,
+  perLibrary: opts['per-library'] ? Number(opts['per-library']) : undefined,
+});
+const ids = corpus.libraries;
+const vocab = corpus.vocabulary;
+const r = rng(42);
+const pick = <T>(xs: T[]): T => xs[Math.floor(r() * xs.length)]!;
+
+/** 500 request URLs: four distinct libraries (exact IDs, or repository names with --names) and a question from their topics. */
+const requests = Array.from({ length: 500 }, () => {
+  const libs = new Set<string>();
+  while (libs.size < Math.min(4, ids.length)) libs.add(pick(ids));
+  const chosen = [...libs];
+  const topic = corpus.topics[chosen[0]!] ?? vocab;
+  const question = `how do I ${pick(topic)} the ${pick(vocab.slice(100, 1500))} ${pick(topic)} with ${pick(vocab.slice(0, 800))}`;
+  const u = new URLSearchParams({ query: question, type: 'json' });
+  for (const id of chosen) u.append('library', opts.names ? id.split('/').pop()! : id);
+  return `/api/v3/search?${u}`;
+});
+
+console.log(`corpus: ${corpus.snippets} snippets over ${ids.length} libraries (${corpus.dataDir}); 4 libraries per search by ${opts.names ? 'repository name (fuzzy path)' : 'exact ID'}`);
+const { url, child } = await startServer(corpus.dataDir);
+let seq = 0;
+const one = async (): Promise<{ ms: number; ok: boolean; libs: number }> => {
+  const target = requests[seq++ % requests.length]!;
+  const t0 = performance.now();
+  const res = await fetch(url + target);
+  const body = (await res.json()) as { codeSnippets?: { libraryId: string }[]; infoSnippets?: { libraryId: string }[] };
+  const ms = performance.now() - t0;
+  const libs = new Set([...(body.codeSnippets ?? []), ...(body.infoSnippets ?? [])].map((s) => s.libraryId)).size;
+  return { ms, ok: res.status === 200, libs };
+};
+try {
+  for (let i = 0; i < 30; i++) await one(); // warm the page cache and prepared statements
+  const single: number[] = [];
+  let errors = 0;
+  let libsSeen = 0;
+  for (let i = 0; i < Number(opts.single); i++) {
+    const x = await one();
+    single.push(x.ms);
+    if (!x.ok) errors++;
+    libsSeen += x.libs;
+  }
+  single.sort((a, b) => a - b);
+  const f = (x: number) => x.toFixed(1);
+  console.log(`one client: ${single.length} searches, errors=${errors}, libraries answering per search=${(libsSeen / single.length).toFixed(2)}`);
+  console.log(`  latency ms: p50=${f(percentile(single, 50))} p95=${f(percentile(single, 95))} p99=${f(percentile(single, 99))} max=${f(single[single.length - 1]!)}  (target p95 < 60 ms: ${percentile(single, 95) < 60 ? 'met' : 'NOT met'})`);
+
+  const clients = Number(opts.clients);
+  const run = async (seconds: number) => {
+    const lat: number[] = [];
+    let errs = 0;
+    const end = performance.now() + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (performance.now() < end) {
+          const x = await one();
+          lat.push(x.ms);
+          if (!x.ok) errs++;
+        }
+      }),
+    );
+    return { lat: lat.sort((a, b) => a - b), errs };
+  };
+  await run(Number(opts.warmup));
+  const t0 = performance.now();
+  const { lat, errs } = await run(Number(opts.seconds));
+  const elapsed = (performance.now() - t0) / 1000;
+  console.log(`${clients} clients: ${lat.length} searches in ${elapsed.toFixed(1)} s, errors=${errs}, throughput=${f(lat.length / elapsed)} req/s (target >= 250: ${lat.length / elapsed >= 250 ? 'met' : 'NOT met'})`);
+  console.log(`  latency ms: p50=${f(percentile(lat, 50))} p95=${f(percentile(lat, 95))} p99=${f(percentile(lat, 99))}`);
+} finally {
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+}

@@ -102,6 +102,15 @@ test('embedding speed: thousands of snippets per second', () => {
   assert.ok(perSecond > 3000, `${perSecond.toFixed(0)} snippets per CPU-second`);
 });
 
+test('a large batch yields to the event loop while it embeds', async () => {
+  const order: string[] = [];
+  setImmediate(() => order.push('other work'));
+  const vectors = await shared.embed(Array.from({ length: 300 }, (_, i) => `text ${i} about routing and plugins`));
+  order.push('batch done');
+  assert.equal(vectors.length, 300);
+  assert.deepEqual(order, ['other work', 'batch done']);
+});
+
 class Fixed implements Embedder {
   constructor(readonly id: string, readonly dims: number, private readonly fn: (t: string, i: number) => Float32Array) {}
   async embed(texts: string[]): Promise<Float32Array[]> {

@@ -33,6 +33,8 @@ const NGRAM_MAX = 5;
 /** Longest text embedded; the writer already trims snippets, this bounds odd callers. */
 const MAX_CHARS = 20_000;
 const OOV_CACHE_LIMIT = 50_000;
+/** Texts embedded between two yields to the event loop (about 10 ms of work). */
+const YIELD_EVERY = 64;
 
 interface Section {
   offset: number;
@@ -153,8 +155,14 @@ export class BuiltinEmbedder implements Embedder {
     this.common = pre && pre.sifA === SIF_A && pre.vector.length === this.dims ? Float32Array.from(pre.vector) : this.commonDirection();
   }
 
+  /** Embeds in slices, yielding to the event loop between them so a big import batch does not stall searches. */
   async embed(texts: string[]): Promise<Float32Array[]> {
-    return texts.map((t) => this.embedOne(t));
+    const out: Float32Array[] = [];
+    for (let i = 0; i < texts.length; i++) {
+      if (i > 0 && i % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      out.push(this.embedOne(texts[i]!));
+    }
+    return out;
   }
 
   embedOne(text: string): Float32Array {

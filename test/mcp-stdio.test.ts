@@ -1,6 +1,7 @@
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { loadConfig } from '../server/config.ts';
@@ -43,7 +44,7 @@ async function stdioClient(args: string[], env: Record<string, string> = {}): Pr
 }
 
 describe('stacks mcp over stdio (local data dir)', () => {
-  test('lists the tools and answers from the data dir; bad inputs are tool errors; stdout carries only the protocol', async () => {
+  test('lists the tools and answers from the data dir; bad inputs are tool errors', async () => {
     const { client } = await stdioClient(['--data-dir', dataDir]);
     try {
       const { tools } = await client.listTools();
@@ -69,6 +70,28 @@ describe('stacks mcp over stdio (local data dir)', () => {
     } finally {
       await client.close();
     }
+  });
+
+  test('every stdout line is a JSON-RPC message, logs go to stderr, and closing stdin ends the process', async () => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/stacks.js'), 'mcp', '--data-dir', dataDir, '--log-level', 'info'], { cwd: ROOT, env: baseEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    child.stdin.write(`${JSON.stringify(init)}\n`);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'resolve-library-id', arguments: { libraryName: 'zod', query: 'schemas' } } })}\n`);
+    const deadline = Date.now() + 30_000;
+    while (!out.includes('"id":2') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    child.stdin.end();
+    const code = await new Promise<number | null>((r) => child.once('exit', r));
+    assert.equal(code, 0);
+    const lines = out.trim().split('\n');
+    assert.equal(lines.length, 2, out);
+    for (const line of lines) assert.equal((JSON.parse(line) as { jsonrpc: string }).jsonrpc, '2.0');
+    assert.match(lines[1]!, /colinhacks/);
+    assert.match(err, /running on stdio/, 'info logs are on stderr');
   });
 
   test('the same answers as the HTTP endpoint over the same data', async () => {

@@ -93,13 +93,17 @@ export class TeamStore {
 
   // ---- members ----
 
-  /** The teamspace's synthetic member for anonymous callers, created on first use. */
+  /** The teamspace's synthetic member for anonymous callers, created on first use (atomically, also across processes). */
   anonymousMember(teamspaceId: number, name: string, now: string): number {
-    const row = this.db.prepare('SELECT id FROM members WHERE teamspace_id = ? AND synthetic = 1').get(teamspaceId) as { id: number } | undefined;
-    if (row) return row.id;
-    return Number(
-      this.db.prepare("INSERT INTO members (teamspace_id, name, email, role, created_at, synthetic) VALUES (?, ?, NULL, 'member', ?, 1)").run(teamspaceId, name, now).lastInsertRowid,
-    );
+    return this.immediate(() => {
+      const row = this.db.prepare('SELECT id FROM members WHERE teamspace_id = ? AND synthetic = 1 ORDER BY id LIMIT 1').get(teamspaceId) as { id: number } | undefined;
+      if (row) return row.id;
+      return Number(
+        this.db
+          .prepare("INSERT INTO members (teamspace_id, name, email, role, created_at, synthetic) VALUES (?, ?, NULL, 'member', ?, 1)")
+          .run(teamspaceId, name, now).lastInsertRowid,
+      );
+    });
   }
 
   /** Active people of a teamspace (no synthetic member). */

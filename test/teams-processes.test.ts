@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnStacks, startTestServer } from './helpers/server.ts';
+import { call } from './helpers/teams.ts';
+
+/** Two server processes on one data directory: counting and the free-plan cap stay exact across them. */
+test('counters are exact across two server processes sharing the database', async () => {
+  const a = await startTestServer({ overrides: { embedder: null }, config: { rateLimitPerMinute: 0 } });
+  const child = spawnStacks(['serve', '--data-dir', a.dataDir, '--port', '0', '--dev'], { HOST: '127.0.0.1', STACKS_RATE_LIMIT_PER_MINUTE: '0' });
+  try {
+    const bUrl = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (d) => {
+        out += d;
+        const m = /running at (http:\/\/\S+)/.exec(out);
+        if (m) resolve(m[1]!.replace('localhost', '127.0.0.1'));
+      });
+      child.once('exit', (code) => reject(new Error(`stacks serve exited with ${code}`)));
+    });
+    const path = '/api/v2/context?libraryId=/none/none&query=x';
+    const hit = async (base: string) => (await fetch(new URL(path, base), { headers: { authorization: `Bearer ${a.key}` } })).status;
+    const clients = 32;
+    await Promise.all(Array.from({ length: clients }, async (_, c) => {
+      for (let i = 0; i < 10; i++) assert.notEqual(await hit(c % 2 ? bUrl : a.url), 429);
+    }));
+    let u = (await call<{ member: { requests: number } }>(a, 'GET', '/api/v2/usage')).body;
+    assert.equal(u.member.requests, clients * 10);
+
+    await call(a, 'PATCH', '/api/v2/teamspace', { plan: 'free', includedRequests: clients * 10 + 50 });
+    let ok = 0;
+    let limited = 0;
+    await Promise.all(Array.from({ length: clients }, async (_, c) => {
+      for (let i = 0; i < 4; i++) {
+        const st = await hit(c % 2 ? bUrl : a.url);
+        if (st === 429) limited++;
+        else ok++;
+      }
+    }));
+    assert.equal(ok, 50, 'exactly the 50 remaining requests were admitted across both processes');
+    assert.equal(limited, clients * 4 - 50);
+    u = (await call<{ member: { requests: number } }>(a, 'GET', '/api/v2/usage')).body;
+    assert.equal(u.member.requests, clients * 10 + 50);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+    await a.close();
+  }
+});

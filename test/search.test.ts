@@ -317,6 +317,9 @@ describe('versions', () => {
     assert.deepEqual([...libsOf(r.body)].sort(), ['/fastify/fastify', '/pinojs/pino']);
     assert.equal(r.body.version?.requested, 'v4');
     assert.ok(r.body.version!.libraries.every((l) => l.served === null && l.status === 'unverified'));
+    // An ignored version is not a request to index that version.
+    const jobs = (await (await s.api('/api/jobs?kind=version-fetch&libraryId=/pinojs/pino')).json()) as { jobs: unknown[] };
+    assert.equal(jobs.jobs.length, 0);
   });
 
   test('rule 8: a missing version of a repo library is queued once as a version-fetch job shown in the job list', async () => {

@@ -28,6 +28,8 @@ export interface SearchTarget {
   served: string | null;
   status: VersionStatus | null;
   reason: string;
+  /** The version parameter could not apply (library-less question naming several or no products). */
+  versionIgnored?: boolean;
 }
 
 /** Retrieval of one library's candidates (injectable so tests can fail one library). */
@@ -96,22 +98,6 @@ export class MultiLibrarySearch implements SearchService {
 
   async search(req: SearchRequest, principal: Principal | null): Promise<Rendered<SearchContextResponse>> {
     const d = this.depsOf();
-    const selection = this.selector().select({ query: req.query, libraries: req.libraries, version: req.version }, principal);
-    if (selection.choices.length === 0) {
-      throw new ApiError(
-        'no_documentation_found',
-        req.libraries.length
-          ? `No indexed library matches ${req.libraries.map((l) => `"${l}"`).join(', ')}. Look libraries up with /api/v2/libs/search.`
-          : 'No indexed library matches the question. Name a library with the library parameter.',
-      );
-    }
-    const versionParam = req.version && !/^latest$/i.test(req.version) ? req.version : undefined;
-    const targets = selection.choices.map((c) => this.target(c, principal));
-    if (selection.versionIgnored && versionParam) {
-      // Library-less question naming several (or no) products: the version cannot apply; each library says so.
-      for (const t of targets) Object.assign(t, { requested: versionParam, served: null, status: 'unverified' as const });
-    }
-
     let failed = false;
     let q: PreparedQuery;
     try {
@@ -126,15 +112,34 @@ export class MultiLibrarySearch implements SearchService {
       const l = req.language.toLowerCase();
       q = { ...q, languages: [...new Set([...q.languages, ...(LANGUAGE_ALIASES[l] ?? [l])])] };
     }
+    const versionParam = req.version && !/^latest$/i.test(req.version) ? req.version : undefined;
 
-    // Several libraries: fewer candidates per library, and only each library's best fused ones
-    // reach the global reranker (its cost grows with every candidate; the answer holds ~25).
+    // Selection, version resolution and the retrieval queries run in one read snapshot, so a
+    // version swapped in by an import meanwhile is never half-seen (the embedding came first: it is async).
+    const { targets, pending } = d.store.search.snapshot(() => {
+      const selection = this.selector().select({ query: req.query, libraries: req.libraries, version: req.version }, principal);
+      if (selection.choices.length === 0) {
+        throw new ApiError(
+          'no_documentation_found',
+          req.libraries.length
+            ? `No indexed library matches ${req.libraries.map((l) => `"${l}"`).join(', ')}. Look libraries up with /api/v2/libs/search.`
+            : 'No indexed library matches the question. Name a library with the library parameter.',
+        );
+      }
+      const targets = selection.choices.map((c) => this.target(c));
+      if (selection.versionIgnored && versionParam) {
+        // Library-less question naming several (or no) products: the version cannot apply; each library says so.
+        for (const t of targets) Object.assign(t, { requested: versionParam, served: null, status: 'unverified' as const, versionIgnored: true });
+      }
+      // Several libraries: fewer candidates per library, and only each library's best fused ones
+      // reach the global reranker (its cost grows with every candidate; the answer holds ~25).
+      const limits = targets.length > 1 ? { lexicalLimit: MULTI.listLimit, vectorLimit: MULTI.listLimit } : {};
+      const retrieve = this.overrides.retrieve ?? (async (t: SearchTarget, pq: PreparedQuery) => retrievePrepared(d.store, t.version.id, pq, { libraryId: t.label, ...limits }));
+      return { targets, pending: targets.map((t) => retrieve(t, q)) };
+    });
+    this.queueMissingVersions(targets, principal);
     const several = targets.length > 1;
-    const limits = several ? { lexicalLimit: MULTI.listLimit, vectorLimit: MULTI.listLimit } : {};
-    const retrieve =
-      this.overrides.retrieve ??
-      ((t: SearchTarget, pq: PreparedQuery) => Promise.resolve(retrievePrepared(d.store, t.version.id, pq, { libraryId: t.label, ...limits })));
-    const settled = await Promise.allSettled(targets.map((t) => retrieve(t, q)));
+    const settled = await Promise.allSettled(pending);
     const merged: Candidate[] = [];
     let failures = 0;
     settled.forEach((r, i) => {
@@ -206,32 +211,36 @@ export class MultiLibrarySearch implements SearchService {
     return { json, text, headers };
   }
 
-  /** Resolves the version served for one chosen library, queueing a fetch of a version it lacks. */
-  private target(c: LibraryChoice, principal: Principal | null): SearchTarget {
-    const d = this.depsOf();
+  /** Resolves the version served for one chosen library. */
+  private target(c: LibraryChoice): SearchTarget {
     const e = c.entry;
     const fallback = defaultVersion(e)!;
     const plain = (v: LibraryVersion) => (v.tag ? `${e.library.id}/${v.tag}` : e.library.id);
     if (c.requested === null) return { entry: e, version: fallback, label: plain(fallback), requested: null, served: null, status: null, reason: c.reason };
     const match = resolveVersion(c.requested, e.tagged);
-    let t: SearchTarget;
     if (match.version) {
-      t = { entry: e, version: match.version, label: plain(match.version), requested: c.requested, served: match.version.tag, status: match.status, reason: c.reason };
-    } else if (e.base && e.base.totalSnippets > 0 && branchSatisfies(c.requested, e.library.branch, e.tagged)) {
-      // The current documentation is that version (its branch pins it).
-      t = { entry: e, version: e.base, label: e.library.id, requested: c.requested, served: c.requested, status: 'verified', reason: c.reason };
-    } else {
-      t = { entry: e, version: fallback, label: plain(fallback), requested: c.requested, served: null, status: 'unverified', reason: c.reason };
+      return { entry: e, version: match.version, label: plain(match.version), requested: c.requested, served: match.version.tag, status: match.status, reason: c.reason };
     }
-    if (t.status !== 'verified' && e.library.sourceType === 'repo') {
+    if (e.base && e.base.totalSnippets > 0 && branchSatisfies(c.requested, e.library.branch, e.tagged)) {
+      // The current documentation is that version (its branch pins it).
+      return { entry: e, version: e.base, label: e.library.id, requested: c.requested, served: c.requested, status: 'verified', reason: c.reason };
+    }
+    return { entry: e, version: fallback, label: plain(fallback), requested: c.requested, served: null, status: 'unverified', reason: c.reason };
+  }
+
+  /** Rule 8: a requested version a repository library lacks (or has only as a prerelease) is queued for indexing, once. */
+  private queueMissingVersions(targets: SearchTarget[], principal: Principal | null): void {
+    const d = this.depsOf();
+    for (const t of targets) {
+      if (t.requested === null || t.status === 'verified' || t.entry.library.sourceType !== 'repo') continue;
+      if (t.versionIgnored) continue;
       try {
-        const job = queueVersionFetch(d.jobs, e.library, c.requested, principal?.memberId ?? null);
-        if (job.created) d.log.info({ libraryId: e.library.id, version: c.requested, jobId: job.id }, 'search: queued indexing of a missing version');
+        const job = queueVersionFetch(d.jobs, t.entry.library, t.requested, principal?.memberId ?? null);
+        if (job.created) d.log.info({ libraryId: t.entry.library.id, version: t.requested, jobId: job.id }, 'search: queued indexing of a missing version');
       } catch (err) {
         d.log.warn({ err: (err as Error).message }, 'search: could not queue a version fetch');
       }
     }
-    return t;
   }
 
   private rules(access: AccessPolicy, principal: Principal | null, returned: SearchTarget[]): SearchContextResponse['rules'] | null {

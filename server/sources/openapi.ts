@@ -83,7 +83,7 @@ function lineCol(text: string, pos: number): string {
 }
 
 /** Parses, checks the OpenAPI/Swagger structure, validates and dereferences (internal $refs only: no file or network access). */
-export async function loadOpenApi(text: string, name: string): Promise<OpenApiDocument> {
+export async function loadOpenApi(text: string, name: string, options: { validate?: boolean } = {}): Promise<OpenApiDocument> {
   const raw = parseSpecText(text, name);
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ApiError('validation_error', `${name}: not an OpenAPI document (expected an object at the top level).`);
   const top = raw as Obj;
@@ -96,9 +96,10 @@ export async function loadOpenApi(text: string, name: string): Promise<OpenApiDo
     if (!(openapi?.startsWith('3.1') && top.webhooks)) throw new ApiError('validation_error', `${name}: the document has no "paths".`);
   }
   let doc: Obj;
-  const options = { resolve: { external: false }, dereference: { circular: true } } as never;
+  const parserOptions = { resolve: { external: false }, dereference: { circular: true } } as never;
   try {
-    doc = (await SwaggerParser.validate(structuredClone(top) as never, options)) as unknown as Obj;
+    // Jobs re-load a spec that was validated when it was submitted: dereferencing is enough there.
+    doc = (options.validate === false ? await SwaggerParser.dereference(top as never, parserOptions) : await SwaggerParser.validate(structuredClone(top) as never, parserOptions)) as unknown as Obj;
   } catch (err) {
     const message = ((err as Error).message ?? String(err)).split('\n').map((l) => l.trim()).filter(Boolean).slice(0, 4).join(' ');
     throw new ApiError('validation_error', `${name}: invalid ${openapi ? `OpenAPI ${openapi}` : 'Swagger 2.0'} document: ${message.slice(0, 600)}`);

@@ -278,7 +278,7 @@ export class SourceService {
     const p = ctx.job.payload;
     report({ phase: 'parsing' });
     const text = fs.readFileSync(p.stagedFile, 'utf8');
-    const api = await loadOpenApi(text, path.posix.basename(p.sourceUrl));
+    const api = await loadOpenApi(text, path.posix.basename(p.sourceUrl), { validate: false });
     const snippets = openApiToSnippets(api, { sourceUrl: p.sourceUrl, title: p.title });
     await addInBatches(build, snippets, ctx.signal, (done) => report({ phase: 'indexing', operations: api.operations, done, total: snippets.length }));
   }

@@ -84,48 +84,82 @@ function sentencesOf(s: StoredSnippet): string[] {
     .replace(/```[\s\S]*?```/g, ' ')
     .split(/(?<=[.!?])\s+(?=[A-Z`(\[])|\n{2,}|\n(?=[-*] )/)
     .map((x) => x.replace(/\s+/g, ' ').replace(/^[-*#>\s]+/, '').trim())
-    .filter((x) => x.length >= 25 && x.length <= 600 && /[a-z]/i.test(x));
+    // Fragments that only introduce a list or a code block ("... will not catch:") say nothing alone.
+    .filter((x) => x.length >= 25 && x.length <= 600 && /[a-z]/i.test(x) && !/:$/.test(x));
 }
 
-/** Offline synthesis: the sentences that cover the question best, each cited, plus the best code example. */
-function extractive(question: string, sources: Candidate[]): string {
-  const qStems = new Set(analyzeQuery(question).terms.map(stem));
-  const scored: { text: string; cite: number; score: number; stems: Set<string> }[] = [];
-  sources.forEach((c, i) => {
-    for (const sentence of sentencesOf(c.snippet)) {
-      const st = new Set(wordsOf(sentence).map(stem));
-      let hit = 0;
-      for (const t of qStems) if (st.has(t)) hit++;
-      const coverage = qStems.size ? hit / qStems.size : 0;
-      // Earlier (better ranked) sources count more; a sentence with no question term is unlikely to answer.
-      scored.push({ text: sentence, cite: i + 1, score: coverage + 0.3 / (i + 1), stems: st });
+/** Citation numbers by source URL: snippets of one URL (a section's prose and code) share a number. */
+export function citationNumbers(sources: Candidate[]): { urls: string[]; numberOf: (c: Candidate) => number } {
+  const urls: string[] = [];
+  const index = new Map<string, number>();
+  for (const c of sources) {
+    if (!index.has(c.snippet.sourceId)) {
+      urls.push(c.snippet.sourceId);
+      index.set(c.snippet.sourceId, urls.length);
     }
-  });
-  scored.sort((a, b) => b.score - a.score);
-  const chosen: typeof scored = [];
-  for (const s of scored) {
-    if (chosen.length >= RESEARCH.sentences) break;
-    // Skip sentences that mostly repeat one already chosen.
-    const dup = chosen.some((c) => {
-      let inter = 0;
-      for (const w of s.stems) if (c.stems.has(w)) inter++;
-      return inter / Math.max(1, Math.min(s.stems.size, c.stems.size)) > 0.7;
-    });
-    if (!dup) chosen.push(s);
   }
-  chosen.sort((a, b) => a.cite - b.cite);
+  return { urls, numberOf: (c) => index.get(c.snippet.sourceId)! };
+}
+
+/**
+ * Offline synthesis: for each part of the question in turn (its clauses, or the whole question),
+ * the best not yet chosen sentence of the sources, each cited; then the best code example.
+ */
+function extractive(question: string, sources: Candidate[]): string {
+  const { numberOf } = citationNumbers(sources);
+  const parts = subQueries(question).slice(1, -1);
+  const aspects = (parts.length ? parts : [question]).map((p) => new Set(analyzeQuery(p).terms.map(stem)));
+  const all = sources.flatMap((c, rank) => sentencesOf(c.snippet).map((text) => ({ text, cite: numberOf(c), rank, stems: new Set(wordsOf(text).map(stem)) })));
+  // Terms found in many sentences (log, line) say less about an aspect than rare ones (redact): idf weights.
+  const df = new Map<string, number>();
+  for (const x of all) for (const w of x.stems) df.set(w, (df.get(w) ?? 0) + 1);
+  const idf = (t: string) => Math.log(1 + all.length / (1 + (df.get(t) ?? 0)));
+  const cover = (st: Set<string>, terms: Set<string>) => {
+    let hit = 0;
+    let total = 0;
+    for (const t of terms) {
+      total += idf(t);
+      if (st.has(t)) hit += idf(t);
+    }
+    return total ? hit / total : 0;
+  };
+  const chosen: typeof all = [];
+  const used = new Set<string>();
+  const repeats = (x: (typeof all)[number]) =>
+    chosen.some((c) => {
+      let inter = 0;
+      for (const w of x.stems) if (c.stems.has(w)) inter++;
+      return inter / Math.max(1, Math.min(x.stems.size, c.stems.size)) > 0.7;
+    });
+  for (let round = 0; chosen.length < RESEARCH.sentences && round < RESEARCH.sentences; round++) {
+    let added = false;
+    for (const terms of aspects) {
+      if (chosen.length >= RESEARCH.sentences) break;
+      // Better ranked sources count more; a sentence without any question term is unlikely to answer.
+      const best = all
+        .filter((x) => !used.has(x.text) && cover(x.stems, terms) > 0)
+        .map((x) => ({ x, score: cover(x.stems, terms) + 0.3 / (x.rank + 1) }))
+        .sort((a, b) => b.score - a.score)
+        .find(({ x }) => !repeats(x));
+      if (!best) continue;
+      used.add(best.x.text);
+      chosen.push(best.x);
+      added = true;
+    }
+    if (!added) break;
+  }
+  chosen.sort((a, b) => a.cite - b.cite || a.rank - b.rank);
   const lines = [`Answer composed from the documentation for: ${question.trim()}`, '', ...chosen.map((s) => `- ${s.text} [${s.cite}]`)];
-  const codeIdx = sources.findIndex((c) => c.snippet.kind === 'code' && c.snippet.codeList.length > 0);
-  if (codeIdx >= 0) {
-    const code = sources[codeIdx]!.snippet;
-    const ex = code.codeList[0]!;
-    lines.push('', `Example: ${code.title} [${codeIdx + 1}]`, '', `\`\`\`${ex.language}\n${ex.code.replace(/\n+$/, '')}\n\`\`\``);
+  const code = sources.find((c) => c.snippet.kind === 'code' && c.snippet.codeList.some((x) => !/^(text|txt|plaintext)?$/i.test(x.language)));
+  if (code) {
+    const ex = code.snippet.codeList.find((x) => !/^(text|txt|plaintext)?$/i.test(x.language))!;
+    lines.push('', `Example: ${code.snippet.title} [${numberOf(code)}]`, '', `\`\`\`${ex.language}\n${ex.code.replace(/\n+$/, '')}\n\`\`\``);
   }
   return lines.join('\n');
 }
 
 function sourcesBlock(sources: Candidate[]): string {
-  return ['Sources:', ...sources.map((c, i) => `[${i + 1}] ${c.snippet.sourceId}`)].join('\n');
+  return ['Sources:', ...citationNumbers(sources).urls.map((url, i) => `[${i + 1}] ${url}`)].join('\n');
 }
 
 /** The chat completions URL of a configured endpoint (a base URL, a /v1 URL, or the full path). */
@@ -139,13 +173,13 @@ export function chatCompletionsUrl(chatUrl: string): string {
 async function chat(deps: ResearchDeps, question: string, sources: Candidate[]): Promise<string> {
   let used = 0;
   const blocks: string[] = [];
-  sources.forEach((c, i) => {
-    const text = renderSnippetText(c);
+  const { numberOf } = citationNumbers(sources);
+  for (const c of sources) {
     const t = c.snippet.tokens;
-    if (blocks.length > 0 && used + t > RESEARCH.chatContextTokens) return;
+    if (blocks.length > 0 && used + t > RESEARCH.chatContextTokens) continue;
     used += t;
-    blocks.push(`[${i + 1}] ${text}`);
-  });
+    blocks.push(`[${numberOf(c)}] ${renderSnippetText(c)}`);
+  }
   const body = {
     model: deps.config.chatModel,
     temperature: 0,
@@ -200,5 +234,5 @@ export async function synthesize(deps: ResearchDeps, versionId: number, libraryI
     pageTitle: 'Research', breadcrumb: `Research: ${question.trim()}`, content, codeList: [], tokens: countTokens(content), contentHash: '', position: 0,
     isDynamic: false, sourceFile: null,
   };
-  return { snippet, sources: sources.map((c) => c.snippet.sourceId), fallback, mode };
+  return { snippet, sources: citationNumbers(sources).urls, fallback, mode };
 }

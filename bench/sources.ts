@@ -36,7 +36,7 @@ function sentence(i: number, n = 14): string {
 
 /** An OpenAPI 3.0 document of about `bytes` JSON bytes: resources with CRUD operations and schemas. */
 function generateOpenApi(bytes: number): { text: string; operations: number } {
-  const doc: Record<string, unknown> & { paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } } = {
+  const doc: Record<string, unknown> & { paths: Record<string, unknown>; components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> } } = {
     openapi: '3.0.3',
     info: { title: 'Generated Bench API', version: '1.0.0', description: sentence(1, 40) },
     servers: [{ url: 'https://api.example.com/v1' }],
@@ -171,13 +171,13 @@ try {
   row('OpenAPI URL (JSON)', `${(spec.text.length / 1024 / 1024).toFixed(2)} MB`, oa.requestMs, oa.jobMs, oa.snippets, `(${spec.operations} operations)`);
 
   const pdfForm = new FormData();
-  pdfForm.append('documentFiles', new Blob([fs.readFileSync(pdfFile)]), 'bench.pdf');
+  pdfForm.append('documentFiles', new Blob([new Uint8Array(fs.readFileSync(pdfFile))]), 'bench.pdf');
   pdfForm.append('collectionName', 'bench pdf');
   const pdf = await timed(s, () => s.api('/api/v2/add/file-upload', { method: 'POST', body: pdfForm }));
   row(`PDF upload (${PDF_PAGES} pages)`, `${(fs.statSync(pdfFile).size / 1024).toFixed(0)} KB`, pdf.requestMs, pdf.jobMs, pdf.snippets, `(${(pdf.jobMs / PDF_PAGES).toFixed(1)} ms/page)`);
 
   const docxForm = new FormData();
-  docxForm.append('documentFiles', new Blob([docx]), 'bench.docx');
+  docxForm.append('documentFiles', new Blob([new Uint8Array(docx)]), 'bench.docx');
   docxForm.append('collectionName', 'bench docx');
   const dx = await timed(s, () => s.api('/api/v2/add/file-upload', { method: 'POST', body: docxForm }));
   row(`DOCX upload (${DOCX_PAGES} pages)`, `${(docx.length / 1024).toFixed(0)} KB`, dx.requestMs, dx.jobMs, dx.snippets, `(${(dx.jobMs / DOCX_PAGES).toFixed(1)} ms/page)`);

@@ -225,8 +225,36 @@ export class SourceService {
     }
   }
 
-  /** Registers the three job kinds. */
+  /**
+   * Removes staged folders no queued or running job refers to (left by a job cancelled before it
+   * started, or by a crash during a request), once they are older than maxAgeMs.
+   */
+  sweepStaging(maxAgeMs = 60 * 60_000): number {
+    if (!fs.existsSync(this.stagingRoot)) return 0;
+    const referenced = new Set<string>();
+    for (const state of ['queued', 'running'] as const) {
+      for (const kind of Object.values(JOB_KINDS)) {
+        for (const job of this.deps.store.jobs.list({ state, kind, limit: 100_000 })) {
+          const dir = (job.payload as { stagedDir?: unknown }).stagedDir;
+          if (typeof dir === 'string') referenced.add(path.resolve(dir));
+        }
+      }
+    }
+    let removed = 0;
+    for (const name of fs.readdirSync(this.stagingRoot)) {
+      const full = path.join(this.stagingRoot, name);
+      if (referenced.has(path.resolve(full))) continue;
+      if (Date.now() - fs.statSync(full).mtimeMs < maxAgeMs) continue;
+      this.removeStaging(full);
+      removed++;
+    }
+    if (removed) this.deps.log.info({ removed }, 'removed abandoned staged source inputs');
+    return removed;
+  }
+
+  /** Registers the three job kinds (and sweeps abandoned staged input at startup). */
   register(jobs: JobQueue): void {
+    this.sweepStaging();
     jobs.register<OpenApiPayload>(JOB_KINDS.openapi, (ctx) => this.runStaged(ctx, 'openapi', (build, report) => this.indexOpenApi(ctx, build, report)));
     jobs.register<LlmsPayload>(JOB_KINDS.llmstxt, (ctx) => this.runStaged(ctx, 'llmstxt', (build, report) => this.indexLlmsTxt(ctx, build, report)));
     jobs.register<FilesPayload>(JOB_KINDS.files, (ctx) => this.runStaged(ctx, 'files', (build, report) => this.indexFiles(ctx, build, report)));

@@ -321,3 +321,24 @@ test('filters reach /api/v2/libs/search and the MCP tools; MCP tool calls are me
     await s.close();
   }
 });
+
+test('the import endpoint skips libraries whose source type the policy disables', async () => {
+  const s = await startTestServer({ overrides: { embedder: null } });
+  try {
+    await call(s, 'PATCH', '/api/v2/policies', { sourceTypes: { websites: { enabled: false } } });
+    const lib = (project: string, type: string) => ({
+      project, title: project, description: '', type, language: 'en', branch: 'main', docsRepoUrl: '', docsSiteUrl: '', totalTokens: 5,
+      codeSnippets: [], infoSnippets: [{ id: `https://example.test${project}`, content: 'Hello from the docs.', breadcrumb: 'Intro', tokens: 5 }],
+    });
+    const r = await call<{ queued: string[]; skipped: { project: string; reason: string }[] }>(s, 'POST', '/api/import-libraries', {
+      libraries: [lib('/acme/site', 'website'), lib('/acme/repo', 'repo')],
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(r.body.queued, ['/acme/repo']);
+    assert.equal(r.body.skipped.length, 1);
+    assert.equal(r.body.skipped[0]!.project, '/acme/site');
+    assert.match(r.body.skipped[0]!.reason, /websites sources are disabled/);
+  } finally {
+    await s.close();
+  }
+});

@@ -32,6 +32,8 @@ export interface ImportOptions {
   /** Overwrite existing libraries; null/undefined falls back to the bundle's own `force` field. */
   force?: boolean | null;
   memberId?: number | null;
+  /** A reason to skip a library (e.g. its source type is disabled by the teamspace policy), or null to import it. */
+  refuse?: (header: BundleHeader) => string | null;
 }
 
 export interface ImportResult {
@@ -140,6 +142,11 @@ export class ImportService {
             continue;
           }
           seen.set(key, lib.label);
+          const refused = options.refuse?.(lib.header) ?? null;
+          if (refused) {
+            result.skipped.push({ project: shown, reason: refused });
+            continue;
+          }
           if (!force) {
             if (this.store.libraries.currentVersion(lib.libraryId, lib.tag)) {
               result.skipped.push({ project: shown, reason: `${what} already exists; import with force=true to replace it` });

@@ -1,10 +1,10 @@
 import type { Store } from '../store/index.ts';
 import type { TeamStore } from '../store/teams.ts';
-import type { Principal } from '../model.ts';
+import type { LibraryMeta, Principal } from '../model.ts';
 import { ApiError } from '../errors.ts';
 import type { TeamCache } from './cache.ts';
 import type { Clock } from './clock.ts';
-import { libraryAllowed, type CompiledPolicy } from './policy-filter.ts';
+import { libraryAllowed, policySourceTypeOf, type CompiledPolicy } from './policy-filter.ts';
 import { mergePolicy, parseStoredPolicy, policySchema, defaultPolicy, type Policy, type PolicySourceType } from './policy-schema.ts';
 import { validate } from '../http/validate.ts';
 
@@ -83,6 +83,16 @@ export function assertSourceEnabled(services: SourceCheckServices, principal: Pr
   if (!services.teams.policies.sourceEnabled(teamspaceId, sourceType)) {
     throw new ApiError('source_disabled', `Adding ${sourceType} sources is disabled by this teamspace's policy; an owner or admin can enable it (PATCH /api/v2/policies).`);
   }
+}
+
+/**
+ * For imports of pre-parsed libraries: the reason a library of this kind may not be added by the
+ * caller's teamspace (its source type is disabled), or null. The import endpoint skips such
+ * libraries with this reason instead of failing the whole upload.
+ */
+export function sourceRefusal(services: SourceCheckServices, principal: Principal | null, meta: Pick<LibraryMeta, 'sourceType' | 'sourceUrl' | 'teamspaceId'>): string | null {
+  const type = policySourceTypeOf({ sourceType: meta.sourceType, sourceUrl: meta.sourceUrl ?? null, teamspaceId: meta.teamspaceId ?? null });
+  return services.teams.policies.sourceEnabled(services.teams.teamspaceOf(principal), type) ? null : `${type} sources are disabled by this teamspace's policy`;
 }
 
 export type { PolicySourceType };

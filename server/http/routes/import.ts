@@ -8,6 +8,8 @@ import { ApiError } from '../../errors.ts';
 import { route } from '../app.ts';
 import { principalOf, requireKey } from '../auth.ts';
 import { validate } from '../validate.ts';
+import { bundleMeta } from '../../ingest/bundle.ts';
+import { sourceRefusal } from '../../teams/policy.ts';
 
 const boolParam = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const importQuery = z.object({ force: boolParam.optional() });
@@ -66,7 +68,8 @@ export function mountImport(app: Express, s: Services): void {
         } else {
           throw new ApiError('unsupported_media_type', `Content-Type "${type}" is not accepted: send application/json, application/zip or multipart/form-data.`);
         }
-        const result = await s.importer.importFile(file, { force, memberId: principalOf(res)?.memberId ?? null });
+        const principal = principalOf(res);
+        const result = await s.importer.importFile(file, { force, memberId: principal?.memberId ?? null, refuse: (h) => sourceRefusal(s, principal, bundleMeta(h, h.project)) });
         res.status(200).json(result);
       } finally {
         if (file) fs.rmSync(file, { force: true });

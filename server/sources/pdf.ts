@@ -30,6 +30,8 @@ interface Line {
   text: string;
   mono: boolean;
   fonts: Set<string>;
+  /** Items separated by wide gaps: a table row (or columns), never code or a heading. */
+  cells: boolean;
 }
 
 export async function pdfToMarkdown(data: Uint8Array, fallbackTitle: string, options: { signal?: AbortSignal } = {}): Promise<ExtractedDocument> {
@@ -81,12 +83,17 @@ function pageLines(page: number, items: TextItem[], styles: Record<string, { fon
     let end = -Infinity;
     let monoChars = 0;
     let chars = 0;
+    let cells = false;
     const sizes = new Map<number, number>();
     const fonts = new Set<string>();
     for (const it of row.items) {
       const size = Math.hypot(it.transform[0]!, it.transform[1]!);
       const x = it.transform[4]!;
-      if (text && x - end > size * 0.25 && !/\s$/.test(text) && !/^\s/.test(it.str)) text += ' ';
+      if (text && x - end > size * 2.5 && it.str.trim()) {
+        // A gap of several characters: the next table cell (or column).
+        text = `${text.replace(/\s+$/, '')} | `;
+        cells = true;
+      } else if (text && x - end > size * 0.25 && !/\s$/.test(text) && !/^\s/.test(it.str)) text += ' ';
       text += it.str;
       end = x + it.width;
       const visible = it.str.replace(/\s/g, '').length;
@@ -100,7 +107,7 @@ function pageLines(page: number, items: TextItem[], styles: Record<string, { fon
     }
     if (!text.trim()) continue;
     const size = [...sizes.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 0;
-    out.push({ page, y: row.y, x: row.items[0]!.transform[4]!, size, text: text.replace(/\s+$/, ''), mono: chars > 0 && monoChars === chars, fonts });
+    out.push({ page, y: row.y, x: row.items[0]!.transform[4]!, size, text: text.replace(/\s+$/, ''), mono: chars > 0 && monoChars === chars, fonts, cells });
   }
   return out;
 }
@@ -163,6 +170,17 @@ function linesToMarkdown(lines: Line[]): string {
     const l = lines[i]!;
     const next = lines[i + 1];
     const gap = prev && prev.page === l.page ? prev.y - l.y : Infinity;
+    if (l.cells) {
+      // Table rows stay one line each.
+      flushCode();
+      flushPara();
+      const rowText = `| ${l.text.trim()} |`;
+      if (prev?.cells && out[out.length - 1]?.startsWith('| ')) out[out.length - 1] += `\n${rowText}`;
+      else out.push(rowText);
+      prevHeading = false;
+      prev = l;
+      continue;
+    }
     if (l.mono) {
       prevHeading = false;
       flushPara();

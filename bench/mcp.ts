@@ -1,4 +1,4 @@
-// `npm run bench -- mcp [--clients 16] [--seconds 30] [--corpus generated|shared]`
+// `npm run bench -- mcp [--clients 16] [--seconds 30] [--corpus generated|shared] [--rest]`
 // p50/p95/p99 of a query-docs tools/call over Streamable HTTP (/mcp) with concurrent MCP SDK clients.
 // The server runs as its own process (`stacks serve`) so that client work does not share its event loop.
 // Corpus: the 1M-snippet generated corpus of bench/corpus.ts (ensureBenchCorpus) by default;
@@ -21,6 +21,8 @@ const { values: opts } = parseArgs({
     seconds: { type: 'string', default: '30' },
     warmup: { type: 'string', default: '5' },
     corpus: { type: 'string', default: 'generated' },
+    /** Also measure GET /api/v2/context?type=txt with the same clients and questions, to show what MCP adds. */
+    rest: { type: 'boolean', default: false },
   },
   allowPositionals: true,
 });
@@ -150,6 +152,35 @@ async function main(): Promise<void> {
     console.log(`latency ms: p50=${f(percentile(latencies, 50))} p95=${f(percentile(latencies, 95))} p99=${f(percentile(latencies, 99))} max=${f(latencies[latencies.length - 1] ?? NaN)}`);
     console.log(`target p95 < 50 ms: ${percentile(latencies, 95) < 50 ? 'met' : 'NOT met'}; server peak RSS ${peakRssMb(child.pid!) ?? '?'} MB`);
     await Promise.all(clients.map((c) => c.close()));
+
+    if (opts.rest) {
+      let n = 0;
+      const restRun = async (seconds: number) => {
+        const lat: number[] = [];
+        let errors = 0;
+        const end = performance.now() + seconds * 1000;
+        await Promise.all(
+          Array.from({ length: CLIENTS }, async () => {
+            while (performance.now() < end) {
+              const k = n++;
+              const params = new URLSearchParams({ libraryId: corpus.libraryIds[k % corpus.libraryIds.length]!, query: corpus.queries[(k * 7) % corpus.queries.length]!, type: 'txt' });
+              const t = performance.now();
+              const res = await fetch(`${url}/api/v2/context?${params}`);
+              await res.text();
+              lat.push(performance.now() - t);
+              if (!res.ok) errors++;
+            }
+          }),
+        );
+        return { lat: lat.sort((a, b) => a - b), errors };
+      };
+      await restRun(Number(opts.warmup));
+      const r0 = performance.now();
+      const rest = await restRun(SECONDS);
+      const restElapsed = (performance.now() - r0) / 1000;
+      console.log(`same load on GET /api/v2/context (REST): calls=${rest.lat.length} errors=${rest.errors} throughput=${f(rest.lat.length / restElapsed)} req/s`);
+      console.log(`latency ms: p50=${f(percentile(rest.lat, 50))} p95=${f(percentile(rest.lat, 95))} p99=${f(percentile(rest.lat, 99))}`);
+    }
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

@@ -1,6 +1,6 @@
 import type { Store } from '../store/index.ts';
 import type { Library, LibraryVersion } from '../model.ts';
-import { namesOf, type NameKey } from './names.ts';
+import { MentionIndex, namesOf, type NameKey } from './names.ts';
 
 /** One library as search sees it: its names and the versions it can serve. */
 export interface CatalogEntry {
@@ -33,6 +33,7 @@ export class Catalog {
   private entries: CatalogEntry[] = [];
   private byId = new Map<string, CatalogEntry>();
   private byVersion = new Map<number, CatalogEntry>();
+  private mentionIndex: MentionIndex<CatalogEntry> | null = null;
 
   constructor(private readonly store: Store) {}
 
@@ -44,6 +45,12 @@ export class Catalog {
   get(id: string): CatalogEntry | null {
     this.refresh();
     return this.byId.get(id) ?? this.byId.get(id.toLowerCase()) ?? null;
+  }
+
+  /** Names of every library, indexed for reading questions (built on first use after a change). */
+  mentions(): MentionIndex<CatalogEntry> {
+    this.refresh();
+    return (this.mentionIndex ??= new MentionIndex(this.entries.map((e) => ({ item: e, keys: e.keys }))));
   }
 
   /** The entry owning a served version id. */
@@ -68,6 +75,7 @@ export class Catalog {
       entries.push({ library, keys: namesOf(library), base: vs.find((v) => v.tag === '') ?? null, tagged: vs.filter((v) => v.tag !== '') });
     }
     this.entries = entries;
+    this.mentionIndex = null;
     this.byId = new Map();
     this.byVersion = new Map();
     for (const e of entries) {

@@ -155,49 +155,92 @@ export interface Mention {
   reason: string;
 }
 
+/** Single-deletion variants of a word (and the word itself): two words within one edit share one. */
+function deletions(w: string): string[] {
+  const out = [w];
+  for (let i = 0; i < w.length; i++) out.push(w.slice(0, i) + w.slice(i + 1));
+  return out;
+}
+
 /**
- * Where a question names the library: a word or two-word phrase equal to one of its names
- * (typos allowed on long title/repo names), with everyday words counted only when written
- * like a product name.
+ * The names of many libraries, indexed so that a question is read once however many libraries
+ * there are: exact names in a map, typo-able names (5+ letters) by their deletion variants
+ * (the SymSpell idea: a word within one edit of a name shares a deletion variant with it).
  */
-export function findMention(question: string, keys: NameKey[]): Mention | null {
-  const tokens = [...question.matchAll(/[A-Za-z0-9][A-Za-z0-9.+_-]*[A-Za-z0-9+]|[A-Za-z0-9]/g)].map((m) => ({ text: m[0], at: m.index ?? 0 }));
-  let best: Mention | null = null;
-  const consider = (text: string, at: number, nextText: string | undefined) => {
-    const n = normalizeName(text);
-    if (n.length < 2) return;
-    for (const k of keys) {
-      if (k.weight < 0.9) continue;
-      let hit = n === k.key || stripJs(n) === k.key;
-      let reason = `mentions "${text}"`;
-      if (!hit && k.fuzzy && n.length >= 6 && !/\d/.test(n) && !EVERYDAY.has(n) && editDistance(n, k.key, 1) <= 1) {
-        hit = true;
-        reason = `mentions "${text}" (typo of "${k.key}")`;
+export class MentionIndex<T> {
+  private readonly exact = new Map<string, { item: T; key: NameKey }[]>();
+  private readonly fuzzy = new Map<string, { item: T; key: NameKey }[]>();
+
+  constructor(items: { item: T; keys: NameKey[] }[]) {
+    for (const { item, keys } of items) {
+      for (const key of keys) {
+        if (key.weight < 0.9) continue; // owner and host names do not count as mentions
+        push(this.exact, key.key, { item, key });
+        if (key.fuzzy && key.key.length >= 5) for (const d of new Set(deletions(key.key))) push(this.fuzzy, d, { item, key });
       }
-      if (!hit) continue;
-      // An everyday word counts only when written like a product name.
-      if (EVERYDAY.has(k.key) || EVERYDAY.has(n)) {
-        const sentenceStart = /(^|[.!?:]\s*)$/.test(question.slice(0, at).trimEnd()) || at === 0;
-        const looksLikeName = (/^[A-Z]/.test(text) && !sentenceStart) || /\.?js$/i.test(text) || /^js$/i.test(nextText ?? '');
-        if (!looksLikeName) continue;
-      }
-      if (!best || at < best.at) best = { at, text, reason };
     }
-  };
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!;
-    consider(t.text, t.at, tokens[i + 1]?.text);
-    // fastify.register, vite.config.ts, next.js: the dotted parts are names too.
-    if (t.text.includes('.')) {
-      const parts = t.text.split('.');
-      let off = t.at;
-      parts.forEach((p, j) => {
-        if (p) consider(p, off, parts[j + 1] ?? tokens[i + 1]?.text);
-        off += p.length + 1;
-      });
-    }
-    const next = tokens[i + 1];
-    if (next && next.at - (t.at + t.text.length) <= 2) consider(`${t.text} ${next.text}`, t.at, tokens[i + 2]?.text);
   }
-  return best;
+
+  /**
+   * The first mention of each library in a question: a word or two-word phrase equal to one of
+   * its names (one typo allowed on words of 6+ letters), dotted identifiers split into their
+   * parts; everyday words count only when written like a product name.
+   */
+  find(question: string): Map<T, Mention> {
+    const found = new Map<T, Mention>();
+    const tokens = [...question.matchAll(/[A-Za-z0-9][A-Za-z0-9.+_-]*[A-Za-z0-9+]|[A-Za-z0-9]/g)].map((m) => ({ text: m[0], at: m.index ?? 0 }));
+    const offer = (item: T, key: NameKey, text: string, at: number, nextText: string | undefined, typo: boolean) => {
+      const n = normalizeName(text);
+      // An everyday word counts only when written like a product name.
+      if (EVERYDAY.has(key.key) || EVERYDAY.has(n)) {
+        const sentenceStart = at === 0 || /(^|[.!?:])$/.test(question.slice(0, at).trimEnd());
+        const looksLikeName = (/^[A-Z]/.test(text) && !sentenceStart) || /\.?js$/i.test(text) || /^js$/i.test(nextText ?? '');
+        if (!looksLikeName) return;
+      }
+      const prev = found.get(item);
+      if (!prev || at < prev.at) found.set(item, { at, text, reason: typo ? `mentions "${text}" (typo of "${key.key}")` : `mentions "${text}"` });
+    };
+    const consider = (text: string, at: number, nextText: string | undefined) => {
+      const n = normalizeName(text);
+      if (n.length < 2) return;
+      for (const v of new Set([n, stripJs(n)])) for (const e of this.exact.get(v) ?? []) offer(e.item, e.key, text, at, nextText, false);
+      if (n.length >= 6 && !/\d/.test(n) && !EVERYDAY.has(n)) {
+        const seen = new Set<NameKey>();
+        for (const d of deletions(n)) {
+          for (const e of this.fuzzy.get(d) ?? []) {
+            if (seen.has(e.key) || e.key.key === n) continue;
+            seen.add(e.key);
+            if (editDistance(n, e.key.key, 1) <= 1) offer(e.item, e.key, text, at, nextText, true);
+          }
+        }
+      }
+    };
+    for (let i = 0; i < tokens.length; i++) {
+      const t = tokens[i]!;
+      consider(t.text, t.at, tokens[i + 1]?.text);
+      // fastify.register, vite.config.ts, next.js: the dotted parts are names too.
+      if (t.text.includes('.')) {
+        const parts = t.text.split('.');
+        let off = t.at;
+        parts.forEach((p, j) => {
+          if (p) consider(p, off, parts[j + 1] ?? tokens[i + 1]?.text);
+          off += p.length + 1;
+        });
+      }
+      const next = tokens[i + 1];
+      if (next && next.at - (t.at + t.text.length) <= 2) consider(`${t.text} ${next.text}`, t.at, tokens[i + 2]?.text);
+    }
+    return found;
+  }
+}
+
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const list = m.get(k);
+  if (list) list.push(v);
+  else m.set(k, [v]);
+}
+
+/** Where a question names one library (see MentionIndex.find). */
+export function findMention(question: string, keys: NameKey[]): Mention | null {
+  return new MentionIndex([{ item: 0, keys }]).find(question).get(0) ?? null;
 }

@@ -4,7 +4,7 @@ import type { Principal } from '../model.ts';
 import { parseLibraryId } from '../model.ts';
 import type { AccessPolicy } from './contracts.ts';
 import { defaultVersion, servable, type Catalog, type CatalogEntry } from './catalog.ts';
-import { findMention, normalizeName, scoreName } from './names.ts';
+import { normalizeName, scoreName } from './names.ts';
 import { analyzeQuery } from './query.ts';
 import { isLatest, VERSION_PATTERN } from './version.ts';
 
@@ -19,6 +19,12 @@ export const PROBE_SHARE = 0.6;
 
 /** Rows of the whole index looked at to infer libraries from a question's documents. */
 export const PROBE_ROWS = 200;
+
+/** The probe uses at most this many of the question's words, the rarest first. */
+export const PROBE_TERMS = 8;
+
+/** Words found in more than this share of all snippets are left out of the probe. */
+export const PROBE_MAX_SHARE = 0.05;
 
 export interface LibraryChoice {
   entry: CatalogEntry;
@@ -149,9 +155,8 @@ export class LibrarySelector {
 
     // No library values: the products the question names, in the order it names them.
     const mentions: { at: number; entry: CatalogEntry; reason: string }[] = [];
-    for (const entry of this.visible(principal)) {
-      const m = findMention(req.query, entry.keys);
-      if (m) mentions.push({ at: m.at, entry, reason: m.reason });
+    for (const [entry, m] of this.catalog.mentions().find(req.query)) {
+      if (servable(entry) && this.access.canSee(principal, entry.library)) mentions.push({ at: m.at, entry, reason: m.reason });
     }
     mentions.sort((a, b) => a.at - b.at || popularity(b.entry) - popularity(a.entry));
     // Several libraries answering to one mention (same name): keep the best of them.
@@ -197,10 +202,23 @@ export class LibrarySelector {
     return { entry: ranked[0]!.entry, tag: parsed.tag, reason: `product name "${parsed.name}": ${ranked[0]!.reason}` };
   }
 
-  /** Libraries whose current documentation matches the question best (one FTS query over the whole index). */
+  /**
+   * Libraries whose current documentation matches the question best: one BM25 query over the
+   * whole index with the question's words; of a long question (pasted output) only the most
+   * distinctive ones (the rarest in the index; words in more than PROBE_MAX_SHARE of all snippets
+   * say nothing about which library is meant).
+   */
   probe(query: string, principal: Principal | null): RankedLibrary[] {
-    const match = analyzeQuery(query).match;
-    if (!match) return [];
+    // Plain numbers (line:column of stack traces, ports) say nothing about a library.
+    const terms = [...new Set(analyzeQuery(query).terms.filter((t) => /^[a-z0-9]+$/.test(t) && !/^\d+$/.test(t)))].slice(0, 48);
+    const df = this.store.probe.documentFrequencies(terms);
+    if (df.size === 0) return [];
+    const total = this.catalog.all().reduce((n, e) => n + (e.base?.totalSnippets ?? 0) + e.tagged.reduce((m, v) => m + v.totalSnippets, 0), 0);
+    const byRarity = [...df].sort((a, b) => a[1] - b[1]);
+    // A short question keeps all its words (BM25 weighs them); a long one (pasted output) its rarest.
+    const distinctive = byRarity.length <= PROBE_TERMS ? byRarity : byRarity.filter(([, n]) => n <= PROBE_MAX_SHARE * total);
+    const chosen = (distinctive.length ? distinctive : byRarity.slice(0, 3)).slice(0, PROBE_TERMS).map(([t]) => `"${t}"`);
+    const match = chosen.join(' OR ');
     const scores = new Map<CatalogEntry, number>();
     for (const p of this.store.probe.topVersions(match, PROBE_ROWS)) {
       const entry = this.catalog.ofVersion(p.versionId);

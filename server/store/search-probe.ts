@@ -44,6 +44,18 @@ export class SearchProbeStore {
     return { versionId, hits: rows.length, score: rows.reduce((t, r) => t + r.score, 0) };
   }
 
+  /** How many snippets hold each term (terms absent from the index are left out). */
+  documentFrequencies(terms: string[]): Map<string, number> {
+    const out = new Map<string, number>();
+    if (terms.length === 0) return out;
+    const stmt = this.db.prepare('SELECT doc FROM snippet_fts_vocab WHERE term = ?');
+    for (const t of terms) {
+      const r = stmt.get(t) as { doc: number } | undefined;
+      if (r && r.doc > 0) out.set(t, r.doc);
+    }
+    return out;
+  }
+
   /**
    * Changes whenever a library or a served version is added, removed or swapped: lets the
    * search layer cache its library catalogue and rebuild it only when this differs.

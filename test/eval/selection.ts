@@ -74,6 +74,19 @@ export const SELECTION_QUESTIONS: SelectionQuestion[] = [
   inferred('type-safe RPC client for my routes', hono),
   inferred('custom error messages in refinements', zod),
   inferred('set the log level per child and pretty print in development', pino),
+  // Pasted error output (long): only its distinctive words reach the probe.
+  inferred(
+    'FastifyError [FST_ERR_CTP_INVALID_MEDIA_TYPE]: Unsupported Media Type: application/xml\n' +
+      '    at ContentTypeParser.run (/app/node_modules/lib/contentTypeParser.js:180:14)\n'.repeat(6) +
+      '    at preValidationCallback (/app/node_modules/lib/handleRequest.js:92:5)\n    statusCode: 415, code: FST_ERR_CTP_INVALID_MEDIA_TYPE',
+    fastify,
+  ),
+  inferred(
+    '[vite] Internal server error: Failed to resolve import "./Comp.vue" from "src/App.vue". Does the file exist?\n' +
+      '  Plugin: vite:import-analysis\n  File: /home/me/app/src/App.vue:3:17\n' + '      at formatError (file:///home/me/app/node_modules/dist/node/chunks/dep.js:50831:46)\n'.repeat(5) +
+      'optimizeDeps include exclude server.fs.allow',
+    vite,
+  ),
   named('zod vs. yup for form validation', zod),
   named('hono/jsx rendering on the server', hono),
   byName('Fastify framework', fastify),

@@ -20,7 +20,7 @@ function code(id: string, title: string, text: string): SnippetInput {
   return { kind: 'code', sourceId: id, title, description: `${title}: ${text}`, language: 'js', pageTitle: 'widgets', codeList: [{ language: 'js', code: `widget.${title.replace(/\W/g, '')}() // ${text}` }] };
 }
 
-async function addLibrary(meta: { id: string; title: string; sourceType: 'repo' | 'website' }, tag: string, marker: string): Promise<void> {
+async function addLibrary(meta: { id: string; title: string; sourceType: 'repo' | 'website'; branch?: string }, tag: string, marker: string): Promise<void> {
   const build = s.services.writer.begin({ ...meta, description: `${meta.title} test library` }, { tag });
   await build.add([
     code(`https://example.com${meta.id}/${tag || 'main'}#spin`, 'spin the widget', `spins the widget gear ${marker}`),
@@ -58,6 +58,7 @@ before(async () => {
   await addLibrary({ id: '/acme/widget', title: 'Widget', sourceType: 'repo' }, '1.4.0', 'one-four');
   await addLibrary({ id: '/acme/widget', title: 'Widget', sourceType: 'repo' }, '2.0.0-beta.1', 'two-beta');
   await addLibrary({ id: '/acme/site', title: 'Gizmo Site', sourceType: 'website' }, '', 'site');
+  await addLibrary({ id: '/acme/sprocket', title: 'Sprocket', sourceType: 'repo', branch: '3.x' }, '', 'three');
   original.search = s.services.search;
   original.access = s.services.access;
 });
@@ -288,6 +289,14 @@ describe('versions', () => {
     r = await search({ query: 'spin the widget', library: 'widget', version: 'V1_2_3-rc.1' });
     assert.deepEqual(hdr(r.res), { status: 'partial', reason: 'versionUnverified', version: 'unverified' });
     assert.deepEqual([...libsOf(r.body)], ['/acme/widget']);
+  });
+
+  test('current documentation whose branch is the requested version serves it as verified (served = the request)', async () => {
+    let r = await search({ query: 'spin the widget', library: 'sprocket', version: 'v3' });
+    assert.deepEqual(r.body.version, { requested: 'v3', status: 'verified', libraries: [{ libraryId: '/acme/sprocket', requested: 'v3', served: 'v3', status: 'verified' }] });
+    assert.deepEqual(hdr(r.res), { status: null, reason: null, version: 'verified' });
+    r = await search({ query: 'spin the widget', library: 'sprocket', version: '3.1' });
+    assert.equal(r.body.version?.status, 'unverified', '3.x does not say which 3.y');
   });
 
   test('rule 7: several libraries: the version is a preference and each library reports what it served', async () => {

@@ -47,8 +47,8 @@ const QUERIES = [
 interface Corpus {
   dataDir: string;
   label: string;
-  libraryIds: string[];
-  queries: string[];
+  /** Calls to make, in order: a library and a question about it. */
+  samples: { libraryId: string; query: string }[];
   /** Removed after the run. */
   temporary: boolean;
 }
@@ -57,10 +57,10 @@ async function generatedCorpus(): Promise<Corpus> {
   const file = path.join(import.meta.dirname, 'corpus.ts');
   if (!fs.existsSync(file)) throw new Error('bench/corpus.ts (the 1M-snippet generator of the retrieval benchmark) is not in this checkout; run with --corpus shared');
   const { ensureBenchCorpus } = (await import(file)) as {
-    ensureBenchCorpus: () => Promise<{ dataDir: string; snippets: number; libraryIds: string[]; queries: string[] }>;
+    ensureBenchCorpus: () => Promise<{ dataDir: string; snippets: number; libraryIds: string[]; samples: { libraryId: string; query: string }[] }>;
   };
   const c = await ensureBenchCorpus();
-  return { dataDir: c.dataDir, label: `generated corpus (${c.snippets} snippets, ${c.libraryIds.length} libraries)`, libraryIds: c.libraryIds, queries: c.queries, temporary: false };
+  return { dataDir: c.dataDir, label: `generated corpus (${c.snippets} snippets, ${c.libraryIds.length} libraries)`, samples: c.samples, temporary: false };
 }
 
 async function sharedCorpus(): Promise<Corpus> {
@@ -71,7 +71,7 @@ async function sharedCorpus(): Promise<Corpus> {
   const ids = await loadCorpusBundles(services, ['fastify', 'fastify-v4.29.1', 'fastify-v3.29.5', 'vite', 'hono', 'pino', 'zod']);
   const count = services.store.libraries.allCurrentVersions().reduce((n, v) => n + v.totalSnippets, 0);
   services.store.close();
-  return { dataDir, label: `shared corpus (${count} snippets, ${ids.length} library versions)`, libraryIds: ids, queries: QUERIES, temporary: true };
+  return { dataDir, label: `shared corpus (${count} snippets, ${ids.length} library versions)`, samples: ids.flatMap((libraryId) => QUERIES.map((query) => ({ libraryId, query }))), temporary: true };
 }
 
 /** Starts `stacks serve` on an ephemeral port and resolves with its URL. */
@@ -122,8 +122,7 @@ async function main(): Promise<void> {
     let seq = 0;
     const call = async (c: Client) => {
       const n = seq++;
-      const libraryId = corpus.libraryIds[n % corpus.libraryIds.length]!;
-      const query = corpus.queries[(n * 7) % corpus.queries.length]!;
+      const { libraryId, query } = corpus.samples[(n * 7919) % corpus.samples.length]!;
       const t0 = performance.now();
       const r = await c.callTool({ name: 'query-docs', arguments: { libraryId, query } });
       return { ms: performance.now() - t0, error: r.isError === true };
@@ -163,7 +162,8 @@ async function main(): Promise<void> {
           Array.from({ length: CLIENTS }, async () => {
             while (performance.now() < end) {
               const k = n++;
-              const params = new URLSearchParams({ libraryId: corpus.libraryIds[k % corpus.libraryIds.length]!, query: corpus.queries[(k * 7) % corpus.queries.length]!, type: 'txt' });
+              const { libraryId, query } = corpus.samples[(k * 7919) % corpus.samples.length]!;
+              const params = new URLSearchParams({ libraryId, query, type: 'txt' });
               const t = performance.now();
               const res = await fetch(`${url}/api/v2/context?${params}`);
               await res.text();

@@ -6,6 +6,7 @@ import { librariesCommand } from './libraries.ts';
 import { importCommand } from './import.ts';
 import { mcpCommand } from './mcp.ts';
 import { teamsCommand } from './teams.ts';
+import { addCommand } from './add.ts';
 
 /** Every CLI command module; each adds its commands to the program. */
-export const commands: ((program: Command) => void)[] = [serveCommand, keysCommand, licenseCommand, librariesCommand, mcpCommand, importCommand, teamsCommand];
+export const commands: ((program: Command) => void)[] = [serveCommand, keysCommand, licenseCommand, librariesCommand, mcpCommand, importCommand, teamsCommand, addCommand];

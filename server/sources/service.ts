@@ -7,7 +7,7 @@ import type { Store } from '../store/index.ts';
 import type { JobQueue, JobContext } from '../jobs/queue.ts';
 import { JobCancelled, throwIfCancelled } from '../jobs/queue.ts';
 import type { LibraryWriter, VersionBuild } from '../ingest/writer.ts';
-import type { LibraryMeta, Principal, SnippetInput, SourceType } from '../model.ts';
+import type { LibraryMeta, SnippetInput, SourceType } from '../model.ts';
 import { ApiError } from '../errors.ts';
 import { safeFetch } from '../net/guard.ts';
 import { loadOpenApi, openApiToSnippets } from './openapi.ts';
@@ -40,6 +40,12 @@ export const LIMITS = {
 export const JOB_KINDS = { openapi: 'source-openapi', llmstxt: 'source-llmstxt', files: 'source-files' } as const;
 
 type Report = (progress: Record<string, unknown>) => void;
+
+/** Who submits: an API key's principal over HTTP, the default teamspace (no member) from the CLI. */
+export interface Submitter {
+  memberId: number | null;
+  teamspaceId: number;
+}
 
 export interface SubmissionResult {
   libraryName: string;
@@ -115,7 +121,7 @@ export class SourceService {
 
   // ---------------------------------------------------------------- OpenAPI
 
-  async submitOpenApiUrl(input: { url: string; force: boolean }, principal: Principal): Promise<SubmissionResult> {
+  async submitOpenApiUrl(input: { url: string; force: boolean }, principal: Submitter): Promise<SubmissionResult> {
     const res = await safeFetch(input.url, { policy: this.policy(), maxBytes: LIMITS.openApiUrlBytes, timeoutMs: this.deps.config.crawlPageTimeoutMs, headers: { accept: 'application/json, application/yaml, text/yaml, */*' } });
     if (res.status < 200 || res.status > 299) throw new ApiError('fetch_failed', `Fetching ${input.url} answered HTTP ${res.status}; expected an OpenAPI document.`);
     const text = decodeText(res.body);
@@ -127,7 +133,7 @@ export class SourceService {
     }), principal, `OpenAPI specification "${api.title}" (${api.operations} operations) queued for indexing as ${libraryId}.`);
   }
 
-  async submitOpenApiUpload(input: { fileName: string; data: Buffer; title?: string; description?: string; force: boolean }, principal: Principal): Promise<SubmissionResult> {
+  async submitOpenApiUpload(input: { fileName: string; data: Buffer; title?: string; description?: string; force: boolean }, principal: Submitter): Promise<SubmissionResult> {
     const text = decodeText(input.data);
     const api = await loadOpenApi(text, input.fileName || 'openapiFile');
     const title = input.title?.trim() || api.title;
@@ -140,7 +146,7 @@ export class SourceService {
 
   // ---------------------------------------------------------------- llms.txt
 
-  async submitLlmsTxt(input: { url: string; force: boolean }, principal: Principal): Promise<SubmissionResult> {
+  async submitLlmsTxt(input: { url: string; force: boolean }, principal: Submitter): Promise<SubmissionResult> {
     const res = await safeFetch(input.url, { policy: this.policy(), maxBytes: LIMITS.llmsTxtBytes, timeoutMs: this.deps.config.crawlPageTimeoutMs, headers: { accept: 'text/markdown, text/plain, */*' } });
     if (res.status < 200 || res.status > 299) throw new ApiError('fetch_failed', `Fetching ${input.url} answered HTTP ${res.status}; expected an llms.txt file.`);
     const text = decodeText(res.body);
@@ -168,7 +174,7 @@ export class SourceService {
    */
   async submitFiles(
     input: { stagedDir: string; files: StagedUpload[]; relativePaths?: string[]; collectionName?: string; projectTitle?: string; description?: string; force: boolean },
-    principal: Principal,
+    principal: Submitter,
   ): Promise<SubmissionResult> {
     if (input.files.length === 0) throw new ApiError('validation_error', 'documentFiles is required: upload at least one PDF or DOCX file.');
     if (input.relativePaths && input.relativePaths.length !== input.files.length) {
@@ -211,7 +217,7 @@ export class SourceService {
     }
   }
 
-  private enqueueStaged<P>(kind: string, libraryId: string, force: boolean, text: string, payload: (stagedDir: string, stagedFile: string) => P, principal: Principal, message: string): SubmissionResult {
+  private enqueueStaged<P>(kind: string, libraryId: string, force: boolean, text: string, payload: (stagedDir: string, stagedFile: string) => P, principal: Submitter, message: string): SubmissionResult {
     this.assertNew(libraryId, force);
     const dir = this.newStagingDir();
     try {

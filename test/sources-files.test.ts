@@ -71,7 +71,7 @@ test('PDF and DOCX uploads become one library with headings, code blocks and tab
   assert.ok(cli.some((x) => x.kind === 'info' && /^\| .* \|$/m.test(x.content) && x.content.includes(' --- |')), 'Word tables become pipe tables');
 
   const hooks = of('hooks/got-hooks.docx');
-  assert.ok(hooks.filter((x) => x.kind === 'code').length >= 17);
+  assert.equal(hooks.filter((x) => x.kind === 'code').length, 18, 'one block per pandoc code paragraph');
   assert.ok(hooks.some((x) => x.breadcrumb.endsWith('Hooks API > hooks > beforeRequest')));
   assert.ok(hooks.some((x) => x.breadcrumb.endsWith('> afterResponse') && x.kind === 'code' && x.language === 'javascript'));
   assert.deepEqual(stagingEntries(s), [], 'uploads are removed after the job');

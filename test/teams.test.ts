@@ -256,6 +256,15 @@ test('members: invite, roles, owner protection, maxMembers, keys API', async () 
     assert.equal((await call(s, 'DELETE', `/api/v2/keys/${k.body.id}`, undefined, adaKey)).status, 204);
     assert.equal((await call(s, 'GET', '/api/v2/usage', undefined, k.body.key)).status, 401, 'a revoked key is refused');
     assert.equal((await call(s, 'DELETE', '/api/v2/keys/99999')).status, 404);
+    // A key acts as its member: an admin may not mint or revoke an owner's keys.
+    assert.equal((await call(s, 'POST', '/api/v2/keys', { name: 'as owner', memberId: ownerId }, adaKey)).status, 403);
+    const ownerKeys = await call<{ keys: { id: number; memberId: number }[] }>(s, 'GET', '/api/v2/keys');
+    const ownerKeyId = ownerKeys.body.keys.find((x) => x.memberId === ownerId)!.id;
+    assert.equal((await call(s, 'DELETE', `/api/v2/keys/${ownerKeyId}`, undefined, adaKey)).status, 403);
+    const carlId = (await call<{ members: { id: number; name: string }[] }>(s, 'GET', '/api/v2/members')).body.members.find((m) => m.name === 'carl')!.id;
+    const carlKey = (await call<{ key: string }>(s, 'POST', '/api/v2/keys', { name: 'carl key', memberId: carlId })).body.key;
+    const memberKeys = await call<{ keys: { memberId: number }[] }>(s, 'GET', '/api/v2/keys', undefined, carlKey);
+    assert.deepEqual(memberKeys.body.keys.map((x) => x.memberId), [carlId], 'a member lists only its own keys');
   } finally {
     await s.close();
   }

@@ -94,14 +94,17 @@ export class MemberService {
     return this.keys.list().filter((k) => k.teamspaceId === teamspaceId && (onlyMember === undefined || k.memberId === onlyMember));
   }
 
-  createKey(teamspaceId: number, memberId: number, name: string): CreatedKey {
+  /** A key acts as its member, so only an owner (or the operator) may create or revoke an owner's keys. */
+  createKey(teamspaceId: number, actor: Actor, memberId: number, name: string): CreatedKey {
     const m = this.get(teamspaceId, memberId);
+    if (m.role === 'owner' && actor !== 'owner' && actor !== 'operator') throw new ApiError('forbidden', "Only an owner can create keys for an owner.");
     return this.keys.create({ name, memberName: m.name, teamspaceId });
   }
 
-  revokeKey(teamspaceId: number, id: number, onlyMember?: number): void {
+  revokeKey(teamspaceId: number, actor: Actor, id: number, onlyMember?: number): void {
     const k = this.listKeys(teamspaceId, onlyMember).find((x) => x.id === id);
     if (!k) throw new ApiError('not_found', `No API key with id ${id} that you may revoke.`);
+    if (k.role === 'owner' && onlyMember === undefined && actor !== 'owner' && actor !== 'operator') throw new ApiError('forbidden', "Only an owner can revoke an owner's keys.");
     this.keys.revoke(id);
   }
 }

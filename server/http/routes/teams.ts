@@ -152,7 +152,7 @@ export function mountTeams(app: Express, s: Services): void {
     route((req, res) => {
       const p = requirePrincipal(res, [...admins]);
       const body = validate(z.object({ name: z.string().min(1).max(100), memberId: z.number().int().positive().optional() }).strict(), req.body ?? {});
-      const k = t.members.createKey(p.teamspaceId, body.memberId ?? p.memberId, body.name);
+      const k = t.members.createKey(p.teamspaceId, p.role, body.memberId ?? p.memberId, body.name);
       res.status(201).json({ id: k.id, key: k.key, name: k.name, memberId: k.memberId, memberName: k.memberName, role: k.role });
     }),
   );
@@ -160,7 +160,7 @@ export function mountTeams(app: Express, s: Services): void {
     '/api/v2/keys/:id',
     route((req, res) => {
       const p = requirePrincipal(res);
-      t.members.revokeKey(p.teamspaceId, validate(idParam, req.params).id, p.role === 'member' ? p.memberId : undefined);
+      t.members.revokeKey(p.teamspaceId, p.role, validate(idParam, req.params).id, p.role === 'member' ? p.memberId : undefined);
       res.status(204).end();
     }),
   );

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { startTestServer, type TestServer } from './helpers/server.ts';
+import { makeZip } from './helpers/zip.ts';
 import { waitJob, snippetsOf, stagingEntries, postForm, fixtureBlob, FIXTURES } from './helpers/sources.ts';
 
 let s: TestServer;
@@ -91,6 +92,15 @@ test('broken files are refused by content with a per-file message; nothing is st
   assert.match(r.body.message as string, /broken\.pdf: neither a PDF \(no %PDF- header\) nor a DOCX/);
   assert.match(r.body.message as string, /broken\.docx: a ZIP archive without word\/document\.xml/);
   assert.doesNotMatch(r.body.message as string, /cli\.docx/);
+  // A DOCX whose directory says it expands to ~3.7 GB is refused before any converter touches it.
+  const bomb = makeZip([{ name: '[Content_Types].xml', data: '<Types/>' }, { name: 'word/document.xml', data: '<w:document/>' }]);
+  const central = bomb.lastIndexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+  bomb.writeUInt32LE(0xf0000000, central + 24);
+  const bombForm = new FormData();
+  bombForm.append('documentFiles', new Blob([new Uint8Array(bomb)]), 'bomb.docx');
+  const r3 = await postForm(s, '/api/v2/add/file-upload', bombForm);
+  assert.equal(r3.status, 415);
+  assert.match(r3.body.message as string, /bomb\.docx: a ZIP archive that expands to \d+ MB/);
   const fake = new FormData();
   fake.append('documentFiles', new Blob(['just text']), 'notes.pdf');
   const r2 = await postForm(s, '/api/v2/add/file-upload', fake);

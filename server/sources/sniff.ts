@@ -20,26 +20,32 @@ export async function sniffDocument(file: string): Promise<{ kind: DocumentKind 
   if (head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04) {
     const entries = await zipEntryNames(file).catch((err: Error) => err);
     if (entries instanceof Error) return { kind: null, reason: `a damaged ZIP archive (${entries.message})` };
-    if (entries.has('word/document.xml')) return { kind: 'docx' };
+    // A small DOCX that expands to gigabytes would exhaust memory in the converter.
+    if (entries.expanded > MAX_EXPANDED_BYTES) return { kind: null, reason: `a ZIP archive that expands to ${Math.round(entries.expanded / 1024 / 1024)} MB (limit ${MAX_EXPANDED_BYTES / 1024 / 1024} MB)` };
+    if (entries.names.has('word/document.xml')) return { kind: 'docx' };
     return { kind: null, reason: 'a ZIP archive without word/document.xml (not a Word document)' };
   }
   return { kind: null, reason: 'neither a PDF (no %PDF- header) nor a DOCX (not a ZIP archive)' };
 }
 
-function zipEntryNames(file: string): Promise<Set<string>> {
+const MAX_EXPANDED_BYTES = 512 * 1024 * 1024;
+
+function zipEntryNames(file: string): Promise<{ names: Set<string>; expanded: number }> {
   return new Promise((resolve, reject) => {
     yauzl.open(file, { lazyEntries: true, autoClose: true }, (err, zip) => {
       if (err || !zip) return reject(err ?? new Error('cannot open'));
       const names = new Set<string>();
+      let expanded = 0;
       zip.on('entry', (e: yauzl.Entry) => {
         names.add(e.fileName);
+        expanded += e.uncompressedSize;
         if (names.size > 10_000) {
           zip.close();
-          return resolve(names);
+          return resolve({ names, expanded });
         }
         zip.readEntry();
       });
-      zip.on('end', () => resolve(names));
+      zip.on('end', () => resolve({ names, expanded }));
       zip.on('error', reject);
       zip.readEntry();
     });

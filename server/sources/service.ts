@@ -199,7 +199,7 @@ export class SourceService {
     }
     const title = input.projectTitle?.trim() || input.collectionName?.trim() || stripExt(path.posix.basename(names[0]!));
     const libraryId = `/files/${titleSlug(input.collectionName?.trim() || title)}`;
-    this.assertNew(libraryId, input.force);
+    this.assertNew(libraryId, input.force, principal);
     const payload: FilesPayload = { libraryId, title, description: input.description?.trim() ?? '', stagedDir: input.stagedDir, teamspaceId: principal.teamspaceId, files };
     const { id } = this.deps.jobs.enqueue(JOB_KINDS.files, payload, { libraryId, memberId: principal.memberId });
     return { libraryName: libraryId, message: `${files.length} document${files.length === 1 ? '' : 's'} queued for indexing as ${libraryId}.`, jobId: id };
@@ -208,7 +208,10 @@ export class SourceService {
   // ---------------------------------------------------------------- shared
 
   /** Same input twice without force is a 409; so is a library with the same ID still being built. */
-  private assertNew(libraryId: string, force: boolean): void {
+  private assertNew(libraryId: string, force: boolean, who: Submitter): void {
+    // A library owned by another teamspace is never replaced, with or without force.
+    const owner = this.deps.store.libraries.get(libraryId)?.teamspaceId ?? null;
+    if (owner !== null && owner !== who.teamspaceId) throw new ApiError('conflict', `The library ID ${libraryId} is taken; choose another title or collection name.`);
     const active = Object.values(JOB_KINDS).flatMap((k) => this.deps.store.jobs.active(k, libraryId));
     if (active.length) throw new ApiError('conflict', `${libraryId} is already being indexed (job ${active[0]!.id}); wait for it to finish.`);
     if (force) return;
@@ -218,7 +221,7 @@ export class SourceService {
   }
 
   private enqueueStaged<P>(kind: string, libraryId: string, force: boolean, text: string, payload: (stagedDir: string, stagedFile: string) => P, principal: Submitter, message: string): SubmissionResult {
-    this.assertNew(libraryId, force);
+    this.assertNew(libraryId, force, principal);
     const dir = this.newStagingDir();
     try {
       const file = path.join(dir, 'input.txt');

@@ -1,0 +1,26 @@
+// Worker thread: reads the served version of one library as fast as it can over its own SQLite
+// connection, while another thread imports, and reports every distinct state it saw.
+import { parentPort, workerData } from 'node:worker_threads';
+import { Store } from '../../server/store/index.ts';
+
+const { dataDir, libraryId, stopFlag } = workerData as { dataDir: string; libraryId: string; stopFlag: SharedArrayBuffer };
+const flag = new Int32Array(stopFlag);
+const store = Store.open(dataDir);
+const seen = new Map<string, number>();
+let samples = 0;
+const sample = store.db.transaction(() => {
+  // One read transaction = one snapshot: what a search request would see.
+  const v = store.libraries.currentVersion(libraryId, '');
+  if (!v) return 'none';
+  const kinds = store.snippets.countByKind(v.id);
+  const first = store.snippets.list(v.id, 1)[0];
+  return `${v.totalSnippets}|${kinds.code + kinds.info}|${first?.title.split(' ')[0] ?? ''}`;
+});
+parentPort!.postMessage({ ready: true });
+while (Atomics.load(flag, 0) === 0) {
+  const key = sample();
+  seen.set(key, (seen.get(key) ?? 0) + 1);
+  samples++;
+}
+store.close();
+parentPort!.postMessage({ samples, seen: Object.fromEntries(seen) });

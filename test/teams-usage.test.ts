@@ -96,9 +96,13 @@ test('free plan: 429 at includedInPlan with Retry-After and RateLimit-*, reset a
     assert.equal(refused.h('ratelimit-limit'), '3');
     assert.equal(refused.h('ratelimit-remaining'), '0');
     assert.equal(refused.h('ratelimit-reset'), String(reset));
+    // Anonymous callers share one allowance of their own (the default teamspace's anonymous member).
+    for (let i = 1; i <= 3; i++) assert.equal((await hit(s, null)).h('ratelimit-remaining'), String(3 - i));
+    assert.equal((await hit(s, null)).status, 429);
     let u = await usage(s);
     assert.equal(u.plan, 'free');
     assert.equal(u.member.requests, 3, 'refused requests are not counted');
+    assert.equal(u.teamspace.requests, 6);
     assert.equal(u.member.remaining, 0);
     assert.equal(u.teamspace.extraRequests, 0);
     assert.equal(u.resetsAt, '2031-02-01T00:00:00.000Z');
@@ -111,7 +115,7 @@ test('free plan: 429 at includedInPlan with Retry-After and RateLimit-*, reset a
     u = await usage(s, '?days=5');
     assert.equal(u.member.requests, 1);
     assert.equal(u.teamspace.requests, 1, 'monthly numbers restarted');
-    assert.deepEqual(u.teamspace.daily.slice(-2), [{ date: '2031-01-31', requests: 3 }, { date: '2031-02-01', requests: 1 }], 'daily history is kept across months');
+    assert.deepEqual(u.teamspace.daily.slice(-2), [{ date: '2031-01-31', requests: 6 }, { date: '2031-02-01', requests: 1 }], 'daily history is kept across months');
   } finally {
     await s.close();
   }

@@ -1,7 +1,8 @@
-// `npm run bench -- embed [--repeat 3]`
+// `npm run bench -- embed [--repeat 3] [--copies 5]`
 // The builtin embedder: cold load time and RSS increase of the converted table, embeddings per
 // second on the real snippets of ../shared/corpus (one core), and writer throughput (snippets/s
-// stored with FTS and vectors) with and without the embedder.
+// stored with FTS and vectors) with and without the embedder, and the re-embed job over
+// `--copies` copies of the corpus written without vectors (as after a provider change).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,10 +14,14 @@ import { tableCandidates } from '../server/embed/index.ts';
 import { Store } from '../server/store/index.ts';
 import { LibraryWriter } from '../server/ingest/writer.ts';
 import type { Embedder } from '../server/embed/types.ts';
+import { loadConfig } from '../server/config.ts';
+import { createLogger } from '../server/log.ts';
+import { createServices } from '../server/services.ts';
+import { REEMBED_KIND } from '../server/embed/reembed-job.ts';
 import type { SnippetInput } from '../server/model.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const { values: opts } = parseArgs({ options: { repeat: { type: 'string', default: '3' }, child: { type: 'string' } }, allowPositionals: true });
+const { values: opts } = parseArgs({ options: { repeat: { type: 'string', default: '3' }, copies: { type: 'string', default: '5' }, child: { type: 'string' } }, allowPositionals: true });
 
 const file = tableCandidates(path.join(ROOT, 'data')).find((f) => fs.existsSync(f));
 if (!file) {
@@ -116,3 +121,31 @@ async function writerRate(e: Embedder | null): Promise<number> {
 const withVectors = await writerRate(embedder);
 const without = await writerRate(null);
 console.log(`writer: ${withVectors.toFixed(0)} snippets/s with builtin vectors, ${without.toFixed(0)} snippets/s without an embedder`);
+
+// Re-embed job: snippets written without an embedder, then a start with the builtin one.
+{
+  const copies = Number(opts.copies);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-bench-reembed-'));
+  try {
+    const store = Store.open(dir);
+    const writer = new LibraryWriter(store, null);
+    for (let c = 0; c < copies; c++) {
+      const build = writer.begin({ id: `/bench/reembed${c}`, title: 'Bench', description: '', sourceType: 'repo' });
+      for (let i = 0; i < inputs.length; i += 500) await build.add(inputs.slice(i, i + 500));
+      build.commit();
+    }
+    store.close();
+    const services = await createServices(loadConfig({ dataDir: dir, logLevel: 'warn' } as never, {}), createLogger('warn'));
+    const t = performance.now();
+    services.jobs.start();
+    await services.jobs.idle();
+    const seconds = (performance.now() - t) / 1000;
+    const [job] = services.jobs.list({ kind: REEMBED_KIND });
+    const done = Number(job?.progress.done ?? 0);
+    console.log(`reembed job: ${done} snippets in ${seconds.toFixed(1)} s = ${(done / seconds).toFixed(0)} snippets/s (${job?.state}), ${services.store.vectors.missingCount()} left without a vector`);
+    await services.jobs.stop();
+    services.store.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -256,3 +256,27 @@ test('a version in project or in `version` imports beside the current docs (real
     await s.close();
   }
 });
+
+test('sweep removes staged files of jobs cancelled while queued and old uploads, keeps active ones', async () => {
+  const s = await startTestServer();
+  try {
+    await s.services.jobs.stop();
+    const body = (await (await postJson(s, read('valid.json'))).json()) as ImportBody;
+    const [a, b] = body.jobs.map((j) => j.jobId) as [number, number];
+    const file = (id: number) => path.resolve(s.dataDir, String(s.services.jobs.get(id).payload.file));
+    const res = await s.api(`/api/jobs/${a}/cancel`, { method: 'POST' });
+    assert.equal(((await res.json()) as { state: string }).state, 'cancelled');
+    const upload = s.services.importer.tempUploadPath();
+    fs.writeFileSync(upload, '{}');
+    assert.equal(s.services.importer.sweep(), 0, 'young files are kept');
+    const later = Date.now() + 7 * 3600_000;
+    assert.equal(s.services.importer.sweep(later), 2, 'the cancelled job’s staged file and the stale upload');
+    assert.ok(!fs.existsSync(file(a)) && !fs.existsSync(upload));
+    assert.ok(fs.existsSync(file(b)), 'the queued job keeps its staged file');
+    s.services.jobs.start();
+    await s.services.jobs.idle();
+    assert.equal(s.services.jobs.get(b).state, 'succeeded');
+  } finally {
+    await s.close();
+  }
+});

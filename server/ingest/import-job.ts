@@ -10,6 +10,21 @@ import { IMPORT_JOB, type ImportJobPayload } from './import-service.ts';
 
 const BATCH = 2000;
 
+/** Background task: sweeps abandoned uploads and staged files at start and hourly. */
+export function importSweepTask(services: Services): () => void {
+  const run = () => {
+    try {
+      services.importer.sweep();
+    } catch (err) {
+      services.log.warn({ err: (err as Error).message }, 'import sweep failed');
+    }
+  };
+  run();
+  const timer = setInterval(run, 3600_000);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 /**
  * The 'import' job: streams a staged file into a new library version and swaps it in at the end.
  * No resume: a rerun after a crash starts the build over (begin() drops the job's unfinished

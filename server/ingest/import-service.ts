@@ -182,6 +182,40 @@ export class ImportService {
     return result;
   }
 
+  /**
+   * Removes abandoned files: uploads older than maxUploadAgeMs (a crashed request), and staged
+   * files that no queued or running import job refers to (a job cancelled while queued, a crash
+   * between staging and queueing). Young staged files are kept: a request may be about to queue them.
+   */
+  sweep(now = Date.now(), maxUploadAgeMs = 6 * 3600_000, maxStagedAgeMs = 3600_000): number {
+    let removed = 0;
+    const old = (file: string, age: number) => {
+      try {
+        return now - fs.statSync(file).mtimeMs > age;
+      } catch {
+        return false;
+      }
+    };
+    if (fs.existsSync(this.uploadsDir)) {
+      for (const name of fs.readdirSync(this.uploadsDir)) {
+        const file = path.join(this.uploadsDir, name);
+        if (/\.(upload|part)$/.test(name) && old(file, maxUploadAgeMs)) (fs.rmSync(file, { force: true }), removed++);
+      }
+    }
+    if (fs.existsSync(this.stagedDir)) {
+      const active = new Set<string>();
+      for (const state of ['queued', 'running'] as const) {
+        for (const j of this.store.jobs.list({ kind: IMPORT_JOB, state, limit: 1_000_000 })) active.add(path.resolve(this.config.dataDir, String((j.payload as Partial<ImportJobPayload>).file)));
+      }
+      for (const name of fs.readdirSync(this.stagedDir)) {
+        const file = path.join(this.stagedDir, name);
+        if (!active.has(file) && old(file, maxStagedAgeMs)) (fs.rmSync(file, { force: true }), removed++);
+      }
+    }
+    if (removed > 0) this.log.info({ removed }, 'removed abandoned import files');
+    return removed;
+  }
+
   /** Absolute path of a job's staged file. */
   stagedPath(payload: ImportJobPayload): string {
     return path.resolve(this.config.dataDir, payload.file);

@@ -38,7 +38,7 @@ async function crawl(s: TestServer, body: Record<string, unknown>): Promise<{ pr
     const j = (await r.json()) as Record<string, unknown>;
     return ['succeeded', 'failed', 'cancelled'].includes(j.state as string) ? j : null;
   }, 90_000, 200);
-  return { project: answer.project, queueId: answer.queueId, job };
+  return { project: answer.project, queueId: answer.queueId, job: job! };
 }
 
 function snippetsOf(s: TestServer, libraryId: string): StoredSnippet[] {

@@ -5,6 +5,7 @@ import { route } from '../app.ts';
 import { requirePrincipal } from '../auth.ts';
 import { validate } from '../validate.ts';
 import { MAX_MAX_PAGES } from '../../../crawler/service.ts';
+import { assertSourceEnabled } from '../../teams/policy.ts';
 
 const url = z.string().trim().min(1).max(2048);
 const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
@@ -36,6 +37,7 @@ export function mountCrawl(app: Express, s: Services): void {
     route(async (req, res) => {
       const principal = requirePrincipal(res, ['owner', 'admin']);
       s.license.require('crawl');
+      assertSourceEnabled(s, principal, 'websites');
       const body = validate(parseWebsiteBody, req.body ?? {});
       const r = await s.crawler.submit({ ...body, trigger: 'api' }, principal.memberId);
       res.status(200).json({
@@ -52,6 +54,7 @@ export function mountCrawl(app: Express, s: Services): void {
     route(async (req, res) => {
       const principal = requirePrincipal(res);
       s.license.require('crawl');
+      assertSourceEnabled(s, principal, 'websites');
       const body = validate(addWebsiteBody, req.body ?? {});
       const r = await s.crawler.submit({ websiteUrl: body.websiteUrl, trigger: 'api' }, principal.memberId);
       res.status(200).json({

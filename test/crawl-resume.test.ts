@@ -1,0 +1,99 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { devLicense, spawnStacks, startTestServer, tempDir, waitFor } from './helpers/server.ts';
+import { Store } from '../server/store/index.ts';
+// @ts-expect-error no type declarations for the shared .mjs fixture server
+import { createFixtureServer } from '../../shared/fixtures/serve.mjs';
+
+/** The fixture server with a delay per request, so that a crawl is still running when its server is killed. */
+async function slowFixtures(delayMs: number): Promise<{ url: string; close(): Promise<void> }> {
+  const inner = createFixtureServer({ quiet: true }) as http.Server;
+  const handler = inner.listeners('request')[0] as http.RequestListener;
+  const server = http.createServer((req, res) => setTimeout(() => handler(req, res), delayMs));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+/** Starts `stacks serve` as a child process on an ephemeral port; resolves with its URL (and the first key when printed). */
+async function serve(dataDir: string): Promise<{ child: ChildProcess; url: string; key: string | null }> {
+  const child = spawnStacks(['serve', '--data-dir', dataDir, '--dev', '--port', '0'], { HOST: '127.0.0.1' });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', () => undefined);
+  const url = await waitFor(() => /running at (http:\/\/\S+)/.exec(out)?.[1] ?? null, 60_000, 50);
+  await new Promise((r) => setTimeout(r, 100));
+  return { child, url, key: /\b(stk_[A-Za-z0-9_-]+)/.exec(out)?.[1] ?? null };
+}
+
+function kill(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+test('crash and resume: a server killed with SIGKILL mid-crawl resumes the job; no page lost or indexed twice', async () => {
+  const site = await slowFixtures(120);
+  const dataDir = tempDir();
+  fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
+  const first = await serve(dataDir);
+  let second: Awaited<ReturnType<typeof serve>> | null = null;
+  try {
+    assert.ok(first.key, 'first start prints the owner key');
+    const key = first.key!;
+    const api = (base: string, p: string, init: RequestInit = {}) => fetch(`${base}${p}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } });
+    const res = await api(first.url, '/api/parse-website', { method: 'POST', body: JSON.stringify({ websiteUrl: `${site.url}/static/`, maxPages: 200 }) });
+    assert.equal(res.status, 200);
+    const { queueId, project } = (await res.json()) as { queueId: number; project: string };
+    const mid = await waitFor(async () => {
+      const j = (await (await api(first.url, `/api/jobs/${queueId}`)).json()) as { state: string; progress: { pagesDone?: number } };
+      return (j.progress.pagesDone ?? 0) >= 12 ? j : null;
+    }, 60_000, 50);
+    assert.equal(mid!.state, 'running');
+    await kill(first.child);
+
+    second = await serve(dataDir);
+    const done = await waitFor(async () => {
+      const j = (await (await api(second!.url, `/api/jobs/${queueId}`)).json()) as { state: string; attempts: number; progress: Record<string, number> };
+      return ['succeeded', 'failed', 'cancelled'].includes(j.state) ? j : null;
+    }, 90_000, 200);
+    assert.equal(done!.state, 'succeeded', JSON.stringify(done));
+    assert.equal(done!.attempts, 2, 'the job ran again after the restart');
+    assert.equal(done!.progress.pagesDone, 46);
+    assert.equal(done!.progress.pagesFailed, 0);
+    await kill(second.child);
+    second = null;
+
+    // Compare with an uninterrupted crawl of the same site.
+    const store = Store.open(dataDir);
+    const entries = store.crawl.entries(queueId);
+    const crashed = store.snippets.list(store.libraries.currentVersion(project, '')!.id, 100_000);
+    store.close();
+    assert.equal(entries.filter((e) => e.httpStatus === 200).length, 46, 'every page fetched and recorded once');
+    const keys = crashed.map((x) => `${x.kind}|${x.sourceId}|${x.contentHash}`);
+    assert.equal(new Set(keys).size, keys.length, 'no snippet stored twice');
+
+    const ref = await startTestServer();
+    try {
+      const r = await ref.services.crawler.submit({ websiteUrl: `${site.url}/static/`, maxPages: 200 }, null);
+      await waitFor(() => ['succeeded', 'failed'].includes(ref.services.jobs.get(r.jobId).state), 60_000);
+      const clean = ref.services.store.snippets.list(ref.services.store.libraries.currentVersion(r.libraryId, '')!.id, 100_000);
+      const cleanKeys = new Set(clean.map((x) => `${x.kind}|${x.contentHash}`));
+      const crashedKeys = new Set(crashed.map((x) => `${x.kind}|${x.contentHash}`));
+      assert.equal(crashed.length, clean.length, 'same number of snippets as an uninterrupted crawl');
+      assert.deepEqual([...crashedKeys].sort(), [...cleanKeys].sort());
+    } finally {
+      await ref.close();
+    }
+  } finally {
+    await kill(first.child);
+    if (second) await kill(second.child);
+    await site.close();
+  }
+});

@@ -1,0 +1,124 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startTestServer, waitFor, SHARED } from './helpers/server.ts';
+// @ts-expect-error no type declarations for the shared .mjs fixture server
+import { startFixtureServer } from '../../shared/fixtures/serve.mjs';
+
+const expected = JSON.parse(fs.readFileSync(path.join(SHARED, 'fixtures/expected.json'), 'utf8')) as {
+  'spa-docs': { needleOnIntro: string; routes: { route: string; codeBlocks: number }[]; totals: { codeBlocks: number; codeLanguages: Record<string, number> } };
+};
+
+let fx: { url: string; close(): Promise<void> };
+before(async () => {
+  fx = await startFixtureServer({ port: 0 });
+});
+after(async () => {
+  await fx.close();
+});
+
+test('JavaScript-rendered site: rendered in Chromium, all 8 pages and their code indexed, soft 404 not stored', async () => {
+  const s = await startTestServer();
+  try {
+    // The raw HTML is the 540-byte shell: a fetch-only crawler would find nothing.
+    const raw = await (await fetch(`${fx.url}/spa/guide/intro`)).text();
+    assert.ok(!raw.includes(expected['spa-docs'].needleOnIntro));
+
+    const res = await s.api('/api/v2/add/website', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ websiteUrl: `${fx.url}/spa/` }) });
+    const body = (await res.json()) as { libraryName: string; message: string };
+    assert.equal(res.status, 200, JSON.stringify(body));
+    assert.match(body.libraryName, /^\/websites\/127-0-0-1-\d+-spa$/);
+    assert.equal(typeof body.message, 'string');
+    const job = (await waitFor(() => {
+      const j = s.services.jobs.list({ libraryId: body.libraryName })[0];
+      return j && ['succeeded', 'failed', 'cancelled'].includes(j.state) ? j : null;
+    }, 90_000, 200))!;
+    assert.equal(job.state, 'succeeded', JSON.stringify(job));
+
+    const entries = s.services.store.crawl.entries(job.id);
+    const routes = expected['spa-docs'].routes.map((r) => r.route);
+    const byPath = new Map(entries.map((e) => [new URL(e.url).pathname, e]));
+    for (const r of routes) {
+      const e = byPath.get(r);
+      assert.ok(e, `${r} was crawled`);
+      assert.equal(e.state, 'done', `${r}: ${e.error}`);
+      assert.equal(e.render, 'browser');
+    }
+    const v = s.services.store.libraries.currentVersion(body.libraryName, '')!;
+    const snippets = s.services.store.snippets.list(v.id, 100_000);
+    const all = snippets.map((x) => `${x.content}\n${x.description}\n${x.codeList.map((c) => c.code).join('\n')}`).join('\n');
+    assert.ok(all.includes(expected['spa-docs'].needleOnIntro), 'the check phrase of the rendered intro page is indexed');
+    const code = snippets.filter((x) => x.kind === 'code');
+    const total = expected['spa-docs'].totals.codeBlocks;
+    assert.ok(code.length >= total - 3 && code.length <= total, `code snippets ${code.length} of ${total}`);
+    const langs = new Set(code.map((c) => c.language));
+    assert.deepEqual([...langs].sort(), Object.keys(expected['spa-docs'].totals.codeLanguages).map((l) => (l === 'js' ? 'javascript' : l === 'ts' ? 'typescript' : l)).sort());
+    const intro = snippets.filter((x) => x.sourceId.includes('/spa/guide/intro'));
+    assert.ok(intro.length > 5);
+    assert.ok(intro.every((x) => x.pageTitle === 'Quick Start Guide'), [...new Set(intro.map((x) => x.pageTitle))].join(', '));
+    // No sidebar or header text inside the snippets.
+    assert.ok(!snippets.some((x) => x.kind === 'info' && /Got documentation \(SPA fixture\)/.test(x.content)));
+    assert.ok(!snippets.some((x) => /Page not found/i.test(x.content)));
+    const lib = s.services.store.libraries.get(body.libraryName)!;
+    assert.equal(lib.title, 'Got documentation (SPA fixture)');
+  } finally {
+    await s.close();
+  }
+});
+
+test('a failed re-crawl keeps the previous version served; cancel aborts the build', async () => {
+  const site = await startFixtureServer({ port: 0 });
+  const s = await startTestServer();
+  try {
+    const start = `${site.url}/static/tutorial/overview.html`;
+    const first = await s.services.crawler.submit({ websiteUrl: start, maxPages: 8 }, null);
+    await waitFor(() => ['succeeded', 'failed'].includes(s.services.jobs.get(first.jobId).state), 60_000);
+    assert.equal(s.services.jobs.get(first.jobId).state, 'succeeded');
+    const served = s.services.store.libraries.currentVersion(first.libraryId, '')!;
+    assert.ok(served.totalSnippets > 0);
+
+    // The site goes away: the re-crawl fails and the version served before stays served.
+    await site.close();
+    const again = await s.services.crawler.submit({ websiteUrl: start, maxPages: 8, force: true }, null);
+    await waitFor(() => ['succeeded', 'failed'].includes(s.services.jobs.get(again.jobId).state), 60_000);
+    const failed = s.services.jobs.get(again.jobId);
+    assert.equal(failed.state, 'failed');
+    assert.match(failed.error ?? '', /Nothing could be indexed/);
+    const still = s.services.store.libraries.currentVersion(first.libraryId, '')!;
+    assert.equal(still.id, served.id);
+    assert.equal(s.services.store.libraries.versions(first.libraryId).length, 1, 'the failed build was thrown away');
+
+    // Cancel: a large crawl cancelled mid-way leaves no building version behind.
+    const slow = await slowSite();
+    const big = await s.services.crawler.submit({ websiteUrl: `${slow.url}/docs/`, maxPages: 200 }, null);
+    await waitFor(() => Number(s.services.jobs.get(big.jobId).progress.pagesDone ?? 0) >= 3, 30_000, 20);
+    const cancel = await s.api(`/api/jobs/${big.jobId}/cancel`, { method: 'POST' });
+    assert.equal(cancel.status, 200);
+    await waitFor(() => s.services.jobs.get(big.jobId).state === 'cancelled', 30_000);
+    assert.equal(s.services.store.libraries.versions(big.libraryId).filter((v) => v.state === 'building').length, 0);
+    assert.equal(s.services.store.libraries.currentVersion(big.libraryId, ''), null);
+    await slow.close();
+  } finally {
+    await s.close();
+  }
+});
+
+/** A site of 100 linked pages that answers slowly, so that a crawl is still running when it is cancelled. */
+async function slowSite(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const n = Number(/\/docs\/p(\d+)\.html$/.exec(req.url ?? '')?.[1] ?? 0);
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      const links = [1, 2, 3].map((k) => `<a href="/docs/p${n + k}.html">next ${k}</a>`).join(' ');
+      res.end(`<!doctype html><title>Page ${n} - Slow</title><main><h1>Page ${n}</h1><p>Page number ${n} of a slow documentation site, long enough to be content.</p><pre><code class="language-js">console.log(${n});</code></pre>${n < 100 ? links : ''}</main>`);
+    }, 150);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

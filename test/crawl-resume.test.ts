@@ -25,7 +25,7 @@ async function serve(dataDir: string): Promise<{ child: ChildProcess; url: strin
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', () => undefined);
-  const url = await waitFor(() => /running at (http:\/\/\S+)/.exec(out)?.[1] ?? null, 60_000, 50);
+  const url = (await waitFor(() => /running at (http:\/\/\S+)/.exec(out)?.[1] ?? null, 60_000, 50))!;
   await new Promise((r) => setTimeout(r, 100));
   return { child, url, key: /\b(stk_[A-Za-z0-9_-]+)/.exec(out)?.[1] ?? null };
 }

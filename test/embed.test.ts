@@ -88,6 +88,15 @@ test('out-of-vocabulary words: character n-grams keep typos near the word', () =
   assert.ok(sim('zxqvbn', 'kubectl') < 0.5);
 });
 
+test('text without ASCII words is embedded from character n-grams, not one shared vector', () => {
+  const zh1 = '安装软件包的方法';
+  const zh2 = '如何安装软件包';
+  const zh3 = '巴黎今天的天气很好';
+  assert.ok(sim(zh1, zh2) > sim(zh1, zh3) + 0.2, `${sim(zh1, zh2).toFixed(3)} vs ${sim(zh1, zh3).toFixed(3)}`);
+  assert.ok(sim('Установка пакета', 'установка зависимостей') > sim('Установка пакета', 'погода в париже'));
+  assert.ok(sim(zh1, zh3) < 0.9);
+});
+
 test('empty or symbol-only text still gives a finite unit vector', () => {
   for (const t of ['', '   ', '{}();', '42']) {
     const v = shared.embedOne(t);

@@ -32,7 +32,7 @@ const NGRAM_MIN = 3;
 const NGRAM_MAX = 5;
 /** Longest text embedded; the writer already trims snippets, this bounds odd callers. */
 const MAX_CHARS = 20_000;
-const OOV_CACHE_LIMIT = 50_000;
+const OOV_CACHE_LIMIT = 20_000;
 /** Texts embedded between two yields to the event loop (about 10 ms of work). */
 const YIELD_EVERY = 64;
 
@@ -174,8 +174,11 @@ export class BuiltinEmbedder implements Embedder {
         for (const p of parts) words += this.addWord(acc, p, 1);
       } else if (parts.length === 1) words += this.addWord(acc, parts[0], 1);
     });
+    // No ASCII words (Chinese, Japanese, Russian... text): character n-grams of its tokens still
+    // tell texts apart, instead of every such text sharing one vector.
+    if (words === 0) words = this.addScriptTokens(acc, text.length > MAX_CHARS ? text.slice(0, MAX_CHARS) : text);
     if (words === 0) {
-      // No words at all (empty text, only symbols): a fixed unit vector keeps cosine distances defined.
+      // Nothing at all (empty text, only symbols): a fixed unit vector keeps cosine distances defined.
       acc[0] = 1;
       return acc;
     }
@@ -209,10 +212,30 @@ export class BuiltinEmbedder implements Embedder {
   oovVector(word: string): Float32Array {
     const cached = this.oovCache.get(word);
     if (cached) return cached;
+    const out = this.ngramVector(word, NGRAM_MIN, NGRAM_MAX);
+    if (this.oovCache.size >= OOV_CACHE_LIMIT) this.oovCache.clear();
+    this.oovCache.set(word, out);
+    return out;
+  }
+
+  /** Text without ASCII words: each whitespace/punctuation-separated token adds its 1- to 3-gram vector. */
+  private addScriptTokens(acc: Float32Array, text: string): number {
+    let n = 0;
+    for (const token of text.toLowerCase().split(/[\s\p{P}\p{S}]+/u)) {
+      if (token.length === 0) continue;
+      const v = token.length <= 32 ? this.oovCache.get(token) ?? this.ngramVector(token, 1, 3) : this.ngramVector(token, 1, 3);
+      for (let d = 0; d < this.dims; d++) acc[d] += v[d];
+      n++;
+    }
+    return n;
+  }
+
+  /** Unit-length sum of the pseudo-random vectors of a word's character n-grams. */
+  private ngramVector(word: string, min: number, max: number): Float32Array {
     const dims = this.dims;
     const out = new Float32Array(dims);
     const w = `<${word}>`;
-    for (let n = NGRAM_MIN; n <= NGRAM_MAX; n++) {
+    for (let n = min; n <= max; n++) {
       for (let i = 0; i + n <= w.length; i++) {
         let h = 0x811c9dc5 ^ n;
         for (let k = i; k < i + n; k++) {
@@ -229,10 +252,7 @@ export class BuiltinEmbedder implements Embedder {
         }
       }
     }
-    normalize(out);
-    if (this.oovCache.size >= OOV_CACHE_LIMIT) this.oovCache.clear();
-    this.oovCache.set(word, out);
-    return out;
+    return normalize(out);
   }
 
   /**

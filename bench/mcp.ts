@@ -120,67 +120,56 @@ async function main(): Promise<void> {
       clients.push(c);
     }
     let seq = 0;
-    const call = async (c: Client) => {
-      const n = seq++;
-      const { libraryId, query } = corpus.samples[(n * 7919) % corpus.samples.length]!;
+    const next = () => corpus.samples[(seq++ * 7919) % corpus.samples.length]!;
+    const mcpCall = async (c: Client) => {
+      const { libraryId, query } = next();
       const t0 = performance.now();
       const r = await c.callTool({ name: 'query-docs', arguments: { libraryId, query } });
       return { ms: performance.now() - t0, error: r.isError === true };
     };
+    const restCall = async () => {
+      const { libraryId, query } = next();
+      const t0 = performance.now();
+      const res = await fetch(`${url}/api/v2/context?${new URLSearchParams({ libraryId, query, type: 'txt' })}`);
+      await res.text();
+      return { ms: performance.now() - t0, error: !res.ok };
+    };
+    type Series = { latencies: number[]; errors: number };
+    // With --rest every client alternates an MCP call and a REST call, so both see the same load and cache state.
     const run = async (seconds: number) => {
-      const latencies: number[] = [];
-      let errors = 0;
+      const mcp: Series = { latencies: [], errors: 0 };
+      const rest: Series = { latencies: [], errors: 0 };
       const end = performance.now() + seconds * 1000;
       await Promise.all(
         clients.map(async (c) => {
           while (performance.now() < end) {
-            const r = await call(c);
-            latencies.push(r.ms);
-            if (r.error) errors++;
+            const r = await mcpCall(c);
+            mcp.latencies.push(r.ms);
+            if (r.error) mcp.errors++;
+            if (opts.rest) {
+              const q = await restCall();
+              rest.latencies.push(q.ms);
+              if (q.error) rest.errors++;
+            }
           }
         }),
       );
-      return { latencies: latencies.sort((a, b) => a - b), errors };
+      mcp.latencies.sort((a, b) => a - b);
+      rest.latencies.sort((a, b) => a - b);
+      return { mcp, rest };
     };
     await run(Number(opts.warmup));
     const t0 = performance.now();
-    const { latencies, errors } = await run(SECONDS);
+    const { mcp, rest } = await run(SECONDS);
     const elapsed = (performance.now() - t0) / 1000;
     const f = (x: number) => x.toFixed(1);
-    console.log(`query-docs over /mcp: calls=${latencies.length} errors=${errors} throughput=${f(latencies.length / elapsed)} calls/s`);
-    console.log(`latency ms: p50=${f(percentile(latencies, 50))} p95=${f(percentile(latencies, 95))} p99=${f(percentile(latencies, 99))} max=${f(latencies[latencies.length - 1] ?? NaN)}`);
-    console.log(`target p95 < 50 ms: ${percentile(latencies, 95) < 50 ? 'met' : 'NOT met'}; server peak RSS ${peakRssMb(child.pid!) ?? '?'} MB`);
+    const line = (name: string, r: Series) =>
+      `${name}: calls=${r.latencies.length} errors=${r.errors} rate=${f(r.latencies.length / elapsed)}/s  ` +
+      `p50=${f(percentile(r.latencies, 50))} p95=${f(percentile(r.latencies, 95))} p99=${f(percentile(r.latencies, 99))} max=${f(r.latencies[r.latencies.length - 1] ?? NaN)} ms`;
+    console.log(line('query-docs over /mcp', mcp));
+    if (opts.rest) console.log(line('GET /api/v2/context (same clients, alternating)', rest));
+    console.log(`target p95 < 50 ms: ${percentile(mcp.latencies, 95) < 50 ? 'met' : 'NOT met'}; server peak RSS ${peakRssMb(child.pid!) ?? '?'} MB; load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
     await Promise.all(clients.map((c) => c.close()));
-
-    if (opts.rest) {
-      let n = 0;
-      const restRun = async (seconds: number) => {
-        const lat: number[] = [];
-        let errors = 0;
-        const end = performance.now() + seconds * 1000;
-        await Promise.all(
-          Array.from({ length: CLIENTS }, async () => {
-            while (performance.now() < end) {
-              const k = n++;
-              const { libraryId, query } = corpus.samples[(k * 7919) % corpus.samples.length]!;
-              const params = new URLSearchParams({ libraryId, query, type: 'txt' });
-              const t = performance.now();
-              const res = await fetch(`${url}/api/v2/context?${params}`);
-              await res.text();
-              lat.push(performance.now() - t);
-              if (!res.ok) errors++;
-            }
-          }),
-        );
-        return { lat: lat.sort((a, b) => a - b), errors };
-      };
-      await restRun(Number(opts.warmup));
-      const r0 = performance.now();
-      const rest = await restRun(SECONDS);
-      const restElapsed = (performance.now() - r0) / 1000;
-      console.log(`same load on GET /api/v2/context (REST): calls=${rest.lat.length} errors=${rest.errors} throughput=${f(rest.lat.length / restElapsed)} req/s`);
-      console.log(`latency ms: p50=${f(percentile(rest.lat, 50))} p95=${f(percentile(rest.lat, 95))} p99=${f(percentile(rest.lat, 99))}`);
-    }
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

@@ -33,11 +33,13 @@ export function mcpCommand(program: Command): void {
       let backend: DocsBackend;
       let cleanup = () => {};
       if (opts.url) {
+        let protocol = '';
         try {
-          new URL(opts.url);
+          protocol = new URL(opts.url).protocol;
         } catch {
-          throw new ApiError('validation_error', `--url must be an http(s) URL, not "${opts.url}".`);
+          // reported below
         }
+        if (protocol !== 'http:' && protocol !== 'https:') throw new ApiError('validation_error', `--url must be an http(s) URL, not "${opts.url}".`);
         backend = remoteBackend(opts.url, apiKey);
       } else {
         const config = { ...configFrom({ dataDir: opts.dataDir, dev: opts.dev }), logLevel: level as never };

@@ -7,45 +7,70 @@ import type { Candidate } from './retrieve.ts';
  */
 export const NEAR_DUPLICATE_JACCARD = 0.8;
 
-function normalized(c: Candidate): string {
+/** Dedupe keeps at most this many snippets (an answer holds at most 20; the rest is slack for the budget). */
+export const DEDUPE_KEEP = 60;
+
+/** Shingles are taken from the start of a body only (near-copies agree from their first lines; it bounds the cost per candidate). */
+export const SHINGLE_CHARS = 800;
+
+function body(c: Candidate): string {
   const s = c.snippet;
-  const body = s.kind === 'code' ? s.codeList.map((x) => x.code).join('\n') : s.content;
-  return body.toLowerCase().replace(/\s+/g, ' ').trim();
+  const text = s.kind === 'code' ? s.codeList.map((x) => x.code).join('\n') : s.content;
+  return text.slice(0, SHINGLE_CHARS).toLowerCase();
 }
 
-function shingles(text: string): Set<string> {
-  const words = text.split(/[^a-z0-9_$]+/).filter(Boolean);
-  const out = new Set<string>();
+/** 32-bit FNV-1a of a word. */
+function wordHash(w: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** Word 3-gram shingles, hashed to numbers (cheaper sets than strings). */
+function shingles(text: string): Set<number> {
+  const words = text.split(/[^a-z0-9_$]+/).filter(Boolean).map(wordHash);
+  const out = new Set<number>();
   if (words.length < 3) {
-    out.add(words.join(' '));
+    out.add(words.reduce((h, w) => Math.imul(h ^ w, 0x01000193) >>> 0, 0));
     return out;
   }
-  for (let i = 0; i + 3 <= words.length; i++) out.add(`${words[i]} ${words[i + 1]} ${words[i + 2]}`);
+  for (let i = 0; i + 3 <= words.length; i++) out.add((Math.imul(Math.imul(words[i]!, 31) ^ words[i + 1]!, 31) ^ words[i + 2]!) >>> 0);
   return out;
 }
 
-function jaccard(a: Set<string>, b: Set<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
+/**
+ * True when the Jaccard similarity of two sets reaches t. J >= t needs an intersection of at least
+ * t(a+b)/(1+t), so the scan of the smaller set stops as soon as too many of its elements are
+ * missing: unrelated snippets are rejected after a few lookups.
+ */
+function similarAtLeast(a: Set<number>, b: Set<number>, t: number): boolean {
+  if (a.size === 0 || b.size === 0) return false;
   const [small, large] = a.size < b.size ? [a, b] : [b, a];
-  let inter = 0;
-  for (const x of small) if (large.has(x)) inter++;
-  return inter / (a.size + b.size - inter);
+  const need = Math.ceil((t * (a.size + b.size)) / (1 + t));
+  if (need > small.size) return false;
+  let missesLeft = small.size - need;
+  for (const x of small) {
+    if (!large.has(x) && --missesLeft < 0) return false;
+  }
+  return true;
 }
 
 /**
- * Removes exact duplicates (same kind and same normalized code or prose) and near duplicates
+ * Removes exact duplicates (same kind and content hash) and near duplicates
  * (shingle Jaccard >= NEAR_DUPLICATE_JACCARD, same kind), keeping the first, i.e. best ranked, copy.
  * Input must be sorted best first.
  */
-export function dedupe(candidates: Candidate[], threshold = NEAR_DUPLICATE_JACCARD): Candidate[] {
-  const kept: { c: Candidate; sh: Set<string> }[] = [];
+export function dedupe(candidates: Candidate[], threshold = NEAR_DUPLICATE_JACCARD, limit = DEDUPE_KEEP): Candidate[] {
+  const kept: { c: Candidate; sh: Set<number> }[] = [];
   const exact = new Set<string>();
   for (const c of candidates) {
-    const norm = normalized(c);
-    const key = `${c.snippet.kind}\u0000${norm}`;
+    // Only the head of the list can reach an answer; stop comparing once enough are kept.
+    if (kept.length >= limit) break;
+    // Exact copies share their content hash (the writer hashes title, description and code, or the prose).
+    const key = `${c.snippet.kind}\u0000${c.snippet.contentHash}`;
     if (exact.has(key)) continue;
-    const sh = shingles(norm);
-    if (kept.some((k) => k.c.snippet.kind === c.snippet.kind && jaccard(k.sh, sh) >= threshold)) continue;
+    const sh = shingles(body(c));
+        if (kept.some((k) => k.c.snippet.kind === c.snippet.kind && similarAtLeast(k.sh, sh, threshold))) continue;
     exact.add(key);
     kept.push({ c, sh });
   }

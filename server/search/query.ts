@@ -12,7 +12,7 @@ export interface PreparedQuery {
   terms: string[];
   /** Code identifiers named in the question (camelCase, snake_case, dotted, calls, flags). */
   identifiers: string[];
-  /** FTS5 expression for the text columns: "whole phrase" OR each term; user text is always quoted. */
+  /** FTS5 expression for the text columns: "phrase" OR each term and its inflected forms; user text is always quoted. */
   match: string;
   /** +1 the question asks for code (how to, example, snippet), -1 for explanation (what is, why), 0 neither. */
   codeIntent: number;
@@ -66,9 +66,24 @@ function quote(s: string): string {
   return `"${s.replace(/"/g, '""')}"`;
 }
 
-/** FTS5-safe bare token (letters/digits only) or null. */
-function bare(s: string): string | null {
-  return /^[a-z0-9]+$/.test(s) ? s : null;
+/**
+ * Exact inflected forms to OR into the match: the index has no stemmer, and prefix queries
+ * (plugin*) cost several times more than a few exact terms on a large index. plugins -> plugin,
+ * plugin -> plugins, registering -> register, configuring -> configure, matches -> match.
+ */
+export function wordForms(t: string): string[] {
+  const out = [t];
+  if (t.length < 4 || /\d/.test(t)) return out;
+  if (t.endsWith('ies') && t.length > 4) out.push(`${t.slice(0, -3)}y`);
+  else if (/(ss|us|is)$/.test(t)) out.push(`${t}es`);
+  else if (t.endsWith('es') && /(s|x|z|ch|sh)es$/.test(t)) out.push(t.slice(0, -2));
+  else if (t.endsWith('s')) out.push(t.slice(0, -1));
+  else if (t.endsWith('y') && !/[aeiou]y$/.test(t)) out.push(`${t.slice(0, -1)}ies`);
+  else if (/(s|x|z|ch|sh)$/.test(t)) out.push(`${t}es`);
+  else if (!/(ing|ed)$/.test(t)) out.push(`${t}s`);
+  if (t.length >= 6 && t.endsWith('ing')) out.push(t.slice(0, -3), `${t.slice(0, -3)}e`);
+  if (t.length >= 5 && t.endsWith('ed')) out.push(t.slice(0, -2), t.slice(0, -1));
+  return out;
 }
 
 /** Terms, identifiers and the FTS5 match expression of a question (no embedding). */
@@ -93,14 +108,28 @@ export function analyzeQuery(text: string): Omit<PreparedQuery, 'vector'> {
   // Everything was a stopword ("how does it work"): fall back to all words so the query still matches.
   if (terms.length === 0) for (const m of text.matchAll(WORD)) for (const p of splitIdentifier(m[0])) add(p);
 
-  const phraseWords = [...text.matchAll(WORD)].flatMap((m) => splitIdentifier(m[0]));
+  // The phrase is the longest run of consecutive content words ("custom error handler"): a phrase
+  // of the whole question would drag in the huge position lists of "how", "to", "the".
+  let run: string[] = [];
+  let phrase: string[] = [];
+  for (const m of text.matchAll(WORD)) {
+    const parts = splitIdentifier(m[0]);
+    if (parts.length === 1 && STOPWORDS.has(parts[0]!)) {
+      run = [];
+      continue;
+    }
+    run = [...run, ...parts];
+    if (run.length > phrase.length) phrase = run;
+  }
   const clauses: string[] = [];
-  if (phraseWords.length > 1) clauses.push(quote(phraseWords.join(' ')));
-  for (const t of terms.slice(0, 24)) {
-    const s = stem(t);
-    const b = bare(s);
-    // Prefix form only for words: "plugins" -> plugin* (matches plugin, plugins); anything else is quoted.
-    clauses.push(b && s !== t ? `${b}*` : b && s.length >= 5 && !/\d/.test(s) ? `${b}*` : quote(t));
+  if (phrase.length > 1) clauses.push(quote(phrase.join(' ')));
+  const seenForms = new Set<string>();
+  for (const t of terms.slice(0, 16)) {
+    for (const form of wordForms(t)) {
+      if (seenForms.has(form)) continue;
+      seenForms.add(form);
+      clauses.push(quote(form));
+    }
   }
   const languages = new Set<string>();
   for (const t of terms) for (const l of LANGUAGE_WORDS[t] ?? []) languages.add(l);

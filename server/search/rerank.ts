@@ -1,7 +1,6 @@
 import type { Candidate } from './retrieve.ts';
 import { byScore } from './retrieve.ts';
 import { stem, type PreparedQuery } from './query.ts';
-import { wordsOf } from './text.ts';
 
 /**
  * Weights of the transparent reranker (documented in docs/retrieval.md). Every feature lies in
@@ -13,9 +12,9 @@ export const RERANK_WEIGHTS = {
   lexical: 0.2,
   /** Cosine similarity, min-max scaled over the candidates. */
   similarity: 0.25,
-  /** Share of the question's terms found in the title, heading path or page title. */
+  /** Share of the question's terms found in the title, heading path or page title (idf-weighted over the candidates). */
   title: 0.15,
-  /** Share of the question's terms found anywhere in the snippet. */
+  /** Share of the question's terms found anywhere in the snippet (idf-weighted over the candidates). */
   coverage: 0.15,
   /** Share of the identifiers named in the question found verbatim in the snippet. */
   identifier: 0.12,
@@ -37,17 +36,15 @@ export interface RerankOptions {
 
 const NEUTRAL_LANGUAGES = new Set(['', 'bash', 'sh', 'shell', 'console', 'text', 'txt', 'json', 'jsonc', 'yaml', 'yml', 'toml', 'ini', 'diff', 'plaintext', 'markdown', 'md']);
 
-function stems(words: string[]): Set<string> {
-  const out = new Set<string>();
-  for (const w of words) out.add(stem(w));
-  return out;
-}
-
-function share(terms: string[], present: Set<string>): number {
-  if (terms.length === 0) return 0;
-  let n = 0;
-  for (const t of terms) if (present.has(t)) n++;
-  return n / terms.length;
+/**
+ * True when a term occurs in a lower-cased text: as a substring at a word start, or anywhere for
+ * terms of 4+ letters, so the parts of compound identifiers count (`error` in `seterrorhandler`)
+ * without tokenizing every candidate (the reranker's hot path).
+ */
+function occurs(t: string, text: string): boolean {
+  let i = text.indexOf(t);
+  while (i >= 0 && t.length < 4 && i > 0 && /[a-z0-9]/.test(text[i - 1]!)) i = text.indexOf(t, i + 1);
+  return i >= 0;
 }
 
 function snippetText(c: Candidate): string {
@@ -55,21 +52,62 @@ function snippetText(c: Candidate): string {
   return s.kind === 'code' ? `${s.title}\n${s.description}\n${s.codeList.map((x) => x.code).join('\n')}` : s.content;
 }
 
-/** Feature values of one candidate for a question (exported for explanations and tests). */
-export function features(q: PreparedQuery, c: Candidate, simRange: { min: number; max: number }, bestFused: number): Record<keyof typeof RERANK_WEIGHTS, number> {
-  const s = c.snippet;
-  const qStems = [...new Set(q.terms.map(stem))];
-  const headWords = stems(wordsOf(`${s.title} ${s.breadcrumb} ${s.pageTitle}`));
-  const text = snippetText(c);
-  const bodyWords = stems(wordsOf(text));
-  for (const w of headWords) bodyWords.add(w);
-  const lowerText = `${s.title}\n${text}`.toLowerCase();
-  const identifier = q.identifiers.length ? q.identifiers.filter((id) => lowerText.includes(id.toLowerCase())).length / q.identifiers.length : 0;
+/** What the reranker needs to know about the candidate set as a whole. */
+export interface RerankContext {
+  simRange: { min: number; max: number };
+  bestFused: number;
+  /** The question's term stems and their weights: idf over the candidates (a term in few of them tells them apart). */
+  terms: string[];
+  weights: number[];
+}
 
+interface Texts {
+  head: string;
+  body: string;
+}
+
+function textsOf(c: Candidate): Texts {
+  const s = c.snippet;
+  const head = `${s.title} ${s.breadcrumb} ${s.pageTitle}`.toLowerCase();
+  return { head, body: `${head}\n${snippetText(c).toLowerCase()}` };
+}
+
+function weightedShare(ctx: RerankContext, text: string): number {
+  let hit = 0;
+  let total = 0;
+  ctx.terms.forEach((t, i) => {
+    total += ctx.weights[i]!;
+    if (occurs(t, text)) hit += ctx.weights[i]!;
+  });
+  return total > 0 ? hit / total : 0;
+}
+
+/** Builds the set-level context: similarity range, best fused score, idf weights of the question's terms. */
+export function rerankContext(q: PreparedQuery, candidates: Candidate[], texts: Texts[] = candidates.map(textsOf)): RerankContext {
+  const sims = candidates.map((c) => c.similarity).filter((x): x is number => x !== null);
+  const terms = [...new Set(q.terms.map(stem))];
+  const n = candidates.length;
+  const weights = terms.map((t) => {
+    let df = 0;
+    for (const x of texts) if (occurs(t, x.body)) df++;
+    return Math.log(1 + n / (1 + df));
+  });
+  return {
+    simRange: sims.length ? { min: Math.min(...sims), max: Math.max(...sims) } : { min: 0, max: 0 },
+    bestFused: Math.max(0, ...candidates.map((c) => c.fused)),
+    terms,
+    weights,
+  };
+}
+
+/** Feature values of one candidate for a question (exported for explanations and tests). */
+export function features(q: PreparedQuery, c: Candidate, ctx: RerankContext, texts: Texts = textsOf(c)): Record<keyof typeof RERANK_WEIGHTS, number> {
+  const s = c.snippet;
+  const identifier = q.identifiers.length ? q.identifiers.filter((id) => texts.body.includes(id.toLowerCase())).length / q.identifiers.length : 0;
   let similarity = 0;
   if (c.similarity !== null) {
-    const span = simRange.max - simRange.min;
-    similarity = span > 1e-6 ? (c.similarity - simRange.min) / span : c.similarity;
+    const span = ctx.simRange.max - ctx.simRange.min;
+    similarity = span > 1e-6 ? (c.similarity - ctx.simRange.min) / span : c.similarity;
   }
   const kind = q.codeIntent === 0 ? 0.5 : (q.codeIntent > 0) === (s.kind === 'code') ? 1 : 0;
   let language = 0.5;
@@ -82,13 +120,13 @@ export function features(q: PreparedQuery, c: Candidate, simRange: { min: number
   return {
     lexical: c.lexical,
     similarity,
-    title: share(qStems, headWords),
-    coverage: share(qStems, bodyWords),
+    title: weightedShare(ctx, texts.head),
+    coverage: weightedShare(ctx, texts.body),
     identifier,
     kind,
     language,
     substance,
-    fused: bestFused > 0 ? c.fused / bestFused : 0,
+    fused: ctx.bestFused > 0 ? c.fused / ctx.bestFused : 0,
   };
 }
 
@@ -99,11 +137,10 @@ export function features(q: PreparedQuery, c: Candidate, simRange: { min: number
 export function rerank(q: PreparedQuery, candidates: Candidate[], opts: RerankOptions = {}): Candidate[] {
   if (opts.fast || candidates.length === 0) return [...candidates].sort(byScore);
   const w = { ...RERANK_WEIGHTS, ...opts.weights };
-  const sims = candidates.map((c) => c.similarity).filter((x): x is number => x !== null);
-  const simRange = sims.length ? { min: Math.min(...sims), max: Math.max(...sims) } : { min: 0, max: 0 };
-  const bestFused = Math.max(...candidates.map((c) => c.fused));
-  const out = candidates.map((c) => {
-    const f = features(q, c, simRange, bestFused);
+  const texts = candidates.map(textsOf);
+  const ctx = rerankContext(q, candidates, texts);
+  const out = candidates.map((c, i) => {
+    const f = features(q, c, ctx, texts[i]);
     const score =
       w.lexical * f.lexical +
       w.similarity * f.similarity +

@@ -1,0 +1,94 @@
+// `npm run bench -- context [--seconds 15] [--single 400] [--clients 16] [--dir /work/bench-cache/1m] [--libraries N --per-library M]`
+// Latency and throughput of GET /api/v2/context on the cached 1M-snippet corpus (bench/corpus.ts):
+// a real server in a child process (so its RSS is its own), a single client and 16 concurrent
+// clients, fast=true and reranked, random libraries and questions from the corpus generator.
+import path from 'node:path';
+import fs from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { ensureBenchCorpus, rng } from './corpus.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '15' }, single: { type: 'string', default: '400' }, clients: { type: 'string', default: '16' }, dir: { type: 'string' },
+    libraries: { type: 'string' }, 'per-library': { type: 'string' } },
+  allowPositionals: true,
+});
+
+function rssOf(pid: number): { rss: number; peak: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+async function startServer(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/stacks.js'), 'serve', '--data-dir', dataDir, '--port', '0'], {
+    cwd: ROOT,
+    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', STACKS_RATE_LIMIT_PER_MINUTE: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /running at (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
+  });
+  return { url, child };
+}
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+const corpus = await ensureBenchCorpus({
+  dir: values.dir, libraries: values.libraries ? Number(values.libraries) : undefined, perLibrary: values['per-library'] ? Number(values['per-library']) : undefined,
+});
+console.log(`corpus: ${corpus.snippets.toLocaleString('en')} snippets, ${corpus.libraries.length} libraries, embedder ${corpus.embedder ?? 'none'} (${corpus.dataDir})`);
+const { url, child } = await startServer(corpus.dataDir);
+const pick = rng(99);
+const samples = corpus.samples;
+
+async function one(fast: boolean): Promise<number> {
+  const s = samples[Math.floor(pick() * samples.length)]!;
+  const started = performance.now();
+  const res = await fetch(`${url}/api/v2/context?${new URLSearchParams({ libraryId: s.libraryId, query: s.query, fast: String(fast) })}`);
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${body.slice(0, 200)}`);
+  return performance.now() - started;
+}
+
+function report(label: string, lat: number[], seconds: number): void {
+  const s = [...lat].sort((a, b) => a - b);
+  console.log(
+    `${label.padEnd(28)} n=${String(s.length).padStart(6)}  p50 ${pct(s, 50).toFixed(1).padStart(6)} ms  p95 ${pct(s, 95).toFixed(1).padStart(6)} ms  p99 ${pct(s, 99).toFixed(1).padStart(6)} ms  ${(s.length / seconds).toFixed(0).padStart(5)} req/s`,
+  );
+}
+
+try {
+  // Warm-up: page cache, prepared statements, JIT.
+  for (let i = 0; i < 200; i++) await one(i % 2 === 0);
+  for (const fast of [true, false]) {
+    const lat: number[] = [];
+    const t0 = performance.now();
+    for (let i = 0; i < Number(values.single); i++) lat.push(await one(fast));
+    report(`single client, ${fast ? 'fast' : 'reranked'}`, lat, (performance.now() - t0) / 1000);
+  }
+  const clients = Number(values.clients);
+  const seconds = Number(values.seconds);
+  for (const fast of [true, false]) {
+    const lat: number[] = [];
+    const end = performance.now() + seconds * 1000;
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: clients }, async () => {
+      while (performance.now() < end) lat.push(await one(fast));
+    }));
+    report(`${clients} clients, ${fast ? 'fast' : 'reranked'}`, lat, (performance.now() - t0) / 1000);
+  }
+  const mem = rssOf(child.pid!);
+  console.log(`server RSS ${mem.rss.toFixed(0)} MB (peak ${mem.peak.toFixed(0)} MB)`);
+} finally {
+  child.kill('SIGTERM');
+}

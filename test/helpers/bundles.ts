@@ -60,7 +60,7 @@ export async function writeBundle(file: string, libs: GenerateOptions[]): Promis
       const code = `// ${marker}example ${i}\nconst ${WORDS[i % WORDS.length]}${i} = await ${words(r, 3).replace(/ /g, '.')}({ ${words(r, 4).split(' ').map((w, k) => `${w}${k}: ${k}`).join(', ')} });\n` +
         `if (!${WORDS[i % WORDS.length]}${i}.ok) throw new Error('${words(r, 5)}');\nreturn ${WORDS[(i + 7) % WORDS.length]}(${i});`;
       const s: Record<string, unknown> = {
-        id: `${base}/page-${Math.floor(i / 20)}.md#snippet-${i}`, title: `${marker}${words(r, 4)} ${i}`, description: `${words(r, 24)}.`,
+        id: `${base}/page-${Math.floor(i / 20)}.md#snippet-${i}`, title: `${marker}${words(r, 4)} ${i}`, description: `${words(r, 12)}.`,
         language: lang, codeList: [{ language: lang, code }],
       };
       if (!o.omitTokens) s.tokens = Math.round((code.length + 120) / 4);
@@ -75,7 +75,7 @@ export async function writeBundle(file: string, libs: GenerateOptions[]): Promis
     chunk = [];
     const nInfo = o.snippets - nCode;
     for (let i = 0; i < nInfo; i++) {
-      const content = `${marker}${words(r, 40)}. ${words(r, 30)} (section ${i}).`;
+      const content = `${marker}${words(r, 30)}. ${words(r, 20)} (section ${i}).`;
       const s: Record<string, unknown> = { id: `${base}/guide-${Math.floor(i / 10)}.md#part-${i}`, content, breadcrumb: `Guide > ${words(r, 2)} > Part ${i}` };
       if (!o.omitTokens) s.tokens = Math.round(content.length / 4);
       chunk.push(JSON.stringify(s));

@@ -1,0 +1,113 @@
+// Import throughput end to end through the real HTTP endpoint:
+//   npm run bench -- import [--snippets 200000] [--runs 3] [--keep]
+// Generates a realistic bundle (~500 bytes per snippet) into a temp dir, starts `stacks serve` as a
+// child process per run (fresh data dir, dev license), uploads the bundle as a streamed JSON body
+// and waits for the import job. Prints snippets/s (upload + parse + validate + stage + store + FTS
+// + embeddings with the configured embedder) and the server's peak RSS (VmHWM from /proc).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeBundle } from '../test/helpers/bundles.ts';
+import { devLicense } from '../test/helpers/server.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const args = process.argv.slice(2);
+const arg = (name: string, fallback: number) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+};
+const SNIPPETS = arg('snippets', 200_000);
+const RUNS = arg('runs', 3);
+const keep = args.includes('--keep');
+
+function vm(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string; key: string }> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/stacks.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--dev'], {
+    cwd: ROOT, env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  const started = Date.now();
+  while (!/running at (http:\/\/\S+)[\s\S]*(stk_[A-Za-z0-9_-]+)/.test(out)) {
+    if (child.exitCode !== null) throw new Error(`server exited: ${out}`);
+    if (Date.now() - started > 120_000) throw new Error(`server did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const m = /running at (http:\/\/\S+)[\s\S]*(stk_[A-Za-z0-9_-]+)/.exec(out)!;
+  return { child, url: m[1]!, key: m[2]! };
+}
+
+interface RunResult {
+  seconds: number;
+  uploadSeconds: number;
+  rate: number;
+  peakRssMb: number;
+  idleRssMb: number;
+  stored: number;
+}
+
+async function run(bundle: string, size: number): Promise<RunResult> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-bench-import-'));
+  fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
+  const { child, url, key } = await startServer(dataDir);
+  const pid = child.pid!;
+  try {
+    await new Promise((r) => setTimeout(r, 500));
+    const idleRssMb = vm(pid, 'VmRSS');
+    const t0 = performance.now();
+    const res = await fetch(`${url}/api/import-libraries`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': String(size) },
+      body: Readable.toWeb(fs.createReadStream(bundle, { highWaterMark: 1 << 20 })) as ReadableStream,
+      duplex: 'half',
+    } as RequestInit);
+    const body = (await res.json()) as { jobs?: { jobId: number }[]; message?: string };
+    if (res.status !== 200 || !body.jobs?.length) throw new Error(`import refused: ${res.status} ${JSON.stringify(body)}`);
+    const uploadSeconds = (performance.now() - t0) / 1000;
+    let job: { state: string; error: string | null; progress: { stored?: number } };
+    for (;;) {
+      job = (await (await fetch(`${url}/api/jobs/${body.jobs[0]!.jobId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as typeof job;
+      if (job.state === 'succeeded' || job.state === 'failed' || job.state === 'cancelled') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    if (job.state !== 'succeeded') throw new Error(`import job ${job.state}: ${job.error}`);
+    return { seconds, uploadSeconds, rate: SNIPPETS / seconds, peakRssMb: vm(pid, 'VmHWM'), idleRssMb, stored: Number(job.progress.stored) };
+  } finally {
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+    if (!keep) fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-bench-bundle-'));
+const bundle = path.join(tmp, 'bundle.json');
+const g0 = performance.now();
+const size = await writeBundle(bundle, [{ project: '/bench/generated', snippets: SNIPPETS, seed: 11 }]);
+console.log(`bundle: ${SNIPPETS} snippets, ${(size / 1024 / 1024).toFixed(1)} MB (generated in ${((performance.now() - g0) / 1000).toFixed(1)} s)`);
+const results: RunResult[] = [];
+try {
+  for (let i = 0; i < RUNS; i++) {
+    const r = await run(bundle, size);
+    results.push(r);
+    console.log(
+      `run ${i + 1}: ${r.seconds.toFixed(1)} s end to end (upload+staging ${r.uploadSeconds.toFixed(1)} s), ${Math.round(r.rate)} snippets/s, ` +
+        `server peak RSS ${r.peakRssMb.toFixed(0)} MB (idle ${r.idleRssMb.toFixed(0)} MB), stored ${r.stored}`,
+    );
+  }
+} finally {
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const rate = median(results.map((r) => r.rate));
+const rss = Math.max(...results.map((r) => r.peakRssMb));
+console.log(`\nimport: median ${Math.round(rate)} snippets/s over ${results.length} run(s) (target >= 3000); peak RSS ${rss.toFixed(0)} MB (target < 600)`);
+console.log(`cpus: ${os.cpus().length}, load average: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);

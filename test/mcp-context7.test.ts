@@ -87,6 +87,9 @@ describe('@upstash/context7-mcp (published package) against Stacks', () => {
       assert.match(docs, /z\.string|parse/);
       const unknown = textOf(await c.callTool({ name: 'query-docs', arguments: { libraryId: '/nobody/nothing', query: 'anything' } }));
       assert.match(unknown, /\/nobody\/nothing/, 'the message of our error body is shown');
+      const noLib = textOf(await c.callTool({ name: 'resolve-library-id', arguments: { libraryName: 'qxzvbnmlkj', query: 'anything' } }));
+      assert.doesNotMatch(noLib, /Context7-compatible library ID/);
+      assert.ok(noLib.length > 0);
     } finally {
       await c.close();
     }
@@ -173,6 +176,7 @@ describe('@upstash/context7-sdk (published package) against Stacks', () => {
   test('errors surface as Context7Error carrying our error code', async () => {
     const sdk = context7Sdk(member);
     await assert.rejects(sdk.getContext('x', 'not-an-id', { type: 'json' }), (err: unknown) => err instanceof Context7Error && /invalid_library_id|validation_error/.test(err.message));
+    await assert.rejects(sdk.searchLibrary('x', 'qxzvbnmlkj'), (err: unknown) => err instanceof Context7Error && err.message === 'no_libraries_found');
     const wrong = context7Sdk('stk_wrong');
     await assert.rejects(wrong.searchLibrary('x', 'pino'), (err: unknown) => err instanceof Context7Error && err.message === 'invalid_api_key');
   });

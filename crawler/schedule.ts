@@ -41,7 +41,9 @@ export function startCrawlSchedules(s: Services): () => void {
   reload();
   const timer = setInterval(reload, RELOAD_MS);
   timer.unref();
+  const unsubscribe = s.crawler.onSchedulesChanged(reload);
   return () => {
+    unsubscribe();
     clearInterval(timer);
     for (const t of tasks.values()) void t.task.destroy();
     tasks.clear();

@@ -32,7 +32,19 @@ export interface CrawlSubmission {
 
 /** Submits crawls (HTTP, CLI, schedule) and manages per-library re-crawl schedules. */
 export class CrawlService {
+  private scheduleListeners = new Set<() => void>();
+
   constructor(private readonly s: Pick<Services, 'store' | 'jobs' | 'config'>) {}
+
+  /** Called when a schedule may have changed (the schedule task reloads at once instead of at its next poll). */
+  onSchedulesChanged(listener: () => void): () => void {
+    this.scheduleListeners.add(listener);
+    return () => this.scheduleListeners.delete(listener);
+  }
+
+  schedulesChanged(): void {
+    for (const l of this.scheduleListeners) l();
+  }
 
   /**
    * Validates and queues a crawl. The same site again is a conflict unless `force` is set
@@ -56,7 +68,7 @@ export class CrawlService {
     if (active.length > 0) throw new ApiError('conflict', `${libraryId} is being crawled right now (job ${active[0]!.id}).`);
     const existing = this.s.store.libraries.get(libraryId);
     const indexed = existing ? this.s.store.libraries.currentVersion(libraryId, '') !== null : false;
-    if (indexed && !req.force) throw new ApiError('conflict', `${libraryId} is already indexed; send force: true to crawl it again.`);
+    if (indexed && !req.force) throw new ApiError('conflict', `${libraryId} is already indexed; crawl it again with force (\"force\": true, or --force on the CLI).`);
     const payload: CrawlPayload = {
       libraryId, startUrl, maxPages: req.maxPages ?? DEFAULT_MAX_PAGES, maxDepth: req.maxDepth ?? null, excludePatterns: req.excludePatterns ?? [],
       name: req.name ?? null, description: req.description ?? null, respectRobots: req.respectRobots ?? null, trigger: req.trigger ?? 'api',
@@ -86,6 +98,7 @@ export class CrawlService {
     if (!this.s.store.crawl.setSchedule(libraryId, schedule, new Date().toISOString())) {
       throw new ApiError('library_not_found', `${libraryId} is not a crawled website (crawl it once first).`);
     }
+    this.schedulesChanged();
   }
 
   sites() {

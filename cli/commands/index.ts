@@ -8,6 +8,7 @@ import { mcpCommand } from './mcp.ts';
 import { teamsCommand } from './teams.ts';
 import { addCommand } from './add.ts';
 import { searchCommand } from './search.ts';
+import { crawlCommand } from './crawl.ts';
 
 /** Every CLI command module; each adds its commands to the program. */
-export const commands: ((program: Command) => void)[] = [serveCommand, keysCommand, licenseCommand, librariesCommand, mcpCommand, importCommand, teamsCommand, addCommand, searchCommand];
+export const commands: ((program: Command) => void)[] = [serveCommand, keysCommand, licenseCommand, librariesCommand, mcpCommand, importCommand, teamsCommand, addCommand, searchCommand, crawlCommand];

@@ -1,4 +1,5 @@
 import type { Store } from '../store/index.ts';
+import type { LexicalHit } from '../store/search.ts';
 import type { Embedder } from '../embed/types.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { Logger } from '../log.ts';
@@ -134,7 +135,18 @@ export class MultiLibrarySearch implements SearchService {
       // Several libraries: fewer candidates per library, and only each library's best fused ones
       // reach the global reranker (its cost grows with every candidate; the answer holds ~25).
       const limits = targets.length > 1 ? { lexicalLimit: MULTI.listLimit, vectorLimit: MULTI.listLimit } : {};
-      const retrieve = this.overrides.retrieve ?? (async (t: SearchTarget, pq: PreparedQuery) => retrievePrepared(d.store, t.version.id, pq, { libraryId: t.label, ...limits }));
+      // Several libraries: their BM25 lists come from one FTS query (term statistics computed once).
+      let lexical: Map<number, LexicalHit[]> | null = null;
+      if (targets.length > 1 && !this.overrides.retrieve) {
+        try {
+          lexical = d.store.probe.lexicalAcross([...new Set(targets.map((t) => t.version.id))], q.match, MULTI.listLimit);
+        } catch (err) {
+          d.log.warn({ err: (err as Error).message }, 'search: combined BM25 query failed; querying each library');
+        }
+      }
+      const retrieve =
+        this.overrides.retrieve ??
+        (async (t: SearchTarget, pq: PreparedQuery) => retrievePrepared(d.store, t.version.id, pq, { libraryId: t.label, ...limits, lexicalHits: lexical?.get(t.version.id) }));
       return { targets, pending: targets.map((t) => retrieve(t, q)) };
     });
     this.queueMissingVersions(targets, principal);

@@ -1,5 +1,6 @@
 import type { Db } from './db.ts';
 import { ftsScope } from './snippets.ts';
+import { BM25_WEIGHTS, type LexicalHit } from './search.ts';
 
 export interface VersionProbe {
   versionId: number;
@@ -42,6 +43,35 @@ export class SearchProbeStore {
       .prepare('SELECT -rank AS score FROM snippet_fts WHERE snippet_fts MATCH ? ORDER BY rank LIMIT ?')
       .all(`scope:"${ftsScope(versionId)}" AND {title breadcrumb description code content}: (${match})`, limit) as { score: number }[];
     return { versionId, hits: rows.length, score: rows.reduce((t, r) => t + r.score, 0) };
+  }
+
+  /**
+   * BM25 lists of several versions from ONE full-text query (the versions' scopes OR-ed inside the
+   * match): FTS5 computes a query's term statistics over the whole index once per statement, which
+   * is most of the cost of a query on a large index, so one statement for four libraries costs about
+   * a third of four. Scores use the column weights of SearchStore.lexical and are comparable across
+   * the versions. Returns at most perVersion hits per version, best first.
+   */
+  lexicalAcross(versionIds: number[], match: string, perVersion: number): Map<number, LexicalHit[]> {
+    const out = new Map<number, LexicalHit[]>(versionIds.map((v) => [v, []]));
+    if (!match || versionIds.length === 0) return out;
+    const w = BM25_WEIGHTS;
+    const bm25 = `bm25(snippet_fts, ${w.scope}, ${w.title}, ${w.breadcrumb}, ${w.description}, ${w.code}, ${w.content})`;
+    const scopes = versionIds.map((v) => `scope:"${ftsScope(v)}"`).join(' OR ');
+    // Rows beyond perVersion x versions x 5 would only matter if one library took nearly all of them.
+    const rows = this.db
+      .prepare(
+        `SELECT m.id AS id, m.score AS score, s.version_id AS versionId
+           FROM (SELECT rowid AS id, -${bm25} AS score FROM snippet_fts WHERE snippet_fts MATCH ? ORDER BY ${bm25} LIMIT ?) m
+           JOIN snippets s ON s.id = m.id`,
+      )
+      .all(`(${scopes}) AND {title breadcrumb description code content}: (${match})`, perVersion * versionIds.length * 5) as { id: number; score: number; versionId: number }[];
+    rows.sort((a, b) => b.score - a.score || a.id - b.id);
+    for (const r of rows) {
+      const list = out.get(r.versionId);
+      if (list && list.length < perVersion) list.push({ id: r.id, score: r.score });
+    }
+    return out;
   }
 
   /** How many snippets hold each term (terms absent from the index are left out). */

@@ -215,6 +215,8 @@ test('errors: invalid_library_id, validation_error naming the parameter, library
   } finally {
     s.services.access = original;
   }
+  // Words that are also Object.prototype members are plain words.
+  assert.equal((await ctx({ libraryId: F, query: 'constructor toString __proto__ hasOwnProperty' })).status, 200);
   // IDs are matched case-insensitively.
   assert.equal((await ctx({ libraryId: '/Fastify/Fastify', query: 'hooks' })).status, 200);
 });

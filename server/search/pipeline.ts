@@ -9,6 +9,9 @@ import { diversify } from './diversify.ts';
 import type { FUSION } from './retrieve.ts';
 import type { RERANK_WEIGHTS } from './rerank.ts';
 
+/** Candidates loaded in fast mode: enough for dedupe and a full 20-snippet answer. */
+export const FAST_FETCH = 40;
+
 export interface VersionAnswerOptions {
   libraryId: string;
   /** Skip the reranker and the context pulled around hits (fused order only). */
@@ -33,6 +36,8 @@ export interface VersionAnswerOptions {
 export function answerForVersion(store: Store, q: PreparedQuery, versionId: number, opts: VersionAnswerOptions): Candidate[] {
   const candidates = retrievePrepared(store, versionId, q, {
     libraryId: opts.libraryId, lexical: opts.lexical, vector: opts.vector, completeSimilarity: !opts.fast, fusion: opts.fusion,
+    // Without the reranker only the head of the fused list can reach the answer.
+    fetchLimit: opts.fast && !opts.unpacked ? FAST_FETCH : undefined,
   });
   const ranked = rerank(q, candidates, { fast: opts.fast, weights: opts.weights });
   let list = diversify(dedupe(ranked));

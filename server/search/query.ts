@@ -132,7 +132,8 @@ export function analyzeQuery(text: string): Omit<PreparedQuery, 'vector'> {
     }
   }
   const languages = new Set<string>();
-  for (const t of terms) for (const l of LANGUAGE_WORDS[t] ?? []) languages.add(l);
+  // hasOwn: a question word like "constructor" must not reach Object.prototype.
+  for (const t of terms) if (Object.hasOwn(LANGUAGE_WORDS, t)) for (const l of LANGUAGE_WORDS[t]!) languages.add(l);
   const codeCue = CODE_CUES.test(text) || identifiers.length > 0;
   const proseCue = PROSE_CUES.test(text);
   return {

@@ -9,6 +9,8 @@ export interface EvalQuestion {
   question: string;
   expect: string[];
   paraphrase?: boolean;
+  /** Written after the ranking constants were chosen, to check they generalize (reported separately). */
+  heldOut?: boolean;
 }
 
 const F = 'https://fastify.dev/docs/latest/';
@@ -127,4 +129,34 @@ export const QUESTIONS: EvalQuestion[] = [
   { libraryId: zod, question: 'Get a static type from my validator instead of writing an interface by hand', expect: [`${Z}basics#inferring-types`], paraphrase: true },
   { libraryId: zod, question: 'Export my validators in a format that OpenAPI tooling understands', expect: [`${Z}json-schema*`], paraphrase: true },
   { libraryId: zod, question: 'Show validation messages in German', expect: [`${Z}error-customization#internationalization`, `${Z}error-customization#locales`], paraphrase: true },
+
+  // Held out: written after the constants above were tuned on the questions before this line.
+  { libraryId: fastify, question: 'reply.code to set the status code', expect: [`${F}Reference/Reply/#codestatuscode`], heldOut: true },
+  { libraryId: fastify, question: 'set a response header with reply.header', expect: [`${F}Reference/Reply/#headerkey-value`], heldOut: true },
+  { libraryId: fastify, question: 'onSend hook to modify the payload', expect: [`${F}Reference/Hooks/#onsend`], heldOut: true },
+  { libraryId: fastify, question: 'trustProxy option behind a load balancer', expect: [`${F}Reference/Server/#trustproxy`], heldOut: true },
+  { libraryId: fastify, question: 'Serve different handlers for the same URL depending on the Host or version header', expect: [`${F}Reference/Routes/#constraints`, `${F}Reference/Routes/#host-constraints`, `${F}Reference/Routes/#version-constraints`], paraphrase: true, heldOut: true },
+  { libraryId: fastify, question: 'Turn on output of what the server is doing to the console', expect: [`${F}Reference/Logging/*`, `${F}Reference/Server/#logger`], paraphrase: true, heldOut: true },
+  { libraryId: vite, question: 'build.outDir output directory', expect: [`${V}config/build-options#build-outdir`], heldOut: true },
+  { libraryId: vite, question: 'generate source maps for the production build', expect: [`${V}config/build-options#build-sourcemap`], heldOut: true },
+  { libraryId: vite, question: 'define global constant replacements', expect: [`${V}config/shared-options#define`], heldOut: true },
+  { libraryId: vite, question: 'Where do I put files like robots.txt that must be copied as-is without processing?', expect: [`${V}guide/assets#the-public-directory`, `${V}config/shared-options#publicdir`], paraphrase: true, heldOut: true },
+  { libraryId: vite, question: 'Run the local dev server over TLS with a certificate', expect: [`${V}config/server-options#server-https`], paraphrase: true, heldOut: true },
+  { libraryId: vite, question: 'Use a staging configuration separate from production and development', expect: [`${V}guide/env-and-mode#modes`, `${V}guide/env-and-mode*`], paraphrase: true, heldOut: true },
+  { libraryId: hono, question: 'basic auth middleware', expect: [`${H}middleware/builtin/basic-auth*`], heldOut: true },
+  { libraryId: hono, question: 'c.set and c.get variables', expect: [`${H}api/context#set-get`, `${H}api/context#var`], heldOut: true },
+  { libraryId: hono, question: 'custom 404 handler app.notFound', expect: [`${H}api/hono#not-found`], heldOut: true },
+  { libraryId: hono, question: 'Protect a few routes with a username and password prompt', expect: [`${H}middleware/builtin/basic-auth*`], paraphrase: true, heldOut: true },
+  { libraryId: hono, question: 'Send the response piece by piece as it is produced instead of all at once', expect: [`${H}helpers/streaming*`], paraphrase: true, heldOut: true },
+  { libraryId: hono, question: 'Check my endpoints in unit tests without starting a real server', expect: [`${H}guides/testing*`, `${H}helpers/testing*`], paraphrase: true, heldOut: true },
+  { libraryId: pino, question: 'mixin function to add fields', expect: [`${P}api.md#mixin-function`], heldOut: true },
+  { libraryId: pino, question: 'custom serializers for req and err', expect: [`${P}api.md#serializers-object`, `${P}api.md#pinostdserializers-object`], heldOut: true },
+  { libraryId: pino, question: 'Change how chatty the output is while the app runs', expect: [`${P}api.md#loggerlevel-string-gettersetter`, `${P}api.md#level-string`], paraphrase: true, heldOut: true },
+  { libraryId: pino, question: 'Can I use it in front-end code that runs in Chrome?', expect: [`${P}browser.md*`], paraphrase: true, heldOut: true },
+  { libraryId: zod, question: 'optional fields', expect: [`${Z}api#optionals`], heldOut: true },
+  { libraryId: zod, question: 'default values', expect: [`${Z}api#defaults`], heldOut: true },
+  { libraryId: zod, question: 'record schema with string keys', expect: [`${Z}api#records`], heldOut: true },
+  { libraryId: zod, question: 'Mark a string as a UserId so plain strings cannot be passed by mistake', expect: [`${Z}api#branded-types`], paraphrase: true, heldOut: true },
+  { libraryId: zod, question: 'A category that contains subcategories of the same shape, nested arbitrarily deep', expect: [`${Z}api#recursive-objects`], paraphrase: true, heldOut: true },
+  { libraryId: zod, question: 'Turn a failed check into a nested object I can show next to form fields', expect: [`${Z}error-formatting*`], paraphrase: true, heldOut: true },
 ];

@@ -41,6 +41,8 @@ export interface Metrics {
 export interface EvalResult {
   overall: Record<Mode, Metrics>;
   paraphrase: Record<Mode, Metrics>;
+  /** Questions written after the constants were chosen. */
+  heldOut: Record<Mode, Metrics>;
   misses: { mode: Mode; question: string; got: string[] }[];
   hasVectors: boolean;
 }
@@ -76,7 +78,7 @@ export async function loadCorpus(bundles: string[] = BUNDLES): Promise<{ service
 
 /** Asks the questions in every mode. */
 export async function evaluate(services: Services, questions: EvalQuestion[] = QUESTIONS): Promise<EvalResult> {
-  const ranks: Record<Mode, { r: number | null; para: boolean }[]> = { bm25: [], vectors: [], hybrid: [], 'hybrid+rerank': [] };
+  const ranks: Record<Mode, { r: number | null; para: boolean; held: boolean }[]> = { bm25: [], vectors: [], hybrid: [], 'hybrid+rerank': [] };
   const misses: EvalResult['misses'] = [];
   for (const q of questions) {
     const { library, choice } = resolveLibrary(services.store, services.access, null, q.libraryId);
@@ -85,24 +87,27 @@ export async function evaluate(services: Services, questions: EvalQuestion[] = Q
       const items = answerForVersion(services.store, prepared, choice.version.id, { libraryId: library.id, ...modeOptions[mode] });
       const ids = items.map((c) => c.snippet.sourceId);
       const r = firstHit(ids.slice(0, 10), q.expect);
-      ranks[mode].push({ r, para: !!q.paraphrase });
+      ranks[mode].push({ r, para: !!q.paraphrase, held: !!q.heldOut });
       if (r === null || r > 5) misses.push({ mode, question: `${q.libraryId}: ${q.question}`, got: ids.slice(0, 5) });
     }
   }
   const overall = {} as Record<Mode, Metrics>;
   const paraphrase = {} as Record<Mode, Metrics>;
+  const heldOut = {} as Record<Mode, Metrics>;
   for (const mode of MODES) {
     overall[mode] = summarize(ranks[mode].map((x) => x.r));
     paraphrase[mode] = summarize(ranks[mode].filter((x) => x.para).map((x) => x.r));
+    heldOut[mode] = summarize(ranks[mode].filter((x) => x.held).map((x) => x.r));
   }
-  return { overall, paraphrase, misses, hasVectors: services.embedder !== null };
+  return { overall, paraphrase, heldOut, misses, hasVectors: services.embedder !== null };
 }
 
 export function formatTable(result: EvalResult): string {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(7);
   const lines: string[] = [];
-  for (const [label, set] of [['overall', result.overall], ['paraphrase subset', result.paraphrase]] as const) {
+  for (const [label, set] of [['overall', result.overall], ['paraphrase subset', result.paraphrase], ['held-out subset', result.heldOut]] as const) {
     const n = set.bm25.n;
+    if (n === 0) continue;
     lines.push(`${label} (${n} questions)`);
     lines.push(`  ${'mode'.padEnd(15)} ${'hit@1'.padStart(7)} ${'hit@5'.padStart(7)} ${'MRR@10'.padStart(7)}`);
     for (const mode of MODES) {

@@ -2,6 +2,8 @@
 // GET /api/v3/search with four `library` values at 1M snippets over 200 libraries (bench/corpus.ts):
 // p50/p95 with one client (target p95 < 60 ms) and throughput with 16 concurrent clients (target
 // >= 250 req/s). The server runs as its own process (`stacks serve`), as in production.
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
@@ -43,6 +45,12 @@ async function startServer(dataDir: string): Promise<{ url: string; child: Child
 
 function percentile(sorted: number[], p: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN;
+}
+
+/** CPU time (user + system, ms) the server process has used: a figure that does not depend on how busy the machine is. */
+function serverCpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100/s)
 }
 
 function rng(seed: number): () => number {
@@ -90,6 +98,7 @@ const one = async (): Promise<{ ms: number; ok: boolean; libs: number }> => {
 try {
   for (let i = 0; i < 30; i++) await one(); // warm the page cache and prepared statements
   const single: number[] = [];
+  const cpu0 = serverCpuMs(child.pid!);
   let errors = 0;
   let libsSeen = 0;
   for (let i = 0; i < Number(opts.single); i++) {
@@ -98,10 +107,13 @@ try {
     if (!x.ok) errors++;
     libsSeen += x.libs;
   }
+  const cpuPer = (serverCpuMs(child.pid!) - cpu0) / single.length;
   single.sort((a, b) => a - b);
   const f = (x: number) => x.toFixed(1);
   console.log(`one client: ${single.length} searches, errors=${errors}, libraries answering per search=${(libsSeen / single.length).toFixed(2)}`);
   console.log(`  latency ms: p50=${f(percentile(single, 50))} p95=${f(percentile(single, 95))} p99=${f(percentile(single, 99))} max=${f(single[single.length - 1]!)}  (target p95 < 60 ms: ${percentile(single, 95) < 60 ? 'met' : 'NOT met'})`);
+
+  console.log(`  server CPU per search: ${f(cpuPer)} ms (one core serves at most ~${f(1000 / cpuPer)} searches/s); load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`);
 
   const clients = Number(opts.clients);
   const run = async (seconds: number) => {

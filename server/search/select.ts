@@ -23,8 +23,8 @@ export const PROBE_ROWS = 200;
 /** The probe uses at most this many of the question's words, the rarest first. */
 export const PROBE_TERMS = 8;
 
-/** Words found in more than this share of all snippets are left out of the probe. */
-export const PROBE_MAX_SHARE = 0.05;
+/** The probe's words may match at most this many snippets together (its cost grows with them); the rarest word always counts. */
+export const PROBE_DOC_BUDGET = 12_000;
 
 export interface LibraryChoice {
   entry: CatalogEntry;
@@ -204,20 +204,25 @@ export class LibrarySelector {
 
   /**
    * Libraries whose current documentation matches the question best: one BM25 query over the
-   * whole index with the question's words; of a long question (pasted output) only the most
-   * distinctive ones (the rarest in the index; words in more than PROBE_MAX_SHARE of all snippets
-   * say nothing about which library is meant).
+   * whole index with the question's rarest words (up to PROBE_TERMS, while together they match at
+   * most PROBE_DOC_BUDGET snippets): rare words say the most about which library is meant, and
+   * scoring a word costs in proportion to the snippets that hold it.
    */
   probe(query: string, principal: Principal | null): RankedLibrary[] {
     // Plain numbers (line:column of stack traces, ports) say nothing about a library.
     const terms = [...new Set(analyzeQuery(query).terms.filter((t) => /^[a-z0-9]+$/.test(t) && !/^\d+$/.test(t)))].slice(0, 48);
     const df = this.store.probe.documentFrequencies(terms);
     if (df.size === 0) return [];
-    const total = this.catalog.all().reduce((n, e) => n + (e.base?.totalSnippets ?? 0) + e.tagged.reduce((m, v) => m + v.totalSnippets, 0), 0);
+    // Scoring a word costs in proportion to how many snippets hold it, and the rarest words say
+    // most about which library is meant: take words rarest first while their snippets fit the budget.
     const byRarity = [...df].sort((a, b) => a[1] - b[1]);
-    // A short question keeps all its words (BM25 weighs them); a long one (pasted output) its rarest.
-    const distinctive = byRarity.length <= PROBE_TERMS ? byRarity : byRarity.filter(([, n]) => n <= PROBE_MAX_SHARE * total);
-    const chosen = (distinctive.length ? distinctive : byRarity.slice(0, 3)).slice(0, PROBE_TERMS).map(([t]) => `"${t}"`);
+    const chosen: string[] = [];
+    let docs = 0;
+    for (const [term, n] of byRarity) {
+      if (chosen.length >= PROBE_TERMS || (chosen.length > 0 && docs + n > PROBE_DOC_BUDGET)) break;
+      chosen.push(`"${term}"`);
+      docs += n;
+    }
     const match = chosen.join(' OR ');
     const scores = new Map<CatalogEntry, number>();
     for (const p of this.store.probe.topVersions(match, PROBE_ROWS)) {

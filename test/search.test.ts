@@ -59,6 +59,7 @@ before(async () => {
   await addLibrary({ id: '/acme/widget', title: 'Widget', sourceType: 'repo' }, '2.0.0-beta.1', 'two-beta');
   await addLibrary({ id: '/acme/site', title: 'Gizmo Site', sourceType: 'website' }, '', 'site');
   await addLibrary({ id: '/acme/sprocket', title: 'Sprocket', sourceType: 'repo', branch: '3.x' }, '', 'three');
+  await addLibrary({ id: '/acme/zähler', title: 'Zähler', sourceType: 'repo' }, '', 'umlaut');
   original.search = s.services.search;
   original.access = s.services.access;
 });
@@ -154,6 +155,13 @@ describe('rule 1: several libraries, parallel retrieval, dedupe, global rerank, 
         across.get(v)!.forEach((h, i) => assert.ok(Math.abs(h.score - alone[i]!.score) < 1e-6));
       }
     }
+  });
+
+  test('a library ID outside ASCII is served and its header value stays valid', async () => {
+    const { res, body } = await search({ query: 'spin the widget', library: '/acme/zähler' });
+    assert.equal(res.status, 200);
+    assert.deepEqual([...libsOf(body)], ['/acme/zähler']);
+    assert.equal(res.headers.get('x-stacks-libraries'), '/acme/z%C3%A4hler');
   });
 
   test('the same library named twice is served once', async () => {

@@ -216,7 +216,8 @@ export class MultiLibrarySearch implements SearchService {
       headers['X-Stacks-Search-Status'] = 'partial';
       headers['X-Stacks-Search-Reason'] = reason;
     }
-    headers['X-Stacks-Libraries'] = returned.map((t) => t.label).join(', ');
+    // Header values must be Latin-1 without control characters: percent-encode anything else in an ID.
+    headers['X-Stacks-Libraries'] = returned.map((t) => t.label.replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c))).join(', ');
 
     const ruleLines = rules ? [...rules.global, ...rules.libraries.flatMap((l) => [...l.libraryOwn, ...l.libraryTeam].map((r) => `${l.libraryId}: ${r}`))] : [];
     const text = renderText(items, { showLibrary: true, rules: ruleLines });

@@ -43,7 +43,7 @@ export function resolveLibrary(store: Store, access: AccessPolicy, principal: Pr
   }
   const notFound = () => new ApiError('library_not_found', `Library ${parsed.id} was not found. Look it up with /api/v2/libs/search first.`);
   if (!library || !access.canSee(principal, library)) throw notFound();
-  const choice = chooseVersion(store.libraries.versions(library.id), parsed.tag);
+  const choice = chooseVersion(store.libraries.versions(library.id), parsed.tag, library.branch);
   if (!choice) throw notFound();
   return { library, choice };
 }

@@ -1,4 +1,5 @@
 import type { Db } from './db.ts';
+import type { Statement } from 'better-sqlite3';
 import { ftsScope } from './snippets.ts';
 import { BM25_WEIGHTS, type LexicalHit } from './search.ts';
 
@@ -55,16 +56,9 @@ export class SearchProbeStore {
   lexicalAcross(versionIds: number[], match: string, perVersion: number): Map<number, LexicalHit[]> {
     const out = new Map<number, LexicalHit[]>(versionIds.map((v) => [v, []]));
     if (!match || versionIds.length === 0) return out;
-    const w = BM25_WEIGHTS;
-    const bm25 = `bm25(snippet_fts, ${w.scope}, ${w.title}, ${w.breadcrumb}, ${w.description}, ${w.code}, ${w.content})`;
     const scopes = versionIds.map((v) => `scope:"${ftsScope(v)}"`).join(' OR ');
     // Rows beyond perVersion x versions x 5 would only matter if one library took nearly all of them.
-    const rows = this.db
-      .prepare(
-        `SELECT m.id AS id, m.score AS score, s.version_id AS versionId
-           FROM (SELECT rowid AS id, -${bm25} AS score FROM snippet_fts WHERE snippet_fts MATCH ? ORDER BY ${bm25} LIMIT ?) m
-           JOIN snippets s ON s.id = m.id`,
-      )
+    const rows = this.acrossStmt()
       .all(`(${scopes}) AND {title breadcrumb description code content}: (${match})`, perVersion * versionIds.length * 5) as { id: number; score: number; versionId: number }[];
     rows.sort((a, b) => b.score - a.score || a.id - b.id);
     for (const r of rows) {
@@ -72,6 +66,20 @@ export class SearchProbeStore {
       if (list && list.length < perVersion) list.push({ id: r.id, score: r.score });
     }
     return out;
+  }
+
+  private across: Statement | null = null;
+
+  private acrossStmt(): Statement {
+    if (this.across) return this.across;
+    const w = BM25_WEIGHTS;
+    const bm25 = `bm25(snippet_fts, ${w.scope}, ${w.title}, ${w.breadcrumb}, ${w.description}, ${w.code}, ${w.content})`;
+    this.across = this.db.prepare(
+      `SELECT m.id AS id, m.score AS score, s.version_id AS versionId
+         FROM (SELECT rowid AS id, -${bm25} AS score FROM snippet_fts WHERE snippet_fts MATCH ? ORDER BY ${bm25} LIMIT ?) m
+         JOIN snippets s ON s.id = m.id`,
+    );
+    return this.across;
   }
 
   /** How many snippets hold each term (terms absent from the index are left out). */

@@ -9,7 +9,7 @@ import type { AccessPolicy, ContextRequest, ContextResponse, ContextRules, Conte
 import { prepareQuery } from './query.ts';
 import { answerForVersion } from './pipeline.ts';
 import { chooseVersion, versionHeaders, type VersionChoice } from './versions.ts';
-import { flattenRules, renderText, toContextJson } from './render.ts';
+import { flattenRules, renderRulesText, renderText, TEXT_SEPARATOR, toContextJson } from './render.ts';
 import { gatherSources, prepareResearch, synthesize, type ResearchDeps } from './research.ts';
 import { isoWeek, nextWeekStart } from './week.ts';
 
@@ -88,9 +88,10 @@ export class StoreContextService implements ContextService {
     });
     const rules = contextRules(access, principal, resolved.library.id);
     const json = toContextJson(items, rules);
+    const ruleLines = flattenRules(rules);
     const text = items.length
-      ? renderText(items, { rules: flattenRules(rules) })
-      : renderText([], { rules: flattenRules(rules) }) || `No documentation in ${resolved.library.id} matched the question.`;
+      ? renderText(items, { rules: ruleLines })
+      : [...(ruleLines.length ? [renderRulesText(ruleLines)] : []), `No documentation in ${resolved.library.id} matched the question.`].join(TEXT_SEPARATOR);
     return { json, text, headers: servedHeaders(resolved) };
   }
 

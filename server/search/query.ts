@@ -103,7 +103,8 @@ export function analyzeQuery(text: string): Omit<PreparedQuery, 'vector'> {
     if (isIdent && raw.length > 2) identifiers.push(raw);
     // The whole identifier is one token in the index only when it has no separators (useEffect -> useeffect).
     if (parts.length > 1 && /^[A-Za-z0-9]+$/.test(raw)) add(raw.toLowerCase());
-    for (const p of parts) if (!STOPWORDS.has(p) && (p.length > 1 || /\d/.test(p))) add(p);
+    // Parts of an identifier are kept even when they are stopwords on their own (c.set, useEffect).
+    for (const p of parts) if ((isIdent || !STOPWORDS.has(p)) && (p.length > 1 || /\d/.test(p))) add(p);
   }
   // Everything was a stopword ("how does it work"): fall back to all words so the query still matches.
   if (terms.length === 0) for (const m of text.matchAll(WORD)) for (const p of splitIdentifier(m[0])) add(p);

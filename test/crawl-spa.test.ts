@@ -53,7 +53,7 @@ test('JavaScript-rendered site: rendered in Chromium, all 8 pages and their code
     assert.ok(all.includes(expected['spa-docs'].needleOnIntro), 'the check phrase of the rendered intro page is indexed');
     const code = snippets.filter((x) => x.kind === 'code');
     const total = expected['spa-docs'].totals.codeBlocks;
-    assert.ok(code.length >= total - 3 && code.length <= total, `code snippets ${code.length} of ${total}`);
+    assert.equal(code.length, total, 'one code snippet per code block');
     const langs = new Set(code.map((c) => c.language));
     assert.deepEqual([...langs].sort(), Object.keys(expected['spa-docs'].totals.codeLanguages).map((l) => (l === 'js' ? 'javascript' : l === 'ts' ? 'typescript' : l)).sort());
     const intro = snippets.filter((x) => x.sourceId.includes('/spa/guide/intro'));

@@ -1,5 +1,5 @@
 // Import throughput end to end through the real HTTP endpoint:
-//   npm run bench -- import [--snippets 200000] [--runs 3] [--keep]
+//   npm run bench -- import [--snippets 200000] [--runs 3] [--max-old-space MB] [--trace] [--keep]
 // Generates a realistic bundle (~500 bytes per snippet) into a temp dir, starts `stacks serve` as a
 // child process per run (fresh data dir, dev license), uploads the bundle as a streamed JSON body
 // and waits for the import job. Prints snippets/s (upload + parse + validate + stage + store + FTS
@@ -21,14 +21,18 @@ const arg = (name: string, fallback: number) => {
 const SNIPPETS = arg('snippets', 200_000);
 const RUNS = arg('runs', 3);
 const keep = args.includes('--keep');
+const trace = args.includes('--trace');
+/** V8 old-space cap for the server process (0 = node's default); V8 collects lazily up to its limit. */
+const maxOldSpace = arg('max-old-space', 0);
 
-function vm(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+function vm(pid: number, field: 'VmHWM' | 'VmRSS' | 'RssAnon' | 'RssFile' | 'RssShmem'): number {
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
 async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string; key: string }> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/stacks.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--dev'], {
+  const v8Flags = maxOldSpace > 0 ? [`--max-old-space-size=${maxOldSpace}`] : [];
+  const child = spawn(process.execPath, [...v8Flags, path.join(ROOT, 'bin/stacks.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--dev'], {
     cwd: ROOT, env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -49,6 +53,10 @@ interface RunResult {
   rate: number;
   peakRssMb: number;
   idleRssMb: number;
+  /** Highest anonymous (heap, SQLite cache) resident memory seen, sampled every 100 ms. */
+  peakAnonMb: number;
+  /** File-backed resident memory at the end: the database file mapped by SQLite (mmap_size), page cache the kernel can drop. */
+  fileMb: number;
   stored: number;
 }
 
@@ -60,7 +68,18 @@ async function run(bundle: string, size: number): Promise<RunResult> {
   try {
     await new Promise((r) => setTimeout(r, 500));
     const idleRssMb = vm(pid, 'VmRSS');
+    let peakAnonMb = 0;
+    let ticks = 0;
     const t0 = performance.now();
+    const sampler = setInterval(() => {
+      try {
+        const a = vm(pid, 'RssAnon');
+        peakAnonMb = Math.max(peakAnonMb, a);
+        if (trace && ++ticks % 10 === 0) console.log(`  t=${((performance.now() - t0) / 1000).toFixed(0)}s anon ${a.toFixed(0)} MB, file ${vm(pid, 'RssFile').toFixed(0)} MB`);
+      } catch {
+        /* the process is gone */
+      }
+    }, 100);
     const res = await fetch(`${url}/api/import-libraries`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': String(size) },
@@ -77,8 +96,9 @@ async function run(bundle: string, size: number): Promise<RunResult> {
       await new Promise((r) => setTimeout(r, 100));
     }
     const seconds = (performance.now() - t0) / 1000;
+    clearInterval(sampler);
     if (job.state !== 'succeeded') throw new Error(`import job ${job.state}: ${job.error}`);
-    return { seconds, uploadSeconds, rate: SNIPPETS / seconds, peakRssMb: vm(pid, 'VmHWM'), idleRssMb, stored: Number(job.progress.stored) };
+    return { seconds, uploadSeconds, rate: SNIPPETS / seconds, peakRssMb: vm(pid, 'VmHWM'), idleRssMb, peakAnonMb, fileMb: vm(pid, 'RssFile') + vm(pid, 'RssShmem'), stored: Number(job.progress.stored) };
   } finally {
     await new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
@@ -100,7 +120,8 @@ try {
     results.push(r);
     console.log(
       `run ${i + 1}: ${r.seconds.toFixed(1)} s end to end (upload+staging ${r.uploadSeconds.toFixed(1)} s), ${Math.round(r.rate)} snippets/s, ` +
-        `server peak RSS ${r.peakRssMb.toFixed(0)} MB (idle ${r.idleRssMb.toFixed(0)} MB), stored ${r.stored}`,
+        `server peak RSS ${r.peakRssMb.toFixed(0)} MB (idle ${r.idleRssMb.toFixed(0)} MB; peak anonymous ${r.peakAnonMb.toFixed(0)} MB, ` +
+        `file-backed at end ${r.fileMb.toFixed(0)} MB), stored ${r.stored}`,
     );
   }
 } finally {
@@ -109,5 +130,6 @@ try {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const rate = median(results.map((r) => r.rate));
 const rss = Math.max(...results.map((r) => r.peakRssMb));
-console.log(`\nimport: median ${Math.round(rate)} snippets/s over ${results.length} run(s) (target >= 3000); peak RSS ${rss.toFixed(0)} MB (target < 600)`);
-console.log(`cpus: ${os.cpus().length}, load average: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+const anon = Math.max(...results.map((r) => r.peakAnonMb));
+console.log(`\nimport: median ${Math.round(rate)} snippets/s over ${results.length} run(s) (target >= 3000); peak RSS ${rss.toFixed(0)} MB (target < 600), of it anonymous at most ${anon.toFixed(0)} MB`);
+console.log(`server V8 old space: ${maxOldSpace > 0 ? `${maxOldSpace} MB` : 'node default'}; cpus: ${os.cpus().length}, load average: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);

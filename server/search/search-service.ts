@@ -60,10 +60,10 @@ const LANGUAGE_ALIASES: Record<string, string[]> = {
 
 /**
  * Candidate limits of a search across several libraries: each library's BM25 and vector lists are
- * cut to listLimit, its best perLibrary fused candidates go to the global reranker, and dedupe
+ * cut to listLimit, only its best perLibrary fused candidates are loaded and go to the global reranker, and dedupe
  * looks at the first dedupeHead x maxSnippets of the reranked list.
  */
-export const MULTI = { listLimit: 40, perLibrary: 20, dedupeHead: 2 } as const;
+export const MULTI = { listLimit: 30, perLibrary: 20, dedupeHead: 2 } as const;
 
 /** The token budget of one answer grows a little with each extra library (one bounded response). */
 export function searchBudget(libraries: number): { tokens: number; maxSnippets: number } {
@@ -134,7 +134,7 @@ export class MultiLibrarySearch implements SearchService {
       }
       // Several libraries: fewer candidates per library, and only each library's best fused ones
       // reach the global reranker (its cost grows with every candidate; the answer holds ~25).
-      const limits = targets.length > 1 ? { lexicalLimit: MULTI.listLimit, vectorLimit: MULTI.listLimit } : {};
+      const limits = targets.length > 1 ? { lexicalLimit: MULTI.listLimit, vectorLimit: MULTI.listLimit, fetchLimit: MULTI.perLibrary } : {};
       // Several libraries: their BM25 lists come from one FTS query (term statistics computed once).
       let lexical: Map<number, LexicalHit[]> | null = null;
       if (targets.length > 1 && !this.overrides.retrieve) {

@@ -21,8 +21,8 @@ export const FUSION = {
    */
   minVectorOnlySimilarity: 0.3,
   /** Candidates taken from each list before fusion. */
-  lexicalLimit: 60,
-  vectorLimit: 60,
+  lexicalLimit: 40,
+  vectorLimit: 40,
 } as const;
 
 /** One snippet considered for an answer, with the evidence the rankers use. */

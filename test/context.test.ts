@@ -215,6 +215,10 @@ test('errors: invalid_library_id, validation_error naming the parameter, library
   } finally {
     s.services.access = original;
   }
+  // FTS5 syntax in a question is inert (every piece of user text is quoted).
+  for (const query of ['fastify" OR NEAR(a b) title:x * -y ^z', '"unbalanced', 'AND OR NOT', '{title}: (x)', '***', '"" ""']) {
+    assert.equal((await ctx({ libraryId: F, query })).status, 200, query);
+  }
   // Words that are also Object.prototype members are plain words.
   assert.equal((await ctx({ libraryId: F, query: 'constructor toString __proto__ hasOwnProperty' })).status, 200);
   // IDs are matched case-insensitively.

@@ -5,6 +5,8 @@ import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestServer, waitFor, SHARED } from './helpers/server.ts';
+import { BrowserRenderer } from '../crawler/browser.ts';
+import { createLogger } from '../server/log.ts';
 // @ts-expect-error no type declarations for the shared .mjs fixture server
 import { startFixtureServer } from '../../shared/fixtures/serve.mjs';
 
@@ -122,3 +124,59 @@ async function slowSite(): Promise<{ url: string; close(): Promise<void> }> {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+test('the browser goes through the network guard: metadata addresses refused, images never loaded; private ranges can be switched off', async () => {
+  const seen: string[] = [];
+  const server = http.createServer((req, res) => {
+    seen.push(req.url ?? '');
+    if (req.url === '/app/data.json') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: 'Rendered guide text about configuring the widget loader in detail.' }));
+    } else if (req.url?.startsWith('/app/')) {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Guard Test</title><div id="app"></div>
+<script>
+  const results = [];
+  const probe = (url) => fetch(url).then(() => 'reached', () => 'blocked');
+  Promise.all([probe('http://169.254.169.254/latest/meta-data/'), probe('http://metadata.google.internal/computeMetadata/v1/'), fetch('/app/data.json').then((r) => r.json())])
+    .then(([aws, gcp, data]) => {
+      document.getElementById('app').innerHTML = '<main><h1>Guard test</h1><p>' + data.text + '</p><p>aws metadata: ' + aws + ', gcp metadata: ' + gcp + '.</p><img src="/app/pixel.png"></main>';
+    });
+</script>`);
+    } else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const s = await startTestServer();
+  try {
+    const sub = await s.services.crawler.submit({ websiteUrl: `${base}/app/`, maxPages: 3 }, null);
+    await waitFor(() => ['succeeded', 'failed'].includes(s.services.jobs.get(sub.jobId).state), 60_000);
+    const job = s.services.jobs.get(sub.jobId);
+    assert.equal(job.state, 'succeeded', JSON.stringify(job));
+    const v = s.services.store.libraries.currentVersion(sub.libraryId, '')!;
+    const text = s.services.store.snippets.list(v.id, 100).map((x) => x.content).join('\n');
+    assert.match(text, /Rendered guide text/);
+    assert.match(text, /aws metadata: blocked, gcp metadata: blocked/);
+    assert.ok(!seen.includes('/app/pixel.png'), 'images are not loaded');
+    assert.ok(seen.includes('/app/data.json'));
+  } finally {
+    await s.close();
+  }
+  // The browser's own requests pass the guard: with private ranges refused, Chromium may not even
+  // load the 127.0.0.1 page it was asked to render.
+  const guarded = new BrowserRenderer({ executablePath: '/usr/bin/chromium', policy: { allowPrivate: false }, timeoutMs: 10_000, maxPages: 1, log: createLogger('silent') });
+  try {
+    await assert.rejects(guarded.render(`${base}/app/`), /ERR_BLOCKED_BY_CLIENT/);
+  } finally {
+    await guarded.close();
+  }
+  const closed = await startTestServer({ config: { crawlAllowPrivate: false } });
+  try {
+    const r = await closed.api('/api/parse-website', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ websiteUrl: `${base}/app/` }) });
+    assert.equal(r.status, 403);
+    const b = (await r.json()) as { error: string; message: string };
+    assert.equal(b.error, 'forbidden');
+    assert.match(b.message, /loopback/);
+  } finally {
+    await closed.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});

@@ -77,7 +77,9 @@ export function buildSnippets(main: Element, opts: SnippetOptions): PageSnippets
     let size = 0;
     const flush = () => {
       const content = chunk.join('\n\n').trim();
-      if (content.length >= MIN_INFO_CHARS) {
+      // A lone lead-in to a code block ("Here is an example:") says nothing the code snippet does not.
+      const leadInOnly = content.length < 120 && content.endsWith(':');
+      if (content.length >= MIN_INFO_CHARS && !leadInOnly) {
         const info: InfoSnippetInput = {
           kind: 'info', sourceId: sourceFor(s.heading), content, breadcrumb: breadcrumbFor(s.trail), pageTitle: opts.pageTitle,
           title: s.heading?.text ?? opts.pageTitle,

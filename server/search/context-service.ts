@@ -2,6 +2,8 @@ import type { Store } from '../store/index.ts';
 import type { Embedder } from '../embed/types.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
+import type { JobQueue } from '../jobs/queue.ts';
+import { queueVersionFetch } from './version-fetch.ts';
 import type { Library, Principal } from '../model.ts';
 import { parseLibraryId } from '../model.ts';
 import { ApiError } from '../errors.ts';
@@ -15,6 +17,8 @@ import { isoWeek, nextWeekStart } from './week.ts';
 
 export interface ContextDeps {
   store: Store;
+  /** For rule 8 of /v3/search: a missing version of a repository library is queued for indexing. */
+  jobs?: JobQueue;
   embedder: Embedder | null;
   access: AccessPolicy;
   config: Config;
@@ -87,12 +91,26 @@ export class StoreContextService implements ContextService {
       return { resolved: r, items: answerForVersion(store, q, r.choice.version.id, { libraryId: r.library.id, fast: req.fast }) };
     });
     const rules = contextRules(access, principal, resolved.library.id);
+    this.queueMissingVersion(resolved, principal);
     const json = toContextJson(items, rules);
     const ruleLines = flattenRules(rules);
     const text = items.length
       ? renderText(items, { rules: ruleLines })
       : [...(ruleLines.length ? [renderRulesText(ruleLines)] : []), `No documentation in ${resolved.library.id} matched the question.`].join(TEXT_SEPARATOR);
     return { json, text, headers: servedHeaders(resolved) };
+  }
+
+  /** As /v3/search does (its rule 8): a requested version a repository library lacks is queued for indexing, once. */
+  private queueMissingVersion(r: ResolvedLibrary, principal: Principal | null): void {
+    const { jobs, log } = this.deps;
+    const requested = r.choice.requested;
+    if (!jobs || requested === null || r.choice.status === 'verified' || r.library.sourceType !== 'repo') return;
+    try {
+      const job = queueVersionFetch(jobs, r.library, requested, principal?.memberId ?? null);
+      if (job.created) log.info({ libraryId: r.library.id, version: requested, jobId: job.id }, 'context: queued indexing of a missing version');
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'context: could not queue a version fetch');
+    }
   }
 
   private async research(req: ContextRequest, principal: Principal | null): Promise<Rendered<ContextResponse>> {
@@ -116,6 +134,7 @@ export class StoreContextService implements ContextService {
         return { resolved: r, sources: gatherSources(store, r.choice.version.id, r.library.id, queries) };
       });
       const rules = contextRules(access, principal, resolved.library.id);
+      this.queueMissingVersion(resolved, principal);
       const result = await synthesize(deps, resolved.choice.version.id, resolved.library.id, req.query, sources);
       const items = [{ snippet: result.snippet, libraryId: resolved.library.id }];
       const headers: Record<string, string> = { ...servedHeaders(resolved), 'X-Stacks-Research-Used': String(taken.used), 'X-Stacks-Research-Limit': String(quota) };

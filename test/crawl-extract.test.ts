@@ -1,0 +1,102 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { SHARED } from './helpers/server.ts';
+import { canonicalKey, inScope, libraryIdFor, scopeFor } from '../crawler/url.ts';
+import { Robots } from '../crawler/robots.ts';
+import { parseSitemap } from '../crawler/sitemap.ts';
+import { extractPage } from '../crawler/extract/index.ts';
+import { detectLanguage, languageFromClass } from '../crawler/extract/language.ts';
+
+test('canonical URLs: fragments, index.html, trailing slashes, tracking parameters, query order', () => {
+  const k = (u: string) => canonicalKey(u);
+  assert.equal(k('http://Docs.Example.com:80/guide/index.html#intro'), 'http://docs.example.com/guide');
+  assert.equal(k('http://docs.example.com/guide/'), 'http://docs.example.com/guide');
+  assert.equal(k('http://docs.example.com/guide?utm_source=x&b=2&a=1&fbclid=z'), 'http://docs.example.com/guide?a=1&b=2');
+  assert.equal(k('http://docs.example.com/'), 'http://docs.example.com/');
+  assert.equal(k('mailto:someone@example.com'), null);
+  assert.equal(canonicalKey('../other.html', 'http://h/docs/a/b.html'), 'http://h/docs/other.html');
+});
+
+test('scope: origin and folder of the start URL, exclude patterns', () => {
+  const s = scopeFor('http://h/docs/intro.html', ['/docs/blog/', '*.pdf', '/\\/v\\d+\\//']);
+  assert.ok(inScope('http://h/docs/guide', s));
+  assert.ok(inScope('http://h/docs', s));
+  assert.ok(!inScope('http://h/docsearch', s), 'a prefix is a folder, not a string prefix');
+  assert.ok(!inScope('http://h/other', s));
+  assert.ok(!inScope('https://h/docs/guide', s), 'other scheme = other origin');
+  assert.ok(!inScope('http://h/docs/blog/post', s));
+  assert.ok(!inScope('http://h/docs/manual.pdf', s));
+  assert.ok(!inScope('http://h/docs/v2/api', s), '/regex/ pattern');
+  assert.equal(scopeFor('http://h/docs').prefix, '/docs');
+  assert.equal(scopeFor('http://h/').prefix, '');
+  assert.equal(libraryIdFor('https://www.Docs.example.com/Guide/index.html'), '/websites/docs-example-com-guide');
+  assert.equal(libraryIdFor('http://127.0.0.1:4173/static/'), '/websites/127-0-0-1-4173-static');
+});
+
+test('robots.txt groups, longest match, wildcards; sitemap and sitemap index', () => {
+  const r = Robots.parse('User-agent: other\nDisallow: /\n\nUser-agent: *\nDisallow: /private/\nAllow: /private/ok.html\nDisallow: /*.pdf$\nSitemap: http://h/sitemap.xml\n');
+  assert.ok(r.allows('/docs/a.html'));
+  assert.ok(!r.allows('/private/x.html'));
+  assert.ok(r.allows('/private/ok.html'));
+  assert.ok(!r.allows('/files/a.pdf'));
+  assert.ok(r.allows('/files/a.pdf?download=1'));
+  assert.deepEqual(r.sitemaps, ['http://h/sitemap.xml']);
+  assert.ok(!Robots.parse('User-agent: StacksCrawler\nDisallow: /\n').allows('/a'));
+  const fixture = fs.readFileSync(path.join(SHARED, 'fixtures/sites/static-docs/sitemap.xml'), 'utf8');
+  assert.equal(parseSitemap(fixture).urls.length, 46);
+  assert.deepEqual(parseSitemap('<sitemapindex><sitemap><loc>http://h/a.xml</loc></sitemap></sitemapindex>').sitemaps, ['http://h/a.xml']);
+});
+
+test('code languages: first class token, aliases, guesses', () => {
+  assert.equal(languageFromClass('language-rust no_run'), 'rust');
+  assert.equal(languageFromClass('hljs language-js'), 'javascript');
+  assert.equal(languageFromClass('playground'), null);
+  assert.equal(detectLanguage('$ npm install got'), 'bash');
+  assert.equal(detectLanguage('{"a": 1}'), 'json');
+  assert.equal(detectLanguage('fn main() {\n    let mut x = 1;\n}'), 'rust');
+  assert.equal(detectLanguage('const x = await got(url);'), 'javascript');
+  assert.equal(detectLanguage('[package]\nname = "x"'), 'toml');
+});
+
+test('extraction: main content without chrome, soft 404, noindex, site name, breadcrumbs', () => {
+  const html = `<!doctype html><html><head><title>Install - Widget Docs</title></head><body>
+<header><a href="/">Widget</a></header><nav><a href="/docs/a">A</a></nav>
+<div id="cookie-banner">We use cookies. Accept all cookies?</div>
+<main><h1 id="install">Install</h1><p>Widget installs with one command on every platform we support.</p>
+<h2 id="npm">With npm</h2><p>Use the npm client for Node projects:</p><pre><code class="language-sh">npm install widget</code></pre>
+<h3 id="pin">Pinning</h3><p>Pin the major version in production so that upgrades are deliberate.</p></main>
+<footer>Copyright Widget Inc.</footer></body></html>`;
+  const page = extractPage(html, 'http://h/docs/install');
+  assert.equal(page.pageTitle, 'Install');
+  assert.equal(page.siteName, 'Widget Docs');
+  assert.ok(page.links.includes('http://h/docs/a'), 'navigation links are followed even though nav is not indexed');
+  const code = page.snippets.filter((s) => s.kind === 'code');
+  assert.equal(code.length, 1);
+  assert.deepEqual(
+    { ...code[0], tokens: undefined },
+    {
+      kind: 'code', sourceId: 'http://h/docs/install#npm', title: 'With npm', description: 'Use the npm client for Node projects:', language: 'bash',
+      pageTitle: 'Install', breadcrumb: 'Install > With npm', codeList: [{ language: 'bash', code: 'npm install widget' }], tokens: undefined,
+    },
+  );
+  const info = page.snippets.filter((s) => s.kind === 'info');
+  assert.deepEqual(info.map((s) => s.breadcrumb), ['Install', 'Install > With npm > Pinning']);
+  const all = JSON.stringify(page.snippets);
+  assert.ok(!/cookies|Copyright|Widget<\/a>/.test(all));
+
+  const soft = extractPage('<html><head><title>Docs</title><script src="a.js"></script></head><body><main><h1>Page not found</h1><p>Nothing lives at this address, sorry about that.</p></main></body></html>', 'http://h/x');
+  assert.ok(soft.softNotFound);
+  assert.equal(soft.snippets.length, 0);
+  const noindex = extractPage('<html><head><meta name="robots" content="noindex"></head><body><main><h1>T</h1><p>Some long enough paragraph of text here.</p><a href="/y">y</a></main></body></html>', 'http://h/x');
+  assert.ok(noindex.noindex);
+  assert.equal(noindex.snippets.length, 0);
+  assert.deepEqual(noindex.links, ['http://h/y']);
+  const shell = extractPage(fs.readFileSync(path.join(SHARED, 'fixtures/sites/spa-docs/index.html'), 'utf8'), 'http://h/spa/');
+  assert.ok(shell.wantsBrowser, 'the SPA shell is sent to the browser');
+  const mdbook = extractPage(fs.readFileSync(path.join(SHARED, 'fixtures/sites/static-docs/getting_started.html'), 'utf8'), 'http://h/static/getting_started.html');
+  assert.ok(!mdbook.wantsBrowser, 'server-rendered pages stay on the HTTP path');
+  const index = extractPage(fs.readFileSync(path.join(SHARED, 'fixtures/sites/static-docs/index.html'), 'utf8'), 'http://h/static/');
+  assert.equal(index.contentHash, mdbook.contentHash, 'mdBook copies the first chapter to index.html');
+});

@@ -10,6 +10,13 @@ const RELOAD_MS = 60_000;
  */
 export function startCrawlSchedules(s: Services): () => void {
   const tasks = new Map<string, { expr: string; task: ScheduledTask }>();
+  // node-cron's own messages go to the server log, not to the console.
+  const logger = {
+    info: (m: string) => s.log.debug({ source: 'node-cron' }, m),
+    warn: (m: string) => s.log.warn({ source: 'node-cron' }, m),
+    error: (m: string | Error, err?: Error) => s.log.error({ source: 'node-cron', err: err?.message }, String(m)),
+    debug: (m: string | Error) => s.log.debug({ source: 'node-cron' }, String(m)),
+  };
   const reload = () => {
     let sites;
     try {
@@ -34,7 +41,7 @@ export function startCrawlSchedules(s: Services): () => void {
         } catch (err) {
           s.log.warn({ libraryId: id, err: (err as Error).message }, 'scheduled re-crawl not queued');
         }
-      }, { name: `crawl ${id}`, noOverlap: true, unref: true });
+      }, { name: `crawl ${id}`, noOverlap: true, unref: true, logger });
       tasks.set(id, { expr, task });
     }
   };

@@ -133,11 +133,12 @@ const server = await startTestServer({ config: { logLevel: 'warn', ...(opts.conc
 console.log(`crawl bench: ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}, crawlConcurrency ${server.services.config.crawlConcurrency}`);
 
 async function run(label: string, startUrl: string, maxPages: number): Promise<void> {
-  const peak = { rss: 0, pss: 0 };
+  const peak = { rss: 0, pss: 0, nodeRss: 0 };
   const sample = () => {
     const m = treeMemory(process.pid, skip);
     peak.rss = Math.max(peak.rss, m.rss);
     peak.pss = Math.max(peak.pss, m.pss);
+    peak.nodeRss = Math.max(peak.nodeRss, process.memoryUsage().rss);
   };
   sample();
   const sampler = setInterval(sample, 200);
@@ -155,7 +156,7 @@ async function run(label: string, startUrl: string, maxPages: number): Promise<v
   const p = job.progress as Record<string, number>;
   console.log(
     `${label.padEnd(7)} ${job.state}: ${p.pagesDone} pages (${p.pagesRendered} in Chromium, ${p.pagesFailed} failed) in ${seconds.toFixed(1)} s = ` +
-      `${(p.pagesDone / seconds).toFixed(1)} pages/s, ${p.snippets} snippets; peak memory incl. browser: PSS ${(peak.pss / 1024 ** 2).toFixed(0)} MB (sum of RSS ${(peak.rss / 1024 ** 2).toFixed(0)} MB)`,
+      `${(p.pagesDone / seconds).toFixed(1)} pages/s, ${p.snippets} snippets; peak memory incl. browser: PSS ${(peak.pss / 1024 ** 2).toFixed(0)} MB (sum of RSS ${(peak.rss / 1024 ** 2).toFixed(0)} MB; Stacks process alone ${(peak.nodeRss / 1024 ** 2).toFixed(0)} MB)`,
   );
 }
 

@@ -44,6 +44,8 @@ export const configSchema = z.object({
   allowAnonymousSearch: bool.default(true),
   /** Per-key request limit per minute (0 = off). */
   rateLimitPerMinute: int(0, 1_000_000).default(600),
+  /** Worker threads answering /api/v2/context retrieval (0 = in the request thread). Unset: 2, or 0 in dev mode. */
+  searchWorkers: int(0, 16).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -81,6 +83,7 @@ const envMap: Record<string, keyof Config> = {
   STACKS_CHROMIUM_PATH: 'chromiumPath',
   STACKS_ALLOW_ANONYMOUS_SEARCH: 'allowAnonymousSearch',
   STACKS_RATE_LIMIT_PER_MINUTE: 'rateLimitPerMinute',
+  STACKS_SEARCH_WORKERS: 'searchWorkers',
 };
 
 /** STACKS_* variables that are read elsewhere on purpose and are not config keys. */

@@ -8,6 +8,7 @@ import {
 } from '../server/ingest/bundle.ts';
 import type { SnippetInput } from '../server/model.ts';
 import type { ContextResponse } from '../server/search/contracts.ts';
+import type { StoreContextService } from '../server/search/context-service.ts';
 
 const MARK = '[gen2] ';
 
@@ -36,8 +37,9 @@ function generationOf(json: ContextResponse): 'old' | 'new' | 'mixed' {
   return 'mixed';
 }
 
-test('answers during a forced re-import come wholly from the old or wholly from the new version', async () => {
-  const s = await startTestServer();
+for (const workers of [0, 2]) {
+test(`answers during a forced re-import come wholly from the old or wholly from the new version (${workers ? `${workers} retrieval worker threads` : 'request thread'})`, async () => {
+  const s = await startTestServer({ config: { searchWorkers: workers } });
   try {
     await loadBundleFile(s.services.writer, bundlePath('fastify'));
     const { meta, inputs } = secondGeneration();
@@ -76,7 +78,18 @@ test('answers during a forced re-import come wholly from the old or wholly from 
     assert.ok(seen.includes('old'), 'answers were served from the old version while the new one was written');
     assert.ok(seen.includes('new'), 'answers come from the new version after the swap');
     assert.equal(s.services.store.libraries.versions('/fastify/fastify').length, 1, 'the old version is purged');
+    if (workers) {
+      // The answers really came from the workers, and equal the request thread's.
+      const service = s.services.context as StoreContextService;
+      const viaWorker = await service.query({ libraryId: '/fastify/fastify', query: 'onRequest hook', fast: false, researchMode: false }, null);
+      await service.close();
+      const inThread = await service.query({ libraryId: '/fastify/fastify', query: 'onRequest hook', fast: false, researchMode: false }, null);
+      assert.deepEqual(viaWorker.json, inThread.json);
+      assert.equal(viaWorker.text, inThread.text);
+    }
   } finally {
+    await (s.services.context as StoreContextService).close();
     await s.close();
   }
 });
+}

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Store } from '../store/index.ts';
 import type { Embedder } from '../embed/types.ts';
 import type { Config } from '../config.ts';
@@ -8,7 +9,9 @@ import type { Library, Principal } from '../model.ts';
 import { parseLibraryId } from '../model.ts';
 import { ApiError } from '../errors.ts';
 import type { AccessPolicy, ContextRequest, ContextResponse, ContextRules, ContextService, Rendered } from './contracts.ts';
-import { prepareQuery } from './query.ts';
+import { prepareQuery, type PreparedQuery } from './query.ts';
+import type { Candidate } from './retrieve.ts';
+import { RetrievalPool } from './retrieval-pool.ts';
 import { answerForVersion } from './pipeline.ts';
 import { chooseVersion, versionHeaders, type VersionChoice } from './versions.ts';
 import { flattenRules, renderRulesText, renderText, TEXT_SEPARATOR, toContextJson } from './render.ts';
@@ -66,6 +69,8 @@ function servedHeaders(r: ResolvedLibrary): Record<string, string> {
 
 /** GET /api/v2/context: ranked snippets of one library version, or one synthesized answer in research mode. */
 export class StoreContextService implements ContextService {
+  private pool: RetrievalPool | null | undefined;
+
   constructor(
     /** Read on every request, so a policy or embedder swapped into the services later is used. */
     private readonly depsOf: () => ContextDeps,
@@ -86,7 +91,7 @@ export class StoreContextService implements ContextService {
     if (req.researchMode) return this.research(req, principal);
 
     const q = await prepareQuery(req.query, this.deps.embedder);
-    const { resolved, items } = store.search.snapshot(() => {
+    const { resolved, items } = (await this.inWorker(req, principal, q)) ?? store.search.snapshot(() => {
       const r = resolveLibrary(store, access, principal, req.libraryId);
       return { resolved: r, items: answerForVersion(store, q, r.choice.version.id, { libraryId: r.library.id, fast: req.fast }) };
     });
@@ -98,6 +103,45 @@ export class StoreContextService implements ContextService {
       ? renderText(items, { rules: ruleLines })
       : [...(ruleLines.length ? [renderRulesText(ruleLines)] : []), `No documentation in ${resolved.library.id} matched the question.`].join(TEXT_SEPARATOR);
     return { json, text, headers: servedHeaders(resolved) };
+  }
+
+  /** The worker pool, created on first use: config.searchWorkers threads (unset: 2, or none in dev mode); none for an in-memory database. */
+  private poolOf(): RetrievalPool | null {
+    if (this.pool !== undefined) return this.pool;
+    const { config, store } = this.deps;
+    const size = config.searchWorkers ?? (config.dev ? 0 : 2);
+    const file = store.db.name;
+    this.pool = size > 0 && file && file !== ':memory:' && fs.existsSync(file) ? new RetrievalPool(file, size) : null;
+    return this.pool;
+  }
+
+  /**
+   * Runs the retrieval on a worker thread. The version is resolved here and checked again by the
+   * worker inside its read snapshot; when a re-import swapped it out in between, resolve again.
+   * Returns null (answer in this thread) when there is no pool or the pool failed.
+   */
+  private async inWorker(req: ContextRequest, principal: Principal | null, q: PreparedQuery): Promise<{ resolved: ResolvedLibrary; items: Candidate[] } | null> {
+    const pool = this.poolOf();
+    if (!pool) return null;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const resolved = resolveLibrary(this.deps.store, this.deps.access, principal, req.libraryId);
+      let r: Candidate[] | 'stale';
+      try {
+        r = await pool.answer(resolved.choice.version.id, q, { libraryId: resolved.library.id, fast: req.fast });
+      } catch (err) {
+        this.deps.log.warn({ err: (err as Error).message }, 'context: retrieval worker failed; answering in the request thread');
+        return null;
+      }
+      if (r !== 'stale') return { resolved, items: r };
+    }
+    return null;
+  }
+
+  /** Stops the worker threads (tests and shutdown; idle workers never keep the process alive). */
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = null;
+    await pool?.close();
   }
 
   /** As /v3/search does (its rule 8): a requested version a repository library lacks is queued for indexing, once. */

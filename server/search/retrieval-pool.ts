@@ -1,0 +1,68 @@
+import { Worker } from 'node:worker_threads';
+import type { VersionAnswerOptions } from './pipeline.ts';
+import type { PreparedQuery } from './query.ts';
+import type { Candidate } from './retrieve.ts';
+import type { RetrievalReply } from './retrieval-worker.ts';
+
+interface Pending {
+  resolve: (r: Candidate[] | 'stale') => void;
+  reject: (e: Error) => void;
+}
+
+/**
+ * Worker threads that run the per-version retrieval pipeline (FTS5, KNN, rerank, dedupe) off the
+ * request thread. better-sqlite3 is synchronous, so without them every answer queues behind the
+ * one thread; with them a 2-core box answers on both cores. Each job goes to the least busy worker.
+ */
+export class RetrievalPool {
+  private readonly workers: { worker: Worker; pending: Map<number, Pending> }[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(dbFile: string, size: number) {
+    for (let i = 0; i < size; i++) {
+      const worker = new Worker(new URL('./retrieval-worker.mjs', import.meta.url), { workerData: { dbFile } });
+      const pending = new Map<number, Pending>();
+      worker.on('message', (r: RetrievalReply) => {
+        const p = pending.get(r.id);
+        if (!p) return;
+        pending.delete(r.id);
+        if ('error' in r) p.reject(new Error(r.error));
+        else p.resolve('stale' in r ? 'stale' : r.items);
+      });
+      const entry = { worker, pending };
+      const fail = (err: Error) => {
+        // A dead worker leaves the pool; its requests fail over to the request thread.
+        const i = this.workers.indexOf(entry);
+        if (i >= 0) this.workers.splice(i, 1);
+        for (const p of pending.values()) p.reject(err);
+        pending.clear();
+      };
+      worker.on('error', fail);
+      worker.on('exit', (code) => fail(new Error(`retrieval worker exited with code ${code}`)));
+      // Idle workers must not keep the process alive.
+      worker.unref();
+      this.workers.push(entry);
+    }
+  }
+
+  get size(): number {
+    return this.workers.length;
+  }
+
+  /** Answers for one version, or 'stale' when that version is no longer the served one. */
+  answer(versionId: number, query: PreparedQuery, opts: VersionAnswerOptions): Promise<Candidate[] | 'stale'> {
+    if (this.closed || this.workers.length === 0) return Promise.reject(new Error('retrieval pool is closed or has no live worker'));
+    const w = this.workers.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      w.pending.set(id, { resolve, reject });
+      w.worker.postMessage({ id, versionId, query, opts });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.workers.map((w) => w.worker.terminate()));
+  }
+}

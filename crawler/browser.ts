@@ -8,7 +8,7 @@ export const CHROMIUM_ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage', '--disable-extensions',
   '--disable-component-update', '--disable-default-apps', '--disable-sync', '--metrics-recording-only', '--no-first-run', '--mute-audio',
   '--disable-features=Translate,MediaRouter,OptimizationHints', '--blink-settings=imagesEnabled=false', '--no-zygote', '--in-process-gpu',
-  '--disable-software-rasterizer',
+  '--disable-software-rasterizer', '--dns-prefetch-disable',
 ];
 
 /** Resource types never loaded: they cost time and memory and carry no documentation text. */
@@ -137,6 +137,8 @@ export class BrowserRenderer {
         const b = await browser;
         const ctx = await b.newContext({ userAgent: USER_AGENT, serviceWorkers: 'block', acceptDownloads: false, javaScriptEnabled: true, bypassCSP: false });
         await ctx.route('**/*', (route) => this.guard(route));
+        // WebSockets do not pass through route(); documentation pages do not need them.
+        await ctx.routeWebSocket(/.*/, (ws) => ws.close());
         await ctx.addInitScript(MUTATION_TRACKER);
         this.currentContext = ctx;
         this.idle = [];

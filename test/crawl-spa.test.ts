@@ -125,7 +125,7 @@ async function slowSite(): Promise<{ url: string; close(): Promise<void> }> {
   };
 }
 
-test('the browser goes through the network guard: metadata addresses refused, images never loaded; private ranges can be switched off', async () => {
+test('the browser goes through the network guard: metadata addresses refused, images and WebSockets never loaded; private ranges can be switched off', async () => {
   const seen: string[] = [];
   const server = http.createServer((req, res) => {
     seen.push(req.url ?? '');
@@ -136,12 +136,17 @@ test('the browser goes through the network guard: metadata addresses refused, im
 <script>
   const results = [];
   const probe = (url) => fetch(url).then(() => 'reached', () => 'blocked');
+  try { new WebSocket('ws://' + location.host + '/socket'); } catch (e) {}
   Promise.all([probe('http://169.254.169.254/latest/meta-data/'), probe('http://metadata.google.internal/computeMetadata/v1/'), fetch('/app/data.json').then((r) => r.json())])
     .then(([aws, gcp, data]) => {
       document.getElementById('app').innerHTML = '<main><h1>Guard test</h1><p>' + data.text + '</p><p>aws metadata: ' + aws + ', gcp metadata: ' + gcp + '.</p><img src="/app/pixel.png"></main>';
     });
 </script>`);
     } else res.writeHead(404).end();
+  });
+  server.on('upgrade', (req, socket) => {
+    seen.push(`upgrade ${req.url}`);
+    socket.destroy();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -156,6 +161,7 @@ test('the browser goes through the network guard: metadata addresses refused, im
     assert.match(text, /Rendered guide text/);
     assert.match(text, /aws metadata: blocked, gcp metadata: blocked/);
     assert.ok(!seen.includes('/app/pixel.png'), 'images are not loaded');
+    assert.ok(!seen.some((u) => u.startsWith('upgrade')), 'WebSockets are not opened');
     assert.ok(seen.includes('/app/data.json'));
   } finally {
     await s.close();

@@ -16,6 +16,8 @@ export const RERANK_WEIGHTS = {
   title: 0.15,
   /** Share of the question's terms found anywhere in the snippet (idf-weighted over the candidates). */
   coverage: 0.15,
+  /** The question's longest run of content words ("custom error handler") appears verbatim in the snippet. */
+  phrase: 0.1,
   /** Share of the identifiers named in the question found verbatim in the snippet. */
   identifier: 0.12,
   /** Code snippet for a how-to question, prose for a what/why question (centred). */
@@ -122,6 +124,7 @@ export function features(q: PreparedQuery, c: Candidate, ctx: RerankContext, tex
     similarity,
     title: weightedShare(ctx, texts.head),
     coverage: weightedShare(ctx, texts.body),
+    phrase: q.phrase && texts.body.includes(q.phrase) ? 1 : 0,
     identifier,
     kind,
     language,
@@ -146,6 +149,7 @@ export function rerank(q: PreparedQuery, candidates: Candidate[], opts: RerankOp
       w.similarity * f.similarity +
       w.title * f.title +
       w.coverage * f.coverage +
+      w.phrase * f.phrase +
       w.identifier * f.identifier +
       w.kind * (f.kind - 0.5) +
       w.language * (f.language - 0.5) +

@@ -91,7 +91,7 @@ test('changing the embedder re-embeds every snippet through a job; an interrupte
     assert.equal(store.vectors.upsertBatch(firstFifteen.map((s, i) => ({ id: s.id, versionId, vector: vectors[i]! }))), 15);
     assert.equal(store.vectors.missingCount(), 25);
     crashedJobId = store.jobs.insert(REEMBED_KIND, { embedder: builtin.id }, null, null, new Date().toISOString());
-    assert.equal(store.jobs.claim([REEMBED_KIND], new Date().toISOString())?.id, crashedJobId);
+    assert.equal(store.jobs.claim([REEMBED_KIND], 'a-process-that-crashed', new Date().toISOString())?.id, crashedJobId);
   } finally {
     store.close();
   }

@@ -1,3 +1,5 @@
+import os from 'node:os';
+import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/index.ts';
 import type { Job } from '../model.ts';
 import type { Logger } from '../log.ts';
@@ -19,10 +21,34 @@ export class JobCancelled extends Error {
   override name = 'JobCancelled';
 }
 
+/** Queues alive in this process, so that a restarted in-process queue can tell its predecessor is gone. */
+const liveInstances = new Set<string>();
+const HEARTBEAT_MS = 5_000;
+/** A job whose owner has not beaten for this long is taken as orphaned (its process hung or died elsewhere). */
+const STALE_MS = 60_000;
+
+/** Whether the process that owns a running job is gone. Owners are `host:pid:instance`. */
+function ownerIsGone(owner: string | null, heartbeatAt: string | null, nowMs: number): boolean {
+  const m = owner ? /^(.*):(\d+):([\w-]+)$/.exec(owner) : null;
+  if (!m) return true;
+  const [, host, pidText, instance] = m;
+  if (host === os.hostname()) {
+    const pid = Number(pidText);
+    if (pid === process.pid) return !liveInstances.has(instance!);
+    try {
+      process.kill(pid, 0);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ESRCH') return true;
+    }
+  }
+  return heartbeatAt === null || Date.parse(heartbeatAt) < nowMs - STALE_MS;
+}
+
 /**
  * The durable job queue: rows in SQLite, a small worker loop in this process. Jobs left
- * 'running' by a crash are queued again at start; handlers resume (crawls) or rerun (imports)
- * idempotently.
+ * 'running' by a crashed process are queued again; handlers resume (crawls) or rerun (imports)
+ * idempotently. Each running job names its owner process and beats a heartbeat, so a CLI
+ * command and a server working on the same data dir leave each other's jobs alone.
  */
 export class JobQueue {
   private handlers = new Map<string, JobHandler<never>>();
@@ -30,6 +56,9 @@ export class JobQueue {
   private timer: NodeJS.Timeout | null = null;
   private stopped = true;
   private idleWaiters: (() => void)[] = [];
+  private readonly instance = randomUUID();
+  private readonly owner = `${os.hostname()}:${process.pid}:${this.instance}`;
+  private lastBeat = 0;
 
   constructor(
     private readonly store: Store,
@@ -73,19 +102,23 @@ export class JobQueue {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    const requeued = this.store.jobs.requeueRunning(this.now());
-    if (requeued > 0) this.log.info({ requeued }, 'jobs interrupted by a restart were queued again');
-    this.timer = setInterval(() => this.kick(), 500);
+    liveInstances.add(this.instance);
+    this.recoverOrphans();
+    this.timer = setInterval(() => this.tick(), 500);
     this.timer.unref();
     this.kick();
   }
 
-  /** Stops taking jobs and aborts running ones; they stay 'running' in the store and are requeued on the next start. */
+  /** Stops taking jobs and aborts running ones; they go back to the queue and resume on the next start. */
   async stop(): Promise<void> {
+    if (this.stopped) return;
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    const interrupted = [...this.running.keys()];
     for (const r of this.running.values()) r.controller.abort(new Error('shutdown'));
     await Promise.allSettled([...this.running.values()].map((r) => r.promise));
+    this.store.jobs.requeue(interrupted, this.now());
+    liveInstances.delete(this.instance);
   }
 
   /** Resolves when nothing is queued or running (for tests and the CLI). */
@@ -100,10 +133,32 @@ export class JobQueue {
     }
   }
 
+  private tick(): void {
+    const nowMs = Date.now();
+    if (nowMs - this.lastBeat >= HEARTBEAT_MS) {
+      this.lastBeat = nowMs;
+      if (this.running.size > 0) this.store.jobs.heartbeat([...this.running.keys()], this.now());
+      this.recoverOrphans();
+    }
+    this.kick();
+  }
+
+  /** Queues again the running jobs whose process is gone (crashed or killed). */
+  private recoverOrphans(): void {
+    const nowMs = Date.now();
+    const orphans = this.store.jobs
+      .runningOwners()
+      .filter((j) => j.owner !== this.owner && ownerIsGone(j.owner, j.heartbeatAt, nowMs))
+      .map((j) => j.id);
+    if (orphans.length === 0) return;
+    const requeued = this.store.jobs.requeue(orphans, this.now());
+    if (requeued > 0) this.log.info({ requeued, jobs: orphans }, 'jobs left running by a stopped process were queued again');
+  }
+
   private kick(): void {
     if (this.stopped) return;
     while (this.running.size < this.concurrency) {
-      const job = this.store.jobs.claim([...this.handlers.keys()], this.now());
+      const job = this.store.jobs.claim([...this.handlers.keys()], this.owner, this.now());
       if (!job) break;
       this.run(job);
     }

@@ -48,22 +48,35 @@ export class JobStore {
     return n.n;
   }
 
-  /** Atomically takes the oldest queued job of the given kinds. */
-  claim(kinds: string[], now: string): Job | null {
+  /** Atomically takes the oldest queued job of the given kinds for the process `owner`. */
+  claim(kinds: string[], owner: string, now: string): Job | null {
     if (kinds.length === 0) return null;
     return this.db.transaction(() => {
       const r = this.db
         .prepare(`SELECT * FROM jobs WHERE state = 'queued' AND kind IN (${kinds.map(() => '?').join(',')}) ORDER BY id LIMIT 1`)
         .get(...kinds) as JobRow | undefined;
       if (!r) return null;
-      this.db.prepare("UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = coalesce(started_at, ?), updated_at = ? WHERE id = ?").run(now, now, r.id);
+      this.db
+        .prepare("UPDATE jobs SET state = 'running', attempts = attempts + 1, owner = ?, heartbeat_at = ?, started_at = coalesce(started_at, ?), updated_at = ? WHERE id = ?")
+        .run(owner, now, now, now, r.id);
       return toJob({ ...r, state: 'running', attempts: r.attempts + 1 });
     })();
   }
 
-  /** After a crash, jobs left running are queued again (their handlers resume or rerun). */
-  requeueRunning(now: string): number {
-    return this.db.prepare("UPDATE jobs SET state = 'queued', updated_at = ? WHERE state = 'running'").run(now).changes;
+  /** Running jobs with their owner and last heartbeat, to find those whose process is gone. */
+  runningOwners(): { id: number; owner: string | null; heartbeatAt: string | null }[] {
+    return this.db.prepare("SELECT id, owner, heartbeat_at AS heartbeatAt FROM jobs WHERE state = 'running'").all() as { id: number; owner: string | null; heartbeatAt: string | null }[];
+  }
+
+  heartbeat(ids: number[], now: string): void {
+    const stmt = this.db.prepare("UPDATE jobs SET heartbeat_at = ? WHERE id = ? AND state = 'running'");
+    this.db.transaction(() => ids.forEach((id) => stmt.run(now, id)))();
+  }
+
+  /** Queues running jobs again (their handlers resume or rerun); only rows still running. */
+  requeue(ids: number[], now: string): number {
+    const stmt = this.db.prepare("UPDATE jobs SET state = 'queued', owner = NULL, updated_at = ? WHERE id = ? AND state = 'running'");
+    return this.db.transaction(() => ids.reduce((n, id) => n + stmt.run(now, id).changes, 0))();
   }
 
   setProgress(id: number, progress: Record<string, unknown>, now: string): void {

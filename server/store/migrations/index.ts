@@ -3,6 +3,7 @@ import { m001 } from './001-initial.ts';
 import { m004 } from './004-search-vocab.ts';
 import { m005 } from './005-crawl.ts';
 import { m007 } from './007-teamspaces.ts';
+import { m008 } from './008-job-owner.ts';
 
 export interface Migration {
   version: number;
@@ -11,4 +12,4 @@ export interface Migration {
 }
 
 /** Append new migrations here; never edit one that has shipped. */
-export const migrations: Migration[] = [m001, m004, m005, m007];
+export const migrations: Migration[] = [m001, m004, m005, m007, m008];

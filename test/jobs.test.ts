@@ -1,0 +1,70 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Store } from '../server/store/index.ts';
+import { JobQueue } from '../server/jobs/queue.ts';
+import { createLogger } from '../server/log.ts';
+import { tempDir, waitFor } from './helpers/server.ts';
+
+const log = createLogger('silent');
+
+test('jobs: a second process on the same data dir leaves running jobs alone; a graceful stop requeues them', async () => {
+  const dir = tempDir();
+  const storeA = Store.open(dir);
+  const storeB = Store.open(dir);
+  const a = new JobQueue(storeA, log, 1);
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let runs = 0;
+  a.register('slow', async ({ signal }) => {
+    runs++;
+    await Promise.race([gate, new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)))]);
+  });
+  a.start();
+  const { id } = a.enqueue('slow', {});
+  await waitFor(() => storeA.jobs.get(id)?.state === 'running');
+
+  // Another queue (e.g. a CLI command) starting on the same database must not take the job.
+  const b = new JobQueue(storeB, log, 1);
+  b.register('slow', async () => {
+    runs++;
+  });
+  b.start();
+  await new Promise((r) => setTimeout(r, 700));
+  assert.equal(storeB.jobs.get(id)?.state, 'running');
+  assert.equal(runs, 1);
+  await b.stop();
+
+  // A graceful stop puts the interrupted job back in the queue for the next start.
+  await a.stop();
+  assert.equal(storeA.jobs.get(id)?.state, 'queued');
+  release();
+
+  const c = new JobQueue(storeA, log, 1);
+  c.register('slow', async () => {
+    runs++;
+  });
+  c.start();
+  await waitFor(() => storeA.jobs.get(id)?.state === 'succeeded');
+  assert.equal(storeA.jobs.get(id)?.attempts, 2);
+  await c.stop();
+  storeA.close();
+  storeB.close();
+});
+
+test('jobs: cancel a queued job and a running one', async () => {
+  const store = Store.open(tempDir());
+  const q = new JobQueue(store, log, 1);
+  q.register('wait', async ({ signal }) => {
+    await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+  });
+  q.start();
+  const first = q.enqueue('wait', {});
+  const second = q.enqueue('wait', {});
+  assert.equal(second.position, 1, 'the second job waits behind the first');
+  await waitFor(() => store.jobs.get(first.id)?.state === 'running');
+  assert.equal(q.cancel(second.id).state, 'cancelled');
+  q.cancel(first.id);
+  await waitFor(() => store.jobs.get(first.id)?.state === 'cancelled');
+  await q.stop();
+  store.close();
+});

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runStacks, startTestServer, tempDir } from './helpers/server.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { devLicense, runStacks, startTestServer, tempDir } from './helpers/server.ts';
 import { hashKey } from '../server/auth/keys.ts';
 
 test('keys: created keys authenticate, are stored hashed, and stop working when revoked', async () => {
@@ -56,4 +58,18 @@ test('CLI: keys create prints the key once, list never shows it, revoke disables
   } finally {
     await s.close();
   }
+});
+
+test('CLI: keys create for a new member respects the license maxMembers', async () => {
+  const dataDir = tempDir();
+  fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense({ maxMembers: 1 }));
+  const first = await runStacks(['keys', 'create', '--name', 'a', '--member', 'alice', '--role', 'owner', '--data-dir', dataDir, '--dev']);
+  assert.equal(first.code, 0, first.stderr);
+  const second = await runStacks(['keys', 'create', '--name', 'b', '--member', 'bob', '--data-dir', dataDir, '--dev']);
+  assert.equal(second.code, 2);
+  assert.match(second.stderr, /allows 1 members/);
+  const again = await runStacks(['keys', 'create', '--name', 'a2', '--member', 'alice', '--data-dir', dataDir, '--dev']);
+  assert.equal(again.code, 0, 'another key for an existing member is fine');
+  const list = JSON.parse((await runStacks(['keys', 'list', '--json', '--data-dir', dataDir, '--dev'])).stdout) as { memberName: string; role: string }[];
+  assert.ok(list.filter((k) => k.memberName === 'alice').every((k) => k.role === 'owner'), 'a new key does not change the member role');
 });

@@ -7,11 +7,16 @@ export function keysCommand(program: Command): void {
   withDataDir(keys.command('create').description('create an API key (printed once)'))
     .requiredOption('--name <name>', 'a label for the key')
     .option('--member <name>', 'member that owns the key (created when new; default: the key name)')
-    .option('--role <role>', 'owner|admin|member, for a new member', 'member')
-    .action(async (opts: { dataDir?: string; dev?: boolean; name: string; member?: string; role: string }) => {
-      if (!['owner', 'admin', 'member'].includes(opts.role)) throw new Error(`--role must be owner, admin or member, not ${opts.role}`);
+    .option('--role <role>', 'owner|admin|member, for a new member (default member)')
+    .action(async (opts: { dataDir?: string; dev?: boolean; name: string; member?: string; role?: string }) => {
+      const role = (opts.role ?? 'member') as Role;
+      if (!['owner', 'admin', 'member'].includes(role)) throw new Error(`--role must be owner, admin or member, not ${opts.role}`);
       await withServices(opts, (s) => {
-        const k = s.keys.create({ name: opts.name, memberName: opts.member, role: opts.role as Role });
+        // A new member goes through the member service, which enforces the license's maxMembers.
+        const memberName = opts.member ?? opts.name;
+        const teamspaceId = s.keys.defaultTeamspaceId();
+        if (!s.store.accounts.memberByName(teamspaceId, memberName)) s.teams.members.add(teamspaceId, 'operator', { name: memberName, role, createKey: false });
+        const k = s.keys.create({ name: opts.name, memberName, role });
         process.stdout.write(`Created key ${k.id} for ${k.memberName} (${k.role}). It is shown only once:\n\n${k.key}\n`);
       });
     });

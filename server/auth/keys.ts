@@ -57,7 +57,7 @@ export class KeyService {
     return this.create({ name: 'first admin key', memberName: 'admin', role: 'owner' });
   }
 
-  /** Creates a key for a member (created with the given role when it does not exist). */
+  /** Creates a key for a member (created with the given role when it does not exist; an existing member keeps its role). */
   create(input: { name: string; memberName?: string; role?: Role; teamspaceId?: number }): CreatedKey {
     const teamspaceId = input.teamspaceId ?? this.defaultTeamspaceId();
     const memberName = input.memberName ?? input.name;
@@ -66,9 +66,6 @@ export class KeyService {
     if (!member) {
       const id = this.store.accounts.createMember(teamspaceId, memberName, input.role ?? 'member', null, this.now());
       member = this.store.accounts.member(id)!;
-    } else if (input.role && input.role !== member.role) {
-      this.store.accounts.setMemberRole(member.id, input.role);
-      member = this.store.accounts.member(member.id)!;
     }
     const key = KEY_PREFIX + crypto.randomBytes(32).toString('base64url');
     const id = this.store.accounts.insertKey(member.id, input.name, key.slice(0, KEY_PREFIX.length + 6), hashKey(key), this.now());

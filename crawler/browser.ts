@@ -1,5 +1,5 @@
-import { chromium, type Browser, type BrowserContext, type Page, type Route } from 'playwright-core';
-import { checkUrl, type NetPolicy } from '../server/net/guard.ts';
+import { chromium, type Browser, type BrowserContext, type Page, type Request, type Response, type Route } from 'playwright-core';
+import { checkUrl, MAX_REDIRECTS, type NetPolicy } from '../server/net/guard.ts';
 import type { Logger } from '../server/log.ts';
 import { USER_AGENT } from './fetch.ts';
 
@@ -26,6 +26,8 @@ interface Tab {
   inflight: number;
   lastActivity: number;
   uses: number;
+  /** Where the last main-frame navigation was redirected to (followed by render(), after the guard). */
+  redirect: string | null;
 }
 
 /** A tab is replaced after this many pages, so renderer memory that pages leave behind is returned. */
@@ -38,6 +40,8 @@ export interface RendererOptions {
   /** Pages open at once. */
   maxPages: number;
   log: Logger;
+  /** The guard applied to every request (default: checkUrl with the policy); rejects to refuse. */
+  check?: (url: string) => Promise<unknown>;
 }
 
 /**
@@ -52,6 +56,7 @@ export class BrowserRenderer {
   private waiting: (() => void)[] = [];
   private checked = new Map<string, Promise<boolean>>();
   private idle: Tab[] = [];
+  private tabs = new WeakMap<Page, Tab>();
   private currentContext: BrowserContext | null = null;
   rendered = 0;
 
@@ -67,7 +72,15 @@ export class BrowserRenderer {
       tab = this.idle.pop() ?? (await this.newTab());
       tab.inflight = 0;
       tab.lastActivity = Date.now();
-      const response = await tab.page.goto(url, { waitUntil: 'domcontentloaded', timeout: this.opts.timeoutMs });
+      let target = url;
+      let response: Response | null = null;
+      for (let hop = 0; ; hop++) {
+        tab.redirect = null;
+        response = await tab.page.goto(target, { waitUntil: 'domcontentloaded', timeout: this.opts.timeoutMs });
+        if (!tab.redirect) break;
+        if (hop >= MAX_REDIRECTS) throw new Error(`Too many redirects (more than ${MAX_REDIRECTS}) starting at ${url}`);
+        target = tab.redirect;
+      }
       const t = tab;
       await waitForQuiet(t.page, () => t.inflight, () => t.lastActivity, Math.min(this.opts.timeoutMs, 15_000));
       const html = await t.page.content();
@@ -89,7 +102,8 @@ export class BrowserRenderer {
   private async newTab(): Promise<Tab> {
     const context = await this.ensureContext();
     const page = await context.newPage();
-    const tab: Tab = { page, context, inflight: 0, lastActivity: Date.now(), uses: 0 };
+    const tab: Tab = { page, context, inflight: 0, lastActivity: Date.now(), uses: 0, redirect: null };
+    this.tabs.set(page, tab);
     page.on('request', () => {
       tab.inflight++;
       tab.lastActivity = Date.now();
@@ -154,9 +168,40 @@ export class BrowserRenderer {
     if (BLOCKED_TYPES.has(req.resourceType())) return route.abort('blockedbyclient').catch(() => undefined);
     const url = req.url();
     if (/^(data|blob):/i.test(url)) return route.continue().catch(() => undefined);
-    if (await this.allowed(url)) return route.continue().catch(() => undefined);
-    this.opts.log.debug({ url }, 'browser request refused by the network guard');
-    return route.abort('blockedbyclient').catch(() => undefined);
+    if (!(await this.allowed(url))) {
+      this.opts.log.debug({ url }, 'browser request refused by the network guard');
+      return route.abort('blockedbyclient').catch(() => undefined);
+    }
+    // The request is made here rather than continued in the browser: Chromium follows redirects
+    // without asking route() again, so a checked URL could redirect to a refused address. Handed a
+    // 3xx, the browser requests the Location itself, and that request comes through this guard.
+    try {
+      const response = await route.fetch({ maxRedirects: 0, maxRetries: 0, timeout: this.opts.timeoutMs });
+      const location = response.status() >= 300 && response.status() < 400 ? response.headers()['location'] : undefined;
+      if (location && req.isNavigationRequest()) {
+        // Chromium follows a navigation's redirect without asking route() again: stop here and let
+        // render() navigate to the target itself, so every hop is checked.
+        const tab = this.tabOf(req);
+        if (tab && req.frame() === tab.page.mainFrame()) {
+          tab.redirect = new URL(location, url).href;
+          // An empty page rather than an abort: aborted navigations leave Chromium's error page, which was seen to stall closing the tab.
+          return route.fulfill({ status: 200, contentType: 'text/html', body: '' }).catch(() => undefined);
+        }
+        return route.abort('blockedbyclient').catch(() => undefined);
+      }
+      await route.fulfill({ response });
+    } catch (err) {
+      this.opts.log.debug({ url, err: (err as Error).message }, 'browser request failed');
+      await route.abort('failed').catch(() => undefined);
+    }
+  }
+
+  private tabOf(req: Request): Tab | undefined {
+    try {
+      return this.tabs.get(req.frame().page());
+    } catch {
+      return undefined; // service worker requests have no frame
+    }
   }
 
   /** Guard verdicts are cached per origin for the life of the renderer (one crawl). */
@@ -169,7 +214,7 @@ export class BrowserRenderer {
     }
     let verdict = this.checked.get(origin);
     if (!verdict) {
-      verdict = checkUrl(url, this.opts.policy).then(
+      verdict = (this.opts.check ?? ((u: string) => checkUrl(u, this.opts.policy)))(url).then(
         () => true,
         () => false,
       );

@@ -164,7 +164,7 @@ export async function runCrawl(s: Services, ctx: JobContext<CrawlPayload>): Prom
       extracted = extractPage(decodeHtml(res.body, res.contentType), pageUrl);
       if (extracted.wantsBrowser) {
         // The server sent an application shell: render it like a reader's browser would.
-        const rendered = await renderer.render(e.url, ctx.signal);
+        const rendered = await renderer.render(res.url, ctx.signal);
         render = 'browser';
         httpStatus = rendered.status;
         if (rendered.status >= 400) return store.crawl.finish(e.id, 'failed', { httpStatus, render, error: `HTTP ${rendered.status}` }, now());

@@ -186,3 +186,44 @@ test('the browser goes through the network guard: metadata addresses refused, im
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 });
+
+test('browser redirects are checked hop by hop: a page or a fetch that redirects to a refused origin never reaches it', async () => {
+  const hitsB: string[] = [];
+  const b = http.createServer((req, res) => {
+    hitsB.push(req.url ?? '');
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('secret');
+  });
+  await new Promise<void>((resolve) => b.listen(0, '127.0.0.1', resolve));
+  const originB = `http://127.0.0.1:${(b.address() as AddressInfo).port}`;
+  const a = http.createServer((req, res) => {
+    if (req.url === '/jump' || req.url === '/go') res.writeHead(302, { location: `${originB}/secret${req.url}` }).end();
+    else if (req.url === '/local') res.writeHead(302, { location: '/final' }).end();
+    else if (req.url === '/final') res.writeHead(200, { 'content-type': 'text/plain' }).end('final text');
+    else
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>R</title><main id="m">waiting</main><script>
+        Promise.all([fetch('/go').then((r) => r.text(), () => 'refused'), fetch('/local').then((r) => r.text(), () => 'refused')])
+          .then(([x, y]) => { document.getElementById('m').textContent = 'cross: ' + x + '; local: ' + y; });
+      </script>`);
+  });
+  await new Promise<void>((resolve) => a.listen(0, '127.0.0.1', resolve));
+  const originA = `http://127.0.0.1:${(a.address() as AddressInfo).port}`;
+  const renderer = new BrowserRenderer({
+    executablePath: '/usr/bin/chromium', policy: { allowPrivate: true }, timeoutMs: 10_000, maxPages: 2, log: createLogger('silent'),
+    check: async (url) => {
+      if (new URL(url).origin === originB) throw new Error('refused');
+    },
+  });
+  try {
+    const page = await renderer.render(`${originA}/page`);
+    assert.match(page.html, /cross: refused; local: final text/);
+    await assert.rejects(renderer.render(`${originA}/jump`), /ERR_BLOCKED_BY_CLIENT/);
+    const followed = await renderer.render(`${originA}/local`);
+    assert.equal(followed.url, `${originA}/final`, 'an allowed redirect is followed');
+    assert.match(followed.html, /final text/);
+    assert.deepEqual(hitsB, [], 'the refused origin was never contacted');
+  } finally {
+    await renderer.close();
+    await new Promise<void>((resolve) => a.close(() => resolve()));
+    await new Promise<void>((resolve) => b.close(() => resolve()));
+  }
+});

@@ -145,6 +145,27 @@ test('@upstash/context7-mcp in HTTP mode forwards the client key to Stacks', asy
   }
 });
 
+test('@upstash/context7-mcp against an instance that refuses anonymous search: the key is needed and used', async () => {
+  const closed = await startTestServer({ config: { allowAnonymousSearch: false } });
+  try {
+    await loadCorpusBundles(closed.services, ['pino']);
+    const anon = await context7Mcp(closed);
+    try {
+      assert.match(textOf(await anon.callTool({ name: 'resolve-library-id', arguments: { libraryName: 'pino', query: 'x' } })), /API key is required/);
+    } finally {
+      await anon.close();
+    }
+    const keyed = await context7Mcp(closed, { CONTEXT7_API_KEY: closed.key });
+    try {
+      assert.match(textOf(await keyed.callTool({ name: 'resolve-library-id', arguments: { libraryName: 'pino', query: 'x' } })), /\/pinojs\/pino/);
+    } finally {
+      await keyed.close();
+    }
+  } finally {
+    await closed.close();
+  }
+});
+
 describe('@upstash/context7-sdk (published package) against Stacks', () => {
   test('searchLibrary in json and txt', async () => {
     const sdk = context7Sdk(member);

@@ -207,6 +207,13 @@ describe('MCP keys', () => {
       assert.match(body.message, /API key/);
       assert.equal(res.headers.get('access-control-allow-origin'), '*', 'the 401 carries CORS headers for browser clients');
       await assert.rejects(httpMcpClient(closed.url), /401|invalid/i);
+      // The same setting governs the REST endpoints the official clients call.
+      for (const path of ['/api/v3/search?query=logger', '/api/v2/context?libraryId=/pinojs/pino&query=logger', '/api/v2/libs/search?libraryName=pino&query=logger']) {
+        const anon = await closed.api(path, { auth: null });
+        assert.equal(anon.status, 401, path);
+        assert.equal(((await anon.json()) as { error: string }).error, 'invalid_api_key', path);
+        assert.equal((await closed.api(path)).status, 200, `${path} with a key`);
+      }
       const member = closed.services.keys.create({ name: 'dev', memberName: 'dev', role: 'member' });
       const c = await httpMcpClient(closed.url, { STACKS_API_KEY: member.key });
       const r = await c.callTool({ name: 'query-docs', arguments: { libraryId: '/pinojs/pino', query: 'child logger' } });

@@ -156,6 +156,17 @@ describe('stacks mcp --url (remote instance)', () => {
     }
   });
 
+  test('without a key an instance that refuses anonymous search answers a tool error with its message', async () => {
+    const { client } = await stdioClient(['--url', server.url]);
+    try {
+      const r = await client.callTool({ name: 'resolve-library-id', arguments: { libraryName: 'pino', query: 'logger' } });
+      assert.equal(r.isError, true);
+      assert.match(textOf(r), /API key is required.*\(invalid_api_key\)/);
+    } finally {
+      await client.close();
+    }
+  });
+
   test('a wrong key is refused by the instance, and the refusal is a tool error with its message', async () => {
     const { client } = await stdioClient(['--url', server.url, '--api-key', 'stk_wrong']);
     try {

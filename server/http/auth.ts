@@ -29,6 +29,18 @@ export function principalOf(res: Response): Principal | null {
   return (res.locals.principal as Principal | undefined) ?? null;
 }
 
+/**
+ * The caller of a search endpoint (/v3/search, /v2/context, /v2/libs/search, /mcp): anonymous is
+ * allowed unless the allowAnonymousSearch setting is off, then a key is required (401).
+ */
+export function searchPrincipal(res: Response, config: { allowAnonymousSearch: boolean }): Principal | null {
+  const p = principalOf(res);
+  if (!p && !config.allowAnonymousSearch) {
+    throw new ApiError('invalid_api_key', 'An API key is required on this instance: send Authorization: Bearer <key>, X-API-Key or STACKS_API_KEY.');
+  }
+  return p;
+}
+
 export function requirePrincipal(res: Response, roles?: Role[]): Principal {
   const p = principalOf(res);
   if (!p) throw new ApiError('invalid_api_key', 'An API key is required: send Authorization: Bearer <key>.');

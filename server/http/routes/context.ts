@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import { z } from 'zod';
 import type { Services } from '../../services.ts';
 import { route } from '../app.ts';
-import { principalOf } from '../auth.ts';
+import { searchPrincipal } from '../auth.ts';
 import { validate } from '../validate.ts';
 
 const flag = z.enum(['true', 'false']).default('false').transform((v) => v === 'true');
@@ -24,7 +24,7 @@ export function mountContext(app: Express, s: Services): void {
       // A repeated parameter arrives as an array; the spec has none, so take the first value.
       const raw = Object.fromEntries(Object.entries(req.query).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
       const p = validate(contextQuerySchema, raw);
-      const out = await s.context.query({ libraryId: p.libraryId, query: p.query, fast: p.fast, researchMode: p.researchMode }, principalOf(res));
+      const out = await s.context.query({ libraryId: p.libraryId, query: p.query, fast: p.fast, researchMode: p.researchMode }, searchPrincipal(res, s.config));
       for (const [k, v] of Object.entries(out.headers)) res.setHeader(k, String(v));
       if (p.type === 'json') res.json(out.json);
       else res.type('text/plain; charset=utf-8').send(out.text);

@@ -4,7 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Services } from '../../services.ts';
 import { ApiError } from '../../errors.ts';
 import { route } from '../app.ts';
-import { principalOf } from '../auth.ts';
+import { searchPrincipal } from '../auth.ts';
 import { createMcpServer } from '../../mcp/server.ts';
 import { localBackend } from '../../mcp/backend.ts';
 import { VERSION } from '../../version.ts';
@@ -35,10 +35,7 @@ export function mountMcp(app: Express, s: Services): void {
   app.post(
     MCP_PATH,
     route(async (req: Request, res: Response) => {
-      const principal = principalOf(res);
-      if (!principal && !s.config.allowAnonymousSearch) {
-        throw new ApiError('invalid_api_key', 'An API key is required for MCP on this instance: send Authorization: Bearer <key>, X-API-Key or STACKS_API_KEY.');
-      }
+      const principal = searchPrincipal(res, s.config);
       const server = createMcpServer(localBackend(s, principal), {
         version: VERSION,
         onUnexpected: (err) => s.log.error({ err: (err as Error)?.message, stack: (err as Error)?.stack }, 'MCP tool failed'),

@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import { z } from 'zod';
 import type { Services } from '../../services.ts';
 import { route } from '../app.ts';
-import { principalOf } from '../auth.ts';
+import { searchPrincipal } from '../auth.ts';
 import { validate } from '../validate.ts';
 import { VERSION_PATTERN } from '../../search/version.ts';
 
@@ -32,7 +32,7 @@ export function mountSearch(app: Express, s: Services): void {
     '/api/v3/search',
     route(async (req, res) => {
       const p = validate(searchQuerySchema, req.query);
-      const out = await s.search.search({ query: p.query, libraries: p.library, version: p.version, language: p.language }, principalOf(res));
+      const out = await s.search.search({ query: p.query, libraries: p.library, version: p.version, language: p.language }, searchPrincipal(res, s.config));
       for (const [k, v] of Object.entries(out.headers)) res.setHeader(k, String(v));
       if (p.type === 'json') res.json(out.json);
       else res.type('text/plain; charset=utf-8').send(out.text);
@@ -42,7 +42,7 @@ export function mountSearch(app: Express, s: Services): void {
     '/api/v2/libs/search',
     route(async (req, res) => {
       const p = validate(libsSearchQuerySchema, req.query);
-      res.json(await s.librarySearch.search({ libraryName: p.libraryName, query: p.query }, principalOf(res)));
+      res.json(await s.librarySearch.search({ libraryName: p.libraryName, query: p.query }, searchPrincipal(res, s.config)));
     }),
   );
 }

@@ -247,6 +247,7 @@ export async function runCrawl(s: Services, ctx: JobContext<CrawlPayload>): Prom
       now(),
     );
     store.crawl.purgeFinishedFrontiers(p.libraryId, jobId);
+    store.crawl.prunePages(p.libraryId, jobId);
     if (p.schedule !== undefined) s.crawler.schedulesChanged();
     ctx.progress({ ...progress(), snippets: totals.snippets, tokens: totals.tokens });
     ctx.log.info({ libraryId: p.libraryId, pages: final.pagesDone, snippets: totals.snippets }, 'crawl finished');

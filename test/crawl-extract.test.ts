@@ -86,6 +86,9 @@ test('extraction: main content without chrome, soft 404, noindex, site name, bre
   const all = JSON.stringify(page.snippets);
   assert.ok(!/cookies|Copyright|Widget<\/a>/.test(all));
 
+  const table = extractPage('<html><head><title>Options - W</title></head><body><main><h1>Options</h1><p>Every option of the client, with defaults.</p><table><tr><th>Name</th><th>Default</th></tr><tr><td><code>timeout</code></td><td>30 | 60</td></tr></table></main></body></html>', 'http://h/o');
+  assert.match(table.snippets[0]!.kind === 'info' ? table.snippets[0]!.content : '', /\| Name \| Default \|\n\| --- \| --- \|\n\| `timeout` \| 30 \\\| 60 \|/);
+
   const soft = extractPage('<html><head><title>Docs</title><script src="a.js"></script></head><body><main><h1>Page not found</h1><p>Nothing lives at this address, sorry about that.</p></main></body></html>', 'http://h/x');
   assert.ok(soft.softNotFound);
   assert.equal(soft.snippets.length, 0);

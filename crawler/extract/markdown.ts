@@ -23,6 +23,11 @@ export function createTurndown(pageUrl: string): TurndownService {
       return text ? `[${text}](${abs})` : '';
     },
   });
+  // Turndown has no table support of its own: a simple pipe table keeps rows and cells apart.
+  td.addRule('table', {
+    filter: 'table',
+    replacement: (_content, node) => `\n\n${tableMarkdown(node as HTMLElement, td)}\n\n`,
+  });
   td.addRule('pre', {
     filter: 'pre',
     replacement: (_content, node) => {
@@ -31,4 +36,15 @@ export function createTurndown(pageUrl: string): TurndownService {
     },
   });
   return td;
+}
+
+/** A table as a markdown pipe table (header = first row). */
+export function tableMarkdown(table: Element | HTMLElement, td: TurndownService): string {
+  const rows = [...table.querySelectorAll('tr')].map((tr) =>
+    [...tr.querySelectorAll('th, td')].map((cell) => td.turndown(cell as HTMLElement).replace(/\s*\n+\s*/g, ' ').replace(/\|/g, '\\|').trim()),
+  );
+  if (rows.length === 0) return '';
+  const width = Math.max(...rows.map((r) => r.length));
+  const line = (r: string[]) => `| ${Array.from({ length: width }, (_, i) => r[i] ?? '').join(' | ')} |`;
+  return [line(rows[0]!), line(Array<string>(width).fill('---')), ...rows.slice(1).map(line)].join('\n');
 }

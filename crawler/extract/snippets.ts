@@ -1,6 +1,7 @@
 import type TurndownService from 'turndown';
 import type { CodeSnippetInput, InfoSnippetInput, SnippetInput } from '../../server/model.ts';
 import { detectLanguage, languageFromClass } from './language.ts';
+import { tableMarkdown } from './markdown.ts';
 
 /** Blocks converted to markdown as a whole (unless they hold a code block or heading, then they are walked). */
 const PROSE_BLOCKS = new Set(['p', 'ul', 'ol', 'dl', 'blockquote', 'table', 'details', 'figure', 'hr', 'address']);
@@ -142,6 +143,9 @@ export function buildSnippets(main: Element, opts: SnippetOptions): PageSnippets
         codeBlock(el);
       } else if (INLINE.has(tag) && !el.querySelector('pre, h1, h2, h3, h4, h5, h6, p, div')) {
         inline += opts.turndown.turndown(el as unknown as HTMLElement);
+      } else if (tag === 'table' && !el.querySelector('pre, h1, h2, h3, h4, h5, h6')) {
+        flushInline();
+        pushBlock(tableMarkdown(el, opts.turndown));
       } else if (PROSE_BLOCKS.has(tag) && !el.querySelector('pre, h1, h2, h3, h4, h5, h6')) {
         flushInline();
         pushBlock(opts.turndown.turndown(el as unknown as HTMLElement));

@@ -188,6 +188,16 @@ export class CrawlStore {
       .run(libraryId, p.url, p.etag, p.lastModified, p.contentHash, p.render, p.title, JSON.stringify(p.links), p.snippetsJson, p.fetchedAt);
   }
 
+  /** Forgets pages a finished crawl no longer reached (removed from the site or now out of scope). */
+  prunePages(libraryId: string, jobId: number): number {
+    return this.db
+      .prepare(
+        `DELETE FROM crawl_pages WHERE library_id = ? AND url NOT IN (
+           SELECT url_key FROM crawl_frontier WHERE job_id = ? AND state IN ('done','unchanged'))`,
+      )
+      .run(libraryId, jobId).changes;
+  }
+
   pageCount(libraryId: string): number {
     return (this.db.prepare('SELECT count(*) AS n FROM crawl_pages WHERE library_id = ?').get(libraryId) as { n: number }).n;
   }

@@ -4,42 +4,17 @@
 // clients, fast=true and reranked, random libraries and questions from the corpus generator.
 import path from 'node:path';
 import fs from 'node:fs';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
+import { startStacksProcess } from '../test/helpers/server.ts';
+import { memoryOf } from './stats.ts';
 import { ensureBenchCorpus, rng } from './corpus.ts';
 import { Store } from '../server/store/index.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '15' }, single: { type: 'string', default: '400' }, clients: { type: 'string', default: '16' }, dir: { type: 'string' },
     libraries: { type: 'string' }, 'per-library': { type: 'string' } },
   allowPositionals: true,
 });
-
-/** RSS of the server in MB: total, peak, and the part that is mapped database file (SQLite mmap). */
-function rssOf(pid: number): { rss: number; peak: number; file: number; anon: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024, file: kb('RssFile') / 1024, anon: kb('RssAnon') / 1024 };
-}
-
-async function startServer(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/stacks.js'), 'serve', '--data-dir', dataDir, '--port', '0'], {
-    cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', STACKS_RATE_LIMIT_PER_MINUTE: '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /running at (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
-  });
-  return { url, child };
-}
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -63,7 +38,7 @@ const walSize = () => {
     return 0;
   }
 };
-const { url, child } = await startServer(corpus.dataDir);
+const { url, child } = await startStacksProcess({ dataDir: corpus.dataDir, env: { STACKS_RATE_LIMIT_PER_MINUTE: '0' } });
 const pick = rng(99);
 const samples = corpus.samples;
 
@@ -87,7 +62,7 @@ function report(label: string, lat: number[], seconds: number): void {
 let maxAnon = 0;
 const sampler = setInterval(() => {
   try {
-    maxAnon = Math.max(maxAnon, rssOf(child.pid!).anon);
+    maxAnon = Math.max(maxAnon, memoryOf(child.pid!).anon);
   } catch {
     /* exited */
   }
@@ -114,7 +89,7 @@ try {
     report(`${clients} clients, ${fast ? 'fast' : 'reranked'}`, lat, (performance.now() - t0) / 1000);
   }
   console.log(`WAL after the run: ${walSize().toFixed(1)} MB`);
-  const mem = rssOf(child.pid!);
+  const mem = memoryOf(child.pid!);
   console.log(
     `server RSS ${mem.rss.toFixed(0)} MB (peak ${mem.peak.toFixed(0)} MB; now ${mem.anon.toFixed(0)} MB anonymous + ${mem.file.toFixed(0)} MB mapped files, ` +
       `the SQLite mmap of the database is file-backed and reclaimable; sampled max anonymous ${maxAnon.toFixed(0)} MB)`,

@@ -8,11 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { writeBundle } from '../test/helpers/bundles.ts';
-import { devLicense } from '../test/helpers/server.ts';
+import { devLicense, startStacksProcess } from '../test/helpers/server.ts';
+import { memoryOf } from './stats.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: number) => {
   const i = args.indexOf(`--${name}`);
@@ -25,26 +25,10 @@ const trace = args.includes('--trace');
 /** V8 old-space cap for the server process (0 = node's default); V8 collects lazily up to its limit. */
 const maxOldSpace = arg('max-old-space', 0);
 
-function vm(pid: number, field: 'VmHWM' | 'VmRSS' | 'RssAnon' | 'RssFile' | 'RssShmem'): number {
-  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
-
 async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string; key: string }> {
-  const v8Flags = maxOldSpace > 0 ? [`--max-old-space-size=${maxOldSpace}`] : [];
-  const child = spawn(process.execPath, [...v8Flags, path.join(ROOT, 'bin/stacks.js'), 'serve', '--port', '0', '--data-dir', dataDir, '--dev'], {
-    cwd: ROOT, env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  const started = Date.now();
-  while (!/running at (http:\/\/\S+)[\s\S]*(stk_[A-Za-z0-9_-]+)/.test(out)) {
-    if (child.exitCode !== null) throw new Error(`server exited: ${out}`);
-    if (Date.now() - started > 120_000) throw new Error(`server did not start: ${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const m = /running at (http:\/\/\S+)[\s\S]*(stk_[A-Za-z0-9_-]+)/.exec(out)!;
-  return { child, url: m[1]!, key: m[2]! };
+  const started = await startStacksProcess({ dataDir, args: ['--dev'], nodeFlags: maxOldSpace > 0 ? [`--max-old-space-size=${maxOldSpace}`] : [] });
+  if (!started.key) throw new Error('the server printed no first key');
+  return { child: started.child, url: started.url, key: started.key };
 }
 
 interface RunResult {
@@ -67,15 +51,15 @@ async function run(bundle: string, size: number): Promise<RunResult> {
   const pid = child.pid!;
   try {
     await new Promise((r) => setTimeout(r, 500));
-    const idleRssMb = vm(pid, 'VmRSS');
+    const idleRssMb = memoryOf(pid).rss;
     let peakAnonMb = 0;
     let ticks = 0;
     const t0 = performance.now();
     const sampler = setInterval(() => {
       try {
-        const a = vm(pid, 'RssAnon');
+        const a = memoryOf(pid).anon;
         peakAnonMb = Math.max(peakAnonMb, a);
-        if (trace && ++ticks % 10 === 0) console.log(`  t=${((performance.now() - t0) / 1000).toFixed(0)}s anon ${a.toFixed(0)} MB, file ${vm(pid, 'RssFile').toFixed(0)} MB`);
+        if (trace && ++ticks % 10 === 0) console.log(`  t=${((performance.now() - t0) / 1000).toFixed(0)}s anon ${a.toFixed(0)} MB, file ${memoryOf(pid).file.toFixed(0)} MB`);
       } catch {
         /* the process is gone */
       }
@@ -98,7 +82,7 @@ async function run(bundle: string, size: number): Promise<RunResult> {
     const seconds = (performance.now() - t0) / 1000;
     clearInterval(sampler);
     if (job.state !== 'succeeded') throw new Error(`import job ${job.state}: ${job.error}`);
-    return { seconds, uploadSeconds, rate: SNIPPETS / seconds, peakRssMb: vm(pid, 'VmHWM'), idleRssMb, peakAnonMb, fileMb: vm(pid, 'RssFile') + vm(pid, 'RssShmem'), stored: Number(job.progress.stored) };
+    return { seconds, uploadSeconds, rate: SNIPPETS / seconds, peakRssMb: memoryOf(pid).peak, idleRssMb, peakAnonMb, fileMb: memoryOf(pid).file + memoryOf(pid).shmem, stored: Number(job.progress.stored) };
   } finally {
     await new Promise<void>((resolve) => {
       child.once('exit', () => resolve());

@@ -6,15 +6,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
+import { startStacksProcess } from '../test/helpers/server.ts';
+import { percentile } from './stats.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/log.ts';
 import { createServices } from '../server/services.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const { values: opts } = parseArgs({
   options: {
     clients: { type: 'string', default: '16' },
@@ -74,31 +74,6 @@ async function sharedCorpus(): Promise<Corpus> {
   return { dataDir, label: `shared corpus (${count} snippets, ${ids.length} library versions)`, samples: ids.flatMap((libraryId) => QUERIES.map((query) => ({ libraryId, query }))), temporary: true };
 }
 
-/** Starts `stacks serve` on an ephemeral port and resolves with its URL. */
-async function startServer(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/stacks.js'), 'serve', '--data-dir', dataDir, '--port', '0'], {
-    cwd: ROOT,
-    // Rate limiting off: the benchmark measures latency, not the limiter.
-    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', STACKS_RATE_LIMIT_PER_MINUTE: '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /running at (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!.replace('localhost', '127.0.0.1'));
-    });
-    child.once('exit', (code) => reject(new Error(`stacks serve exited with ${code}`)));
-  });
-  return { url, child };
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
 function peakRssMb(pid: number): number | null {
   try {
     const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -111,7 +86,7 @@ function peakRssMb(pid: number): number | null {
 async function main(): Promise<void> {
   const corpus = opts.corpus === 'shared' ? await sharedCorpus() : await generatedCorpus();
   console.log(`corpus: ${corpus.label}; ${CLIENTS} concurrent MCP clients; ${SECONDS}s measured after ${opts.warmup}s warm-up`);
-  const { url, child } = await startServer(corpus.dataDir);
+  const { url, child } = await startStacksProcess({ dataDir: corpus.dataDir, env: { STACKS_RATE_LIMIT_PER_MINUTE: '0' } });
   try {
     const clients: Client[] = [];
     for (let i = 0; i < CLIENTS; i++) {

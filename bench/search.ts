@@ -5,11 +5,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
+import { startStacksProcess } from '../test/helpers/server.ts';
+import { percentile } from './stats.ts';
 import { ensureBenchCorpus } from './corpus.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const { values: opts } = parseArgs({
   options: {
     clients: { type: 'string', default: '16' },
@@ -23,29 +23,6 @@ const { values: opts } = parseArgs({
   },
   allowPositionals: true,
 });
-
-async function startServer(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/stacks.js'), 'serve', '--data-dir', dataDir, '--port', '0'], {
-    cwd: ROOT,
-    // Rate limiting off: the benchmark measures the search, not the limiter.
-    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', STACKS_RATE_LIMIT_PER_MINUTE: '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /running at (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!.replace('localhost', '127.0.0.1'));
-    });
-    child.once('exit', (code) => reject(new Error(`stacks serve exited with ${code}`)));
-  });
-  return { url, child };
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN;
-}
 
 /** CPU time (user + system, ms) the server process has used: a figure that does not depend on how busy the machine is. */
 function serverCpuMs(pid: number): number {
@@ -84,7 +61,7 @@ const requests = Array.from({ length: 500 }, () => {
 });
 
 console.log(`corpus: ${corpus.snippets} snippets over ${ids.length} libraries (${corpus.dataDir}); 4 libraries per search by ${opts.names ? 'repository name (fuzzy path)' : 'exact ID'}`);
-const { url, child } = await startServer(corpus.dataDir);
+const { url, child } = await startStacksProcess({ dataDir: corpus.dataDir, env: { STACKS_RATE_LIMIT_PER_MINUTE: '0' } });
 let seq = 0;
 const one = async (): Promise<{ ms: number; ok: boolean; libs: number }> => {
   const target = requests[seq++ % requests.length]!;

@@ -5,7 +5,7 @@ import http from 'node:http';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { devLicense, spawnStacks, startTestServer, tempDir, waitFor } from './helpers/server.ts';
+import { devLicense, startStacksProcess, startTestServer, tempDir, waitFor, type StacksProcess } from './helpers/server.ts';
 import { Store } from '../server/store/index.ts';
 // @ts-expect-error no type declarations for the shared .mjs fixture server
 import { createFixtureServer } from '../../shared/fixtures/serve.mjs';
@@ -17,17 +17,6 @@ async function slowFixtures(delayMs: number): Promise<{ url: string; close(): Pr
   const server = http.createServer((req, res) => setTimeout(() => handler(req, res), delayMs));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
-/** Starts `stacks serve` as a child process on an ephemeral port; resolves with its URL (and the first key when printed). */
-async function serve(dataDir: string): Promise<{ child: ChildProcess; url: string; key: string | null }> {
-  const child = spawnStacks(['serve', '--data-dir', dataDir, '--dev', '--port', '0'], { HOST: '127.0.0.1' });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', () => undefined);
-  const url = (await waitFor(() => /running at (http:\/\/\S+)/.exec(out)?.[1] ?? null, 60_000, 50))!;
-  await new Promise((r) => setTimeout(r, 100));
-  return { child, url, key: /\b(stk_[A-Za-z0-9_-]+)/.exec(out)?.[1] ?? null };
 }
 
 function kill(child: ChildProcess): Promise<void> {
@@ -42,8 +31,8 @@ test('crash and resume: a server killed with SIGKILL mid-crawl resumes the job; 
   const site = await slowFixtures(120);
   const dataDir = tempDir();
   fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
-  const first = await serve(dataDir);
-  let second: Awaited<ReturnType<typeof serve>> | null = null;
+  const first = await startStacksProcess({ dataDir, args: ['--dev'] });
+  let second: StacksProcess | null = null;
   try {
     assert.ok(first.key, 'first start prints the owner key');
     const key = first.key!;
@@ -58,7 +47,7 @@ test('crash and resume: a server killed with SIGKILL mid-crawl resumes the job; 
     assert.equal(mid!.state, 'running');
     await kill(first.child);
 
-    second = await serve(dataDir);
+    second = await startStacksProcess({ dataDir, args: ['--dev'] });
     const done = await waitFor(async () => {
       const j = (await (await api(second!.url, `/api/jobs/${queueId}`)).json()) as { state: string; attempts: number; progress: Record<string, number> };
       return ['succeeded', 'failed', 'cancelled'].includes(j.state) ? j : null;

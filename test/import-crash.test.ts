@@ -3,28 +3,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { devLicense, spawnStacks, tempDir, waitFor } from './helpers/server.ts';
+import { devLicense, startStacksProcess, tempDir, waitFor } from './helpers/server.ts';
 import { writeBundle } from './helpers/bundles.ts';
 import { Store } from '../server/store/index.ts';
-
-interface Started {
-  child: ChildProcess;
-  url: string;
-  key: string | null;
-}
-
-/** Starts `stacks serve` as a real child process and reads its URL (and first key) from stdout. */
-async function serve(dataDir: string): Promise<Started> {
-  const child = spawnStacks(['serve', '--port', '0', '--data-dir', dataDir, '--dev'], { HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', () => {});
-  await waitFor(() => /running at (http:\/\/\S+)/.test(out), 60_000, 50);
-  // On first start the key follows the URL line in the same burst of output.
-  await new Promise((r) => setTimeout(r, 300));
-  const url = /running at (http:\/\/\S+)/.exec(out)![1]!;
-  return { child, url, key: /(stk_[A-Za-z0-9_-]+)/.exec(out)?.[1] ?? null };
-}
 
 function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   return new Promise((resolve) => {
@@ -41,7 +22,7 @@ test('kill -9 in the middle of an import: after restart the job reruns; nothing 
   const N = 20_000;
   await writeBundle(bundle, [{ project: '/crash/lib', snippets: N, seed: 7 }]);
 
-  let server = await serve(dataDir);
+  let server = await startStacksProcess({ dataDir, args: ['--dev'] });
   const key = server.key!;
   assert.ok(key, 'first start prints the owner key');
   try {
@@ -71,7 +52,7 @@ test('kill -9 in the middle of an import: after restart the job reruns; nothing 
       before.close();
     }
 
-    server = await serve(dataDir);
+    server = await startStacksProcess({ dataDir, args: ['--dev'] });
     assert.equal(server.key, null, 'no new key on restart');
     await waitFor(async () => {
       const job = (await (await fetch(`${server.url}/api/jobs/${jobId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { state: string; attempts: number; error: string | null };

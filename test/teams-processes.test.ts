@@ -1,22 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnStacks, startTestServer } from './helpers/server.ts';
+import { startStacksProcess, startTestServer } from './helpers/server.ts';
 import { call } from './helpers/teams.ts';
 
 /** Two server processes on one data directory: counting and the free-plan cap stay exact across them. */
 test('counters are exact across two server processes sharing the database', async () => {
   const a = await startTestServer({ overrides: { embedder: null }, config: { rateLimitPerMinute: 0 } });
-  const child = spawnStacks(['serve', '--data-dir', a.dataDir, '--port', '0', '--dev'], { HOST: '127.0.0.1', STACKS_RATE_LIMIT_PER_MINUTE: '0' });
+  const b = await startStacksProcess({ dataDir: a.dataDir, args: ['--dev'], env: { STACKS_RATE_LIMIT_PER_MINUTE: '0' } });
+  const child = b.child;
   try {
-    const bUrl = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (d) => {
-        out += d;
-        const m = /running at (http:\/\/\S+)/.exec(out);
-        if (m) resolve(m[1]!.replace('localhost', '127.0.0.1'));
-      });
-      child.once('exit', (code) => reject(new Error(`stacks serve exited with ${code}`)));
-    });
+    const bUrl = b.url;
     const path = '/api/v2/context?libraryId=/none/none&query=x';
     const hit = async (base: string) => (await fetch(new URL(path, base), { headers: { authorization: `Bearer ${a.key}` } })).status;
     const clients = 32;

@@ -9,15 +9,16 @@ export function serveCommand(program: Command): void {
     .action(async (opts: { dataDir?: string; dev?: boolean; port?: string; logLevel?: string }) => {
       const config = configFrom(opts);
       const server = await startServer(config);
-      process.stdout.write(`Stacks is running at ${server.url}  (data: ${config.dataDir}${config.dev ? ', dev mode' : ''})\n`);
+      // One write, so that whoever reads the URL line also has the first key.
+      let banner = `Stacks is running at ${server.url}  (data: ${config.dataDir}${config.dev ? ', dev mode' : ''})\n`;
       if (server.firstKey) {
-        process.stdout.write(
+        banner +=
           `\nFirst start: created an owner API key. It is shown only now; store it safely:\n\n  ${server.firstKey.key}\n\n` +
-            `Use it as: Authorization: Bearer <key>\n\n`,
-        );
+          `Use it as: Authorization: Bearer <key>\n\n`;
       }
       const lic = server.services.license.status();
-      if (lic.state !== 'valid') process.stdout.write(`License: ${lic.message} Search works; import and crawl need a license.\n`);
+      if (lic.state !== 'valid') banner += `License: ${lic.message} Search works; import and crawl need a license.\n`;
+      process.stdout.write(banner);
       const shutdown = async () => {
         await server.close();
         process.exit(0);

@@ -66,13 +66,42 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
 }
 
-/** Runs the real CLI as a child process (for crash tests and CLI tests). */
-export function spawnStacks(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(process.execPath, [path.join(ROOT, 'bin/stacks.js'), ...args], {
+/** Runs the real CLI as a child process (for crash tests and CLI tests); `nodeFlags` go to node itself. */
+export function spawnStacks(args: string[], env: NodeJS.ProcessEnv = {}, nodeFlags: string[] = []): ChildProcess {
+  return spawn(process.execPath, [...nodeFlags, path.join(ROOT, 'bin/stacks.js'), ...args], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+}
+
+export interface StacksProcess {
+  child: ChildProcess;
+  /** Base URL on 127.0.0.1. */
+  url: string;
+  /** The owner key printed on first start, or null. */
+  key: string | null;
+}
+
+/**
+ * Starts `stacks serve` as a real child process on an ephemeral port and reads its URL (and the
+ * first-start key, printed in the same write) from stdout. Used by crash tests and benchmarks.
+ */
+export async function startStacksProcess(options: { dataDir: string; args?: string[]; env?: NodeJS.ProcessEnv; nodeFlags?: string[]; timeoutMs?: number }): Promise<StacksProcess> {
+  const child = spawnStacks(['serve', '--port', '0', '--data-dir', options.dataDir, ...(options.args ?? [])], { HOST: '127.0.0.1', ...options.env }, options.nodeFlags);
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => process.env.STACKS_TEST_VERBOSE && process.stderr.write(d));
+  const m = await new Promise<RegExpExecArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`stacks serve did not start: ${out}`)), options.timeoutMs ?? 120_000);
+    const check = () => {
+      const found = /running at (http:\/\/\S+)/.exec(out);
+      if (found) (clearTimeout(timer), resolve(found));
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`stacks serve exited with ${code}: ${out}`))));
+  });
+  return { child, url: m[1]!.replace('localhost', '127.0.0.1'), key: /(stk_[A-Za-z0-9_-]+)/.exec(out)?.[1] ?? null };
 }
 
 /** Runs the CLI to completion and returns its output. */

@@ -11,16 +11,14 @@ import { ImportService } from './ingest/import-service.ts';
 import type { Embedder } from './embed/types.ts';
 import { createEmbedder } from './embed/index.ts';
 import { lastReembedUnfinished, scheduleReembed } from './embed/reembed-job.ts';
-import type { AccessPolicy } from './search/contracts.ts';
-import type { ContextService } from './search/contracts.ts';
+import type { AccessPolicy, ContextService, LibrarySearchService, SearchService } from './search/contracts.ts';
 import { StoreContextService } from './search/context-service.ts';
-import type { LibrarySearchService, SearchService } from './search/contracts.ts';
 import { MultiLibrarySearch } from './search/search-service.ts';
 import { StoreLibrarySearch } from './search/library-search.ts';
 import { TeamService } from './teams/index.ts';
-
-import { CrawlService } from '../crawler/service.ts';
 import { SourceService } from './sources/service.ts';
+import { CrawlService } from '../crawler/service.ts';
+
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
@@ -38,7 +36,7 @@ export interface Services {
   writer: LibraryWriter;
   /** Bundle import: staging of uploads and the queueing of 'import' jobs. */
   importer: ImportService;
-  /** Teamspace library filters and rules; replaced by the teamspaces feature. */
+  /** Teamspace library filters and rules (the teams service's policy), consulted by every library selection. */
   access: AccessPolicy;
   /** Teamspace policies, usage metering and limits, plans, rules, members (server/teams). */
   teams: TeamService;
@@ -77,7 +75,19 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const writer = new LibraryWriter(store, embedder);
   const importer = new ImportService(config, store, jobs, log);
   const teams = new TeamService(store, keys, license, config);
-  const services: Services = { config, log, store, embedder, license, keys, jobs, writer, importer, access: teams.access, teams, context: new StoreContextService(() => services), search: new MultiLibrarySearch(() => services), librarySearch: new StoreLibrarySearch(() => ({ selector: (services.search as MultiLibrarySearch).selector(), access: services.access })), crawler: new CrawlService({ store, jobs, config }), sources: new SourceService({ config, store, jobs, writer, log }), startedAt: new Date() };
+  // The search services read `services` lazily: they need the finished container (access, embedder, store).
+  const search = new MultiLibrarySearch(() => services);
+  const services: Services = {
+    config, log, store, embedder, license, keys, jobs, writer, importer,
+    access: teams.access,
+    teams,
+    context: new StoreContextService(() => services),
+    search,
+    librarySearch: new StoreLibrarySearch(() => ({ selector: search.selector(), access: services.access })),
+    crawler: new CrawlService({ store, jobs, config }),
+    sources: new SourceService({ config, store, jobs, writer, log }),
+    startedAt: new Date(),
+  };
   const { jobRegistrars } = await import('./jobs/registry.ts');
   for (const register of jobRegistrars) register(services);
   if (vectorsReset) scheduleReembed(services, 'embedder changed');

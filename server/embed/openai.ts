@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import type { Embedder } from './types.ts';
+import { normalize } from './normalize.ts';
 
 /**
  * Embeddings from an OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, Azure-style proxies,
@@ -145,17 +146,6 @@ export class OpenAIEmbedder implements Embedder {
     });
     return out;
   }
-}
-
-/** Cosine search expects unit vectors; not every compatible server normalizes. */
-function normalize(v: Float32Array): Float32Array {
-  let s = 0;
-  for (let i = 0; i < v.length; i++) s += v[i] * v[i];
-  if (s > 0) {
-    const inv = 1 / Math.sqrt(s);
-    for (let i = 0; i < v.length; i++) v[i] *= inv;
-  }
-  return v;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -76,12 +76,14 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const importer = new ImportService(config, store, jobs, log);
   const teams = new TeamService(store, keys, license, config);
   // The search services read `services` lazily: they need the finished container (access, embedder, store).
-  const search = new MultiLibrarySearch(() => services);
+  const context = new StoreContextService(() => services);
+  // /api/v3/search retrieves on the context service's worker threads (one pool per process).
+  const search = new MultiLibrarySearch(() => services, {}, () => context.retrievalPool());
   const services: Services = {
     config, log, store, embedder, license, keys, jobs, writer, importer,
     access: teams.access,
     teams,
-    context: new StoreContextService(() => services),
+    context,
     search,
     librarySearch: new StoreLibrarySearch(() => ({ selector: search.selector(), access: services.access })),
     crawler: new CrawlService({ store, jobs, config }),

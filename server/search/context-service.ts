@@ -105,7 +105,14 @@ export class StoreContextService implements ContextService {
     return { json, text, headers: servedHeaders(resolved) };
   }
 
-  /** The worker pool, created on first use: config.searchWorkers threads (unset: 2, or none in dev mode); none for an in-memory database. */
+  /**
+   * The worker pool, created on first use: config.searchWorkers threads (unset: 2, or none in dev mode); none for an in-memory database.
+   * Shared with /api/v3/search (services.ts hands it to MultiLibrarySearch).
+   */
+  retrievalPool(): RetrievalPool | null {
+    return this.poolOf();
+  }
+
   private poolOf(): RetrievalPool | null {
     if (this.pool !== undefined) return this.pool;
     const { config, store } = this.deps;

@@ -2,12 +2,16 @@ import { Worker } from 'node:worker_threads';
 import type { VersionAnswerOptions } from './pipeline.ts';
 import type { PreparedQuery } from './query.ts';
 import type { Candidate } from './retrieve.ts';
-import type { RetrievalReply } from './retrieval-worker.ts';
+import type { RetrievalReply, SearchJobTarget, WorkerJob } from './retrieval-worker.ts';
+import type { RetrieveOptions } from './retrieve.ts';
 
 interface Pending {
-  resolve: (r: Candidate[] | 'stale') => void;
+  resolve: (r: Candidate[] | Candidate[][] | 'stale') => void;
   reject: (e: Error) => void;
 }
+
+/** Candidate limits of a multi-library search, sent to the worker with its targets. */
+export type SearchLimits = Pick<RetrieveOptions, 'lexicalLimit' | 'vectorLimit' | 'fetchLimit'>;
 
 /**
  * Worker threads that run the per-version retrieval pipeline (FTS5, KNN, rerank, dedupe) off the
@@ -28,7 +32,7 @@ export class RetrievalPool {
         if (!p) return;
         pending.delete(r.id);
         if ('error' in r) p.reject(new Error(r.error));
-        else p.resolve('stale' in r ? 'stale' : r.items);
+        else p.resolve('stale' in r ? 'stale' : 'lists' in r ? r.lists : r.items);
       });
       const entry = { worker, pending };
       const fail = (err: Error) => {
@@ -52,12 +56,25 @@ export class RetrievalPool {
 
   /** Answers for one version, or 'stale' when that version is no longer the served one. */
   answer(versionId: number, query: PreparedQuery, opts: VersionAnswerOptions): Promise<Candidate[] | 'stale'> {
+    return this.send({ kind: 'answer', id: 0, versionId, query, opts }) as Promise<Candidate[] | 'stale'>;
+  }
+
+  /**
+   * The per-library candidates of a /api/v3/search (BM25 lists from one combined FTS query when
+   * `combined`, KNN, fusion, loading), one list per target in target order; 'stale' when a target's
+   * version is no longer the served one.
+   */
+  search(targets: SearchJobTarget[], query: PreparedQuery, limits: SearchLimits, combined: boolean): Promise<Candidate[][] | 'stale'> {
+    return this.send({ kind: 'search', id: 0, targets, query, limits, combined }) as Promise<Candidate[][] | 'stale'>;
+  }
+
+  private send(job: WorkerJob): Promise<Candidate[] | Candidate[][] | 'stale'> {
     if (this.closed || this.workers.length === 0) return Promise.reject(new Error('retrieval pool is closed or has no live worker'));
     const w = this.workers.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       w.pending.set(id, { resolve, reject });
-      w.worker.postMessage({ id, versionId, query, opts });
+      w.worker.postMessage({ ...job, id });
     });
   }
 

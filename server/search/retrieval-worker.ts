@@ -1,31 +1,75 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { Store } from '../store/index.ts';
 import { openDb } from '../store/db.ts';
+import type { LexicalHit } from '../store/search.ts';
 import { answerForVersion, type VersionAnswerOptions } from './pipeline.ts';
 import type { PreparedQuery } from './query.ts';
-import type { Candidate } from './retrieve.ts';
+import { retrievePrepared, type Candidate, type RetrieveOptions } from './retrieve.ts';
 
 /** One retrieval request to a worker: a version resolved by the request thread and a prepared (embedded) question. */
 export interface RetrievalJob {
+  kind: 'answer';
   id: number;
   versionId: number;
   query: PreparedQuery;
   opts: VersionAnswerOptions;
 }
 
-/** stale: the version was swapped out after the request thread resolved it; resolve again. */
-export type RetrievalReply = { id: number; items: Candidate[] } | { id: number; stale: true } | { id: number; error: string };
+/** One library of a multi-library search: its served version and the label its candidates carry. */
+export interface SearchJobTarget {
+  versionId: number;
+  libraryId: string;
+}
+
+/** The candidate retrieval of a /api/v3/search (selection and the global rerank stay in the request thread). */
+export interface SearchJob {
+  kind: 'search';
+  id: number;
+  targets: SearchJobTarget[];
+  query: PreparedQuery;
+  limits: Pick<RetrieveOptions, 'lexicalLimit' | 'vectorLimit' | 'fetchLimit'>;
+  /** BM25 lists of all targets from one FTS query (several libraries). */
+  combined: boolean;
+}
+
+export type WorkerJob = RetrievalJob | SearchJob;
+
+/** stale: a version was swapped out after the request thread resolved it; resolve again. */
+export type RetrievalReply =
+  | { id: number; items: Candidate[] }
+  | { id: number; lists: Candidate[][] }
+  | { id: number; stale: true }
+  | { id: number; error: string };
 
 // Each worker reads through its own read-only connection to the same database file.
 const store = new Store(openDb((workerData as { dbFile: string }).dbFile, { readonly: true }));
 
-parentPort!.on('message', (job: RetrievalJob) => {
+/** Inside the snapshot: the version must still be the one served, or the answer would come from a retired version. */
+function served(versionId: number): boolean {
+  const v = store.libraries.version(versionId);
+  return !!v && v.isCurrent && v.state === 'ready';
+}
+
+function searchLists(job: SearchJob): Candidate[][] {
+  let lexical: Map<number, LexicalHit[]> | null = null;
+  if (job.combined) {
+    const ids = [...new Set(job.targets.map((t) => t.versionId))];
+    lexical = store.probe.lexicalAcross(ids, job.query.match, job.limits.lexicalLimit ?? 30);
+  }
+  return job.targets.map((t) =>
+    retrievePrepared(store, t.versionId, job.query, { libraryId: t.libraryId, ...job.limits, lexicalHits: lexical?.get(t.versionId) }),
+  );
+}
+
+parentPort!.on('message', (job: WorkerJob) => {
   let reply: RetrievalReply;
   try {
-    reply = store.search.snapshot(() => {
-      // Inside the snapshot: the version must still be the one served, or the answer would come from a retired version.
-      const v = store.libraries.version(job.versionId);
-      if (!v || !v.isCurrent || v.state !== 'ready') return { id: job.id, stale: true as const };
+    reply = store.search.snapshot((): RetrievalReply => {
+      if (job.kind === 'search') {
+        if (!job.targets.every((t) => served(t.versionId))) return { id: job.id, stale: true };
+        return { id: job.id, lists: searchLists(job) };
+      }
+      if (!served(job.versionId)) return { id: job.id, stale: true };
       return { id: job.id, items: answerForVersion(store, job.query, job.versionId, job.opts) };
     });
   } catch (err) {

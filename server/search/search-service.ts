@@ -17,6 +17,7 @@ import { pack, DEFAULT_BUDGET } from './budget.ts';
 import { codeSnippetJson, infoSnippetJson, renderText } from './render.ts';
 import { branchSatisfies, resolveVersion, worstStatus } from './version.ts';
 import { queueVersionFetch } from './version-fetch.ts';
+import type { RetrievalPool } from './retrieval-pool.ts';
 
 /** One selected library with the version it serves and what it reports about the request. */
 export interface SearchTarget {
@@ -83,6 +84,8 @@ export class MultiLibrarySearch implements SearchService {
     /** Read on every request, so an access policy swapped into the services later is used. */
     private readonly depsOf: () => SearchDeps,
     private readonly overrides: SearchOverrides = {},
+    /** Worker threads for the candidate retrieval (the pool of /api/v2/context); null: retrieve in the request thread. */
+    private readonly poolOf: () => RetrievalPool | null = () => null,
   ) {}
 
   /** The selector over the current store and access policy (catalogue cached per store). */
@@ -117,7 +120,10 @@ export class MultiLibrarySearch implements SearchService {
 
     // Selection, version resolution and the retrieval queries run in one read snapshot, so a
     // version swapped in by an import meanwhile is never half-seen (the embedding came first: it is async).
-    const { targets, pending } = d.store.search.snapshot(() => {
+    // With worker threads, the request thread only selects and resolves; the worker retrieves in its
+    // own snapshot after checking that every resolved version is still served (else: in this thread).
+    const pool = this.overrides.retrieve ? null : this.poolOf();
+    const plan = (inThread: boolean) => d.store.search.snapshot(() => {
       const selection = this.selector().select({ query: req.query, libraries: req.libraries, version: req.version }, principal);
       if (selection.choices.length === 0) {
         throw new ApiError(
@@ -135,6 +141,7 @@ export class MultiLibrarySearch implements SearchService {
       // Several libraries: fewer candidates per library, and only each library's best fused ones
       // reach the global reranker (its cost grows with every candidate; the answer holds ~25).
       const limits = targets.length > 1 ? { lexicalLimit: MULTI.listLimit, vectorLimit: MULTI.listLimit, fetchLimit: MULTI.perLibrary } : {};
+      if (!inThread) return { targets, limits, pending: null };
       // Several libraries: their BM25 lists come from one FTS query (term statistics computed once).
       let lexical: Map<number, LexicalHit[]> | null = null;
       if (targets.length > 1 && !this.overrides.retrieve) {
@@ -147,11 +154,22 @@ export class MultiLibrarySearch implements SearchService {
       const retrieve =
         this.overrides.retrieve ??
         (async (t: SearchTarget, pq: PreparedQuery) => retrievePrepared(d.store, t.version.id, pq, { libraryId: t.label, ...limits, lexicalHits: lexical?.get(t.version.id) }));
-      return { targets, pending: targets.map((t) => retrieve(t, q)) };
+      return { targets, limits, pending: targets.map((t) => retrieve(t, q)) };
     });
+    let { targets, limits, pending } = plan(pool === null);
+    if (pending === null) {
+      let lists: Candidate[][] | 'stale' | null = null;
+      try {
+        lists = await pool!.search(targets.map((t) => ({ versionId: t.version.id, libraryId: t.label })), q, limits, targets.length > 1);
+      } catch (err) {
+        d.log.warn({ err: (err as Error).message }, 'search: retrieval worker failed; retrieving in the request thread');
+      }
+      if (lists !== null && lists !== 'stale') pending = lists.map((l) => Promise.resolve(l));
+      else ({ targets, limits, pending } = plan(true));
+    }
     this.queueMissingVersions(targets, principal);
     const several = targets.length > 1;
-    const settled = await Promise.allSettled(pending);
+    const settled = await Promise.allSettled(pending!);
     const merged: Candidate[] = [];
     let failures = 0;
     settled.forEach((r, i) => {

@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import type { Db } from './db.ts';
 import type { Library, LibraryMeta, LibraryVersion, VersionState } from '../model.ts';
 
@@ -29,15 +30,24 @@ function toVersion(r: VersionRow): LibraryVersion {
 
 /** Libraries and their versions. */
 export class LibraryStore {
+  /** Prepared once per SQL text: version and library lookups run on every search request. */
+  private readonly stmts = new Map<string, Database.Statement<unknown[], unknown>>();
+
   constructor(private readonly db: Db) {}
 
+  private stmt(sql: string): Database.Statement<unknown[], unknown> {
+    let st = this.stmts.get(sql);
+    if (!st) this.stmts.set(sql, (st = this.db.prepare(sql)));
+    return st;
+  }
+
   get(id: string): Library | null {
-    const r = this.db.prepare('SELECT * FROM libraries WHERE id = ?').get(id) as LibraryRow | undefined;
+    const r = this.stmt('SELECT * FROM libraries WHERE id = ?').get(id) as LibraryRow | undefined;
     return r ? toLibrary(r) : null;
   }
 
   list(): Library[] {
-    return (this.db.prepare('SELECT * FROM libraries ORDER BY id').all() as LibraryRow[]).map(toLibrary);
+    return (this.stmt('SELECT * FROM libraries ORDER BY id').all() as LibraryRow[]).map(toLibrary);
   }
 
   /** Inserts the library, or updates its metadata when it exists. */
@@ -67,32 +77,32 @@ export class LibraryStore {
   delete(id: string): boolean {
     return this.db.transaction(() => {
       for (const v of this.versions(id)) this.deleteVersionRows(v.id);
-      return this.db.prepare('DELETE FROM libraries WHERE id = ?').run(id).changes > 0;
+      return this.stmt('DELETE FROM libraries WHERE id = ?').run(id).changes > 0;
     })();
   }
 
   versions(libraryId: string): LibraryVersion[] {
-    return (this.db.prepare('SELECT * FROM library_versions WHERE library_id = ? ORDER BY id').all(libraryId) as VersionRow[]).map(toVersion);
+    return (this.stmt('SELECT * FROM library_versions WHERE library_id = ? ORDER BY id').all(libraryId) as VersionRow[]).map(toVersion);
   }
 
   version(id: number): LibraryVersion | null {
-    const r = this.db.prepare('SELECT * FROM library_versions WHERE id = ?').get(id) as VersionRow | undefined;
+    const r = this.stmt('SELECT * FROM library_versions WHERE id = ?').get(id) as VersionRow | undefined;
     return r ? toVersion(r) : null;
   }
 
   /** The version readers are served for (library, tag), if any. */
   currentVersion(libraryId: string, tag: string): LibraryVersion | null {
-    const r = this.db.prepare('SELECT * FROM library_versions WHERE library_id = ? AND tag = ? AND is_current = 1').get(libraryId, tag) as VersionRow | undefined;
+    const r = this.stmt('SELECT * FROM library_versions WHERE library_id = ? AND tag = ? AND is_current = 1').get(libraryId, tag) as VersionRow | undefined;
     return r ? toVersion(r) : null;
   }
 
   /** Every served version of every library (one row per library and tag). */
   allCurrentVersions(): LibraryVersion[] {
-    return (this.db.prepare('SELECT * FROM library_versions WHERE is_current = 1 ORDER BY library_id, tag').all() as VersionRow[]).map(toVersion);
+    return (this.stmt('SELECT * FROM library_versions WHERE is_current = 1 ORDER BY library_id, tag').all() as VersionRow[]).map(toVersion);
   }
 
   buildingVersionForJob(jobId: number): LibraryVersion | null {
-    const r = this.db.prepare("SELECT * FROM library_versions WHERE job_id = ? AND state = 'building' ORDER BY id DESC LIMIT 1").get(jobId) as VersionRow | undefined;
+    const r = this.stmt("SELECT * FROM library_versions WHERE job_id = ? AND state = 'building' ORDER BY id DESC LIMIT 1").get(jobId) as VersionRow | undefined;
     return r ? toVersion(r) : null;
   }
 
@@ -112,50 +122,50 @@ export class LibraryStore {
       const v = this.version(versionId);
       if (!v || v.state !== 'building') throw new Error(`version ${versionId} is not being built`);
       if (meta) this.upsert(meta, now);
-      const old = this.db.prepare('SELECT id FROM library_versions WHERE library_id = ? AND tag = ? AND is_current = 1').all(v.libraryId, v.tag) as { id: number }[];
-      this.db.prepare("UPDATE library_versions SET is_current = 0, state = 'retired', updated_at = ? WHERE library_id = ? AND tag = ? AND is_current = 1").run(now, v.libraryId, v.tag);
+      const old = this.stmt('SELECT id FROM library_versions WHERE library_id = ? AND tag = ? AND is_current = 1').all(v.libraryId, v.tag) as { id: number }[];
+      this.stmt("UPDATE library_versions SET is_current = 0, state = 'retired', updated_at = ? WHERE library_id = ? AND tag = ? AND is_current = 1").run(now, v.libraryId, v.tag);
       this.db
         .prepare("UPDATE library_versions SET is_current = 1, state = 'ready', total_tokens = ?, total_snippets = ?, updated_at = ? WHERE id = ?")
         .run(totals.tokens, totals.snippets, now, versionId);
-      this.db.prepare('UPDATE libraries SET updated_at = ? WHERE id = ?').run(now, v.libraryId);
+      this.stmt('UPDATE libraries SET updated_at = ? WHERE id = ?').run(now, v.libraryId);
       return old.map((r) => r.id);
     })();
   }
 
   markVersion(versionId: number, state: VersionState, now: string): void {
-    this.db.prepare('UPDATE library_versions SET state = ?, updated_at = ? WHERE id = ?').run(state, now, versionId);
+    this.stmt('UPDATE library_versions SET state = ?, updated_at = ? WHERE id = ?').run(state, now, versionId);
   }
 
   /** Retired, failed and abandoned versions whose rows can be purged. */
   purgeableVersions(): number[] {
-    return (this.db.prepare("SELECT id FROM library_versions WHERE state IN ('retired','failed')").all() as { id: number }[]).map((r) => r.id);
+    return (this.stmt("SELECT id FROM library_versions WHERE state IN ('retired','failed')").all() as { id: number }[]).map((r) => r.id);
   }
 
   /** Deletes a version's snippets, index rows and the version row, in batches so writers are not blocked long. */
   deleteVersion(versionId: number, batch = 5000): void {
     for (;;) {
       const done = this.db.transaction(() => {
-        const ids = (this.db.prepare('SELECT id FROM snippets WHERE version_id = ? LIMIT ?').all(versionId, batch) as { id: number }[]).map((r) => r.id);
+        const ids = (this.stmt('SELECT id FROM snippets WHERE version_id = ? LIMIT ?').all(versionId, batch) as { id: number }[]).map((r) => r.id);
         if (ids.length === 0) return true;
         this.deleteSnippetRows(ids);
         return false;
       })();
       if (done) break;
     }
-    this.db.prepare('DELETE FROM library_versions WHERE id = ?').run(versionId);
+    this.stmt('DELETE FROM library_versions WHERE id = ?').run(versionId);
   }
 
   private deleteVersionRows(versionId: number): void {
-    const ids = (this.db.prepare('SELECT id FROM snippets WHERE version_id = ?').all(versionId) as { id: number }[]).map((r) => r.id);
+    const ids = (this.stmt('SELECT id FROM snippets WHERE version_id = ?').all(versionId) as { id: number }[]).map((r) => r.id);
     this.deleteSnippetRows(ids);
-    this.db.prepare('DELETE FROM library_versions WHERE id = ?').run(versionId);
+    this.stmt('DELETE FROM library_versions WHERE id = ?').run(versionId);
   }
 
   private deleteSnippetRows(ids: number[]): void {
-    const fts = this.db.prepare('DELETE FROM snippet_fts WHERE rowid = ?');
-    const hasVec = this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'snippet_vec'").get() !== undefined;
-    const vec = hasVec ? this.db.prepare('DELETE FROM snippet_vec WHERE rowid = ?') : null;
-    const row = this.db.prepare('DELETE FROM snippets WHERE id = ?');
+    const fts = this.stmt('DELETE FROM snippet_fts WHERE rowid = ?');
+    const hasVec = this.stmt("SELECT 1 FROM sqlite_master WHERE name = 'snippet_vec'").get() !== undefined;
+    const vec = hasVec ? this.stmt('DELETE FROM snippet_vec WHERE rowid = ?') : null;
+    const row = this.stmt('DELETE FROM snippets WHERE id = ?');
     for (const id of ids) {
       fts.run(id);
       vec?.run(BigInt(id));

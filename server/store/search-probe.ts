@@ -1,7 +1,7 @@
 import type { Db } from './db.ts';
 import type { Statement } from 'better-sqlite3';
 import { ftsScope } from './snippets.ts';
-import { BM25_WEIGHTS, type LexicalHit } from './search.ts';
+import { BM25_WEIGHTS, textColumnsMatch, type LexicalHit } from './search.ts';
 
 export interface VersionProbe {
   versionId: number;
@@ -27,7 +27,7 @@ export class SearchProbeStore {
            FROM (SELECT rowid, rank FROM snippet_fts WHERE snippet_fts MATCH ? ORDER BY rank LIMIT ?) m
            JOIN snippets s ON s.id = m.rowid`,
       )
-      .all(`{title breadcrumb description code content}: (${match})`, limit) as { versionId: number; score: number }[];
+      .all(textColumnsMatch(match), limit) as { versionId: number; score: number }[];
     const byVersion = new Map<number, VersionProbe>();
     for (const r of rows) {
       const p = byVersion.get(r.versionId) ?? { versionId: r.versionId, hits: 0, score: 0 };
@@ -42,7 +42,7 @@ export class SearchProbeStore {
   versionScore(versionId: number, match: string, limit: number): VersionProbe {
     const rows = this.db
       .prepare('SELECT -rank AS score FROM snippet_fts WHERE snippet_fts MATCH ? ORDER BY rank LIMIT ?')
-      .all(`scope:"${ftsScope(versionId)}" AND {title breadcrumb description code content}: (${match})`, limit) as { score: number }[];
+      .all(`scope:"${ftsScope(versionId)}" AND ${textColumnsMatch(match)}`, limit) as { score: number }[];
     return { versionId, hits: rows.length, score: rows.reduce((t, r) => t + r.score, 0) };
   }
 
@@ -59,7 +59,7 @@ export class SearchProbeStore {
     const scopes = versionIds.map((v) => `scope:"${ftsScope(v)}"`).join(' OR ');
     // Rows beyond perVersion x versions x 5 would only matter if one library took nearly all of them.
     const rows = this.acrossStmt()
-      .all(`(${scopes}) AND {title breadcrumb description code content}: (${match})`, perVersion * versionIds.length * 5) as { id: number; score: number; versionId: number }[];
+      .all(`(${scopes}) AND ${textColumnsMatch(match)}`, perVersion * versionIds.length * 5) as { id: number; score: number; versionId: number }[];
     rows.sort((a, b) => b.score - a.score || a.id - b.id);
     for (const r of rows) {
       const list = out.get(r.versionId);

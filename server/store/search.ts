@@ -12,6 +12,19 @@ type Statement = Database.Statement<unknown[], unknown>;
  */
 export const BM25_WEIGHTS = { scope: 0, title: 8, breadcrumb: 4, description: 3, code: 1.2, content: 1.5 } as const;
 
+/** A token the scope column holds (`v<versionId>`), bounded as the unicode61 tokenizer bounds tokens. */
+const SCOPE_TOKEN = /(?:^|[^\p{L}\p{N}])v\d+(?![\p{L}\p{N}])/iu;
+
+/**
+ * The user's match restricted to the text columns. The column filter makes FTS5 check every
+ * matching row's positions (about 11% of the query time at 1M snippets), and it only matters when
+ * a query term could match the scope column, whose only tokens are `v<versionId>`: without such a
+ * term the plain expression matches exactly the same rows with the same bm25 scores.
+ */
+export function textColumnsMatch(match: string): string {
+  return SCOPE_TOKEN.test(match) ? `{title breadcrumb description code content}: (${match})` : `(${match})`;
+}
+
 export interface LexicalHit {
   id: number;
   /** -bm25: larger is better. */
@@ -66,7 +79,7 @@ export class SearchStore {
    */
   lexical(versionId: number, match: string, limit: number): LexicalHit[] {
     if (!match) return [];
-    const expr = `scope:"${ftsScope(versionId)}" AND {title breadcrumb description code content}: (${match})`;
+    const expr = `scope:"${ftsScope(versionId)}" AND ${textColumnsMatch(match)}`;
     const span = this.span(versionId);
     if (!span) return [];
     return this.lexicalStmt.all(expr, span.lo, span.hi, limit) as LexicalHit[];

@@ -1,4 +1,5 @@
 import type { Db } from './db.ts';
+import type Database from 'better-sqlite3';
 import type { CodeExample, StoredSnippet } from '../model.ts';
 
 /** A snippet row ready to insert, with the texts of its full-text columns already prepared. */
@@ -41,7 +42,20 @@ export function ftsScope(versionId: number): string {
 
 /** Snippet rows with their full-text and vector index entries. */
 export class SnippetStore {
+  /** byIds statements by number of ids: retrieval loads 20-80 candidates per answer, and preparing each time showed in profiles. */
+  private readonly byIdsStmts = new Map<number, Database.Statement<unknown[], unknown>>();
+
   constructor(private readonly db: Db) {}
+
+  private byIdsStmt(n: number): Database.Statement<unknown[], unknown> {
+    let st = this.byIdsStmts.get(n);
+    if (!st) {
+      st = this.db.prepare(`SELECT * FROM snippets WHERE id IN (${Array.from({ length: n }, () => '?').join(',')})`);
+      // Bounded: at most one statement per list length up to 200, longer lists are prepared each time.
+      if (n <= 200) this.byIdsStmts.set(n, st);
+    }
+    return st;
+  }
 
   /** Inserts a batch in one transaction. */
   insertBatch(versionId: number, rows: SnippetRow[], vectorTable: string | null): void {
@@ -79,7 +93,7 @@ export class SnippetStore {
 
   byIds(ids: number[]): StoredSnippet[] {
     if (ids.length === 0) return [];
-    const rows = this.db.prepare(`SELECT * FROM snippets WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids) as Row[];
+    const rows = this.byIdsStmt(ids.length).all(...ids) as Row[];
     const byId = new Map(rows.map((r) => [r.id, toSnippet(r)]));
     return ids.map((id) => byId.get(id)).filter((s): s is StoredSnippet => s !== undefined);
   }

@@ -1,5 +1,5 @@
 // Import throughput end to end through the real HTTP endpoint:
-//   npm run bench -- import [--snippets 200000] [--runs 3] [--max-old-space MB] [--trace] [--keep]
+//   npm run bench -- import [--snippets 200000] [--runs 3] [--max-old-space MB (default 512, as npm start)] [--trace] [--keep]
 // Generates a realistic bundle (~500 bytes per snippet) into a temp dir, starts `stacks serve` as a
 // child process per run (fresh data dir, dev license), uploads the bundle as a streamed JSON body
 // and waits for the import job. Prints snippets/s (upload + parse + validate + stage + store + FTS
@@ -22,8 +22,8 @@ const SNIPPETS = arg('snippets', 200_000);
 const RUNS = arg('runs', 3);
 const keep = args.includes('--keep');
 const trace = args.includes('--trace');
-/** V8 old-space cap for the server process (0 = node's default); V8 collects lazily up to its limit. */
-const maxOldSpace = arg('max-old-space', 0);
+/** V8 old-space cap for the server process, as `npm start` and the Docker image set it (0 = node's default, which collects lazily up to ~4 GB). */
+const maxOldSpace = arg('max-old-space', 512);
 
 async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string; key: string }> {
   const started = await startStacksProcess({ dataDir, args: ['--dev'], nodeFlags: maxOldSpace > 0 ? [`--max-old-space-size=${maxOldSpace}`] : [] });

@@ -97,6 +97,8 @@ export interface LibrarySearchEntry {
 
 export interface LibrarySearchService {
   search(req: { libraryName: string; query: string }, principal: Principal | null): Promise<{ results: LibrarySearchEntry[]; searchFilterApplied: boolean }>;
+  /** Every library the caller may see, by ID (GET /api/libraries, the web UI). */
+  list(principal: Principal | null): LibrarySearchEntry[];
 }
 
 /**

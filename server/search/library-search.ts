@@ -35,6 +35,13 @@ export class StoreLibrarySearch implements LibrarySearchService {
     }
     return { results: ranked.slice(0, LIBRARY_SEARCH_LIMIT).map((r) => toEntry(r.entry)), searchFilterApplied: access.filtersActive(principal) };
   }
+
+  list(principal: Principal | null): LibrarySearchEntry[] {
+    return this.depsOf()
+      .selector.visible(principal)
+      .map(toEntry)
+      .sort((a, b) => a.id.localeCompare(b.id));
+  }
 }
 
 /** The public fields of a library in the shape the official clients read (-1 = unknown, as they expect). */

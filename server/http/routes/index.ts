@@ -10,6 +10,8 @@ import { mountSearch } from './search.ts';
 import { mountImport } from './import.ts';
 import { mountHealth } from './health.ts';
 import { mountMcp } from './mcp.ts';
+import { mountLibraries } from './libraries.ts';
+import { mountWeb } from './web.ts';
 
 export type Mount = (app: Express, services: Services) => void;
 
@@ -17,4 +19,4 @@ export type Mount = (app: Express, services: Services) => void;
 export const rawBodyPaths = new Set<string>(['/api/import-libraries']);
 
 /** Every route module, in mount order. */
-export const routers: Mount[] = [mountSystem, mountTeams, mountJobs, mountCrawl, mountSources, mountHealth, mountMcp, mountImport, mountContext, mountSearch];
+export const routers: Mount[] = [mountSystem, mountTeams, mountJobs, mountCrawl, mountSources, mountHealth, mountMcp, mountImport, mountContext, mountSearch, mountLibraries, mountWeb];

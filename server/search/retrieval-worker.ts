@@ -54,7 +54,7 @@ function searchLists(job: SearchJob): Candidate[][] {
   let lexical: Map<number, LexicalHit[]> | null = null;
   if (job.combined) {
     const ids = [...new Set(job.targets.map((t) => t.versionId))];
-    lexical = store.probe.lexicalAcross(ids, job.query.match, job.limits.lexicalLimit ?? 30);
+    lexical = store.probe.lexicalAcross(ids, job.query.match, job.limits.lexicalLimit ?? 30, ids.map((v) => store.search.span(v)));
   }
   return job.targets.map((t) =>
     retrievePrepared(store, t.versionId, job.query, { libraryId: t.libraryId, ...job.limits, lexicalHits: lexical?.get(t.versionId) }),

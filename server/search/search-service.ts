@@ -146,7 +146,8 @@ export class MultiLibrarySearch implements SearchService {
       let lexical: Map<number, LexicalHit[]> | null = null;
       if (targets.length > 1 && !this.overrides.retrieve) {
         try {
-          lexical = d.store.probe.lexicalAcross([...new Set(targets.map((t) => t.version.id))], q.match, MULTI.listLimit);
+          const ids = [...new Set(targets.map((t) => t.version.id))];
+          lexical = d.store.probe.lexicalAcross(ids, q.match, MULTI.listLimit, ids.map((v) => d.store.search.span(v)));
         } catch (err) {
           d.log.warn({ err: (err as Error).message }, 'search: combined BM25 query failed; querying each library');
         }

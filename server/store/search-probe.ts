@@ -53,13 +53,18 @@ export class SearchProbeStore {
    * a third of four. Scores use the column weights of SearchStore.lexical and are comparable across
    * the versions. Returns at most perVersion hits per version, best first.
    */
-  lexicalAcross(versionIds: number[], match: string, perVersion: number): Map<number, LexicalHit[]> {
+  lexicalAcross(versionIds: number[], match: string, perVersion: number, spans?: ({ lo: number; hi: number } | null)[]): Map<number, LexicalHit[]> {
     const out = new Map<number, LexicalHit[]>(versionIds.map((v) => [v, []]));
     if (!match || versionIds.length === 0) return out;
     const scopes = versionIds.map((v) => `scope:"${ftsScope(v)}"`).join(' OR ');
+    // The row id range covering the versions' id spans (when known) lets FTS5 seek its doclists past
+    // the rows before and after them (about 12% of this query at 1M snippets); the scopes keep it exact.
+    const known = spans?.filter((s): s is { lo: number; hi: number } => s !== null) ?? [];
+    const lo = known.length === versionIds.length ? Math.min(...known.map((s) => s.lo)) : 0;
+    const hi = known.length === versionIds.length ? Math.max(...known.map((s) => s.hi)) : Number.MAX_SAFE_INTEGER;
     // Rows beyond perVersion x versions x 5 would only matter if one library took nearly all of them.
     const rows = this.acrossStmt()
-      .all(`(${scopes}) AND ${textColumnsMatch(match)}`, perVersion * versionIds.length * 5) as { id: number; score: number; versionId: number }[];
+      .all(`(${scopes}) AND ${textColumnsMatch(match)}`, lo, hi, perVersion * versionIds.length * 5) as { id: number; score: number; versionId: number }[];
     rows.sort((a, b) => b.score - a.score || a.id - b.id);
     for (const r of rows) {
       const list = out.get(r.versionId);
@@ -76,7 +81,7 @@ export class SearchProbeStore {
     const bm25 = `bm25(snippet_fts, ${w.scope}, ${w.title}, ${w.breadcrumb}, ${w.description}, ${w.code}, ${w.content})`;
     this.across = this.db.prepare(
       `SELECT m.id AS id, m.score AS score, s.version_id AS versionId
-         FROM (SELECT rowid AS id, -${bm25} AS score FROM snippet_fts WHERE snippet_fts MATCH ? ORDER BY ${bm25} LIMIT ?) m
+         FROM (SELECT rowid AS id, -${bm25} AS score FROM snippet_fts WHERE snippet_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY ${bm25} LIMIT ?) m
          JOIN snippets s ON s.id = m.id`,
     );
     return this.across;
@@ -94,16 +99,19 @@ export class SearchProbeStore {
     return out;
   }
 
+  private stampStmt: Statement | null = null;
+
   /**
    * Changes whenever a library or a served version is added, removed or swapped: lets the
    * search layer cache its library catalogue and rebuild it only when this differs.
    */
   catalogStamp(): string {
-    const r = this.db
+    // Read on every search request: prepared once.
+    const r = (this.stampStmt ??= this.db
       .prepare(
         `SELECT (SELECT count(*) || ':' || coalesce(max(updated_at), '') FROM libraries) || '|' ||
                 (SELECT count(*) || ':' || coalesce(max(id), 0) || ':' || coalesce(max(updated_at), '') FROM library_versions WHERE is_current = 1) AS stamp`,
-      )
+      ))
       .get() as { stamp: string };
     return r.stamp;
   }

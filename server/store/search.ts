@@ -90,7 +90,7 @@ export class SearchStore {
    * version never changes); the key includes the version's creation time because SQLite may hand
    * the id of a deleted last version to the next one.
    */
-  private span(versionId: number): { lo: number; hi: number } | null {
+  span(versionId: number): { lo: number; hi: number } | null {
     const v = this.versionStmt.get(versionId) as { created_at: string; state: string } | undefined;
     if (!v) return null;
     const key = `${versionId}@${v.created_at}`;

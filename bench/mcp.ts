@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startStacksProcess } from '../test/helpers/server.ts';
-import { percentile } from './stats.ts';
+import { BENCH_QUESTIONS as QUERIES, memoryOf, percentile } from './stats.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { loadConfig } from '../server/config.ts';
@@ -28,21 +28,6 @@ const { values: opts } = parseArgs({
 });
 const CLIENTS = Number(opts.clients);
 const SECONDS = Number(opts.seconds);
-
-const QUERIES = [
-  'How do I configure the logger with custom options?',
-  'register a plugin with options',
-  'validate the request body against a schema',
-  'handle errors in async route handlers',
-  'set up authentication middleware',
-  'stream a large response',
-  'configure caching and invalidation',
-  'write a unit test for a route',
-  'parse query string parameters',
-  'graceful shutdown and closing connections',
-  'environment variables and configuration files',
-  'retry failed requests with backoff',
-];
 
 interface Corpus {
   dataDir: string;
@@ -72,15 +57,6 @@ async function sharedCorpus(): Promise<Corpus> {
   const count = services.store.libraries.allCurrentVersions().reduce((n, v) => n + v.totalSnippets, 0);
   services.store.close();
   return { dataDir, label: `shared corpus (${count} snippets, ${ids.length} library versions)`, samples: ids.flatMap((libraryId) => QUERIES.map((query) => ({ libraryId, query }))), temporary: true };
-}
-
-function peakRssMb(pid: number): number | null {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Math.round(Number(m[1]) / 1024) : null;
-  } catch {
-    return null;
-  }
 }
 
 async function main(): Promise<void> {
@@ -143,7 +119,7 @@ async function main(): Promise<void> {
       `p50=${f(percentile(r.latencies, 50))} p95=${f(percentile(r.latencies, 95))} p99=${f(percentile(r.latencies, 99))} max=${f(r.latencies[r.latencies.length - 1] ?? NaN)} ms`;
     console.log(line('query-docs over /mcp', mcp));
     if (opts.rest) console.log(line('GET /api/v2/context (same clients, alternating)', rest));
-    console.log(`target p95 < 50 ms: ${percentile(mcp.latencies, 95) < 50 ? 'met' : 'NOT met'}; server peak RSS ${peakRssMb(child.pid!) ?? '?'} MB; load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+    console.log(`target p95 < 50 ms: ${percentile(mcp.latencies, 95) < 50 ? 'met' : 'NOT met'}; server peak RSS ${Math.round(memoryOf(child.pid!).peak)} MB; load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
     await Promise.all(clients.map((c) => c.close()));
   } finally {
     child.kill('SIGTERM');

@@ -54,19 +54,3 @@ test('search answers retrieved on worker threads equal the request-thread answer
   }
   assert.equal(workerCalls, cases.length, 'every search retrieved on a worker');
 });
-
-test('the combined BM25 query restricted to the row ids of its versions returns the same lists', async () => {
-  const { analyzeQuery } = await import('../server/search/query.ts');
-  const store = s.services.store;
-  const versions = store.libraries.allCurrentVersions().map((v) => v.id);
-  const spans = versions.map((v) => store.search.span(v));
-  assert.ok(spans.every((sp) => sp !== null));
-  // v4 / v1: terms that look like scope tokens keep the column filter.
-  for (const question of ['define a route handler with a path parameter', 'child logger bindings', 'v4 register plugin', 'parse v1 schema']) {
-    const match = analyzeQuery(question).match;
-    const ranged = store.probe.lexicalAcross(versions, match, 30, spans);
-    const whole = store.probe.lexicalAcross(versions, match, 30);
-    assert.ok([...whole.values()].some((l) => l.length > 0), `"${question}" matches`);
-    assert.deepEqual(ranged, whole, question);
-  }
-});

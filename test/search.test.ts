@@ -143,20 +143,6 @@ describe('rule 1: several libraries, parallel retrieval, dedupe, global rerank, 
     assert.equal('version' in body, false);
   });
 
-  test('the combined BM25 query of several libraries returns each library exactly its own BM25 list', async () => {
-    const { analyzeQuery } = await import('../server/search/query.ts');
-    const versions = s.services.store.libraries.allCurrentVersions().filter((v) => v.tag === '').map((v) => v.id);
-    for (const question of ['define a route handler with a path parameter', 'register a plugin', 'child logger bindings']) {
-      const match = analyzeQuery(question).match;
-      const across = s.services.store.probe.lexicalAcross(versions, match, 40);
-      for (const v of versions) {
-        const alone = s.services.store.search.lexical(v, match, 40);
-        assert.deepEqual(across.get(v)!.map((h) => h.id), alone.map((h) => h.id), `${question} / version ${v}`);
-        across.get(v)!.forEach((h, i) => assert.ok(Math.abs(h.score - alone[i]!.score) < 1e-6));
-      }
-    }
-  });
-
   test('a library ID outside ASCII is served and its header value stays valid', async () => {
     const { res, body } = await search({ query: 'spin the widget', library: '/acme/zähler' });
     assert.equal(res.status, 200);

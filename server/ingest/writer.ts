@@ -4,8 +4,10 @@ import type { SnippetRow } from '../store/snippets.ts';
 import type { Embedder } from '../embed/types.ts';
 import type { LibraryMeta, SnippetInput } from '../model.ts';
 import { countTokens } from './tokens.ts';
-import { expandForIndex } from '../search/text.ts';
+import { indexColumns } from '../search/text.ts';
 import { embeddingText } from '../embed/text.ts';
+import { TermChunkBuilder } from './term-chunks.ts';
+import { addStoredSnippets, addToTermIndex, flushTermChunk } from './term-backfill.ts';
 
 export interface BuildOptions {
   /** Version tag; '' (default) is the library's current documentation. */
@@ -27,6 +29,7 @@ export class VersionBuild {
   private tokens: number;
   private count: number;
   private done = false;
+  private readonly terms = new TermChunkBuilder();
 
   constructor(
     private readonly store: Store,
@@ -40,6 +43,8 @@ export class VersionBuild {
     this.position = totals.maxPosition + 1;
     this.tokens = totals.tokens;
     this.count = totals.snippets;
+    // A resumed build: index what the interrupted run stored after its last term chunk.
+    if (this.count > 0) addStoredSnippets(store, versionId, this.terms);
   }
 
   get snippetCount(): number {
@@ -63,7 +68,8 @@ export class VersionBuild {
       const vectors = await this.embedder.embed(rows.map(embeddingText));
       rows.forEach((r, i) => (r.vector = vectors[i] ?? null));
     }
-    this.store.snippets.insertBatch(this.versionId, rows, this.embedder ? this.store.vectors.table : null);
+    const ids = this.store.snippets.insertBatch(this.versionId, rows, this.embedder ? this.store.vectors.table : null);
+    rows.forEach((r, i) => addToTermIndex(this.store, this.versionId, this.terms, ids[i]!, r.fts));
     for (const r of rows) this.tokens += r.tokens;
     this.count += rows.length;
     return rows.length;
@@ -73,6 +79,8 @@ export class VersionBuild {
   commit(): { snippets: number; tokens: number } {
     if (this.done) throw new Error('build already finished');
     this.done = true;
+    flushTermChunk(this.store, this.versionId, this.terms);
+    this.store.terms.markIndexed(this.versionId);
     const retired = this.store.libraries.swapIn(this.versionId, this.meta, { tokens: this.tokens, snippets: this.count }, this.now());
     for (const id of retired) this.store.libraries.deleteVersion(id);
     return { snippets: this.count, tokens: this.tokens };
@@ -118,21 +126,19 @@ function toRow(s: SnippetInput, position: number): SnippetRow {
   if (s.kind === 'code') {
     const code = s.codeList.map((c) => c.code).join('\n');
     const text = [s.title, s.description, code].join('\n');
-    return {
-      kind: 'code', sourceId: s.sourceId, title: s.title, description: s.description, language: s.language, pageTitle: s.pageTitle,
+    const row = {
+      kind: 'code' as const, sourceId: s.sourceId, title: s.title, description: s.description, language: s.language, pageTitle: s.pageTitle,
       breadcrumb: s.breadcrumb ?? '', content: '', codeList: s.codeList, tokens: s.tokens ?? countTokens(text),
       contentHash: hash(`${s.title}\u0000${s.description}\u0000${code}`), position, isDynamic: s.isDynamic ?? false, sourceFile: s.sourceFile ?? null,
-      fts: { title: expandForIndex(s.title), breadcrumb: expandForIndex(s.breadcrumb ?? s.pageTitle), description: expandForIndex(s.description), code: expandForIndex(code), content: '' },
-      vector: null,
     };
+    return { ...row, fts: indexColumns(row), vector: null };
   }
   const title = s.title ?? lastCrumb(s.breadcrumb) ?? s.pageTitle ?? '';
-  return {
-    kind: 'info', sourceId: s.sourceId, title, description: '', language: '', pageTitle: s.pageTitle ?? '', breadcrumb: s.breadcrumb ?? '',
+  const row = {
+    kind: 'info' as const, sourceId: s.sourceId, title, description: '', language: '', pageTitle: s.pageTitle ?? '', breadcrumb: s.breadcrumb ?? '',
     content: s.content, codeList: null, tokens: s.tokens ?? countTokens(s.content), contentHash: hash(s.content), position, isDynamic: false, sourceFile: null,
-    fts: { title: expandForIndex(title), breadcrumb: expandForIndex(s.breadcrumb ?? s.pageTitle ?? ''), description: '', code: '', content: expandForIndex(s.content) },
-    vector: null,
   };
+  return { ...row, fts: indexColumns(row), vector: null };
 }
 
 function lastCrumb(breadcrumb: string | undefined): string | undefined {

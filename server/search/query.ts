@@ -12,7 +12,9 @@ export interface PreparedQuery {
   terms: string[];
   /** Code identifiers named in the question (camelCase, snake_case, dotted, calls, flags). */
   identifiers: string[];
-  /** FTS5 expression for the text columns: each term and its inflected forms, ORed; user text is always quoted. */
+  /** The index tokens looked up: each term (the first 16) and its inflected forms. */
+  forms: string[];
+  /** FTS5 expression for the text columns (the forms ORed, each quoted), for the library probes. */
   match: string;
   /** The longest run of consecutive content words ("custom error handler"), lower case; '' when under two words. */
   phrase: string;
@@ -143,6 +145,7 @@ export function analyzeQuery(text: string): Omit<PreparedQuery, 'vector'> {
     text,
     terms,
     identifiers: [...new Set(identifiers)],
+    forms: [...seenForms],
     match: clauses.join(' OR '),
     phrase: phrase.length > 1 ? phrase.join(' ') : '',
     codeIntent: codeCue && !proseCue ? 1 : proseCue && !codeCue ? -1 : 0,

@@ -60,12 +60,11 @@ export class RetrievalPool {
   }
 
   /**
-   * The per-library candidates of a /api/v3/search (BM25 lists from one combined FTS query when
-   * `combined`, KNN, fusion, loading), one list per target in target order; 'stale' when a target's
+   * The per-library candidates of a /api/v3/search (BM25, KNN, fusion, loading), one list per target in target order; 'stale' when a target's
    * version is no longer the served one.
    */
-  search(targets: SearchJobTarget[], query: PreparedQuery, limits: SearchLimits, combined: boolean): Promise<Candidate[][] | 'stale'> {
-    return this.send({ kind: 'search', id: 0, targets, query, limits, combined }) as Promise<Candidate[][] | 'stale'>;
+  search(targets: SearchJobTarget[], query: PreparedQuery, limits: SearchLimits): Promise<Candidate[][] | 'stale'> {
+    return this.send({ kind: 'search', id: 0, targets, query, limits }) as Promise<Candidate[][] | 'stale'>;
   }
 
   private send(job: WorkerJob): Promise<Candidate[] | Candidate[][] | 'stale'> {

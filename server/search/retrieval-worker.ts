@@ -1,7 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { Store } from '../store/index.ts';
 import { openDb } from '../store/db.ts';
-import type { LexicalHit } from '../store/search.ts';
 import { answerForVersion, type VersionAnswerOptions } from './pipeline.ts';
 import type { PreparedQuery } from './query.ts';
 import { retrievePrepared, type Candidate, type RetrieveOptions } from './retrieve.ts';
@@ -28,8 +27,6 @@ export interface SearchJob {
   targets: SearchJobTarget[];
   query: PreparedQuery;
   limits: Pick<RetrieveOptions, 'lexicalLimit' | 'vectorLimit' | 'fetchLimit'>;
-  /** BM25 lists of all targets from one FTS query (several libraries). */
-  combined: boolean;
 }
 
 export type WorkerJob = RetrievalJob | SearchJob;
@@ -51,14 +48,7 @@ function served(versionId: number): boolean {
 }
 
 function searchLists(job: SearchJob): Candidate[][] {
-  let lexical: Map<number, LexicalHit[]> | null = null;
-  if (job.combined) {
-    const ids = [...new Set(job.targets.map((t) => t.versionId))];
-    lexical = store.probe.lexicalAcross(ids, job.query.match, job.limits.lexicalLimit ?? 30, ids.map((v) => store.search.span(v)));
-  }
-  return job.targets.map((t) =>
-    retrievePrepared(store, t.versionId, job.query, { libraryId: t.libraryId, ...job.limits, lexicalHits: lexical?.get(t.versionId) }),
-  );
+  return job.targets.map((t) => retrievePrepared(store, t.versionId, job.query, { libraryId: t.libraryId, ...job.limits }));
 }
 
 parentPort!.on('message', (job: WorkerJob) => {

@@ -1,8 +1,8 @@
 import type { Store } from '../store/index.ts';
-import type { LexicalHit } from '../store/search.ts';
 import type { Embedder } from '../embed/types.ts';
 import type { StoredSnippet } from '../model.ts';
 import { prepareQuery, type PreparedQuery } from './query.ts';
+import { lexicalTop } from './bm25.ts';
 
 /**
  * Fusion constants (see docs/retrieval.md). Reciprocal rank fusion: score = sum over lists of
@@ -62,8 +62,6 @@ export interface RetrieveOptions {
   fetchLimit?: number;
   /** Fill in the similarity of lexical-only candidates by point lookups (default true; the reranker uses it). */
   completeSimilarity?: boolean;
-  /** This version's BM25 list, already fetched (multi-library search ranks all libraries in one FTS query). */
-  lexicalHits?: LexicalHit[];
 }
 
 /**
@@ -86,7 +84,7 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
   const fusion = { ...FUSION, ...opts.fusion };
   const useLex = opts.lexical !== false;
   const useVec = opts.vector !== false && q.vector !== null;
-  const lex = !useLex ? [] : opts.lexicalHits ?? store.search.lexical(versionId, q.match, opts.lexicalLimit ?? fusion.lexicalLimit);
+  const lex = useLex ? lexicalTop(store, versionId, q.forms, opts.lexicalLimit ?? fusion.lexicalLimit) : [];
   const vec = useVec && q.vector ? store.search.knn(versionId, q.vector, opts.vectorLimit ?? fusion.vectorLimit) : [];
 
   const byId = new Map<number, { bm25: number | null; lexicalRank: number | null; distance: number | null; vectorRank: number | null; fused: number }>();

@@ -1,5 +1,4 @@
 import type { Store } from '../store/index.ts';
-import type { LexicalHit } from '../store/search.ts';
 import type { Embedder } from '../embed/types.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { Logger } from '../log.ts';
@@ -142,26 +141,15 @@ export class MultiLibrarySearch implements SearchService {
       // reach the global reranker (its cost grows with every candidate; the answer holds ~25).
       const limits = targets.length > 1 ? { lexicalLimit: MULTI.listLimit, vectorLimit: MULTI.listLimit, fetchLimit: MULTI.perLibrary } : {};
       if (!inThread) return { targets, limits, pending: null };
-      // Several libraries: their BM25 lists come from one FTS query (term statistics computed once).
-      let lexical: Map<number, LexicalHit[]> | null = null;
-      if (targets.length > 1 && !this.overrides.retrieve) {
-        try {
-          const ids = [...new Set(targets.map((t) => t.version.id))];
-          lexical = d.store.probe.lexicalAcross(ids, q.match, MULTI.listLimit, ids.map((v) => d.store.search.span(v)));
-        } catch (err) {
-          d.log.warn({ err: (err as Error).message }, 'search: combined BM25 query failed; querying each library');
-        }
-      }
       const retrieve =
-        this.overrides.retrieve ??
-        (async (t: SearchTarget, pq: PreparedQuery) => retrievePrepared(d.store, t.version.id, pq, { libraryId: t.label, ...limits, lexicalHits: lexical?.get(t.version.id) }));
+        this.overrides.retrieve ?? (async (t: SearchTarget, pq: PreparedQuery) => retrievePrepared(d.store, t.version.id, pq, { libraryId: t.label, ...limits }));
       return { targets, limits, pending: targets.map((t) => retrieve(t, q)) };
     });
     let { targets, limits, pending } = plan(pool === null);
     if (pending === null) {
       let lists: Candidate[][] | 'stale' | null = null;
       try {
-        lists = await pool!.search(targets.map((t) => ({ versionId: t.version.id, libraryId: t.label })), q, limits, targets.length > 1);
+        lists = await pool!.search(targets.map((t) => ({ versionId: t.version.id, libraryId: t.label })), q, limits);
       } catch (err) {
         d.log.warn({ err: (err as Error).message }, 'search: retrieval worker failed; retrieving in the request thread');
       }

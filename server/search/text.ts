@@ -45,3 +45,46 @@ export function wordsOf(text: string): string[] {
 export function eachWord(text: string, fn: (word: string, parts: string[]) => void): void {
   for (const m of text.matchAll(IDENT)) fn(m[0], splitIdentifier(m[0]));
 }
+
+/** The texts of a snippet's full-text columns; FTS5 and the term index (server/search/bm25.ts) index the same. */
+export interface IndexColumns {
+  title: string;
+  breadcrumb: string;
+  description: string;
+  code: string;
+  content: string;
+}
+
+/** What indexColumns reads of a snippet (an input row or a stored one). */
+export interface IndexableSnippet {
+  kind: 'code' | 'info';
+  title: string;
+  breadcrumb: string;
+  pageTitle: string;
+  description: string;
+  content: string;
+  codeList: { code: string }[] | null;
+}
+
+export function indexColumns(s: IndexableSnippet): IndexColumns {
+  const breadcrumb = expandForIndex(s.breadcrumb || s.pageTitle);
+  if (s.kind === 'code') {
+    const code = (s.codeList ?? []).map((c) => c.code).join('\n');
+    return { title: expandForIndex(s.title), breadcrumb, description: expandForIndex(s.description), code: expandForIndex(code), content: '' };
+  }
+  return { title: expandForIndex(s.title), breadcrumb, description: '', code: '', content: expandForIndex(s.content) };
+}
+
+const INDEX_TOKEN = /[\p{L}\p{N}]+/gu;
+const NON_ASCII = /[^\x00-\x7f]/;
+const MARKS = /\p{M}+/gu;
+
+/**
+ * The tokens FTS5's `unicode61 remove_diacritics 2` tokenizer makes of a text: runs of letters and
+ * digits, lower case, without diacritics. The term index uses it so that both indexes agree.
+ */
+export function indexTokens(text: string): string[] {
+  if (!text) return [];
+  const plain = NON_ASCII.test(text) ? text.normalize('NFD').replace(MARKS, '') : text;
+  return plain.toLowerCase().match(INDEX_TOKEN) ?? [];
+}

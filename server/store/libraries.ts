@@ -152,12 +152,19 @@ export class LibraryStore {
       })();
       if (done) break;
     }
+    this.deleteTermIndex(versionId);
     this.stmt('DELETE FROM library_versions WHERE id = ?').run(versionId);
+  }
+
+  private deleteTermIndex(versionId: number): void {
+    this.stmt('DELETE FROM term_postings WHERE version_id = ?').run(versionId);
+    this.stmt('DELETE FROM term_chunks WHERE version_id = ?').run(versionId);
   }
 
   private deleteVersionRows(versionId: number): void {
     const ids = (this.stmt('SELECT id FROM snippets WHERE version_id = ?').all(versionId) as { id: number }[]).map((r) => r.id);
     this.deleteSnippetRows(ids);
+    this.deleteTermIndex(versionId);
     this.stmt('DELETE FROM library_versions WHERE id = ?').run(versionId);
   }
 

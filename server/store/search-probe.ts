@@ -1,7 +1,7 @@
 import type { Db } from './db.ts';
 import type { Statement } from 'better-sqlite3';
 import { ftsScope } from './snippets.ts';
-import { BM25_WEIGHTS, textColumnsMatch, type LexicalHit } from './search.ts';
+import { textColumnsMatch } from './search.ts';
 
 export interface VersionProbe {
   versionId: number;
@@ -44,47 +44,6 @@ export class SearchProbeStore {
       .prepare('SELECT -rank AS score FROM snippet_fts WHERE snippet_fts MATCH ? ORDER BY rank LIMIT ?')
       .all(`scope:"${ftsScope(versionId)}" AND ${textColumnsMatch(match)}`, limit) as { score: number }[];
     return { versionId, hits: rows.length, score: rows.reduce((t, r) => t + r.score, 0) };
-  }
-
-  /**
-   * BM25 lists of several versions from ONE full-text query (the versions' scopes OR-ed inside the
-   * match): FTS5 computes a query's term statistics over the whole index once per statement, which
-   * is most of the cost of a query on a large index, so one statement for four libraries costs about
-   * a third of four. Scores use the column weights of SearchStore.lexical and are comparable across
-   * the versions. Returns at most perVersion hits per version, best first.
-   */
-  lexicalAcross(versionIds: number[], match: string, perVersion: number, spans?: ({ lo: number; hi: number } | null)[]): Map<number, LexicalHit[]> {
-    const out = new Map<number, LexicalHit[]>(versionIds.map((v) => [v, []]));
-    if (!match || versionIds.length === 0) return out;
-    const scopes = versionIds.map((v) => `scope:"${ftsScope(v)}"`).join(' OR ');
-    // The row id range covering the versions' id spans (when known) lets FTS5 seek its doclists past
-    // the rows before and after them (about 12% of this query at 1M snippets); the scopes keep it exact.
-    const known = spans?.filter((s): s is { lo: number; hi: number } => s !== null) ?? [];
-    const lo = known.length === versionIds.length ? Math.min(...known.map((s) => s.lo)) : 0;
-    const hi = known.length === versionIds.length ? Math.max(...known.map((s) => s.hi)) : Number.MAX_SAFE_INTEGER;
-    // Rows beyond perVersion x versions x 5 would only matter if one library took nearly all of them.
-    const rows = this.acrossStmt()
-      .all(`(${scopes}) AND ${textColumnsMatch(match)}`, lo, hi, perVersion * versionIds.length * 5) as { id: number; score: number; versionId: number }[];
-    rows.sort((a, b) => b.score - a.score || a.id - b.id);
-    for (const r of rows) {
-      const list = out.get(r.versionId);
-      if (list && list.length < perVersion) list.push({ id: r.id, score: r.score });
-    }
-    return out;
-  }
-
-  private across: Statement | null = null;
-
-  private acrossStmt(): Statement {
-    if (this.across) return this.across;
-    const w = BM25_WEIGHTS;
-    const bm25 = `bm25(snippet_fts, ${w.scope}, ${w.title}, ${w.breadcrumb}, ${w.description}, ${w.code}, ${w.content})`;
-    this.across = this.db.prepare(
-      `SELECT m.id AS id, m.score AS score, s.version_id AS versionId
-         FROM (SELECT rowid AS id, -${bm25} AS score FROM snippet_fts WHERE snippet_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY ${bm25} LIMIT ?) m
-         JOIN snippets s ON s.id = m.id`,
-    );
-    return this.across;
   }
 
   /** How many snippets hold each term (terms absent from the index are left out). */

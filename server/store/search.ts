@@ -1,16 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Db } from './db.ts';
-import { ftsScope } from './snippets.ts';
 
 type Statement = Database.Statement<unknown[], unknown>;
-
-/**
- * BM25 column weights of snippet_fts, in column order (scope, title, breadcrumb, description, code, content).
- * scope only restricts the match (weight 0). A title hit counts most, then the heading path, the
- * description of a code example, the prose, and code last (identifiers repeat a lot inside code).
- * Chosen on the evaluation set in test/eval (see docs/retrieval.md).
- */
-export const BM25_WEIGHTS = { scope: 0, title: 8, breadcrumb: 4, description: 3, code: 1.2, content: 1.5 } as const;
 
 /** A token the scope column holds (`v<versionId>`), bounded as the unicode61 tokenizer bounds tokens. */
 const SCOPE_TOKEN = /(?:^|[^\p{L}\p{N}])v\d+(?![\p{L}\p{N}])/iu;
@@ -37,27 +28,13 @@ export interface VectorHit {
   distance: number;
 }
 
-/** The read side of retrieval: full-text and vector candidates restricted to one library version. */
+/** The read side of retrieval: read snapshots, vector candidates of one library version, pages. (BM25 candidates: server/store/terms.ts.) */
 export class SearchStore {
-  private readonly lexicalStmt;
-  private readonly pageStmt;
-  private readonly spanStmt;
-  /** Row id span of each ready version. A served version never changes, so the span is cached (bounded). */
-  private readonly spans = new Map<string, { lo: number; hi: number }>();
-  private readonly versionStmt;
   private vecStmts: { knn: Statement; distance: Statement } | null = null;
 
+  private readonly pageStmt;
+
   constructor(private readonly db: Db) {
-    const w = BM25_WEIGHTS;
-    // The rowid range is the version's id span: FTS5 seeks every doclist to it instead of walking
-    // the whole index (about 20% faster at 1M snippets); the scope token keeps the match exact.
-    this.lexicalStmt = db.prepare(
-      `SELECT rowid AS id, -bm25(snippet_fts, ${w.scope}, ${w.title}, ${w.breadcrumb}, ${w.description}, ${w.code}, ${w.content}) AS score
-       FROM snippet_fts WHERE snippet_fts MATCH ? AND rowid BETWEEN ? AND ?
-       ORDER BY bm25(snippet_fts, ${w.scope}, ${w.title}, ${w.breadcrumb}, ${w.description}, ${w.code}, ${w.content}) LIMIT ?`,
-    );
-    this.spanStmt = db.prepare('SELECT min(id) AS lo, max(id) AS hi FROM snippets WHERE version_id = ?');
-    this.versionStmt = db.prepare('SELECT created_at, state FROM library_versions WHERE id = ?');
     // Range over the (version_id, source_id) index: the page URL itself and every URL#anchor on it.
     this.pageStmt = db.prepare("SELECT id FROM snippets WHERE version_id = ? AND source_id >= ? AND source_id < ? ORDER BY position LIMIT ?");
   }
@@ -70,40 +47,6 @@ export class SearchStore {
   snapshot<T>(fn: () => T): T {
     if (this.db.inTransaction) return fn();
     return this.db.transaction(fn).deferred();
-  }
-
-  /**
-   * BM25 candidates of one version. `match` is the expression for the text columns (already
-   * quoted, see server/search/query.ts); the version restriction is added here, inside the match,
-   * so the index intersects posting lists instead of filtering the whole library set afterwards.
-   */
-  lexical(versionId: number, match: string, limit: number): LexicalHit[] {
-    if (!match) return [];
-    const expr = `scope:"${ftsScope(versionId)}" AND ${textColumnsMatch(match)}`;
-    const span = this.span(versionId);
-    if (!span) return [];
-    return this.lexicalStmt.all(expr, span.lo, span.hi, limit) as LexicalHit[];
-  }
-
-  /**
-   * Smallest and largest snippet id of a version. Cached once the version is served (a ready
-   * version never changes); the key includes the version's creation time because SQLite may hand
-   * the id of a deleted last version to the next one.
-   */
-  span(versionId: number): { lo: number; hi: number } | null {
-    const v = this.versionStmt.get(versionId) as { created_at: string; state: string } | undefined;
-    if (!v) return null;
-    const key = `${versionId}@${v.created_at}`;
-    const cached = this.spans.get(key);
-    if (cached) return cached;
-    const r = this.spanStmt.get(versionId) as { lo: number | null; hi: number | null };
-    if (r.lo === null || r.hi === null) return null;
-    const span = { lo: r.lo, hi: r.hi };
-    if (v.state === 'ready') {
-      if (this.spans.size >= 10_000) this.spans.delete(this.spans.keys().next().value!);
-      this.spans.set(key, span);
-    }
-    return span;
   }
 
   private vec(): { knn: Statement; distance: Statement } | null {

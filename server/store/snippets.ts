@@ -57,8 +57,8 @@ export class SnippetStore {
     return st;
   }
 
-  /** Inserts a batch in one transaction. */
-  insertBatch(versionId: number, rows: SnippetRow[], vectorTable: string | null): void {
+  /** Inserts a batch in one transaction; returns the new rows' ids in order. */
+  insertBatch(versionId: number, rows: SnippetRow[], vectorTable: string | null): number[] {
     const ins = this.db.prepare(
       `INSERT INTO snippets (version_id, kind, source_id, title, description, language, page_title, breadcrumb, content, code_list_json,
          tokens, content_hash, position, is_dynamic, source_file)
@@ -67,6 +67,7 @@ export class SnippetStore {
     const fts = this.db.prepare('INSERT INTO snippet_fts (rowid, scope, title, breadcrumb, description, code, content) VALUES (?, ?, ?, ?, ?, ?, ?)');
     const vec = vectorTable ? this.db.prepare(`INSERT INTO ${vectorTable} (rowid, version_id, embedding) VALUES (?, ?, ?)`) : null;
     const scope = ftsScope(versionId);
+    const ids: number[] = [];
     this.db.transaction(() => {
       for (const r of rows) {
         const info = ins.run(
@@ -76,8 +77,10 @@ export class SnippetStore {
         const id = info.lastInsertRowid;
         fts.run(id, scope, r.fts.title, r.fts.breadcrumb, r.fts.description, r.fts.code, r.fts.content);
         if (vec && r.vector) vec.run(BigInt(id), BigInt(versionId), r.vector);
+        ids.push(Number(id));
       }
     })();
+    return ids;
   }
 
   /** Content hashes already stored in a version (to skip exact duplicates when a build resumes). */

@@ -4,6 +4,7 @@ import { m004 } from './004-search-vocab.ts';
 import { m005 } from './005-crawl.ts';
 import { m007 } from './007-teamspaces.ts';
 import { m008 } from './008-job-owner.ts';
+import { m009 } from './009-term-index.ts';
 
 export interface Migration {
   version: number;
@@ -12,4 +13,4 @@ export interface Migration {
 }
 
 /** Append new migrations here; never edit one that has shipped. */
-export const migrations: Migration[] = [m001, m004, m005, m007, m008];
+export const migrations: Migration[] = [m001, m004, m005, m007, m008, m009];

@@ -1,0 +1,119 @@
+import type { Store } from '../store/index.ts';
+import type { LexicalHit } from '../store/search.ts';
+
+/** FTS5's bm25() constants (k1, b). */
+export const BM25 = { k1: 1.2, b: 0.75 } as const;
+
+/**
+ * Column weights of the term frequency, applied when the index is built (server/ingest/term-chunks.ts).
+ * A title hit counts most, then the heading path, the description of a code example, the prose,
+ * and code last (identifiers repeat a lot inside code). Chosen on test/eval (docs/retrieval.md).
+ */
+export const BM25_WEIGHTS = { title: 8, breadcrumb: 4, description: 3, code: 1.2, content: 1.5 } as const;
+
+/** A served version's document statistics, loaded once (a ready version never changes). */
+interface VersionStats {
+  docs: number;
+  /** Id span of the version's documents. */
+  lo: number;
+  hi: number;
+  /** k1 * (1 - b + b * length / average length) of each document, by id - lo. */
+  norm: Float32Array;
+}
+
+/** Per-store cache of version statistics (each worker thread has its own store). */
+const statsCache = new WeakMap<Store, Map<string, VersionStats>>();
+const MAX_CACHED_VERSIONS = 2000;
+
+function versionStats(store: Store, versionId: number): VersionStats | null {
+  const v = store.terms.versionKey(versionId);
+  if (!v) return null;
+  let cache = statsCache.get(store);
+  if (!cache) statsCache.set(store, (cache = new Map()));
+  const cached = cache.get(v.key);
+  if (cached) return cached;
+  const chunks = store.terms.chunks(versionId);
+  if (chunks.length === 0) return null;
+  let docs = 0;
+  let tokens = 0;
+  for (const c of chunks) {
+    docs += c.docs;
+    tokens += c.tokens;
+  }
+  const lo = chunks[0]!.baseId;
+  const last = chunks[chunks.length - 1]!;
+  const hi = last.baseId + last.lengths.length - 1;
+  const avg = tokens / docs;
+  const norm = new Float32Array(hi - lo + 1);
+  for (const c of chunks) {
+    const at = c.baseId - lo;
+    for (let i = 0; i < c.lengths.length; i++) norm[at + i] = BM25.k1 * (1 - BM25.b + (BM25.b * c.lengths[i]!) / avg);
+  }
+  const stats = { docs, lo, hi, norm };
+  if (v.ready) {
+    if (cache.size >= MAX_CACHED_VERSIONS) cache.delete(cache.keys().next().value!);
+    cache.set(v.key, stats);
+  }
+  return stats;
+}
+
+/** Scores accumulate in one buffer per thread, indexed by id - lo; `touched` lists the entries to read and reset. */
+let scores = new Float64Array(1 << 14);
+let touched = new Int32Array(1 << 14);
+
+/**
+ * The `limit` best snippets of one version for a query's terms by BM25 with per-version
+ * statistics: score = sum over terms of idf(t) * f * (k1 + 1) / (f + norm(doc)), with f the
+ * column-weighted frequency of the term in the snippet and idf = ln((N - df + 0.5) / (df + 0.5))
+ * (at least 1e-6), as FTS5's bm25() computes it, but with N, df and the average length of this
+ * version rather than of the whole index, and without FTS5's per-query pass over every library.
+ * `terms` are exact index tokens (a query term and its inflected forms). Best first; ties by id.
+ */
+export function lexicalTop(store: Store, versionId: number, terms: readonly string[], limit: number): LexicalHit[] {
+  if (terms.length === 0 || limit <= 0) return [];
+  const stats = versionStats(store, versionId);
+  if (!stats) return [];
+  const span = stats.hi - stats.lo + 1;
+  if (scores.length < span) {
+    scores = new Float64Array(span);
+    touched = new Int32Array(span);
+  }
+  let nTouched = 0;
+  const { k1 } = BM25;
+  for (const term of terms) {
+    const rows = store.terms.postings(versionId, term);
+    if (rows.length === 0) continue;
+    let df = 0;
+    for (const r of rows) df += r.df;
+    let idf = Math.log((stats.docs - df + 0.5) / (df + 0.5));
+    if (idf <= 0) idf = 1e-6;
+    const weight = idf * (k1 + 1);
+    for (const r of rows) {
+      const at = r.baseId - stats.lo;
+      const data = r.data;
+      for (let i = 0; i < data.length; i += 2) {
+        const doc = at + data[i]!;
+        const f = data[i + 1]! / 10;
+        if (scores[doc] === 0) touched[nTouched++] = doc;
+        scores[doc] += (weight * f) / (f + stats.norm[doc]!);
+      }
+    }
+  }
+  // Keep the best `limit` in a small array sorted best first.
+  const best: LexicalHit[] = [];
+  for (let i = 0; i < nTouched; i++) {
+    const doc = touched[i]!;
+    const score = scores[doc]!;
+    scores[doc] = 0;
+    const id = stats.lo + doc;
+    if (best.length === limit) {
+      const worst = best[limit - 1]!;
+      if (score < worst.score || (score === worst.score && id > worst.id)) continue;
+      best.pop();
+    }
+    let j = best.length;
+    while (j > 0 && (best[j - 1]!.score < score || (best[j - 1]!.score === score && best[j - 1]!.id > id))) j--;
+    best.splice(j, 0, { id, score });
+  }
+  return best;
+}

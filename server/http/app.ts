@@ -12,6 +12,8 @@ export function createApp(services: Services): express.Express {
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.set('query parser', 'extended');
+  // Answers are computed (and metered) per request, so a conditional GET saves nothing; hashing every body for an ETag costs.
+  app.set('etag', false);
   app.use(helmet({ contentSecurityPolicy: { useDefaults: true, directives: { 'script-src': ["'self'"] } } }));
   app.use((req, res, next) => {
     const started = process.hrtime.bigint();

@@ -31,12 +31,12 @@ export function meterRequests(services: Services) {
     if (!services.teams.metering || !isMetered(req)) return next();
     const principal = principalOf(res);
     if (!principal && !services.config.allowAnonymousSearch) return next();
-    try {
-      const outcome = services.teams.usage.meter(principal, req.ip ?? 'unknown');
-      for (const [k, v] of Object.entries(outcome.headers)) res.setHeader(k, v);
-      next();
-    } catch (err) {
-      next(err);
-    }
+    services.teams.usage.meterSoon(principal, req.ip ?? 'unknown').then(
+      (outcome) => {
+        for (const [k, v] of Object.entries(outcome.headers)) res.setHeader(k, v);
+        next();
+      },
+      (err: unknown) => next(err),
+    );
   };
 }

@@ -87,11 +87,11 @@ export class StoreContextService implements ContextService {
     // Fail fast on a bad ID and check the key before any work; the version is resolved again
     // below inside the read snapshot, after the (async) embedding, so that a re-import swapping
     // the version in between cannot leave us reading a version that no longer exists.
-    resolveLibrary(store, access, principal, req.libraryId);
+    const first = resolveLibrary(store, access, principal, req.libraryId);
     if (req.researchMode) return this.research(req, principal);
 
     const q = await prepareQuery(req.query, this.deps.embedder);
-    const { resolved, items } = (await this.inWorker(req, principal, q)) ?? store.search.snapshot(() => {
+    const { resolved, items } = (await this.inWorker(req, principal, q, first)) ?? store.search.snapshot(() => {
       const r = resolveLibrary(store, access, principal, req.libraryId);
       return { resolved: r, items: answerForVersion(store, q, r.choice.version.id, { libraryId: r.library.id, fast: req.fast }) };
     });
@@ -123,15 +123,15 @@ export class StoreContextService implements ContextService {
   }
 
   /**
-   * Runs the retrieval on a worker thread. The version is resolved here and checked again by the
+   * Runs the retrieval on a worker thread. The version resolved before (`first`) is checked by the
    * worker inside its read snapshot; when a re-import swapped it out in between, resolve again.
    * Returns null (answer in this thread) when there is no pool or the pool failed.
    */
-  private async inWorker(req: ContextRequest, principal: Principal | null, q: PreparedQuery): Promise<{ resolved: ResolvedLibrary; items: Candidate[] } | null> {
+  private async inWorker(req: ContextRequest, principal: Principal | null, q: PreparedQuery, first: ResolvedLibrary): Promise<{ resolved: ResolvedLibrary; items: Candidate[] } | null> {
     const pool = this.poolOf();
     if (!pool) return null;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const resolved = resolveLibrary(this.deps.store, this.deps.access, principal, req.libraryId);
+      const resolved = attempt === 0 ? first : resolveLibrary(this.deps.store, this.deps.access, principal, req.libraryId);
       let r: Candidate[] | 'stale';
       try {
         r = await pool.answer(resolved.choice.version.id, q, { libraryId: resolved.library.id, fast: req.fast });

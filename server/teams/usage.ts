@@ -51,6 +51,8 @@ export const ANONYMOUS_MEMBER = '(anonymous)';
  */
 export class UsageService {
   private anonymous = new Map<number, number>();
+  /** Requests waiting for the next batched decision (meterSoon). */
+  private queue: { who: { memberId: number; teamspaceId: number }; resolve: (o: MeterOutcome) => void; reject: (e: unknown) => void }[] = [];
 
   constructor(
     private readonly teams: TeamStore,
@@ -78,53 +80,101 @@ export class UsageService {
    * `client` identifies an anonymous caller for the per-minute limit (its address).
    */
   meter(principal: Principal | null, client: string): MeterOutcome {
-    const now = this.clock.now();
-    const nowMs = now.getTime();
-    if (this.buckets.limit > 0) {
-      const t = this.buckets.take(principal ? `key:${principal.keyId}` : `anon:${client}`, nowMs);
-      if (!t.ok) {
-        throw new ApiError('rate_limit_exceeded', `Rate limit of ${this.buckets.limit} requests per minute exceeded; retry in ${t.retryAfter} s.`, {
-          headers: { 'Retry-After': String(t.retryAfter), 'RateLimit-Limit': String(this.buckets.limit), 'RateLimit-Remaining': '0', 'RateLimit-Reset': String(t.reset) },
-        });
+    this.checkRate(principal, client);
+    const who = this.memberOf(principal);
+    return this.teams.immediate(() => this.decide(who, this.clock.now()));
+  }
+
+  /**
+   * meter() for concurrent requests: the requests that arrive within one turn of the event loop
+   * are decided and counted in ONE immediate transaction, each in arrival order and against the
+   * counts of those before it, so the outcome is the one meter() would give one by one, while the
+   * write (and the WAL it grows, which slows every reader) is shared. Resolves once committed.
+   */
+  meterSoon(principal: Principal | null, client: string): Promise<MeterOutcome> {
+    return new Promise((resolve, reject) => {
+      try {
+        this.checkRate(principal, client);
+        this.queue.push({ who: this.memberOf(principal), resolve, reject });
+      } catch (err) {
+        reject(err);
+        return;
       }
+      if (this.queue.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    const batch = this.queue;
+    this.queue = [];
+    const now = this.clock.now();
+    let results: ({ ok: MeterOutcome } | { err: unknown })[];
+    try {
+      results = this.teams.immediate(() =>
+        batch.map((b) => {
+          try {
+            return { ok: this.decide(b.who, now) };
+          } catch (err) {
+            // A refusal writes nothing, so the others in the transaction stand.
+            return { err };
+          }
+        }),
+      );
+    } catch (err) {
+      for (const b of batch) b.reject(err);
+      return;
     }
-    const { memberId, teamspaceId } = this.memberOf(principal);
+    results.forEach((r, i) => ('ok' in r ? batch[i]!.resolve(r.ok) : batch[i]!.reject(r.err)));
+  }
+
+  /** The per-minute token bucket of the key (or the anonymous client's address). */
+  private checkRate(principal: Principal | null, client: string): void {
+    if (this.buckets.limit <= 0) return;
+    const t = this.buckets.take(principal ? `key:${principal.keyId}` : `anon:${client}`, this.clock.now().getTime());
+    if (!t.ok) {
+      throw new ApiError('rate_limit_exceeded', `Rate limit of ${this.buckets.limit} requests per minute exceeded; retry in ${t.retryAfter} s.`, {
+        headers: { 'Retry-After': String(t.retryAfter), 'RateLimit-Limit': String(this.buckets.limit), 'RateLimit-Remaining': '0', 'RateLimit-Reset': String(t.reset) },
+      });
+    }
+  }
+
+  /** Decides and counts one request; must run inside an immediate transaction. */
+  private decide({ memberId, teamspaceId }: { memberId: number; teamspaceId: number }, now: Date): MeterOutcome {
+    const nowMs = now.getTime();
     const day = utcDay(now);
     const month = day.slice(0, 7);
     const reset = Math.floor(nextMonthStart(now).getTime() / 1000);
-    return this.teams.immediate(() => {
-      const t = this.teams.teamspace(teamspaceId);
-      if (!t) throw new ApiError('internal_error', `Teamspace ${teamspaceId} is missing.`);
-      const included = effectiveIncluded(t);
-      const used = this.teams.memberMonth(memberId, month).requests;
-      const headers = (requests: number) => ({
-        'RateLimit-Limit': String(included),
-        'RateLimit-Remaining': String(Math.max(0, included - requests)),
-        'RateLimit-Reset': String(reset),
-      });
-      if (used < included) {
-        this.teams.record(memberId, teamspaceId, day, 1, 0, 0);
-        return { headers: headers(used + 1), extra: false };
-      }
-      if (t.plan === 'free') {
-        throw new ApiError('rate_limit_exceeded', `The free plan includes ${included} requests per member and month; they are used up until ${new Date(reset * 1000).toISOString()}.`, {
-          headers: { 'Retry-After': String(Math.max(1, reset - Math.floor(nowMs / 1000))), ...headers(used) },
-        });
-      }
-      const price = t.cents_per_extra_request;
-      if (t.spending_limit_cents !== null) {
-        const spent = this.teams.teamMonth(teamspaceId, month).spend_cents;
-        if (spent + price > t.spending_limit_cents + 1e-9) {
-          throw new ApiError(
-            'spending_limit_exceeded',
-            `The teamspace's monthly spending limit of ${t.spending_limit_cents} cents is reached; an owner or admin can raise it, or it resets on ${new Date(reset * 1000).toISOString().slice(0, 10)}.`,
-            { headers: headers(used) },
-          );
-        }
-      }
-      this.teams.record(memberId, teamspaceId, day, 1, 1, price);
-      return { headers: headers(used + 1), extra: true };
+    const t = this.teams.teamspace(teamspaceId);
+    if (!t) throw new ApiError('internal_error', `Teamspace ${teamspaceId} is missing.`);
+    const included = effectiveIncluded(t);
+    const used = this.teams.memberMonth(memberId, month).requests;
+    const headers = (requests: number) => ({
+      'RateLimit-Limit': String(included),
+      'RateLimit-Remaining': String(Math.max(0, included - requests)),
+      'RateLimit-Reset': String(reset),
     });
+    if (used < included) {
+      this.teams.record(memberId, teamspaceId, day, 1, 0, 0);
+      return { headers: headers(used + 1), extra: false };
+    }
+    if (t.plan === 'free') {
+      throw new ApiError('rate_limit_exceeded', `The free plan includes ${included} requests per member and month; they are used up until ${new Date(reset * 1000).toISOString()}.`, {
+        headers: { 'Retry-After': String(Math.max(1, reset - Math.floor(nowMs / 1000))), ...headers(used) },
+      });
+    }
+    const price = t.cents_per_extra_request;
+    if (t.spending_limit_cents !== null) {
+      const spent = this.teams.teamMonth(teamspaceId, month).spend_cents;
+      if (spent + price > t.spending_limit_cents + 1e-9) {
+        throw new ApiError(
+          'spending_limit_exceeded',
+          `The teamspace's monthly spending limit of ${t.spending_limit_cents} cents is reached; an owner or admin can raise it, or it resets on ${new Date(reset * 1000).toISOString().slice(0, 10)}.`,
+          { headers: headers(used) },
+        );
+      }
+    }
+    this.teams.record(memberId, teamspaceId, day, 1, 1, price);
+    return { headers: headers(used + 1), extra: true };
   }
 
   /** Usage for GET /api/v2/usage: the member's and the teamspace's month, and `days` days of daily history ending today. */

@@ -19,22 +19,36 @@ function body(c: Candidate): string {
   return text.slice(0, SHINGLE_CHARS).toLowerCase();
 }
 
-/** 32-bit FNV-1a of a word. */
-function wordHash(w: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
-
-/** Word 3-gram shingles, hashed to numbers (cheaper sets than strings). */
+/**
+ * Word 3-gram shingles, hashed to numbers (cheaper sets than strings). Words are runs of
+ * [a-z0-9_$] (the text is lower case), each hashed with 32-bit FNV-1a in one pass over the text:
+ * this runs for every candidate of every answer.
+ */
 function shingles(text: string): Set<number> {
-  const words = text.split(/[^a-z0-9_$]+/).filter(Boolean).map(wordHash);
   const out = new Set<number>();
-  if (words.length < 3) {
-    out.add(words.reduce((h, w) => Math.imul(h ^ w, 0x01000193) >>> 0, 0));
-    return out;
+  let h = 0x811c9dc5;
+  let inWord = false;
+  let w0 = 0;
+  let w1 = 0;
+  let words = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 32;
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 || c === 36) {
+      h = Math.imul(h ^ c, 0x01000193);
+      inWord = true;
+      continue;
+    }
+    if (!inWord) continue;
+    const w = h >>> 0;
+    h = 0x811c9dc5;
+    inWord = false;
+    if (words >= 2) out.add((Math.imul(Math.imul(w0, 31) ^ w1, 31) ^ w) >>> 0);
+    w0 = w1;
+    w1 = w;
+    words++;
   }
-  for (let i = 0; i + 3 <= words.length; i++) out.add((Math.imul(Math.imul(words[i]!, 31) ^ words[i + 1]!, 31) ^ words[i + 2]!) >>> 0);
+  // Under three words: one shingle of them all.
+  if (words < 3) out.add(words === 0 ? 0 : words === 1 ? Math.imul(w1, 0x01000193) >>> 0 : Math.imul(Math.imul(w0, 0x01000193) ^ w1, 0x01000193) >>> 0);
   return out;
 }
 

@@ -102,6 +102,22 @@ export function rerankContext(q: PreparedQuery, candidates: Candidate[], texts: 
   };
 }
 
+/** Whitespace-separated words of a text, counted up to `cap` (the substance feature saturates there). */
+function countWords(text: string, cap: number): number {
+  let n = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length && n < cap; i++) {
+    const c = text.charCodeAt(i);
+    const space = c === 32 || (c >= 9 && c <= 13) || c === 160 || c === 0x2028 || c === 0x2029 || c === 0xfeff || (c >= 0x2000 && c <= 0x200a) || c === 0x1680 || c === 0x202f || c === 0x205f || c === 0x3000;
+    if (space) inWord = false;
+    else if (!inWord) {
+      inWord = true;
+      n++;
+    }
+  }
+  return n;
+}
+
 /** Feature values of one candidate for a question (exported for explanations and tests). */
 export function features(q: PreparedQuery, c: Candidate, ctx: RerankContext, texts: Texts = textsOf(c)): Record<keyof typeof RERANK_WEIGHTS, number> {
   const s = c.snippet;
@@ -117,7 +133,7 @@ export function features(q: PreparedQuery, c: Candidate, ctx: RerankContext, tex
     const lang = s.language.toLowerCase();
     language = q.languages.includes(lang) ? 1 : NEUTRAL_LANGUAGES.has(lang) ? 0.5 : 0;
   }
-  const words = s.kind === 'code' ? s.description.split(/\s+/).filter(Boolean).length : s.content.split(/\s+/).filter(Boolean).length;
+  const words = countWords(s.kind === 'code' ? s.description : s.content, 15);
   const substance = Math.min(1, s.tokens / 60) * 0.5 + Math.min(1, words / 15) * 0.5;
   return {
     lexical: c.lexical,

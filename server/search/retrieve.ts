@@ -109,15 +109,15 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
   });
   if (byId.size === 0) return [];
 
-  if (useVec && q.vector && opts.completeSimilarity !== false) {
-    const missing = [...byId].filter(([, e]) => e.distance === null).map(([id]) => id);
-    if (missing.length) for (const [id, d] of store.search.distances(missing, q.vector)) byId.get(id)!.distance = d;
-  }
-
   const best = lex.length ? Math.max(lex[0]!.score, 1e-9) : 1;
   let ids = [...byId.keys()];
   if (opts.fetchLimit !== undefined && ids.length > opts.fetchLimit) {
     ids = ids.sort((a, b) => byId.get(b)!.fused - byId.get(a)!.fused || a - b).slice(0, opts.fetchLimit);
+  }
+  // Only the candidates loaded need their similarity (the fused order does not use it).
+  if (useVec && q.vector && opts.completeSimilarity !== false) {
+    const missing = ids.filter((id) => byId.get(id)!.distance === null);
+    if (missing.length) for (const [id, d] of store.search.distances(missing, q.vector)) byId.get(id)!.distance = d;
   }
   const snippets = store.snippets.byIds(ids);
   const out: Candidate[] = snippets.map((snippet) => {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startStacksProcess } from '../test/helpers/server.ts';
-import { memoryOf } from './stats.ts';
+import { httpGet, memoryOf, percentile as pct } from './stats.ts';
 import { ensureBenchCorpus, rng } from './corpus.ts';
 import { Store } from '../server/store/index.ts';
 
@@ -15,10 +15,6 @@ const { values } = parseArgs({
     libraries: { type: 'string' }, 'per-library': { type: 'string' } },
   allowPositionals: true,
 });
-
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 const corpus = await ensureBenchCorpus({
   dir: values.dir, libraries: values.libraries ? Number(values.libraries) : undefined, perLibrary: values['per-library'] ? Number(values['per-library']) : undefined,
@@ -45,9 +41,8 @@ const samples = corpus.samples;
 async function one(fast: boolean): Promise<number> {
   const s = samples[Math.floor(pick() * samples.length)]!;
   const started = performance.now();
-  const res = await fetch(`${url}/api/v2/context?${new URLSearchParams({ libraryId: s.libraryId, query: s.query, fast: String(fast) })}`);
-  const body = await res.text();
-  if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${body.slice(0, 200)}`);
+  const res = await httpGet(`${url}/api/v2/context?${new URLSearchParams({ libraryId: s.libraryId, query: s.query, fast: String(fast) })}`);
+  if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${res.body.slice(0, 200)}`);
   return performance.now() - started;
 }
 

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startStacksProcess } from '../test/helpers/server.ts';
-import { percentile } from './stats.ts';
+import { httpGet, percentile } from './stats.ts';
 import { ensureBenchCorpus } from './corpus.ts';
 
 const { values: opts } = parseArgs({
@@ -66,8 +66,8 @@ let seq = 0;
 const one = async (): Promise<{ ms: number; ok: boolean; libs: number }> => {
   const target = requests[seq++ % requests.length]!;
   const t0 = performance.now();
-  const res = await fetch(url + target);
-  const body = (await res.json()) as { codeSnippets?: { libraryId: string }[]; infoSnippets?: { libraryId: string }[] };
+  const res = await httpGet(url + target);
+  const body = JSON.parse(res.body) as { codeSnippets?: { libraryId: string }[]; infoSnippets?: { libraryId: string }[] };
   const ms = performance.now() - t0;
   const libs = new Set([...(body.codeSnippets ?? []), ...(body.infoSnippets ?? [])].map((s) => s.libraryId)).size;
   return { ms, ok: res.status === 200, libs };

@@ -7,7 +7,7 @@ import { LicenseService, loadVerifyKeys } from './license/license.ts';
 import { KeyService } from './auth/keys.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { LibraryWriter } from './ingest/writer.ts';
-import { backfillTermIndex } from './ingest/term-backfill.ts';
+import { backfillSearchIndex } from './ingest/search-backfill.ts';
 import { ImportService } from './ingest/import-service.ts';
 import type { Embedder } from './embed/types.ts';
 import { createEmbedder } from './embed/index.ts';
@@ -65,10 +65,10 @@ export interface ServiceOverrides {
 
 export async function createServices(config: Config, log: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
   const store = overrides.store ?? Store.open(config.dataDir);
-  backfillTermIndex(store, log);
   const embedder = overrides.embedder !== undefined ? overrides.embedder : await createEmbedder(config, log);
   const vectorsReset = embedder !== null && store.vectors.ensure(embedder.id, embedder.dims);
   if (vectorsReset) log.info({ embedder: embedder.id }, 'vector table (re)created for the embedder');
+  backfillSearchIndex(store, log, { copyVectors: embedder !== null && !vectorsReset });
   const license =
     overrides.license ??
     new LicenseService(loadVerifyKeys(path.join(ROOT_DIR, 'licenses')), config.licenseFile ?? path.join(config.dataDir, 'license.json'), config.dev);

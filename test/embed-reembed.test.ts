@@ -73,6 +73,10 @@ test('changing the embedder re-embeds every snippet through a job; an interrupte
       const [v] = await hash.embed([embeddingText(s)]);
       assert.equal(second.services.store.vectors.knn(versionId, v!, 1)[0]!.id, s.id);
     }
+    // The copies in the snippet rows were cleared with the old table and written again with the new vectors.
+    const copies = second.services.store.snippets.embeddings(stored.map((s) => s.id));
+    assert.equal(copies.size, 40);
+    assert.ok([...copies.values()].every((v) => v.length === 32));
   } finally {
     await second.close();
   }

@@ -7,7 +7,7 @@ import { countTokens } from './tokens.ts';
 import { indexColumns } from '../search/text.ts';
 import { embeddingText } from '../embed/text.ts';
 import { TermChunkBuilder } from './term-chunks.ts';
-import { addStoredSnippets, addToTermIndex, flushTermChunk } from './term-backfill.ts';
+import { addStoredSnippets, addToTermIndex, flushTermChunk } from './search-backfill.ts';
 
 export interface BuildOptions {
   /** Version tag; '' (default) is the library's current documentation. */
@@ -80,7 +80,7 @@ export class VersionBuild {
     if (this.done) throw new Error('build already finished');
     this.done = true;
     flushTermChunk(this.store, this.versionId, this.terms);
-    this.store.terms.markIndexed(this.versionId);
+    this.store.libraries.markSearchIndexed(this.versionId);
     const retired = this.store.libraries.swapIn(this.versionId, this.meta, { tokens: this.tokens, snippets: this.count }, this.now());
     for (const id of retired) this.store.libraries.deleteVersion(id);
     return { snippets: this.count, tokens: this.tokens };

@@ -114,9 +114,15 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
   if (opts.fetchLimit !== undefined && ids.length > opts.fetchLimit) {
     ids = ids.sort((a, b) => byId.get(b)!.fused - byId.get(a)!.fused || a - b).slice(0, opts.fetchLimit);
   }
-  // Only the candidates loaded need their similarity (the fused order does not use it).
+  // Only the candidates loaded need their similarity (the fused order does not use it): from the
+  // embedding stored with the snippet, else (a re-embed job still running) by a vector-table lookup.
   if (useVec && q.vector && opts.completeSimilarity !== false) {
-    const missing = ids.filter((id) => byId.get(id)!.distance === null);
+    let missing = ids.filter((id) => byId.get(id)!.distance === null);
+    if (missing.length) {
+      const stored = store.snippets.embeddings(missing);
+      for (const [id, v] of stored) if (v.length === q.vector.length) byId.get(id)!.distance = cosineDistance(q.vector, v);
+      missing = missing.filter((id) => byId.get(id)!.distance === null);
+    }
     if (missing.length) for (const [id, d] of store.search.distances(missing, q.vector)) byId.get(id)!.distance = d;
   }
   const snippets = store.snippets.byIds(ids);
@@ -135,6 +141,19 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
     };
   });
   return out.sort(byScore);
+}
+
+/** 1 - cosine similarity, as sqlite-vec's vec_distance_cosine computes it. */
+export function cosineDistance(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 1 : 1 - dot / Math.sqrt(na * nb);
 }
 
 export function byScore(a: Candidate, b: Candidate): number {

@@ -101,6 +101,16 @@ export class LibraryStore {
     return (this.stmt('SELECT * FROM library_versions WHERE is_current = 1 ORDER BY library_id, tag').all() as VersionRow[]).map(toVersion);
   }
 
+  /** Marks a version's derived search data (term index, snippet embeddings) complete: set when a build is swapped in, or by the start-up backfill. */
+  markSearchIndexed(versionId: number): void {
+    this.stmt('UPDATE library_versions SET search_indexed = 1 WHERE id = ?').run(versionId);
+  }
+
+  /** Served versions whose derived search data is not complete (versions older than it). */
+  searchUnindexedVersions(): number[] {
+    return (this.stmt("SELECT id FROM library_versions WHERE state = 'ready' AND search_indexed = 0 ORDER BY id").all() as { id: number }[]).map((r) => r.id);
+  }
+
   buildingVersionForJob(jobId: number): LibraryVersion | null {
     const r = this.stmt("SELECT * FROM library_versions WHERE job_id = ? AND state = 'building' ORDER BY id DESC LIMIT 1").get(jobId) as VersionRow | undefined;
     return r ? toVersion(r) : null;

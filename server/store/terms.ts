@@ -55,16 +55,6 @@ export class TermStore {
     return r.last ?? 0;
   }
 
-  /** Marks a version's term index complete (set when a build is swapped in, or by the start-up backfill). */
-  markIndexed(versionId: number): void {
-    this.stmt('UPDATE library_versions SET terms_indexed = 1 WHERE id = ?').run(versionId);
-  }
-
-  /** Served versions whose term index is not complete (versions older than the term index). */
-  unindexedVersions(): number[] {
-    return (this.stmt("SELECT id FROM library_versions WHERE state = 'ready' AND terms_indexed = 0 ORDER BY id").all() as { id: number }[]).map((r) => r.id);
-  }
-
   chunks(versionId: number): ChunkRow[] {
     const rows = this.stmt('SELECT base_id, docs, tokens, lengths FROM term_chunks WHERE version_id = ? ORDER BY base_id').raw().all(versionId) as [number, number, number, Buffer][];
     return rows.map(([baseId, docs, tokens, lengths]) => ({ baseId, docs, tokens, lengths: u16(lengths) }));

@@ -1,4 +1,5 @@
 import type { Db } from './db.ts';
+import { vectorBytes } from './snippets.ts';
 
 /**
  * The sqlite-vec table. Its dimension follows the embedder, so it is created at startup rather
@@ -18,6 +19,8 @@ export class VectorStore {
     if (exists && stored?.value === wanted) return false;
     this.db.transaction(() => {
       if (exists) this.db.exec(`DROP TABLE ${this.table}`);
+      // The copies in the snippet rows belong to the old embedder; the re-embed job writes both again.
+      this.db.exec('UPDATE snippets SET embedding = NULL WHERE embedding IS NOT NULL');
       this.db.exec(`CREATE VIRTUAL TABLE ${this.table} USING vec0(version_id integer partition key, embedding float[${dims}] distance_metric=cosine)`);
       this.db.prepare("INSERT INTO meta (key, value) VALUES ('embedder', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(wanted);
     })();
@@ -35,9 +38,15 @@ export class VectorStore {
       .all(query, k, BigInt(versionId)) as { id: number; distance: number }[]);
   }
 
-  upsert(id: number, versionId: number, vector: Float32Array): void {
-    this.db.prepare(`DELETE FROM ${this.table} WHERE rowid = ?`).run(BigInt(id));
-    this.db.prepare(`INSERT INTO ${this.table} (rowid, version_id, embedding) VALUES (?, ?, ?)`).run(BigInt(id), BigInt(versionId), vector);
+  /** The stored vectors of the given snippets (point lookups: a partition scan of vec0 reads the whole table). */
+  vectorsOf(ids: number[]): { id: number; vector: Float32Array }[] {
+    const st = this.db.prepare(`SELECT embedding FROM ${this.table} WHERE rowid = ?`);
+    const out: { id: number; vector: Float32Array }[] = [];
+    for (const id of ids) {
+      const r = st.get(BigInt(id)) as { embedding: Buffer } | undefined;
+      if (r) out.push({ id, vector: new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)) });
+    }
+    return out;
   }
 
   /**
@@ -48,6 +57,7 @@ export class VectorStore {
     const exists = this.db.prepare('SELECT version_id AS versionId FROM snippets WHERE id = ?');
     const del = this.db.prepare(`DELETE FROM ${this.table} WHERE rowid = ?`);
     const ins = this.db.prepare(`INSERT INTO ${this.table} (rowid, version_id, embedding) VALUES (?, ?, ?)`);
+    const copy = this.db.prepare('UPDATE snippets SET embedding = ? WHERE id = ?');
     return this.db.transaction(() => {
       let stored = 0;
       for (const it of items) {
@@ -55,6 +65,7 @@ export class VectorStore {
         if (!row) continue;
         del.run(BigInt(it.id));
         ins.run(BigInt(it.id), BigInt(row.versionId), it.vector);
+        copy.run(vectorBytes(it.vector), it.id);
         stored++;
       }
       return stored;

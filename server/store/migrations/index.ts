@@ -4,7 +4,7 @@ import { m004 } from './004-search-vocab.ts';
 import { m005 } from './005-crawl.ts';
 import { m007 } from './007-teamspaces.ts';
 import { m008 } from './008-job-owner.ts';
-import { m009 } from './009-term-index.ts';
+import { m009 } from './009-search-index.ts';
 
 export interface Migration {
   version: number;

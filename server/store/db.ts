@@ -3,6 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { migrations } from './migrations/index.ts';
+import { attachUsageDb, usageDbFile } from './usage-db.ts';
 
 export type Db = Database.Database;
 
@@ -27,7 +28,10 @@ export function openDb(file: string, options: { readonly?: boolean } = {}): Db {
   // the hot part of the index mapped without the RSS of a whole large database.
   db.pragma('mmap_size = 268435456');
   loadVec(db);
-  if (!options.readonly) migrate(db);
+  if (!options.readonly) {
+    migrate(db);
+    attachUsageDb(db, usageDbFile(file));
+  }
   return db;
 }
 

@@ -73,9 +73,10 @@ test('changing the embedder re-embeds every snippet through a job; an interrupte
       const [v] = await hash.embed([embeddingText(s)]);
       assert.equal(second.services.store.vectors.knn(versionId, v!, 1)[0]!.id, s.id);
     }
-    // The 8-bit copies in the index chunks were cleared with the old table and built again from the new vectors.
-    const chunks = second.services.store.chunks.vectors(versionId);
-    assert.ok(chunks.length > 0 && chunks.every((c) => c.dims === 32 && c.norms!.some((n) => n > 0)));
+    // The copies in the snippet rows were cleared with the old table and written again with the new vectors.
+    const copies = second.services.store.snippets.embeddings(stored.map((s) => s.id));
+    assert.equal(copies.size, 40);
+    assert.ok([...copies.values()].every((v) => v.length === 32));
   } finally {
     await second.close();
   }

@@ -1,7 +1,6 @@
 import type { Services } from '../services.ts';
 import { throwIfCancelled } from '../jobs/queue.ts';
 import { embeddingText } from './text.ts';
-import { fillChunkVectors } from '../ingest/search-backfill.ts';
 
 export const REEMBED_KIND = 'reembed';
 /** Snippets embedded and stored per transaction. */
@@ -31,8 +30,7 @@ export function registerReembedJob(services: Services): void {
       done += store.vectors.upsertBatch(snippets.map((s, i) => ({ id: s.id, versionId: s.versionId, vector: vectors[i]! })));
       progress({ embedder: embedder.id, done, total: Math.max(total, done) });
     }
-    const chunks = fillChunkVectors(store);
-    log.info({ embedder: embedder.id, snippets: done, chunks, ms: Date.now() - started }, 're-embedding finished');
+    log.info({ embedder: embedder.id, snippets: done, ms: Date.now() - started }, 're-embedding finished');
   });
 }
 

@@ -6,8 +6,8 @@ import type { LibraryMeta, SnippetInput } from '../model.ts';
 import { countTokens } from './tokens.ts';
 import { indexColumns } from '../search/text.ts';
 import { embeddingText } from '../embed/text.ts';
-import { IndexChunkBuilder } from './index-chunks.ts';
-import { addStoredSnippets, addToIndex, flushChunk } from './search-backfill.ts';
+import { TermChunkBuilder } from './term-chunks.ts';
+import { addStoredSnippets, addToTermIndex, flushTermChunk } from './search-backfill.ts';
 
 export interface BuildOptions {
   /** Version tag; '' (default) is the library's current documentation. */
@@ -29,7 +29,7 @@ export class VersionBuild {
   private tokens: number;
   private count: number;
   private done = false;
-  private readonly chunks = new IndexChunkBuilder();
+  private readonly terms = new TermChunkBuilder();
 
   constructor(
     private readonly store: Store,
@@ -43,8 +43,8 @@ export class VersionBuild {
     this.position = totals.maxPosition + 1;
     this.tokens = totals.tokens;
     this.count = totals.snippets;
-    // A resumed build: index what the interrupted run stored after its last chunk.
-    if (this.count > 0) addStoredSnippets(store, versionId, this.chunks, embedder !== null);
+    // A resumed build: index what the interrupted run stored after its last term chunk.
+    if (this.count > 0) addStoredSnippets(store, versionId, this.terms);
   }
 
   get snippetCount(): number {
@@ -69,7 +69,7 @@ export class VersionBuild {
       rows.forEach((r, i) => (r.vector = vectors[i] ?? null));
     }
     const ids = this.store.snippets.insertBatch(this.versionId, rows, this.embedder ? this.store.vectors.table : null);
-    rows.forEach((r, i) => addToIndex(this.store, this.versionId, this.chunks, ids[i]!, r.fts, r.vector));
+    rows.forEach((r, i) => addToTermIndex(this.store, this.versionId, this.terms, ids[i]!, r.fts));
     for (const r of rows) this.tokens += r.tokens;
     this.count += rows.length;
     return rows.length;
@@ -79,7 +79,7 @@ export class VersionBuild {
   commit(): { snippets: number; tokens: number } {
     if (this.done) throw new Error('build already finished');
     this.done = true;
-    flushChunk(this.store, this.versionId, this.chunks);
+    flushTermChunk(this.store, this.versionId, this.terms);
     this.store.libraries.markSearchIndexed(this.versionId);
     const retired = this.store.libraries.swapIn(this.versionId, this.meta, { tokens: this.tokens, snippets: this.count }, this.now());
     for (const id of retired) this.store.libraries.deleteVersion(id);

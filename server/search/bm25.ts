@@ -26,13 +26,13 @@ const statsCache = new WeakMap<Store, Map<string, VersionStats>>();
 const MAX_CACHED_VERSIONS = 2000;
 
 function versionStats(store: Store, versionId: number): VersionStats | null {
-  const v = store.chunks.versionKey(versionId);
+  const v = store.terms.versionKey(versionId);
   if (!v) return null;
   let cache = statsCache.get(store);
   if (!cache) statsCache.set(store, (cache = new Map()));
   const cached = cache.get(v.key);
   if (cached) return cached;
-  const chunks = store.chunks.lengths(versionId);
+  const chunks = store.terms.chunks(versionId);
   if (chunks.length === 0) return null;
   let docs = 0;
   let tokens = 0;
@@ -81,7 +81,7 @@ export function lexicalTop(store: Store, versionId: number, terms: readonly stri
   let nTouched = 0;
   const { k1 } = BM25;
   for (const term of terms) {
-    const rows = store.chunks.postings(versionId, term);
+    const rows = store.terms.postings(versionId, term);
     if (rows.length === 0) continue;
     let df = 0;
     for (const r of rows) df += r.df;

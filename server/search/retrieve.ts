@@ -3,7 +3,6 @@ import type { Embedder } from '../embed/types.ts';
 import type { StoredSnippet } from '../model.ts';
 import { prepareQuery, type PreparedQuery } from './query.ts';
 import { lexicalTop } from './bm25.ts';
-import { scanVersion } from './vector-scan.ts';
 
 /**
  * Fusion constants (see docs/retrieval.md). Reciprocal rank fusion: score = sum over lists of
@@ -86,10 +85,7 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
   const useLex = opts.lexical !== false;
   const useVec = opts.vector !== false && q.vector !== null;
   const lex = useLex ? lexicalTop(store, versionId, q.forms, opts.lexicalLimit ?? fusion.lexicalLimit) : [];
-  // The version's 8-bit vectors when its chunks have them, else sqlite-vec's KNN on its partition.
-  const scan = useVec && q.vector ? scanVersion(store, versionId, q.vector) : null;
-  const vectorLimit = opts.vectorLimit ?? fusion.vectorLimit;
-  const vec = !useVec || !q.vector ? [] : scan ? scan.top(vectorLimit) : store.search.knn(versionId, q.vector, vectorLimit);
+  const vec = useVec && q.vector ? store.search.knn(versionId, q.vector, opts.vectorLimit ?? fusion.vectorLimit) : [];
 
   const byId = new Map<number, { bm25: number | null; lexicalRank: number | null; distance: number | null; vectorRank: number | null; fused: number }>();
   const entry = (id: number) => {
@@ -118,15 +114,16 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
   if (opts.fetchLimit !== undefined && ids.length > opts.fetchLimit) {
     ids = ids.sort((a, b) => byId.get(b)!.fused - byId.get(a)!.fused || a - b).slice(0, opts.fetchLimit);
   }
-  // Only the candidates loaded need their similarity (the fused order does not use it).
+  // Only the candidates loaded need their similarity (the fused order does not use it): from the
+  // embedding stored with the snippet, else (a re-embed job still running) by a vector-table lookup.
   if (useVec && q.vector && opts.completeSimilarity !== false) {
-    const missing = ids.filter((id) => byId.get(id)!.distance === null);
-    if (scan) {
-      for (const id of missing) {
-        const sim = scan.similarity(id);
-        if (sim !== null) byId.get(id)!.distance = 1 - sim;
-      }
-    } else if (missing.length) for (const [id, d] of store.search.distances(missing, q.vector)) byId.get(id)!.distance = d;
+    let missing = ids.filter((id) => byId.get(id)!.distance === null);
+    if (missing.length) {
+      const stored = store.snippets.embeddings(missing);
+      for (const [id, v] of stored) if (v.length === q.vector.length) byId.get(id)!.distance = cosineDistance(q.vector, v);
+      missing = missing.filter((id) => byId.get(id)!.distance === null);
+    }
+    if (missing.length) for (const [id, d] of store.search.distances(missing, q.vector)) byId.get(id)!.distance = d;
   }
   const snippets = store.snippets.byIds(ids);
   const out: Candidate[] = snippets.map((snippet) => {
@@ -144,6 +141,19 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
     };
   });
   return out.sort(byScore);
+}
+
+/** 1 - cosine similarity, as sqlite-vec's vec_distance_cosine computes it. */
+export function cosineDistance(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 1 : 1 - dot / Math.sqrt(na * nb);
 }
 
 export function byScore(a: Candidate, b: Candidate): number {

@@ -9,7 +9,7 @@ import { CrawlStore } from './crawl.ts';
 import { SearchProbeStore } from './search-probe.ts';
 import { SearchStore } from './search.ts';
 import { ResearchUsageStore } from './research.ts';
-import { ChunkStore } from './chunks.ts';
+import { TermStore } from './terms.ts';
 
 export type { Db };
 
@@ -24,7 +24,7 @@ export class Store {
   readonly probe: SearchProbeStore;
   readonly search: SearchStore;
   readonly research: ResearchUsageStore;
-  readonly chunks: ChunkStore;
+  readonly terms: TermStore;
 
   constructor(readonly db: Db) {
     this.libraries = new LibraryStore(db);
@@ -36,7 +36,7 @@ export class Store {
     this.probe = new SearchProbeStore(db);
     this.search = new SearchStore(db);
     this.research = new ResearchUsageStore(db);
-    this.chunks = new ChunkStore(db);
+    this.terms = new TermStore(db);
   }
 
   static open(dataDir: string): Store {

@@ -168,7 +168,7 @@ export class LibraryStore {
 
   private deleteTermIndex(versionId: number): void {
     this.stmt('DELETE FROM term_postings WHERE version_id = ?').run(versionId);
-    this.stmt('DELETE FROM index_chunks WHERE version_id = ?').run(versionId);
+    this.stmt('DELETE FROM term_chunks WHERE version_id = ?').run(versionId);
   }
 
   private deleteVersionRows(versionId: number): void {

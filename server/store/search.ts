@@ -28,7 +28,7 @@ export interface VectorHit {
   distance: number;
 }
 
-/** The read side of retrieval: read snapshots, vector candidates of one library version, pages. (BM25 candidates and the vector scan: server/store/chunks.ts.) */
+/** The read side of retrieval: read snapshots, vector candidates of one library version, pages. (BM25 candidates: server/store/terms.ts.) */
 export class SearchStore {
   private vecStmts: { knn: Statement; distance: Statement } | null = null;
 

@@ -36,6 +36,10 @@ function toSnippet(r: Row): StoredSnippet {
   };
 }
 
+export function vectorBytes(v: Float32Array): Buffer {
+  return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+}
+
 export function ftsScope(versionId: number): string {
   return `v${versionId}`;
 }
@@ -61,8 +65,8 @@ export class SnippetStore {
   insertBatch(versionId: number, rows: SnippetRow[], vectorTable: string | null): number[] {
     const ins = this.db.prepare(
       `INSERT INTO snippets (version_id, kind, source_id, title, description, language, page_title, breadcrumb, content, code_list_json,
-         tokens, content_hash, position, is_dynamic, source_file)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         tokens, content_hash, position, is_dynamic, source_file, embedding)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const fts = this.db.prepare('INSERT INTO snippet_fts (rowid, scope, title, breadcrumb, description, code, content) VALUES (?, ?, ?, ?, ?, ?, ?)');
     const vec = vectorTable ? this.db.prepare(`INSERT INTO ${vectorTable} (rowid, version_id, embedding) VALUES (?, ?, ?)`) : null;
@@ -73,6 +77,7 @@ export class SnippetStore {
         const info = ins.run(
           versionId, r.kind, r.sourceId, r.title, r.description, r.language, r.pageTitle, r.breadcrumb, r.content,
           r.codeList ? JSON.stringify(r.codeList) : null, r.tokens, r.contentHash, r.position, r.isDynamic ? 1 : 0, r.sourceFile,
+          r.vector ? vectorBytes(r.vector) : null,
         );
         const id = info.lastInsertRowid;
         fts.run(id, scope, r.fts.title, r.fts.breadcrumb, r.fts.description, r.fts.code, r.fts.content);
@@ -94,9 +99,25 @@ export class SnippetStore {
     return r;
   }
 
-  /** Ids of a version's snippets in [lo, hi], in order. */
-  idsBetween(versionId: number, lo: number, hi: number): number[] {
-    return (this.db.prepare('SELECT id FROM snippets WHERE id BETWEEN ? AND ? AND version_id = ? ORDER BY id').raw().all(lo, hi, versionId) as [number][]).map((r) => r[0]);
+  /** The embeddings stored with the given snippets (absent: none stored, e.g. while a re-embed job runs). */
+  embeddings(ids: number[]): Map<number, Float32Array> {
+    const out = new Map<number, Float32Array>();
+    if (ids.length === 0) return out;
+    const rows = this.db.prepare(`SELECT id, embedding FROM snippets WHERE id IN (${ids.map(() => '?').join(',')}) AND embedding IS NOT NULL`).raw().all(...ids) as [number, Buffer][];
+    for (const [id, b] of rows) out.set(id, new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)));
+    return out;
+  }
+
+  idsWithoutEmbedding(versionId: number): number[] {
+    return (this.db.prepare('SELECT id FROM snippets WHERE version_id = ? AND embedding IS NULL ORDER BY id').raw().all(versionId) as [number][]).map((r) => r[0]);
+  }
+
+  /** Stores embeddings with their snippets, in one transaction. */
+  setEmbeddings(items: { id: number; vector: Float32Array }[]): void {
+    const st = this.db.prepare('UPDATE snippets SET embedding = ? WHERE id = ?');
+    this.db.transaction(() => {
+      for (const it of items) st.run(vectorBytes(it.vector), it.id);
+    })();
   }
 
   byIds(ids: number[]): StoredSnippet[] {

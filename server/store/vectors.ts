@@ -1,4 +1,5 @@
 import type { Db } from './db.ts';
+import { vectorBytes } from './snippets.ts';
 
 /**
  * The sqlite-vec table. Its dimension follows the embedder, so it is created at startup rather
@@ -18,8 +19,8 @@ export class VectorStore {
     if (exists && stored?.value === wanted) return false;
     this.db.transaction(() => {
       if (exists) this.db.exec(`DROP TABLE ${this.table}`);
-      // The quantized copies in the index chunks belong to the old embedder; they are built again once the re-embed job is done.
-      this.db.exec('UPDATE index_chunks SET dims = NULL, vectors = NULL, norms = NULL WHERE dims IS NOT NULL');
+      // The copies in the snippet rows belong to the old embedder; the re-embed job writes both again.
+      this.db.exec('UPDATE snippets SET embedding = NULL WHERE embedding IS NOT NULL');
       this.db.exec(`CREATE VIRTUAL TABLE ${this.table} USING vec0(version_id integer partition key, embedding float[${dims}] distance_metric=cosine)`);
       this.db.prepare("INSERT INTO meta (key, value) VALUES ('embedder', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(wanted);
     })();
@@ -56,6 +57,7 @@ export class VectorStore {
     const exists = this.db.prepare('SELECT version_id AS versionId FROM snippets WHERE id = ?');
     const del = this.db.prepare(`DELETE FROM ${this.table} WHERE rowid = ?`);
     const ins = this.db.prepare(`INSERT INTO ${this.table} (rowid, version_id, embedding) VALUES (?, ?, ?)`);
+    const copy = this.db.prepare('UPDATE snippets SET embedding = ? WHERE id = ?');
     return this.db.transaction(() => {
       let stored = 0;
       for (const it of items) {
@@ -63,6 +65,7 @@ export class VectorStore {
         if (!row) continue;
         del.run(BigInt(it.id));
         ins.run(BigInt(it.id), BigInt(row.versionId), it.vector);
+        copy.run(vectorBytes(it.vector), it.id);
         stored++;
       }
       return stored;

@@ -1,28 +1,27 @@
 import type { Migration } from './index.ts';
 
 /**
- * Search data derived per library version when it is written (docs/retrieval.md, "The version index"):
- * snippets are indexed in chunks of consecutive ids. A chunk stores each document's length and its
- * embedding quantized to 8 bits (with the quantized vector's norm); one postings row per term and
- * chunk holds (id offset, weighted frequency) pairs. `search_indexed` marks versions whose chunks
- * are complete; versions that existed before this migration get them at the next start
- * (server/ingest/search-backfill.ts).
+ * Search data derived per library version when it is written:
+ * - the term index, BM25 postings per version (see server/search/bm25.ts): snippets are indexed in
+ *   chunks of consecutive ids; a chunk stores each document's length, and one postings row per term
+ *   holds (id offset, weighted frequency) pairs;
+ * - a copy of each snippet's embedding in its row, so the reranker reads the similarity of a
+ *   candidate found only by BM25 with the row instead of a vec0 point lookup.
+ * `search_indexed` marks versions whose derived data is complete; versions that existed before
+ * this migration get it at the next start (server/ingest/search-backfill.ts).
  */
 export const m009: Migration = {
   version: 9,
   name: 'search-index',
   up(db) {
     db.exec(`
-      CREATE TABLE index_chunks (
+      CREATE TABLE term_chunks (
         version_id INTEGER NOT NULL,
         base_id INTEGER NOT NULL,
         last_id INTEGER NOT NULL,
         docs INTEGER NOT NULL,
         tokens INTEGER NOT NULL,
         lengths BLOB NOT NULL,
-        dims INTEGER,
-        vectors BLOB,
-        norms BLOB,
         PRIMARY KEY (version_id, base_id)
       ) WITHOUT ROWID;
       CREATE TABLE term_postings (
@@ -34,6 +33,7 @@ export const m009: Migration = {
         PRIMARY KEY (version_id, term, base_id)
       ) WITHOUT ROWID;
       ALTER TABLE library_versions ADD COLUMN search_indexed INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE snippets ADD COLUMN embedding BLOB;
     `);
   },
 };

@@ -1,0 +1,78 @@
+import type Database from 'better-sqlite3';
+import type { Db } from './db.ts';
+import type { TermChunk } from '../ingest/term-chunks.ts';
+
+type Statement = Database.Statement<unknown[], unknown>;
+
+export interface ChunkRow {
+  baseId: number;
+  docs: number;
+  tokens: number;
+  lengths: Uint16Array;
+}
+
+export interface PostingRow {
+  baseId: number;
+  df: number;
+  data: Uint16Array;
+}
+
+/** A Buffer's bytes as 16-bit values (copied when SQLite's buffer is not 2-byte aligned). */
+function u16(buf: Buffer): Uint16Array {
+  if (buf.byteOffset % 2 === 0) return new Uint16Array(buf.buffer, buf.byteOffset, buf.byteLength >> 1);
+  return new Uint16Array(Uint8Array.from(buf).buffer);
+}
+
+function bytes(a: Uint16Array): Buffer {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+}
+
+/** The term index of each library version: chunks of document lengths and per-term postings (migration 009). */
+export class TermStore {
+  private readonly stmts = new Map<string, Statement>();
+
+  constructor(private readonly db: Db) {}
+
+  private stmt(sql: string): Statement {
+    let s = this.stmts.get(sql);
+    if (!s) this.stmts.set(sql, (s = this.db.prepare(sql)));
+    return s;
+  }
+
+  /** Stores one chunk in one transaction. */
+  writeChunk(versionId: number, chunk: TermChunk): void {
+    const posting = this.stmt('INSERT INTO term_postings (version_id, term, base_id, df, data) VALUES (?, ?, ?, ?, ?)');
+    this.db.transaction(() => {
+      this.stmt('INSERT INTO term_chunks (version_id, base_id, last_id, docs, tokens, lengths) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(versionId, chunk.baseId, chunk.lastId, chunk.docs, chunk.tokens, bytes(chunk.lengths));
+      for (const [term, p] of chunk.postings) posting.run(versionId, term, chunk.baseId, p.df, bytes(p.data));
+    })();
+  }
+
+  /** The last snippet id of a version that is in its term index (0 when none is). */
+  indexedThrough(versionId: number): number {
+    const r = this.stmt('SELECT max(last_id) AS last FROM term_chunks WHERE version_id = ?').get(versionId) as { last: number | null };
+    return r.last ?? 0;
+  }
+
+  chunks(versionId: number): ChunkRow[] {
+    const rows = this.stmt('SELECT base_id, docs, tokens, lengths FROM term_chunks WHERE version_id = ? ORDER BY base_id').raw().all(versionId) as [number, number, number, Buffer][];
+    return rows.map(([baseId, docs, tokens, lengths]) => ({ baseId, docs, tokens, lengths: u16(lengths) }));
+  }
+
+  postings(versionId: number, term: string): PostingRow[] {
+    const rows = this.stmt('SELECT base_id, df, data FROM term_postings WHERE version_id = ? AND term = ?').raw().all(versionId, term) as [number, number, Buffer][];
+    return rows.map(([baseId, df, data]) => ({ baseId, df, data: u16(data) }));
+  }
+
+  /** A key that changes when a version id is reused or its state changes; null for an unknown version. */
+  versionKey(versionId: number): { key: string; ready: boolean } | null {
+    const v = this.stmt('SELECT created_at, state FROM library_versions WHERE id = ?').get(versionId) as { created_at: string; state: string } | undefined;
+    return v ? { key: `${versionId}@${v.created_at}`, ready: v.state === 'ready' } : null;
+  }
+
+  deleteVersion(versionId: number): void {
+    this.stmt('DELETE FROM term_postings WHERE version_id = ?').run(versionId);
+    this.stmt('DELETE FROM term_chunks WHERE version_id = ?').run(versionId);
+  }
+}

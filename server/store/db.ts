@@ -22,11 +22,14 @@ export function openDb(file: string, options: { readonly?: boolean } = {}): Db {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 10000');
-  db.pragma('cache_size = -65536');
   db.pragma('temp_store = MEMORY');
-  // Mapped reads are faster than read() but count as resident memory per connection; 256 MB keeps
-  // the hot part of the index mapped without the RSS of a whole large database.
-  db.pragma('mmap_size = 268435456');
+  // Mapped reads are faster than read() but count as resident memory: 256 MB keeps the hot part of
+  // the index mapped for the read-write connection. The read-only connections of the retrieval
+  // workers read through the OS page cache with a smaller page cache of their own: their reads are
+  // spread over the whole file, and mapped they added up to 750 MB of resident memory on the 1M
+  // bench corpus for about 5% more throughput.
+  db.pragma(options.readonly ? 'cache_size = -16384' : 'cache_size = -65536');
+  db.pragma(options.readonly ? 'mmap_size = 0' : 'mmap_size = 268435456');
   loadVec(db);
   if (!options.readonly) {
     migrate(db);

@@ -28,6 +28,9 @@ interface Row {
   position: number; is_dynamic: number; source_file: string | null;
 }
 
+/** The columns a StoredSnippet is read from (not the embedding copy: only the reranker reads it, by embeddings()). */
+const COLUMNS = 'id, version_id, kind, source_id, title, description, language, page_title, breadcrumb, content, code_list_json, tokens, content_hash, position, is_dynamic, source_file';
+
 function toSnippet(r: Row): StoredSnippet {
   return {
     id: r.id, versionId: r.version_id, kind: r.kind, sourceId: r.source_id, title: r.title, description: r.description, language: r.language,
@@ -54,7 +57,7 @@ export class SnippetStore {
   private byIdsStmt(n: number): Database.Statement<unknown[], unknown> {
     let st = this.byIdsStmts.get(n);
     if (!st) {
-      st = this.db.prepare(`SELECT * FROM snippets WHERE id IN (${Array.from({ length: n }, () => '?').join(',')})`);
+      st = this.db.prepare(`SELECT ${COLUMNS} FROM snippets WHERE id IN (${Array.from({ length: n }, () => '?').join(',')})`);
       // Bounded: at most one statement per list length up to 200, longer lists are prepared each time.
       if (n <= 200) this.byIdsStmts.set(n, st);
     }
@@ -129,7 +132,7 @@ export class SnippetStore {
 
   /** Snippets of a version in page order (paging for exports and tests). */
   list(versionId: number, limit: number, afterId = 0): StoredSnippet[] {
-    return (this.db.prepare('SELECT * FROM snippets WHERE version_id = ? AND id > ? ORDER BY id LIMIT ?').all(versionId, afterId, limit) as Row[]).map(toSnippet);
+    return (this.db.prepare(`SELECT ${COLUMNS} FROM snippets WHERE version_id = ? AND id > ? ORDER BY id LIMIT ?`).all(versionId, afterId, limit) as Row[]).map(toSnippet);
   }
 
   countByKind(versionId: number): { code: number; info: number } {

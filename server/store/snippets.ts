@@ -54,12 +54,14 @@ export class SnippetStore {
 
   constructor(private readonly db: Db) {}
 
-  private byIdsStmt(n: number): Database.Statement<unknown[], unknown> {
-    let st = this.byIdsStmts.get(n);
+  private readonly embeddingsStmts = new Map<number, Database.Statement<unknown[], unknown>>();
+
+  /** `<sql> (?, ?, ...)` with n placeholders, prepared once per n up to 200 (longer lists are prepared each time). */
+  private inStmt(cache: Map<number, Database.Statement<unknown[], unknown>>, sql: string, n: number): Database.Statement<unknown[], unknown> {
+    let st = cache.get(n);
     if (!st) {
-      st = this.db.prepare(`SELECT ${COLUMNS} FROM snippets WHERE id IN (${Array.from({ length: n }, () => '?').join(',')})`);
-      // Bounded: at most one statement per list length up to 200, longer lists are prepared each time.
-      if (n <= 200) this.byIdsStmts.set(n, st);
+      st = this.db.prepare(`${sql} (${Array.from({ length: n }, () => '?').join(',')})`);
+      if (n <= 200) cache.set(n, st);
     }
     return st;
   }
@@ -106,7 +108,7 @@ export class SnippetStore {
   embeddings(ids: number[]): Map<number, Float32Array> {
     const out = new Map<number, Float32Array>();
     if (ids.length === 0) return out;
-    const rows = this.db.prepare(`SELECT id, embedding FROM snippets WHERE id IN (${ids.map(() => '?').join(',')}) AND embedding IS NOT NULL`).raw().all(...ids) as [number, Buffer][];
+    const rows = this.inStmt(this.embeddingsStmts, 'SELECT id, embedding FROM snippets WHERE embedding IS NOT NULL AND id IN', ids.length).raw().all(...ids) as [number, Buffer][];
     for (const [id, b] of rows) out.set(id, new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)));
     return out;
   }
@@ -125,7 +127,7 @@ export class SnippetStore {
 
   byIds(ids: number[]): StoredSnippet[] {
     if (ids.length === 0) return [];
-    const rows = this.byIdsStmt(ids.length).all(...ids) as Row[];
+    const rows = this.inStmt(this.byIdsStmts, `SELECT ${COLUMNS} FROM snippets WHERE id IN`, ids.length).all(...ids) as Row[];
     const byId = new Map(rows.map((r) => [r.id, toSnippet(r)]));
     return ids.map((id) => byId.get(id)).filter((s): s is StoredSnippet => s !== undefined);
   }

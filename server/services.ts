@@ -68,7 +68,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const embedder = overrides.embedder !== undefined ? overrides.embedder : await createEmbedder(config, log);
   const vectorsReset = embedder !== null && store.vectors.ensure(embedder.id, embedder.dims);
   if (vectorsReset) log.info({ embedder: embedder.id }, 'vector table (re)created for the embedder');
-  backfillSearchIndex(store, log, { copyVectors: embedder !== null && !vectorsReset });
+  backfillSearchIndex(store, log);
   const license =
     overrides.license ??
     new LicenseService(loadVerifyKeys(path.join(ROOT_DIR, 'licenses')), config.licenseFile ?? path.join(config.dataDir, 'license.json'), config.dev);

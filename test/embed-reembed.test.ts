@@ -52,7 +52,7 @@ test('changing the embedder re-embeds every snippet through a job; an interrupte
     assert.equal(first.services.store.vectors.missingCount(), 0);
     assert.equal(reembedJobs(first.services).length, 0, 'a fresh data dir needs no re-embed');
     const [q] = await first.services.embedder!.embed(['connect to the database']);
-    assert.equal(first.services.store.vectors.knn(versionId, q!, 3).length, 3);
+    assert.equal(first.services.store.search.knn(versionId, q!, 3).length, 3);
   } finally {
     await first.close();
   }
@@ -71,7 +71,7 @@ test('changing the embedder re-embeds every snippet through a job; an interrupte
     assert.equal(stored.length, 40);
     for (const s of stored.slice(0, 5)) {
       const [v] = await hash.embed([embeddingText(s)]);
-      assert.equal(second.services.store.vectors.knn(versionId, v!, 1)[0]!.id, s.id);
+      assert.equal(second.services.store.search.knn(versionId, v!, 1)[0]!.id, s.id);
     }
     // The copies in the snippet rows were cleared with the old table and written again with the new vectors.
     const copies = second.services.store.snippets.embeddings(stored.map((s) => s.id));
@@ -111,7 +111,7 @@ test('changing the embedder re-embeds every snippet through a job; an interrupte
     assert.equal(reembedJobs(fourth.services).length, 2, 'no duplicate job was queued');
     assert.equal(fourth.services.store.vectors.missingCount(), 0);
     const [q] = await fourth.services.embedder!.embed(['connect to the database']);
-    const hits = fourth.services.store.snippets.byIds(fourth.services.store.vectors.knn(versionId, q!, 2).map((h) => h.id));
+    const hits = fourth.services.store.snippets.byIds(fourth.services.store.search.knn(versionId, q!, 2).map((h) => h.id));
     assert.ok(hits.every((h) => `${h.title} ${h.content}`.includes('database')), 'vector search works again with the builtin embedder');
   } finally {
     await fourth.close();

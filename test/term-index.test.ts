@@ -7,7 +7,9 @@ import { loadSearchCorpus } from './helpers/search-corpus.ts';
 import { analyzeQuery } from '../server/search/query.ts';
 import { lexicalTop, BM25_WEIGHTS } from '../server/search/bm25.ts';
 import { VersionBuild } from '../server/ingest/writer.ts';
-import { cosineDistance } from '../server/search/retrieve.ts';
+import { cosineDistance } from '../server/embed/quantize.ts';
+import { retrievePrepared } from '../server/search/retrieve.ts';
+import { prepareQuery } from '../server/search/query.ts';
 import type { Store } from '../server/store/index.ts';
 import type { SnippetInput } from '../server/model.ts';
 
@@ -98,7 +100,7 @@ test('a resumed build indexes what the interrupted run stored; a retired version
   assert.equal((store.db.prepare('SELECT count(*) AS n FROM term_chunks WHERE version_id = ?').get(complete) as { n: number }).n, 0);
 });
 
-test('a database from before the search index gets its term index and snippet embeddings at start-up and answers as before', async () => {
+test('a database from before the term index gets it at start-up and answers as before', async () => {
   const s = await startTestServer();
   await loadSearchCorpus(s.services, ['pino', 'zod']);
   const ask = async (server: TestServer, q: string) => (await server.api(`/api/v2/context?${new URLSearchParams({ libraryId: '/pinojs/pino', query: q, type: 'json' })}`)).json();
@@ -106,25 +108,34 @@ test('a database from before the search index gets its term index and snippet em
   await s.close();
   // What a database written before migration 009 looks like: no term index, versions not marked.
   const db = new Database(path.join(s.dataDir, 'stacks.db'));
-  db.exec('DELETE FROM term_postings; DELETE FROM term_chunks; UPDATE library_versions SET search_indexed = 0; UPDATE snippets SET embedding = NULL;');
+  db.exec('DELETE FROM term_postings; DELETE FROM term_chunks; UPDATE library_versions SET search_indexed = 0;');
   db.close();
   const again = await startTestServer({ dataDir: s.dataDir });
   servers.push(again);
   assert.deepEqual(again.services.store.libraries.searchUnindexedVersions(), []);
   const after = await Promise.all(QUESTIONS.map((q) => ask(again, q)));
   assert.deepEqual(after, before);
-  const nulls = again.services.store.db.prepare('SELECT count(*) AS n FROM snippets WHERE embedding IS NULL').get() as { n: number };
-  assert.equal(nulls.n, 0, 'every snippet has its embedding copied from the vector table');
 });
 
-test('the similarity from the embedding stored with a snippet equals the vector table distance', async () => {
+test('the vector list: KNN on the 8-bit vectors, exact cosine from the float copies, close to an exact scan', async () => {
   const s = servers[0]!;
   const store = s.services.store;
   const versionId = currentVersion(store, '/pinojs/pino');
-  const ids = store.snippets.list(versionId, 50).map((x) => x.id);
-  const [q] = await s.services.embedder!.embed(['write logs to a file with a transport']);
-  const fromTable = store.search.distances(ids, q!);
-  const stored = store.snippets.embeddings(ids);
-  assert.equal(stored.size, ids.length);
-  for (const id of ids) assert.ok(Math.abs(cosineDistance(q!, stored.get(id)!) - fromTable.get(id)!) < 1e-5, `snippet ${id}`);
+  const ids = store.snippets.list(versionId, 100_000).map((x) => x.id);
+  const copies = store.snippets.embeddings(ids);
+  assert.equal(copies.size, ids.length, 'every snippet has its float copy');
+  let overlap = 0;
+  const questions = [...QUESTIONS, 'pretty print logs in development', 'log levels and custom levels', 'async logging performance'];
+  for (const question of questions) {
+    const q = await prepareQuery(question, s.services.embedder);
+    const exact = ids.map((id) => ({ id, d: cosineDistance(q.vector!, copies.get(id)!) })).sort((a, b) => a.d - b.d).slice(0, 20);
+    const list = retrievePrepared(store, versionId, q, { lexical: false, vectorLimit: 20, fusion: { minVectorOnlySimilarity: 0 } });
+    const byRank = list.filter((c) => c.vectorRank !== null).sort((a, b) => a.vectorRank! - b.vectorRank!);
+    // Exact similarities, best first.
+    for (const c of byRank) assert.ok(Math.abs(c.similarity! - (1 - cosineDistance(q.vector!, copies.get(c.snippet.id)!))) < 1e-9);
+    for (let i = 1; i < byRank.length; i++) assert.ok(byRank[i - 1]!.similarity! >= byRank[i]!.similarity!);
+    const found = new Set(byRank.map((c) => c.snippet.id));
+    overlap += exact.filter((e) => found.has(e.id)).length / exact.length;
+  }
+  assert.ok(overlap / questions.length >= 0.9, `top-20 overlap ${(overlap / questions.length).toFixed(2)}`);
 });

@@ -28,26 +28,22 @@ export function addStoredSnippets(store: Store, versionId: number, builder: Term
 }
 
 /**
- * Completes the derived search data of served versions written before it existed (migration 009):
- * their term index, and the copy of each snippet's embedding in its row (taken from the vector
- * table unless the embedder changed, in which case the re-embed job writes both). Runs once at
- * start-up, before anything is served; an interrupted run continues where it stopped.
+ * Builds the term index of served versions written before it existed (migration 009). Runs once at
+ * start-up, before anything is served; an interrupted run continues where it stopped. (Their
+ * embeddings' float copies and 8-bit vectors come from the re-embed job that the new vector table
+ * format starts.)
  */
-export function backfillSearchIndex(store: Store, log: Logger, options: { copyVectors: boolean }): void {
+export function backfillSearchIndex(store: Store, log: Logger): void {
   const versions = store.libraries.searchUnindexedVersions();
   if (versions.length === 0) return;
-  log.info({ versions: versions.length }, 'building the search index of existing library versions');
+  log.info({ versions: versions.length }, 'building the term index of existing library versions');
   const t0 = Date.now();
   let docs = 0;
   for (const versionId of versions) {
     const builder = new TermChunkBuilder();
     docs += addStoredSnippets(store, versionId, builder);
     flushTermChunk(store, versionId, builder);
-    if (options.copyVectors) {
-      const ids = store.snippets.idsWithoutEmbedding(versionId);
-      for (let i = 0; i < ids.length; i += 1000) store.snippets.setEmbeddings(store.vectors.vectorsOf(ids.slice(i, i + 1000)));
-    }
     store.libraries.markSearchIndexed(versionId);
   }
-  log.info({ versions: versions.length, snippets: docs, ms: Date.now() - t0 }, 'search index built');
+  log.info({ versions: versions.length, snippets: docs, ms: Date.now() - t0 }, 'term index built');
 }

@@ -22,7 +22,7 @@ export interface VersionAnswerOptions {
   /** Token budget and snippet cap of the packed answer. */
   budget?: { tokens?: number; maxSnippets?: number };
   /** Tuning overrides (evaluation only). */
-  fusion?: Partial<typeof FUSION>;
+  fusion?: Partial<Record<keyof typeof FUSION, number>>;
   weights?: Partial<Record<keyof typeof RERANK_WEIGHTS, number>>;
   /** Skip packing: return the whole ranked list (evaluation, multi-library search packs globally itself). */
   unpacked?: boolean;

@@ -3,6 +3,7 @@ import type { Embedder } from '../embed/types.ts';
 import type { StoredSnippet } from '../model.ts';
 import { prepareQuery, type PreparedQuery } from './query.ts';
 import { lexicalTop } from './bm25.ts';
+import { cosineDistance } from '../embed/quantize.ts';
 
 /**
  * Fusion constants (see docs/retrieval.md). Reciprocal rank fusion: score = sum over lists of
@@ -57,7 +58,7 @@ export interface RetrieveOptions {
   lexicalLimit?: number;
   vectorLimit?: number;
   /** Overrides of the fusion constants (evaluation and tuning). */
-  fusion?: Partial<typeof FUSION>;
+  fusion?: Partial<Record<keyof typeof FUSION, number>>;
   /** Load only the best this many fused candidates (fast mode needs no features of the tail). */
   fetchLimit?: number;
   /** Fill in the similarity of lexical-only candidates by point lookups (default true; the reranker uses it). */
@@ -85,7 +86,7 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
   const useLex = opts.lexical !== false;
   const useVec = opts.vector !== false && q.vector !== null;
   const lex = useLex ? lexicalTop(store, versionId, q.forms, opts.lexicalLimit ?? fusion.lexicalLimit) : [];
-  const vec = useVec && q.vector ? store.search.knn(versionId, q.vector, opts.vectorLimit ?? fusion.vectorLimit) : [];
+  const vec = useVec && q.vector ? nearest(store, versionId, q.vector, opts.vectorLimit ?? fusion.vectorLimit) : [];
 
   const byId = new Map<number, { bm25: number | null; lexicalRank: number | null; distance: number | null; vectorRank: number | null; fused: number }>();
   const entry = (id: number) => {
@@ -114,16 +115,10 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
   if (opts.fetchLimit !== undefined && ids.length > opts.fetchLimit) {
     ids = ids.sort((a, b) => byId.get(b)!.fused - byId.get(a)!.fused || a - b).slice(0, opts.fetchLimit);
   }
-  // Only the candidates loaded need their similarity (the fused order does not use it): from the
-  // embedding stored with the snippet, else (a re-embed job still running) by a vector-table lookup.
+  // Only the candidates loaded need their similarity (the fused order does not use it), from their float copies.
   if (useVec && q.vector && opts.completeSimilarity !== false) {
-    let missing = ids.filter((id) => byId.get(id)!.distance === null);
-    if (missing.length) {
-      const stored = store.snippets.embeddings(missing);
-      for (const [id, v] of stored) if (v.length === q.vector.length) byId.get(id)!.distance = cosineDistance(q.vector, v);
-      missing = missing.filter((id) => byId.get(id)!.distance === null);
-    }
-    if (missing.length) for (const [id, d] of store.search.distances(missing, q.vector)) byId.get(id)!.distance = d;
+    const missing = ids.filter((id) => byId.get(id)!.distance === null);
+    for (const [id, v] of store.snippets.embeddings(missing)) if (v.length === q.vector.length) byId.get(id)!.distance = cosineDistance(q.vector, v);
   }
   const snippets = store.snippets.byIds(ids);
   const out: Candidate[] = snippets.map((snippet) => {
@@ -143,17 +138,19 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
   return out.sort(byScore);
 }
 
-/** 1 - cosine similarity, as sqlite-vec's vec_distance_cosine computes it. */
-export function cosineDistance(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
+/**
+ * The version's nearest snippets by cosine similarity: sqlite-vec's KNN on the 8-bit vectors
+ * finds the neighbours, the float copies in the snippet rows give their exact distances and order.
+ */
+function nearest(store: Store, versionId: number, query: Float32Array, k: number): { id: number; distance: number }[] {
+  const hits = store.search.knn(versionId, query, k);
+  const copies = store.snippets.embeddings(hits.map((h) => h.id));
+  const out: { id: number; distance: number }[] = [];
+  for (const h of hits) {
+    const v = copies.get(h.id);
+    if (v && v.length === query.length) out.push({ id: h.id, distance: cosineDistance(query, v) });
   }
-  return na === 0 || nb === 0 ? 1 : 1 - dot / Math.sqrt(na * nb);
+  return out.sort((a, b) => a.distance - b.distance || a.id - b.id);
 }
 
 export function byScore(a: Candidate, b: Candidate): number {

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Db } from './db.ts';
+import { int8Unit } from '../embed/quantize.ts';
 
 type Statement = Database.Statement<unknown[], unknown>;
 
@@ -24,13 +25,13 @@ export interface LexicalHit {
 
 export interface VectorHit {
   id: number;
-  /** Cosine distance (0 = same direction). */
+  /** Smaller is nearer (the L2 distance of the 8-bit vectors). */
   distance: number;
 }
 
 /** The read side of retrieval: read snapshots, vector candidates of one library version, pages. (BM25 candidates: server/store/terms.ts.) */
 export class SearchStore {
-  private vecStmts: { knn: Statement; distance: Statement } | null = null;
+  private vecStmts: { knn: Statement } | null = null;
 
   private readonly pageStmt;
 
@@ -49,13 +50,10 @@ export class SearchStore {
     return this.db.transaction(fn).deferred();
   }
 
-  private vec(): { knn: Statement; distance: Statement } | null {
+  private vec(): { knn: Statement } | null {
     if (this.vecStmts) return this.vecStmts;
     if (this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'snippet_vec'").get() === undefined) return null;
-    this.vecStmts = {
-      knn: this.db.prepare('SELECT rowid AS id, distance FROM snippet_vec WHERE embedding MATCH ? AND k = ? AND version_id = ?'),
-      distance: this.db.prepare('SELECT vec_distance_cosine(embedding, ?) AS distance FROM snippet_vec WHERE rowid = ?'),
-    };
+    this.vecStmts = { knn: this.db.prepare('SELECT rowid AS id, distance FROM snippet_vec WHERE embedding MATCH vec_int8(?) AND k = ? AND version_id = ?') };
     return this.vecStmts;
   }
 
@@ -64,36 +62,25 @@ export class SearchStore {
     this.vecStmts = null;
   }
 
-  /** Nearest neighbours on the version's partition of snippet_vec; [] when there is no vector table. */
+  /**
+   * Nearest neighbours on the version's partition of snippet_vec by the L2 distance of the 8-bit
+   * vectors (the order of cosine similarity, nearly; exact similarities come from the snippets'
+   * float copies); [] when there is no vector table.
+   */
   knn(versionId: number, query: Float32Array, k: number): VectorHit[] {
     const v = this.vec();
     if (!v) return [];
+    const q = int8Unit(query);
     try {
-      return v.knn.all(query, k, BigInt(versionId)) as VectorHit[];
+      return v.knn.all(q, k, BigInt(versionId)) as VectorHit[];
     } catch (err) {
       // A table recreated under us (embedder change) invalidates the statement: retry once.
       this.vecStmts = null;
       const again = this.vec();
       if (!again) return [];
       if (/dimension|mismatch/i.test((err as Error).message)) return [];
-      return again.knn.all(query, k, BigInt(versionId)) as VectorHit[];
+      return again.knn.all(q, k, BigInt(versionId)) as VectorHit[];
     }
-  }
-
-  /** Cosine distances of the given snippets to a query vector (point lookups); snippets without a vector are absent. */
-  distances(ids: number[], query: Float32Array): Map<number, number> {
-    const out = new Map<number, number>();
-    const v = this.vec();
-    if (!v) return out;
-    for (const id of ids) {
-      try {
-        const r = v.distance.get(query, BigInt(id)) as { distance: number } | undefined;
-        if (r && Number.isFinite(r.distance)) out.set(id, r.distance);
-      } catch {
-        return out;
-      }
-    }
-    return out;
   }
 
   /** Ids of the snippets of one page (source URL without its #anchor) in a version, in page order. */

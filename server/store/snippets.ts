@@ -1,6 +1,7 @@
 import type { Db } from './db.ts';
 import type Database from 'better-sqlite3';
 import type { CodeExample, StoredSnippet } from '../model.ts';
+import { int8Unit } from '../embed/quantize.ts';
 
 /** A snippet row ready to insert, with the texts of its full-text columns already prepared. */
 export interface SnippetRow {
@@ -74,7 +75,7 @@ export class SnippetStore {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const fts = this.db.prepare('INSERT INTO snippet_fts (rowid, scope, title, breadcrumb, description, code, content) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    const vec = vectorTable ? this.db.prepare(`INSERT INTO ${vectorTable} (rowid, version_id, embedding) VALUES (?, ?, ?)`) : null;
+    const vec = vectorTable ? this.db.prepare(`INSERT INTO ${vectorTable} (rowid, version_id, embedding) VALUES (?, ?, vec_int8(?))`) : null;
     const scope = ftsScope(versionId);
     const ids: number[] = [];
     this.db.transaction(() => {
@@ -86,7 +87,7 @@ export class SnippetStore {
         );
         const id = info.lastInsertRowid;
         fts.run(id, scope, r.fts.title, r.fts.breadcrumb, r.fts.description, r.fts.code, r.fts.content);
-        if (vec && r.vector) vec.run(BigInt(id), BigInt(versionId), r.vector);
+        if (vec && r.vector) vec.run(BigInt(id), BigInt(versionId), int8Unit(r.vector));
         ids.push(Number(id));
       }
     })();
@@ -111,18 +112,6 @@ export class SnippetStore {
     const rows = this.inStmt(this.embeddingsStmts, 'SELECT id, embedding FROM snippets WHERE embedding IS NOT NULL AND id IN', ids.length).raw().all(...ids) as [number, Buffer][];
     for (const [id, b] of rows) out.set(id, new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)));
     return out;
-  }
-
-  idsWithoutEmbedding(versionId: number): number[] {
-    return (this.db.prepare('SELECT id FROM snippets WHERE version_id = ? AND embedding IS NULL ORDER BY id').raw().all(versionId) as [number][]).map((r) => r[0]);
-  }
-
-  /** Stores embeddings with their snippets, in one transaction. */
-  setEmbeddings(items: { id: number; vector: Float32Array }[]): void {
-    const st = this.db.prepare('UPDATE snippets SET embedding = ? WHERE id = ?');
-    this.db.transaction(() => {
-      for (const it of items) st.run(vectorBytes(it.vector), it.id);
-    })();
   }
 
   byIds(ids: number[]): StoredSnippet[] {

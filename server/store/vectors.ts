@@ -1,10 +1,13 @@
 import type { Db } from './db.ts';
 import { vectorBytes } from './snippets.ts';
+import { int8Unit } from '../embed/quantize.ts';
 
 /**
- * The sqlite-vec table. Its dimension follows the embedder, so it is created at startup rather
- * than by a migration; meta.embedder records which embedder filled it. When the embedder changes,
- * the table is recreated empty and a re-embed job fills it again.
+ * The sqlite-vec table: each snippet's embedding in 8 bits (server/embed/quantize.ts), partitioned
+ * by library version, for KNN; the float embedding is kept in the snippet row. Its dimension
+ * follows the embedder, so it is created at startup rather than by a migration; meta.embedder
+ * records which embedder filled it. When the embedder changes, the table is recreated empty and a
+ * re-embed job fills it (and the float copies) again.
  */
 export class VectorStore {
   readonly table = 'snippet_vec';
@@ -15,13 +18,14 @@ export class VectorStore {
   ensure(embedderId: string, dims: number): boolean {
     const stored = this.db.prepare("SELECT value FROM meta WHERE key = 'embedder'").get() as { value: string } | undefined;
     const exists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(this.table) !== undefined;
-    const wanted = `${embedderId}:${dims}`;
+    // ':int8' (the 8-bit table, see server/embed/quantize.ts): a float table of an older version is rebuilt by a re-embed job.
+    const wanted = `${embedderId}:${dims}:int8`;
     if (exists && stored?.value === wanted) return false;
     this.db.transaction(() => {
       if (exists) this.db.exec(`DROP TABLE ${this.table}`);
       // The copies in the snippet rows belong to the old embedder; the re-embed job writes both again.
       this.db.exec('UPDATE snippets SET embedding = NULL WHERE embedding IS NOT NULL');
-      this.db.exec(`CREATE VIRTUAL TABLE ${this.table} USING vec0(version_id integer partition key, embedding float[${dims}] distance_metric=cosine)`);
+      this.db.exec(`CREATE VIRTUAL TABLE ${this.table} USING vec0(version_id integer partition key, embedding int8[${dims}] distance_metric=l2)`);
       this.db.prepare("INSERT INTO meta (key, value) VALUES ('embedder', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(wanted);
     })();
     return exists || this.hasSnippets();
@@ -31,24 +35,6 @@ export class VectorStore {
     return this.db.prepare('SELECT 1 FROM snippets LIMIT 1').get() !== undefined;
   }
 
-  /** Nearest neighbours inside one library version's partition. */
-  knn(versionId: number, query: Float32Array, k: number): { id: number; distance: number }[] {
-    return (this.db
-      .prepare(`SELECT rowid AS id, distance FROM ${this.table} WHERE embedding MATCH ? AND k = ? AND version_id = ?`)
-      .all(query, k, BigInt(versionId)) as { id: number; distance: number }[]);
-  }
-
-  /** The stored vectors of the given snippets (point lookups: a partition scan of vec0 reads the whole table). */
-  vectorsOf(ids: number[]): { id: number; vector: Float32Array }[] {
-    const st = this.db.prepare(`SELECT embedding FROM ${this.table} WHERE rowid = ?`);
-    const out: { id: number; vector: Float32Array }[] = [];
-    for (const id of ids) {
-      const r = st.get(BigInt(id)) as { embedding: Buffer } | undefined;
-      if (r) out.push({ id, vector: new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)) });
-    }
-    return out;
-  }
-
   /**
    * Stores vectors for existing snippets in one transaction (the re-embed job). Snippets deleted
    * meanwhile (a version swapped out during the job) are skipped. Returns how many were stored.
@@ -56,7 +42,7 @@ export class VectorStore {
   upsertBatch(items: { id: number; versionId: number; vector: Float32Array }[]): number {
     const exists = this.db.prepare('SELECT version_id AS versionId FROM snippets WHERE id = ?');
     const del = this.db.prepare(`DELETE FROM ${this.table} WHERE rowid = ?`);
-    const ins = this.db.prepare(`INSERT INTO ${this.table} (rowid, version_id, embedding) VALUES (?, ?, ?)`);
+    const ins = this.db.prepare(`INSERT INTO ${this.table} (rowid, version_id, embedding) VALUES (?, ?, vec_int8(?))`);
     const copy = this.db.prepare('UPDATE snippets SET embedding = ? WHERE id = ?');
     return this.db.transaction(() => {
       let stored = 0;
@@ -64,7 +50,7 @@ export class VectorStore {
         const row = exists.get(it.id) as { versionId: number } | undefined;
         if (!row) continue;
         del.run(BigInt(it.id));
-        ins.run(BigInt(it.id), BigInt(row.versionId), it.vector);
+        ins.run(BigInt(it.id), BigInt(row.versionId), int8Unit(it.vector));
         copy.run(vectorBytes(it.vector), it.id);
         stored++;
       }

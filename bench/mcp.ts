@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startStacksProcess } from '../test/helpers/server.ts';
-import { BENCH_QUESTIONS as QUERIES, memoryOf, percentile } from './stats.ts';
+import { BENCH_QUESTIONS as QUERIES, httpFetch, httpGet, memoryOf, percentile } from './stats.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { loadConfig } from '../server/config.ts';
@@ -67,7 +67,7 @@ async function main(): Promise<void> {
     const clients: Client[] = [];
     for (let i = 0; i < CLIENTS; i++) {
       const c = new Client({ name: `bench-${i}`, version: '1.0.0' });
-      await c.connect(new StreamableHTTPClientTransport(new URL('/mcp', url)));
+      await c.connect(new StreamableHTTPClientTransport(new URL('/mcp', url), { fetch: httpFetch }));
       clients.push(c);
     }
     let seq = 0;
@@ -81,9 +81,8 @@ async function main(): Promise<void> {
     const restCall = async () => {
       const { libraryId, query } = next();
       const t0 = performance.now();
-      const res = await fetch(`${url}/api/v2/context?${new URLSearchParams({ libraryId, query, type: 'txt' })}`);
-      await res.text();
-      return { ms: performance.now() - t0, error: !res.ok };
+      const res = await httpGet(`${url}/api/v2/context?${new URLSearchParams({ libraryId, query, type: 'txt' })}`);
+      return { ms: performance.now() - t0, error: res.status !== 200 };
     };
     type Series = { latencies: number[]; errors: number };
     // With --rest every client alternates an MCP call and a REST call, so both see the same load and cache state.

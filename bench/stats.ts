@@ -50,3 +50,27 @@ export function httpGet(url: string): Promise<{ status: number; body: string }> 
       .on('error', reject);
   });
 }
+
+/**
+ * A fetch over node:http with the same keep-alive agent, for clients that take a fetch function
+ * (the MCP SDK's Streamable HTTP transport): the whole body is read before the Response resolves.
+ */
+export const httpFetch: typeof fetch = (input, init) =>
+  new Promise((resolve, reject) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const headers = Object.fromEntries(new Headers(init?.headers).entries());
+    const req = http.request(url, { method: init?.method ?? 'GET', headers, agent: keepAlive }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const status = res.statusCode ?? 0;
+        const out = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
+        resolve(new Response([204, 205, 304].includes(status) ? null : Buffer.concat(chunks), { status, headers: out }));
+      });
+    });
+    req.on('error', reject);
+    if (init?.body !== undefined && init.body !== null) req.write(init.body as string | Buffer);
+    req.end();
+  });

@@ -1,6 +1,7 @@
 import type { Store } from '../store/index.ts';
 import type { Embedder } from '../embed/types.ts';
 import type { StoredSnippet } from '../model.ts';
+import type { VectorHit } from '../store/search.ts';
 import { prepareQuery, type PreparedQuery } from './query.ts';
 import { lexicalTop } from './bm25.ts';
 import { cosineDistance } from '../embed/quantize.ts';
@@ -86,8 +87,12 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
   const useLex = opts.lexical !== false;
   const useVec = opts.vector !== false && q.vector !== null;
   const lex = useLex ? lexicalTop(store, versionId, q.forms, opts.lexicalLimit ?? fusion.lexicalLimit) : [];
-  const vec = useVec && q.vector ? nearest(store, versionId, q.vector, opts.vectorLimit ?? fusion.vectorLimit) : [];
-
+  const knn = useVec && q.vector ? store.search.knn(versionId, q.vector, opts.vectorLimit ?? fusion.vectorLimit) : [];
+  // Without a fetch limit every candidate is loaded, so rows and float embeddings come in one
+  // query; otherwise the neighbours' embeddings first, the rows of the best fused ones after.
+  let loaded = useVec && opts.fetchLimit === undefined ? store.snippets.withEmbeddings([...new Set([...lex.map((h) => h.id), ...knn.map((h) => h.id)])]) : null;
+  const copies = loaded?.embeddings ?? store.snippets.embeddings(knn.map((h) => h.id));
+  const vec = q.vector ? exactOrder(knn, copies, q.vector) : [];
   const byId = new Map<number, { bm25: number | null; lexicalRank: number | null; distance: number | null; vectorRank: number | null; fused: number }>();
   const entry = (id: number) => {
     let e = byId.get(id);
@@ -116,11 +121,16 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
     ids = ids.sort((a, b) => byId.get(b)!.fused - byId.get(a)!.fused || a - b).slice(0, opts.fetchLimit);
   }
   // Only the candidates loaded need their similarity (the fused order does not use it), from their float copies.
-  if (useVec && q.vector && opts.completeSimilarity !== false) {
-    const missing = ids.filter((id) => byId.get(id)!.distance === null);
-    for (const [id, v] of store.snippets.embeddings(missing)) if (v.length === q.vector.length) byId.get(id)!.distance = cosineDistance(q.vector, v);
+  const complete = useVec && q.vector !== null && opts.completeSimilarity !== false;
+  loaded ??= complete ? store.snippets.withEmbeddings(ids) : { snippets: new Map(store.snippets.byIds(ids).map((x) => [x.id, x])), embeddings: new Map() };
+  if (complete) {
+    for (const id of ids) {
+      const e = byId.get(id)!;
+      const v = loaded.embeddings.get(id);
+      if (e.distance === null && v && v.length === q.vector!.length) e.distance = cosineDistance(q.vector!, v);
+    }
   }
-  const snippets = store.snippets.byIds(ids);
+  const snippets = ids.map((id) => loaded.snippets.get(id)).filter((x): x is StoredSnippet => x !== undefined);
   const out: Candidate[] = snippets.map((snippet) => {
     const e = byId.get(snippet.id)!;
     return {
@@ -139,13 +149,11 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
 }
 
 /**
- * The version's nearest snippets by cosine similarity: sqlite-vec's KNN on the 8-bit vectors
- * finds the neighbours, the float copies in the snippet rows give their exact distances and order.
+ * The KNN's neighbours (found on the 8-bit vectors) with their exact cosine distances from the
+ * float copies, nearest first; a neighbour without a copy (a re-embed job running) is left out.
  */
-function nearest(store: Store, versionId: number, query: Float32Array, k: number): { id: number; distance: number }[] {
-  const hits = store.search.knn(versionId, query, k);
-  const copies = store.snippets.embeddings(hits.map((h) => h.id));
-  const out: { id: number; distance: number }[] = [];
+function exactOrder(hits: VectorHit[], copies: Map<number, Float32Array>, query: Float32Array): VectorHit[] {
+  const out: VectorHit[] = [];
   for (const h of hits) {
     const v = copies.get(h.id);
     if (v && v.length === query.length) out.push({ id: h.id, distance: cosineDistance(query, v) });

@@ -40,6 +40,12 @@ function toSnippet(r: Row): StoredSnippet {
   };
 }
 
+/** A stored float32 blob as a Float32Array (a view when SQLite's buffer is 4-byte aligned, else a copy). */
+function floats(b: Buffer): Float32Array {
+  if (b.byteOffset % 4 === 0) return new Float32Array(b.buffer, b.byteOffset, b.byteLength >> 2);
+  return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+}
+
 export function vectorBytes(v: Float32Array): Buffer {
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 }
@@ -56,6 +62,7 @@ export class SnippetStore {
   constructor(private readonly db: Db) {}
 
   private readonly embeddingsStmts = new Map<number, Database.Statement<unknown[], unknown>>();
+  private readonly withEmbeddingsStmts = new Map<number, Database.Statement<unknown[], unknown>>();
 
   /** `<sql> (?, ?, ...)` with n placeholders, prepared once per n up to 200 (longer lists are prepared each time). */
   private inStmt(cache: Map<number, Database.Statement<unknown[], unknown>>, sql: string, n: number): Database.Statement<unknown[], unknown> {
@@ -110,8 +117,21 @@ export class SnippetStore {
     const out = new Map<number, Float32Array>();
     if (ids.length === 0) return out;
     const rows = this.inStmt(this.embeddingsStmts, 'SELECT id, embedding FROM snippets WHERE embedding IS NOT NULL AND id IN', ids.length).raw().all(...ids) as [number, Buffer][];
-    for (const [id, b] of rows) out.set(id, new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)));
+    for (const [id, b] of rows) out.set(id, floats(b));
     return out;
+  }
+
+  /** Snippets and their embeddings in one query (the reranker needs both of every candidate). */
+  withEmbeddings(ids: number[]): { snippets: Map<number, StoredSnippet>; embeddings: Map<number, Float32Array> } {
+    const snippets = new Map<number, StoredSnippet>();
+    const embeddings = new Map<number, Float32Array>();
+    if (ids.length === 0) return { snippets, embeddings };
+    const rows = this.inStmt(this.withEmbeddingsStmts, `SELECT ${COLUMNS}, embedding FROM snippets WHERE id IN`, ids.length).all(...ids) as (Row & { embedding: Buffer | null })[];
+    for (const r of rows) {
+      snippets.set(r.id, toSnippet(r));
+      if (r.embedding) embeddings.set(r.id, floats(r.embedding));
+    }
+    return { snippets, embeddings };
   }
 
   byIds(ids: number[]): StoredSnippet[] {

@@ -74,7 +74,7 @@ test('changing the embedder re-embeds every snippet through a job; an interrupte
       assert.equal(second.services.store.search.knn(versionId, v!, 1)[0]!.id, s.id);
     }
     // The copies in the snippet rows were cleared with the old table and written again with the new vectors.
-    const copies = second.services.store.snippets.embeddings(stored.map((s) => s.id));
+    const copies = second.services.store.snippets.withEmbeddings(stored.map((s) => s.id)).embeddings;
     assert.equal(copies.size, 40);
     assert.ok([...copies.values()].every((v) => v.length === 32));
   } finally {

@@ -122,7 +122,7 @@ test('the vector list: KNN on the 8-bit vectors, exact cosine from the float cop
   const store = s.services.store;
   const versionId = currentVersion(store, '/pinojs/pino');
   const ids = store.snippets.list(versionId, 100_000).map((x) => x.id);
-  const copies = store.snippets.embeddings(ids);
+  const copies = store.snippets.withEmbeddings(ids).embeddings;
   assert.equal(copies.size, ids.length, 'every snippet has its float copy');
   let overlap = 0;
   const questions = [...QUESTIONS, 'pretty print logs in development', 'log levels and custom levels', 'async logging performance'];

@@ -18,6 +18,15 @@ export function int8Unit(v: Float32Array): Buffer {
   return Buffer.from(out.buffer);
 }
 
+/**
+ * The cosine distance two unit vectors have when their 8-bit forms are `l2` apart (|a - b|^2 =
+ * 2 - 2 cos for unit vectors), within about 0.01: enough to order and threshold KNN hits before
+ * the exact distances of the loaded candidates are computed from their float copies.
+ */
+export function approxCosineDistance(l2: number): number {
+  return (l2 * l2) / (2 * QUANT_SCALE * QUANT_SCALE);
+}
+
 /** 1 - cosine similarity (1 when either vector is zero). */
 export function cosineDistance(a: Float32Array, b: Float32Array): number {
   let dot = 0;

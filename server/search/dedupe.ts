@@ -15,7 +15,13 @@ export const SHINGLE_CHARS = 800;
 
 function body(c: Candidate): string {
   const s = c.snippet;
-  const text = s.kind === 'code' ? s.codeList.map((x) => x.code).join('\n') : s.content;
+  if (s.kind !== 'code') return s.content.slice(0, SHINGLE_CHARS).toLowerCase();
+  // The code blocks joined by newlines, only as far as the shingles look.
+  let text = '';
+  for (const x of s.codeList) {
+    text = text ? `${text}\n${x.code}` : x.code;
+    if (text.length >= SHINGLE_CHARS) break;
+  }
   return text.slice(0, SHINGLE_CHARS).toLowerCase();
 }
 

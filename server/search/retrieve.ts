@@ -4,7 +4,7 @@ import type { StoredSnippet } from '../model.ts';
 import type { VectorHit } from '../store/search.ts';
 import { prepareQuery, type PreparedQuery } from './query.ts';
 import { lexicalTop } from './bm25.ts';
-import { cosineDistance } from '../embed/quantize.ts';
+import { approxCosineDistance, cosineDistance } from '../embed/quantize.ts';
 
 /**
  * Fusion constants (see docs/retrieval.md). Reciprocal rank fusion: score = sum over lists of
@@ -88,11 +88,11 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
   const useVec = opts.vector !== false && q.vector !== null;
   const lex = useLex ? lexicalTop(store, versionId, q.forms, opts.lexicalLimit ?? fusion.lexicalLimit) : [];
   const knn = useVec && q.vector ? store.search.knn(versionId, q.vector, opts.vectorLimit ?? fusion.vectorLimit) : [];
-  // Without a fetch limit every candidate is loaded, so rows and float embeddings come in one
-  // query; otherwise the neighbours' embeddings first, the rows of the best fused ones after.
+  // Without a fetch limit every candidate is loaded, rows and float embeddings in one query, and
+  // the neighbours are ordered by exact cosine. With one, they are fused in the order and with the
+  // approximate distances of their 8-bit vectors, and the candidates loaded get exact ones below.
   let loaded = useVec && opts.fetchLimit === undefined ? store.snippets.withEmbeddings([...new Set([...lex.map((h) => h.id), ...knn.map((h) => h.id)])]) : null;
-  const copies = loaded?.embeddings ?? store.snippets.embeddings(knn.map((h) => h.id));
-  const vec = q.vector ? exactOrder(knn, copies, q.vector) : [];
+  const vec = !q.vector ? [] : loaded ? exactOrder(knn, loaded.embeddings, q.vector) : knn.map((h) => ({ id: h.id, distance: approxCosineDistance(h.distance) }));
   const byId = new Map<number, { bm25: number | null; lexicalRank: number | null; distance: number | null; vectorRank: number | null; fused: number }>();
   const entry = (id: number) => {
     let e = byId.get(id);
@@ -125,9 +125,8 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
   loaded ??= complete ? store.snippets.withEmbeddings(ids) : { snippets: new Map(store.snippets.byIds(ids).map((x) => [x.id, x])), embeddings: new Map() };
   if (complete) {
     for (const id of ids) {
-      const e = byId.get(id)!;
       const v = loaded.embeddings.get(id);
-      if (e.distance === null && v && v.length === q.vector!.length) e.distance = cosineDistance(q.vector!, v);
+      if (v && v.length === q.vector!.length) byId.get(id)!.distance = cosineDistance(q.vector!, v);
     }
   }
   const snippets = ids.map((id) => loaded.snippets.get(id)).filter((x): x is StoredSnippet => x !== undefined);

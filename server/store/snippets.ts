@@ -61,7 +61,6 @@ export class SnippetStore {
 
   constructor(private readonly db: Db) {}
 
-  private readonly embeddingsStmts = new Map<number, Database.Statement<unknown[], unknown>>();
   private readonly withEmbeddingsStmts = new Map<number, Database.Statement<unknown[], unknown>>();
 
   /** `<sql> (?, ?, ...)` with n placeholders, prepared once per n up to 200 (longer lists are prepared each time). */
@@ -110,15 +109,6 @@ export class SnippetStore {
   totals(versionId: number): { tokens: number; snippets: number; maxPosition: number } {
     const r = this.db.prepare('SELECT coalesce(sum(tokens), 0) AS tokens, count(*) AS snippets, coalesce(max(position), -1) AS maxPosition FROM snippets WHERE version_id = ?').get(versionId) as { tokens: number; snippets: number; maxPosition: number };
     return r;
-  }
-
-  /** The embeddings stored with the given snippets (absent: none stored, e.g. while a re-embed job runs). */
-  embeddings(ids: number[]): Map<number, Float32Array> {
-    const out = new Map<number, Float32Array>();
-    if (ids.length === 0) return out;
-    const rows = this.inStmt(this.embeddingsStmts, 'SELECT id, embedding FROM snippets WHERE embedding IS NOT NULL AND id IN', ids.length).raw().all(...ids) as [number, Buffer][];
-    for (const [id, b] of rows) out.set(id, floats(b));
-    return out;
   }
 
   /** Snippets and their embeddings in one query (the reranker needs both of every candidate). */

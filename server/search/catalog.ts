@@ -59,7 +59,16 @@ export class Catalog {
     return this.byVersion.get(versionId) ?? null;
   }
 
+  /** True while the current synchronous run has checked the stamp (a selection asks several times). */
+  private checked = false;
+
   private refresh(): void {
+    // Once per synchronous run (a search selection asks five or more times; the stamp query was 4%
+    // of the request thread): a change committed meanwhile is seen by the next run, as if it had
+    // come just after this one.
+    if (this.checked) return;
+    this.checked = true;
+    queueMicrotask(() => (this.checked = false));
     const stamp = this.store.probe.catalogStamp();
     if (stamp === this.stamp) return;
     const versions = new Map<string, LibraryVersion[]>();

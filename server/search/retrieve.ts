@@ -62,7 +62,7 @@ export interface RetrieveOptions {
   fusion?: Partial<Record<keyof typeof FUSION, number>>;
   /** Load only the best this many fused candidates (fast mode needs no features of the tail). */
   fetchLimit?: number;
-  /** Fill in the similarity of lexical-only candidates by point lookups (default true; the reranker uses it). */
+  /** Give the loaded candidates their exact similarity from their float copies (default true; the reranker uses it). */
   completeSimilarity?: boolean;
 }
 

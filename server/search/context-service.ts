@@ -14,7 +14,7 @@ import type { Candidate } from './retrieve.ts';
 import { RetrievalPool } from './retrieval-pool.ts';
 import { answerForVersion } from './pipeline.ts';
 import { chooseVersion, versionHeaders, type VersionChoice } from './versions.ts';
-import { flattenRules, renderRulesText, renderText, TEXT_SEPARATOR, toContextJson } from './render.ts';
+import { flattenRules, lazyRendered, renderRulesText, renderText, TEXT_SEPARATOR, toContextJson } from './render.ts';
 import { gatherSources, prepareResearch, synthesize, type ResearchDeps } from './research.ts';
 import { isoWeek, nextWeekStart } from './week.ts';
 
@@ -97,12 +97,13 @@ export class StoreContextService implements ContextService {
     });
     const rules = contextRules(access, principal, resolved.library.id);
     this.queueMissingVersion(resolved, principal);
-    const json = toContextJson(items, rules);
-    const ruleLines = flattenRules(rules);
-    const text = items.length
-      ? renderText(items, { rules: ruleLines })
-      : [...(ruleLines.length ? [renderRulesText(ruleLines)] : []), `No documentation in ${resolved.library.id} matched the question.`].join(TEXT_SEPARATOR);
-    return { json, text, headers: servedHeaders(resolved) };
+    const text = () => {
+      const ruleLines = flattenRules(rules);
+      return items.length
+        ? renderText(items, { rules: ruleLines })
+        : [...(ruleLines.length ? [renderRulesText(ruleLines)] : []), `No documentation in ${resolved.library.id} matched the question.`].join(TEXT_SEPARATOR);
+    };
+    return lazyRendered(() => toContextJson(items, rules), text, servedHeaders(resolved));
   }
 
   /**

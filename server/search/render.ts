@@ -1,5 +1,5 @@
 import type { StoredSnippet } from '../model.ts';
-import type { CodeSnippetJson, ContextResponse, ContextRules, InfoSnippetJson } from './contracts.ts';
+import type { CodeSnippetJson, ContextResponse, ContextRules, InfoSnippetJson, Rendered } from './contracts.ts';
 
 /**
  * JSON and text renderings of one ranked answer. Both are built from the same list, so the text
@@ -98,4 +98,19 @@ export function renderText(items: RenderItem[], opts: { showLibrary?: boolean; r
   if (opts.rules && opts.rules.length) blocks.push(renderRulesText(opts.rules));
   for (const item of items) blocks.push(renderSnippetText(item, opts));
   return blocks.join(TEXT_SEPARATOR);
+}
+
+/** An answer whose JSON and text are built on first read: a route sends only one of them. */
+export function lazyRendered<J>(json: () => J, text: () => string, headers: Record<string, string>): Rendered<J> {
+  let j: { v: J } | undefined;
+  let t: string | undefined;
+  return {
+    get json() {
+      return (j ??= { v: json() }).v;
+    },
+    get text() {
+      return (t ??= text());
+    },
+    headers,
+  };
 }

@@ -13,7 +13,7 @@ import { rerank } from './rerank.ts';
 import { dedupe } from './dedupe.ts';
 import { attachContext } from './neighbours.ts';
 import { pack, DEFAULT_BUDGET } from './budget.ts';
-import { codeSnippetJson, infoSnippetJson, renderText } from './render.ts';
+import { codeSnippetJson, infoSnippetJson, lazyRendered, renderText } from './render.ts';
 import { branchSatisfies, resolveVersion, worstStatus } from './version.ts';
 import { queueVersionFetch } from './version-fetch.ts';
 import type { RetrievalPool } from './retrieval-pool.ts';
@@ -226,9 +226,11 @@ export class MultiLibrarySearch implements SearchService {
     // Header values must be Latin-1 without control characters: percent-encode anything else in an ID.
     headers['X-Stacks-Libraries'] = returned.map((t) => t.label.replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c))).join(', ');
 
-    const ruleLines = rules ? [...rules.global, ...rules.libraries.flatMap((l) => [...l.libraryOwn, ...l.libraryTeam].map((r) => `${l.libraryId}: ${r}`))] : [];
-    const text = renderText(items, { showLibrary: true, rules: ruleLines });
-    return { json, text, headers };
+    const text = () => {
+      const ruleLines = rules ? [...rules.global, ...rules.libraries.flatMap((l) => [...l.libraryOwn, ...l.libraryTeam].map((r) => `${l.libraryId}: ${r}`))] : [];
+      return renderText(items, { showLibrary: true, rules: ruleLines });
+    };
+    return lazyRendered(() => json, text, headers);
   }
 
   /** Resolves the version served for one chosen library. */

@@ -4,11 +4,12 @@ import type { Migration } from './index.ts';
  * Search data derived per library version when it is written:
  * - the term index, BM25 postings per version (see server/search/bm25.ts): snippets are indexed in
  *   chunks of consecutive ids; a chunk stores each document's length, and one postings row per term
- *   holds (id offset, weighted frequency) pairs;
- * - a copy of each snippet's embedding in its row, so the reranker reads the similarity of a
- *   candidate found only by BM25 with the row instead of a vec0 point lookup.
- * `search_indexed` marks versions whose derived data is complete; versions that existed before
- * this migration get it at the next start (server/ingest/search-backfill.ts).
+ *   holds (id offset, weighted frequency) pairs. `search_indexed` marks versions whose term index is
+ *   complete; versions that existed before this migration get it at the next start
+ *   (server/ingest/search-backfill.ts);
+ * - a float32 copy of each snippet's embedding in its row: sqlite-vec holds 8-bit vectors for KNN,
+ *   and the exact similarities of the candidates come from these copies (server/search/retrieve.ts).
+ *   The re-embed job that the new vector table format starts writes them for older versions.
  */
 export const m009: Migration = {
   version: 9,

@@ -57,11 +57,6 @@ export class SearchStore {
     return this.vecStmts;
   }
 
-  /** Forgets prepared vector statements (the vector table is recreated when the embedder changes). */
-  resetVectorStatements(): void {
-    this.vecStmts = null;
-  }
-
   /**
    * Nearest neighbours on the version's partition of snippet_vec by the L2 distance of the 8-bit
    * vectors (the order of cosine similarity, nearly; exact similarities come from the snippets'

@@ -2,6 +2,7 @@ import type { Db } from './db.ts';
 import type Database from 'better-sqlite3';
 import type { CodeExample, StoredSnippet } from '../model.ts';
 import { int8Unit } from '../embed/quantize.ts';
+import { blobOf, f32Of } from './blobs.ts';
 
 /** A snippet row ready to insert, with the texts of its full-text columns already prepared. */
 export interface SnippetRow {
@@ -38,16 +39,6 @@ function toSnippet(r: Row): StoredSnippet {
     pageTitle: r.page_title, breadcrumb: r.breadcrumb, content: r.content, codeList: r.code_list_json ? (JSON.parse(r.code_list_json) as CodeExample[]) : [],
     tokens: r.tokens, contentHash: r.content_hash, position: r.position, isDynamic: r.is_dynamic === 1, sourceFile: r.source_file,
   };
-}
-
-/** A stored float32 blob as a Float32Array (a view when SQLite's buffer is 4-byte aligned, else a copy). */
-function floats(b: Buffer): Float32Array {
-  if (b.byteOffset % 4 === 0) return new Float32Array(b.buffer, b.byteOffset, b.byteLength >> 2);
-  return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
-}
-
-export function vectorBytes(v: Float32Array): Buffer {
-  return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 }
 
 export function ftsScope(versionId: number): string {
@@ -89,7 +80,7 @@ export class SnippetStore {
         const info = ins.run(
           versionId, r.kind, r.sourceId, r.title, r.description, r.language, r.pageTitle, r.breadcrumb, r.content,
           r.codeList ? JSON.stringify(r.codeList) : null, r.tokens, r.contentHash, r.position, r.isDynamic ? 1 : 0, r.sourceFile,
-          r.vector ? vectorBytes(r.vector) : null,
+          r.vector ? blobOf(r.vector) : null,
         );
         const id = info.lastInsertRowid;
         fts.run(id, scope, r.fts.title, r.fts.breadcrumb, r.fts.description, r.fts.code, r.fts.content);
@@ -119,7 +110,7 @@ export class SnippetStore {
     const rows = this.inStmt(this.withEmbeddingsStmts, `SELECT ${COLUMNS}, embedding FROM snippets WHERE id IN`, ids.length).all(...ids) as (Row & { embedding: Buffer | null })[];
     for (const r of rows) {
       snippets.set(r.id, toSnippet(r));
-      if (r.embedding) embeddings.set(r.id, floats(r.embedding));
+      if (r.embedding) embeddings.set(r.id, f32Of(r.embedding));
     }
     return { snippets, embeddings };
   }

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Db } from './db.ts';
+import { blobOf, u16Of } from './blobs.ts';
 import type { TermChunk } from '../ingest/term-chunks.ts';
 
 type Statement = Database.Statement<unknown[], unknown>;
@@ -15,16 +16,6 @@ export interface PostingRow {
   baseId: number;
   df: number;
   data: Uint16Array;
-}
-
-/** A Buffer's bytes as 16-bit values (copied when SQLite's buffer is not 2-byte aligned). */
-function u16(buf: Buffer): Uint16Array {
-  if (buf.byteOffset % 2 === 0) return new Uint16Array(buf.buffer, buf.byteOffset, buf.byteLength >> 1);
-  return new Uint16Array(Uint8Array.from(buf).buffer);
-}
-
-function bytes(a: Uint16Array): Buffer {
-  return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 }
 
 /** The term index of each library version: chunks of document lengths and per-term postings (migration 009). */
@@ -44,8 +35,8 @@ export class TermStore {
     const posting = this.stmt('INSERT INTO term_postings (version_id, term, base_id, df, data) VALUES (?, ?, ?, ?, ?)');
     this.db.transaction(() => {
       this.stmt('INSERT INTO term_chunks (version_id, base_id, last_id, docs, tokens, lengths) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(versionId, chunk.baseId, chunk.lastId, chunk.docs, chunk.tokens, bytes(chunk.lengths));
-      for (const [term, p] of chunk.postings) posting.run(versionId, term, chunk.baseId, p.df, bytes(p.data));
+        .run(versionId, chunk.baseId, chunk.lastId, chunk.docs, chunk.tokens, blobOf(chunk.lengths));
+      for (const [term, p] of chunk.postings) posting.run(versionId, term, chunk.baseId, p.df, blobOf(p.data));
     })();
   }
 
@@ -57,12 +48,12 @@ export class TermStore {
 
   chunks(versionId: number): ChunkRow[] {
     const rows = this.stmt('SELECT base_id, docs, tokens, lengths FROM term_chunks WHERE version_id = ? ORDER BY base_id').raw().all(versionId) as [number, number, number, Buffer][];
-    return rows.map(([baseId, docs, tokens, lengths]) => ({ baseId, docs, tokens, lengths: u16(lengths) }));
+    return rows.map(([baseId, docs, tokens, lengths]) => ({ baseId, docs, tokens, lengths: u16Of(lengths) }));
   }
 
   postings(versionId: number, term: string): PostingRow[] {
     const rows = this.stmt('SELECT base_id, df, data FROM term_postings WHERE version_id = ? AND term = ?').raw().all(versionId, term) as [number, number, Buffer][];
-    return rows.map(([baseId, df, data]) => ({ baseId, df, data: u16(data) }));
+    return rows.map(([baseId, df, data]) => ({ baseId, df, data: u16Of(data) }));
   }
 
   /** A key that changes when a version id is reused or its state changes; null for an unknown version. */

@@ -1,5 +1,5 @@
 import type { Db } from './db.ts';
-import { vectorBytes } from './snippets.ts';
+import { blobOf } from './blobs.ts';
 import { int8Unit } from '../embed/quantize.ts';
 
 /**
@@ -51,7 +51,7 @@ export class VectorStore {
         if (!row) continue;
         del.run(BigInt(it.id));
         ins.run(BigInt(it.id), BigInt(row.versionId), int8Unit(it.vector));
-        copy.run(vectorBytes(it.vector), it.id);
+        copy.run(blobOf(it.vector), it.id);
         stored++;
       }
       return stored;

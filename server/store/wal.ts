@@ -2,11 +2,12 @@ import fs from 'node:fs';
 import type { Db } from './db.ts';
 
 /**
- * Keeps the write-ahead log short. Every metered request writes a little (usage counters), and
- * while searches keep overlapping read transactions open the automatic (passive) checkpoints never
- * get to restart the log, so it grows by megabytes a minute; every page read then goes through an
- * ever larger WAL index and searches get several times slower (measured on the 1M benchmark
- * corpus: 3-4 ms BM25 with an empty WAL, 15-20 ms with a 30 MB one).
+ * Keeps the write-ahead log short. While searches keep overlapping read transactions open, the
+ * automatic (passive) checkpoints never get to restart the log, so writes during searches (imports,
+ * crawls, jobs; the usage counters were the big one until they got their own file, usage.db) grow
+ * it without bound; every page read then goes through an ever larger WAL index and searches get
+ * several times slower (measured on the 1M benchmark corpus: 3-4 ms BM25 with an empty WAL,
+ * 15-20 ms with a 30 MB one).
  */
 export class WalKeeper {
   constructor(private readonly db: Db) {}

@@ -7,7 +7,7 @@ import { countTokens } from './tokens.ts';
 import { indexColumns } from '../search/text.ts';
 import { embeddingText } from '../embed/text.ts';
 import { TermChunkBuilder } from './term-chunks.ts';
-import { addStoredSnippets, addToTermIndex, flushTermChunk } from './search-backfill.ts';
+import { addStoredSnippets, addToTermIndex, flushTermChunk } from './term-index.ts';
 
 export interface BuildOptions {
   /** Version tag; '' (default) is the library's current documentation. */

@@ -45,6 +45,17 @@ export async function writeBundle(file: string, libs: GenerateOptions[]): Promis
   const write = async (s: string) => {
     if (!out.write(s)) await new Promise<void>((resolve) => out.once('drain', resolve));
   };
+  // The items of one JSON array (brackets written by the caller), 1,000 per write.
+  const writeItems = async (n: number, item: (i: number) => Record<string, unknown>) => {
+    let chunk: string[] = [];
+    for (let i = 0; i < n; i++) {
+      chunk.push(JSON.stringify(item(i)));
+      if (chunk.length >= 1000 || i === n - 1) {
+        await write((i >= chunk.length ? ',' : '') + chunk.join(','));
+        chunk = [];
+      }
+    }
+  };
   await write('{"libraries":[');
   for (const [li, o] of libs.entries()) {
     const r = rng(o.seed ?? 42 + li);
@@ -54,8 +65,7 @@ export async function writeBundle(file: string, libs: GenerateOptions[]): Promis
     await write(`${li ? ',' : ''}{"project":${JSON.stringify(o.project)},"title":${JSON.stringify(o.title ?? o.project.split('/').pop())},` +
       `"description":"Generated library for import tests","type":"repo","language":"en","branch":"main","docsRepoUrl":"https://github.com${o.project}",` +
       `"docsSiteUrl":"${base}","totalTokens":0,"codeSnippets":[`);
-    let chunk: string[] = [];
-    for (let i = 0; i < nCode; i++) {
+    await writeItems(nCode, (i) => {
       const lang = LANGS[i % LANGS.length]!;
       const code = `// ${marker}example ${i}\nconst ${WORDS[i % WORDS.length]}${i} = await ${words(r, 3).replace(/ /g, '.')}({ ${words(r, 4).split(' ').map((w, k) => `${w}${k}: ${k}`).join(', ')} });\n` +
         `if (!${WORDS[i % WORDS.length]}${i}.ok) throw new Error('${words(r, 5)}');\nreturn ${WORDS[(i + 7) % WORDS.length]}(${i});`;
@@ -64,27 +74,15 @@ export async function writeBundle(file: string, libs: GenerateOptions[]): Promis
         language: lang, codeList: [{ language: lang, code }],
       };
       if (!o.omitTokens) s.tokens = Math.round((code.length + 120) / 4);
-      chunk.push(JSON.stringify(s));
-      if (chunk.length >= 1000) {
-        await write((i >= 1000 ? ',' : '') + chunk.join(','));
-        chunk = [];
-      }
-    }
-    if (chunk.length) await write((nCode > chunk.length ? ',' : '') + chunk.join(','));
+      return s;
+    });
     await write('],"infoSnippets":[');
-    chunk = [];
-    const nInfo = o.snippets - nCode;
-    for (let i = 0; i < nInfo; i++) {
+    await writeItems(o.snippets - nCode, (i) => {
       const content = `${marker}${words(r, 30)}. ${words(r, 20)} (section ${i}).`;
       const s: Record<string, unknown> = { id: `${base}/guide-${Math.floor(i / 10)}.md#part-${i}`, content, breadcrumb: `Guide > ${words(r, 2)} > Part ${i}` };
       if (!o.omitTokens) s.tokens = Math.round(content.length / 4);
-      chunk.push(JSON.stringify(s));
-      if (chunk.length >= 1000) {
-        await write((i >= 1000 ? ',' : '') + chunk.join(','));
-        chunk = [];
-      }
-    }
-    if (chunk.length) await write((nInfo > chunk.length ? ',' : '') + chunk.join(','));
+      return s;
+    });
     await write(']}');
   }
   await write(']}');

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Db } from './db.ts';
 import { int8Unit } from '../embed/quantize.ts';
+import { Int8Nearest } from '../embed/int8-l2.ts';
 
 type Statement = Database.Statement<unknown[], unknown>;
 
@@ -31,7 +32,7 @@ export interface VectorHit {
 
 /** The read side of retrieval: read snapshots, vector candidates of one library version, pages. (BM25 candidates: server/store/terms.ts.) */
 export class SearchStore {
-  private vecStmts: { knn: Statement } | null = null;
+  private vecStmts: { knn: Statement; chunks: Statement | null } | null = null;
 
   private readonly pageStmt;
 
@@ -50,10 +51,21 @@ export class SearchStore {
     return this.db.transaction(fn).deferred();
   }
 
-  private vec(): { knn: Statement } | null {
+  private vec(): { knn: Statement; chunks: Statement | null } | null {
     if (this.vecStmts) return this.vecStmts;
     if (this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'snippet_vec'").get() === undefined) return null;
-    this.vecStmts = { knn: this.db.prepare('SELECT rowid AS id, distance FROM snippet_vec WHERE embedding MATCH vec_int8(?) AND k = ? AND version_id = ?') };
+    const knn = this.db.prepare('SELECT rowid AS id, distance FROM snippet_vec WHERE embedding MATCH vec_int8(?) AND k = ? AND version_id = ?');
+    let chunks: Statement | null = null;
+    try {
+      // sqlite-vec 0.1.x's storage of a partitioned vec0 table: per chunk of up to `size` slots, a
+      // validity bitmap, the rowids (int64) and the vectors (size x dims bytes for int8[dims]).
+      chunks = this.db.prepare(
+        'SELECT c.size, c.validity, c.rowids, v.vectors FROM snippet_vec_chunks c JOIN snippet_vec_vector_chunks00 v ON v.rowid = c.chunk_id WHERE c.partition00 = ? ORDER BY c.chunk_id',
+      );
+    } catch {
+      // Another storage layout: sqlite-vec's own KNN only.
+    }
+    this.vecStmts = { knn, chunks };
     return this.vecStmts;
   }
 
@@ -67,7 +79,7 @@ export class SearchStore {
     if (!v) return [];
     const q = int8Unit(query);
     try {
-      return v.knn.all(q, k, BigInt(versionId)) as VectorHit[];
+      return this.scan(versionId, q, k) ?? (v.knn.all(q, k, BigInt(versionId)) as VectorHit[]);
     } catch (err) {
       // A table recreated under us (embedder change) invalidates the statement: retry once.
       this.vecStmts = null;
@@ -76,6 +88,25 @@ export class SearchStore {
       if (/dimension|mismatch/i.test((err as Error).message)) return [];
       return again.knn.all(q, k, BigInt(versionId)) as VectorHit[];
     }
+  }
+
+  /**
+   * The same KNN as vec0's, computed over its chunks with the SIMD kernel of server/embed/int8-l2.ts
+   * (vec0 scores 8-bit vectors one scalar at a time and selects its top k per chunk in O(k x size)).
+   * null when a chunk is not laid out as expected (a float table of an older embedder, another
+   * sqlite-vec version): the caller asks vec0. Public so a test can tell the scan ran.
+   */
+  scan(versionId: number, q: Buffer, k: number): VectorHit[] | null {
+    const chunks = this.vec()?.chunks;
+    if (!chunks) return null;
+    const rows = chunks.all(versionId) as { size: number; validity: Buffer; rowids: Buffer; vectors: Buffer }[];
+    const dims = q.length;
+    const nearest = new Int8Nearest(new Int8Array(q.buffer, q.byteOffset, dims), k);
+    for (const r of rows) {
+      if (r.vectors.length !== r.size * dims || r.rowids.length !== r.size * 8 || r.validity.length * 8 < r.size) return null;
+      nearest.add(r.vectors, r.size, r.validity);
+    }
+    return nearest.best().map((n) => ({ id: Number(rows[n.block]!.rowids.readBigInt64LE(n.slot * 8)), distance: Math.sqrt(n.l2sq) }));
   }
 
   /** Ids of the snippets of one page (source URL without its #anchor) in a version, in page order. */

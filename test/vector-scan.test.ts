@@ -1,0 +1,101 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Int8Nearest } from '../server/embed/int8-l2.ts';
+import { openDb } from '../server/store/db.ts';
+import { Store } from '../server/store/index.ts';
+
+/**
+ * The KNN of server/store/search.ts scans sqlite-vec's chunks with the WebAssembly kernel of
+ * server/embed/int8-l2.wat instead of asking vec0. It must find what vec0 finds, skip deleted
+ * slots, and the committed .wasm must be the compiled .wat.
+ */
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+function randomInt8(r: () => number, n: number): Int8Array {
+  return Int8Array.from({ length: n }, () => Math.round((r() - 0.5) * 254));
+}
+
+test('the committed WebAssembly kernel is its .wat source compiled', () => {
+  const run = spawnSync(process.execPath, ['scripts/build-wasm.mjs', '--check'], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stdout + run.stderr);
+});
+
+test('Int8Nearest finds the k smallest squared L2 distances, block by block, skipping invalid slots', () => {
+  const r = rng(7);
+  for (const dims of [1, 7, 16, 17, 100, 385]) {
+    for (const k of [1, 10, 500]) {
+      const q = randomInt8(r, dims);
+      const blocks = [37, 64, 1].map((n) => ({ n, vectors: randomInt8(r, n * dims), validity: Uint8Array.from({ length: Math.ceil(n / 8) }, () => Math.floor(r() * 256)) }));
+      const nearest = new Int8Nearest(q, k);
+      const all: { block: number; slot: number; l2sq: number }[] = [];
+      blocks.forEach((b, block) => {
+        nearest.add(new Uint8Array(b.vectors.buffer), b.n, b.validity);
+        for (let slot = 0; slot < b.n; slot++) {
+          if (!(b.validity[slot >> 3]! & (1 << (slot & 7)))) continue;
+          let s = 0;
+          for (let d = 0; d < dims; d++) s += (q[d]! - b.vectors[slot * dims + d]!) ** 2;
+          all.push({ block, slot, l2sq: s });
+        }
+      });
+      // Stable sort: ties keep arrival order, as Int8Nearest does.
+      const expected = all.sort((a, b) => a.l2sq - b.l2sq).slice(0, k);
+      assert.deepEqual(nearest.best(), expected, `dims=${dims} k=${k}`);
+    }
+  }
+});
+
+test('SearchStore.knn over the chunks finds what vec0 finds, without deleted rows', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-vscan-'));
+  const db = openDb(path.join(dir, 'stacks.db'));
+  try {
+    const store = new Store(db);
+    const dims = 100;
+    store.vectors.ensure('test', dims);
+    const r = rng(11);
+    const ins = db.prepare('INSERT INTO snippet_vec (rowid, version_id, embedding) VALUES (?, ?, vec_int8(?))');
+    db.transaction(() => {
+      // 2,600 rows in version 1 (three chunks), 300 in version 2; ids interleaved.
+      for (let id = 1; id <= 2900; id++) {
+        const v = new Int8Array(dims);
+        for (let d = 0; d < dims; d++) v[d] = Math.round((r() - 0.5) * 60);
+        ins.run(BigInt(id), BigInt(id % 10 === 0 ? 2 : 1), Buffer.from(v.buffer));
+      }
+    })();
+    const del = db.prepare('DELETE FROM snippet_vec WHERE rowid = ?');
+    for (let id = 3; id <= 2900; id += 7) del.run(BigInt(id));
+    const vecKnn = db.prepare('SELECT rowid AS id, distance FROM snippet_vec WHERE embedding MATCH vec_int8(?) AND k = ? AND version_id = ?');
+    for (let i = 0; i < 20; i++) {
+      const query = Float32Array.from({ length: dims }, () => r() - 0.5);
+      for (const [version, k] of [[1, 30], [2, 10], [1, 3000]] as const) {
+        const got = store.search.knn(version, query, k);
+        const q8 = new Int8Array(dims);
+        // The same 8-bit query the store makes (quantize.ts).
+        const scale = 180 / Math.hypot(...query);
+        for (let d = 0; d < dims; d++) q8[d] = Math.max(-127, Math.min(127, Math.round(query[d]! * scale)));
+        const want = vecKnn.all(Buffer.from(q8.buffer), k, BigInt(version)) as { id: number; distance: number }[];
+        assert.equal(got.length, want.length);
+        assert.deepEqual(store.search.scan(version, Buffer.from(q8.buffer), k), got, 'the chunk scan answered, not vec0');
+        assert.ok(got.every((h) => (h.id - 3) % 7 !== 0), 'a deleted row was returned');
+        got.forEach((h, j) => assert.ok(Math.abs(h.distance - want[j]!.distance) < 1e-3, `distance at rank ${j}`));
+        // Equal distances may come in another order; the rows found are the same apart from the last tie.
+        const last = want[want.length - 1]!.distance;
+        const strict = (hs: { id: number; distance: number }[]) => hs.filter((h) => h.distance < last - 1e-3).map((h) => h.id).sort((a, b) => a - b);
+        assert.deepEqual(strict(got), strict(want));
+      }
+    }
+  } finally {
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,11 +1,12 @@
 import type { CodeExample, SnippetInput } from '../model.ts';
 import { METHODS, type OpenApiDocument } from './openapi-load.ts';
-import { arr, collectProps, compactExample, indentTail, jsq, oneLine, paramExample, placeholder, shq, str, truncate, type Obj } from './openapi-schema.ts';
+import { curlExample, fetchExample, requestAuth, type BaseUrl, type Operation, type RequestBody } from './openapi-requests.ts';
+import { arr, collectProps, compactExample, oneLine, str, truncate, type Obj } from './openapi-schema.ts';
 
 /**
  * OpenAPI 3.0/3.1 and Swagger 2.0 -> snippets: one CodeSnippet per operation (curl and
  * JavaScript fetch request examples, parameters, response schema summary) and InfoSnippets for
- * the API overview, tags, security schemes and schemas.
+ * the API overview, tags, security schemes and schemas. The curl/fetch text is built in openapi-requests.ts.
  */
 
 export interface OpenApiSnippetOptions {
@@ -20,18 +21,11 @@ export function openApiToSnippets(api: OpenApiDocument, options: OpenApiSnippetO
   return [...ctx.overview(), ...ctx.operations(), ...ctx.tags(), ...ctx.securitySchemes(), ...ctx.schemas()];
 }
 
-interface Operation {
-  method: string;
-  path: string;
-  op: Obj;
-  params: Obj[];
-}
-
 class SpecContext {
   private readonly doc: Obj;
   private readonly names = new Map<object, string>();
   private readonly title: string;
-  private readonly base: { url: string; known: boolean };
+  private readonly base: BaseUrl;
   private readonly ops: Operation[] = [];
 
   constructor(
@@ -61,7 +55,7 @@ class SpecContext {
     return (((this.doc.components ?? {}) as Obj).schemas ?? {}) as Obj;
   }
 
-  private baseUrl(): { url: string; known: boolean } {
+  private baseUrl(): BaseUrl {
     if (this.api.kind === 'swagger2') {
       const basePath = str(this.doc.basePath).replace(/\/$/, '');
       const host = str(this.doc.host);
@@ -135,9 +129,10 @@ class SpecContext {
         lines.push(`- ${code}${mediaType ? ` (${mediaType})` : ''}${r.description ? ` ${oneLine(str(r.description), 160)}` : ''}${shape}`);
       }
     }
+    const auth = requestAuth((op.security ?? this.doc.security ?? []) as Obj[], this.securityDefinitions());
     const codeList: CodeExample[] = [
-      { language: 'bash', code: this.curl(o, body) },
-      { language: 'javascript', code: this.fetchJs(o, body) },
+      { language: 'bash', code: curlExample(o, body, this.base, auth) },
+      { language: 'javascript', code: fetchExample(o, body, this.base, auth, this.jsonSuccess(op)) },
     ];
     const success = responses.find(([code]) => /^2/.test(code));
     if (success) {
@@ -158,7 +153,7 @@ class SpecContext {
     };
   }
 
-  private requestBody(o: Operation): { mediaType: string; schema: Obj | null; example: unknown; required: boolean; summary: string; formFields?: Obj[] } | null {
+  private requestBody(o: Operation): RequestBody | null {
     if (this.api.kind === 'swagger2') {
       const bodyParam = o.params.find((p) => str(p.in) === 'body');
       const form = o.params.filter((p) => str(p.in) === 'formData');
@@ -218,122 +213,15 @@ class SpecContext {
     return undefined;
   }
 
-  /** Auth headers/query for the first security requirement that applies. */
-  private auth(o: Operation): { headers: [string, string, string][]; query: [string, string][]; basic: boolean; cookie: string | null } {
-    const out = { headers: [] as [string, string, string][], query: [] as [string, string][], basic: false, cookie: null as string | null };
-    const requirements = (o.op.security ?? this.doc.security ?? []) as Obj[];
-    const req = requirements.find((r) => r && Object.keys(r).length > 0);
-    if (!req) return out;
-    const schemes = this.securityDefinitions();
-    for (const name of Object.keys(req)) {
-      const s = (schemes[name] ?? {}) as Obj;
-      const type = str(s.type);
-      const scheme = str(s.scheme).toLowerCase();
-      if (type === 'apiKey') {
-        const where = str(s.in);
-        if (where === 'header') out.headers.push([str(s.name), '$API_KEY', '${process.env.API_KEY}']);
-        else if (where === 'query') out.query.push([str(s.name), '$API_KEY']);
-        else if (where === 'cookie') out.cookie = `${str(s.name)}=$API_KEY`;
-      } else if (type === 'basic' || (type === 'http' && scheme === 'basic')) {
-        out.basic = true;
-      } else if (type === 'http' || type === 'oauth2' || type === 'openIdConnect') {
-        out.headers.push(['Authorization', 'Bearer $TOKEN', 'Bearer ${process.env.TOKEN}']);
-      }
-    }
-    return out;
+  /** Whether the first 2xx response is JSON (the fetch example then reads response.json()). */
+  private jsonSuccess(op: Obj): boolean {
+    const success = Object.entries((op.responses ?? {}) as Obj).find(([c]) => /^2/.test(c));
+    return success ? /json/.test(this.responseSchema((success[1] ?? {}) as Obj).mediaType) : false;
   }
 
   private securityDefinitions(): Obj {
     if (this.api.kind === 'swagger2') return (this.doc.securityDefinitions ?? {}) as Obj;
     return (((this.doc.components ?? {}) as Obj).securitySchemes ?? {}) as Obj;
-  }
-
-  private urlFor(o: Operation, shellVars: boolean): string {
-    let path = o.path;
-    for (const p of o.params.filter((x) => str(x.in) === 'path')) {
-      const value = paramExample(p);
-      if (value !== undefined) path = path.replace(`{${str(p.name)}}`, encodeURIComponent(String(value)));
-    }
-    const query: string[] = [];
-    for (const p of o.params.filter((x) => str(x.in) === 'query' && (x.required || paramExample(x) !== undefined))) {
-      const v = paramExample(p) ?? placeholder((p.schema ?? p) as Obj);
-      query.push(`${encodeURIComponent(str(p.name))}=${encodeURIComponent(String(v))}`);
-    }
-    for (const [name, v] of this.auth(o).query) query.push(`${encodeURIComponent(name)}=${shellVars ? v : '${process.env.API_KEY}'}`);
-    const base = shellVars ? this.base.url : this.base.url.replace('$BASE_URL', '${BASE_URL}');
-    return `${base}${path}${query.length ? `?${query.join('&')}` : ''}`;
-  }
-
-  private curl(o: Operation, body: ReturnType<SpecContext['requestBody']>): string {
-    const M = o.method.toUpperCase();
-    const parts = [`curl${M === 'GET' ? '' : ` -X ${M}`} "${this.urlFor(o, true)}"`];
-    const auth = this.auth(o);
-    for (const [name, shell] of auth.headers) parts.push(`-H "${name}: ${shell}"`);
-    if (auth.basic) parts.push('-u "$USERNAME:$PASSWORD"');
-    if (auth.cookie) parts.push(`-b "${auth.cookie}"`);
-    for (const p of o.params.filter((x) => str(x.in) === 'header' && x.required)) parts.push(`-H "${str(p.name)}: ${String(paramExample(p) ?? placeholder((p.schema ?? p) as Obj))}"`);
-    if (body) {
-      if (body.formFields) {
-        const multipart = /multipart/.test(body.mediaType);
-        for (const f of body.formFields.slice(0, 12)) {
-          if (!f.required && paramExample(f) === undefined && body.formFields.length > 3) continue;
-          const isFile = str(f.type) === 'file' || str(f.format) === 'binary';
-          const value = isFile ? `@./${str(f.name)}` : String(paramExample(f) ?? placeholder(f));
-          parts.push(multipart ? `-F '${shq(`${str(f.name)}=${value}`)}'` : `--data-urlencode '${shq(`${str(f.name)}=${value}`)}'`);
-        }
-      } else if (/json/.test(body.mediaType)) {
-        parts.push(`-H "Content-Type: ${body.mediaType}"`);
-        if (body.example !== undefined) parts.push(`-d '${shq(JSON.stringify(body.example, null, 2))}'`);
-      } else {
-        parts.push(`-H "Content-Type: ${body.mediaType}"`, '--data-binary @./body');
-      }
-    }
-    return parts.join(' \\\n  ');
-  }
-
-  private fetchJs(o: Operation, body: ReturnType<SpecContext['requestBody']>): string {
-    const M = o.method.toUpperCase();
-    const url = this.urlFor(o, false);
-    const headers: string[] = [];
-    const auth = this.auth(o);
-    for (const [name, , js] of auth.headers) headers.push(`    '${name}': \`${js}\`,`);
-    if (auth.basic) headers.push("    'Authorization': `Basic ${btoa(`${process.env.USERNAME}:${process.env.PASSWORD}`)}`,");
-    if (auth.cookie) headers.push(`    'Cookie': \`${auth.cookie.replace('$API_KEY', '${process.env.API_KEY}')}\`,`);
-    for (const p of o.params.filter((x) => str(x.in) === 'header' && x.required)) headers.push(`    '${str(p.name)}': '${jsq(String(paramExample(p) ?? placeholder((p.schema ?? p) as Obj)))}',`);
-    const lines: string[] = [];
-    if (!this.base.known) lines.push("const BASE_URL = 'https://api.example.com'; // the specification names no server");
-    let bodyLine: string | null = null;
-    if (body) {
-      if (body.formFields) {
-        if (/multipart/.test(body.mediaType)) {
-          lines.push('const form = new FormData();');
-          for (const f of body.formFields.slice(0, 12)) {
-            const isFile = str(f.type) === 'file' || str(f.format) === 'binary';
-            lines.push(isFile ? `form.append('${jsq(str(f.name))}', new Blob([fileBytes]));` : `form.append('${jsq(str(f.name))}', '${jsq(String(paramExample(f) ?? placeholder(f)))}');`);
-          }
-          bodyLine = '  body: form,';
-        } else {
-          const entries = body.formFields.slice(0, 12).map((f) => `${JSON.stringify(str(f.name))}: ${JSON.stringify(String(paramExample(f) ?? placeholder(f)))}`);
-          bodyLine = `  body: new URLSearchParams({ ${entries.join(', ')} }),`;
-        }
-      } else if (/json/.test(body.mediaType)) {
-        headers.push(`    'Content-Type': '${body.mediaType}',`);
-        if (body.example !== undefined) bodyLine = `  body: JSON.stringify(${indentTail(JSON.stringify(body.example, null, 2), '  ')}),`;
-      } else {
-        headers.push(`    'Content-Type': '${body.mediaType}',`);
-        bodyLine = '  body: bodyBytes,';
-      }
-    }
-    lines.push(`const response = await fetch(\`${url.replace(/`/g, '\\`')}\`, {`);
-    lines.push(`  method: '${M}',`);
-    if (headers.length) lines.push('  headers: {', ...headers, '  },');
-    if (bodyLine) lines.push(bodyLine);
-    lines.push('});');
-    const success = Object.entries((o.op.responses ?? {}) as Obj).find(([c]) => /^2/.test(c));
-    const json = success ? /json/.test(this.responseSchema((success[1] ?? {}) as Obj).mediaType) : false;
-    lines.push(`if (!response.ok) throw new Error(\`${M} ${o.path} failed: \${response.status}\`);`);
-    lines.push(json ? 'const data = await response.json();' : 'const data = await response.text();');
-    return lines.join('\n');
   }
 
   tags(): SnippetInput[] {

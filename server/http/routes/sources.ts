@@ -10,7 +10,8 @@ import { route } from '../app.ts';
 import { requirePrincipal } from '../auth.ts';
 import { validate } from '../validate.ts';
 import { assertSourceEnabled } from '../../teams/policy.ts';
-import { LIMITS, type StagedUpload } from '../../sources/service.ts';
+import type { StagedUpload } from '../../sources/service.ts';
+import { LIMITS } from '../../sources/limits.ts';
 
 /**
  * POST /api/v2/add/openapi, /openapi-upload, /llmstxt, /file-upload. Every one needs an API key

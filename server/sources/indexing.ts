@@ -1,0 +1,220 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Store } from '../store/index.ts';
+import type { JobQueue, JobContext } from '../jobs/queue.ts';
+import { JobCancelled, throwIfCancelled } from '../jobs/queue.ts';
+import type { LibraryWriter, VersionBuild } from '../ingest/writer.ts';
+import type { LibraryMeta, SnippetInput, SourceType } from '../model.ts';
+import { ApiError } from '../errors.ts';
+import { loadOpenApi } from './openapi-load.ts';
+import { openApiToSnippets } from './openapi.ts';
+import { llmsKindOf, parseLlmsTxt, llmsTxtSnippets, linkedDocumentSnippets, type LlmsLink } from './llmstxt.ts';
+import type { DocumentKind } from './sniff.ts';
+import { pdfToMarkdown } from './pdf.ts';
+import { docxToMarkdown } from './docx.ts';
+import { markdownToSnippets } from './markdown.ts';
+import { stripExt } from './names.ts';
+import { LIMITS } from './limits.ts';
+
+/**
+ * The source jobs: each turns a request's staged input (written by SourceService) into one new
+ * library version through the writer.
+ */
+
+export const JOB_KINDS = { openapi: 'source-openapi', llmstxt: 'source-llmstxt', files: 'source-files' } as const;
+
+export interface OpenApiPayload {
+  libraryId: string;
+  title: string;
+  description: string;
+  sourceUrl: string;
+  stagedFile: string;
+  stagedDir: string;
+  teamspaceId: number | null;
+}
+
+export interface LlmsPayload {
+  libraryId: string;
+  title: string;
+  description: string;
+  url: string;
+  stagedFile: string;
+  stagedDir: string;
+  teamspaceId: number | null;
+}
+
+export interface FilesPayload {
+  libraryId: string;
+  title: string;
+  description: string;
+  stagedDir: string;
+  teamspaceId: number | null;
+  files: { path: string; name: string; kind: DocumentKind; size: number }[];
+}
+
+export interface IndexingDeps {
+  store: Store;
+  writer: LibraryWriter;
+  /** Deletes a staged input folder (the service keeps deletion inside its staging root). */
+  removeStaging(dir: string): void;
+  /** Fetches a document an llms.txt links to, as markdown; the network policy belongs to the service. */
+  fetchLinkedDocument(url: string, signal: AbortSignal): Promise<string>;
+}
+
+type Report = (progress: Record<string, unknown>) => void;
+
+/** Registers the three job kinds on the queue. */
+export function registerIndexers(jobs: JobQueue, deps: IndexingDeps): void {
+  jobs.register<OpenApiPayload>(JOB_KINDS.openapi, (ctx) => runStaged(deps, ctx, 'openapi', (build, report) => indexOpenApi(ctx, build, report)));
+  jobs.register<LlmsPayload>(JOB_KINDS.llmstxt, (ctx) => runStaged(deps, ctx, 'llmstxt', (build, report) => indexLlmsTxt(deps, ctx, build, report)));
+  jobs.register<FilesPayload>(JOB_KINDS.files, (ctx) => runStaged(deps, ctx, 'files', (build, report) => indexFiles(ctx, build, report)));
+}
+
+/**
+ * Common frame of the jobs: begin a build, let the indexer add snippets, commit; on failure abort
+ * and remove a library row that never had a version. The staged input is removed when the job
+ * finishes or fails, but kept when the server shuts down (the job is requeued and reruns).
+ */
+async function runStaged<P extends { libraryId: string; title: string; description: string; stagedDir: string; teamspaceId: number | null }>(
+  deps: IndexingDeps,
+  ctx: JobContext<P>,
+  sourceType: SourceType,
+  index: (build: VersionBuild, report: Report) => Promise<void>,
+): Promise<void> {
+  const p = ctx.job.payload;
+  let last: Record<string, unknown> = {};
+  const report: Report = (progress) => {
+    last = progress;
+    ctx.progress(progress);
+  };
+  const meta: LibraryMeta = {
+    id: p.libraryId, title: p.title, description: p.description, sourceType, teamspaceId: p.teamspaceId,
+    sourceUrl: 'sourceUrl' in p ? String((p as { sourceUrl?: string }).sourceUrl) : 'url' in p ? String((p as { url?: string }).url) : null,
+  };
+  const existedBefore = deps.store.libraries.get(p.libraryId) !== null && deps.store.libraries.versions(p.libraryId).some((v) => v.state !== 'building');
+  let build: VersionBuild | null = null;
+  let finished = false;
+  try {
+    build = deps.writer.begin(meta, { jobId: ctx.job.id });
+    await index(build, report);
+    throwIfCancelled(ctx.signal);
+    if (build.snippetCount === 0) throw new ApiError('validation_error', 'No content could be extracted; nothing was indexed.');
+    const totals = build.commit();
+    ctx.progress({ ...last, phase: 'done', snippets: totals.snippets, tokens: totals.tokens });
+    finished = true;
+  } catch (err) {
+    build?.abort();
+    if (!existedBefore && deps.store.libraries.get(p.libraryId) && !deps.store.libraries.versions(p.libraryId).length) deps.store.libraries.delete(p.libraryId);
+    const shutdown = ctx.signal.aborted && !(ctx.signal.reason instanceof JobCancelled);
+    finished = !shutdown;
+    throw err;
+  } finally {
+    if (finished) deps.removeStaging(p.stagedDir);
+  }
+}
+
+async function indexOpenApi(ctx: JobContext<OpenApiPayload>, build: VersionBuild, report: Report): Promise<void> {
+  const p = ctx.job.payload;
+  report({ phase: 'parsing' });
+  const text = fs.readFileSync(p.stagedFile, 'utf8');
+  const api = await loadOpenApi(text, path.posix.basename(p.sourceUrl), { validate: false });
+  const snippets = openApiToSnippets(api, { sourceUrl: p.sourceUrl, title: p.title });
+  await addInBatches(build, snippets, ctx.signal, (done) => report({ phase: 'indexing', operations: api.operations, done, total: snippets.length }));
+}
+
+async function indexLlmsTxt(deps: IndexingDeps, ctx: JobContext<LlmsPayload>, build: VersionBuild, report: Report): Promise<void> {
+  const p = ctx.job.payload;
+  const text = fs.readFileSync(p.stagedFile, 'utf8');
+  const doc = parseLlmsTxt(text, p.url);
+  const own = llmsTxtSnippets(doc, p.url, p.title);
+  await build.add(own);
+  const kind = llmsKindOf(p.url);
+  const links = kind === 'full' ? [] : uniqueLinks(doc.links, p.url).slice(0, LIMITS.llmsMaxLinks);
+  const skipped = kind === 'full' ? 0 : Math.max(0, uniqueLinks(doc.links, p.url).length - LIMITS.llmsMaxLinks);
+  const errors: { url: string; error: string }[] = [];
+  let fetched = 0;
+  let done = 0;
+  const deadline = Date.now() + LIMITS.llmsTotalMs;
+  const progress = () => report({ phase: links.length ? 'fetching links' : 'indexing', links: links.length, linksDone: done, linksFetched: fetched, linksFailed: errors.length, linksSkipped: skipped, errors: errors.slice(0, 50) });
+  progress();
+  let next = 0;
+  const worker = async () => {
+    while (next < links.length) {
+      const link = links[next++]!;
+      throwIfCancelled(ctx.signal);
+      if (Date.now() > deadline) {
+        errors.push({ url: link.url, error: 'skipped: the time limit for linked documents was reached' });
+        done++;
+        continue;
+      }
+      try {
+        const markdown = await deps.fetchLinkedDocument(link.url, ctx.signal);
+        const snippets = linkedDocumentSnippets(markdown, link, p.title);
+        await build.add(snippets);
+        fetched++;
+      } catch (err) {
+        if (ctx.signal.aborted) throw ctx.signal.reason;
+        errors.push({ url: link.url, error: err instanceof Error ? err.message : String(err) });
+      }
+      done++;
+      progress();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(LIMITS.llmsLinkConcurrency, links.length) }, worker));
+  progress();
+}
+
+async function indexFiles(ctx: JobContext<FilesPayload>, build: VersionBuild, report: Report): Promise<void> {
+  const p = ctx.job.payload;
+  const results: { name: string; state: 'pending' | 'done' | 'failed'; snippets?: number; error?: string }[] = p.files.map((f) => ({ name: f.name, state: 'pending' }));
+  report({ phase: 'extracting', files: results });
+  for (let i = 0; i < p.files.length; i++) {
+    throwIfCancelled(ctx.signal);
+    const f = p.files[i]!;
+    try {
+      const data = fs.readFileSync(f.path);
+      const fallback = stripExt(path.posix.basename(f.name));
+      const doc = f.kind === 'pdf' ? await pdfToMarkdown(new Uint8Array(data), fallback, { signal: ctx.signal }) : await docxToMarkdown(data, fallback);
+      const folders = path.posix.dirname(f.name) === '.' ? [] : path.posix.dirname(f.name).split('/');
+      const snippets = markdownToSnippets(doc.markdown, { sourceId: `upload://files/${p.libraryId.split('/').pop()}/${f.name.split('/').map(encodeURIComponent).join('/')}`, pageTitle: doc.title, breadcrumb: [...folders, doc.title] });
+      if (snippets.length === 0) throw new ApiError('validation_error', 'no text could be extracted (a scanned document without a text layer?)');
+      const stored = await addInBatches(build, snippets, ctx.signal);
+      results[i] = { name: f.name, state: 'done', snippets: stored };
+    } catch (err) {
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      results[i] = { name: f.name, state: 'failed', error: err instanceof Error ? err.message : String(err) };
+    }
+    report({ phase: 'extracting', files: results });
+  }
+  const failed = results.filter((r) => r.state === 'failed');
+  if (failed.length === results.length) throw new ApiError('validation_error', `No document could be read: ${failed.map((r) => `${r.name}: ${r.error}`).join('; ')}`);
+}
+
+async function addInBatches(build: VersionBuild, snippets: SnippetInput[], signal: AbortSignal, onProgress?: (done: number) => void): Promise<number> {
+  let stored = 0;
+  for (let i = 0; i < snippets.length; i += 200) {
+    throwIfCancelled(signal);
+    stored += await build.add(snippets.slice(i, i + 200));
+    onProgress?.(Math.min(snippets.length, i + 200));
+  }
+  return stored;
+}
+
+function uniqueLinks(links: LlmsLink[], self: string): LlmsLink[] {
+  const seen = new Set<string>([stripHash(self)]);
+  const out: LlmsLink[] = [];
+  for (const l of links) {
+    if (!/^https?:/.test(l.url)) continue;
+    const key = stripHash(l.url);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ ...l, url: key });
+  }
+  return out;
+}
+
+function stripHash(url: string): string {
+  const u = new URL(url);
+  u.hash = '';
+  return u.href;
+}

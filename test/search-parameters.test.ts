@@ -1,0 +1,145 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { TestServer } from './helpers/server.ts';
+import { hdr, libsOf, searchJson, startSearchServer } from './helpers/search-api.ts';
+import type { SearchContextResponse } from '../server/search/contracts.ts';
+import { MultiLibrarySearch } from '../server/search/search-service.ts';
+import { retrievePrepared } from '../server/search/retrieve.ts';
+
+/**
+ * GET /api/v3/search over HTTP against the real corpora (test/helpers/search-api.ts): parameter
+ * validation, and failure answers (404, 503, 401, partial results when a library or the reranker fails).
+ */
+
+let s: TestServer;
+const original: { search?: TestServer['services']['search'] } = {};
+
+async function get(path: string, auth: string | null = null): Promise<Response> {
+  return s.api(path, { auth });
+}
+
+async function search(params: Record<string, string | string[]>): Promise<{ res: Response; body: SearchContextResponse }> {
+  return searchJson(s, params);
+}
+
+before(async () => {
+  s = await startSearchServer();
+  original.search = s.services.search;
+});
+
+after(async () => {
+  await s.close();
+});
+
+describe('parameters', () => {
+  test('query is required and limited to 2000 characters; long pasted output is accepted', async () => {
+    for (const [params, name] of [
+      [{}, 'query'],
+      [{ query: '' }, 'query'],
+      [{ query: 'x'.repeat(2001) }, 'query'],
+    ] as const) {
+      const { res, body } = await search(params as Record<string, string>);
+      assert.equal(res.status, 400, JSON.stringify(params).slice(0, 80));
+      assert.equal((body as unknown as { error: string }).error, 'validation_error');
+      assert.match((body as unknown as { message: string }).message, new RegExp(name));
+    }
+    const pasted = `TypeError: fastify.register is not a function\n${'    at Object.<anonymous> (/app/server.js:12:9)\n'.repeat(45)}`.slice(0, 2000);
+    const { res } = await search({ query: pasted, library: 'fastify' });
+    assert.equal(res.status, 200);
+  });
+
+  test('type, library, version and language violations name the parameter', async () => {
+    const cases: [Record<string, string | string[]>, string][] = [
+      [{ query: 'plugins', type: 'xml' }, 'type'],
+      [{ query: 'plugins', library: ['a', 'b', 'c', 'd', 'e'] }, 'library'],
+      [{ query: 'plugins', library: 'x'.repeat(121) }, 'library'],
+      [{ query: 'plugins', library: '' }, 'library'],
+      [{ query: 'plugins', language: 'x'.repeat(41) }, 'language'],
+      [{ query: 'plugins', language: '' }, 'language'],
+    ];
+    for (const v of ['4.x', 'v1.2.3.4', '1.2.3-rc.1+build', 'abc', 'v', '1..2', 'latest1', 'vv1', '1.2_', '1.2.3-', '1.2.3 rc', 'latest!']) cases.push([{ query: 'plugins', version: v }, 'version']);
+    for (const [params, name] of cases) {
+      const { res, body } = await search(params);
+      const b = body as unknown as { error: string; message: string };
+      assert.equal(res.status, 400, `${JSON.stringify(params).slice(0, 100)} -> ${res.status}`);
+      assert.equal(b.error, 'validation_error');
+      assert.ok(b.message.startsWith(name), `${b.message} names ${name}`);
+    }
+  });
+
+  test('version pattern edge cases that are valid', async () => {
+    for (const v of ['V1_2_3-rc.1', '1.2.3+build.5', 'LATEST', 'latest', 'Latest', 'v4', '4_29', '4.29.1', 'v1.2.3-alpha-1.x']) {
+      const { res } = await search({ query: 'register a plugin', library: 'fastify', version: v });
+      assert.equal(res.status, 200, v);
+    }
+  });
+
+  test('library is form style exploded: four values accepted, each answering', async () => {
+    const { res, body } = await search({ query: 'how to define routes and plugins', library: ['fastify', 'hono', 'vite', 'pino'] });
+    assert.equal(res.status, 200);
+    assert.deepEqual([...libsOf(body)].sort(), ['/fastify/fastify', '/honojs/website', '/pinojs/pino', '/vitejs/vite']);
+  });
+
+  test('language is a soft preference: accepted, language-neutral documentation is not excluded', async () => {
+    const { res, body } = await search({ query: 'install fastify', library: 'fastify', language: 'typescript' });
+    assert.equal(res.status, 200);
+    assert.ok(body.codeSnippets.length + body.infoSnippets.length > 0);
+  });
+});
+
+describe('failures', () => {
+  test('nothing matched -> 404 no_documentation_found', async () => {
+    // (A named library always answers something: its vector neighbours exist for any question.)
+    const cases: Record<string, string | string[]>[] = [{ query: 'plugins', library: 'qqqzzzxxx' }, { query: 'plugins', library: ['qqqzzzxxx', 'wwwyyyvvv'] }, { query: 'xylophonequux zebrafoo' }];
+    for (const params of cases) {
+      const { res, body } = await search(params);
+      assert.equal(res.status, 404, JSON.stringify(params));
+      assert.equal((body as unknown as { error: string }).error, 'no_documentation_found');
+      assert.equal(typeof (body as unknown as { message: string }).message, 'string');
+    }
+  });
+
+  test('one library failing -> the others answer, partial + partialSearchFailure; all failing -> 503 search_failed', async () => {
+    const store = s.services.store;
+    s.services.search = new MultiLibrarySearch(() => s.services, {
+      retrieve: async (t, q) => {
+        if (t.entry.library.id === '/honojs/website') throw new Error('injected failure');
+        return retrievePrepared(store, t.version.id, q, { libraryId: t.label });
+      },
+    });
+    try {
+      let r = await search({ query: 'define a route', library: ['hono', 'fastify'] });
+      assert.equal(r.res.status, 200);
+      assert.deepEqual([...libsOf(r.body)], ['/fastify/fastify']);
+      assert.deepEqual(hdr(r.res), { status: 'partial', reason: 'partialSearchFailure', version: null });
+      r = await search({ query: 'define a route', library: 'hono' });
+      assert.equal(r.res.status, 503);
+      assert.equal((r.body as unknown as { error: string }).error, 'search_failed');
+      // With a version requested the failure still wins the reason; the version header stays.
+      r = await search({ query: 'define a route', library: ['hono', 'fastify'], version: '4' });
+      assert.deepEqual(hdr(r.res), { status: 'partial', reason: 'partialSearchFailure', version: 'verified' });
+    } finally {
+      s.services.search = original.search!;
+    }
+  });
+
+  test('the reranker failing -> fused order, partial + partialSearchFailure', async () => {
+    s.services.search = new MultiLibrarySearch(() => s.services, { rerank: () => { throw new Error('injected reranker failure'); } });
+    try {
+      const r = await search({ query: 'register a plugin', library: ['fastify', 'vite'] });
+      assert.equal(r.res.status, 200);
+      assert.ok(r.body.codeSnippets.length + r.body.infoSnippets.length > 0);
+      assert.deepEqual(hdr(r.res), { status: 'partial', reason: 'partialSearchFailure', version: null });
+    } finally {
+      s.services.search = original.search!;
+    }
+  });
+
+  test('a wrong API key is 401 invalid_api_key; no key is fine', async () => {
+    const bad = await get('/api/v3/search?query=plugins&library=fastify', 'stk_wrong');
+    assert.equal(bad.status, 401);
+    assert.equal(((await bad.json()) as { error: string }).error, 'invalid_api_key');
+    const withKey = await s.api('/api/v3/search?query=plugins&library=fastify');
+    assert.equal(withKey.status, 200);
+  });
+});

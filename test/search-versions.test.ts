@@ -1,0 +1,149 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { waitFor, type TestServer } from './helpers/server.ts';
+import { hdr, libsOf, searchJson, startSearchServer } from './helpers/search-api.ts';
+import type { SearchContextResponse } from '../server/search/contracts.ts';
+
+/**
+ * Version resolution on GET /api/v3/search over HTTP against the real corpora (test/helpers/search-api.ts):
+ * version tags and the version parameter, prerelease rules, the x-stacks-search-* headers, and
+ * version-fetch jobs for missing versions.
+ */
+
+let s: TestServer;
+
+async function search(params: Record<string, string | string[]>): Promise<{ res: Response; body: SearchContextResponse }> {
+  return searchJson(s, params);
+}
+
+before(async () => {
+  s = await startSearchServer();
+});
+
+after(async () => {
+  await s.close();
+});
+
+describe('versions', () => {
+  test('rule 3 and 6: a version tag on a library value resolves semver-aware; snippets carry the served tag', async () => {
+    for (const [value, served] of [
+      ['/fastify/fastify/v4', 'v4.29.1'], ['/fastify/fastify@4.29', 'v4.29.1'], ['/fastify/fastify@3', 'v3.29.5'], ['fastify@v3.29.5', 'v3.29.5'],
+      ['/someone/fastify@4', 'v4.29.1'], ['fastify 3_29', 'v3.29.5'],
+    ]) {
+      const { res, body } = await search({ query: 'register a plugin', library: value! });
+      assert.equal(res.status, 200, value);
+      assert.deepEqual([...libsOf(body)], [`/fastify/fastify/${served}`], value);
+      assert.deepEqual(body.version, { status: 'verified', libraries: [{ libraryId: `/fastify/fastify/${served}`, requested: value!.split(/[@ ]|\/(?=v?\d)/).pop(), served, status: 'verified' }] }, value);
+      assert.deepEqual(hdr(res), { status: null, reason: null, version: 'verified' }, value);
+    }
+  });
+
+  test('the version parameter: v4 -> newest 4.x, 4.29 -> 4.29.x, _ as separator; requested is echoed', async () => {
+    for (const [v, served] of [['v4', 'v4.29.1'], ['4', 'v4.29.1'], ['4.29', 'v4.29.1'], ['4_29_1', 'v4.29.1'], ['V3', 'v3.29.5'], ['3.29.5+build.5', 'v3.29.5']]) {
+      const { res, body } = await search({ query: 'register a plugin', library: 'fastify', version: v! });
+      assert.equal(res.status, 200);
+      assert.equal(body.version?.requested, v);
+      assert.equal(body.version?.status, 'verified');
+      assert.deepEqual(body.version?.libraries, [{ libraryId: `/fastify/fastify/${served}`, requested: v, served, status: 'verified' }]);
+      assert.equal(res.headers.get('x-stacks-search-version'), 'verified');
+      assert.equal(res.headers.get('x-stacks-search-status'), null);
+    }
+  });
+
+  test('rule 4: latest in any case behaves as no version', async () => {
+    for (const v of ['latest', 'LATEST', 'Latest']) {
+      const { res, body } = await search({ query: 'register a plugin', library: 'fastify', version: v });
+      assert.equal('version' in body, false);
+      assert.deepEqual(hdr(res), { status: null, reason: null, version: null });
+      assert.deepEqual([...libsOf(body)], ['/fastify/fastify']);
+    }
+    const { body } = await search({ query: 'register a plugin', library: '/fastify/fastify@latest' });
+    assert.equal('version' in body, false);
+  });
+
+  test('rule 6: one library without the version serves current documentation, partial + versionUnverified', async () => {
+    const { res, body } = await search({ query: 'register a plugin', library: 'fastify', version: 'v9' });
+    assert.equal(res.status, 200);
+    assert.deepEqual(hdr(res), { status: 'partial', reason: 'versionUnverified', version: 'unverified' });
+    assert.deepEqual(body.version, { requested: 'v9', status: 'unverified', libraries: [{ libraryId: '/fastify/fastify', requested: 'v9', served: null, status: 'unverified' }] });
+    assert.deepEqual([...libsOf(body)], ['/fastify/fastify']);
+  });
+
+  test('rule 6: only a prerelease matches a stable request -> versionPrerelease; a prerelease request is verified', async () => {
+    let r = await search({ query: 'spin the widget', library: 'widget', version: '2' });
+    assert.deepEqual(hdr(r.res), { status: 'partial', reason: 'versionPrerelease', version: 'prerelease' });
+    assert.deepEqual(r.body.version?.libraries, [{ libraryId: '/acme/widget/2.0.0-beta.1', requested: '2', served: '2.0.0-beta.1', status: 'prerelease' }]);
+    r = await search({ query: 'spin the widget', library: 'widget', version: 'v2.0.0-beta.1' });
+    assert.deepEqual(hdr(r.res), { status: null, reason: null, version: 'verified' });
+    assert.deepEqual([...libsOf(r.body)], ['/acme/widget/2.0.0-beta.1']);
+    r = await search({ query: 'spin the widget', library: 'widget', version: 'V1_4_0' });
+    assert.deepEqual([...libsOf(r.body)], ['/acme/widget/1.4.0']);
+    assert.equal(r.body.version?.status, 'verified');
+    // Stable preferred over prerelease inside the range: 1 -> 1.4.0.
+    r = await search({ query: 'spin the widget', library: 'widget', version: '1' });
+    assert.deepEqual([...libsOf(r.body)], ['/acme/widget/1.4.0']);
+    r = await search({ query: 'spin the widget', library: 'widget', version: 'V1_2_3-rc.1' });
+    assert.deepEqual(hdr(r.res), { status: 'partial', reason: 'versionUnverified', version: 'unverified' });
+    assert.deepEqual([...libsOf(r.body)], ['/acme/widget']);
+  });
+
+  test('current documentation whose branch is the requested version serves it as verified (served = the request)', async () => {
+    let r = await search({ query: 'spin the widget', library: 'sprocket', version: 'v3' });
+    assert.deepEqual(r.body.version, { requested: 'v3', status: 'verified', libraries: [{ libraryId: '/acme/sprocket', requested: 'v3', served: 'v3', status: 'verified' }] });
+    assert.deepEqual(hdr(r.res), { status: null, reason: null, version: 'verified' });
+    r = await search({ query: 'spin the widget', library: 'sprocket', version: '3.1' });
+    assert.equal(r.body.version?.status, 'unverified', '3.x does not say which 3.y');
+  });
+
+  test('rule 7: several libraries: the version is a preference and each library reports what it served', async () => {
+    const { res, body } = await search({ query: 'plugins and configuration', library: ['fastify', 'vite'], version: '4' });
+    assert.equal(res.status, 200);
+    assert.deepEqual([...libsOf(body)].sort(), ['/fastify/fastify/v4.29.1', '/vitejs/vite']);
+    assert.equal(body.version?.status, 'unverified');
+    assert.deepEqual(
+      [...body.version!.libraries].sort((a, b) => a.libraryId.localeCompare(b.libraryId)),
+      [
+        { libraryId: '/fastify/fastify/v4.29.1', requested: '4', served: 'v4.29.1', status: 'verified' },
+        { libraryId: '/vitejs/vite', requested: '4', served: null, status: 'unverified' },
+      ],
+    );
+    assert.deepEqual(hdr(res), { status: 'partial', reason: 'versionUnverified', version: 'unverified' });
+    // A tag on one value applies to that library only; the other asked nothing.
+    const r = await search({ query: 'plugins and configuration', library: ['fastify@3', 'vite'] });
+    assert.deepEqual(r.body.version, { status: 'verified', libraries: [{ libraryId: '/fastify/fastify/v3.29.5', requested: '3', served: 'v3.29.5', status: 'verified' }] });
+    assert.deepEqual(hdr(r.res), { status: null, reason: null, version: 'verified' });
+  });
+
+  test('rule 5: without library values the version applies when the question names one product, not several', async () => {
+    let r = await search({ query: 'how do I register a plugin in fastify?', version: 'v4' });
+    assert.deepEqual([...libsOf(r.body)], ['/fastify/fastify/v4.29.1']);
+    assert.equal(r.body.version?.status, 'verified');
+    r = await search({ query: 'how do I log requests in fastify with pino?', version: 'v4' });
+    assert.deepEqual([...libsOf(r.body)].sort(), ['/fastify/fastify', '/pinojs/pino']);
+    assert.equal(r.body.version?.requested, 'v4');
+    assert.ok(r.body.version!.libraries.every((l) => l.served === null && l.status === 'unverified'));
+    // An ignored version is not a request to index that version.
+    const jobs = (await (await s.api('/api/jobs?kind=version-fetch&libraryId=/pinojs/pino')).json()) as { jobs: unknown[] };
+    assert.equal(jobs.jobs.length, 0);
+  });
+
+  test('rule 8: a missing version of a repo library is queued once as a version-fetch job shown in the job list', async () => {
+    const count = async () => ((await (await s.api('/api/jobs?kind=version-fetch&libraryId=/vitejs/vite')).json()) as { jobs: unknown[] }).jobs.length;
+    const before = await count();
+    await search({ query: 'dev server', library: 'vite', version: '5.1' });
+    await search({ query: 'dev server', library: 'vite', version: 'v5.1' });
+    await search({ query: 'spin', library: 'gizmo site', version: '7' });
+    const jobs = (await waitFor(async () => {
+      const list = (await (await s.api('/api/jobs?kind=version-fetch')).json()) as { jobs: { kind: string; libraryId: string; state: string; error: string | null }[] };
+      const vite = list.jobs.filter((j) => j.libraryId === '/vitejs/vite');
+      return vite.length && vite.every((j) => j.state === 'failed') ? list.jobs : null;
+    }))!;
+    const vite = jobs.filter((j) => j.libraryId === '/vitejs/vite');
+    assert.equal(vite.length, before + 1, 'no duplicate for the same version');
+    assert.match(vite[0]!.error ?? '', /no git source/);
+    assert.equal(jobs.some((j) => j.libraryId === '/acme/site'), false, 'websites are not fetched by version');
+    await search({ query: 'dev server', library: 'vite', version: '5.1.0' });
+    const again = (await (await s.api('/api/jobs?kind=version-fetch&libraryId=/vitejs/vite')).json()) as { jobs: unknown[] };
+    assert.equal(again.jobs.length, before + 2, 'a different version is a new job');
+  });
+});

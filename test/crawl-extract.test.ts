@@ -7,7 +7,8 @@ import { canonicalKey, inScope, libraryIdFor, scopeFor } from '../crawler/url.ts
 import { Robots } from '../crawler/robots.ts';
 import { parseSitemap } from '../crawler/sitemap.ts';
 import { extractPage } from '../crawler/extract/index.ts';
-import { detectLanguage, languageFromClass } from '../crawler/extract/language.ts';
+import { guessLanguage, languageFromClass, languageFromFence } from '../server/text/code-language.ts';
+import { htmlToMarkdown } from '../server/text/html-markdown.ts';
 
 test('canonical URLs: fragments, index.html, trailing slashes, tracking parameters, query order', () => {
   const k = (u: string) => canonicalKey(u);
@@ -53,11 +54,36 @@ test('code languages: first class token, aliases, guesses', () => {
   assert.equal(languageFromClass('language-rust no_run'), 'rust');
   assert.equal(languageFromClass('hljs language-js'), 'javascript');
   assert.equal(languageFromClass('playground'), null);
-  assert.equal(detectLanguage('$ npm install got'), 'bash');
-  assert.equal(detectLanguage('{"a": 1}'), 'json');
-  assert.equal(detectLanguage('fn main() {\n    let mut x = 1;\n}'), 'rust');
-  assert.equal(detectLanguage('const x = await got(url);'), 'javascript');
-  assert.equal(detectLanguage('[package]\nname = "x"'), 'toml');
+  assert.equal(guessLanguage('$ npm install got'), 'bash');
+  assert.equal(guessLanguage('{"a": 1}'), 'json');
+  assert.equal(guessLanguage('fn main() {\n    let mut x = 1;\n}'), 'rust');
+  assert.equal(guessLanguage('const x = await got(url);'), 'javascript');
+  assert.equal(guessLanguage('[package]\nname = "x"'), 'toml');
+  // Fence info strings share the alias table with classes.
+  assert.equal(languageFromFence('{.python}'), 'python');
+  assert.equal(languageFromFence('js title="x"'), 'javascript');
+  assert.equal(languageFromFence('rust,no_run'), 'rust');
+  assert.equal(languageFromFence(''), null);
+  // Shapes only one of the two former guessers knew.
+  assert.equal(guessLanguage('import got from \'got\';\n\nexport default got.extend({});'), 'javascript', '`export default` is not a shell export');
+  assert.equal(guessLanguage('from x import y\n# a comment;\ndef f(a: int) -> int:\n    return a'), 'python');
+  assert.equal(guessLanguage('let p = root.strict_join("a")?;'), 'rust');
+  assert.equal(guessLanguage('type: string\nformat: date\nitems:\n  - a'), 'yaml');
+  assert.equal(guessLanguage('<?xml version="1.0"?>\n<a/>'), 'xml');
+  assert.equal(guessLanguage('Just some words.'), 'text');
+});
+
+test('HTML -> markdown: absolute links, in-page anchors as text, no escaping, fenced code with a language, pipe tables', () => {
+  const md = htmlToMarkdown(
+    '<p>See <a href="#setup">Setup</a> and <a href="../api.html">the API</a>: <em>before_request</em><img src="data:image/png;base64,AAAA" alt="x"></p>' +
+      '<pre class="language-py"><code>import os<br>print(os.sep)</code></pre><pre><code>$ npm i got</code></pre>' +
+      '<table><tr><th>Option</th><th>Default</th></tr><tr><td><code>timeout</code></td><td>30 | 60</td></tr></table>',
+    { baseUrl: 'http://h/docs/guide/intro.html' },
+  );
+  assert.equal(
+    md,
+    'See Setup and [the API](http://h/docs/api.html): *before_request*\n\n```python\nimport os\nprint(os.sep)\n```\n\n```bash\n$ npm i got\n```\n\n| Option | Default |\n| --- | --- |\n| `timeout` | 30 \\| 60 |',
+  );
 });
 
 test('extraction: main content without chrome, soft 404, noindex, site name, breadcrumbs', () => {

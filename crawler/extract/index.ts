@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { SnippetInput } from '../../server/model.ts';
 import { parsePage, needsBrowser, type PageDocument } from './document.ts';
 import { selectMain, stripNoise } from './main-content.ts';
-import { createTurndown } from './markdown.ts';
+import { createTurndown } from '../../server/text/html-markdown.ts';
 import { buildSnippets } from './snippets.ts';
 
 export { needsBrowser } from './document.ts';
@@ -41,7 +41,7 @@ export function extractPage(html: string, pageUrl: string): ExtractedPage {
   const mainText = (main?.textContent ?? '').replace(/\s+/g, ' ').trim();
   const contentHash = createHash('sha1').update(mainText).digest('hex');
   const softNotFound = /^(404\b|page not found|not found\b)/i.test(firstHeading) || /^(404\b|page not found)/i.test(page.title);
-  const result = main && !page.noindex && !softNotFound ? buildSnippets(main, { pageUrl, pageTitle, h1InTrail: h1s.length > 1, turndown: createTurndown(pageUrl) }) : { snippets: [], codeBlocks: 0, headings: 0 };
+  const result = main && !page.noindex && !softNotFound ? buildSnippets(main, { pageUrl, pageTitle, h1InTrail: h1s.length > 1, turndown: createTurndown({ baseUrl: pageUrl }) }) : { snippets: [], codeBlocks: 0, headings: 0 };
   return {
     pageTitle, siteName, links: page.nofollow ? [] : page.links, noindex: page.noindex, nofollow: page.nofollow, canonical: page.canonical,
     contentHash, mainTextLength: mainText.length, softNotFound, wantsBrowser: needsBrowser(page, mainText.length), ...result,

@@ -1,7 +1,7 @@
 import type TurndownService from 'turndown';
 import type { CodeSnippetInput, InfoSnippetInput, SnippetInput } from '../../server/model.ts';
-import { detectLanguage, languageFromClass } from './language.ts';
-import { tableMarkdown } from './markdown.ts';
+import { guessLanguage, languageFromClass } from '../../server/text/code-language.ts';
+import { tableMarkdown } from '../../server/text/html-markdown.ts';
 
 /** Blocks converted to markdown as a whole (unless they hold a code block or heading, then they are walked). */
 const PROSE_BLOCKS = new Set(['p', 'ul', 'ol', 'dl', 'blockquote', 'table', 'details', 'figure', 'hr', 'address']);
@@ -116,7 +116,7 @@ export function buildSnippets(main: Element, opts: SnippetOptions): PageSnippets
     const code = (codeEl.textContent ?? '').replace(/^\n+|\s+$/g, '');
     if (!code.trim()) return;
     codeBlocks++;
-    const language = languageFromClass(codeEl.getAttribute('class')) ?? languageFromClass(pre.getAttribute('class')) ?? languageFromClass(pre.parentElement?.getAttribute('class')) ?? detectLanguage(code);
+    const language = languageFromClass(codeEl.getAttribute('class')) ?? languageFromClass(pre.getAttribute('class')) ?? languageFromClass(pre.parentElement?.getAttribute('class')) ?? guessLanguage(code);
     const title = section.heading?.text || opts.pageTitle;
     const description = describe(section.sinceCode) || (section.trail.length ? breadcrumbFor(section.trail) : `Example from ${opts.pageTitle}`);
     const snippet: CodeSnippetInput = {

@@ -1,5 +1,5 @@
 import type { CodeSnippetInput, InfoSnippetInput, SnippetInput } from '../model.ts';
-import { guessLanguage, normalizeFenceLanguage } from './language.ts';
+import { guessLanguage, languageFromFence } from '../text/code-language.ts';
 
 /**
  * Markdown -> snippets, shared by every source that has (or produces) markdown: llms.txt, PDF and
@@ -191,7 +191,7 @@ export function markdownToSnippets(markdown: string, options: MarkdownSplitOptio
       const code = block.code.replace(/^\n+|\s+$/g, '');
       if (!code.trim()) continue;
       codeIndex++;
-      const language = normalizeFenceLanguage(block.language) || guessLanguage(code);
+      const language = languageFromFence(block.language) ?? guessLanguage(code);
       const snippet: CodeSnippetInput = {
         kind: 'code',
         sourceId,

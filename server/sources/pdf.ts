@@ -1,6 +1,6 @@
 import { getDocumentProxy } from 'unpdf';
 import { ApiError } from '../errors.ts';
-import { guessLanguage } from './language.ts';
+import { guessLanguage } from '../text/code-language.ts';
 
 /**
  * PDF -> markdown with structure recovered from the text layer (unpdf / pdf.js):

@@ -3,44 +3,24 @@ import path from 'node:path';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/index.ts';
-import type { JobQueue, JobContext } from '../jobs/queue.ts';
-import { JobCancelled, throwIfCancelled } from '../jobs/queue.ts';
-import type { LibraryWriter, VersionBuild } from '../ingest/writer.ts';
-import type { LibraryMeta, SnippetInput, SourceType } from '../model.ts';
+import type { JobQueue } from '../jobs/queue.ts';
+import type { LibraryWriter } from '../ingest/writer.ts';
 import { ApiError } from '../errors.ts';
 import { safeFetch } from '../net/guard.ts';
 import { loadOpenApi } from './openapi-load.ts';
-import { openApiToSnippets } from './openapi.ts';
-import { llmsKindOf, parseLlmsTxt, llmsTxtSnippets, linkedDocumentSnippets, type LlmsLink } from './llmstxt.ts';
-import { sniffDocument, type DocumentKind } from './sniff.ts';
-import { pdfToMarkdown } from './pdf.ts';
-import { docxToMarkdown } from './docx.ts';
-import { markdownToSnippets } from './markdown.ts';
-import { htmlToMarkdown } from './html.ts';
+import { llmsKindOf, parseLlmsTxt } from './llmstxt.ts';
+import { sniffDocument } from './sniff.ts';
+import { htmlToMarkdown } from '../text/html-markdown.ts';
 import { decodeText, checkRelativePath, urlSlug, titleSlug, safeName, stripExt, firstParagraph } from './names.ts';
+import { LIMITS } from './limits.ts';
+import { JOB_KINDS, registerIndexers, type FilesPayload, type LlmsPayload, type OpenApiPayload } from './indexing.ts';
 
 /**
  * The OpenAPI, llms.txt and PDF/DOCX sources. Requests are validated synchronously (a URL is
  * fetched and parsed while the client waits, uploads are checked by content), the input is staged
- * under <dataDir>/staging/sources/, and a durable job turns it into snippets through the writer.
+ * under <dataDir>/staging/sources/, and a durable job (indexing.ts) turns it into snippets through the writer.
  */
 
-export const LIMITS = {
-  openApiUploadBytes: 10 * 1024 * 1024,
-  openApiUrlBytes: 20 * 1024 * 1024,
-  llmsTxtBytes: 10 * 1024 * 1024,
-  llmsLinkBytes: 5 * 1024 * 1024,
-  llmsMaxLinks: 200,
-  llmsLinkConcurrency: 4,
-  llmsTotalMs: 15 * 60_000,
-  files: 50,
-  fileBytes: 50 * 1024 * 1024,
-  totalBytes: 200 * 1024 * 1024,
-} as const;
-
-export const JOB_KINDS = { openapi: 'source-openapi', llmstxt: 'source-llmstxt', files: 'source-files' } as const;
-
-type Report = (progress: Record<string, unknown>) => void;
 
 /** Who submits: an API key's principal over HTTP, the default teamspace (no member) from the CLI. */
 export interface Submitter {
@@ -59,35 +39,6 @@ export interface StagedUpload {
   path: string;
   originalName: string;
   size: number;
-}
-
-interface OpenApiPayload {
-  libraryId: string;
-  title: string;
-  description: string;
-  sourceUrl: string;
-  stagedFile: string;
-  stagedDir: string;
-  teamspaceId: number | null;
-}
-
-interface LlmsPayload {
-  libraryId: string;
-  title: string;
-  description: string;
-  url: string;
-  stagedFile: string;
-  stagedDir: string;
-  teamspaceId: number | null;
-}
-
-interface FilesPayload {
-  libraryId: string;
-  title: string;
-  description: string;
-  stagedDir: string;
-  teamspaceId: number | null;
-  files: { path: string; name: string; kind: DocumentKind; size: number }[];
 }
 
 export interface SourceServiceDeps {
@@ -265,168 +216,24 @@ export class SourceService {
   /** Registers the three job kinds (and sweeps abandoned staged input at startup). */
   register(jobs: JobQueue): void {
     this.sweepStaging();
-    jobs.register<OpenApiPayload>(JOB_KINDS.openapi, (ctx) => this.runStaged(ctx, 'openapi', (build, report) => this.indexOpenApi(ctx, build, report)));
-    jobs.register<LlmsPayload>(JOB_KINDS.llmstxt, (ctx) => this.runStaged(ctx, 'llmstxt', (build, report) => this.indexLlmsTxt(ctx, build, report)));
-    jobs.register<FilesPayload>(JOB_KINDS.files, (ctx) => this.runStaged(ctx, 'files', (build, report) => this.indexFiles(ctx, build, report)));
+    registerIndexers(jobs, {
+      store: this.deps.store,
+      writer: this.deps.writer,
+      removeStaging: (dir) => this.removeStaging(dir),
+      fetchLinkedDocument: (url, signal) => this.fetchLinkedDocument(url, signal),
+    });
   }
 
-  /**
-   * Common frame of the jobs: begin a build, let the indexer add snippets, commit; on failure abort
-   * and remove a library row that never had a version. The staged input is removed when the job
-   * finishes or fails, but kept when the server shuts down (the job is requeued and reruns).
-   */
-  private async runStaged<P extends { libraryId: string; title: string; description: string; stagedDir: string; teamspaceId: number | null }>(
-    ctx: JobContext<P>,
-    sourceType: SourceType,
-    index: (build: VersionBuild, report: Report) => Promise<void>,
-  ): Promise<void> {
-    const p = ctx.job.payload;
-    let last: Record<string, unknown> = {};
-    const report: Report = (progress) => {
-      last = progress;
-      ctx.progress(progress);
-    };
-    const meta: LibraryMeta = {
-      id: p.libraryId, title: p.title, description: p.description, sourceType, teamspaceId: p.teamspaceId,
-      sourceUrl: 'sourceUrl' in p ? String((p as { sourceUrl?: string }).sourceUrl) : 'url' in p ? String((p as { url?: string }).url) : null,
-    };
-    const existedBefore = this.deps.store.libraries.get(p.libraryId) !== null && this.deps.store.libraries.versions(p.libraryId).some((v) => v.state !== 'building');
-    let build: VersionBuild | null = null;
-    let finished = false;
-    try {
-      build = this.deps.writer.begin(meta, { jobId: ctx.job.id });
-      await index(build, report);
-      throwIfCancelled(ctx.signal);
-      if (build.snippetCount === 0) throw new ApiError('validation_error', 'No content could be extracted; nothing was indexed.');
-      const totals = build.commit();
-      ctx.progress({ ...last, phase: 'done', snippets: totals.snippets, tokens: totals.tokens });
-      finished = true;
-    } catch (err) {
-      build?.abort();
-      if (!existedBefore && this.deps.store.libraries.get(p.libraryId) && !this.deps.store.libraries.versions(p.libraryId).length) this.deps.store.libraries.delete(p.libraryId);
-      const shutdown = ctx.signal.aborted && !(ctx.signal.reason instanceof JobCancelled);
-      finished = !shutdown;
-      throw err;
-    } finally {
-      if (finished) this.removeStaging(p.stagedDir);
-    }
-  }
-
-  private async indexOpenApi(ctx: JobContext<OpenApiPayload>, build: VersionBuild, report: Report): Promise<void> {
-    const p = ctx.job.payload;
-    report({ phase: 'parsing' });
-    const text = fs.readFileSync(p.stagedFile, 'utf8');
-    const api = await loadOpenApi(text, path.posix.basename(p.sourceUrl), { validate: false });
-    const snippets = openApiToSnippets(api, { sourceUrl: p.sourceUrl, title: p.title });
-    await addInBatches(build, snippets, ctx.signal, (done) => report({ phase: 'indexing', operations: api.operations, done, total: snippets.length }));
-  }
-
-  private async indexLlmsTxt(ctx: JobContext<LlmsPayload>, build: VersionBuild, report: Report): Promise<void> {
-    const p = ctx.job.payload;
-    const text = fs.readFileSync(p.stagedFile, 'utf8');
-    const doc = parseLlmsTxt(text, p.url);
-    const own = llmsTxtSnippets(doc, p.url, p.title);
-    await build.add(own);
-    const kind = llmsKindOf(p.url);
-    const links = kind === 'full' ? [] : uniqueLinks(doc.links, p.url).slice(0, LIMITS.llmsMaxLinks);
-    const skipped = kind === 'full' ? 0 : Math.max(0, uniqueLinks(doc.links, p.url).length - LIMITS.llmsMaxLinks);
-    const errors: { url: string; error: string }[] = [];
-    let fetched = 0;
-    let done = 0;
-    const deadline = Date.now() + LIMITS.llmsTotalMs;
-    const progress = () => report({ phase: links.length ? 'fetching links' : 'indexing', links: links.length, linksDone: done, linksFetched: fetched, linksFailed: errors.length, linksSkipped: skipped, errors: errors.slice(0, 50) });
-    progress();
-    let next = 0;
-    const worker = async () => {
-      while (next < links.length) {
-        const link = links[next++]!;
-        throwIfCancelled(ctx.signal);
-        if (Date.now() > deadline) {
-          errors.push({ url: link.url, error: 'skipped: the time limit for linked documents was reached' });
-          done++;
-          continue;
-        }
-        try {
-          const markdown = await this.fetchLinkedDocument(link.url, ctx.signal);
-          const snippets = linkedDocumentSnippets(markdown, link, p.title);
-          await build.add(snippets);
-          fetched++;
-        } catch (err) {
-          if (ctx.signal.aborted) throw ctx.signal.reason;
-          errors.push({ url: link.url, error: err instanceof Error ? err.message : String(err) });
-        }
-        done++;
-        progress();
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(LIMITS.llmsLinkConcurrency, links.length) }, worker));
-    progress();
-  }
-
+  /** A document an llms.txt links to, as markdown (HTML pages are reduced to their main content). */
   private async fetchLinkedDocument(url: string, signal: AbortSignal): Promise<string> {
     const res = await safeFetch(url, { policy: this.policy(), maxBytes: LIMITS.llmsLinkBytes, timeoutMs: this.deps.config.crawlPageTimeoutMs, signal, headers: { accept: 'text/markdown, text/plain;q=0.9, text/html;q=0.5' } });
     if (res.status < 200 || res.status > 299) throw new ApiError('fetch_failed', `HTTP ${res.status}`);
     const type = (res.headers.get('content-type') ?? '').toLowerCase();
     if (/^(application\/pdf|image\/|audio\/|video\/|application\/(zip|octet-stream))/.test(type)) throw new ApiError('unsupported_media_type', `unsupported content type ${type}`);
     const text = decodeText(res.body);
-    if (/html/.test(type) || /^\s*<(!doctype html|html[\s>])/i.test(text)) return htmlToMarkdown(mainHtml(text));
+    if (/html/.test(type) || /^\s*<(!doctype html|html[\s>])/i.test(text)) return htmlToMarkdown(mainHtml(text), { baseUrl: res.url });
     return text;
   }
-
-  private async indexFiles(ctx: JobContext<FilesPayload>, build: VersionBuild, report: Report): Promise<void> {
-    const p = ctx.job.payload;
-    const results: { name: string; state: 'pending' | 'done' | 'failed'; snippets?: number; error?: string }[] = p.files.map((f) => ({ name: f.name, state: 'pending' }));
-    report({ phase: 'extracting', files: results });
-    for (let i = 0; i < p.files.length; i++) {
-      throwIfCancelled(ctx.signal);
-      const f = p.files[i]!;
-      try {
-        const data = fs.readFileSync(f.path);
-        const fallback = stripExt(path.posix.basename(f.name));
-        const doc = f.kind === 'pdf' ? await pdfToMarkdown(new Uint8Array(data), fallback, { signal: ctx.signal }) : await docxToMarkdown(data, fallback);
-        const folders = path.posix.dirname(f.name) === '.' ? [] : path.posix.dirname(f.name).split('/');
-        const snippets = markdownToSnippets(doc.markdown, { sourceId: `upload://files/${p.libraryId.split('/').pop()}/${f.name.split('/').map(encodeURIComponent).join('/')}`, pageTitle: doc.title, breadcrumb: [...folders, doc.title] });
-        if (snippets.length === 0) throw new ApiError('validation_error', 'no text could be extracted (a scanned document without a text layer?)');
-        const stored = await addInBatches(build, snippets, ctx.signal);
-        results[i] = { name: f.name, state: 'done', snippets: stored };
-      } catch (err) {
-        if (ctx.signal.aborted) throw ctx.signal.reason;
-        results[i] = { name: f.name, state: 'failed', error: err instanceof Error ? err.message : String(err) };
-      }
-      report({ phase: 'extracting', files: results });
-    }
-    const failed = results.filter((r) => r.state === 'failed');
-    if (failed.length === results.length) throw new ApiError('validation_error', `No document could be read: ${failed.map((r) => `${r.name}: ${r.error}`).join('; ')}`);
-  }
-}
-
-async function addInBatches(build: VersionBuild, snippets: SnippetInput[], signal: AbortSignal, onProgress?: (done: number) => void): Promise<number> {
-  let stored = 0;
-  for (let i = 0; i < snippets.length; i += 200) {
-    throwIfCancelled(signal);
-    stored += await build.add(snippets.slice(i, i + 200));
-    onProgress?.(Math.min(snippets.length, i + 200));
-  }
-  return stored;
-}
-
-function uniqueLinks(links: LlmsLink[], self: string): LlmsLink[] {
-  const seen = new Set<string>([stripHash(self)]);
-  const out: LlmsLink[] = [];
-  for (const l of links) {
-    if (!/^https?:/.test(l.url)) continue;
-    const key = stripHash(l.url);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push({ ...l, url: key });
-  }
-  return out;
-}
-
-function stripHash(url: string): string {
-  const u = new URL(url);
-  u.hash = '';
-  return u.href;
 }
 
 /** The main content of an HTML page when it marks one (main/article), else the body. */

@@ -25,7 +25,9 @@ export class RetrievalPool {
 
   constructor(dbFile: string, size: number) {
     for (let i = 0; i < size; i++) {
-      const worker = new Worker(new URL('./retrieval-worker.mjs', import.meta.url), { workerData: { dbFile } });
+      // A small young generation: the KNN scan reads ~0.5 MB of vector blobs per library into Buffers
+      // that only a scavenge frees, and with the default size they piled up to ~80 MB more RSS.
+      const worker = new Worker(new URL('./retrieval-worker.mjs', import.meta.url), { workerData: { dbFile }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
       const pending = new Map<number, Pending>();
       worker.on('message', (r: RetrievalReply) => {
         const p = pending.get(r.id);

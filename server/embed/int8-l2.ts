@@ -28,8 +28,8 @@ export interface Int8Neighbour {
  * The k nearest 8-bit vectors to a query, fed block by block (sqlite-vec stores a partition's
  * vectors in chunks of up to 1024): the squared L2 distances come from the WebAssembly SIMD kernel
  * int8-l2.wat, 16 dimensions per instruction, and a sorted list of the best k is kept in JS. Ties
- * keep the vector seen first. Exact integer arithmetic: the same order as sqlite-vec's own KNN on
- * an `int8[dims] distance_metric=l2` table, several times faster (bench/tmp figures in docs/retrieval.md).
+ * keep the vector seen first. Exact integer arithmetic: the neighbours of sqlite-vec's own KNN on
+ * an `int8[dims] distance_metric=l2` table (`npm run bench -- knn` compares both).
  */
 export class Int8Nearest {
   private readonly dims: number;

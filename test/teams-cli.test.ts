@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runStacks, startTestServer } from './helpers/server.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { devLicense, runStacks, startTestServer, tempDir } from './helpers/server.ts';
 import { addLibrary, call } from './helpers/teams.ts';
 
 test('CLI: members, policies, plan and rules change what a running server does', async () => {
@@ -46,4 +48,65 @@ test('CLI: members, policies, plan and rules change what a running server does',
   } finally {
     await s.close();
   }
+});
+
+test('CLI: a second teamspace gets its own owner, members and policy; bad requests leave nothing behind', async () => {
+  const s = await startTestServer({ overrides: { embedder: null } });
+  const cli = (...args: string[]) => runStacks([...args, '--data-dir', s.dataDir, '--dev']);
+  type Space = { name: string; plan: string; members: number; isDefault: boolean };
+  const spaces = async () => JSON.parse((await cli('teamspaces', 'list', '--json')).stdout) as Space[];
+  try {
+    addLibrary(s, { id: '/acme/verified', verified: true });
+    addLibrary(s, { id: '/acme/unverified', verified: false });
+
+    const created = await cli('teamspaces', 'create', 'research', '--owner', 'grace', '--plan', 'pro');
+    assert.equal(created.code, 0, created.stderr);
+    const key = /stk_\S+/.exec(created.stdout)?.[0];
+    assert.ok(key, created.stdout);
+    const list = await spaces();
+    assert.deepEqual(list.map((t) => [t.name, t.isDefault]), [['default', true], ['research', false]]);
+    assert.deepEqual([list[1]!.plan, list[1]!.members], ['pro', 1]);
+
+    // The owner's key works against the running server, in its own teamspace only.
+    const members = await call<{ members: { name: string; role: string }[] }>(s, 'GET', '/api/v2/members', undefined, key);
+    assert.equal(members.status, 200);
+    assert.deepEqual(members.body.members.map((m) => [m.name, m.role]), [['grace', 'owner']]);
+    const policy = await cli('policies', 'set', '--teamspace', 'research', '--require-verified', 'true');
+    assert.equal(policy.code, 0, policy.stderr);
+    assert.equal((await call<{ accessibleLibraryCount: number }>(s, 'GET', '/api/v2/policies', undefined, key)).body.accessibleLibraryCount, 1);
+    assert.equal((await call<{ accessibleLibraryCount: number }>(s, 'GET', '/api/v2/policies')).body.accessibleLibraryCount, 2, 'the default teamspace keeps its policy');
+    const invited = await call(s, 'POST', '/api/v2/members', { name: 'linus', role: 'member' }, key);
+    assert.equal(invited.status, 201, JSON.stringify(invited.body));
+    assert.equal((await cli('members', 'list', '--teamspace', 'research', '--json')).stdout.includes('linus'), true);
+
+    for (const [args, message] of [
+      [['research', '--owner', 'someone'], /already exists/],
+      [['Research Team', '--owner', 'x'], /name: 1-64 lower-case/],
+      [['docs', '--owner', 'x', '--plan', 'gold'], /plan: one of/],
+      [['docs', '--owner', '!bad'], /name: 1-100/],
+    ] as const) {
+      const bad = await cli('teamspaces', 'create', ...args);
+      assert.notEqual(bad.code, 0, args.join(' '));
+      assert.match(bad.stderr, message);
+    }
+    assert.deepEqual((await spaces()).map((t) => t.name), ['default', 'research'], 'a refused owner leaves no teamspace behind');
+    assert.notEqual((await cli('members', 'list', '--teamspace', 'nope')).code, 0);
+  } finally {
+    await s.close();
+  }
+});
+
+test('CLI: license seats count the members of every teamspace', async () => {
+  const dataDir = tempDir();
+  fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense({ maxMembers: 2 }));
+  const cli = (...args: string[]) => runStacks([...args, '--data-dir', dataDir, '--dev']);
+  assert.equal((await cli('members', 'add', 'alice', '--role', 'owner')).code, 0);
+  const second = await cli('teamspaces', 'create', 'research', '--owner', 'grace');
+  assert.equal(second.code, 0, second.stderr);
+  const third = await cli('teamspaces', 'create', 'ops', '--owner', 'hal');
+  assert.notEqual(third.code, 0);
+  assert.match(third.stderr, /allows 2 members/);
+  const more = await cli('members', 'add', 'bob', '--teamspace', 'research');
+  assert.match(more.stderr, /allows 2 members/);
+  assert.deepEqual((JSON.parse((await cli('teamspaces', 'list', '--json')).stdout) as { name: string }[]).map((t) => t.name), ['default', 'research']);
 });

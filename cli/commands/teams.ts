@@ -11,10 +11,7 @@ type Base = { dataDir?: string; dev?: boolean; teamspace?: string; json?: boolea
 
 /** The teamspace a command acts on: --teamspace <name>, or the default (first) one. The CLI runs as the box operator. */
 function teamspaceId(s: Services, name?: string): number {
-  if (!name) return s.teams.defaultTeamspaceId();
-  const t = s.store.accounts.teamspaceByName(name);
-  if (!t) throw new ApiError('not_found', `No teamspace named "${name}".`);
-  return t.id;
+  return name ? s.teams.teamspaces.byName(name).id : s.teams.defaultTeamspaceId();
 }
 
 function withTeam(cmd: Command): Command {
@@ -65,6 +62,27 @@ function policyPatch(o: PolicySetOpts): Record<string, unknown> {
 }
 
 export function teamsCommand(program: Command): void {
+  // ---- teamspaces ----
+  const spaces = program.command('teamspaces').description('teamspaces of this installation (each with its own members, policy, plan and rules)');
+  withDataDir(spaces.command('list')).option('--json', 'print JSON').action(async (o: Base) => {
+    await withServices(o, (s) => {
+      const rows = s.teams.teamspaces.list();
+      if (o.json) return printJson(rows);
+      for (const t of rows) process.stdout.write(`${String(t.id).padStart(4)}  ${t.name}  plan=${t.plan}  members=${t.members}${t.isDefault ? '  (default)' : ''}\n`);
+    });
+  });
+  withDataDir(spaces.command('create').description("create a teamspace with its first owner; prints the owner's API key once").argument('<name>'))
+    .requiredOption('--owner <member>', 'name of the first owner')
+    .option('--email <email>', "the owner's e-mail")
+    .option('--plan <plan>', PLANS.join('|'), 'enterprise')
+    .action(async (name: string, o: Base & { owner: string; email?: string; plan: string }) => {
+      await withServices(o, (s) => {
+        const r = s.teams.teamspaces.create({ name, plan: o.plan, owner: o.owner, email: o.email ?? null });
+        process.stdout.write(`Created teamspace ${r.teamspace.id} ${r.teamspace.name} (plan ${r.teamspace.plan}) with owner ${r.owner.name}.\n`);
+        process.stdout.write(`API key of ${r.owner.name} (shown only once):\n\n${r.key.key}\n`);
+      });
+    });
+
   // ---- policies ----
   const policies = program.command('policies').description('teamspace policy: source types and library filters');
   withTeam(policies.command('show').description('print the policy as GET /api/v2/policies returns it')).action(async (o: Base) => {

@@ -56,10 +56,6 @@ export class TeamStore {
     return (this.stmts.teamspace.get(id) as TeamspaceRow | undefined) ?? null;
   }
 
-  teamspaces(): TeamspaceRow[] {
-    return this.db.prepare('SELECT * FROM teamspaces ORDER BY id').all() as TeamspaceRow[];
-  }
-
   // ---- usage ----
 
   memberMonth(memberId: number, month: string): { requests: number; extra_requests: number } {
@@ -114,6 +110,18 @@ export class TeamStore {
          FROM members m WHERE m.teamspace_id = ? AND m.removed_at IS NULL AND m.synthetic = 0 ORDER BY m.id`,
       )
       .all(teamspaceId) as (MemberRow & { key_count: number })[];
+  }
+
+  /** Active people of the whole installation: the license's maxMembers counts seats across teamspaces. */
+  seatCount(): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM members WHERE removed_at IS NULL AND synthetic = 0').get() as { n: number }).n;
+  }
+
+  /** Every teamspace with its number of active people, oldest (the default) first. */
+  teamspaces(): (TeamspaceRow & { people: number })[] {
+    return this.db
+      .prepare('SELECT t.*, (SELECT count(*) FROM members m WHERE m.teamspace_id = t.id AND m.removed_at IS NULL AND m.synthetic = 0) AS people FROM teamspaces t ORDER BY t.id')
+      .all() as (TeamspaceRow & { people: number })[];
   }
 
   peopleCount(teamspaceId: number): number {

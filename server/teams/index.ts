@@ -12,6 +12,7 @@ import { RuleService } from './rules.ts';
 import { PlanService } from './plans.ts';
 import { UsageService } from './usage.ts';
 import { MemberService } from './members.ts';
+import { TeamspaceService } from './teamspaces.ts';
 import { TokenBuckets } from './rate-limit.ts';
 
 /**
@@ -27,6 +28,7 @@ export class TeamService {
   readonly plans: PlanService;
   readonly usage: UsageService;
   readonly members: MemberService;
+  readonly teamspaces: TeamspaceService;
   /** False skips counting and limits in the HTTP meter; bench/accounting.ts flips it to measure their cost. */
   metering = true;
   private defaultId: number | null = null;
@@ -49,6 +51,7 @@ export class TeamService {
     this.plans = new PlanService(store, this.store, this.cache);
     this.usage = new UsageService(this.store, new TokenBuckets(config.rateLimitPerMinute), this.clock, teamspaceOf);
     this.members = new MemberService(store, this.store, keys, license, now);
+    this.teamspaces = new TeamspaceService(store, this.store, this.members, now);
   }
 
   /** The default (first) teamspace: anonymous callers and the CLI act in it. */

@@ -23,7 +23,8 @@ const MEMBER_NAME = /^[\p{L}\p{N}][\p{L}\p{N} ._@+-]{0,99}$/u;
 /**
  * Members and their keys. Owners and admins manage members and keys; only an owner (or the
  * operator) grants, changes or removes the owner role, and the last owner cannot be removed or
- * demoted. The license's maxMembers caps active members (the synthetic anonymous member excluded).
+ * demoted. The license's maxMembers caps active members of the installation, all teamspaces
+ * together (the synthetic anonymous members excluded).
  */
 export class MemberService {
   constructor(
@@ -51,7 +52,7 @@ export class MemberService {
     const existing = this.store.accounts.memberByName(teamspaceId, name);
     if (existing && !existing.removed_at) throw new ApiError('conflict', `A member named "${name}" already exists.`);
     const max = this.maxMembers();
-    if (max !== null && this.teams.peopleCount(teamspaceId) >= max) {
+    if (max !== null && this.teams.seatCount() >= max) {
       throw new ApiError('member_limit_reached', `The license allows ${max} members and all are taken; remove a member or install a license with more.`);
     }
     if (existing) this.teams.renameMember(existing.id, `${existing.name} (removed #${existing.id})`);

@@ -82,23 +82,33 @@ export function namesOf(library: Library): NameKey[] {
   return [...out.values()].sort((a, b) => b.weight - a.weight);
 }
 
-/** Damerau-Levenshtein (optimal string alignment) distance, capped: returns cap+1 once exceeded. */
+/** Rows of the distance table, reused by every call (names are short; they grow when needed). */
+let rows = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
+
+/**
+ * Damerau-Levenshtein (optimal string alignment) distance, capped: returns cap+1 once exceeded.
+ * Library selection scores a typed name against every library's names, so this runs thousands of
+ * times per request: three reused rows instead of a table per call.
+ */
 export function editDistance(a: string, b: string, cap = 2): number {
   if (Math.abs(a.length - b.length) > cap) return cap + 1;
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
-  for (let j = 0; j <= b.length; j++) d[0]![j] = j;
+  if (rows[0]!.length <= b.length) rows = rows.map(() => new Int32Array(b.length * 2 + 1));
+  let [prev2, prev, cur] = rows as [Int32Array, Int32Array, Int32Array];
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
   for (let i = 1; i <= a.length; i++) {
-    let rowMin = Infinity;
+    cur[0] = i;
+    let rowMin = i;
     for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = v;
-      rowMin = Math.min(rowMin, v);
+      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
+      let v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a.charCodeAt(i - 1) === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1)) v = Math.min(v, prev2[j - 2]! + 1);
+      cur[j] = v;
+      if (v < rowMin) rowMin = v;
     }
     if (rowMin > cap) return cap + 1;
+    [prev2, prev, cur] = [prev, cur, prev2];
   }
-  return d[a.length]![b.length]!;
+  return Math.min(prev[b.length]!, cap + 1);
 }
 
 /** Typos allowed between two names: none when both are 3 letters or less ("zod" vs "zed"), one up to 7 letters, two beyond. */
@@ -116,11 +126,10 @@ export interface NameMatch {
  * names: exact 1, exact without a js suffix 0.97, a word of a multi-word name 0.8, typos 0.7-0.55,
  * prefix 0.5, words found in title and description 0.35 (times the name's weight). 0 = no match.
  */
-export function scoreName(typed: string, keys: NameKey[], library: Pick<Library, 'title' | 'description'>): NameMatch {
-  const n = normalizeName(typed);
+export function scoreName(typed: string | TypedName, keys: NameKey[], library: Pick<Library, 'title' | 'description'>): NameMatch {
+  const t = typeof typed === 'string' ? typedName(typed) : typed;
+  const { n, ns, words, meaningful } = t;
   if (!n) return { score: 0, reason: 'empty' };
-  const ns = stripJs(n);
-  const words = typed.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 0 && w !== 'js');
   let best: NameMatch = { score: 0, reason: 'no name match' };
   const offer = (score: number, reason: string) => {
     if (score > best.score) best = { score, reason };
@@ -128,24 +137,52 @@ export function scoreName(typed: string, keys: NameKey[], library: Pick<Library,
   for (const k of keys) {
     if (k.key === n) offer(k.weight, `name "${k.key}"`);
     else if (k.key === ns || stripJs(k.key) === ns) offer(0.97 * k.weight, `name "${k.key}"`);
-    if (words.length > 1 && words.length <= 4 && words.some((w) => w === k.key || stripJs(w) === k.key)) offer(0.8 * k.weight, `word of "${typed}" is "${k.key}"`);
+    if (words.length > 1 && words.length <= 4 && words.some((w) => w === k.key || stripJs(w) === k.key)) offer(0.8 * k.weight, `word of "${t.typed}" is "${k.key}"`);
     if (k.fuzzy) {
       const budget = typoBudget(Math.min(ns.length, k.key.length), Math.max(ns.length, k.key.length));
       if (budget > 0) {
         const d = Math.min(editDistance(ns, k.key, budget), editDistance(n, k.key, budget));
-        if (d <= budget) offer((d === 1 ? 0.7 : 0.55) * k.weight, `"${typed}" is ${d} edit(s) from "${k.key}"`);
+        if (d <= budget) offer((d === 1 ? 0.7 : 0.55) * k.weight, `"${t.typed}" is ${d} edit(s) from "${k.key}"`);
       }
       if (ns.length >= 4 && k.key.startsWith(ns) && ns.length / k.key.length >= 0.6) offer(0.5 * k.weight, `prefix of "${k.key}"`);
     }
   }
-  if (best.score < 0.35 && words.length > 0) {
-    const text = new Set(`${library.title} ${library.description}`.toLowerCase().split(/[^a-z0-9]+/));
-    // Only a descriptive phrase ("schema validation"), never one word: "next js" must not find
-    // Vite because its description says "Next generation".
-    const meaningful = words.filter((w) => w.length > 2);
-    if (meaningful.length >= 2 && meaningful.every((w) => text.has(w))) offer(0.35, `title/description contain "${typed}"`);
+  // Only a descriptive phrase ("schema validation"), never one word: "next js" must not find
+  // Vite because its description says "Next generation".
+  if (best.score < 0.35 && meaningful.length >= 2) {
+    const text = wordsOf(library);
+    if (meaningful.every((w) => text.has(w))) offer(0.35, `title/description contain "${t.typed}"`);
   }
   return best;
+}
+
+/** A typed name prepared once for scoring against every library. */
+export interface TypedName {
+  typed: string;
+  /** Normalized, and without a js suffix. */
+  n: string;
+  ns: string;
+  /** Its words (without "js"), and those longer than two letters. */
+  words: string[];
+  meaningful: string[];
+}
+
+export function typedName(typed: string): TypedName {
+  const n = normalizeName(typed);
+  const words = typed.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 0 && w !== 'js');
+  return { typed, n, ns: stripJs(n), words, meaningful: words.filter((w) => w.length > 2) };
+}
+
+/** The words of a library's title and description, kept while the library object lives (the catalogue holds it). */
+const libraryWords = new WeakMap<object, Set<string>>();
+
+function wordsOf(library: Pick<Library, 'title' | 'description'>): Set<string> {
+  let w = libraryWords.get(library);
+  if (!w) {
+    w = new Set(`${library.title} ${library.description}`.toLowerCase().split(/[^a-z0-9]+/));
+    libraryWords.set(library, w);
+  }
+  return w;
 }
 
 export interface Mention {

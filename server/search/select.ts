@@ -4,7 +4,7 @@ import type { Principal } from '../model.ts';
 import { parseLibraryId } from '../model.ts';
 import type { AccessPolicy } from './contracts.ts';
 import { defaultVersion, servable, type Catalog, type CatalogEntry } from './catalog.ts';
-import { normalizeName, scoreName } from './names.ts';
+import { normalizeName, scoreName, typedName } from './names.ts';
 import { analyzeQuery } from './query.ts';
 import { isLatest, VERSION_PATTERN } from './version.ts';
 
@@ -99,8 +99,9 @@ export class LibrarySelector {
    */
   rankByName(name: string, principal: Principal | null, query: string | null, minScore = NAME_THRESHOLD): RankedLibrary[] {
     const ranked: RankedLibrary[] = [];
+    const typed = typedName(name);
     for (const entry of this.visible(principal)) {
-      const m = scoreName(name, entry.keys, entry.library);
+      const m = scoreName(typed, entry.keys, entry.library);
       if (m.score >= minScore) ranked.push({ entry, score: m.score, reason: m.reason });
     }
     return this.breakTies(ranked, query);

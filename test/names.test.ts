@@ -1,0 +1,34 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { editDistance } from '../server/search/names.ts';
+
+/** The textbook table form of the optimal string alignment distance, uncapped. */
+function reference(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+test('editDistance (reused rows, early exit) equals the table form, capped', () => {
+  let s = 5;
+  const r = () => ((s = (s * 1664525 + 1013904223) >>> 0), s / 2 ** 32);
+  const word = (n: number) => Array.from({ length: n }, () => 'abcde'[Math.floor(r() * 5)]).join('');
+  const pairs: [string, string][] = [['fastify', 'fastfiy'], ['fastify', 'fsatify'], ['nextjs', 'next'], ['', 'ab'], ['vue', 'vue'], ['a'.repeat(90), 'a'.repeat(89) + 'b']];
+  for (let i = 0; i < 3000; i++) {
+    const a = word(Math.floor(r() * 9));
+    // Mostly near variants of a (the case the cap is for), some unrelated words.
+    const b = r() < 0.7 ? [...a].map((c) => (r() < 0.2 ? 'abcde'[Math.floor(r() * 5)] : c)).join('') + (r() < 0.3 ? 'e' : '') : word(Math.floor(r() * 9));
+    pairs.push([a, b]);
+  }
+  for (const [a, b] of pairs) {
+    for (const cap of [1, 2, 3]) {
+      const exact = reference(a, b);
+      assert.equal(editDistance(a, b, cap), exact <= cap ? exact : cap + 1, `${a} / ${b}, cap ${cap}`);
+    }
+  }
+});

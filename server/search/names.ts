@@ -130,30 +130,30 @@ export function scoreName(typed: string | TypedName, keys: NameKey[], library: P
   const t = typeof typed === 'string' ? typedName(typed) : typed;
   const { n, ns, words, meaningful } = t;
   if (!n) return { score: 0, reason: 'empty' };
-  let best: NameMatch = { score: 0, reason: 'no name match' };
-  const offer = (score: number, reason: string) => {
-    if (score > best.score) best = { score, reason };
-  };
+  // Runs for every library on every request that names one: no closures, and a reason is only
+  // written for a score that improves on the best so far.
+  let score = 0;
+  let reason = 'no name match';
   for (const k of keys) {
-    if (k.key === n) offer(k.weight, `name "${k.key}"`);
-    else if (k.key === ns || stripJs(k.key) === ns) offer(0.97 * k.weight, `name "${k.key}"`);
-    if (words.length > 1 && words.length <= 4 && words.some((w) => w === k.key || stripJs(w) === k.key)) offer(0.8 * k.weight, `word of "${t.typed}" is "${k.key}"`);
-    if (k.fuzzy) {
-      const budget = typoBudget(Math.min(ns.length, k.key.length), Math.max(ns.length, k.key.length));
-      if (budget > 0) {
-        const d = Math.min(editDistance(ns, k.key, budget), editDistance(n, k.key, budget));
-        if (d <= budget) offer((d === 1 ? 0.7 : 0.55) * k.weight, `"${t.typed}" is ${d} edit(s) from "${k.key}"`);
-      }
-      if (ns.length >= 4 && k.key.startsWith(ns) && ns.length / k.key.length >= 0.6) offer(0.5 * k.weight, `prefix of "${k.key}"`);
+    if (k.key === n) {
+      if (k.weight > score) [score, reason] = [k.weight, `name "${k.key}"`];
+    } else if ((k.key === ns || stripJs(k.key) === ns) && 0.97 * k.weight > score) [score, reason] = [0.97 * k.weight, `name "${k.key}"`];
+    if (words.length > 1 && words.length <= 4 && 0.8 * k.weight > score && words.some((w) => w === k.key || stripJs(w) === k.key)) {
+      [score, reason] = [0.8 * k.weight, `word of "${t.typed}" is "${k.key}"`];
     }
+    if (!k.fuzzy || 0.7 * k.weight <= score) continue;
+    const budget = typoBudget(Math.min(ns.length, k.key.length), Math.max(ns.length, k.key.length));
+    if (budget > 0) {
+      const d = ns === n ? editDistance(n, k.key, budget) : Math.min(editDistance(ns, k.key, budget), editDistance(n, k.key, budget));
+      const typo = (d === 1 ? 0.7 : 0.55) * k.weight;
+      if (d <= budget && typo > score) [score, reason] = [typo, `"${t.typed}" is ${d} edit(s) from "${k.key}"`];
+    }
+    if (ns.length >= 4 && 0.5 * k.weight > score && k.key.startsWith(ns) && ns.length / k.key.length >= 0.6) [score, reason] = [0.5 * k.weight, `prefix of "${k.key}"`];
   }
   // Only a descriptive phrase ("schema validation"), never one word: "next js" must not find
   // Vite because its description says "Next generation".
-  if (best.score < 0.35 && meaningful.length >= 2) {
-    const text = wordsOf(library);
-    if (meaningful.every((w) => text.has(w))) offer(0.35, `title/description contain "${t.typed}"`);
-  }
-  return best;
+  if (score < 0.35 && meaningful.length >= 2 && meaningful.every((w) => wordsOf(library).has(w))) [score, reason] = [0.35, `title/description contain "${t.typed}"`];
+  return { score, reason };
 }
 
 /** A typed name prepared once for scoring against every library. */

@@ -9,7 +9,8 @@ import type { StoreContextService } from '../server/search/context-service.ts';
 /**
  * GET /api/v3/search with retrieval worker threads (STACKS_SEARCH_WORKERS=2): the candidates are
  * retrieved on a worker (its own read-only connection and snapshot) and the answer must be the
- * one the request thread computes on its own, for one library and for several.
+ * one the request thread computes on its own, for one library and for several, and for a question
+ * that names no library (its library probe also runs on a worker).
  */
 
 let s: TestServer;
@@ -29,6 +30,8 @@ const cases: { query: string; libraries: string[] }[] = [
   { query: 'validate an object schema and parse errors', libraries: ['/colinhacks/zod', '/honojs/hono', '/fastify/fastify', '/pinojs/pino'] },
   { query: 'middleware that sets a response header', libraries: ['hono', 'fastify'] },
   { query: 'how do I log errors in fastify with pino', libraries: [] },
+  // Names no library: the libraries come from the whole-index probe, run on a worker too.
+  { query: 'parse a value and report its validation issues', libraries: [] },
 ];
 
 test('search answers retrieved on worker threads equal the request-thread answers', async () => {
@@ -40,6 +43,14 @@ test('search answers retrieved on worker threads equal the request-thread answer
     workerCalls++;
     return search(...args);
   };
+  let probeCalls = 0;
+  const topVersions = pool.topVersions.bind(pool);
+  pool.topVersions = (...args) => {
+    probeCalls++;
+    return topVersions(...args);
+  };
+  // The probe goes to a worker only while the pool is busy (else the request thread is sooner): act busy.
+  Object.defineProperty(pool, 'pending', { get: () => 1, configurable: true });
   const inThread = new MultiLibrarySearch(() => s.services);
   for (const c of cases) {
     const u = new URLSearchParams({ query: c.query, type: 'json' });
@@ -53,4 +64,9 @@ test('search answers retrieved on worker threads equal the request-thread answer
     assert.equal(res.headers.get('x-stacks-libraries'), expected.headers['X-Stacks-Libraries']);
   }
   assert.equal(workerCalls, cases.length, 'every search retrieved on a worker');
+  assert.equal(probeCalls, 1, 'the library-less question that names no library was probed on a worker');
+  delete (pool as unknown as { pending?: number }).pending;
+  const idle = await s.api(`/api/v3/search?${new URLSearchParams({ query: cases[cases.length - 1]!.query })}`, { auth: null });
+  assert.equal(idle.status, 200);
+  assert.equal(probeCalls, 1, 'an idle pool leaves the probe to the request thread');
 });

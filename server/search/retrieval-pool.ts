@@ -3,10 +3,13 @@ import type { VersionAnswerOptions } from './pipeline.ts';
 import type { PreparedQuery } from './query.ts';
 import type { Candidate } from './retrieve.ts';
 import type { RetrievalReply, SearchJobTarget, WorkerJob } from './retrieval-worker.ts';
+import type { VersionProbe } from '../store/search-probe.ts';
 import type { RetrieveOptions } from './retrieve.ts';
 
+type Reply = Candidate[] | Candidate[][] | VersionProbe[] | 'stale';
+
 interface Pending {
-  resolve: (r: Candidate[] | Candidate[][] | 'stale') => void;
+  resolve: (r: Reply) => void;
   reject: (e: Error) => void;
 }
 
@@ -34,7 +37,7 @@ export class RetrievalPool {
         if (!p) return;
         pending.delete(r.id);
         if ('error' in r) p.reject(new Error(r.error));
-        else p.resolve('stale' in r ? 'stale' : 'lists' in r ? r.lists : r.items);
+        else p.resolve('stale' in r ? 'stale' : 'lists' in r ? r.lists : 'probes' in r ? r.probes : r.items);
       });
       const entry = { worker, pending };
       const fail = (err: Error) => {
@@ -56,6 +59,11 @@ export class RetrievalPool {
     return this.workers.length;
   }
 
+  /** Jobs sent and not yet answered, over all workers. */
+  get pending(): number {
+    return this.workers.reduce((n, w) => n + w.pending.size, 0);
+  }
+
   /** Answers for one version, or 'stale' when that version is no longer the served one. */
   answer(versionId: number, query: PreparedQuery, opts: VersionAnswerOptions): Promise<Candidate[] | 'stale'> {
     return this.send({ kind: 'answer', id: 0, versionId, query, opts }) as Promise<Candidate[] | 'stale'>;
@@ -69,7 +77,12 @@ export class RetrievalPool {
     return this.send({ kind: 'search', id: 0, targets, query, limits }) as Promise<Candidate[][] | 'stale'>;
   }
 
-  private send(job: WorkerJob): Promise<Candidate[] | Candidate[][] | 'stale'> {
+  /** The whole-index probe rows of a library-less search (SearchProbeStore.topVersions), off the request thread. */
+  topVersions(match: string, limit: number): Promise<VersionProbe[]> {
+    return this.send({ kind: 'probe', id: 0, match, limit }) as Promise<VersionProbe[]>;
+  }
+
+  private send(job: WorkerJob): Promise<Reply> {
     if (this.closed || this.workers.length === 0) return Promise.reject(new Error('retrieval pool is closed or has no live worker'));
     const w = this.workers.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
     const id = this.nextId++;

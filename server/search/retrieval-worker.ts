@@ -4,6 +4,7 @@ import { openDb } from '../store/db.ts';
 import { answerForVersion, type VersionAnswerOptions } from './pipeline.ts';
 import type { PreparedQuery } from './query.ts';
 import { retrievePrepared, type Candidate, type RetrieveOptions } from './retrieve.ts';
+import type { VersionProbe } from '../store/search-probe.ts';
 
 /** One retrieval request to a worker: a version resolved by the request thread and a prepared (embedded) question. */
 export interface RetrievalJob {
@@ -29,12 +30,21 @@ export interface SearchJob {
   limits: Pick<RetrieveOptions, 'lexicalLimit' | 'vectorLimit' | 'fetchLimit'>;
 }
 
-export type WorkerJob = RetrievalJob | SearchJob;
+/** The whole-index probe of a library-less /api/v3/search (server/search/select.ts probeMatchFor). */
+export interface ProbeJob {
+  kind: 'probe';
+  id: number;
+  match: string;
+  limit: number;
+}
+
+export type WorkerJob = RetrievalJob | SearchJob | ProbeJob;
 
 /** stale: a version was swapped out after the request thread resolved it; resolve again. */
 export type RetrievalReply =
   | { id: number; items: Candidate[] }
   | { id: number; lists: Candidate[][] }
+  | { id: number; probes: VersionProbe[] }
   | { id: number; stale: true }
   | { id: number; error: string };
 
@@ -55,6 +65,7 @@ parentPort!.on('message', (job: WorkerJob) => {
   let reply: RetrievalReply;
   try {
     reply = store.search.snapshot((): RetrievalReply => {
+      if (job.kind === 'probe') return { id: job.id, probes: store.probe.topVersions(job.match, job.limit) };
       if (job.kind === 'search') {
         if (!job.targets.every((t) => served(t.versionId))) return { id: job.id, stale: true };
         return { id: job.id, lists: searchLists(job) };

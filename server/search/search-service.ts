@@ -6,7 +6,8 @@ import type { LibraryVersion, Principal } from '../model.ts';
 import { ApiError } from '../errors.ts';
 import type { AccessPolicy, Rendered, SearchContextResponse, SearchRequest, SearchService, VersionStatus } from './contracts.ts';
 import { Catalog, defaultVersion, type CatalogEntry } from './catalog.ts';
-import { LibrarySelector, type LibraryChoice } from './select.ts';
+import { LibrarySelector, PROBE_ROWS, type LibraryChoice } from './select.ts';
+import type { VersionProbe } from '../store/search-probe.ts';
 import { analyzeQuery, prepareQuery, type PreparedQuery } from './query.ts';
 import { retrievePrepared, byScore, type Candidate } from './retrieve.ts';
 import { rerank } from './rerank.ts';
@@ -122,8 +123,20 @@ export class MultiLibrarySearch implements SearchService {
     // With worker threads, the request thread only selects and resolves; the worker retrieves in its
     // own snapshot after checking that every resolved version is still served (else: in this thread).
     const pool = this.overrides.retrieve ? null : this.poolOf();
+    // A library-less question that names no library needs the whole-index probe. Under load it runs
+    // on a worker, so that the request thread serves others meanwhile; idle, the request thread's
+    // connection (larger cache, mapped) answers it sooner.
+    let probed: VersionProbe[] | undefined;
+    const probeMatch = pool && pool.pending > 0 ? this.selector().probeMatchFor(req, principal) : null;
+    if (pool && probeMatch) {
+      try {
+        probed = await pool.topVersions(probeMatch, PROBE_ROWS);
+      } catch (err) {
+        d.log.warn({ err: (err as Error).message }, 'search: library probe on a worker failed; probing in the request thread');
+      }
+    }
     const plan = (inThread: boolean) => d.store.search.snapshot(() => {
-      const selection = this.selector().select({ query: req.query, libraries: req.libraries, version: req.version }, principal);
+      const selection = this.selector().select({ query: req.query, libraries: req.libraries, version: req.version }, principal, probed);
       if (selection.choices.length === 0) {
         throw new ApiError(
           'no_documentation_found',

@@ -7,6 +7,7 @@ import { defaultVersion, servable, type Catalog, type CatalogEntry } from './cat
 import { normalizeName, scoreName, typedName } from './names.ts';
 import { analyzeQuery } from './query.ts';
 import { isLatest, VERSION_PATTERN } from './version.ts';
+import type { VersionProbe } from '../store/search-probe.ts';
 
 /** At most this many libraries answer one search (spec: up to four). */
 export const MAX_LIBRARIES = 4;
@@ -127,8 +128,11 @@ export class LibrarySelector {
     return [...head, ...rest];
   }
 
-  /** The libraries a search request answers from, with the version asked of each. */
-  select(req: { query: string; libraries: string[]; version?: string }, principal: Principal | null): Selection {
+  /**
+   * The libraries a search request answers from, with the version asked of each. `probed`: the
+   * whole-index probe of `probeMatch`, when the caller ran it elsewhere (a retrieval worker).
+   */
+  select(req: { query: string; libraries: string[]; version?: string }, principal: Principal | null, probed?: VersionProbe[]): Selection {
     const version = req.version && !isLatest(req.version) ? req.version : null;
     const choices: LibraryChoice[] = [];
     const taken = new Set<string>();
@@ -155,10 +159,7 @@ export class LibrarySelector {
     }
 
     // No library values: the products the question names, in the order it names them.
-    const mentions: { at: number; entry: CatalogEntry; reason: string }[] = [];
-    for (const [entry, m] of this.catalog.mentions().find(req.query)) {
-      if (servable(entry) && this.access.canSee(principal, entry.library)) mentions.push({ at: m.at, entry, reason: m.reason });
-    }
+    const mentions = this.mentions(req.query, principal);
     mentions.sort((a, b) => a.at - b.at || popularity(b.entry) - popularity(a.entry));
     // Several libraries answering to one mention (same name): keep the best of them.
     const byAt = new Map<number, { at: number; entry: CatalogEntry; reason: string }[]>();
@@ -171,9 +172,27 @@ export class LibrarySelector {
     }
     const named = choices.length;
     if (named === 1 && version) choices[0]!.requested = version;
-    if (named === 0) for (const p of this.probe(req.query, principal)) push({ entry: p.entry, requested: null, reason: p.reason, from: null });
+    if (named === 0) for (const p of this.probe(req.query, principal, probed)) push({ entry: p.entry, requested: null, reason: p.reason, from: null });
     this.logChoices(req.query, choices);
     return { choices, named, versionIgnored: version !== null && named !== 1 };
+  }
+
+  private mentions(query: string, principal: Principal | null): { at: number; entry: CatalogEntry; reason: string }[] {
+    const out: { at: number; entry: CatalogEntry; reason: string }[] = [];
+    for (const [entry, m] of this.catalog.mentions().find(query)) {
+      if (servable(entry) && this.access.canSee(principal, entry.library)) out.push({ at: m.at, entry, reason: m.reason });
+    }
+    return out;
+  }
+
+  /**
+   * The FTS5 match of the whole-index probe a library-less request will need (its question names
+   * no library the caller can see), or null when it needs none. The probe is the costly part of
+   * such a request; the search service runs it on a retrieval worker and passes it to select().
+   */
+  probeMatchFor(req: { query: string; libraries: string[] }, principal: Principal | null): string | null {
+    if (req.libraries.length > 0 || this.mentions(req.query, principal).length > 0) return null;
+    return this.probeMatch(req.query);
   }
 
   private bestOfSameName(group: { at: number; entry: CatalogEntry; reason: string }[], query: string) {
@@ -207,26 +226,16 @@ export class LibrarySelector {
    * Libraries whose current documentation matches the question best: one BM25 query over the
    * whole index with the question's rarest words (up to PROBE_TERMS, while together they match at
    * most PROBE_DOC_BUDGET snippets): rare words say the most about which library is meant, and
-   * scoring a word costs in proportion to the snippets that hold it.
+   * scoring a word costs in proportion to the snippets that hold it. `probed`: that query's rows, run elsewhere.
    */
-  probe(query: string, principal: Principal | null): RankedLibrary[] {
-    // Plain numbers (line:column of stack traces, ports) say nothing about a library.
-    const terms = [...new Set(analyzeQuery(query).terms.filter((t) => /^[a-z0-9]+$/.test(t) && !/^\d+$/.test(t)))].slice(0, 48);
-    const df = this.store.probe.documentFrequencies(terms);
-    if (df.size === 0) return [];
-    // Scoring a word costs in proportion to how many snippets hold it, and the rarest words say
-    // most about which library is meant: take words rarest first while their snippets fit the budget.
-    const byRarity = [...df].sort((a, b) => a[1] - b[1]);
-    const chosen: string[] = [];
-    let docs = 0;
-    for (const [term, n] of byRarity) {
-      if (chosen.length >= PROBE_TERMS || (chosen.length > 0 && docs + n > PROBE_DOC_BUDGET)) break;
-      chosen.push(`"${term}"`);
-      docs += n;
+  probe(query: string, principal: Principal | null, probed?: VersionProbe[]): RankedLibrary[] {
+    let found = probed;
+    if (!found) {
+      const match = this.probeMatch(query);
+      found = match ? this.store.probe.topVersions(match, PROBE_ROWS) : [];
     }
-    const match = chosen.join(' OR ');
     const scores = new Map<CatalogEntry, number>();
-    for (const p of this.store.probe.topVersions(match, PROBE_ROWS)) {
+    for (const p of found) {
       const entry = this.catalog.ofVersion(p.versionId);
       if (!entry || defaultVersion(entry)?.id !== p.versionId || !this.access.canSee(principal, entry.library)) continue;
       scores.set(entry, (scores.get(entry) ?? 0) + p.score);
@@ -238,6 +247,25 @@ export class LibrarySelector {
       .filter(([, s]) => s >= PROBE_SHARE * best)
       .slice(0, MAX_LIBRARIES)
       .map(([entry, s]) => ({ entry, score: s / best, reason: `documents match the question (${Math.round((100 * s) / best)}% of the best)` }));
+  }
+
+  /** The probe's FTS5 expression: the question's rarest words that fit the document budget; null when none is indexed. */
+  private probeMatch(query: string): string | null {
+    // Plain numbers (line:column of stack traces, ports) say nothing about a library.
+    const terms = [...new Set(analyzeQuery(query).terms.filter((t) => /^[a-z0-9]+$/.test(t) && !/^\d+$/.test(t)))].slice(0, 48);
+    const df = this.store.probe.documentFrequencies(terms);
+    if (df.size === 0) return null;
+    // Scoring a word costs in proportion to how many snippets hold it, and the rarest words say
+    // most about which library is meant: take words rarest first while their snippets fit the budget.
+    const byRarity = [...df].sort((a, b) => a[1] - b[1]);
+    const chosen: string[] = [];
+    let docs = 0;
+    for (const [term, n] of byRarity) {
+      if (chosen.length >= PROBE_TERMS || (chosen.length > 0 && docs + n > PROBE_DOC_BUDGET)) break;
+      chosen.push(`"${term}"`);
+      docs += n;
+    }
+    return chosen.join(' OR ');
   }
 
   private logChoices(query: string, choices: LibraryChoice[]): void {

@@ -78,6 +78,10 @@ test('CLI: a second teamspace gets its own owner, members and policy; bad reques
     const invited = await call(s, 'POST', '/api/v2/members', { name: 'linus', role: 'member' }, key);
     assert.equal(invited.status, 201, JSON.stringify(invited.body));
     assert.equal((await cli('members', 'list', '--teamspace', 'research', '--json')).stdout.includes('linus'), true);
+    const botKey = await cli('keys', 'create', '--name', 'ci', '--member', 'ci-bot', '--teamspace', 'research');
+    assert.equal(botKey.code, 0, botKey.stderr);
+    const researchKeys = JSON.parse((await cli('keys', 'list', '--teamspace', 'research', '--json')).stdout) as { memberName: string }[];
+    assert.deepEqual(researchKeys.map((k) => k.memberName).sort(), ['ci-bot', 'grace', 'linus']);
 
     for (const [args, message] of [
       [['research', '--owner', 'someone'], /already exists/],

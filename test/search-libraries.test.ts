@@ -1,8 +1,8 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestServer } from './helpers/server.ts';
-import { libsOf, searchJson, startSearchServer } from './helpers/search-api.ts';
-import type { SearchContextResponse, LibrarySearchEntry, AccessPolicy } from '../server/search/contracts.ts';
+import { libsOf, searchSuite } from './helpers/search-api.ts';
+import type { LibrarySearchEntry, AccessPolicy } from '../server/search/contracts.ts';
 
 /**
  * Which libraries answer, over HTTP against the real corpora (test/helpers/search-api.ts): several
@@ -13,21 +13,9 @@ import type { SearchContextResponse, LibrarySearchEntry, AccessPolicy } from '..
 let s: TestServer;
 const original: { access?: AccessPolicy } = {};
 
-async function get(path: string, auth: string | null = null): Promise<Response> {
-  return s.api(path, { auth });
-}
-
-async function search(params: Record<string, string | string[]>): Promise<{ res: Response; body: SearchContextResponse }> {
-  return searchJson(s, params);
-}
-
-before(async () => {
-  s = await startSearchServer();
+const { search, get } = searchSuite((server) => {
+  s = server;
   original.access = s.services.access;
-});
-
-after(async () => {
-  await s.close();
 });
 
 describe('rule 1: several libraries, parallel retrieval, dedupe, global rerank, one bounded response', () => {

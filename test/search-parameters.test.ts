@@ -1,8 +1,7 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestServer } from './helpers/server.ts';
-import { hdr, libsOf, searchJson, startSearchServer } from './helpers/search-api.ts';
-import type { SearchContextResponse } from '../server/search/contracts.ts';
+import { hdr, libsOf, searchSuite } from './helpers/search-api.ts';
 import { MultiLibrarySearch } from '../server/search/search-service.ts';
 import { retrievePrepared } from '../server/search/retrieve.ts';
 
@@ -14,21 +13,9 @@ import { retrievePrepared } from '../server/search/retrieve.ts';
 let s: TestServer;
 const original: { search?: TestServer['services']['search'] } = {};
 
-async function get(path: string, auth: string | null = null): Promise<Response> {
-  return s.api(path, { auth });
-}
-
-async function search(params: Record<string, string | string[]>): Promise<{ res: Response; body: SearchContextResponse }> {
-  return searchJson(s, params);
-}
-
-before(async () => {
-  s = await startSearchServer();
+const { search, get } = searchSuite((server) => {
+  s = server;
   original.search = s.services.search;
-});
-
-after(async () => {
-  await s.close();
 });
 
 describe('parameters', () => {

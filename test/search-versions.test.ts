@@ -1,8 +1,7 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitFor, type TestServer } from './helpers/server.ts';
-import { hdr, libsOf, searchJson, startSearchServer } from './helpers/search-api.ts';
-import type { SearchContextResponse } from '../server/search/contracts.ts';
+import { hdr, libsOf, searchSuite } from './helpers/search-api.ts';
 
 /**
  * Version resolution on GET /api/v3/search over HTTP against the real corpora (test/helpers/search-api.ts):
@@ -12,16 +11,8 @@ import type { SearchContextResponse } from '../server/search/contracts.ts';
 
 let s: TestServer;
 
-async function search(params: Record<string, string | string[]>): Promise<{ res: Response; body: SearchContextResponse }> {
-  return searchJson(s, params);
-}
-
-before(async () => {
-  s = await startSearchServer();
-});
-
-after(async () => {
-  await s.close();
+const { search } = searchSuite((server) => {
+  s = server;
 });
 
 describe('versions', () => {

@@ -1,3 +1,4 @@
+import { after, before } from 'node:test';
 import type { SearchContextResponse } from '../../server/search/contracts.ts';
 import type { SnippetInput } from '../../server/model.ts';
 import { startTestServer, type TestServer } from './server.ts';
@@ -34,6 +35,29 @@ export async function startSearchServer(): Promise<TestServer> {
   await addLibrary(s, { id: '/acme/sprocket', title: 'Sprocket', sourceType: 'repo', branch: '3.x' }, '', 'three');
   await addLibrary(s, { id: '/acme/zähler', title: 'Zähler', sourceType: 'repo' }, '', 'umlaut');
   return s;
+}
+
+/**
+ * One test file's server: started before its tests (and handed to `onStart`), closed after them.
+ * `search` and `get` talk to it.
+ */
+export function searchSuite(onStart: (s: TestServer) => void = () => {}): {
+  search: (params: Record<string, string | string[]>) => Promise<{ res: Response; body: SearchContextResponse }>;
+  get: (path: string, auth?: string | null) => Promise<Response>;
+} {
+  let server: TestServer | null = null;
+  before(async () => {
+    server = await startSearchServer();
+    onStart(server);
+  });
+  after(async () => {
+    await server?.close();
+  });
+  const current = (): TestServer => {
+    if (!server) throw new Error('the search test server is not started');
+    return server;
+  };
+  return { search: (params) => searchJson(current(), params), get: (path, auth = null) => current().api(path, { auth }) };
 }
 
 /** GET /api/v3/search with repeated parameters for arrays; type=json unless given. */

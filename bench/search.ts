@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { startStacksProcess } from '../test/helpers/server.ts';
 import { httpGet, percentile } from './stats.ts';
 import { ensureBenchCorpus } from './corpus.ts';
+import { rng } from '../test/helpers/rng.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -31,14 +32,6 @@ const { values: opts } = parseArgs({
 function serverCpuMs(pid: number): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100/s)
-}
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
 }
 
 const corpus = await ensureBenchCorpus({

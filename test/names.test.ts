@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { editDistance } from '../server/search/names.ts';
+import { rng } from './helpers/rng.ts';
 
 /** The textbook table form of the optimal string alignment distance, uncapped. */
 function reference(a: string, b: string): number {
@@ -15,8 +16,7 @@ function reference(a: string, b: string): number {
 }
 
 test('editDistance (reused rows, early exit) equals the table form, capped', () => {
-  let s = 5;
-  const r = () => ((s = (s * 1664525 + 1013904223) >>> 0), s / 2 ** 32);
+  const r = rng(5);
   const word = (n: number) => Array.from({ length: n }, () => 'abcde'[Math.floor(r() * 5)]).join('');
   const pairs: [string, string][] = [['fastify', 'fastfiy'], ['fastify', 'fsatify'], ['nextjs', 'next'], ['', 'ab'], ['vue', 'vue'], ['a'.repeat(90), 'a'.repeat(89) + 'b']];
   for (let i = 0; i < 3000; i++) {

@@ -7,20 +7,13 @@ import path from 'node:path';
 import { Int8Nearest } from '../server/embed/int8-l2.ts';
 import { openDb } from '../server/store/db.ts';
 import { Store } from '../server/store/index.ts';
+import { rng } from './helpers/rng.ts';
 
 /**
  * The KNN of server/store/search.ts scans sqlite-vec's chunks with the WebAssembly kernel of
  * server/embed/int8-l2.wat instead of asking vec0. It must find what vec0 finds, skip deleted
  * slots, and the committed .wasm must be the compiled .wat.
  */
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 function randomInt8(r: () => number, n: number): Int8Array {
   return Int8Array.from({ length: n }, () => Math.round((r() - 0.5) * 254));

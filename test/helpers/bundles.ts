@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { rng } from './rng.ts';
 
 /**
  * Generates a large, realistic import bundle straight to a file (never whole in memory):
@@ -11,14 +12,6 @@ const WORDS = (
   'transport worker thread queue batch index search vector embedding document library version release tag branch'
 ).split(' ');
 const LANGS = ['js', 'ts', 'python', 'go', 'rust', 'sh'];
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 function words(r: () => number, n: number): string {
   const out: string[] = [];

@@ -2,9 +2,8 @@ import { Worker } from 'node:worker_threads';
 import type { VersionAnswerOptions } from './pipeline.ts';
 import type { PreparedQuery } from './query.ts';
 import type { Candidate } from './retrieve.ts';
-import type { RetrievalReply, SearchJobTarget, WorkerJob } from './retrieval-worker.ts';
+import type { RetrievalReply, SearchJob, SearchJobTarget, WorkerJob } from './retrieval-worker.ts';
 import type { VersionProbe } from '../store/search-probe.ts';
-import type { RetrieveOptions } from './retrieve.ts';
 
 type Reply = Candidate[] | Candidate[][] | VersionProbe[] | 'stale';
 
@@ -12,9 +11,6 @@ interface Pending {
   resolve: (r: Reply) => void;
   reject: (e: Error) => void;
 }
-
-/** Candidate limits of a multi-library search, sent to the worker with its targets. */
-export type SearchLimits = Pick<RetrieveOptions, 'lexicalLimit' | 'vectorLimit' | 'fetchLimit'>;
 
 /**
  * Worker threads that run the per-version retrieval pipeline (FTS5, KNN, rerank, dedupe) off the
@@ -73,7 +69,7 @@ export class RetrievalPool {
    * The per-library candidates of a /api/v3/search (BM25, KNN, fusion, loading), one list per target in target order; 'stale' when a target's
    * version is no longer the served one.
    */
-  search(targets: SearchJobTarget[], query: PreparedQuery, limits: SearchLimits): Promise<Candidate[][] | 'stale'> {
+  search(targets: SearchJobTarget[], query: PreparedQuery, limits: SearchJob['limits']): Promise<Candidate[][] | 'stale'> {
     return this.send({ kind: 'search', id: 0, targets, query, limits }) as Promise<Candidate[][] | 'stale'>;
   }
 

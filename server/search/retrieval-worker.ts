@@ -27,6 +27,7 @@ export interface SearchJob {
   id: number;
   targets: SearchJobTarget[];
   query: PreparedQuery;
+  /** Candidate limits of a multi-library search. */
   limits: Pick<RetrieveOptions, 'lexicalLimit' | 'vectorLimit' | 'fetchLimit'>;
 }
 

@@ -126,8 +126,7 @@ export interface NameMatch {
  * names: exact 1, exact without a js suffix 0.97, a word of a multi-word name 0.8, typos 0.7-0.55,
  * prefix 0.5, words found in title and description 0.35 (times the name's weight). 0 = no match.
  */
-export function scoreName(typed: string | TypedName, keys: NameKey[], library: Pick<Library, 'title' | 'description'>): NameMatch {
-  const t = typeof typed === 'string' ? typedName(typed) : typed;
+export function scoreName(t: TypedName, keys: NameKey[], library: Pick<Library, 'title' | 'description'>): NameMatch {
   const { n, ns, words, meaningful } = t;
   if (!n) return { score: 0, reason: 'empty' };
   // Runs for every library on every request that names one: no closures, and a reason is only

@@ -130,7 +130,7 @@ export class LibrarySelector {
 
   /**
    * The libraries a search request answers from, with the version asked of each. `probed`: the
-   * whole-index probe of `probeMatch`, when the caller ran it elsewhere (a retrieval worker).
+   * rows of the whole-index probe of `probeMatchFor`, when the caller ran it elsewhere (a retrieval worker).
    */
   select(req: { query: string; libraries: string[]; version?: string }, principal: Principal | null, probed?: VersionProbe[]): Selection {
     const version = req.version && !isLatest(req.version) ? req.version : null;

@@ -6,7 +6,8 @@ import {
 } from '../../server/ingest/bundle.ts';
 import type { SnippetInput } from '../../server/model.ts';
 
-export const CORPUS_BUNDLES = path.resolve(import.meta.dirname, '../../../shared/corpus/bundles');
+/** Copies of ../shared/corpus/bundles and corpus/extra/bundles (licenses beside them), so the evaluation runs in any clone. */
+export const CORPUS_BUNDLES = path.resolve(import.meta.dirname, '../fixtures/corpus/bundles');
 
 /**
  * Loads an import bundle file straight through the writer (the bundle mapping of

@@ -124,6 +124,27 @@ async function main(): Promise<void> {
   const verbose = args.includes('--verbose');
   const onlyIdx = args.indexOf('--only');
   const only = onlyIdx >= 0 ? (args[onlyIdx + 1] ?? '').split(',').filter(Boolean) : null;
+  if (args.includes('--modes')) return modes(verbose, only);
+  const { ALL_BUNDLES, askAll, devMisses, formatReport, report, startEvalServer } = await import('./http.ts');
+  const { loadQuestions } = await import('./question-set.ts');
+  const bundles = only ? ALL_BUNDLES.filter((b) => only.some((o) => b.startsWith(o))) : ALL_BUNDLES;
+  const started = performance.now();
+  const server = await startEvalServer(bundles);
+  try {
+    const loaded = new Set(server.services.store.libraries.list().map((l) => l.id));
+    const questions = loadQuestions().filter((q) => q.kind === 'offtopic' || [q.libraryId, ...q.library].some((l) => l && loaded.has(parseLibraryId(l)?.id ?? '')) || !only);
+    console.log(`loaded ${bundles.join(', ')} over HTTP in ${((performance.now() - started) / 1000).toFixed(1)} s; ${questions.length} questions`);
+    const asked = await askAll(server, questions);
+    console.log(formatReport(report(asked), { kinds: true }));
+    if (verbose) for (const line of devMisses(asked, 'search:txt')) console.log(line);
+  } finally {
+    await server.close();
+    fs.rmSync(server.dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The pipeline function in four modes (bm25, vectors, hybrid, hybrid+rerank) on the legacy questions, in process. */
+async function modes(verbose: boolean, only: string[] | null): Promise<void> {
   const bundles = only ? BUNDLES.filter((b) => only.some((o) => b.startsWith(o))) : BUNDLES;
   const started = performance.now();
   const { services, dataDir } = await loadCorpus(bundles);

@@ -1,0 +1,220 @@
+/**
+ * Scores the evaluation questions through the real HTTP endpoints, as a client sees them: a server
+ * on an ephemeral port with a temporary data dir, the corpus bundles imported through
+ * POST /api/import-libraries (and whatever background jobs follow), then every question asked of
+ * GET /api/v3/search and GET /api/v2/context, in both `type=txt` (snippets in rank order) and
+ * `type=json` (code snippets first, then prose, as the official SDK flattens them) order.
+ */
+import fs from 'node:fs';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { bundlePath } from './bundles.ts';
+import { firstHit, type EvalItem, type Kind } from './question-set.ts';
+
+export const ALL_BUNDLES = ['fastify', 'fastify-v4.29.1', 'fastify-v3.29.5', 'vite', 'hono', 'pino', 'zod', 'vitest', 'tanstack-query', 'nestjs', 'valibot'];
+
+export type Endpoint = 'search' | 'context';
+export type Order = 'txt' | 'json';
+
+/** What one request answered: the source URLs in order, or the error code. */
+export interface Answer {
+  status: number;
+  error: string | null;
+  sources: string[];
+}
+
+export interface Asked {
+  q: EvalItem;
+  answers: Partial<Record<`${Endpoint}:${Order}`, Answer>>;
+}
+
+/** Starts the server and imports the bundles over HTTP; resolves when every job has finished. */
+export async function startEvalServer(bundles: string[] = ALL_BUNDLES, config: Record<string, unknown> = {}): Promise<TestServer> {
+  // Hundreds of anonymous questions a minute: the per-key limit would refuse most of them.
+  const s = await startTestServer({ config: { rateLimitPerMinute: 0, ...config } });
+  try {
+    for (const name of bundles) {
+      const form = new FormData();
+      form.append('bundleFile', new Blob([new Uint8Array(fs.readFileSync(bundlePath(name)))], { type: 'application/json' }), `${name}.json`);
+      const res = await s.api('/api/import-libraries', { method: 'POST', body: form });
+      if (!res.ok) throw new Error(`import of ${name}: ${res.status} ${await res.text()}`);
+    }
+    await waitForJobs(s);
+  } catch (err) {
+    await s.close();
+    throw err;
+  }
+  return s;
+}
+
+/** Waits until no job is queued or running (imports and whatever they start). */
+export async function waitForJobs(s: TestServer, timeoutMs = 600_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await s.api('/api/jobs?limit=1000');
+    const { jobs } = (await res.json()) as { jobs: { id: number; kind: string; state: string; error: string | null }[] };
+    const failed = jobs.filter((j) => j.state === 'failed');
+    if (failed.length) throw new Error(`jobs failed: ${failed.map((j) => `${j.kind} #${j.id}: ${j.error}`).join('; ')}`);
+    if (!jobs.some((j) => j.state === 'queued' || j.state === 'running')) return;
+    if (Date.now() > end) throw new Error('jobs did not finish in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Source URLs of a text answer, in order (the `Source:` line of each snippet). */
+export function textSources(body: string): string[] {
+  return [...body.matchAll(/^Source: (\S+)$/gm)].map((m) => m[1]!);
+}
+
+/** Source URLs of a JSON answer in the order the official SDK lists them: code snippets, then prose. */
+export function jsonSources(body: { codeSnippets?: { codeId: string }[]; infoSnippets?: { pageId: string }[] }): string[] {
+  return [...(body.codeSnippets ?? []).map((c) => c.codeId), ...(body.infoSnippets ?? []).map((i) => i.pageId)];
+}
+
+async function ask(s: TestServer, endpoint: Endpoint, order: Order, q: EvalItem): Promise<Answer | null> {
+  const params = new URLSearchParams({ query: q.query, type: order });
+  if (endpoint === 'search') {
+    for (const l of q.library) params.append('library', l);
+    if (q.version) params.set('version', q.version);
+  } else {
+    if (!q.libraryId) return null;
+    params.set('libraryId', q.libraryId);
+    // /api/v2/context takes up to 500 characters: a client cuts a long paste there.
+    params.set('query', q.query.slice(0, 500));
+  }
+  const res = await s.api(`/api/${endpoint === 'search' ? 'v3/search' : 'v2/context'}?${params}`, { auth: null });
+  if (!res.ok) {
+    const body = (await res.json().catch(() => ({}))) as { error?: string };
+    return { status: res.status, error: body.error ?? 'unknown', sources: [] };
+  }
+  const sources = order === 'txt' ? textSources(await res.text()) : jsonSources((await res.json()) as never);
+  return { status: res.status, error: null, sources };
+}
+
+/** Asks every question of both endpoints in both orders, a few at a time. */
+export async function askAll(s: TestServer, questions: EvalItem[], concurrency = 4): Promise<Asked[]> {
+  const out: Asked[] = questions.map((q) => ({ q, answers: {} }));
+  let next = 0;
+  const work = async () => {
+    while (next < out.length) {
+      const a = out[next++]!;
+      for (const endpoint of ['search', 'context'] as const) {
+        for (const order of ['txt', 'json'] as const) {
+          const r = await ask(s, endpoint, order, a.q);
+          if (r) a.answers[`${endpoint}:${order}`] = r;
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, work));
+  return out;
+}
+
+export interface Metrics {
+  n: number;
+  hit1: number;
+  hit5: number;
+  mrr10: number;
+}
+
+export function summarize(ranks: (number | null)[]): Metrics {
+  const n = ranks.length;
+  if (n === 0) return { n, hit1: 0, hit5: 0, mrr10: 0 };
+  return {
+    n,
+    hit1: ranks.filter((r) => r === 1).length / n,
+    hit5: ranks.filter((r) => r !== null && r <= 5).length / n,
+    mrr10: ranks.reduce<number>((sum, r) => sum + (r !== null && r <= 10 ? 1 / r : 0), 0) / n,
+  };
+}
+
+/** Rank of the first relevant snippet of one answer (null: none in the first 10, or an error). */
+export function rankOf(a: Asked, key: `${Endpoint}:${Order}`): number | null {
+  const ans = a.answers[key];
+  if (!ans || ans.error) return null;
+  return firstHit(ans.sources.slice(0, 10), a.q.expect);
+}
+
+export interface Report {
+  /** Per endpoint and order: metrics by kind, on-topic overall (dev / blind / all). */
+  tables: Record<`${Endpoint}:${Order}`, Record<string, Metrics>>;
+  /** Library-less off-topic questions answered 404 no_documentation_found by /api/v3/search. */
+  offtopic: { n: number; refused: number; snippets: number[] };
+  /** On-topic /api/v3/search questions wrongly answered "nothing found". */
+  falseRefusals: { n: number; refused: number; ids: string[] };
+  /** Version questions whose first /api/v3/search snippet comes from the expected version. */
+  versions: { n: number; right: number };
+}
+
+const KEYS = ['search:txt', 'search:json', 'context:txt', 'context:json'] as const;
+
+export function report(asked: Asked[]): Report {
+  const onTopic = asked.filter((a) => a.q.kind !== 'offtopic');
+  const tables = {} as Report['tables'];
+  for (const key of KEYS) {
+    const rows: Record<string, Metrics> = {};
+    const usable = onTopic.filter((a) => a.answers[key] !== undefined);
+    const groups: [string, Asked[]][] = [
+      ['all', usable],
+      ['dev', usable.filter((a) => a.q.split === 'dev')],
+      ['blind', usable.filter((a) => a.q.split === 'blind')],
+      ['written (dev+blind)', usable.filter((a) => a.q.set === 'written')],
+      ['legacy', usable.filter((a) => a.q.set === 'legacy')],
+    ];
+    for (const kind of new Set(usable.map((a) => a.q.kind))) groups.push([`kind ${kind}`, usable.filter((a) => a.q.kind === kind)]);
+    for (const kind of new Set(usable.map((a) => a.q.kind))) groups.push([`blind ${kind}`, usable.filter((a) => a.q.kind === kind && a.q.split === 'blind')]);
+    for (const [name, group] of groups) rows[name] = summarize(group.map((a) => rankOf(a, key)));
+    tables[key] = rows;
+  }
+  const off = asked.filter((a) => a.q.kind === 'offtopic');
+  const offAnswers = off.map((a) => a.answers['search:json']!);
+  const refusedOn = onTopic.filter((a) => a.answers['search:json']?.error === 'no_documentation_found');
+  const versionQs = onTopic.filter((a) => a.q.kind === 'version');
+  const versionPrefix = (url: string) => url.replace(/^(https:\/\/github\.com\/[^/]+\/[^/]+\/blob\/[^/]+\/).*$/, '$1').replace(/^(https:\/\/[^/]+\/).*$/, '$1');
+  return {
+    tables,
+    offtopic: { n: off.length, refused: offAnswers.filter((a) => a.error === 'no_documentation_found').length, snippets: offAnswers.map((a) => a.sources.length) },
+    falseRefusals: { n: onTopic.length, refused: refusedOn.length, ids: refusedOn.map((a) => a.q.id) },
+    versions: {
+      n: versionQs.length,
+      right: versionQs.filter((a) => {
+        const first = a.answers['search:json']?.sources[0];
+        return first !== undefined && a.q.expect.some((e) => versionPrefix(e) === versionPrefix(first));
+      }).length,
+    },
+  };
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(7);
+
+export function formatReport(r: Report, opts: { kinds?: boolean } = {}): string {
+  const lines: string[] = [];
+  const names = Object.keys(r.tables['search:txt']).filter((n) => opts.kinds !== false || !n.startsWith('kind') && !n.startsWith('blind '));
+  lines.push(`${'set'.padEnd(24)} ${KEYS.map((k) => k.padEnd(24)).join(' ')}`);
+  lines.push(`${''.padEnd(24)} ${KEYS.map(() => 'hit@1   hit@5  MRR@10'.padEnd(24)).join(' ')}`);
+  for (const name of names) {
+    const cells = KEYS.map((k) => {
+      const m = r.tables[k][name];
+      return m && m.n ? `${pct(m.hit1)}${pct(m.hit5)} ${m.mrr10.toFixed(3)}`.padEnd(24) : ''.padEnd(24);
+    });
+    const n = r.tables['search:txt'][name]?.n ?? 0;
+    lines.push(`${`${name} (${n})`.padEnd(24)} ${cells.join(' ')}`);
+  }
+  lines.push('');
+  lines.push(`off-topic, library-less /api/v3/search: ${r.offtopic.refused} of ${r.offtopic.n} answered 404 no_documentation_found (snippets returned otherwise: ${r.offtopic.snippets.filter((n) => n > 0).join(', ') || 'none'})`);
+  lines.push(`on-topic /api/v3/search answered "nothing found": ${r.falseRefusals.refused} of ${r.falseRefusals.n}${r.falseRefusals.ids.length ? ` (${r.falseRefusals.ids.join(', ')})` : ''}`);
+  lines.push(`version questions served from the expected version: ${r.versions.right} of ${r.versions.n}`);
+  return lines.join('\n');
+}
+
+/** Per-question misses of the dev split (the blind split's questions are never listed). */
+export function devMisses(asked: Asked[], key: `${Endpoint}:${Order}` = 'search:txt', kind?: Kind): string[] {
+  const out: string[] = [];
+  for (const a of asked) {
+    if (a.q.split !== 'dev' || a.q.kind === 'offtopic' || (kind && a.q.kind !== kind)) continue;
+    const r = rankOf(a, key);
+    if (r !== null && r <= 5) continue;
+    const ans = a.answers[key];
+    out.push(`miss ${a.q.id} [${a.q.kind}] ${a.q.library.join(',') || '-'}: ${a.q.query.slice(0, 160).replace(/\n/g, ' | ')}\n    rank ${r ?? '-'}; got ${ans?.error ?? ans?.sources.slice(0, 5).join('\n        ')}`);
+  }
+  return out;
+}

@@ -1,0 +1,80 @@
+/**
+ * The evaluation questions: test/eval/questions/*.json (written from the documents, before any
+ * result was looked at) and the older test/eval/questions.ts set, in one shape. Each question is
+ * in the `dev` split (tuning may look at it) or the `blind` split (only its aggregate figures are
+ * ever printed; no constant or model is chosen on it). The split is a hash of the question id, so
+ * it never depends on results.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { QUESTIONS } from './questions.ts';
+
+export const KINDS = ['plain', 'paraphrase', 'error', 'misspelled', 'libraryless', 'version', 'multi', 'offtopic'] as const;
+export type Kind = (typeof KINDS)[number];
+
+export interface EvalItem {
+  id: string;
+  kind: Kind;
+  query: string;
+  /** The library (and version) that answers: what /api/v2/context is asked with; null for multi and off-topic. */
+  libraryId: string | null;
+  /** `library` values of /api/v3/search ([] = library-less). */
+  library: string[];
+  /** `version` parameter of /api/v3/search. */
+  version?: string;
+  /** Source URLs that answer (`~N` suffixes ignored; a trailing `*` matches a whole page); [] for off-topic. */
+  expect: string[];
+  split: 'dev' | 'blind';
+  /** Where it comes from: the older hand-tuned set or the written-first set. */
+  set: 'legacy' | 'written';
+}
+
+const DIR = path.join(import.meta.dirname, 'questions');
+
+/** About a third of the written questions are blind; the legacy set tuned the old constants, so it is dev. */
+export function splitOf(id: string): 'dev' | 'blind' {
+  return createHash('sha256').update(id).digest()[0]! % 3 === 0 ? 'blind' : 'dev';
+}
+
+export function loadQuestions(): EvalItem[] {
+  const out: EvalItem[] = [];
+  QUESTIONS.forEach((q, i) => {
+    out.push({
+      id: `legacy-${String(i + 1).padStart(3, '0')}`,
+      kind: /\/v\d|@v\d/.test(q.libraryId) ? 'version' : q.paraphrase ? 'paraphrase' : 'plain',
+      query: q.question,
+      libraryId: q.libraryId,
+      library: [q.libraryId],
+      expect: q.expect,
+      split: 'dev',
+      set: 'legacy',
+    });
+  });
+  if (!fs.existsSync(DIR)) return out;
+  for (const file of fs.readdirSync(DIR).filter((f) => f.endsWith('.json')).sort()) {
+    const items = JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')) as Omit<EvalItem, 'split' | 'set'>[];
+    for (const q of items) {
+      if (!KINDS.includes(q.kind)) throw new Error(`${file}: ${q.id} has unknown kind ${q.kind}`);
+      out.push({ ...q, library: q.library ?? [], expect: q.expect ?? [], split: splitOf(q.id), set: 'written' });
+    }
+  }
+  const ids = new Set<string>();
+  for (const q of out) {
+    if (ids.has(q.id)) throw new Error(`duplicate question id ${q.id}`);
+    ids.add(q.id);
+  }
+  return out;
+}
+
+/** True when a returned source URL answers: same URL (without `~N`), or on an expected page (`*`). */
+export function relevant(sourceId: string, expect: string[]): boolean {
+  const id = sourceId.replace(/~\d+$/, '');
+  return expect.some((e) => (e.endsWith('*') ? id.startsWith(e.slice(0, -1)) : id === e));
+}
+
+/** 1-based rank of the first relevant source, or null. */
+export function firstHit(sourceIds: string[], expect: string[]): number | null {
+  const i = sourceIds.findIndex((s) => relevant(s, expect));
+  return i < 0 ? null : i + 1;
+}

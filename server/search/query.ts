@@ -1,5 +1,6 @@
 import type { Embedder } from '../embed/types.ts';
 import { splitIdentifier } from './text.ts';
+import { reduceErrorText } from './error-text.ts';
 
 /**
  * A question prepared once and reused for every library version it is run against: its terms,
@@ -7,7 +8,12 @@ import { splitIdentifier } from './text.ts';
  * embedding (null when no embedder is configured).
  */
 export interface PreparedQuery {
+  /** The question as asked. */
   text: string;
+  /** What is ranked on: the question, or for pasted error output its message, codes and names (server/search/error-text.ts). */
+  searchText: string;
+  /** Packages named by node_modules paths in pasted frames (a hint for library selection). */
+  packages: string[];
   /** Lower-case content words (stopwords removed), identifiers split into parts and kept whole. */
   terms: string[];
   /** Code identifiers named in the question (camelCase, snake_case, dotted, calls, flags). */
@@ -91,7 +97,9 @@ export function wordForms(t: string): string[] {
 }
 
 /** Terms, identifiers and the FTS5 match expression of a question (no embedding). */
-export function analyzeQuery(text: string): Omit<PreparedQuery, 'vector'> {
+export function analyzeQuery(asked: string): Omit<PreparedQuery, 'vector'> {
+  const reduced = reduceErrorText(asked);
+  const text = reduced.text;
   const terms: string[] = [];
   const identifiers: string[] = [];
   const seen = new Set<string>();
@@ -142,7 +150,9 @@ export function analyzeQuery(text: string): Omit<PreparedQuery, 'vector'> {
   const codeCue = CODE_CUES.test(text) || identifiers.length > 0;
   const proseCue = PROSE_CUES.test(text);
   return {
-    text,
+    text: asked,
+    searchText: text,
+    packages: reduced.packages,
     terms,
     identifiers: [...new Set(identifiers)],
     forms: [...seenForms],
@@ -158,7 +168,7 @@ export async function prepareQuery(text: string, embedder: Embedder | null): Pro
   const base = analyzeQuery(text);
   let vector: Float32Array | null = null;
   if (embedder) {
-    const [v] = await embedder.embed([text]);
+    const [v] = await embedder.embed([base.searchText]);
     vector = v ?? null;
   }
   return { ...base, vector };

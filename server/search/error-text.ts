@@ -1,0 +1,93 @@
+/**
+ * Question understanding for pasted error output. A stack trace, compiler error or log line
+ * pasted into a question carries a few words that matter (the message, error codes, the names it
+ * quotes) in a lot of noise (frames, paths, line and column numbers, code frames' gutters,
+ * timestamps, ids). reduceErrorText keeps the former, so that ranking and library selection see
+ * what the error says rather than where it happened.
+ */
+
+export interface ReducedQuestion {
+  /** The question with the noise of pasted output removed (the text itself when none was found). */
+  text: string;
+  /** Error codes it names (FST_ERR_CTP_INVALID_MEDIA_TYPE, ERR_REQUIRE_ESM, TS2322, ENOSPC), in order. */
+  codes: string[];
+  /** Packages named by node_modules paths in the frames (`fastify`, `@hono/node-server`). */
+  packages: string[];
+  /** True when the text looked like pasted output (frames, paths with positions, error headers). */
+  pasted: boolean;
+}
+
+/** `    at fn (file:1:2)`, `at X.<computed> [as y] (node:internal/z:1:2)`, `at async Promise.all (index 0)`, `at file:///x.js:3:4`. */
+const FRAME = /^\s*at\s.*(?:\((?:.*:\d+(?::\d+)?|<anonymous>|native|index \d+)\)|\S+:\d+(?::\d+)?)\s*\{?\s*$/;
+/** Python-, Java- and Go-style frames, and the "... N more" / "-- 5 lines omitted" markers. */
+const OTHER_FRAME = /^\s*(?:File ".*", line \d+|at [\w$.<>]+\([\w.]*(?::\d+)?\)|\.\.\. \d+ more|goroutine \d+|[\w./-]+\.go:\d+|-{2,} .*omitted)/;
+/** A code frame line: `  12 | code`, `> 12 | code`, `    |     ^^^`. */
+const CODE_FRAME = /^\s*>?\s*(\d+)?\s*\|(.*)$/;
+/** A path with a line (and column) position: /app/src/x.ts:12:5, src/x.ts(12,5), C:\app\x.js:3. */
+const PATH_POSITION = /(?:[A-Za-z]:\\|\.{0,2}\/|file:\/\/\/?|webpack:\/\/\/?)?[\w@.\-\\/]*[\w-]+\.[A-Za-z]{1,5}(?::\d+){1,2}|[\w@.\-\\/]+\.[A-Za-z]{1,5}\(\d+,\d+\)/g;
+/** Absolute or relative file paths without positions (keep the file's base name: it can be meaningful, e.g. vite.config.ts). */
+const PATH = /(?<![\w@.~-])(?:[A-Za-z]:\\|file:\/\/\/?|\/)[\w@.\-]+(?:[\\/][\w@.\-]+)+/g;
+const NODE_MODULES = /node_modules[\\/]((?:@[\w.-]+[\\/])?[\w.-]+)/g;
+/** Error codes: FST_ERR_X, ERR_X, TS1234, E-codes of the system (ENOENT, EADDRINUSE). */
+const CODE = /\b(?:[A-Z][A-Z0-9]*_ERR(?:_[A-Z0-9]+)+|ERR(?:_[A-Z0-9]+)+|TS\d{4,5}|E[A-Z]{3,}[A-Z0-9]*)\b/g;
+/** `Error: message`, `TypeError [ERR_X]: message`, `FastifyError [FST_...]: message`, `error TS2322: message`. */
+const HEADER = /^\s*(?:Uncaught\s+)?(?:[\w$.]*(?:Error|Exception|Warning)|error|warning|\[[\w:-]+\]\s*[\w ]*error)(?:\s*\[[\w-]+\])?\s*:/i;
+const TIMESTAMP = /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\b|\b\d{1,2}:\d{2}:\d{2}(?:\s?[AP]M)?\b/g;
+const NOISE_TOKENS = /\b(?:0x[0-9a-f]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,}|\d{5,})\b/gi;
+
+/** The text of a line without paths, positions, timestamps and ids. */
+function clean(line: string): string {
+  return line
+    .replace(TIMESTAMP, ' ')
+    .replace(PATH_POSITION, (m) => baseName(m.replace(/(?::\d+)+$|\(\d+,\d+\)$/, '')))
+    .replace(PATH, (m) => baseName(m))
+    .replace(NOISE_TOKENS, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** A file's base name, kept only when it says something (vite.config.ts, package.json), not index.js. */
+function baseName(p: string): string {
+  const name = p.split(/[\\/]/).pop() ?? '';
+  return /^(?:index|main|app|server|bundle|chunk)\.\w+$|^[\w-]{0,2}\.\w+$/i.test(name) ? ' ' : ` ${name} `;
+}
+
+/**
+ * Reduces pasted error output to what identifies the error. Lines of stack frames are dropped
+ * (the packages their node_modules paths name are kept apart), code frames keep their code without
+ * the gutter, every other line loses its paths, positions, timestamps and ids. Text that does not
+ * look pasted comes back unchanged.
+ */
+export function reduceErrorText(input: string): ReducedQuestion {
+  const lines = input.split(/\r?\n/);
+  const packages = new Set<string>();
+  for (const m of input.matchAll(NODE_MODULES)) if (!m[1]!.startsWith('.')) packages.add(m[1]!.replace(/\\/g, '/'));
+  const codes = [...new Set([...input.matchAll(CODE)].map((m) => m[0]))];
+  let frames = 0;
+  let headers = 0;
+  let positions = 0;
+  const kept: string[] = [];
+  for (const line of lines) {
+    if (FRAME.test(line) || OTHER_FRAME.test(line)) {
+      frames++;
+      continue;
+    }
+    if (HEADER.test(line)) headers++;
+    positions += (line.match(PATH_POSITION) ?? []).length;
+    const frame = CODE_FRAME.exec(line);
+    if (frame && (frame[1] !== undefined || /^\s*[\^~]+\s*$/.test(frame[2] ?? ''))) {
+      const code = (frame[2] ?? '').trim();
+      if (code && !/^[\^~\s]+$/.test(code)) kept.push(code);
+      continue;
+    }
+    // Carets and tildes under a code line, compiler summaries.
+    if (/^\s*[\^~]+\s*$/.test(line) || /^\s*Found \d+ errors?\b/.test(line)) continue;
+    const c = clean(line.replace(/^\s*\d+\s{2,}/, ''));
+    if (c) kept.push(c);
+  }
+  const pasted = frames > 0 || positions > 0 || (headers > 0 && codes.length > 0) || lines.length > 3 && headers > 0;
+  if (!pasted) return { text: input, codes, packages: [...packages], pasted: false };
+  // Repeated lines (the same warning printed for every file) count once.
+  const text = [...new Set(kept)].join('\n');
+  return { text: text || input, codes, packages: [...packages], pasted: true };
+}

@@ -1,0 +1,75 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { reduceErrorText } from '../server/search/error-text.ts';
+import { analyzeQuery } from '../server/search/query.ts';
+
+test('a Node stack trace keeps its message and code, drops frames, paths and positions', () => {
+  const r = reduceErrorText(
+    [
+      'FastifyError [FST_ERR_CTP_INVALID_MEDIA_TYPE]: Unsupported Media Type: application/xml',
+      '    at ContentTypeParser.run (/app/node_modules/fastify/lib/contentTypeParser.js:180:14)',
+      '    at FSWatcher.<computed> [as _handle] (node:internal/fs/watchers:207:21)',
+      '    at process.processTicksAndRejections (node:internal/process/task_queues:95:5) {',
+      "  code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE',",
+      '  statusCode: 415',
+      '}',
+    ].join('\n'),
+  );
+  assert.equal(r.pasted, true);
+  assert.deepEqual(r.codes, ['FST_ERR_CTP_INVALID_MEDIA_TYPE']);
+  assert.deepEqual(r.packages, ['fastify']);
+  assert.match(r.text, /^FastifyError \[FST_ERR_CTP_INVALID_MEDIA_TYPE\]: Unsupported Media Type: application\/xml/);
+  assert.doesNotMatch(r.text, /contentTypeParser|node:internal|180|207|processTicks/);
+});
+
+test('a TypeScript error keeps the message and the code line, not the position, carets or summary', () => {
+  const r = reduceErrorText(
+    "src/index.ts:14:7 - error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'.\n\n" +
+      "14   app.get(123, (c) => c.text('x'))\n         ~~~\n\nFound 1 error in src/index.ts:14",
+  );
+  assert.equal(r.pasted, true);
+  assert.deepEqual(r.codes, ['TS2345']);
+  assert.match(r.text, /error TS2345: Argument of type 'string' is not assignable/);
+  assert.match(r.text, /app\.get\(123/);
+  assert.doesNotMatch(r.text, /14:7|~~~|Found 1 error/);
+});
+
+test('a code frame keeps its code without the gutter; import specifiers survive', () => {
+  const r = reduceErrorText(
+    [
+      '[vite] Internal server error: Failed to resolve import "@/components/Button" from "src/App.tsx". Does the file exist?',
+      '  Plugin: vite:import-analysis',
+      '  File: /home/me/app/src/App.tsx:3:19',
+      "  3  |  import Button from '@/components/Button'",
+      '     |                      ^',
+    ].join('\n'),
+  );
+  assert.equal(r.pasted, true);
+  assert.match(r.text, /Failed to resolve import "@\/components\/Button"/);
+  assert.match(r.text, /^import Button from '@\/components\/Button'$/m);
+  assert.doesNotMatch(r.text, /home\/me|3:19|\^/);
+});
+
+test('system error codes are found; timestamps and ids are dropped; repeated lines count once', () => {
+  const line = "2026-11-23T10:00:00.123Z Error: ENOSPC: System limit for number of file watchers reached, watch '/home/u/proj/src' 0x7ffd12345678";
+  const r = reduceErrorText(`${line}\n${line}\n    at FSWatcher._handle (node:internal/fs/watchers:207:21)`);
+  assert.deepEqual(r.codes, ['ENOSPC']);
+  assert.equal(r.text, "Error: ENOSPC: System limit for number of file watchers reached, watch ' src '");
+});
+
+test('a plain question is left alone', () => {
+  const q = 'How do I register a plugin in fastify? It says ERR_X sometimes';
+  const r = reduceErrorText(q);
+  assert.equal(r.pasted, false);
+  assert.equal(r.text, q);
+});
+
+test('analyzeQuery ranks on the reduced text and keeps the asked text', () => {
+  const asked = "TypeError: c.req.valid is not a function\n    at handler (/srv/app/src/routes/users.ts:41:23)\n    at dispatch (/srv/app/node_modules/hono/dist/compose.js:22:23)";
+  const q = analyzeQuery(asked);
+  assert.equal(q.text, asked);
+  assert.equal(q.searchText, 'TypeError: c.req.valid is not a function');
+  assert.deepEqual(q.packages, ['hono']);
+  assert.ok(q.identifiers.includes('c.req.valid'));
+  assert.ok(!q.terms.includes('compose') && !q.terms.includes('41'));
+});

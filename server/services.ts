@@ -17,6 +17,7 @@ import { StoreContextService } from './search/context-service.ts';
 import { MultiLibrarySearch } from './search/search-service.ts';
 import { StoreLibrarySearch } from './search/library-search.ts';
 import { TeamService } from './teams/index.ts';
+import { queueSearchModel, scheduleMissingModels } from './search/model-job.ts';
 import { SourceService } from './sources/service.ts';
 import { CrawlService } from '../crawler/service.ts';
 
@@ -74,7 +75,8 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     new LicenseService(loadVerifyKeys(path.join(ROOT_DIR, 'licenses')), config.licenseFile ?? path.join(config.dataDir, 'license.json'), config.dev);
   const keys = new KeyService(store);
   const jobs = new JobQueue(store, log, config.jobConcurrency);
-  const writer = new LibraryWriter(store, embedder);
+  // Every version swapped in learns its ranking model in the background (server/search/model-job.ts).
+  const writer = new LibraryWriter(store, embedder, undefined, (versionId, libraryId) => queueSearchModel(jobs, versionId, libraryId));
   const importer = new ImportService(config, store, jobs, log);
   const teams = new TeamService(store, keys, license, config);
   // The search services read `services` lazily: they need the finished container (access, embedder, store).
@@ -96,5 +98,6 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   for (const register of jobRegistrars) register(services);
   if (vectorsReset) scheduleReembed(services, 'embedder changed');
   else if (lastReembedUnfinished(services)) scheduleReembed(services, 'previous run unfinished');
+  else scheduleMissingModels(store, jobs, log);
   return services;
 }

@@ -35,7 +35,7 @@ test('JavaScript-rendered site: rendered in Chromium, all 8 pages and their code
     assert.match(body.libraryName, /^\/websites\/127-0-0-1-\d+-spa$/);
     assert.equal(typeof body.message, 'string');
     const job = (await waitFor(() => {
-      const j = s.services.jobs.list({ libraryId: body.libraryName })[0];
+      const j = s.services.jobs.list({ libraryId: body.libraryName, kind: 'crawl' })[0];
       return j && ['succeeded', 'failed', 'cancelled'].includes(j.state) ? j : null;
     }, 90_000, 200))!;
     assert.equal(job.state, 'succeeded', JSON.stringify(job));

@@ -11,7 +11,7 @@ const BATCH = 256;
  * vector for every snippet that has none, in id order and in batches. It is resumable by
  * construction: a restarted run simply continues with the snippets still missing a vector.
  */
-export function registerReembedJob(services: Services): void {
+export function registerReembedJob(services: Services, onFinished: () => void = () => {}): void {
   services.jobs.register<{ embedder?: string }>(REEMBED_KIND, async ({ signal, progress, log }) => {
     const { embedder, store } = services;
     if (!embedder) return;
@@ -31,6 +31,7 @@ export function registerReembedJob(services: Services): void {
       progress({ embedder: embedder.id, done, total: Math.max(total, done) });
     }
     log.info({ embedder: embedder.id, snippets: done, ms: Date.now() - started }, 're-embedding finished');
+    onFinished();
   });
 }
 

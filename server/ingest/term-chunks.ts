@@ -10,6 +10,11 @@ export interface TermChunk {
   tokens: number;
   /** Length of each document by id offset (0 where no document has that id). */
   lengths: Uint16Array;
+  /**
+   * Euclidean norm of each document's vector of term weights 1 + ln(f) (f: weighted frequency), by id
+   * offset: the length normalization of the cosine feature (server/search/bm25.ts LexicalScan).
+   */
+  norms: Float32Array;
   /** Per term: how many documents hold it, and (id offset, weighted frequency x 10) pairs in id order. */
   postings: Map<string, { df: number; data: Uint16Array }>;
 }
@@ -17,6 +22,11 @@ export interface TermChunk {
 /** Column weights x 10 (integers: 1.2 and 1.5 stay exact in the 16-bit frequencies). */
 const WEIGHTS: [keyof IndexColumns, number][] = (['title', 'breadcrumb', 'description', 'code', 'content'] as const).map((c) => [c, Math.round(BM25_WEIGHTS[c] * 10)]);
 const MAX_U16 = 0xffff;
+
+/** A term's weight in a document's cosine vector, from its stored weighted frequency (x 10). */
+export function termWeight(stored: number): number {
+  return 1 + Math.log(stored / 10);
+}
 
 /**
  * Builds term-index chunks from documents added in increasing id order. The weighted frequency
@@ -30,6 +40,7 @@ export class TermChunkBuilder {
   private docs = 0;
   private tokens = 0;
   private lengths: number[] = [];
+  private norms: number[] = [];
   private postings = new Map<string, number[]>();
 
   constructor(private readonly maxDocs = 8192) {}
@@ -55,12 +66,16 @@ export class TermChunkBuilder {
         length++;
       }
     }
+    let norm = 0;
     for (const [token, f] of freq) {
       let list = this.postings.get(token);
       if (!list) this.postings.set(token, (list = []));
-      list.push(offset, Math.min(f, MAX_U16));
+      const stored = Math.min(f, MAX_U16);
+      list.push(offset, stored);
+      norm += termWeight(stored) ** 2;
     }
     this.lengths[offset] = Math.min(length, MAX_U16);
+    this.norms[offset] = Math.sqrt(norm);
     this.lastId = id;
     this.docs++;
     this.tokens += length;
@@ -71,12 +86,15 @@ export class TermChunkBuilder {
     if (this.docs === 0) return null;
     const lengths = new Uint16Array(this.lastId - this.baseId + 1);
     this.lengths.forEach((l, i) => (lengths[i] = l ?? 0));
+    const norms = new Float32Array(lengths.length);
+    this.norms.forEach((n, i) => (norms[i] = n ?? 0));
     const postings = new Map<string, { df: number; data: Uint16Array }>();
     for (const [term, list] of this.postings) postings.set(term, { df: list.length / 2, data: Uint16Array.from(list) });
-    const chunk: TermChunk = { baseId: this.baseId, lastId: this.lastId, docs: this.docs, tokens: this.tokens, lengths, postings };
+    const chunk: TermChunk = { baseId: this.baseId, lastId: this.lastId, docs: this.docs, tokens: this.tokens, lengths, norms, postings };
     this.baseId = this.lastId = -1;
     this.docs = this.tokens = 0;
     this.lengths = [];
+    this.norms = [];
     this.postings = new Map();
     return chunk;
   }

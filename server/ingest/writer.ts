@@ -37,6 +37,7 @@ export class VersionBuild {
     readonly versionId: number,
     private readonly meta: LibraryMeta,
     private readonly now: () => string,
+    private readonly onCommit: CommitHook | null = null,
   ) {
     this.seen = store.snippets.hashes(versionId);
     const totals = store.snippets.totals(versionId);
@@ -83,6 +84,7 @@ export class VersionBuild {
     this.store.libraries.markSearchIndexed(this.versionId);
     const retired = this.store.libraries.swapIn(this.versionId, this.meta, { tokens: this.tokens, snippets: this.count }, this.now());
     for (const id of retired) this.store.libraries.deleteVersion(id);
+    this.onCommit?.(this.versionId, this.meta.id);
     return { snippets: this.count, tokens: this.tokens };
   }
 
@@ -94,12 +96,16 @@ export class VersionBuild {
   }
 }
 
+/** Called after a version was swapped in (the composition root queues learning its ranking model). */
+export type CommitHook = (versionId: number, libraryId: string) => void;
+
 /** Creates builds; the one place where snippets enter the store. */
 export class LibraryWriter {
   constructor(
     private readonly store: Store,
     private readonly embedder: Embedder | null,
     private readonly now: () => string = () => new Date().toISOString(),
+    private readonly onCommit: CommitHook | null = null,
   ) {}
 
   begin(meta: LibraryMeta, options: BuildOptions = {}): VersionBuild {
@@ -107,14 +113,14 @@ export class LibraryWriter {
     const jobId = options.jobId ?? null;
     if (jobId !== null) {
       const previous = this.store.libraries.buildingVersionForJob(jobId);
-      if (previous && options.resume && previous.tag === tag) return new VersionBuild(this.store, this.embedder, previous.id, meta, this.now);
+      if (previous && options.resume && previous.tag === tag) return new VersionBuild(this.store, this.embedder, previous.id, meta, this.now, this.onCommit);
       if (previous) this.store.libraries.deleteVersion(previous.id);
     }
     // A library row must exist for the version's foreign key; a new library stays invisible to
     // search until its first version is swapped in.
     if (!this.store.libraries.get(meta.id)) this.store.libraries.upsert(meta, this.now());
     const versionId = this.store.libraries.createVersion(meta.id, tag, jobId, this.now());
-    return new VersionBuild(this.store, this.embedder, versionId, meta, this.now);
+    return new VersionBuild(this.store, this.embedder, versionId, meta, this.now, this.onCommit);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Store } from '../store/index.ts';
 import type { LexicalHit } from '../store/search.ts';
+import { termWeight } from '../ingest/term-chunks.ts';
 
 /** FTS5's bm25() constants (k1, b). */
 export const BM25 = { k1: 1.2, b: 0.75 } as const;
@@ -19,6 +20,8 @@ interface VersionStats {
   hi: number;
   /** k1 * (1 - b + b * length / average length) of each document, by id - lo. */
   norm: Float32Array;
+  /** 1 / cosine norm of each document (0 where none), by id - lo. */
+  inverseNorm: Float32Array;
 }
 
 /** Per-store cache of version statistics (each worker thread has its own store). */
@@ -45,11 +48,16 @@ function versionStats(store: Store, versionId: number): VersionStats | null {
   const hi = last.baseId + last.lengths.length - 1;
   const avg = tokens / docs;
   const norm = new Float32Array(hi - lo + 1);
+  const inverseNorm = new Float32Array(hi - lo + 1);
   for (const c of chunks) {
     const at = c.baseId - lo;
-    for (let i = 0; i < c.lengths.length; i++) norm[at + i] = BM25.k1 * (1 - BM25.b + (BM25.b * c.lengths[i]!) / avg);
+    for (let i = 0; i < c.lengths.length; i++) {
+      norm[at + i] = BM25.k1 * (1 - BM25.b + (BM25.b * c.lengths[i]!) / avg);
+      const n = c.norms[i] ?? 0;
+      inverseNorm[at + i] = n > 0 ? 1 / n : 0;
+    }
   }
-  const stats = { docs, lo, hi, norm };
+  const stats = { docs, lo, hi, norm, inverseNorm };
   if (v.ready) {
     if (cache.size >= MAX_CACHED_VERSIONS) cache.delete(cache.keys().next().value!);
     cache.set(v.key, stats);
@@ -57,25 +65,42 @@ function versionStats(store: Store, versionId: number): VersionStats | null {
   return stats;
 }
 
-/** Scores accumulate in one buffer per thread, indexed by id - lo; `touched` lists the entries to read and reset. */
+/** Scores accumulate in buffers per thread, indexed by id - lo; `touched` lists the entries to read and reset. */
 let scores = new Float64Array(1 << 14);
+let cosines = new Float64Array(1 << 14);
 let touched = new Int32Array(1 << 14);
 
+/** A lexical candidate: its BM25 score and its cosine score (both larger is better). */
+export interface LexicalScore extends LexicalHit {
+  cosine: number;
+}
+
+export interface LexicalScan {
+  /** The `limit` best snippets by BM25, best first; ties by id. */
+  top: LexicalScore[];
+  /** BM25 and cosine of the other snippets asked for (`extra`) that hold any term; absent: no term. */
+  others: Map<number, { score: number; cosine: number }>;
+}
+
 /**
- * The `limit` best snippets of one version for a query's terms by BM25 with per-version
- * statistics: score = sum over terms of idf(t) * f * (k1 + 1) / (f + norm(doc)), with f the
- * column-weighted frequency of the term in the snippet and idf = ln((N - df + 0.5) / (df + 0.5))
- * (at least 1e-6), as FTS5's bm25() computes it, but with N, df and the average length of this
- * version rather than of the whole index, and without FTS5's per-query pass over every library.
- * `terms` are exact index tokens (a query term and its inflected forms). Best first; ties by id.
+ * Scores one version's snippets for a query's terms. BM25 with per-version statistics:
+ * score = sum over terms of idf(t) * f * (k1 + 1) / (f + norm(doc)), with f the column-weighted
+ * frequency of the term in the snippet and idf = ln((N - df + 0.5) / (df + 0.5)) (at least 1e-6),
+ * as FTS5's bm25() computes it, but with N, df and the average length of this version rather than
+ * of the whole index, and without FTS5's per-query pass over every library. The same pass gives a
+ * cosine score, sum over terms of idf(t)^2 * (1 + ln f) / |doc|, whose length normalization favours
+ * short, focused snippets where BM25 saturates (a second view the ranker weighs).
+ * `terms` are exact index tokens (a query term and its inflected forms).
  */
-export function lexicalTop(store: Store, versionId: number, terms: readonly string[], limit: number): LexicalHit[] {
-  if (terms.length === 0 || limit <= 0) return [];
+export function lexicalScan(store: Store, versionId: number, terms: readonly string[], limit: number, extra: Iterable<number> = []): LexicalScan {
+  const empty: LexicalScan = { top: [], others: new Map() };
+  if (terms.length === 0) return empty;
   const stats = versionStats(store, versionId);
-  if (!stats) return [];
+  if (!stats) return empty;
   const span = stats.hi - stats.lo + 1;
   if (scores.length < span) {
     scores = new Float64Array(span);
+    cosines = new Float64Array(span);
     touched = new Int32Array(span);
   }
   let nTouched = 0;
@@ -88,6 +113,7 @@ export function lexicalTop(store: Store, versionId: number, terms: readonly stri
     let idf = Math.log((stats.docs - df + 0.5) / (df + 0.5));
     if (idf <= 0) idf = 1e-6;
     const weight = idf * (k1 + 1);
+    const idf2 = idf * idf;
     for (const r of rows) {
       const at = r.baseId - stats.lo;
       const data = r.data;
@@ -96,15 +122,24 @@ export function lexicalTop(store: Store, versionId: number, terms: readonly stri
         const f = data[i + 1]! / 10;
         if (scores[doc] === 0) touched[nTouched++] = doc;
         scores[doc] += (weight * f) / (f + stats.norm[doc]!);
+        cosines[doc] += idf2 * termWeight(data[i + 1]!) * stats.inverseNorm[doc]!;
       }
     }
   }
-  // Keep the best `limit` in a small array sorted best first.
-  const best: LexicalHit[] = [];
+  const others = new Map<number, { score: number; cosine: number }>();
+  for (const id of extra) {
+    const doc = id - stats.lo;
+    if (doc >= 0 && doc < span && scores[doc]! > 0) others.set(id, { score: scores[doc]!, cosine: cosines[doc]! });
+  }
+  // Keep the best `limit` in a small array sorted best first; reset the buffers on the way.
+  const best: LexicalScore[] = [];
   for (let i = 0; i < nTouched; i++) {
     const doc = touched[i]!;
     const score = scores[doc]!;
+    const cosine = cosines[doc]!;
     scores[doc] = 0;
+    cosines[doc] = 0;
+    if (limit <= 0) continue;
     const id = stats.lo + doc;
     if (best.length === limit) {
       const worst = best[limit - 1]!;
@@ -113,7 +148,13 @@ export function lexicalTop(store: Store, versionId: number, terms: readonly stri
     }
     let j = best.length;
     while (j > 0 && (best[j - 1]!.score < score || (best[j - 1]!.score === score && best[j - 1]!.id > id))) j--;
-    best.splice(j, 0, { id, score });
+    best.splice(j, 0, { id, score, cosine });
   }
-  return best;
+  for (const h of best) others.delete(h.id);
+  return { top: best, others };
+}
+
+/** The `limit` best snippets of one version for a query's terms by BM25 (see lexicalScan). Best first; ties by id. */
+export function lexicalTop(store: Store, versionId: number, terms: readonly string[], limit: number): LexicalHit[] {
+  return lexicalScan(store, versionId, terms, limit).top.map(({ id, score }) => ({ id, score }));
 }

@@ -45,7 +45,7 @@ export function attachContext(store: Store, ranked: Candidate[], opts: { hits?: 
     if (!pick) continue;
     present.add(pick.id);
     const added: Candidate = {
-      snippet: pick, libraryId: hit.libraryId, bm25: null, lexical: 0, similarity: null, lexicalRank: null, vectorRank: null,
+      snippet: pick, libraryId: hit.libraryId, bm25: null, lexical: 0, cosine: 0, similarity: null, lexicalRank: null, vectorRank: null,
       fused: 0, score: hit.score, via,
     };
     additions.set(hit.snippet.id, [...(additions.get(hit.snippet.id) ?? []), added]);

@@ -1,13 +1,13 @@
 import type { Store } from '../store/index.ts';
 import type { PreparedQuery } from './query.ts';
 import { retrievePrepared, type Candidate } from './retrieve.ts';
-import { rerank } from './rerank.ts';
+import { rank, type RankingModel } from './ranker.ts';
+import { modelFor } from './models.ts';
 import { dedupe } from './dedupe.ts';
 import { attachContext } from './neighbours.ts';
 import { pack } from './budget.ts';
 import { diversify } from './diversify.ts';
 import type { FUSION } from './retrieve.ts';
-import type { RERANK_WEIGHTS } from './rerank.ts';
 
 /** Candidates loaded in fast mode: enough for dedupe and a full 20-snippet answer. */
 export const FAST_FETCH = 40;
@@ -30,7 +30,8 @@ export interface VersionAnswerOptions {
   budget?: { tokens?: number; maxSnippets?: number };
   /** Tuning overrides (evaluation only). */
   fusion?: Partial<Record<keyof typeof FUSION, number>>;
-  weights?: Partial<Record<keyof typeof RERANK_WEIGHTS, number>>;
+  /** The version's ranking model (its learned one, else the default). */
+  model?: RankingModel;
   /** Skip packing: return the whole ranked list (evaluation, multi-library search packs globally itself). */
   unpacked?: boolean;
 }
@@ -46,7 +47,8 @@ export function answerForVersion(store: Store, q: PreparedQuery, versionId: numb
     // Only the head of the fused list is loaded and ranked (FAST_FETCH, RERANK_FETCH).
     fetchLimit: opts.unpacked ? undefined : opts.fast ? FAST_FETCH : RERANK_FETCH,
   });
-  const ranked = rerank(q, candidates, { fast: opts.fast, weights: opts.weights });
+  const model = opts.model ?? (opts.fast ? null : modelFor(store, versionId));
+  const ranked = rank(q, candidates, { fast: opts.fast, modelOf: model ? () => model : undefined });
   let list = diversify(dedupe(ranked));
   if (!opts.fast) list = attachContext(store, list);
   return opts.unpacked ? list : pack(list, opts.budget);

@@ -3,7 +3,7 @@ import type { Embedder } from '../embed/types.ts';
 import type { StoredSnippet } from '../model.ts';
 import type { VectorHit } from '../store/search.ts';
 import { prepareQuery, type PreparedQuery } from './query.ts';
-import { lexicalTop } from './bm25.ts';
+import { lexicalScan } from './bm25.ts';
 import { approxCosineDistance, cosineDistance } from '../embed/quantize.ts';
 
 /**
@@ -34,8 +34,10 @@ export interface Candidate {
   libraryId: string;
   /** -bm25 (larger is better), null when not among the lexical candidates. */
   bm25: number | null;
-  /** bm25 divided by the best bm25 of this version's list, in [0, 1]. */
+  /** bm25 divided by the best bm25 of this version's list, in [0, 1] (also for candidates only the vector list found). */
   lexical: number;
+  /** The length-normalized lexical score (bm25.ts lexicalScan), 0 when no query term occurs. */
+  cosine: number;
   /** Cosine similarity to the question (1 - distance), null without vectors. */
   similarity: number | null;
   lexicalRank: number | null;
@@ -86,22 +88,28 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
   const fusion = { ...FUSION, ...opts.fusion };
   const useLex = opts.lexical !== false;
   const useVec = opts.vector !== false && q.vector !== null;
-  const lex = useLex ? lexicalTop(store, versionId, q.forms, opts.lexicalLimit ?? fusion.lexicalLimit) : [];
   const knn = useVec && q.vector ? store.search.knn(versionId, q.vector, opts.vectorLimit ?? fusion.vectorLimit) : [];
+  // The lexical pass also scores the vector list's neighbours, so every candidate has complete lexical features.
+  const scan = useLex ? lexicalScan(store, versionId, q.forms, opts.lexicalLimit ?? fusion.lexicalLimit, knn.map((h) => h.id)) : null;
+  const lex = scan?.top ?? [];
   // Without a fetch limit every candidate is loaded, rows and float embeddings in one query, and
   // the neighbours are ordered by exact cosine. With one, they are fused in the order and with the
   // approximate distances of their 8-bit vectors, and the candidates loaded get exact ones below.
   let loaded = useVec && opts.fetchLimit === undefined ? store.snippets.withEmbeddings([...new Set([...lex.map((h) => h.id), ...knn.map((h) => h.id)])]) : null;
   const vec = !q.vector ? [] : loaded ? exactOrder(knn, loaded.embeddings, q.vector) : knn.map((h) => ({ id: h.id, distance: approxCosineDistance(h.distance) }));
-  const byId = new Map<number, { bm25: number | null; lexicalRank: number | null; distance: number | null; vectorRank: number | null; fused: number }>();
+  const byId = new Map<number, { bm25: number | null; cosine: number; lexicalRank: number | null; distance: number | null; vectorRank: number | null; fused: number }>();
   const entry = (id: number) => {
     let e = byId.get(id);
-    if (!e) byId.set(id, (e = { bm25: null, lexicalRank: null, distance: null, vectorRank: null, fused: 0 }));
+    if (!e) {
+      const other = scan?.others.get(id);
+      byId.set(id, (e = { bm25: other?.score ?? null, cosine: other?.cosine ?? 0, lexicalRank: null, distance: null, vectorRank: null, fused: 0 }));
+    }
     return e;
   };
   lex.forEach((h, i) => {
     const e = entry(h.id);
     e.bm25 = h.score;
+    e.cosine = h.cosine;
     e.lexicalRank = i + 1;
     e.fused += fusion.lexicalWeight / (fusion.rrfK + i + 1);
   });
@@ -136,7 +144,8 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
       snippet,
       libraryId: opts.libraryId ?? '',
       bm25: e.bm25,
-      lexical: e.bm25 === null ? 0 : Math.max(0, e.bm25) / best,
+      lexical: e.bm25 === null ? 0 : Math.min(1, Math.max(0, e.bm25) / best),
+      cosine: e.cosine,
       similarity: e.distance === null ? null : 1 - e.distance,
       lexicalRank: e.lexicalRank,
       vectorRank: e.vectorRank,

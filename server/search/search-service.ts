@@ -10,7 +10,8 @@ import { LibrarySelector, PROBE_ROWS, type LibraryChoice } from './select.ts';
 import type { VersionProbe } from '../store/search-probe.ts';
 import { analyzeQuery, prepareQuery, type PreparedQuery } from './query.ts';
 import { retrievePrepared, byScore, type Candidate } from './retrieve.ts';
-import { rerank } from './rerank.ts';
+import { rank } from './ranker.ts';
+import { modelFor } from './models.ts';
 import { dedupe } from './dedupe.ts';
 import { attachContext } from './neighbours.ts';
 import { pack, DEFAULT_BUDGET } from './budget.ts';
@@ -194,7 +195,7 @@ export class MultiLibrarySearch implements SearchService {
 
     let ranked: Candidate[];
     try {
-      ranked = (this.overrides.rerank ?? ((pq, cs) => rerank(pq, cs)))(q, merged);
+      ranked = (this.overrides.rerank ?? ((pq, cs) => rank(pq, cs, { modelOf: (v) => modelFor(d.store, v) })))(q, merged);
     } catch (err) {
       d.log.warn({ err: (err as Error).message }, 'search: reranker failed; fused order served');
       ranked = merged.map((c) => ({ ...c, score: c.fused })).sort(byScore);

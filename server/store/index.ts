@@ -10,6 +10,7 @@ import { SearchProbeStore } from './search-probe.ts';
 import { SearchStore } from './search.ts';
 import { ResearchUsageStore } from './research.ts';
 import { TermStore } from './terms.ts';
+import { SearchModelStore } from './search-models.ts';
 
 export type { Db };
 
@@ -25,6 +26,7 @@ export class Store {
   readonly search: SearchStore;
   readonly research: ResearchUsageStore;
   readonly terms: TermStore;
+  readonly models: SearchModelStore;
 
   constructor(readonly db: Db) {
     this.libraries = new LibraryStore(db);
@@ -37,6 +39,7 @@ export class Store {
     this.search = new SearchStore(db);
     this.research = new ResearchUsageStore(db);
     this.terms = new TermStore(db);
+    this.models = new SearchModelStore(db);
   }
 
   static open(dataDir: string): Store {

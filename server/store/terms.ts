@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Db } from './db.ts';
-import { blobOf, u16Of } from './blobs.ts';
+import { blobOf, f32Of, u16Of } from './blobs.ts';
 import type { TermChunk } from '../ingest/term-chunks.ts';
 
 type Statement = Database.Statement<unknown[], unknown>;
@@ -10,6 +10,8 @@ export interface ChunkRow {
   docs: number;
   tokens: number;
   lengths: Uint16Array;
+  /** Cosine norms by id offset (see TermChunk.norms). */
+  norms: Float32Array;
 }
 
 export interface PostingRow {
@@ -34,8 +36,8 @@ export class TermStore {
   writeChunk(versionId: number, chunk: TermChunk): void {
     const posting = this.stmt('INSERT INTO term_postings (version_id, term, base_id, df, data) VALUES (?, ?, ?, ?, ?)');
     this.db.transaction(() => {
-      this.stmt('INSERT INTO term_chunks (version_id, base_id, last_id, docs, tokens, lengths) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(versionId, chunk.baseId, chunk.lastId, chunk.docs, chunk.tokens, blobOf(chunk.lengths));
+      this.stmt('INSERT INTO term_chunks (version_id, base_id, last_id, docs, tokens, lengths, norms) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(versionId, chunk.baseId, chunk.lastId, chunk.docs, chunk.tokens, blobOf(chunk.lengths), blobOf(chunk.norms));
       for (const [term, p] of chunk.postings) posting.run(versionId, term, chunk.baseId, p.df, blobOf(p.data));
     })();
   }
@@ -47,8 +49,8 @@ export class TermStore {
   }
 
   chunks(versionId: number): ChunkRow[] {
-    const rows = this.stmt('SELECT base_id, docs, tokens, lengths FROM term_chunks WHERE version_id = ? ORDER BY base_id').raw().all(versionId) as [number, number, number, Buffer][];
-    return rows.map(([baseId, docs, tokens, lengths]) => ({ baseId, docs, tokens, lengths: u16Of(lengths) }));
+    const rows = this.stmt('SELECT base_id, docs, tokens, lengths, norms FROM term_chunks WHERE version_id = ? ORDER BY base_id').raw().all(versionId) as [number, number, number, Buffer, Buffer][];
+    return rows.map(([baseId, docs, tokens, lengths, norms]) => ({ baseId, docs, tokens, lengths: u16Of(lengths), norms: f32Of(norms) }));
   }
 
   postings(versionId: number, term: string): PostingRow[] {

@@ -5,6 +5,7 @@ import { m005 } from './005-crawl.ts';
 import { m007 } from './007-teamspaces.ts';
 import { m008 } from './008-job-owner.ts';
 import { m009 } from './009-search-index.ts';
+import { m010 } from './010-ranking.ts';
 
 export interface Migration {
   version: number;
@@ -13,4 +14,4 @@ export interface Migration {
 }
 
 /** Append new migrations here; never edit one that has shipped. */
-export const migrations: Migration[] = [m001, m004, m005, m007, m008, m009];
+export const migrations: Migration[] = [m001, m004, m005, m007, m008, m009, m010];

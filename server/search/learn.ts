@@ -1,0 +1,244 @@
+import { createHash } from 'node:crypto';
+import type { Store } from '../store/index.ts';
+import type { Embedder } from '../embed/types.ts';
+import type { StoredSnippet } from '../model.ts';
+import { prepareQuery } from './query.ts';
+import { retrievePrepared } from './retrieve.ts';
+import { RERANK_FETCH } from './pipeline.ts';
+import { DEFAULT_MODEL, featureRows, linearScore, sectionOf, type LearnedModel, type RankingModel } from './ranker.ts';
+
+/**
+ * Learning a version's ranking model from its own documents (no labelled questions, no language
+ * model). Every section heading is a question whose answer is known: the snippets of that section.
+ * Each heading is asked through the same retrieval as a real question; the features of the
+ * candidates and whether each belongs to the heading's section make the training pairs. A pairwise
+ * logistic model is fitted, pulled towards the default weights (small libraries have few
+ * headings), and adopted only if it ranks better than the default on the headings of pages held
+ * out of training. Finally its scores are turned into probabilities (Platt scaling) on all headings.
+ * Deterministic: the same documents give the same model.
+ */
+
+export const LEARN = {
+  /** At most this many headings per version (sampled by a hash of the section, so the same ones each time). */
+  maxQuestions: 400,
+  /** Fewer usable headings than this: keep the default weights (only the calibration is fitted). */
+  minQuestions: 40,
+  /** One page in this many is held out to validate the learned weights. */
+  holdOutEvery: 5,
+  /** Positives per question in the pairs (a section has several snippets). */
+  positivesPerQuestion: 3,
+  epochs: 200,
+  learningRate: 0.5,
+  /** Pull towards the default weights. */
+  l2: 0.01,
+} as const;
+
+interface PseudoQuestion {
+  text: string;
+  section: string;
+  page: string;
+}
+
+interface Example {
+  x: number[][];
+  y: boolean[];
+  heldOut: boolean;
+}
+
+function hashOf(s: string): number {
+  return createHash('sha1').update(s).digest().readUInt32BE(0);
+}
+
+function pageOf(url: string): string {
+  const i = url.indexOf('#');
+  return i < 0 ? url : url.slice(0, i);
+}
+
+/** The heading of a section as a question: its last heading, without markdown. */
+function headingOf(s: StoredSnippet): string {
+  const last = (s.breadcrumb || s.title).split(' > ').pop() ?? '';
+  return last.replace(/[`*_#]/g, '').replace(/\s+/g, ' ').trim();
+}
+
+/** Headings that name exactly one section of the version (a heading shared by sections, "Usage", says nothing), sampled. */
+export function pseudoQuestions(snippets: StoredSnippet[], max: number = LEARN.maxQuestions): PseudoQuestion[] {
+  // One snippet per section, prose preferred: its heading path ends with the section's heading.
+  const bySection = new Map<string, StoredSnippet>();
+  for (const s of snippets) {
+    const section = sectionOf(s.sourceId);
+    const seen = bySection.get(section);
+    if (!seen || (seen.kind !== 'info' && s.kind === 'info')) bySection.set(section, s);
+  }
+  const byText = new Map<string, Set<string>>();
+  const out: PseudoQuestion[] = [];
+  for (const [section, s] of bySection) {
+    const text = headingOf(s);
+    if (text.length < 3 || !/[a-z]{3}/i.test(text)) continue;
+    const key = text.toLowerCase();
+    if (!byText.has(key)) byText.set(key, new Set());
+    byText.get(key)!.add(section);
+    out.push({ text, section, page: pageOf(section) });
+  }
+  return out
+    .filter((q) => byText.get(q.text.toLowerCase())!.size === 1)
+    .sort((a, b) => hashOf(a.section) - hashOf(b.section) || (a.section < b.section ? -1 : 1))
+    .slice(0, max);
+}
+
+async function yieldToEventLoop(): Promise<void> {
+  await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** Mean reciprocal rank (at 10) of the first positive under a weight vector. */
+function mrr(examples: Example[], weights: number[]): number {
+  if (examples.length === 0) return 0;
+  const model: RankingModel = { weights, calibration: DEFAULT_MODEL.calibration };
+  let sum = 0;
+  for (const e of examples) {
+    const scores = e.x.map((x) => linearScore(model, x));
+    const order = scores.map((_, i) => i).sort((a, b) => scores[b]! - scores[a]! || a - b);
+    const r = order.findIndex((i) => e.y[i]);
+    if (r >= 0 && r < 10) sum += 1 / (r + 1);
+  }
+  return sum / examples.length;
+}
+
+/** Pairwise logistic regression (each positive against each negative of its question), L2 towards `prior`. */
+export async function fitPairwise(examples: Example[], prior: number[], signal?: AbortSignal): Promise<number[]> {
+  const d = prior.length;
+  const diffs: Float64Array[] = [];
+  for (const e of examples) {
+    const pos = e.x.filter((_, i) => e.y[i]).slice(0, LEARN.positivesPerQuestion);
+    const neg = e.x.filter((_, i) => !e.y[i]);
+    for (const p of pos) for (const n of neg) diffs.push(Float64Array.from(p, (v, k) => v - n[k]!));
+  }
+  const w = Float64Array.from(prior);
+  if (diffs.length === 0) return [...w];
+  const g = new Float64Array(d);
+  for (let epoch = 0; epoch < LEARN.epochs; epoch++) {
+    g.fill(0);
+    for (const x of diffs) {
+      let s = 0;
+      for (let k = 0; k < d; k++) s += w[k]! * x[k]!;
+      const sig = 1 / (1 + Math.exp(s));
+      for (let k = 0; k < d; k++) g[k]! -= sig * x[k]!;
+    }
+    for (let k = 0; k < d; k++) w[k]! -= LEARN.learningRate * (g[k]! / diffs.length + LEARN.l2 * (w[k]! - prior[k]!));
+    if (epoch % 20 === 19) {
+      if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
+      await yieldToEventLoop();
+    }
+  }
+  return [...w];
+}
+
+/** Platt scaling: a and b of p = 1 / (1 + exp(-(a s + b))) by logistic regression of the labels on the scores. */
+export function fitCalibration(examples: Example[], weights: number[]): { a: number; b: number } {
+  const model: RankingModel = { weights, calibration: DEFAULT_MODEL.calibration };
+  const s: number[] = [];
+  const y: number[] = [];
+  for (const e of examples) e.x.forEach((x, i) => (s.push(linearScore(model, x)), y.push(e.y[i] ? 1 : 0)));
+  if (!y.includes(1) || !y.includes(0)) return DEFAULT_MODEL.calibration;
+  // Platt's targets keep the fit finite when the classes separate.
+  const pos = y.filter((v) => v === 1).length;
+  const neg = y.length - pos;
+  const hi = (pos + 1) / (pos + 2);
+  const lo = 1 / (neg + 2);
+  const loss = (a: number, b: number) => {
+    let l = 0;
+    for (let i = 0; i < s.length; i++) {
+      const z = a * s[i]! + b;
+      const t = y[i] ? hi : lo;
+      // -[t log p + (1 - t) log(1 - p)] with p = sigmoid(z), computed stably.
+      l += Math.max(z, 0) - z * t + Math.log1p(Math.exp(-Math.abs(z)));
+    }
+    return l;
+  };
+  let a = 1;
+  let b = 0;
+  let current = loss(a, b);
+  for (let it = 0; it < 100; it++) {
+    let ga = 0;
+    let gb = 0;
+    let haa = 1e-9;
+    let hab = 0;
+    let hbb = 1e-9;
+    for (let i = 0; i < s.length; i++) {
+      const p = 1 / (1 + Math.exp(-(a * s[i]! + b)));
+      const r = p - (y[i] ? hi : lo);
+      ga += r * s[i]!;
+      gb += r;
+      const h = p * (1 - p);
+      haa += h * s[i]! * s[i]!;
+      hab += h * s[i]!;
+      hbb += h;
+    }
+    const det = haa * hbb - hab * hab;
+    if (!(det > 0)) break;
+    const da = (hbb * ga - hab * gb) / det;
+    const db = (haa * gb - hab * ga) / det;
+    // Newton's step, halved until the loss goes down (Platt's safeguard).
+    let step = 1;
+    while (step > 1e-6 && !(loss(a - step * da, b - step * db) < current)) step /= 2;
+    if (step <= 1e-6) break;
+    a -= step * da;
+    b -= step * db;
+    const next = loss(a, b);
+    if (current - next < 1e-10 * Math.max(1, current)) {
+      current = next;
+      break;
+    }
+    current = next;
+  }
+  return Number.isFinite(a) && Number.isFinite(b) && a > 0 ? { a, b } : DEFAULT_MODEL.calibration;
+}
+
+/** The headings of one version asked as questions: their candidates' features and labels. */
+export async function examplesOf(store: Store, embedder: Embedder | null, versionId: number, signal?: AbortSignal): Promise<Example[]> {
+  const snippets: StoredSnippet[] = [];
+  for (let after = 0; ; ) {
+    const page = store.snippets.list(versionId, 2000, after);
+    if (page.length === 0) break;
+    snippets.push(...page);
+    after = page[page.length - 1]!.id;
+  }
+  const out: Example[] = [];
+  let n = 0;
+  for (const pq of pseudoQuestions(snippets)) {
+    if (++n % 16 === 0) {
+      if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
+      await yieldToEventLoop();
+    }
+    const q = await prepareQuery(pq.text, embedder);
+    const candidates = store.search.snapshot(() => retrievePrepared(store, versionId, q, { fetchLimit: RERANK_FETCH }));
+    const y = candidates.map((c) => sectionOf(c.snippet.sourceId) === pq.section);
+    if (!y.includes(true)) continue;
+    out.push({ x: featureRows(q, candidates), y, heldOut: hashOf(pq.page) % LEARN.holdOutEvery === 0 });
+  }
+  return out;
+}
+
+/** Learns the ranking model of one version from its documents. */
+export async function learnModel(store: Store, embedder: Embedder | null, versionId: number, signal?: AbortSignal): Promise<LearnedModel> {
+  const examples = await examplesOf(store, embedder, versionId, signal);
+  const train = examples.filter((e) => !e.heldOut);
+  const held = examples.filter((e) => e.heldOut);
+  const prior = DEFAULT_MODEL.weights;
+  let weights = prior;
+  let learnedMrr = 0;
+  const defaultMrr = mrr(held, prior);
+  if (examples.length >= LEARN.minQuestions && held.length > 0) {
+    const candidate = await fitPairwise(train, prior, signal);
+    learnedMrr = mrr(held, candidate);
+    // Adopted only when it ranks the held-out pages' headings at least as well as the default.
+    if (learnedMrr >= defaultMrr) weights = await fitPairwise(examples, prior, signal);
+  }
+  const source = weights === prior ? 'default' : 'learned';
+  return {
+    weights: [...weights],
+    calibration: fitCalibration(examples, weights),
+    source,
+    report: { questions: examples.length, heldOut: held.length, defaultMrr, learnedMrr },
+  };
+}
+

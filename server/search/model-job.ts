@@ -1,0 +1,62 @@
+import type { JobQueue } from '../jobs/queue.ts';
+import type { JobRegistrar } from '../services.ts';
+import type { Logger } from '../log.ts';
+import type { Store } from '../store/index.ts';
+import { learnModel } from './learn.ts';
+import { MODEL_FORMAT } from './ranker.ts';
+
+/**
+ * The `search-model` job: learns a library version's ranking model from its documents
+ * (server/search/learn.ts) after the version was written, and stores it in one statement, so
+ * searches switch from the default model to the learned one atomically. It runs in the background
+ * (yielding to the event loop between questions), is durable like every job (queued again after a
+ * crash or restart), and a version written again gets a new job and a new model.
+ */
+export const SEARCH_MODEL_KIND = 'search-model';
+
+export interface SearchModelPayload {
+  versionId: number;
+  libraryId: string;
+}
+
+/** Queues learning for a version unless a job for it is already queued. */
+export function queueSearchModel(jobs: JobQueue, versionId: number, libraryId: string): number {
+  const queued = jobs.list({ kind: SEARCH_MODEL_KIND, state: 'queued', libraryId, limit: 100 }).find((j) => j.payload.versionId === versionId);
+  return queued ? queued.id : jobs.enqueue<SearchModelPayload>(SEARCH_MODEL_KIND, { versionId, libraryId }, { libraryId }).id;
+}
+
+/** At start-up: queues every served version whose model is missing or of an older format (an upgrade, a crash before the job ran). */
+export function scheduleMissingModels(store: Store, jobs: JobQueue, log: Logger): number {
+  const missing = store.models.missing(MODEL_FORMAT);
+  for (const id of missing) {
+    const v = store.libraries.version(id);
+    if (v) queueSearchModel(jobs, id, v.libraryId);
+  }
+  if (missing.length) log.info({ versions: missing.length }, 'learning the ranking model of library versions that have none');
+  return missing.length;
+}
+
+/** Queues learning for every served version (after a re-embed changed their vectors). */
+export function relearnAll(store: Store, jobs: JobQueue, log: Logger): void {
+  const versions = store.libraries.allCurrentVersions().filter((v) => v.state === 'ready');
+  for (const v of versions) queueSearchModel(jobs, v.id, v.libraryId);
+  log.info({ versions: versions.length }, 'learning the ranking models again');
+}
+
+export const registerSearchModelJob: JobRegistrar = (s) => {
+  s.jobs.register<SearchModelPayload>(SEARCH_MODEL_KIND, async ({ job, signal, progress, log }) => {
+    const { versionId } = job.payload;
+    const version = s.store.libraries.version(versionId);
+    // A version replaced meanwhile has nothing to serve: its successor has its own job.
+    if (!version || !version.isCurrent || version.state !== 'ready') {
+      progress({ skipped: 'the version is no longer served' });
+      return;
+    }
+    const started = Date.now();
+    const model = await learnModel(s.store, s.embedder, versionId, signal);
+    s.store.models.put(versionId, MODEL_FORMAT, JSON.stringify(model), new Date().toISOString());
+    const report = { ...model.report, source: model.source, ms: Date.now() - started };
+    progress(report);
+    log.info({ versionId, libraryId: version.libraryId, ...report }, 'ranking model learned');
+  });
+};

@@ -1,0 +1,24 @@
+import type { Store } from '../store/index.ts';
+import { DEFAULT_MODEL, FEATURES, MODEL_FORMAT, type LearnedModel, type RankingModel } from './ranker.ts';
+
+/** Parsed models per store (each worker thread has its own), keyed by version and build time. */
+const cache = new WeakMap<Store, Map<number, { builtAt: string; model: RankingModel }>>();
+const MAX_CACHED = 2000;
+
+/**
+ * The ranking model a version is served with: the one its `search-model` job learned, or the
+ * default while none is stored (a version just swapped in) or when it has another format.
+ */
+export function modelFor(store: Store, versionId: number): RankingModel {
+  const row = store.models.get(versionId);
+  if (!row || row.format !== MODEL_FORMAT) return DEFAULT_MODEL;
+  let byVersion = cache.get(store);
+  if (!byVersion) cache.set(store, (byVersion = new Map()));
+  const hit = byVersion.get(versionId);
+  if (hit && hit.builtAt === row.builtAt) return hit.model;
+  const parsed = JSON.parse(row.model) as LearnedModel;
+  const model: RankingModel = parsed.weights.length === FEATURES.length ? { weights: parsed.weights, calibration: parsed.calibration } : DEFAULT_MODEL;
+  if (byVersion.size >= MAX_CACHED) byVersion.delete(byVersion.keys().next().value!);
+  byVersion.set(versionId, { builtAt: row.builtAt, model });
+  return model;
+}

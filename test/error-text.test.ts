@@ -73,3 +73,15 @@ test('analyzeQuery ranks on the reduced text and keeps the asked text', () => {
   assert.ok(q.identifiers.includes('c.req.valid'));
   assert.ok(!q.terms.includes('compose') && !q.terms.includes('41'));
 });
+
+test('JSON output keeps its messages and codes: a pino log line, an error body, printed issues', () => {
+  const log = '{"level":50,"time":1732011112000,"pid":1,"hostname":"web-1","reqId":"req-1","req":{"method":"GET","url":"/"},"err":{"type":"FastifyError","message":"Reply was already sent","code":"FST_ERR_REP_ALREADY_SENT"},"msg":"request errored"}';
+  const r = reduceErrorText(log);
+  assert.equal(r.pasted, true);
+  assert.equal(r.text, 'FastifyError Reply was already sent FST_ERR_REP_ALREADY_SENT request errored');
+  const body = reduceErrorText('curl -X POST localhost:3000/import\n{"statusCode":413,"code":"FST_ERR_CTP_BODY_TOO_LARGE","error":"Payload Too Large","message":"Request body is too large"}\nwhy?');
+  assert.match(body.text, /FST_ERR_CTP_BODY_TOO_LARGE Payload Too Large Request body is too large/);
+  assert.doesNotMatch(body.text, /413|statusCode/);
+  const zod = reduceErrorText('ZodError: [\n  {\n    "code": "unrecognized_keys",\n    "keys": [\n      "utm_source"\n    ],\n    "path": [],\n    "message": "Unrecognized key: \\"utm_source\\""\n  }\n]');
+  assert.equal(zod.text, 'ZodError: unrecognized_keys utm_source Unrecognized key: "utm_source"');
+});

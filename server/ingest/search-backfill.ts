@@ -2,12 +2,14 @@ import type { Store } from '../store/index.ts';
 import type { Logger } from '../log.ts';
 import { TermChunkBuilder } from './term-chunks.ts';
 import { addStoredSnippets, flushTermChunk } from './term-index.ts';
+import { indexColumns } from '../search/text.ts';
 
 /**
- * Builds the term index of served versions written before it existed (migration 009). Runs once at
- * start-up, before anything is served; an interrupted run continues where it stopped. (Their
- * embeddings' float copies and 8-bit vectors come from the re-embed job that the new vector table
- * format starts.)
+ * Builds the term index of served versions written before it existed (migration 009) or before it
+ * held cosine norms (migration 010), and rewrites their full-text rows so that both indexes hold
+ * the same tokens (joined identifiers, server/search/text.ts). Runs once at start-up, before
+ * anything is served; an interrupted run continues where it stopped. (Their embeddings' float
+ * copies and 8-bit vectors come from the re-embed job that the new vector table format starts.)
  */
 export function backfillSearchIndex(store: Store, log: Logger): void {
   const versions = store.libraries.searchUnindexedVersions();
@@ -16,10 +18,20 @@ export function backfillSearchIndex(store: Store, log: Logger): void {
   const t0 = Date.now();
   let docs = 0;
   for (const versionId of versions) {
+    rewriteFullText(store, versionId);
     const builder = new TermChunkBuilder();
     docs += addStoredSnippets(store, versionId, builder);
     flushTermChunk(store, versionId, builder);
     store.libraries.markSearchIndexed(versionId);
   }
   log.info({ versions: versions.length, snippets: docs, ms: Date.now() - t0 }, 'term index built');
+}
+
+function rewriteFullText(store: Store, versionId: number): void {
+  for (let after = 0; ; ) {
+    const page = store.snippets.list(versionId, 1000, after);
+    if (page.length === 0) return;
+    store.snippets.rewriteFts(versionId, page.map((s) => ({ id: s.id, fts: indexColumns(s) })));
+    after = page[page.length - 1]!.id;
+  }
 }

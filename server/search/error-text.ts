@@ -32,8 +32,63 @@ const NODE_MODULES = /node_modules[\\/]((?:@[\w.-]+[\\/])?[\w.-]+)/g;
 const CODE = /\b(?:[A-Z][A-Z0-9]*_ERR(?:_[A-Z0-9]+)+|ERR(?:_[A-Z0-9]+)+|TS\d{4,5}|E[A-Z]{3,}[A-Z0-9]*)\b/g;
 /** `Error: message`, `TypeError [ERR_X]: message`, `FastifyError [FST_...]: message`, `error TS2322: message`. */
 const HEADER = /^\s*(?:Uncaught\s+)?(?:[\w$.]*(?:Error|Exception|Warning)|error|warning|\[[\w:-]+\]\s*[\w ]*error)(?:\s*\[[\w-]+\])?\s*:/i;
-const TIMESTAMP = /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\b|\b\d{1,2}:\d{2}:\d{2}(?:\s?[AP]M)?\b/g;
+const TIMESTAMP = /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b|\b\d{1,2}\/\d{1,2}\/\d{2,4},?|\b\d{1,2}:\d{2}:\d{2}(?:\.\d+)?(?:\s?[AP]M)?\b/g;
 const NOISE_TOKENS = /\b(?:0x[0-9a-f]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,}|\d{5,})\b/gi;
+
+/** Keys of JSON output (log lines, error bodies, printed issues) whose values say what went wrong; the rest (level, time, pid, hostname, ids, request details) is noise. */
+const MESSAGE_KEYS = new Set(['msg', 'message', 'error', 'err', 'code', 'type', 'name', 'reason', 'expected', 'received', 'keys', 'detail', 'details', 'title', 'hint', 'cause', 'issues', 'errors', 'stack']);
+
+/** The informative string values of parsed JSON output, in order. */
+function jsonMessages(value: unknown, key: string | null, out: string[]): void {
+  if (typeof value === 'string') {
+    if (key === null || MESSAGE_KEYS.has(key)) out.push(key === 'stack' ? value.split('\n')[0]! : value);
+  } else if (Array.isArray(value)) {
+    for (const v of value) jsonMessages(v, key, out);
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) if (key === null || MESSAGE_KEYS.has(key) || MESSAGE_KEYS.has(k)) jsonMessages(v, k, out);
+  }
+}
+
+/**
+ * Replaces JSON printed in the text (a pino or fastify log line, an error response body, a
+ * ZodError's issues) by its informative string values: where the pasted output was JSON, the
+ * message is in `msg`, `message`, `code`, and the rest is structure and noise.
+ */
+function replaceJson(lines: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const start = line.search(/[{[]\s*$|^\s*[{[]/);
+    if (start < 0) {
+      out.push(line);
+      continue;
+    }
+    // The shortest run of lines from here that parses as JSON (at most 200 lines).
+    let parsed: { value: unknown; end: number } | null = null;
+    let text = line.slice(start);
+    for (let j = i; j < Math.min(lines.length, i + 200); j++) {
+      if (j > i) text += `\n${lines[j]}`;
+      const trimmed = text.trim();
+      if (!/[}\]]$/.test(trimmed)) continue;
+      try {
+        parsed = { value: JSON.parse(trimmed), end: j };
+        break;
+      } catch {
+        // Not complete yet.
+      }
+    }
+    if (!parsed || typeof parsed.value !== 'object' || parsed.value === null) {
+      out.push(line);
+      continue;
+    }
+    const messages: string[] = [];
+    jsonMessages(parsed.value, null, messages);
+    const before = line.slice(0, start).trim();
+    out.push([before, ...new Set(messages)].filter(Boolean).join(' '));
+    i = parsed.end;
+  }
+  return out;
+}
 
 /** The text of a line without paths, positions, timestamps and ids. */
 function clean(line: string): string {
@@ -59,7 +114,9 @@ function baseName(p: string): string {
  * look pasted comes back unchanged.
  */
 export function reduceErrorText(input: string): ReducedQuestion {
-  const lines = input.split(/\r?\n/);
+  const raw = input.split(/\r?\n/);
+  const lines = replaceJson(raw);
+  const json = lines.length !== raw.length || lines.some((l, i) => l !== raw[i]);
   const packages = new Set<string>();
   for (const m of input.matchAll(NODE_MODULES)) if (!m[1]!.startsWith('.')) packages.add(m[1]!.replace(/\\/g, '/'));
   const codes = [...new Set([...input.matchAll(CODE)].map((m) => m[0]))];
@@ -85,7 +142,7 @@ export function reduceErrorText(input: string): ReducedQuestion {
     const c = clean(line.replace(/^\s*\d+\s{2,}/, ''));
     if (c) kept.push(c);
   }
-  const pasted = frames > 0 || positions > 0 || (headers > 0 && codes.length > 0) || lines.length > 3 && headers > 0;
+  const pasted = frames > 0 || positions > 0 || json || (headers > 0 && codes.length > 0) || (lines.length > 3 && headers > 0);
   if (!pasted) return { text: input, codes, packages: [...packages], pasted: false };
   // Repeated lines (the same warning printed for every file) count once.
   const text = [...new Set(kept)].join('\n');

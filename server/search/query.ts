@@ -1,5 +1,5 @@
 import type { Embedder } from '../embed/types.ts';
-import { splitIdentifier } from './text.ts';
+import { joinedTokens, splitIdentifier } from './text.ts';
 import { reduceErrorText } from './error-text.ts';
 
 /**
@@ -113,8 +113,12 @@ export function analyzeQuery(asked: string): Omit<PreparedQuery, 'vector'> {
     const parts = splitIdentifier(raw);
     const isIdent = parts.length > 1 || /[A-Z_$.]/.test(raw.slice(1)) || m[0].endsWith('()') || raw.startsWith('@');
     if (isIdent && raw.length > 2) identifiers.push(raw);
-    // The whole identifier is one token in the index only when it has no separators (useEffect -> useeffect).
+    // The whole identifier is one token in the index when it has no separators (useEffect -> useeffect);
+    // with separators the index holds its joined forms (c.req.valid -> creqvalid, reqvalid; see
+    // text.ts), of which the question asks for the whole one (its parts already count on their own).
     if (parts.length > 1 && /^[A-Za-z0-9]+$/.test(raw)) add(raw.toLowerCase());
+    const joined = joinedTokens(raw).sort((a, b) => b.length - a.length)[0];
+    if (joined) add(joined);
     // Parts of an identifier are kept even when they are stopwords on their own (c.set, useEffect).
     for (const p of parts) if ((parts.length > 1 || !STOPWORDS.has(p)) && (p.length > 1 || /\d/.test(p))) add(p);
   }

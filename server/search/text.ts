@@ -14,7 +14,23 @@ export function splitIdentifier(word: string): string[] {
     .filter((p) => p.length > 0);
 }
 
-/** The text plus the parts of every compound identifier in it, for the full-text index. */
+/**
+ * Tokens for an identifier written with separators, which the tokenizer would only see in pieces:
+ * each member chain of two or more segments joined (`c.req.valid` -> `creqvalid`, `reqvalid`;
+ * `z.url` -> `zurl`) and each snake_case segment joined (`FST_ERR_CTP_BODY_TOO_LARGE` ->
+ * `fsterrctpbodytoolarge`). Rare and exact, they name an API or an error code the way the
+ * question does, where its common parts (`req`, `err`, `url`) match everything.
+ */
+export function joinedTokens(word: string): string[] {
+  if (!/[._:$-]/.test(word)) return [];
+  const segments = word.split(/[.:]/).map((seg) => seg.toLowerCase().replace(/[^a-z0-9]/g, '')).filter(Boolean);
+  const out = new Set<string>();
+  for (const seg of word.split(/[.:]/)) if (/[_$-]/.test(seg)) out.add(seg.toLowerCase().replace(/[^a-z0-9]/g, ''));
+  for (let i = 0; i < segments.length; i++) for (let j = i + 2; j <= segments.length; j++) out.add(segments.slice(i, j).join(''));
+  return [...out].filter((t) => t.length > 2 && t.length <= 64);
+}
+
+/** The text plus the parts of every compound identifier in it, and the joined forms of separated ones, for the full-text index. */
 export function expandForIndex(text: string): string {
   if (!text) return '';
   const extra: string[] = [];
@@ -22,6 +38,7 @@ export function expandForIndex(text: string): string {
     const word = m[0];
     const parts = splitIdentifier(word);
     if (parts.length > 1) extra.push(parts.join(' '));
+    extra.push(...joinedTokens(word));
   }
   return extra.length ? `${text}\n${extra.join(' ')}` : text;
 }

@@ -7,7 +7,7 @@ export interface VersionProbe {
   versionId: number;
   /** How many of the probed top rows belong to this version. */
   hits: number;
-  /** Sum of the rows' BM25 relevance (positive; larger is better). */
+  /** Sum of the BM25 relevance (positive; larger is better) of its best rows (see topVersions). */
   score: number;
 }
 
@@ -19,8 +19,11 @@ export interface VersionProbe {
 export class SearchProbeStore {
   constructor(private readonly db: Db) {}
 
-  /** Groups the `limit` best-matching rows of the whole index by version. */
-  topVersions(match: string, limit: number): VersionProbe[] {
+  /**
+   * Groups the `limit` best-matching rows of the whole index by version; a version's score sums its
+   * `perVersion` best rows (its best evidence, not how many loosely matching snippets it has).
+   */
+  topVersions(match: string, limit: number, perVersion = 3): VersionProbe[] {
     const rows = this.db
       .prepare(
         `SELECT s.version_id AS versionId, -m.rank AS score
@@ -32,7 +35,8 @@ export class SearchProbeStore {
     for (const r of rows) {
       const p = byVersion.get(r.versionId) ?? { versionId: r.versionId, hits: 0, score: 0 };
       p.hits++;
-      p.score += r.score;
+      // Rows come best first.
+      if (p.hits <= perVersion) p.score += r.score;
       byVersion.set(r.versionId, p);
     }
     return [...byVersion.values()].sort((a, b) => b.score - a.score);

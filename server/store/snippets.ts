@@ -91,6 +91,19 @@ export class SnippetStore {
     return ids;
   }
 
+  /** Replaces the full-text rows of stored snippets (when what is indexed of a snippet changed: migration 010). */
+  rewriteFts(versionId: number, rows: { id: number; fts: SnippetRow['fts'] }[]): void {
+    const del = this.db.prepare('DELETE FROM snippet_fts WHERE rowid = ?');
+    const ins = this.db.prepare('INSERT INTO snippet_fts (rowid, scope, title, breadcrumb, description, code, content) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    const scope = ftsScope(versionId);
+    this.db.transaction(() => {
+      for (const r of rows) {
+        del.run(r.id);
+        ins.run(r.id, scope, r.fts.title, r.fts.breadcrumb, r.fts.description, r.fts.code, r.fts.content);
+      }
+    })();
+  }
+
   /** Content hashes already stored in a version (to skip exact duplicates when a build resumes). */
   hashes(versionId: number): Set<string> {
     const rows = this.db.prepare('SELECT kind, content_hash FROM snippets WHERE version_id = ?').all(versionId) as { kind: string; content_hash: string }[];

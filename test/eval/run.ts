@@ -137,6 +137,13 @@ async function main(): Promise<void> {
     const asked = await askAll(server, questions);
     console.log(formatReport(report(asked), { kinds: true }));
     if (verbose) for (const line of devMisses(asked, 'search:txt')) console.log(line);
+    // --save FILE: per-question ranks of the dev split (to compare two runs question by question).
+    const saveIdx = args.indexOf('--save');
+    if (saveIdx >= 0) {
+      const { rankOf } = await import('./http.ts');
+      const rows = asked.filter((a) => a.q.split === 'dev').map((a) => ({ id: a.q.id, kind: a.q.kind, search: rankOf(a, 'search:txt'), searchJson: rankOf(a, 'search:json'), context: rankOf(a, 'context:txt'), contextJson: rankOf(a, 'context:json') }));
+      fs.writeFileSync(args[saveIdx + 1]!, JSON.stringify(rows, null, 1));
+    }
   } finally {
     await server.close();
     fs.rmSync(server.dataDir, { recursive: true, force: true });

@@ -3,8 +3,10 @@ import type { Candidate } from './retrieve.ts';
 
 /**
  * Context pulled in around the best hits (the peer tool's lesson: chunk boundaries hurt answers).
- * For a code hit whose description says little, the prose of the same section (same URL#anchor);
- * for a short prose hit, its parent section (same page, heading path a proper prefix of the hit's).
+ * For a prose hit, the code example of its section (moved up when it is further down the list);
+ * for a code hit whose description says little, the prose of the same section (same URL#anchor);
+ * for a short prose hit of a section without code, its parent section (same page, heading path a
+ * proper prefix of the hit's).
  */
 export const NEIGHBOURS = {
   /** How many of the top hits get context. */
@@ -20,18 +22,44 @@ function pageOf(url: string): string {
   return i < 0 ? url : url.slice(0, i);
 }
 
-/** Returns the ranked list with context snippets inserted right after the hit they explain. */
+function sectionOf(sourceId: string): string {
+  return sourceId.replace(/~\d+$/, '');
+}
+
+/** Returns the ranked list with context snippets inserted (or moved up) right after the hit they explain. */
 export function attachContext(store: Store, ranked: Candidate[], opts: { hits?: number } = {}): Candidate[] {
   const present = new Set(ranked.map((c) => c.snippet.id));
   const additions = new Map<number, Candidate[]>();
+  const moved = new Set<number>();
   const top = ranked.slice(0, opts.hits ?? NEIGHBOURS.hits);
-  for (const hit of top) {
+  top.forEach((hit, at) => {
     const s = hit.snippet;
+    const section = sectionOf(s.sourceId);
+    // A prose hit brings its section's code example, so the answer shows how as well as what (and a
+    // client that lists code before prose sees the best section's code first).
+    if (s.kind === 'info') {
+      const codeAbove = ranked.slice(0, at).some((c) => c.snippet.kind === 'code' && sectionOf(c.snippet.sourceId) === section);
+      if (!codeAbove) {
+        const below = ranked.slice(at + 1).find((c) => c.snippet.kind === 'code' && sectionOf(c.snippet.sourceId) === section && !moved.has(c.snippet.id));
+        if (below) {
+          moved.add(below.snippet.id);
+          additions.set(s.id, [...(additions.get(s.id) ?? []), { ...below, score: hit.score, via: 'sibling' }]);
+          return;
+        }
+        const ids = store.search.page(s.versionId, pageOf(s.sourceId)).filter((id) => !present.has(id));
+        const twin = ids.length ? store.snippets.byIds(ids).find((p) => p.kind === 'code' && sectionOf(p.sourceId) === section) : undefined;
+        if (twin) {
+          present.add(twin.id);
+          additions.set(s.id, [...(additions.get(s.id) ?? []), context(twin, hit, 'sibling')]);
+          return;
+        }
+      }
+    }
     const wantsTwin = s.kind === 'code' && s.description.trim().length < NEIGHBOURS.thinDescriptionChars;
     const wantsParent = s.kind === 'info' && s.tokens < NEIGHBOURS.shortInfoTokens && s.breadcrumb.includes('>');
-    if (!wantsTwin && !wantsParent) continue;
+    if (!wantsTwin && !wantsParent) return;
     const ids = store.search.page(s.versionId, pageOf(s.sourceId)).filter((id) => !present.has(id));
-    if (ids.length === 0) continue;
+    if (ids.length === 0) return;
     const page = store.snippets.byIds(ids);
     let pick = wantsTwin ? page.find((p) => p.kind === 'info' && p.sourceId === s.sourceId) : undefined;
     let via: Candidate['via'] = 'sibling';
@@ -42,19 +70,23 @@ export function attachContext(store: Store, ranked: Candidate[], opts: { hits?: 
       pick = parents[0];
       via = 'parent';
     }
-    if (!pick) continue;
+    if (!pick) return;
     present.add(pick.id);
-    const added: Candidate = {
-      snippet: pick, libraryId: hit.libraryId, bm25: null, lexical: 0, cosine: 0, similarity: null, lexicalRank: null, vectorRank: null,
-      fused: 0, score: hit.score, via,
-    };
-    additions.set(hit.snippet.id, [...(additions.get(hit.snippet.id) ?? []), added]);
-  }
+    additions.set(s.id, [...(additions.get(s.id) ?? []), context(pick, hit, via)]);
+  });
   if (additions.size === 0) return ranked;
   const out: Candidate[] = [];
   for (const c of ranked) {
+    if (moved.has(c.snippet.id)) continue;
     out.push(c);
     out.push(...(additions.get(c.snippet.id) ?? []));
   }
   return out;
+}
+
+function context(snippet: Candidate['snippet'], hit: Candidate, via: Candidate['via']): Candidate {
+  return {
+    snippet, libraryId: hit.libraryId, bm25: null, lexical: 0, cosine: 0, similarity: null, lexicalRank: null, vectorRank: null,
+    fused: 0, score: hit.score, via,
+  };
 }

@@ -10,7 +10,9 @@ import { LibraryWriter } from './ingest/writer.ts';
 import { backfillSearchIndex } from './ingest/search-backfill.ts';
 import { ImportService } from './ingest/import-service.ts';
 import type { Embedder } from './embed/types.ts';
-import { createEmbedder } from './embed/index.ts';
+import { createEmbedder, loadBuiltin } from './embed/index.ts';
+import { BuiltinEmbedder } from './embed/builtin.ts';
+import type { WordRarity } from './search/nothing-found.ts';
 import { lastReembedUnfinished, scheduleReembed } from './embed/reembed-job.ts';
 import type { AccessPolicy, ContextService, LibrarySearchService, SearchService } from './search/contracts.ts';
 import { StoreContextService } from './search/context-service.ts';
@@ -32,6 +34,8 @@ export interface Services {
   log: Logger;
   store: Store;
   embedder: Embedder | null;
+  /** Word rarity in English, from the builtin word table (the "nothing found" decision); null when the table cannot load. */
+  rarity: WordRarity | null;
   license: LicenseService;
   keys: KeyService;
   jobs: JobQueue;
@@ -83,8 +87,9 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const context = new StoreContextService(() => services);
   // /api/v3/search retrieves on the context service's worker threads (one pool per process).
   const search = new MultiLibrarySearch(() => services, {}, () => context.retrievalPool());
+  const rarity = await wordRarity(embedder, config, log);
   const services: Services = {
-    config, log, store, embedder, license, keys, jobs, writer, importer,
+    config, log, store, embedder, rarity, license, keys, jobs, writer, importer,
     access: teams.access,
     teams,
     context,
@@ -100,4 +105,15 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   else if (lastReembedUnfinished(services)) scheduleReembed(services, 'previous run unfinished');
   else scheduleMissingModels(store, jobs, log);
   return services;
+}
+
+/** Word rarity from the builtin table: the embedder's own when it is the builtin one, else loaded for this alone. */
+async function wordRarity(embedder: Embedder | null, config: Config, log: Logger): Promise<WordRarity | null> {
+  try {
+    const table = embedder instanceof BuiltinEmbedder ? embedder.table : (await loadBuiltin(config.dataDir, log)).table;
+    return (word) => table.rarity(word);
+  } catch (err) {
+    log.warn({ err: (err as Error).message }, 'word table unavailable: library-less searches never answer "nothing found"');
+    return null;
+  }
 }

@@ -123,6 +123,15 @@ export class WordTable {
     }
   }
 
+  /**
+   * How rare a word is in English: ln(2 + its frequency rank), words outside the table ranked last
+   * (the "nothing found" decision weighs a question's words by it: server/search/nothing-found.ts).
+   */
+  rarity(word: string): number {
+    const row = this.lookup(word);
+    return Math.log(2 + (row < 0 ? Math.max(this.count, 400_000) : this.ranks[row]!));
+  }
+
   word(row: number): string {
     return String.fromCharCode(...this.chars.subarray(this.offsets[row], this.offsets[row + 1]));
   }

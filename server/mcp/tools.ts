@@ -169,12 +169,20 @@ Ask about one concept per call; do not call this more than 3 times per question.
     description: `Searches the documentation of up to 4 libraries indexed on this Stacks instance at once (or lets Stacks pick the libraries from the question), removes duplicates and returns one ranked answer as text, each snippet with its library ID and source URL.
 
 Use it when a question spans several libraries, when you do not know the exact library ID, or when you paste an error message. Pass 'version' when the user works with a specific version; the answer says whether that version was served or current documentation was used instead.
-For a single known library, query-docs gives the same quality with a narrower scope.`,
+For a single known library, query-docs gives the same quality with a narrower scope.
+When no library is given and nothing indexed answers the question (it is about a language, framework or tool this instance has no documentation for), the result says "No documentation found" instead of returning unrelated snippets: answer from your own knowledge then, and say that the documentation did not cover it.`,
     schema: searchDocsSchema,
     aliases: { ...queryAliases, libraries: ['library'] },
     async run(backend, args) {
       const a = args as z.infer<typeof searchDocsSchema>;
-      const r = await backend.searchDocs({ query: a.query, libraries: a.libraries ?? [], version: a.version, language: a.language });
+      let r: Awaited<ReturnType<typeof backend.searchDocs>>;
+      try {
+        r = await backend.searchDocs({ query: a.query, libraries: a.libraries ?? [], version: a.version, language: a.language });
+      } catch (err) {
+        // "Nothing found" is an answer, not a failure: said plainly, so the assistant does not retry or invent sources.
+        if ((err as { code?: unknown }).code === 'no_documentation_found') return `No documentation found. ${(err as Error).message}`;
+        throw err;
+      }
       const headers = Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k.toLowerCase(), v]));
       const reason = headers['x-stacks-search-reason'];
       const note = reason ? `Note: ${REASON_NOTES[reason] ?? `partial answer (${reason}).`}\n\n` : '';

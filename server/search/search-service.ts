@@ -19,6 +19,7 @@ import { codeSnippetJson, infoSnippetJson, lazyRendered, renderText } from './re
 import { branchSatisfies, resolveVersion, worstStatus } from './version.ts';
 import { queueVersionFetch } from './version-fetch.ts';
 import type { RetrievalPool } from './retrieval-pool.ts';
+import { answerability, type WordRarity } from './nothing-found.ts';
 
 /** One selected library with the version it serves and what it reports about the request. */
 export interface SearchTarget {
@@ -43,6 +44,8 @@ export type GlobalRerank = (q: PreparedQuery, candidates: Candidate[]) => Candid
 export interface SearchDeps {
   store: Store;
   embedder: Embedder | null;
+  /** Word rarity for the "nothing found" decision of library-less questions (null: never refuse). */
+  rarity: WordRarity | null;
   access: AccessPolicy;
   jobs: JobQueue;
   log: Logger;
@@ -154,12 +157,14 @@ export class MultiLibrarySearch implements SearchService {
       // Several libraries: fewer candidates per library, and only each library's best fused ones
       // reach the global reranker (its cost grows with every candidate; the answer holds ~25).
       const limits = targets.length > 1 ? { lexicalLimit: MULTI.listLimit, vectorLimit: MULTI.listLimit, fetchLimit: MULTI.perLibrary } : {};
-      if (!inThread) return { targets, limits, pending: null };
+      // Only a question that names no library, answered from libraries its words pointed to, may be "nothing found".
+      const inferred = req.libraries.length === 0 && selection.named === 0;
+      if (!inThread) return { targets, limits, inferred, pending: null };
       const retrieve =
         this.overrides.retrieve ?? (async (t: SearchTarget, pq: PreparedQuery) => retrievePrepared(d.store, t.version.id, pq, { libraryId: t.label, ...limits }));
-      return { targets, limits, pending: targets.map((t) => retrieve(t, q)) };
+      return { targets, limits, inferred, pending: targets.map((t) => retrieve(t, q)) };
     });
-    let { targets, limits, pending } = plan(pool === null);
+    let { targets, limits, inferred, pending } = plan(pool === null);
     if (pending === null) {
       let lists: Candidate[][] | 'stale' | null = null;
       try {
@@ -168,7 +173,7 @@ export class MultiLibrarySearch implements SearchService {
         d.log.warn({ err: (err as Error).message }, 'search: retrieval worker failed; retrieving in the request thread');
       }
       if (lists !== null && lists !== 'stale') pending = lists.map((l) => Promise.resolve(l));
-      else ({ targets, limits, pending } = plan(true));
+      else ({ targets, limits, inferred, pending } = plan(true));
     }
     this.queueMissingVersions(targets, principal);
     const several = targets.length > 1;
@@ -200,6 +205,16 @@ export class MultiLibrarySearch implements SearchService {
       d.log.warn({ err: (err as Error).message }, 'search: reranker failed; fused order served');
       ranked = merged.map((c) => ({ ...c, score: c.fused })).sort(byScore);
       failed = true;
+    }
+    if (inferred && d.rarity) {
+      const verdict = answerability(q.terms, ranked, (words) => new Set(d.store.probe.documentFrequencies(words).keys()), d.rarity);
+      if (verdict.nothingFound) {
+        d.log.debug({ query: req.query.slice(0, 200), unknown: verdict.unknown, coverage: verdict.coverage }, 'search: nothing found');
+        throw new ApiError(
+          'no_documentation_found',
+          'Nothing in the indexed documentation answers this question: its main words are missing from every library or are not found together. Name a library with the library parameter to search it anyway.',
+        );
+      }
     }
     const budget = searchBudget(targets.length);
     // Dedupe compares every kept snippet with the next one: only the head that can reach the answer is worth it.

@@ -1,0 +1,68 @@
+import type { Candidate } from './retrieve.ts';
+import { STOPWORDS } from './query.ts';
+
+/**
+ * The "nothing found" decision of a library-less search (the question names no library and none
+ * was given). The probe always finds some library whose documents share a few words with a
+ * question, also one about Django or sourdough; answering it with confident snippets misleads the
+ * assistant that reads them. Two signals, each weighing a word by how rare it is in English (its
+ * frequency rank in the builtin word table: "kubectl" and "eloquent" say more than "configure"):
+ *
+ * - unknown: the share of the question's word weight that no indexed document holds at all;
+ * - coverage: the best share of it that one of the best-ranked snippets holds.
+ *
+ * They are combined by a logistic model, z = bias + unknown x U + coverage x C, and the search
+ * answers 404 no_documentation_found when z > 0 (more likely off-topic than not). The three
+ * constants were fitted by logistic regression on the dev split of test/eval (off-topic questions
+ * against on-topic library-less ones, equal weights); see docs/retrieval.md for the figures on the
+ * blind split.
+ */
+export const NOTHING_FOUND = { bias: 0.74, unknown: 7.71, coverage: -5.71, candidates: 3 } as const;
+
+/** Weight of a word by its rarity in English (larger: rarer); words outside the table are the rarest. */
+export type WordRarity = (word: string) => number;
+
+export interface Answerability {
+  unknown: number;
+  coverage: number;
+  z: number;
+  nothingFound: boolean;
+}
+
+/** The content words the decision weighs: lower-case letters only, no stopwords, 3+ letters. */
+export function contentWords(terms: string[]): string[] {
+  return [...new Set(terms.filter((t) => /^[a-z]{3,}$/.test(t) && !STOPWORDS.has(t)))];
+}
+
+function candidateText(c: Candidate): string {
+  const s = c.snippet;
+  return `${s.title} ${s.breadcrumb} ${s.pageTitle} ${s.description} ${s.content} ${s.codeList.map((x) => x.code).join(' ')}`.toLowerCase();
+}
+
+/**
+ * Decides whether the ranked candidates answer the question at all. `indexed` tells which of the
+ * words any indexed document holds.
+ */
+export function answerability(terms: string[], ranked: Candidate[], indexed: (words: string[]) => Set<string>, rarity: WordRarity): Answerability {
+  const words = contentWords(terms);
+  if (words.length === 0 || ranked.length === 0) return { unknown: 0, coverage: 0, z: -Infinity, nothingFound: ranked.length === 0 };
+  const weights = words.map(rarity);
+  const total = weights.reduce((a, b) => a + b, 0);
+  const known = indexed(words);
+  let absent = 0;
+  words.forEach((w, i) => {
+    if (!known.has(w)) absent += weights[i]!;
+  });
+  let coverage = 0;
+  for (const c of ranked.slice(0, NOTHING_FOUND.candidates)) {
+    const text = candidateText(c);
+    let held = 0;
+    words.forEach((w, i) => {
+      if (text.includes(w)) held += weights[i]!;
+    });
+    coverage = Math.max(coverage, held / total);
+  }
+  const unknown = absent / total;
+  const z = NOTHING_FOUND.bias + NOTHING_FOUND.unknown * unknown + NOTHING_FOUND.coverage * coverage;
+  return { unknown, coverage, z, nothingFound: z > 0 };
+}

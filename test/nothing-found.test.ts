@@ -1,0 +1,98 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { answerability, NOTHING_FOUND } from '../server/search/nothing-found.ts';
+import type { Candidate } from '../server/search/retrieve.ts';
+import type { StoredSnippet } from '../server/model.ts';
+import { startTestServer, type TestServer } from './helpers/server.ts';
+import { httpMcpClient } from './helpers/mcp.ts';
+import { bundlePath, loadBundleFile } from './eval/bundles.ts';
+
+function candidate(content: string): Candidate {
+  const snippet: StoredSnippet = {
+    id: 1, versionId: 1, kind: 'info', sourceId: 'https://x.test/a#b', title: '', description: '', language: '', pageTitle: '', breadcrumb: '',
+    content, codeList: [], tokens: 10, contentHash: '', position: 0, isDynamic: false, sourceFile: null,
+  };
+  return { snippet, libraryId: '/x/y', bm25: 1, lexical: 1, cosine: 1, similarity: 0.5, lexicalRank: 1, vectorRank: 1, fused: 1, score: 0.5 };
+}
+
+test('the decision: words no document holds, or held by none of the best snippets, mean nothing found', () => {
+  const rarity = (w: string) => (w === 'kubectl' || w === 'ingress' ? 12 : 6);
+  const everything = (ws: string[]) => new Set(ws);
+  const nothing = () => new Set<string>();
+  // Every word known and held together by the best snippet: answered.
+  const held = answerability(['redact', 'sensitive', 'keys'], [candidate('redact sensitive keys from logs')], everything, rarity);
+  assert.equal(held.nothingFound, false);
+  assert.equal(held.coverage, 1);
+  // The rare words of the question are in no document at all: nothing found.
+  const unknown = answerability(['kubectl', 'ingress', 'annotations'], [candidate('annotations')], (ws) => new Set(ws.filter((w) => w === 'annotations')), rarity);
+  assert.equal(unknown.nothingFound, true);
+  assert.ok(unknown.unknown > 0.7);
+  // Known words, but the best snippets hold few of them together: nothing found.
+  const words = ['banana', 'bread', 'walnuts', 'oven', 'butter', 'sugar', 'flour', 'eggs', 'loaf', 'minutes'];
+  const scattered = answerability(words, [candidate('the bread of the build'), candidate('an oven')], everything, rarity);
+  assert.equal(scattered.coverage, 0.1);
+  assert.equal(scattered.z, NOTHING_FOUND.bias + NOTHING_FOUND.coverage * 0.1);
+  assert.equal(scattered.nothingFound, true);
+  // Half of them held together: answered.
+  assert.equal(answerability(words, [candidate('banana bread with walnuts, butter and sugar')], everything, rarity).nothingFound, false);
+  // Nothing ranked at all: nothing found; no content words: left to the ranking.
+  assert.equal(answerability(['anything'], [], nothing, rarity).nothingFound, true);
+  assert.equal(answerability(['how', 'to'], [candidate('x')], nothing, rarity).nothingFound, false);
+});
+
+let s: TestServer;
+
+before(async () => {
+  s = await startTestServer();
+  for (const name of ['pino', 'zod', 'hono']) await loadBundleFile(s.services.writer, bundlePath(name));
+  await s.services.jobs.idle();
+});
+
+after(async () => {
+  await s?.close();
+});
+
+async function search(params: Record<string, string | string[]>): Promise<{ status: number; body: { error?: string; message?: string; codeSnippets?: unknown[]; infoSnippets?: unknown[] } }> {
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) for (const x of Array.isArray(v) ? v : [v]) qs.append(k, x);
+  qs.set('type', 'json');
+  const res = await s.api(`/api/v3/search?${qs}`, { auth: null });
+  return { status: res.status, body: (await res.json()) as never };
+}
+
+test('library-less: off-topic questions are answered 404 no_documentation_found, on-topic ones are answered', async () => {
+  for (const query of [
+    'How do I configure a Kubernetes ingress with cert-manager annotations for TLS?',
+    'best recipe for banana bread with walnuts, and how long in the oven?',
+    'Django ORM: select_related vs prefetch_related for a ManyToMany field',
+  ]) {
+    const r = await search({ query });
+    assert.equal(r.status, 404, `${query}: ${JSON.stringify(r.body).slice(0, 200)}`);
+    assert.equal(r.body.error, 'no_documentation_found');
+    assert.match(r.body.message!, /Nothing in the indexed documentation answers this question/);
+  }
+  for (const query of ['redact sensitive keys from log lines and create child loggers with bindings', 'discriminated union of object schemas with safeParse', 'c.req.query to read a query parameter']) {
+    const r = await search({ query });
+    assert.equal(r.status, 200, `${query}: ${JSON.stringify(r.body).slice(0, 200)}`);
+    assert.ok((r.body.codeSnippets?.length ?? 0) + (r.body.infoSnippets?.length ?? 0) > 0);
+  }
+});
+
+test('with a library given, or a library named in the question, the search always answers', async () => {
+  const q = 'How do I configure a Kubernetes ingress with cert-manager annotations for TLS?';
+  assert.equal((await search({ query: q, library: 'hono' })).status, 200);
+  assert.equal((await search({ query: `${q} in hono` })).status, 200);
+});
+
+test('MCP search-docs says plainly that nothing was found (not a tool error)', async () => {
+  const client = await httpMcpClient(s.url);
+  try {
+    const r = (await client.callTool({ name: 'search-docs', arguments: { query: 'best recipe for banana bread with walnuts, and how long in the oven?' } })) as { isError?: boolean; content: { text: string }[] };
+    assert.notEqual(r.isError, true);
+    assert.match(r.content[0]!.text, /^No documentation found\. Nothing in the indexed documentation answers this question/);
+    const tools = await client.listTools();
+    assert.match(tools.tools.find((t) => t.name === 'search-docs')!.description!, /No documentation found/);
+  } finally {
+    await client.close();
+  }
+});

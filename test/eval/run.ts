@@ -70,7 +70,8 @@ function summarize(ranks: (number | null)[]): Metrics {
 /** Creates services over a temporary data dir and loads the named corpus bundles through the writer. */
 export async function loadCorpus(bundles: string[] = BUNDLES): Promise<{ services: Services; dataDir: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-eval-'));
-  const config = loadConfig({ dataDir, logLevel: 'warn' } as never, {});
+  // Retrieval in this thread: the evaluation awaits each answer (unref'd workers would let the process exit meanwhile).
+  const config = loadConfig({ dataDir, logLevel: 'warn', searchWorkers: 0 } as never, {});
   const services = await createServices(config, createLogger('warn'));
   for (const b of bundles) await loadBundleFile(services.writer, bundlePath(b));
   return { services, dataDir };

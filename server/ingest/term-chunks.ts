@@ -1,4 +1,4 @@
-import { BM25_WEIGHTS } from '../search/bm25.ts';
+import { BM25_WEIGHTS, termWeight } from '../search/bm25.ts';
 import { indexTokens, type IndexColumns } from '../search/text.ts';
 
 /** One chunk of the term index: documents with ids in [baseId, baseId + 65535], their lengths and postings. */
@@ -22,11 +22,6 @@ export interface TermChunk {
 /** Column weights x 10 (integers: 1.2 and 1.5 stay exact in the 16-bit frequencies). */
 const WEIGHTS: [keyof IndexColumns, number][] = (['title', 'breadcrumb', 'description', 'code', 'content'] as const).map((c) => [c, Math.round(BM25_WEIGHTS[c] * 10)]);
 const MAX_U16 = 0xffff;
-
-/** A term's weight in a document's cosine vector, from its stored weighted frequency (x 10). */
-export function termWeight(stored: number): number {
-  return 1 + Math.log(stored / 10);
-}
 
 /**
  * Builds term-index chunks from documents added in increasing id order. The weighted frequency

@@ -1,6 +1,5 @@
 import type { Store } from '../store/index.ts';
 import type { LexicalHit } from '../store/search.ts';
-import { termWeight } from '../ingest/term-chunks.ts';
 
 /** FTS5's bm25() constants (k1, b). */
 export const BM25 = { k1: 1.2, b: 0.75 } as const;
@@ -11,6 +10,14 @@ export const BM25 = { k1: 1.2, b: 0.75 } as const;
  * and code last (identifiers repeat a lot inside code). Chosen on test/eval (docs/retrieval.md).
  */
 export const BM25_WEIGHTS = { title: 8, breadcrumb: 4, description: 3, code: 1.2, content: 1.5 } as const;
+
+/** A term's weight in a document's cosine vector, from its stored weighted frequency (x 10); the term index stores each document's norm of these. */
+export function termWeight(stored: number): number {
+  return stored < WEIGHTS.length ? WEIGHTS[stored]! : 1 + Math.log(stored / 10);
+}
+
+/** termWeight of the common stored frequencies, computed once (the lexical scan reads one per posting). */
+const WEIGHTS = Float64Array.from({ length: 4096 }, (_, f) => (f > 0 ? 1 + Math.log(f / 10) : 0));
 
 /** A served version's document statistics, loaded once (a ready version never changes). */
 interface VersionStats {

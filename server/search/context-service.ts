@@ -119,7 +119,8 @@ export class StoreContextService implements ContextService {
     const { config, store } = this.deps;
     const size = config.searchWorkers ?? (config.dev ? 0 : 2);
     const file = store.db.name;
-    this.pool = size > 0 && file && file !== ':memory:' && fs.existsSync(file) ? new RetrievalPool(file, size) : null;
+    const lost = (err: Error) => this.deps.log.error({ err: err.message }, 'a retrieval worker stopped; its share of the searches runs in the request thread');
+    this.pool = size > 0 && file && file !== ':memory:' && fs.existsSync(file) ? new RetrievalPool(file, size, lost) : null;
     return this.pool;
   }
 

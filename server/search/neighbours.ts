@@ -46,8 +46,8 @@ export function attachContext(store: Store, ranked: Candidate[], opts: { hits?: 
           additions.set(s.id, [...(additions.get(s.id) ?? []), { ...below, score: hit.score, via: 'sibling' }]);
           return;
         }
-        const ids = store.search.page(s.versionId, pageOf(s.sourceId)).filter((id) => !present.has(id));
-        const twin = ids.length ? store.snippets.byIds(ids).find((p) => p.kind === 'code' && sectionOf(p.sourceId) === section) : undefined;
+        const twinId = store.search.sectionCode(s.versionId, section);
+        const twin = twinId !== null && !present.has(twinId) ? store.snippets.byIds([twinId])[0] : undefined;
         if (twin) {
           present.add(twin.id);
           additions.set(s.id, [...(additions.get(s.id) ?? []), context(twin, hit, 'sibling')]);

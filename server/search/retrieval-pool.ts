@@ -22,7 +22,8 @@ export class RetrievalPool {
   private nextId = 1;
   private closed = false;
 
-  constructor(dbFile: string, size: number) {
+  /** `onWorkerLost` hears why a worker left the pool (its requests then run in the request thread). */
+  constructor(dbFile: string, size: number, onWorkerLost: (err: Error) => void = () => {}) {
     for (let i = 0; i < size; i++) {
       // A small young generation: the KNN scan reads ~0.5 MB of vector blobs per library into Buffers
       // that only a scavenge frees, and with the default size they piled up to ~80 MB more RSS.
@@ -39,7 +40,10 @@ export class RetrievalPool {
       const fail = (err: Error) => {
         // A dead worker leaves the pool; its requests fail over to the request thread.
         const i = this.workers.indexOf(entry);
-        if (i >= 0) this.workers.splice(i, 1);
+        if (i >= 0) {
+          this.workers.splice(i, 1);
+          if (!this.closed) onWorkerLost(err);
+        }
         for (const p of pending.values()) p.reject(err);
         pending.clear();
       };

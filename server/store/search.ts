@@ -35,10 +35,21 @@ export class SearchStore {
   private vecStmts: { knn: Statement; chunks: Statement | null } | null = null;
 
   private readonly pageStmt;
+  private readonly sectionCodeStmt;
 
   constructor(private readonly db: Db) {
     // Range over the (version_id, source_id) index: the page URL itself and every URL#anchor on it.
     this.pageStmt = db.prepare("SELECT id FROM snippets WHERE version_id = ? AND source_id >= ? AND source_id < ? ORDER BY position LIMIT ?");
+    this.sectionCodeStmt = db.prepare(
+      "SELECT id, source_id AS sourceId FROM snippets WHERE version_id = ? AND source_id >= ? AND source_id < ? AND kind = 'code' ORDER BY position LIMIT 20",
+    );
+  }
+
+  /** The first code snippet of a section (`URL#anchor`, its repeats `URL#anchor~2`...), or null. */
+  sectionCode(versionId: number, section: string): number | null {
+    // '\u007f' sorts after every URL character, so the range holds the section, its repeats and longer anchors sharing its prefix.
+    const rows = this.sectionCodeStmt.all(versionId, section, `${section}\u007f`) as { id: number; sourceId: string }[];
+    return rows.find((r) => r.sourceId === section || /^~\d+$/.test(r.sourceId.slice(section.length)))?.id ?? null;
   }
 
   /**

@@ -85,3 +85,11 @@ test('JSON output keeps its messages and codes: a pino log line, an error body, 
   const zod = reduceErrorText('ZodError: [\n  {\n    "code": "unrecognized_keys",\n    "keys": [\n      "utm_source"\n    ],\n    "path": [],\n    "message": "Unrecognized key: \\"utm_source\\""\n  }\n]');
   assert.equal(zod.text, 'ZodError: unrecognized_keys utm_source Unrecognized key: "utm_source"');
 });
+
+test('pasted output loses the words every error message has, a question keeps them', () => {
+  const pasted = analyzeQuery("Uncaught TypeError: Can't modify immutable headers.\n    at cors (file:///app/node_modules/hono/dist/middleware/cors/index.js:79:17)");
+  assert.ok(!pasted.terms.includes('uncaught') && !pasted.terms.includes('typeerror') && !pasted.terms.includes('error'), pasted.terms.join(' '));
+  assert.ok(pasted.terms.includes('immutable') && pasted.terms.includes('headers'));
+  const asked = analyzeQuery('custom error handler for uncaught errors');
+  assert.ok(asked.terms.includes('error') && asked.terms.includes('uncaught'));
+});

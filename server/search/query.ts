@@ -40,6 +40,12 @@ export const STOPWORDS = new Set(
     .split(/\s+/),
 );
 
+/** Words of error output in general, dropped from pasted output (server/search/error-text.ts) when other words remain. */
+const ERROR_WORDS = new Set(
+  ('error errors err uncaught unhandled typeerror referenceerror syntaxerror rangeerror exception exceptions failed failing fails fail ' +
+    'warning warn fatal throw thrown throws stack trace internal node cause caused').split(' '),
+);
+
 /** Question words that point to code or to prose. */
 const CODE_CUES = /\b(how (do|can|to|should)|example|snippet|code|implement|write|syntax|configure|setup|set up|install|usage|call|register|create|define|use)\b/i;
 const PROSE_CUES = /\b(what (is|are|does)|why|when should|difference|explain|overview|concept|meaning|describe|vs\.?|versus|compare|limitations?)\b/i;
@@ -121,6 +127,12 @@ export function analyzeQuery(asked: string): Omit<PreparedQuery, 'vector'> {
     if (joined) add(joined);
     // Parts of an identifier are kept even when they are stopwords on their own (c.set, useEffect).
     for (const p of parts) if ((parts.length > 1 || !STOPWORDS.has(p)) && (p.length > 1 || /\d/.test(p))) add(p);
+  }
+  // Pasted output: the words every error message has (error, uncaught, failed) match every page about
+  // errors; what is left names this error.
+  if (reduced.pasted) {
+    const specific = terms.filter((t) => !ERROR_WORDS.has(t));
+    if (specific.length >= 2) terms.splice(0, terms.length, ...specific);
   }
   // Everything was a stopword ("how does it work"): fall back to all words so the query still matches.
   if (terms.length === 0) for (const m of text.matchAll(WORD)) for (const p of splitIdentifier(m[0])) add(p);

@@ -2,7 +2,8 @@
 //   npm run bench -- import [--snippets 200000] [--runs 3] [--max-old-space MB (default 512, as npm start)] [--trace] [--keep]
 // Generates a realistic bundle (~500 bytes per snippet) into a temp dir, starts `stacks serve` as a
 // child process per run (fresh data dir, dev license), uploads the bundle as a streamed JSON body
-// and waits for the import job. Prints snippets/s (upload + parse + validate + stage + store + FTS
+// and waits for the import job, then for the search-model job it queues (reporting how long /ping waited
+// meanwhile). Prints snippets/s (upload + parse + validate + stage + store + FTS
 // + embeddings with the configured embedder) and the server's peak RSS (VmHWM from /proc).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -42,6 +43,8 @@ interface RunResult {
   /** File-backed resident memory at the end: the database file mapped by SQLite (mmap_size), page cache the kernel can drop. */
   fileMb: number;
   stored: number;
+  /** The search-model job the new version queued: its duration, and how long /ping waited meanwhile (the server keeps serving). */
+  learning: { seconds: number; pingP99Ms: number; pingMaxMs: number; peakAnonMb: number };
 }
 
 async function run(bundle: string, size: number): Promise<RunResult> {
@@ -80,9 +83,26 @@ async function run(bundle: string, size: number): Promise<RunResult> {
       await new Promise((r) => setTimeout(r, 100));
     }
     const seconds = (performance.now() - t0) / 1000;
-    clearInterval(sampler);
     if (job.state !== 'succeeded') throw new Error(`import job ${job.state}: ${job.error}`);
-    return { seconds, uploadSeconds, rate: SNIPPETS / seconds, peakRssMb: memoryOf(pid).peak, idleRssMb, peakAnonMb, fileMb: memoryOf(pid).file + memoryOf(pid).shmem, stored: Number(job.progress.stored) };
+    const importPeakAnon = peakAnonMb;
+    const peakRssMb = memoryOf(pid).peak;
+    const fileMb = memoryOf(pid).file + memoryOf(pid).shmem;
+    // Then the ranking model of the new version is learned in the background: how long, and whether the server stays responsive.
+    peakAnonMb = 0;
+    const l0 = performance.now();
+    const pings: number[] = [];
+    for (;;) {
+      const p0 = performance.now();
+      await fetch(`${url}/ping`);
+      pings.push(performance.now() - p0);
+      const list = (await (await fetch(`${url}/api/jobs?kind=search-model`, { headers: { authorization: `Bearer ${key}` } })).json()) as { jobs: { state: string }[] };
+      if (list.jobs.length > 0 && list.jobs.every((j) => j.state === 'succeeded' || j.state === 'failed')) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    clearInterval(sampler);
+    pings.sort((a, b) => a - b);
+    const learning = { seconds: (performance.now() - l0) / 1000, pingP99Ms: pings[Math.min(pings.length - 1, Math.floor(pings.length * 0.99))]!, pingMaxMs: pings[pings.length - 1]!, peakAnonMb };
+    return { seconds, uploadSeconds, rate: SNIPPETS / seconds, peakRssMb, idleRssMb, peakAnonMb: importPeakAnon, fileMb, stored: Number(job.progress.stored), learning };
   } finally {
     await new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
@@ -106,6 +126,9 @@ try {
       `run ${i + 1}: ${r.seconds.toFixed(1)} s end to end (upload+staging ${r.uploadSeconds.toFixed(1)} s), ${Math.round(r.rate)} snippets/s, ` +
         `server peak RSS ${r.peakRssMb.toFixed(0)} MB (idle ${r.idleRssMb.toFixed(0)} MB; peak anonymous ${r.peakAnonMb.toFixed(0)} MB, ` +
         `file-backed at end ${r.fileMb.toFixed(0)} MB), stored ${r.stored}`,
+    );
+    console.log(
+      `  then the search-model job: ${r.learning.seconds.toFixed(1)} s, /ping meanwhile p99 ${r.learning.pingP99Ms.toFixed(0)} ms, max ${r.learning.pingMaxMs.toFixed(0)} ms, peak anonymous ${r.learning.peakAnonMb.toFixed(0)} MB`,
     );
   }
 } finally {

@@ -1,7 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { Store } from '../store/index.ts';
 import type { Embedder } from '../embed/types.ts';
-import type { StoredSnippet } from '../model.ts';
 import { prepareQuery } from './query.ts';
 import { retrievePrepared } from './retrieve.ts';
 import { RERANK_FETCH } from './pipeline.ts';
@@ -45,8 +43,19 @@ interface Example {
   heldOut: boolean;
 }
 
+/** FNV-1a: a cheap, fixed hash for sampling headings and holding out pages (the same text, the same choice). */
 function hashOf(s: string): number {
-  return createHash('sha1').update(s).digest().readUInt32BE(0);
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** What a heading question needs of a snippet. */
+export interface HeadingRow {
+  sourceId: string;
+  kind: 'code' | 'info';
+  title: string;
+  breadcrumb: string;
 }
 
 function pageOf(url: string): string {
@@ -55,35 +64,52 @@ function pageOf(url: string): string {
 }
 
 /** The heading of a section as a question: its last heading, without markdown. */
-function headingOf(s: StoredSnippet): string {
+function headingOf(s: HeadingRow): string {
   const last = (s.breadcrumb || s.title).split(' > ').pop() ?? '';
   return last.replace(/[`*_#]/g, '').replace(/\s+/g, ' ').trim();
 }
 
-/** Headings that name exactly one section of the version (a heading shared by sections, "Usage", says nothing), sampled. */
-export function pseudoQuestions(snippets: StoredSnippet[], max: number = LEARN.maxQuestions): PseudoQuestion[] {
+/**
+ * Headings that name exactly one section of the version (a heading shared by sections, "Usage",
+ * says nothing), the `max` with the smallest hash of their section. Yields to the event loop every
+ * few thousand rows: a version may have hundreds of thousands of sections.
+ */
+export async function pseudoQuestions(snippets: HeadingRow[], max: number = LEARN.maxQuestions): Promise<PseudoQuestion[]> {
   // One snippet per section, prose preferred: its heading path ends with the section's heading.
-  const bySection = new Map<string, StoredSnippet>();
-  for (const s of snippets) {
+  const bySection = new Map<string, HeadingRow>();
+  for (let i = 0; i < snippets.length; i++) {
+    const s = snippets[i]!;
     const section = sectionOf(s.sourceId);
     const seen = bySection.get(section);
     if (!seen || (seen.kind !== 'info' && s.kind === 'info')) bySection.set(section, s);
+    if (i % YIELD_ROWS === YIELD_ROWS - 1) await yieldToEventLoop();
   }
-  const byText = new Map<string, Set<string>>();
-  const out: PseudoQuestion[] = [];
+  const sections = new Map<string, number>();
+  const all: PseudoQuestion[] = [];
+  let n = 0;
   for (const [section, s] of bySection) {
+    if (++n % YIELD_ROWS === 0) await yieldToEventLoop();
     const text = headingOf(s);
     if (text.length < 3 || !/[a-z]{3}/i.test(text)) continue;
     const key = text.toLowerCase();
-    if (!byText.has(key)) byText.set(key, new Set());
-    byText.get(key)!.add(section);
-    out.push({ text, section, page: pageOf(section) });
+    sections.set(key, (sections.get(key) ?? 0) + 1);
+    all.push({ text, section, page: pageOf(section) });
   }
-  return out
-    .filter((q) => byText.get(q.text.toLowerCase())!.size === 1)
-    .sort((a, b) => hashOf(a.section) - hashOf(b.section) || (a.section < b.section ? -1 : 1))
-    .slice(0, max);
+  // The `max` smallest hashes, kept in a buffer trimmed as it grows (no sort of every section).
+  let kept: { q: PseudoQuestion; h: number }[] = [];
+  const byHash = (a: { q: PseudoQuestion; h: number }, b: { q: PseudoQuestion; h: number }) => a.h - b.h || (a.q.section < b.q.section ? -1 : 1);
+  for (let i = 0; i < all.length; i++) {
+    const q = all[i]!;
+    if (sections.get(q.text.toLowerCase()) !== 1) continue;
+    kept.push({ q, h: hashOf(q.section) });
+    if (kept.length >= 4 * max) kept = kept.sort(byHash).slice(0, max);
+    if (i % YIELD_ROWS === YIELD_ROWS - 1) await yieldToEventLoop();
+  }
+  return kept.sort(byHash).slice(0, max).map((x) => x.q);
 }
+
+/** Rows handled between two yields to the event loop (a few milliseconds of work). */
+const YIELD_ROWS = 5000;
 
 async function yieldToEventLoop(): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve));
@@ -124,7 +150,7 @@ export async function fitPairwise(examples: Example[], prior: number[], signal?:
       for (let k = 0; k < d; k++) g[k]! -= sig * x[k]!;
     }
     for (let k = 0; k < d; k++) w[k]! -= LEARN.learningRate * (g[k]! / diffs.length + LEARN.l2 * (w[k]! - prior[k]!));
-    if (epoch % 20 === 19) {
+    if (epoch % 5 === 4) {
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
       await yieldToEventLoop();
     }
@@ -195,20 +221,20 @@ export function fitCalibration(examples: Example[], weights: number[]): { a: num
 
 /** The headings of one version asked as questions: their candidates' features and labels. */
 export async function examplesOf(store: Store, embedder: Embedder | null, versionId: number, signal?: AbortSignal): Promise<Example[]> {
-  const snippets: StoredSnippet[] = [];
+  // Only the headings are read, a page at a time: a 200,000-snippet version must not hold the event loop (or its memory).
+  const rows: HeadingRow[] = [];
   for (let after = 0; ; ) {
-    const page = store.snippets.list(versionId, 2000, after);
+    const page = store.snippets.headings(versionId, after, 5000);
     if (page.length === 0) break;
-    snippets.push(...page);
+    for (const r of page) rows.push({ sourceId: r.sourceId, kind: r.kind, title: r.title, breadcrumb: r.breadcrumb });
     after = page[page.length - 1]!.id;
+    await yieldToEventLoop();
   }
   const out: Example[] = [];
-  let n = 0;
-  for (const pq of pseudoQuestions(snippets)) {
-    if (++n % 16 === 0) {
-      if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
-      await yieldToEventLoop();
-    }
+  // One question at a time between yields: on a large version one retrieval takes tens of milliseconds.
+  for (const pq of await pseudoQuestions(rows)) {
+    if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
+    await yieldToEventLoop();
     const q = await prepareQuery(pq.text, embedder);
     const candidates = store.search.snapshot(() => retrievePrepared(store, versionId, q, { fetchLimit: RERANK_FETCH }));
     const y = candidates.map((c) => sectionOf(c.snippet.sourceId) === pq.section);

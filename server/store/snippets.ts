@@ -135,6 +135,13 @@ export class SnippetStore {
     return ids.map((id) => byId.get(id)).filter((s): s is StoredSnippet => s !== undefined);
   }
 
+  /** What the ranking model learns from (server/search/learn.ts): each snippet's source URL, kind and headings, in id order, a page at a time. */
+  headings(versionId: number, afterId: number, limit: number): { id: number; sourceId: string; kind: 'code' | 'info'; title: string; breadcrumb: string }[] {
+    return this.db
+      .prepare('SELECT id, source_id AS sourceId, kind, title, breadcrumb FROM snippets WHERE version_id = ? AND id > ? ORDER BY id LIMIT ?')
+      .all(versionId, afterId, limit) as { id: number; sourceId: string; kind: 'code' | 'info'; title: string; breadcrumb: string }[];
+  }
+
   /** Snippets of a version in page order (paging for exports and tests). */
   list(versionId: number, limit: number, afterId = 0): StoredSnippet[] {
     return (this.db.prepare(`SELECT ${COLUMNS} FROM snippets WHERE version_id = ? AND id > ? ORDER BY id LIMIT ?`).all(versionId, afterId, limit) as Row[]).map(toSnippet);

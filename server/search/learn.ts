@@ -115,6 +115,11 @@ async function yieldToEventLoop(): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
+/** Stops the learning when its job is cancelled or the server shuts down. */
+function stopIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
+}
+
 /** Mean reciprocal rank (at 10) of the first positive under a weight vector. */
 function mrr(examples: Example[], weights: number[]): number {
   if (examples.length === 0) return 0;
@@ -151,7 +156,7 @@ export async function fitPairwise(examples: Example[], prior: number[], signal?:
     }
     for (let k = 0; k < d; k++) w[k]! -= LEARN.learningRate * (g[k]! / diffs.length + LEARN.l2 * (w[k]! - prior[k]!));
     if (epoch % 5 === 4) {
-      if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
+      stopIfAborted(signal);
       await yieldToEventLoop();
     }
   }
@@ -226,14 +231,14 @@ export async function examplesOf(store: Store, embedder: Embedder | null, versio
   for (let after = 0; ; ) {
     const page = store.snippets.headings(versionId, after, 5000);
     if (page.length === 0) break;
-    for (const r of page) rows.push({ sourceId: r.sourceId, kind: r.kind, title: r.title, breadcrumb: r.breadcrumb });
+    rows.push(...page);
     after = page[page.length - 1]!.id;
     await yieldToEventLoop();
   }
   const out: Example[] = [];
   // One question at a time between yields: on a large version one retrieval takes tens of milliseconds.
   for (const pq of await pseudoQuestions(rows)) {
-    if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
+    stopIfAborted(signal);
     await yieldToEventLoop();
     const q = await prepareQuery(pq.text, embedder);
     const candidates = store.search.snapshot(() => retrievePrepared(store, versionId, q, { fetchLimit: RERANK_FETCH }));

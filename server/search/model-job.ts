@@ -19,10 +19,12 @@ export interface SearchModelPayload {
   libraryId: string;
 }
 
-/** Queues learning for a version unless a job for it is already queued. */
+/** Queues learning for a version unless a job for it is already queued or running (a running one left by a crash is queued again at start). */
 export function queueSearchModel(jobs: JobQueue, versionId: number, libraryId: string): number {
-  const queued = jobs.list({ kind: SEARCH_MODEL_KIND, state: 'queued', libraryId, limit: 100 }).find((j) => j.payload.versionId === versionId);
-  return queued ? queued.id : jobs.enqueue<SearchModelPayload>(SEARCH_MODEL_KIND, { versionId, libraryId }, { libraryId }).id;
+  const pending = (['queued', 'running'] as const)
+    .flatMap((state) => jobs.list({ kind: SEARCH_MODEL_KIND, state, libraryId, limit: 100 }))
+    .find((j) => j.payload.versionId === versionId);
+  return pending ? pending.id : jobs.enqueue<SearchModelPayload>(SEARCH_MODEL_KIND, { versionId, libraryId }, { libraryId }).id;
 }
 
 /** At start-up: queues every served version whose model is missing or of an older format (an upgrade, a crash before the job ran). */

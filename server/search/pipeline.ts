@@ -1,7 +1,7 @@
 import type { Store } from '../store/index.ts';
 import type { PreparedQuery } from './query.ts';
 import { retrievePrepared, type Candidate } from './retrieve.ts';
-import { rank, type RankingModel } from './ranker.ts';
+import { rank } from './ranker.ts';
 import { modelFor } from './models.ts';
 import { dedupe } from './dedupe.ts';
 import { attachContext } from './neighbours.ts';
@@ -13,7 +13,7 @@ import type { FUSION } from './retrieve.ts';
 export const FAST_FETCH = 40;
 
 /**
- * Candidates the reranker scores (of the ~70 the two lists give), the best fused first: the
+ * Candidates the ranking model scores (of the ~70 the two lists give), the best fused first: the
  * tail never reached an answer on test/eval (same figures with all of them) and costs rows,
  * features and dedupe (6% more throughput at 1M snippets without it).
  */
@@ -21,7 +21,7 @@ export const RERANK_FETCH = 50;
 
 export interface VersionAnswerOptions {
   libraryId: string;
-  /** Skip the reranker and the context pulled around hits (fused order only). */
+  /** Skip the ranking model and the context pulled around hits (fused order only). */
   fast?: boolean;
   /** Lists to use (evaluation switches them off one at a time). */
   lexical?: boolean;
@@ -30,15 +30,14 @@ export interface VersionAnswerOptions {
   budget?: { tokens?: number; maxSnippets?: number };
   /** Tuning overrides (evaluation only). */
   fusion?: Partial<Record<keyof typeof FUSION, number>>;
-  /** The version's ranking model (its learned one, else the default). */
-  model?: RankingModel;
   /** Skip packing: return the whole ranked list (evaluation, multi-library search packs globally itself). */
   unpacked?: boolean;
 }
 
 /**
- * The whole per-version pipeline used by /api/v2/context: candidates (BM25 + KNN, RRF),
- * rerank (unless fast), dedupe, context around the best hits (unless fast), token budget.
+ * The whole per-version pipeline used by /api/v2/context: candidates (BM25 + KNN, RRF), the
+ * version's ranking model (unless fast), dedupe, context around the best hits (unless fast),
+ * weak-tail cut and token budget.
  * The multi-library search runs the first steps per library and the rest globally.
  */
 export function answerForVersion(store: Store, q: PreparedQuery, versionId: number, opts: VersionAnswerOptions): Candidate[] {
@@ -47,8 +46,7 @@ export function answerForVersion(store: Store, q: PreparedQuery, versionId: numb
     // Only the head of the fused list is loaded and ranked (FAST_FETCH, RERANK_FETCH).
     fetchLimit: opts.unpacked ? undefined : opts.fast ? FAST_FETCH : RERANK_FETCH,
   });
-  const model = opts.model ?? (opts.fast ? null : modelFor(store, versionId));
-  const ranked = rank(q, candidates, { fast: opts.fast, modelOf: model ? () => model : undefined });
+  const ranked = opts.fast ? rank(q, candidates, { fast: true }) : rank(q, candidates, { modelOf: () => modelFor(store, versionId) });
   let list = diversify(dedupe(ranked));
   if (!opts.fast) list = attachContext(store, list);
   return opts.unpacked ? list : pack(list, opts.budget);

@@ -137,8 +137,8 @@ export function rankOf(a: Asked, key: `${Endpoint}:${Order}`): number | null {
 export interface Report {
   /** Per endpoint and order: metrics by kind, on-topic overall (dev / blind / all). */
   tables: Record<`${Endpoint}:${Order}`, Record<string, Metrics>>;
-  /** Library-less off-topic questions answered 404 no_documentation_found by /api/v3/search. */
-  offtopic: { n: number; refused: number; snippets: number[] };
+  /** Library-less off-topic questions answered 404 no_documentation_found by /api/v3/search (also per split). */
+  offtopic: { n: number; refused: number; snippets: number[]; dev: [number, number]; blind: [number, number] };
   /** On-topic /api/v3/search questions wrongly answered "nothing found". */
   falseRefusals: { n: number; refused: number; ids: string[] };
   /** Version questions whose first /api/v3/search snippet comes from the expected version. */
@@ -172,7 +172,15 @@ export function report(asked: Asked[]): Report {
   const versionPrefix = (url: string) => url.replace(/^(https:\/\/github\.com\/[^/]+\/[^/]+\/blob\/[^/]+\/).*$/, '$1').replace(/^(https:\/\/[^/]+\/).*$/, '$1');
   return {
     tables,
-    offtopic: { n: off.length, refused: offAnswers.filter((a) => a.error === 'no_documentation_found').length, snippets: offAnswers.map((a) => a.sources.length) },
+    offtopic: {
+      n: off.length,
+      refused: offAnswers.filter((a) => a.error === 'no_documentation_found').length,
+      snippets: offAnswers.map((a) => a.sources.length),
+      ...Object.fromEntries((['dev', 'blind'] as const).map((split) => {
+        const group = off.filter((a) => a.q.split === split);
+        return [split, [group.filter((a) => a.answers['search:json']!.error === 'no_documentation_found').length, group.length]];
+      })) as { dev: [number, number]; blind: [number, number] },
+    },
     falseRefusals: { n: onTopic.length, refused: refusedOn.length, ids: refusedOn.map((a) => a.q.id) },
     versions: {
       n: versionQs.length,
@@ -200,7 +208,10 @@ export function formatReport(r: Report, opts: { kinds?: boolean } = {}): string 
     lines.push(`${`${name} (${n})`.padEnd(24)} ${cells.join(' ')}`);
   }
   lines.push('');
-  lines.push(`off-topic, library-less /api/v3/search: ${r.offtopic.refused} of ${r.offtopic.n} answered 404 no_documentation_found (snippets returned otherwise: ${r.offtopic.snippets.filter((n) => n > 0).join(', ') || 'none'})`);
+  lines.push(
+    `off-topic, library-less /api/v3/search: ${r.offtopic.refused} of ${r.offtopic.n} answered 404 no_documentation_found ` +
+      `(dev ${r.offtopic.dev[0]} of ${r.offtopic.dev[1]}, blind ${r.offtopic.blind[0]} of ${r.offtopic.blind[1]}; snippets returned otherwise: ${r.offtopic.snippets.filter((n) => n > 0).join(', ') || 'none'})`,
+  );
   lines.push(`on-topic /api/v3/search answered "nothing found": ${r.falseRefusals.refused} of ${r.falseRefusals.n}${r.falseRefusals.ids.length ? ` (${r.falseRefusals.ids.join(', ')})` : ''}`);
   lines.push(`version questions served from the expected version: ${r.versions.right} of ${r.versions.n}`);
   return lines.join('\n');

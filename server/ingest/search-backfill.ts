@@ -1,7 +1,7 @@
 import type { Store } from '../store/index.ts';
 import type { Logger } from '../log.ts';
 import { TermChunkBuilder } from './term-chunks.ts';
-import { addStoredSnippets, flushTermChunk } from './term-index.ts';
+import { addToTermIndex, flushTermChunk } from './term-index.ts';
 import { indexColumns } from '../search/text.ts';
 
 /**
@@ -18,20 +18,31 @@ export function backfillSearchIndex(store: Store, log: Logger): void {
   const t0 = Date.now();
   let docs = 0;
   for (const versionId of versions) {
-    rewriteFullText(store, versionId);
     const builder = new TermChunkBuilder();
-    docs += addStoredSnippets(store, versionId, builder);
+    docs += reindex(store, versionId, builder);
     flushTermChunk(store, versionId, builder);
     store.libraries.markSearchIndexed(versionId);
   }
   log.info({ versions: versions.length, snippets: docs, ms: Date.now() - t0 }, 'term index built');
 }
 
-function rewriteFullText(store: Store, versionId: number): void {
+/**
+ * One pass over a version's snippets: each one's full-text row is rewritten, and those its term
+ * index does not hold yet (all, or those after an interrupted run's last chunk) are added to it.
+ */
+function reindex(store: Store, versionId: number, builder: TermChunkBuilder): number {
+  const indexed = store.terms.indexedThrough(versionId);
+  let added = 0;
   for (let after = 0; ; ) {
     const page = store.snippets.list(versionId, 1000, after);
-    if (page.length === 0) return;
-    store.snippets.rewriteFts(versionId, page.map((s) => ({ id: s.id, fts: indexColumns(s) })));
+    if (page.length === 0) return added;
+    const rows = page.map((s) => ({ id: s.id, fts: indexColumns(s) }));
+    store.snippets.rewriteFts(versionId, rows);
+    for (const r of rows) {
+      if (r.id <= indexed) continue;
+      addToTermIndex(store, versionId, builder, r.id, r.fts);
+      added++;
+    }
     after = page[page.length - 1]!.id;
   }
 }

@@ -1,5 +1,6 @@
 import type { Candidate } from './retrieve.ts';
 import { byScore } from './retrieve.ts';
+import { sectionOf } from './source-url.ts';
 
 /**
  * Several snippets of one section (the code blocks `URL#anchor~2`, `~3`... and its prose) can fill
@@ -8,10 +9,6 @@ import { byScore } from './retrieve.ts';
  * yields to other sections when they are close. Score gaps larger than the decay still win.
  */
 export const SECTION_DECAY = 0.85;
-
-function sectionOf(sourceId: string): string {
-  return sourceId.replace(/~\d+$/, '');
-}
 
 /** Re-sorts a ranked list with the per-section decay applied (input sorted best first). */
 export function diversify(ranked: Candidate[], decay = SECTION_DECAY): Candidate[] {

@@ -3,7 +3,8 @@ import type { Embedder } from '../embed/types.ts';
 import { prepareQuery } from './query.ts';
 import { retrievePrepared } from './retrieve.ts';
 import { RERANK_FETCH } from './pipeline.ts';
-import { DEFAULT_MODEL, featureRows, linearScore, sectionOf, type LearnedModel, type RankingModel } from './ranker.ts';
+import { DEFAULT_MODEL, featureRows, linearScore, type LearnedModel, type RankingModel } from './ranker.ts';
+import { pageOf, sectionOf } from './source-url.ts';
 
 /**
  * Learning a version's ranking model from its own documents (no labelled questions, no language
@@ -56,11 +57,6 @@ export interface HeadingRow {
   kind: 'code' | 'info';
   title: string;
   breadcrumb: string;
-}
-
-function pageOf(url: string): string {
-  const i = url.indexOf('#');
-  return i < 0 ? url : url.slice(0, i);
 }
 
 /** The heading of a section as a question: its last heading, without markdown. */

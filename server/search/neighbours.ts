@@ -1,5 +1,6 @@
 import type { Store } from '../store/index.ts';
 import type { Candidate } from './retrieve.ts';
+import { pageOf, sectionOf } from './source-url.ts';
 
 /**
  * Context pulled in around the best hits (the peer tool's lesson: chunk boundaries hurt answers).
@@ -16,15 +17,6 @@ export const NEIGHBOURS = {
   /** A prose snippet under this many tokens is "short". */
   shortInfoTokens: 60,
 } as const;
-
-function pageOf(url: string): string {
-  const i = url.indexOf('#');
-  return i < 0 ? url : url.slice(0, i);
-}
-
-function sectionOf(sourceId: string): string {
-  return sourceId.replace(/~\d+$/, '');
-}
 
 /** Returns the ranked list with context snippets inserted (or moved up) right after the hit they explain. */
 export function attachContext(store: Store, ranked: Candidate[], opts: { hits?: number } = {}): Candidate[] {

@@ -1,5 +1,6 @@
 import type { Candidate } from './retrieve.ts';
 import { STOPWORDS } from './query.ts';
+import { searchableText } from './ranker.ts';
 
 /**
  * The "nothing found" decision of a library-less search (the question names no library and none
@@ -34,11 +35,6 @@ export function contentWords(terms: string[]): string[] {
   return [...new Set(terms.filter((t) => /^[a-z]{3,}$/.test(t) && !STOPWORDS.has(t)))];
 }
 
-function candidateText(c: Candidate): string {
-  const s = c.snippet;
-  return `${s.title} ${s.breadcrumb} ${s.pageTitle} ${s.description} ${s.content} ${s.codeList.map((x) => x.code).join(' ')}`.toLowerCase();
-}
-
 /**
  * Decides whether the ranked candidates answer the question at all. `indexed` tells which of the
  * words any indexed document holds.
@@ -55,7 +51,7 @@ export function answerability(terms: string[], ranked: Candidate[], indexed: (wo
   });
   let coverage = 0;
   for (const c of ranked.slice(0, NOTHING_FOUND.candidates)) {
-    const text = candidateText(c);
+    const text = searchableText(c);
     let held = 0;
     words.forEach((w, i) => {
       if (text.includes(w)) held += weights[i]!;

@@ -2,6 +2,7 @@ import type { Candidate } from './retrieve.ts';
 import { byScore } from './retrieve.ts';
 import { stem, type PreparedQuery } from './query.ts';
 import { DEFAULT_WEIGHTS } from './ranker-defaults.ts';
+import { sectionOf } from './source-url.ts';
 
 /**
  * The ranking function: a linear model over features of each candidate, its score turned into a
@@ -84,17 +85,16 @@ interface Texts {
   body: string;
 }
 
+/** A candidate's headings and text, lower case, as the features (and the "nothing found" decision) read it. */
+export function searchableText(c: Candidate): string {
+  return textsOf(c).body;
+}
+
 function textsOf(c: Candidate): Texts {
   const s = c.snippet;
   const head = `${s.title} ${s.breadcrumb} ${s.pageTitle}`.toLowerCase();
   const text = s.kind === 'code' ? `${s.title}\n${s.description}\n${s.codeList.map((x) => x.code).join('\n')}` : s.content;
   return { head, body: `${head}\n${text.toLowerCase()}` };
-}
-
-/** The section a snippet belongs to: its source URL without the `~N` of repeated anchors. */
-export function sectionOf(sourceId: string): string {
-  const i = sourceId.lastIndexOf('~');
-  return i > 0 && /^~\d+$/.test(sourceId.slice(i)) ? sourceId.slice(0, i) : sourceId;
 }
 
 /** Whitespace-separated words of a text, counted up to `cap` (the substance feature saturates there). */

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { bundlePath } from './bundles.ts';
-import { firstHit, type EvalItem, type Kind } from './question-set.ts';
+import { firstHit, summarize, type EvalItem, type Kind, type Metrics } from './question-set.ts';
 
 export const ALL_BUNDLES = ['fastify', 'fastify-v4.29.1', 'fastify-v3.29.5', 'vite', 'hono', 'pino', 'zod', 'vitest', 'tanstack-query', 'nestjs', 'valibot'];
 
@@ -107,24 +107,6 @@ export async function askAll(s: TestServer, questions: EvalItem[], concurrency =
   };
   await Promise.all(Array.from({ length: concurrency }, work));
   return out;
-}
-
-export interface Metrics {
-  n: number;
-  hit1: number;
-  hit5: number;
-  mrr10: number;
-}
-
-export function summarize(ranks: (number | null)[]): Metrics {
-  const n = ranks.length;
-  if (n === 0) return { n, hit1: 0, hit5: 0, mrr10: 0 };
-  return {
-    n,
-    hit1: ranks.filter((r) => r === 1).length / n,
-    hit5: ranks.filter((r) => r !== null && r <= 5).length / n,
-    mrr10: ranks.reduce<number>((sum, r) => sum + (r !== null && r <= 10 ? 1 / r : 0), 0) / n,
-  };
 }
 
 /** Rank of the first relevant snippet of one answer (null: none in the first 10, or an error). */

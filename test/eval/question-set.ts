@@ -78,3 +78,22 @@ export function firstHit(sourceIds: string[], expect: string[]): number | null {
   const i = sourceIds.findIndex((s) => relevant(s, expect));
   return i < 0 ? null : i + 1;
 }
+
+export interface Metrics {
+  n: number;
+  hit1: number;
+  hit5: number;
+  mrr10: number;
+}
+
+/** hit@1, hit@5 and MRR@10 of first-hit ranks (null: no relevant snippet in the first 10). */
+export function summarize(ranks: (number | null)[]): Metrics {
+  const n = ranks.length;
+  if (n === 0) return { n, hit1: 0, hit5: 0, mrr10: 0 };
+  return {
+    n,
+    hit1: ranks.filter((r) => r === 1).length / n,
+    hit5: ranks.filter((r) => r !== null && r <= 5).length / n,
+    mrr10: ranks.reduce<number>((sum, r) => sum + (r !== null && r <= 10 ? 1 / r : 0), 0) / n,
+  };
+}

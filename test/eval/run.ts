@@ -17,6 +17,9 @@ import { resolveLibrary } from '../../server/search/context-service.ts';
 import { QUESTIONS, type EvalQuestion } from './questions.ts';
 import { parseLibraryId } from '../../server/model.ts';
 import { bundlePath, loadBundleFile } from './bundles.ts';
+import { firstHit, loadQuestions, summarize, type Metrics } from './question-set.ts';
+
+export type { Metrics };
 
 export const BUNDLES = ['fastify', 'fastify-v4.29.1', 'fastify-v3.29.5', 'vite', 'hono', 'pino', 'zod'];
 
@@ -31,13 +34,6 @@ const modeOptions: Record<Mode, Omit<VersionAnswerOptions, 'libraryId'>> = {
   'hybrid+rerank': {},
 };
 
-export interface Metrics {
-  n: number;
-  hit1: number;
-  hit5: number;
-  mrr10: number;
-}
-
 export interface EvalResult {
   overall: Record<Mode, Metrics>;
   paraphrase: Record<Mode, Metrics>;
@@ -45,26 +41,6 @@ export interface EvalResult {
   heldOut: Record<Mode, Metrics>;
   misses: { mode: Mode; question: string; got: string[] }[];
   hasVectors: boolean;
-}
-
-function relevant(sourceId: string, expect: string[]): boolean {
-  const id = sourceId.replace(/~\d+$/, '');
-  return expect.some((e) => (e.endsWith('*') ? id.startsWith(e.slice(0, -1)) : id === e));
-}
-
-/** 1-based rank of the first relevant snippet, or null. */
-export function firstHit(sourceIds: string[], expect: string[]): number | null {
-  const i = sourceIds.findIndex((s) => relevant(s, expect));
-  return i < 0 ? null : i + 1;
-}
-
-function summarize(ranks: (number | null)[]): Metrics {
-  const n = ranks.length;
-  if (n === 0) return { n, hit1: 0, hit5: 0, mrr10: 0 };
-  const hit1 = ranks.filter((r) => r === 1).length / n;
-  const hit5 = ranks.filter((r) => r !== null && r <= 5).length / n;
-  const mrr10 = ranks.reduce<number>((s, r) => s + (r !== null && r <= 10 ? 1 / r : 0), 0) / n;
-  return { n, hit1, hit5, mrr10 };
 }
 
 /** Creates services over a temporary data dir and loads the named corpus bundles through the writer. */
@@ -127,7 +103,6 @@ async function main(): Promise<void> {
   const only = onlyIdx >= 0 ? (args[onlyIdx + 1] ?? '').split(',').filter(Boolean) : null;
   if (args.includes('--modes')) return modes(verbose, only);
   const { ALL_BUNDLES, askAll, devMisses, formatReport, report, startEvalServer } = await import('./http.ts');
-  const { loadQuestions } = await import('./question-set.ts');
   const bundles = only ? ALL_BUNDLES.filter((b) => only.some((o) => b.startsWith(o))) : ALL_BUNDLES;
   const started = performance.now();
   const server = await startEvalServer(bundles);

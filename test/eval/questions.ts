@@ -1,5 +1,5 @@
 /**
- * Evaluation questions over the real corpora in ../shared/corpus/bundles. `expect` lists the
+ * Evaluation questions over the real corpora in test/fixtures/corpus/bundles. `expect` lists the
  * source URLs (codeId / pageId, with the `~N` suffix of repeated anchors ignored) that answer the
  * question; an entry ending in `*` matches every anchor of that page. `paraphrase` marks questions
  * worded to share few words with their answers (they test the vector side).

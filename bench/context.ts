@@ -1,4 +1,4 @@
-// `npm run bench -- context [--seconds 15] [--single 400] [--clients 16] [--dir /work/bench-cache/1m] [--libraries N --per-library M]`
+// `npm run bench -- context [--seconds 15] [--single 400] [--clients 16] [--dir DIR] [--libraries N --per-library M]`
 // Latency and throughput of GET /api/v2/context on the cached 1M-snippet corpus (bench/corpus.ts):
 // a real server in a child process (so its RSS is its own), a single client and 16 concurrent
 // clients, fast=true and reranked, random libraries and questions from the corpus generator.

@@ -1,7 +1,7 @@
-// `npm run bench -- corpus [--libraries 200] [--per-library 5000] [--dir /work/bench-cache/1m]`
+// `npm run bench -- corpus [--libraries 200] [--per-library 5000] [--dir DIR]`
 // Builds (or reuses) the cached benchmark corpus: 1,000,000 synthetic snippets over 200 libraries,
 // written through the real LibraryWriter (FTS rows + builtin-embedder vectors) into a data dir
-// OUTSIDE the repository. Other benchmarks import ensureBenchCorpus() and reuse the same dir.
+// (.tmp/bench/1m in the repository, gitignored, or STACKS_BENCH_DIR). Other benchmarks import ensureBenchCorpus() and reuse the same dir.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,8 @@ import type { SnippetInput } from '../server/model.ts';
 import { learnModel } from '../server/search/learn.ts';
 import { MODEL_FORMAT } from '../server/search/ranker.ts';
 
-export const BENCH_CACHE_DIR = '/work/bench-cache/1m';
+/** Where the corpus is cached: STACKS_BENCH_DIR, else .tmp/bench/1m in the repository (gitignored). */
+export const BENCH_CACHE_DIR = process.env.STACKS_BENCH_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../.tmp/bench/1m');
 /** Bumped when the generator changes, so a stale cache is rebuilt. */
 const GENERATOR_VERSION = 2;
 const MARKER = 'bench-corpus.json';

@@ -2,9 +2,8 @@ import fs from 'node:fs';
 import readline from 'node:readline';
 import type { Services } from '../services.ts';
 import type { JobContext } from '../jobs/queue.ts';
-import { JobCancelled, throwIfCancelled } from '../jobs/queue.ts';
 import type { SnippetInput } from '../model.ts';
-import type { VersionBuild } from './writer.ts';
+import { runVersionJob, type VersionSink } from './version-job.ts';
 import { bundleMeta, codeSnippetInput, infoSnippetInput, type BundleCodeSnippet, type BundleInfoSnippet } from './bundle.ts';
 import { IMPORT_JOB, type ImportJobPayload } from './import-service.ts';
 
@@ -26,10 +25,8 @@ export function importSweepTask(services: Services): () => void {
 }
 
 /**
- * The 'import' job: streams a staged file into a new library version and swaps it in at the end.
- * No resume: a rerun after a crash starts the build over (begin() drops the job's unfinished
- * build), which is exact because the staged file is immutable. The served version is replaced
- * only by commit(); any failure aborts the build and leaves it untouched.
+ * The 'import' job: streams a staged file into a new library version (runVersionJob: swapped in
+ * at the end, thrown away on failure or cancel, rerun from the start after a crash).
  */
 export function registerImportJob(services: Services): void {
   services.jobs.register<ImportJobPayload>(IMPORT_JOB, (ctx) => runImport(services, ctx));
@@ -42,52 +39,44 @@ async function runImport(s: Services, ctx: JobContext<ImportJobPayload>): Promis
   await fs.promises.access(file).catch(() => {
     throw new Error(`The staged bundle file ${p.file} is missing; upload the bundle again.`);
   });
-  let build: VersionBuild | null = null;
-  let done = false;
+  const totals = await runVersionJob(s, ctx, {
+    meta: bundleMeta(p.header, p.libraryId),
+    tag: p.tag,
+    // No resume: the staged file is immutable, so a rerun after a crash starts the build over exactly.
+    produce: (sink) => readStaged(file, p, sink),
+    cleanup: () => fs.promises.rm(file, { force: true }),
+  });
+  ctx.log.info({ libraryId: p.libraryId, tag: p.tag, ...totals }, 'library imported');
+}
+
+/** Streams the staged file's lines into the build. */
+async function readStaged(file: string, p: ImportJobPayload, sink: VersionSink): Promise<void> {
+  sink.report({ snippets: 0, total: p.snippets, stored: 0 }, true);
+  let lines = 0;
+  let batch: SnippetInput[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const current = batch;
+    batch = [];
+    await sink.add(current);
+    sink.report({ snippets: lines, total: p.snippets, stored: sink.stored });
+  };
+  const input = fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
+  const rl = readline.createInterface({ input, crlfDelay: Infinity });
   try {
-    throwIfCancelled(ctx.signal);
-    build = s.writer.begin(bundleMeta(p.header, p.libraryId), { tag: p.tag, jobId: ctx.job.id });
-    ctx.progress({ snippets: 0, total: p.snippets, stored: 0 });
-    let lines = 0;
-    let batch: SnippetInput[] = [];
-    const flush = async () => {
-      if (batch.length === 0) return;
-      const current = batch;
-      batch = [];
-      await build!.add(current);
-      ctx.progress({ snippets: lines, total: p.snippets, stored: build!.snippetCount });
-      throwIfCancelled(ctx.signal);
-    };
-    const input = fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
-    const rl = readline.createInterface({ input, crlfDelay: Infinity });
-    try {
-      for await (const line of rl) {
-        if (line.length === 0) continue;
-        lines++;
-        batch.push(parseLine(line, lines));
-        if (batch.length >= BATCH) await flush();
-      }
-    } finally {
-      rl.close();
-      input.destroy();
+    for await (const line of rl) {
+      if (line.length === 0) continue;
+      lines++;
+      batch.push(parseLine(line, lines));
+      if (batch.length >= BATCH) await flush();
     }
-    await flush();
-    if (lines !== p.snippets) throw new Error(`The staged bundle file ${p.file} holds ${lines} snippets, expected ${p.snippets}; upload the bundle again.`);
-    throwIfCancelled(ctx.signal);
-    const totals = build.commit();
-    ctx.progress({ snippets: lines, total: p.snippets, stored: totals.snippets, tokens: totals.tokens });
-    ctx.log.info({ libraryId: p.libraryId, tag: p.tag, ...totals }, 'library imported');
-    done = true;
-  } catch (err) {
-    // Shutdown (not cancel): leave the build and the staged file for the rerun after restart.
-    const shutdown = ctx.signal.aborted && !(ctx.signal.reason instanceof JobCancelled) && !(err instanceof JobCancelled);
-    if (shutdown) throw err;
-    build?.abort();
-    done = true;
-    throw err;
   } finally {
-    if (done) await fs.promises.rm(file, { force: true });
+    rl.close();
+    input.destroy();
   }
+  await flush();
+  if (lines !== p.snippets) throw new Error(`The staged bundle file ${p.file} holds ${lines} snippets, expected ${p.snippets}; upload the bundle again.`);
+  sink.report({ snippets: lines, total: p.snippets, stored: sink.stored }, true);
 }
 
 function parseLine(line: string, n: number): SnippetInput {

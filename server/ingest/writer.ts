@@ -76,15 +76,15 @@ export class VersionBuild {
     return rows.length;
   }
 
-  /** Swaps the new version in and purges the one it replaces. */
-  commit(): { snippets: number; tokens: number } {
+  /** Swaps the new version in and purges the one it replaces; `meta` replaces the metadata given at begin (known only at the end, such as a crawled site's name). */
+  commit(meta: LibraryMeta = this.meta): { snippets: number; tokens: number } {
     if (this.done) throw new Error('build already finished');
     this.done = true;
     flushTermChunk(this.store, this.versionId, this.terms);
     this.store.libraries.markSearchIndexed(this.versionId);
-    const retired = this.store.libraries.swapIn(this.versionId, this.meta, { tokens: this.tokens, snippets: this.count }, this.now());
+    const retired = this.store.libraries.swapIn(this.versionId, meta, { tokens: this.tokens, snippets: this.count }, this.now());
     for (const id of retired) this.store.libraries.deleteVersion(id);
-    this.onCommit?.(this.versionId, this.meta.id);
+    this.onCommit?.(this.versionId, meta.id);
     return { snippets: this.count, tokens: this.tokens };
   }
 

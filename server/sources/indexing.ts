@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Store } from '../store/index.ts';
 import type { JobQueue, JobContext } from '../jobs/queue.ts';
-import { JobCancelled, throwIfCancelled } from '../jobs/queue.ts';
-import type { LibraryWriter, VersionBuild } from '../ingest/writer.ts';
-import type { LibraryMeta, SnippetInput, SourceType } from '../model.ts';
+import type { LibraryWriter } from '../ingest/writer.ts';
+import type { SourceType } from '../model.ts';
+import { runVersionJob, type VersionSink } from '../ingest/version-job.ts';
 import { ApiError } from '../errors.ts';
 import { loadOpenApi } from './openapi-load.ts';
 import { openApiToSnippets } from './openapi.ts';
@@ -61,73 +61,46 @@ export interface IndexingDeps {
   fetchLinkedDocument(url: string, signal: AbortSignal): Promise<string>;
 }
 
-type Report = (progress: Record<string, unknown>) => void;
-
 /** Registers the three job kinds on the queue. */
 export function registerIndexers(jobs: JobQueue, deps: IndexingDeps): void {
-  jobs.register<OpenApiPayload>(JOB_KINDS.openapi, (ctx) => runStaged(deps, ctx, 'openapi', (build, report) => indexOpenApi(ctx, build, report)));
-  jobs.register<LlmsPayload>(JOB_KINDS.llmstxt, (ctx) => runStaged(deps, ctx, 'llmstxt', (build, report) => indexLlmsTxt(deps, ctx, build, report)));
-  jobs.register<FilesPayload>(JOB_KINDS.files, (ctx) => runStaged(deps, ctx, 'files', (build, report) => indexFiles(ctx, build, report)));
+  jobs.register<OpenApiPayload>(JOB_KINDS.openapi, (ctx) => runStaged(deps, ctx, 'openapi', (sink) => indexOpenApi(ctx, sink)));
+  jobs.register<LlmsPayload>(JOB_KINDS.llmstxt, (ctx) => runStaged(deps, ctx, 'llmstxt', (sink) => indexLlmsTxt(deps, ctx, sink)));
+  jobs.register<FilesPayload>(JOB_KINDS.files, (ctx) => runStaged(deps, ctx, 'files', (sink) => indexFiles(ctx, sink)));
 }
 
-/**
- * Common frame of the jobs: begin a build, let the indexer add snippets, commit; on failure abort
- * and remove a library row that never had a version. The staged input is removed when the job
- * finishes or fails, but kept when the server shuts down (the job is requeued and reruns).
- */
+/** Runs a source job in the version-build frame; the staged input goes when the job ends. */
 async function runStaged<P extends { libraryId: string; title: string; description: string; stagedDir: string; teamspaceId: number | null }>(
   deps: IndexingDeps,
   ctx: JobContext<P>,
   sourceType: SourceType,
-  index: (build: VersionBuild, report: Report) => Promise<void>,
+  index: (sink: VersionSink) => Promise<void>,
 ): Promise<void> {
   const p = ctx.job.payload;
-  let last: Record<string, unknown> = {};
-  const report: Report = (progress) => {
-    last = progress;
-    ctx.progress(progress);
-  };
-  const meta: LibraryMeta = {
-    id: p.libraryId, title: p.title, description: p.description, sourceType, teamspaceId: p.teamspaceId,
-    sourceUrl: 'sourceUrl' in p ? String((p as { sourceUrl?: string }).sourceUrl) : 'url' in p ? String((p as { url?: string }).url) : null,
-  };
-  const existedBefore = deps.store.libraries.get(p.libraryId) !== null && deps.store.libraries.versions(p.libraryId).some((v) => v.state !== 'building');
-  let build: VersionBuild | null = null;
-  let finished = false;
-  try {
-    build = deps.writer.begin(meta, { jobId: ctx.job.id });
-    await index(build, report);
-    throwIfCancelled(ctx.signal);
-    if (build.snippetCount === 0) throw new ApiError('validation_error', 'No content could be extracted; nothing was indexed.');
-    const totals = build.commit();
-    ctx.progress({ ...last, phase: 'done', snippets: totals.snippets, tokens: totals.tokens });
-    finished = true;
-  } catch (err) {
-    build?.abort();
-    if (!existedBefore && deps.store.libraries.get(p.libraryId) && !deps.store.libraries.versions(p.libraryId).length) deps.store.libraries.delete(p.libraryId);
-    const shutdown = ctx.signal.aborted && !(ctx.signal.reason instanceof JobCancelled);
-    finished = !shutdown;
-    throw err;
-  } finally {
-    if (finished) deps.removeStaging(p.stagedDir);
-  }
+  const sourceUrl = 'sourceUrl' in p ? String(p.sourceUrl) : 'url' in p ? String(p.url) : null;
+  await runVersionJob(deps, ctx, {
+    meta: { id: p.libraryId, title: p.title, description: p.description, sourceType, teamspaceId: p.teamspaceId, sourceUrl },
+    produce: index,
+    nothingIndexed: () => new ApiError('validation_error', 'No content could be extracted; nothing was indexed.'),
+    cleanup: () => deps.removeStaging(p.stagedDir),
+  });
 }
 
-async function indexOpenApi(ctx: JobContext<OpenApiPayload>, build: VersionBuild, report: Report): Promise<void> {
+async function indexOpenApi(ctx: JobContext<OpenApiPayload>, sink: VersionSink): Promise<void> {
   const p = ctx.job.payload;
-  report({ phase: 'parsing' });
+  sink.report({ phase: 'parsing' }, true);
   const text = fs.readFileSync(p.stagedFile, 'utf8');
   const api = await loadOpenApi(text, path.posix.basename(p.sourceUrl), { validate: false });
   const snippets = openApiToSnippets(api, { sourceUrl: p.sourceUrl, title: p.title });
-  await addInBatches(build, snippets, ctx.signal, (done) => report({ phase: 'indexing', operations: api.operations, done, total: snippets.length }));
+  await sink.add(snippets);
+  sink.report({ phase: 'indexing', operations: api.operations, done: snippets.length, total: snippets.length }, true);
 }
 
-async function indexLlmsTxt(deps: IndexingDeps, ctx: JobContext<LlmsPayload>, build: VersionBuild, report: Report): Promise<void> {
+async function indexLlmsTxt(deps: IndexingDeps, ctx: JobContext<LlmsPayload>, sink: VersionSink): Promise<void> {
   const p = ctx.job.payload;
   const text = fs.readFileSync(p.stagedFile, 'utf8');
   const doc = parseLlmsTxt(text, p.url);
   const own = llmsTxtSnippets(doc, p.url, p.title);
-  await build.add(own);
+  await sink.add(own);
   const kind = llmsKindOf(p.url);
   const links = kind === 'full' ? [] : uniqueLinks(doc.links, p.url).slice(0, LIMITS.llmsMaxLinks);
   const skipped = kind === 'full' ? 0 : Math.max(0, uniqueLinks(doc.links, p.url).length - LIMITS.llmsMaxLinks);
@@ -135,13 +108,13 @@ async function indexLlmsTxt(deps: IndexingDeps, ctx: JobContext<LlmsPayload>, bu
   let fetched = 0;
   let done = 0;
   const deadline = Date.now() + LIMITS.llmsTotalMs;
-  const progress = () => report({ phase: links.length ? 'fetching links' : 'indexing', links: links.length, linksDone: done, linksFetched: fetched, linksFailed: errors.length, linksSkipped: skipped, errors: errors.slice(0, 50) });
-  progress();
+  const progress = (force = false) => sink.report({ phase: links.length ? 'fetching links' : 'indexing', links: links.length, linksDone: done, linksFetched: fetched, linksFailed: errors.length, linksSkipped: skipped, errors: errors.slice(0, 50) }, force);
+  progress(true);
   let next = 0;
   const worker = async () => {
     while (next < links.length) {
       const link = links[next++]!;
-      throwIfCancelled(ctx.signal);
+      sink.checkCancelled();
       if (Date.now() > deadline) {
         errors.push({ url: link.url, error: 'skipped: the time limit for linked documents was reached' });
         done++;
@@ -150,7 +123,7 @@ async function indexLlmsTxt(deps: IndexingDeps, ctx: JobContext<LlmsPayload>, bu
       try {
         const markdown = await deps.fetchLinkedDocument(link.url, ctx.signal);
         const snippets = linkedDocumentSnippets(markdown, link, p.title);
-        await build.add(snippets);
+        await sink.add(snippets);
         fetched++;
       } catch (err) {
         if (ctx.signal.aborted) throw ctx.signal.reason;
@@ -161,15 +134,15 @@ async function indexLlmsTxt(deps: IndexingDeps, ctx: JobContext<LlmsPayload>, bu
     }
   };
   await Promise.all(Array.from({ length: Math.min(LIMITS.llmsLinkConcurrency, links.length) }, worker));
-  progress();
+  progress(true);
 }
 
-async function indexFiles(ctx: JobContext<FilesPayload>, build: VersionBuild, report: Report): Promise<void> {
+async function indexFiles(ctx: JobContext<FilesPayload>, sink: VersionSink): Promise<void> {
   const p = ctx.job.payload;
   const results: { name: string; state: 'pending' | 'done' | 'failed'; snippets?: number; error?: string }[] = p.files.map((f) => ({ name: f.name, state: 'pending' }));
-  report({ phase: 'extracting', files: results });
+  sink.report({ phase: 'extracting', files: results }, true);
   for (let i = 0; i < p.files.length; i++) {
-    throwIfCancelled(ctx.signal);
+    sink.checkCancelled();
     const f = p.files[i]!;
     try {
       const data = fs.readFileSync(f.path);
@@ -178,26 +151,16 @@ async function indexFiles(ctx: JobContext<FilesPayload>, build: VersionBuild, re
       const folders = path.posix.dirname(f.name) === '.' ? [] : path.posix.dirname(f.name).split('/');
       const snippets = markdownToSnippets(doc.markdown, { sourceId: `upload://files/${p.libraryId.split('/').pop()}/${f.name.split('/').map(encodeURIComponent).join('/')}`, pageTitle: doc.title, breadcrumb: [...folders, doc.title] });
       if (snippets.length === 0) throw new ApiError('validation_error', 'no text could be extracted (a scanned document without a text layer?)');
-      const stored = await addInBatches(build, snippets, ctx.signal);
+      const stored = await sink.add(snippets);
       results[i] = { name: f.name, state: 'done', snippets: stored };
     } catch (err) {
       if (ctx.signal.aborted) throw ctx.signal.reason;
       results[i] = { name: f.name, state: 'failed', error: err instanceof Error ? err.message : String(err) };
     }
-    report({ phase: 'extracting', files: results });
+    sink.report({ phase: 'extracting', files: results }, true);
   }
   const failed = results.filter((r) => r.state === 'failed');
   if (failed.length === results.length) throw new ApiError('validation_error', `No document could be read: ${failed.map((r) => `${r.name}: ${r.error}`).join('; ')}`);
-}
-
-async function addInBatches(build: VersionBuild, snippets: SnippetInput[], signal: AbortSignal, onProgress?: (done: number) => void): Promise<number> {
-  let stored = 0;
-  for (let i = 0; i < snippets.length; i += 200) {
-    throwIfCancelled(signal);
-    stored += await build.add(snippets.slice(i, i + 200));
-    onProgress?.(Math.min(snippets.length, i + 200));
-  }
-  return stored;
 }
 
 function uniqueLinks(links: LlmsLink[], self: string): LlmsLink[] {

@@ -7,7 +7,6 @@ import type { CrawlPayload } from './crawl.ts';
 
 export const CRAWL_JOB = 'crawl';
 export const DEFAULT_MAX_PAGES = 500;
-export const MAX_MAX_PAGES = 100_000;
 
 export interface CrawlRequest {
   websiteUrl: string;

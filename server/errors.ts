@@ -27,7 +27,7 @@ export type ErrorCode =
   | 'not_ready'
   | 'internal_error';
 
-const defaultStatus: Record<ErrorCode, number> = {
+export const ERROR_STATUS: Record<ErrorCode, number> = {
   validation_error: 400,
   invalid_library_id: 400,
   invalid_api_key: 401,
@@ -66,7 +66,7 @@ export class ApiError extends Error {
     super(message, { cause: options.cause });
     this.name = 'ApiError';
     this.code = code;
-    this.status = options.status ?? defaultStatus[code];
+    this.status = options.status ?? ERROR_STATUS[code];
     this.headers = options.headers ?? {};
   }
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { printJson, withDataDir, withServices } from '../context.ts';
-import { validate } from '../../server/http/validate.ts';
-import { libsSearchQuerySchema, searchQuerySchema } from '../../server/http/routes/search.ts';
+import { validate } from '../../server/contracts/validate.ts';
+import { libsSearchInput, searchInput } from '../../server/contracts/search.ts';
 
 /** `stacks search` (the /api/v3/search answer) and `stacks resolve` (the /api/v2/libs/search lookup), straight on the services. */
 export function searchCommand(program: Command): void {
@@ -12,7 +12,7 @@ export function searchCommand(program: Command): void {
     .option('--language <language>', 'preferred programming language')
     .option('--json', 'print the JSON answer instead of text')
     .action(async (words: string[], opts: { dataDir?: string; dev?: boolean; library: string[]; libVersion?: string; language?: string; json?: boolean }) => {
-      const p = validate(searchQuerySchema, { query: words.join(' '), library: opts.library, version: opts.libVersion, language: opts.language, type: opts.json ? 'json' : 'txt' });
+      const p = validate(searchInput, { query: words.join(' '), library: opts.library, version: opts.libVersion, language: opts.language, type: opts.json ? 'json' : 'txt' });
       await withServices(opts, async (s) => {
         const out = await s.search.search({ query: p.query, libraries: p.library, version: p.version, language: p.language }, null);
         for (const [k, v] of Object.entries(out.headers)) process.stderr.write(`${k}: ${v}\n`);
@@ -23,7 +23,7 @@ export function searchCommand(program: Command): void {
   withDataDir(program.command('resolve').description('find libraries by name (as GET /api/v2/libs/search)').argument('<name>').argument('[query...]'))
     .option('--json', 'print JSON')
     .action(async (name: string, words: string[], opts: { dataDir?: string; dev?: boolean; json?: boolean }) => {
-      const p = validate(libsSearchQuerySchema, { libraryName: name, query: words.length ? words.join(' ') : name });
+      const p = validate(libsSearchInput, { libraryName: name, query: words.length ? words.join(' ') : name });
       await withServices(opts, async (s) => {
         const out = await s.librarySearch.search({ libraryName: p.libraryName, query: p.query }, null);
         if (opts.json) return printJson(out);

@@ -3,8 +3,9 @@ import { printJson, withDataDir, withServices } from '../context.ts';
 import type { Services } from '../../server/services.ts';
 import type { Role } from '../../server/model.ts';
 import { ApiError } from '../../server/errors.ts';
-import { PLANS, type Plan } from '../../server/teams/plans.ts';
-import { POLICY_SOURCE_TYPES, type PolicySourceType } from '../../server/teams/policy-schema.ts';
+import type { Plan } from '../../server/teams/plans.ts';
+import { PLANS } from '../../server/contracts/teams.ts';
+import { POLICY_SOURCE_TYPES, type PolicySourceType } from '../../server/contracts/policy.ts';
 import type { RuleKindName } from '../../server/teams/rules.ts';
 
 type Base = { dataDir?: string; dev?: boolean; teamspace?: string; json?: boolean };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { parseLibraryId } from '../model.ts';
 import type { LibrarySearchEntry } from '../search/contracts.ts';
 import type { DocsBackend } from './backend.ts';
+import { CONTEXT_QUERY_MAX, SEARCH_QUERY_MAX, contextInput, libsSearchInput, searchInput } from '../contracts/search.ts';
 
 /**
  * The MCP tools of Stacks: the two tools of the hosted service (`resolve-library-id`,
@@ -27,62 +28,28 @@ interface ToolDef {
 
 const queryAliases = { query: ['userQuery', 'question'] };
 
-// The REST limits of /v2/context and /v2/libs/search; agents send longer questions, which only rank.
-const CONTEXT_QUERY_MAX = 500;
-const LIBS_QUERY_MAX = 500;
-const VERSION_PATTERN = /^(?:latest|[vV]?\d+(?:[._]\d+){0,2}(?:[-+][A-Za-z0-9.-]+)?)$/i;
-
+// The inputs are the operations' contracts (the same limits as REST and the CLI), described for agents.
 const resolveSchema = z.object({
-  libraryName: z
-    .string()
-    .trim()
-    .min(1)
-    .max(120)
-    .describe("The library or product name to look up, with its official spelling (e.g. 'Next.js', 'fastify', 'zod')."),
-  query: z
-    .string()
-    .trim()
-    .min(1)
-    .max(2000)
-    .describe('What the user is trying to do or asks; used to rank matching libraries by relevance. Do not include secrets.'),
+  libraryName: libsSearchInput.shape.libraryName.describe("The library or product name to look up, with its official spelling (e.g. 'Next.js', 'fastify', 'zod')."),
+  query: libsSearchInput.shape.query.describe('What the user is trying to do or asks (at most 500 characters); used to rank matching libraries by relevance. Do not include secrets.'),
 });
 
 const queryDocsSchema = z.object({
-  libraryId: z
-    .string()
-    .trim()
-    .min(1)
-    .max(500)
-    .describe("Exact library ID from resolve-library-id, or given by the user: '/owner/repo', optionally with a version as '/owner/repo/v1.2.3' or '/owner/repo@v1.2.3'."),
-  query: z
-    .string()
-    .trim()
-    .min(1)
-    .max(2000)
-    .describe(
-      "The question for the documentation, about one concept, with relevant detail (e.g. 'How to register a plugin with options in fastify'). Used to rank snippets; longer text is cut to 500 characters.",
-    ),
+  libraryId: contextInput.shape.libraryId.describe(
+    "Exact library ID from resolve-library-id, or given by the user: '/owner/repo', optionally with a version as '/owner/repo/v1.2.3' or '/owner/repo@v1.2.3'.",
+  ),
+  query: contextInput.shape.query.describe(
+    `The question for the documentation, about one concept, with relevant detail (e.g. 'How to register a plugin with options in fastify'), at most ${CONTEXT_QUERY_MAX} characters. Used to rank snippets.`,
+  ),
 });
 
 const searchDocsSchema = z.object({
-  query: z
-    .string()
-    .trim()
-    .min(1)
-    .max(2000)
-    .describe('The question, in natural language; may include pasted error output. Used to pick libraries (when none are given) and rank snippets.'),
-  libraries: z
-    .array(z.string().trim().min(1).max(120))
-    .max(4)
-    .optional()
-    .describe("Up to 4 libraries to search: product names ('fastify') or exact library IDs ('/fastify/fastify', '/fastify/fastify@v4.29.1'). Omit to let Stacks pick from the question."),
-  version: z
-    .string()
-    .trim()
-    .regex(VERSION_PATTERN, "a version like '4', 'v4.29', '4.29.1', '5.0.0-rc.1' or 'latest'")
-    .optional()
-    .describe("Version of the documentation wanted (e.g. '4.29.1', 'v3'). Stacks says in the answer when it could not serve that version."),
-  language: z.string().trim().min(1).max(40).optional().describe("Preferred programming language of code examples (e.g. 'typescript'); a soft preference."),
+  query: searchInput.shape.query.describe(`The question, in natural language (at most ${SEARCH_QUERY_MAX} characters); may include pasted error output. Used to pick libraries (when none are given) and rank snippets.`),
+  libraries: searchInput.shape.library.describe(
+    "Up to 4 libraries to search: product names ('fastify') or exact library IDs ('/fastify/fastify', '/fastify/fastify@v4.29.1'). Omit to let Stacks pick from the question.",
+  ),
+  version: searchInput.shape.version.describe("Version of the documentation wanted (e.g. '4.29.1', 'v3'). Stacks says in the answer when it could not serve that version."),
+  language: searchInput.shape.language.describe("Preferred programming language of code examples (e.g. 'typescript'); a soft preference."),
 });
 
 /** Maps a numeric trust score (0-10) to the label agents are told to weigh. */
@@ -136,7 +103,7 @@ Pick the result whose name matches best; prefer higher reputation and more snipp
     async run(backend, args) {
       const a = args as z.infer<typeof resolveSchema>;
       try {
-        const { results, searchFilterApplied } = await backend.resolveLibrary({ libraryName: a.libraryName, query: a.query.slice(0, LIBS_QUERY_MAX) });
+        const { results, searchFilterApplied } = await backend.resolveLibrary({ libraryName: a.libraryName, query: a.query });
         return formatLibraries(results, searchFilterApplied);
       } catch (err) {
         // No match is an answer for the agent, not a failure of the tool.
@@ -160,7 +127,7 @@ Ask about one concept per call; do not call this more than 3 times per question.
       if (!parseLibraryId(a.libraryId)) {
         throw new ToolInputError(`libraryId "${a.libraryId}" is not a library ID. Use the form '/owner/repo' (optionally '/owner/repo/version'); call resolve-library-id to find it.`);
       }
-      return backend.queryDocs({ libraryId: a.libraryId, query: a.query.slice(0, CONTEXT_QUERY_MAX) });
+      return backend.queryDocs({ libraryId: a.libraryId, query: a.query });
     },
   },
   {

@@ -6,7 +6,8 @@ import type { AccessPolicy } from './contracts.ts';
 import { defaultVersion, servable, type Catalog, type CatalogEntry } from './catalog.ts';
 import { normalizeName, scoreName, typedName } from './names.ts';
 import { analyzeQuery } from './query.ts';
-import { isLatest, VERSION_PATTERN } from './version.ts';
+import { isLatest } from './version.ts';
+import { VERSION_PATTERN } from '../contracts/search.ts';
 import type { VersionProbe } from '../store/search-probe.ts';
 
 /** At most this many libraries answer one search (spec: up to four). */

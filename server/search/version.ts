@@ -2,13 +2,7 @@ import semver from 'semver';
 import type { LibraryVersion } from '../model.ts';
 import type { VersionStatus } from './contracts.ts';
 
-/**
- * Version requests of /v3/search: the `version` parameter and version-like tags on library
- * values. The pattern is the spec's, exactly: `latest` in any case, or an optional v/V, one to
- * three numeric groups separated by `.` or `_`, and an optional suffix starting with `-` or `+`
- * made of letters, digits, `.` and `-`.
- */
-export const VERSION_PATTERN = /^(?:[Ll][Aa][Tt][Ee][Ss][Tt]|[vV]?\d+(?:[._]\d+){0,2}(?:[-+][A-Za-z0-9.-]+)?)$/;
+/** Version requests of /v3/search: the `version` parameter and version-like tags on library values (VERSION_PATTERN, the contract's). */
 
 export function isLatest(raw: string): boolean {
   return raw.toLowerCase() === 'latest';

@@ -14,7 +14,7 @@ import { pdfToMarkdown } from './pdf.ts';
 import { docxToMarkdown } from './docx.ts';
 import { markdownToSnippets } from './markdown.ts';
 import { stripExt } from './names.ts';
-import { LIMITS } from './limits.ts';
+import { LIMITS } from '../contracts/limits.ts';
 
 /**
  * The source jobs: each turns a request's staged input (written by SourceService) into one new

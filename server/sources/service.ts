@@ -12,7 +12,7 @@ import { llmsKindOf, parseLlmsTxt } from './llmstxt.ts';
 import { sniffDocument } from './sniff.ts';
 import { htmlToMarkdown } from '../text/html-markdown.ts';
 import { decodeText, checkRelativePath, urlSlug, titleSlug, safeName, stripExt, firstParagraph } from './names.ts';
-import { LIMITS } from './limits.ts';
+import { LIMITS } from '../contracts/limits.ts';
 import { JOB_KINDS, registerIndexers, type FilesPayload, type LlmsPayload, type OpenApiPayload } from './indexing.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { TeamspaceRow } from '../store/accounts.ts';
 import type { RuleRow, TeamStore } from '../store/teams.ts';
 import { compilePolicy, type CompiledPolicy } from './policy-filter.ts';
-import { parseStoredPolicy } from './policy-schema.ts';
+import { parseStoredPolicy } from './policy-defaults.ts';
 import { parseLibraryId } from '../model.ts';
 
 export interface TeamRules {

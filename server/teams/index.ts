@@ -66,4 +66,4 @@ export class TeamService {
 }
 
 export { assertSourceEnabled } from './policy.ts';
-export type { PolicySourceType } from './policy-schema.ts';
+export type { PolicySourceType } from '../contracts/policy.ts';

@@ -5,7 +5,6 @@ import { ApiError } from '../errors.ts';
 import type { TeamCache } from './cache.ts';
 
 export type Plan = TeamspaceRow['plan'];
-export const PLANS: Plan[] = ['free', 'pro', 'enterprise', 'payg'];
 
 /** Requests per member and month a plan includes unless configured otherwise. `payg` includes none. */
 export const PLAN_DEFAULT_INCLUDED: Record<Plan, number> = { free: 1000, pro: 5000, enterprise: 100000, payg: 0 };

@@ -1,5 +1,5 @@
 import type { Library } from '../model.ts';
-import type { Policy, PolicySourceType } from './policy-schema.ts';
+import type { Policy, PolicySourceType } from '../contracts/policy.ts';
 
 /**
  * Which policy source type a stored library belongs to. A source repository is `public_repos`

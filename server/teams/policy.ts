@@ -5,8 +5,9 @@ import { ApiError } from '../errors.ts';
 import type { TeamCache } from './cache.ts';
 import type { Clock } from './clock.ts';
 import { libraryAllowed, policySourceTypeOf, type CompiledPolicy } from './policy-filter.ts';
-import { mergePolicy, parseStoredPolicy, policySchema, defaultPolicy, type Policy, type PolicySourceType } from './policy-schema.ts';
-import { validate } from '../http/validate.ts';
+import { mergePolicy, parseStoredPolicy, defaultPolicy } from './policy-defaults.ts';
+import { policySchema, type Policy, type PolicySourceType } from '../contracts/policy.ts';
+import { validate } from '../contracts/validate.ts';
 
 /** The response of GET /api/v2/policies. */
 export interface PolicyView extends Policy {

@@ -2,7 +2,8 @@ import type { Store } from '../store/index.ts';
 import type { TeamStore } from '../store/teams.ts';
 import type { CreatedKey } from '../auth/keys.ts';
 import { ApiError } from '../errors.ts';
-import { PLANS, type Plan } from './plans.ts';
+import type { Plan } from './plans.ts';
+import { PLANS } from '../contracts/teams.ts';
 import type { MemberService, MemberView } from './members.ts';
 
 export interface TeamspaceView {

@@ -2,17 +2,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Express, Request, Response, NextFunction } from 'express';
 import multer from 'multer';
-import { z } from 'zod';
 import type { Services } from '../../services.ts';
 import { ApiError } from '../../errors.ts';
 import { route } from '../app.ts';
 import { principalOf, requireKey } from '../auth.ts';
-import { validate } from '../validate.ts';
+import { validate } from '../../contracts/validate.ts';
 import { bundleMeta } from '../../ingest/bundle.ts';
 import { sourceRefusal } from '../../teams/policy.ts';
+import { importInput } from '../../contracts/sources.ts';
 
-const boolParam = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
-const importQuery = z.object({ force: boolParam.optional() });
 
 /** Upload fields that carry the bundle file (the hosted export uses bundleFile; curl users type file). */
 const FILE_FIELDS = ['bundleFile', 'file'];
@@ -54,7 +52,7 @@ export function mountImport(app: Express, s: Services): void {
     checkLicense,
     checkLength,
     route(async (req, res) => {
-      const query = validate(importQuery, req.query);
+      const query = validate(importInput, req.query);
       const type = (req.get('content-type') ?? '').toLowerCase();
       let force: boolean | null = query.force ?? null;
       let file: string | null = null;
@@ -62,7 +60,7 @@ export function mountImport(app: Express, s: Services): void {
         if (type.startsWith('multipart/form-data')) {
           const received = await receiveMultipart(upload, req, res, s);
           file = received.file;
-          if (force === null && received.force !== undefined) force = validate(z.object({ force: boolParam }), { force: received.force }).force;
+          if (force === null && received.force !== undefined) force = validate(importInput, { force: received.force }).force ?? null;
         } else if (/^(application\/(json|[\w.+-]+\+json|zip|x-zip-compressed|octet-stream)|text\/json)\b/.test(type)) {
           file = await s.importer.saveUpload(req);
         } else {

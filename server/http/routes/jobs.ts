@@ -1,10 +1,11 @@
 import type { Express } from 'express';
-import { z } from 'zod';
+import { jobsListInput } from '../../contracts/jobs.ts';
+import { idInput } from '../../contracts/operation.ts';
 import type { Services } from '../../services.ts';
 import type { Job } from '../../model.ts';
 import { route } from '../app.ts';
 import { requireKey } from '../auth.ts';
-import { validate } from '../validate.ts';
+import { validate } from '../../contracts/validate.ts';
 
 /** Public shape of a job (payload omitted: it may hold file paths). */
 export function jobView(job: Job, position: number | null) {
@@ -14,21 +15,13 @@ export function jobView(job: Job, position: number | null) {
   };
 }
 
-const listQuery = z.object({
-  state: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']).optional(),
-  kind: z.string().min(1).max(40).optional(),
-  libraryId: z.string().min(1).max(500).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-});
-const idParam = z.object({ id: z.coerce.number().int().positive() });
-
 /** Job list, detail and cancel (durable background work: imports, crawls, sources). */
 export function mountJobs(app: Express, s: Services): void {
   app.get(
     '/api/jobs',
     requireKey(),
     route((req, res) => {
-      const q = validate(listQuery, req.query);
+      const q = validate(jobsListInput, req.query);
       res.json({ jobs: s.jobs.list(q).map((j) => jobView(j, s.store.jobs.position(j.id))) });
     }),
   );
@@ -36,7 +29,7 @@ export function mountJobs(app: Express, s: Services): void {
     '/api/jobs/:id',
     requireKey(),
     route((req, res) => {
-      const { id } = validate(idParam, req.params);
+      const { id } = validate(idInput, req.params);
       res.json(jobView(s.jobs.get(id), s.store.jobs.position(id)));
     }),
   );
@@ -44,7 +37,7 @@ export function mountJobs(app: Express, s: Services): void {
     '/api/jobs/:id/cancel',
     requireKey(['owner', 'admin']),
     route((req, res) => {
-      const { id } = validate(idParam, req.params);
+      const { id } = validate(idInput, req.params);
       res.json(jobView(s.jobs.cancel(id), null));
     }),
   );

@@ -2,39 +2,21 @@ import type { Express, Request, Response } from 'express';
 import fs from 'node:fs';
 import path from 'node:path';
 import multer from 'multer';
-import { z } from 'zod';
 import type { Services } from '../../services.ts';
 import type { Principal } from '../../model.ts';
 import { ApiError } from '../../errors.ts';
 import { route } from '../app.ts';
 import { requirePrincipal } from '../auth.ts';
-import { validate } from '../validate.ts';
+import { validate } from '../../contracts/validate.ts';
 import { assertSourceEnabled } from '../../teams/policy.ts';
 import type { StagedUpload } from '../../sources/service.ts';
-import { LIMITS } from '../../sources/limits.ts';
+import { LIMITS } from '../../contracts/limits.ts';
+import { addLlmsTxtInput, addOpenApiInput, fileUploadInput, openApiUploadInput } from '../../contracts/sources.ts';
 
 /**
  * POST /api/v2/add/openapi, /openapi-upload, /llmstxt, /file-upload. Every one needs an API key
  * and a valid license and answers the library submission result {libraryName, message} (plus jobId).
  */
-
-const url = z.string().trim().min(1, 'must not be empty').max(2048);
-const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', '']).transform((v) => v === 'true' || v === '1')]);
-
-const openApiBody = z.object({ openApiUrl: url, force: flag.optional() });
-const llmsBody = z.object({ llmstxtUrl: url, force: flag.optional() });
-const openApiUploadFields = z.object({
-  libraryTitle: z.string().trim().max(200).optional(),
-  description: z.string().trim().max(2000).optional(),
-  force: flag.optional(),
-});
-const fileUploadFields = z.object({
-  collectionName: z.string().trim().max(200).optional(),
-  projectTitle: z.string().trim().max(200).optional(),
-  description: z.string().trim().max(2000).optional(),
-  relativePaths: z.string().max(1_000_000).optional(),
-  force: flag.optional(),
-});
 
 function gate(s: Services, res: Response, roles?: ('owner' | 'admin' | 'member')[]): Principal {
   const principal = requirePrincipal(res, roles);
@@ -48,7 +30,7 @@ export function mountSources(app: Express, s: Services): void {
     route(async (req, res) => {
       const principal = gate(s, res);
       assertSourceEnabled(s, principal, 'websites');
-      const body = validate(openApiBody, req.body ?? {});
+      const body = validate(addOpenApiInput, req.body ?? {});
       res.json(await s.sources.submitOpenApiUrl({ url: body.openApiUrl, force: body.force ?? false }, principal));
     }),
   );
@@ -58,7 +40,7 @@ export function mountSources(app: Express, s: Services): void {
     route(async (req, res) => {
       const principal = gate(s, res);
       assertSourceEnabled(s, principal, 'llmstxt');
-      const body = validate(llmsBody, req.body ?? {});
+      const body = validate(addLlmsTxtInput, req.body ?? {});
       res.json(await s.sources.submitLlmsTxt({ url: body.llmstxtUrl, force: body.force ?? false }, principal));
     }),
   );
@@ -73,7 +55,7 @@ export function mountSources(app: Express, s: Services): void {
       assertSourceEnabled(s, principal, 'uploaded_files');
       requireMultipart(req);
       await runMulter(openApiUpload, req, res, { fileField: 'openapiFile', maxFileBytes: LIMITS.openApiUploadBytes, maxFiles: 1 });
-      const fields = validate(openApiUploadFields, req.body ?? {});
+      const fields = validate(openApiUploadInput, req.body ?? {});
       const file = req.file;
       if (!file) throw new ApiError('validation_error', 'openapiFile is required: upload the OpenAPI specification (JSON or YAML) as multipart field openapiFile.');
       res.json(
@@ -105,7 +87,7 @@ export function mountSources(app: Express, s: Services): void {
           limits: { fileSize: LIMITS.fileBytes, files: LIMITS.files, fields: 20, fieldSize: 1024 * 1024, parts: LIMITS.files + 20 },
         }).array('documentFiles', LIMITS.files);
         await runMulter(upload, req, res, { fileField: 'documentFiles', maxFileBytes: LIMITS.fileBytes, maxFiles: LIMITS.files });
-        const fields = validate(fileUploadFields, req.body ?? {});
+        const fields = validate(fileUploadInput, req.body ?? {});
         const files = ((req.files as Express.Multer.File[] | undefined) ?? []).map((f): StagedUpload => ({ path: f.path, originalName: f.originalname, size: f.size }));
         let relativePaths: string[] | undefined;
         if (fields.relativePaths !== undefined && fields.relativePaths.trim() !== '') {

@@ -1,11 +1,20 @@
 import type { Express } from 'express';
 import type { Services } from '../../services.ts';
 import { route } from '../app.ts';
+import { openApiDocument } from '../../contracts/openapi.ts';
+import { VERSION } from '../../version.ts';
 
-/** Liveness and license information. */
+/** Liveness, license information and the OpenAPI description of the API. */
 export function mountSystem(app: Express, s: Services): void {
   app.get('/ping', (_req, res) => {
     res.json({ status: 'ok', message: 'pong' });
+  });
+
+  // Built once: the operations are fixed at start.
+  let description: Record<string, unknown> | null = null;
+  app.get('/api/openapi.json', (_req, res) => {
+    description ??= openApiDocument(VERSION);
+    res.json(description);
   });
 
   app.get(

@@ -1,14 +1,12 @@
 import type { Express } from 'express';
-import { z } from 'zod';
 import type { Services } from '../../services.ts';
 import { route } from '../app.ts';
+import { idInput } from '../../contracts/operation.ts';
 import { requirePrincipal } from '../auth.ts';
-import { validate } from '../validate.ts';
-import { PLANS } from '../../teams/plans.ts';
+import { validate } from '../../contracts/validate.ts';
+import { keyCreateInput, memberAddInput, memberRoleInput, ruleAddInput, teamspaceUpdateInput, usageInput } from '../../contracts/teams.ts';
 
 const admins = ['owner', 'admin'] as const;
-const roleSchema = z.enum(['owner', 'admin', 'member']);
-const idParam = z.object({ id: z.coerce.number().int().positive() });
 
 /**
  * Teamspace endpoints: policies, usage, plan and limits, rules, members, keys.
@@ -41,7 +39,7 @@ export function mountTeams(app: Express, s: Services): void {
     '/api/v2/usage',
     route((req, res) => {
       const p = requirePrincipal(res);
-      const q = validate(z.object({ days: z.coerce.number().int().min(1).max(90).default(30) }), req.query);
+      const q = validate(usageInput, req.query);
       res.json(t.usage.report(p, q.days));
     }),
   );
@@ -58,17 +56,7 @@ export function mountTeams(app: Express, s: Services): void {
     '/api/v2/teamspace',
     route((req, res) => {
       const p = requirePrincipal(res, [...admins]);
-      const body = validate(
-        z
-          .object({
-            plan: z.enum(PLANS as [string, ...string[]]).optional(),
-            includedRequests: z.number().int().min(0).max(1_000_000_000).optional(),
-            spendingLimitCents: z.number().int().min(0).nullable().optional(),
-            centsPerExtraRequest: z.number().min(0).max(100_000).optional(),
-          })
-          .strict(),
-        req.body ?? {},
-      );
+      const body = validate(teamspaceUpdateInput, req.body ?? {});
       res.json(t.plans.update(p.teamspaceId, body as Parameters<typeof t.plans.update>[1]));
     }),
   );
@@ -85,10 +73,7 @@ export function mountTeams(app: Express, s: Services): void {
     '/api/v2/rules',
     route((req, res) => {
       const p = requirePrincipal(res, [...admins]);
-      const body = validate(
-        z.object({ kind: z.enum(['global', 'libraryOwn', 'libraryTeam']), libraryId: z.string().min(1).max(500).nullable().optional(), text: z.string().min(1).max(4000) }).strict(),
-        req.body ?? {},
-      );
+      const body = validate(ruleAddInput, req.body ?? {});
       res.status(201).json(t.rules.add(p.teamspaceId, body));
     }),
   );
@@ -96,7 +81,7 @@ export function mountTeams(app: Express, s: Services): void {
     '/api/v2/rules/:id',
     route((req, res) => {
       const p = requirePrincipal(res, [...admins]);
-      t.rules.remove(p.teamspaceId, validate(idParam, req.params).id);
+      t.rules.remove(p.teamspaceId, validate(idInput, req.params).id);
       res.status(204).end();
     }),
   );
@@ -113,10 +98,7 @@ export function mountTeams(app: Express, s: Services): void {
     '/api/v2/members',
     route((req, res) => {
       const p = requirePrincipal(res, [...admins]);
-      const body = validate(
-        z.object({ name: z.string().min(1).max(100), email: z.string().email().nullable().optional(), role: roleSchema.default('member'), createKey: z.boolean().default(true) }).strict(),
-        req.body ?? {},
-      );
+      const body = validate(memberAddInput, req.body ?? {});
       const { member, key } = t.members.add(p.teamspaceId, p.role, body);
       res.status(201).json({ member, key: key ? { id: key.id, key: key.key, name: key.name } : null });
     }),
@@ -125,15 +107,15 @@ export function mountTeams(app: Express, s: Services): void {
     '/api/v2/members/:id',
     route((req, res) => {
       const p = requirePrincipal(res, [...admins]);
-      const body = validate(z.object({ role: roleSchema }).strict(), req.body ?? {});
-      res.json(t.members.setRole(p.teamspaceId, p.role, validate(idParam, req.params).id, body.role));
+      const body = validate(memberRoleInput, { ...(req.body ?? {}), id: req.params.id });
+      res.json(t.members.setRole(p.teamspaceId, p.role, body.id, body.role));
     }),
   );
   app.delete(
     '/api/v2/members/:id',
     route((req, res) => {
       const p = requirePrincipal(res, [...admins]);
-      t.members.remove(p.teamspaceId, p.role, validate(idParam, req.params).id);
+      t.members.remove(p.teamspaceId, p.role, validate(idInput, req.params).id);
       res.status(204).end();
     }),
   );
@@ -151,7 +133,7 @@ export function mountTeams(app: Express, s: Services): void {
     '/api/v2/keys',
     route((req, res) => {
       const p = requirePrincipal(res, [...admins]);
-      const body = validate(z.object({ name: z.string().min(1).max(100), memberId: z.number().int().positive().optional() }).strict(), req.body ?? {});
+      const body = validate(keyCreateInput, req.body ?? {});
       const k = t.members.createKey(p.teamspaceId, p.role, body.memberId ?? p.memberId, body.name);
       res.status(201).json({ id: k.id, key: k.key, name: k.name, memberId: k.memberId, memberName: k.memberName, role: k.role });
     }),
@@ -160,7 +142,7 @@ export function mountTeams(app: Express, s: Services): void {
     '/api/v2/keys/:id',
     route((req, res) => {
       const p = requirePrincipal(res);
-      t.members.revokeKey(p.teamspaceId, p.role, validate(idParam, req.params).id, p.role === 'member' ? p.memberId : undefined);
+      t.members.revokeKey(p.teamspaceId, p.role, validate(idInput, req.params).id, p.role === 'member' ? p.memberId : undefined);
       res.status(204).end();
     }),
   );

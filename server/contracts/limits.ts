@@ -1,4 +1,4 @@
-/** Size, count and time limits for source inputs, shared by request validation (service.ts) and the jobs (indexing.ts). */
+/** Size, count and time limits for source inputs (the spec's upload limits among them), shared by the contracts, the services and the jobs. */
 export const LIMITS = {
   openApiUploadBytes: 10 * 1024 * 1024,
   openApiUrlBytes: 20 * 1024 * 1024,

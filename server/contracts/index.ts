@@ -1,0 +1,20 @@
+import type { Operation } from './operation.ts';
+import { contextOperation, librariesOperation, libsSearchOperation, searchOperation } from './search.ts';
+import {
+  addLlmsTxtOperation, addOpenApiOperation, addWebsiteOperation, fileUploadOperation, importOperation, openApiUploadOperation, parseWebsiteOperation,
+} from './sources.ts';
+import { jobCancelOperation, jobGetOperation, jobsListOperation } from './jobs.ts';
+import * as teams from './teams.ts';
+import { healthOperation, licenseOperation, openApiOperation, pingOperation, readyOperation } from './system.ts';
+
+/** Every operation of the HTTP API, in the order the OpenAPI description lists them. */
+export const OPERATIONS: readonly Operation[] = [
+  searchOperation, contextOperation, libsSearchOperation, librariesOperation,
+  importOperation, parseWebsiteOperation, addWebsiteOperation, addOpenApiOperation, openApiUploadOperation, addLlmsTxtOperation, fileUploadOperation,
+  jobsListOperation, jobGetOperation, jobCancelOperation,
+  teams.policiesGetOperation, teams.policiesUpdateOperation, teams.usageOperation, teams.teamspaceGetOperation, teams.teamspaceUpdateOperation,
+  teams.rulesListOperation, teams.ruleAddOperation, teams.ruleRemoveOperation,
+  teams.membersListOperation, teams.memberAddOperation, teams.memberRoleOperation, teams.memberRemoveOperation,
+  teams.keysListOperation, teams.keyCreateOperation, teams.keyRevokeOperation,
+  pingOperation, healthOperation, readyOperation, licenseOperation, openApiOperation,
+];

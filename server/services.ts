@@ -16,12 +16,15 @@ import type { WordRarity } from './search/nothing-found.ts';
 import { lastReembedUnfinished, scheduleReembed } from './embed/reembed-job.ts';
 import type { AccessPolicy, ContextService, LibrarySearchService, SearchService } from './search/contracts.ts';
 import { StoreContextService } from './search/context-service.ts';
-import { MultiLibrarySearch } from './search/search-service.ts';
+import { MultiLibrarySearch, type SearchOverrides } from './search/search-service.ts';
 import { StoreLibrarySearch } from './search/library-search.ts';
 import { TeamService } from './teams/index.ts';
 import { queueSearchModel, scheduleMissingModels } from './search/model-job.ts';
 import { SourceService } from './sources/service.ts';
 import { CrawlService } from '../crawler/service.ts';
+import { createOperations, type Operations } from './operations/index.ts';
+import { sourceRefusal } from './teams/policy.ts';
+import { bundleMeta } from './ingest/bundle.ts';
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -56,6 +59,8 @@ export interface Services {
   crawler: CrawlService;
   /** OpenAPI, llms.txt and PDF/DOCX sources (server/sources/service.ts). */
   sources: SourceService;
+  /** Every operation of REST, MCP and the CLI: validated against its contract and admitted, then run (server/operations). */
+  operations: Operations;
   startedAt: Date;
 }
 
@@ -66,6 +71,8 @@ export interface ServiceOverrides {
   store?: Store;
   embedder?: Embedder | null;
   license?: LicenseService;
+  /** Fault injection for tests: replaces the search's per-library retrieval or its global rerank. */
+  search?: SearchOverrides;
 }
 
 export async function createServices(config: Config, log: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
@@ -86,7 +93,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   // The search services read `services` lazily: they need the finished container (access, embedder, store).
   const context = new StoreContextService(() => services);
   // /api/v3/search retrieves on the context service's worker threads (one pool per process).
-  const search = new MultiLibrarySearch(() => services, {}, () => context.retrievalPool());
+  const search = new MultiLibrarySearch(() => services, overrides.search ?? {}, () => context.retrievalPool());
   const rarity = await wordRarity(embedder, config, log);
   const services: Services = {
     config, log, store, embedder, rarity, license, keys, jobs, writer, importer,
@@ -97,8 +104,16 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     librarySearch: new StoreLibrarySearch(() => ({ selector: search.selector(), access: services.access })),
     crawler: new CrawlService({ store, jobs, config }),
     sources: new SourceService({ config, store, jobs, writer, log }),
+    operations: undefined as unknown as Operations,
     startedAt: new Date(),
   };
+  services.operations = createOperations({
+    ...services,
+    sourceEnabled: (p, source) => teams.policies.sourceEnabled(teams.teamspaceOf(p), source),
+    defaultTeamspaceId: () => keys.defaultTeamspaceId(),
+    importRefusal: (p, header) => sourceRefusal(services, p, bundleMeta(header, header.project)),
+    position: (id) => store.jobs.position(id),
+  });
   const { jobRegistrars } = await import('./jobs/registry.ts');
   for (const register of jobRegistrars) register(services);
   if (vectorsReset) scheduleReembed(services, 'embedder changed');

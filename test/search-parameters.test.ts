@@ -2,8 +2,10 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestServer } from './helpers/server.ts';
 import { hdr, libsOf, searchSuite } from './helpers/search-api.ts';
-import { MultiLibrarySearch } from '../server/search/search-service.ts';
+import type { GlobalRerank, LibraryRetrieval } from '../server/search/search-service.ts';
 import { retrievePrepared } from '../server/search/retrieve.ts';
+import { rank } from '../server/search/ranker.ts';
+import { modelFor } from '../server/search/models.ts';
 
 /**
  * GET /api/v3/search over HTTP against the real corpora (test/helpers/search-api.ts): parameter
@@ -11,12 +13,22 @@ import { retrievePrepared } from '../server/search/retrieve.ts';
  */
 
 let s: TestServer;
-const original: { search?: TestServer['services']['search'] } = {};
+/** Faults the failure tests switch on (the server is built with these seams; off, it answers as usual, retrieving in the request thread). */
+const faults: { retrieve?: LibraryRetrieval; rerank?: GlobalRerank } = {};
 
-const { search, get } = searchSuite((server) => {
-  s = server;
-  original.search = s.services.search;
-});
+const { search, get } = searchSuite(
+  (server) => {
+    s = server;
+  },
+  {
+    overrides: {
+      search: {
+        retrieve: (t, q) => (faults.retrieve ?? (async () => retrievePrepared(s.services.store, t.version.id, q, { libraryId: t.label })))(t, q),
+        rerank: (q, cs) => (faults.rerank ?? (() => rank(q, cs, { modelOf: (v) => modelFor(s.services.store, v) })))(q, cs),
+      },
+    },
+  },
+);
 
 describe('parameters', () => {
   test('query is required and limited to 2000 characters; long pasted output is accepted', async () => {
@@ -88,12 +100,10 @@ describe('failures', () => {
 
   test('one library failing -> the others answer, partial + partialSearchFailure; all failing -> 503 search_failed', async () => {
     const store = s.services.store;
-    s.services.search = new MultiLibrarySearch(() => s.services, {
-      retrieve: async (t, q) => {
-        if (t.entry.library.id === '/honojs/website') throw new Error('injected failure');
-        return retrievePrepared(store, t.version.id, q, { libraryId: t.label });
-      },
-    });
+    faults.retrieve = async (t, q) => {
+      if (t.entry.library.id === '/honojs/website') throw new Error('injected failure');
+      return retrievePrepared(store, t.version.id, q, { libraryId: t.label });
+    };
     try {
       let r = await search({ query: 'define a route', library: ['hono', 'fastify'] });
       assert.equal(r.res.status, 200);
@@ -106,19 +116,23 @@ describe('failures', () => {
       r = await search({ query: 'define a route', library: ['hono', 'fastify'], version: '4' });
       assert.deepEqual(hdr(r.res), { status: 'partial', reason: 'partialSearchFailure', version: 'verified' });
     } finally {
-      s.services.search = original.search!;
+      delete faults.retrieve;
+      delete faults.rerank;
     }
   });
 
   test('the reranker failing -> fused order, partial + partialSearchFailure', async () => {
-    s.services.search = new MultiLibrarySearch(() => s.services, { rerank: () => { throw new Error('injected reranker failure'); } });
+    faults.rerank = () => {
+      throw new Error('injected reranker failure');
+    };
     try {
       const r = await search({ query: 'register a plugin', library: ['fastify', 'vite'] });
       assert.equal(r.res.status, 200);
       assert.ok(r.body.codeSnippets.length + r.body.infoSnippets.length > 0);
       assert.deepEqual(hdr(r.res), { status: 'partial', reason: 'partialSearchFailure', version: null });
     } finally {
-      s.services.search = original.search!;
+      delete faults.retrieve;
+      delete faults.rerank;
     }
   });
 

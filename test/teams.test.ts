@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { addIndexedLibrary, addLibrary, call, startWithMaxMembers } from './helpers/teams.ts';
-import { assertSourceEnabled } from '../server/teams/index.ts';
+import { asKey } from '../server/operations/index.ts';
+import { addLlmsTxtOperation, parseWebsiteOperation } from '../server/contracts/sources.ts';
 import { ApiError } from '../server/errors.ts';
 import { httpMcpClient, textOf } from './helpers/mcp.ts';
 
@@ -137,11 +138,12 @@ test('disabled source types refuse adding such sources', async () => {
   const s = await startTestServer({ overrides: { embedder: null } });
   try {
     const owner = s.services.keys.verify(s.key)!;
-    assert.doesNotThrow(() => assertSourceEnabled(s.services, owner, 'websites'));
+    const admit = s.services.operations.admit;
+    assert.doesNotThrow(() => admit(parseWebsiteOperation, asKey(owner)));
     await call(s, 'PATCH', '/api/v2/policies', { sourceTypes: { websites: { enabled: false } } });
-    assert.throws(() => assertSourceEnabled(s.services, owner, 'websites'), (e: unknown) => e instanceof ApiError && e.code === 'source_disabled' && e.status === 403);
-    assert.throws(() => assertSourceEnabled(s.services, null, 'websites'), (e: unknown) => e instanceof ApiError && e.code === 'source_disabled');
-    assert.doesNotThrow(() => assertSourceEnabled(s.services, owner, 'llmstxt'));
+    assert.throws(() => admit(parseWebsiteOperation, asKey(owner)), (e: unknown) => e instanceof ApiError && e.code === 'source_disabled' && e.status === 403);
+    assert.throws(() => admit(parseWebsiteOperation, asKey(null)), (e: unknown) => e instanceof ApiError && e.code === 'invalid_api_key', 'no key: refused before the policy');
+    assert.doesNotThrow(() => admit(addLlmsTxtOperation, asKey(owner)));
   } finally {
     await s.close();
   }

@@ -6,6 +6,7 @@ import { createServices } from '../../server/services.ts';
 import { ApiError } from '../../server/errors.ts';
 import { createMcpServer } from '../../server/mcp/server.ts';
 import { localBackend, remoteBackend, type DocsBackend } from '../../server/mcp/backend.ts';
+import { asKey } from '../../server/operations/index.ts';
 import { VERSION } from '../../server/version.ts';
 
 interface McpOptions {
@@ -53,7 +54,7 @@ export function mcpCommand(program: Command): void {
           services.store.close();
           throw new ApiError('invalid_api_key', 'This instance does not allow anonymous search: pass --api-key KEY or set STACKS_API_KEY.');
         }
-        backend = localBackend(services, principal);
+        backend = localBackend(services.operations, asKey(principal));
         cleanup = () => services.store.close();
       }
       const server = createMcpServer(backend, {

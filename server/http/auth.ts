@@ -2,6 +2,7 @@ import type { Request, Response, NextFunction } from 'express';
 import type { KeyService } from '../auth/keys.ts';
 import type { Principal, Role } from '../model.ts';
 import { ApiError } from '../errors.ts';
+import { asKey, type Caller } from '../operations/index.ts';
 
 /**
  * Reads the API key from `Authorization: Bearer <key>` (or the bare key), `X-API-Key`, or the
@@ -29,33 +30,7 @@ export function principalOf(res: Response): Principal | null {
   return (res.locals.principal as Principal | undefined) ?? null;
 }
 
-/**
- * The caller of a search endpoint (/v3/search, /v2/context, /v2/libs/search, /mcp): anonymous is
- * allowed unless the allowAnonymousSearch setting is off, then a key is required (401).
- */
-export function searchPrincipal(res: Response, config: { allowAnonymousSearch: boolean }): Principal | null {
-  const p = principalOf(res);
-  if (!p && !config.allowAnonymousSearch) {
-    throw new ApiError('invalid_api_key', 'An API key is required on this instance: send Authorization: Bearer <key>, X-API-Key or STACKS_API_KEY.');
-  }
-  return p;
-}
-
-export function requirePrincipal(res: Response, roles?: Role[]): Principal {
-  const p = principalOf(res);
-  if (!p) throw new ApiError('invalid_api_key', 'An API key is required: send Authorization: Bearer <key>.');
-  if (roles && !roles.includes(p.role)) throw new ApiError('forbidden', `This action needs the role ${roles.join(' or ')}; your key's member is ${p.role}.`);
-  return p;
-}
-
-/** Express middleware form of requirePrincipal. */
-export function requireKey(roles?: Role[]) {
-  return (_req: Request, res: Response, next: NextFunction) => {
-    try {
-      requirePrincipal(res, roles);
-      next();
-    } catch (err) {
-      next(err);
-    }
-  };
+/** The caller of an operation: the request's key (the operation admits it, server/operations). */
+export function callerOf(res: Response): Caller {
+  return asKey(principalOf(res));
 }

@@ -1,5 +1,5 @@
-import type { Principal } from '../model.ts';
-import type { ContextService, LibrarySearchEntry, LibrarySearchService, SearchService } from '../search/contracts.ts';
+import type { LibrarySearchEntry } from '../search/contracts.ts';
+import type { Caller, Operations } from '../operations/index.ts';
 
 /**
  * What the MCP tools need from Stacks. Two implementations: the local services (HTTP /mcp and
@@ -15,24 +15,16 @@ export interface DocsBackend {
   searchDocs(req: { query: string; libraries: string[]; version?: string; language?: string }): Promise<{ text: string; headers: Record<string, string> }>;
 }
 
-/** The three retrieval services the tools call (fields of Services). */
-export interface DocsServices {
-  context: ContextService;
-  search: SearchService;
-  librarySearch: LibrarySearchService;
-}
-
-/** Tools answered by this process's services, as the given caller (null: anonymous). */
-export function localBackend(services: DocsServices, principal: Principal | null): DocsBackend {
+/** Tools answered by this process's operations (the same contracts and checks as REST), as the given caller. */
+export function localBackend(ops: Pick<Operations, 'context' | 'search' | 'libsSearch'>, caller: Caller): DocsBackend {
   return {
-    resolveLibrary: (req) => services.librarySearch.search(req, principal),
+    resolveLibrary: (req) => ops.libsSearch(req, caller),
     async queryDocs(req) {
-      const r = await services.context.query({ libraryId: req.libraryId, query: req.query, fast: false, researchMode: false }, principal);
-      return r.text;
+      return (await ops.context({ libraryId: req.libraryId, query: req.query }, caller)).answer.text;
     },
     async searchDocs(req) {
-      const r = await services.search.search({ query: req.query, libraries: req.libraries, version: req.version, language: req.language }, principal);
-      return { text: r.text, headers: r.headers };
+      const { answer } = await ops.search({ query: req.query, library: req.libraries, version: req.version, language: req.language }, caller);
+      return { text: answer.text, headers: answer.headers };
     },
   };
 }

@@ -65,5 +65,4 @@ export class TeamService {
   }
 }
 
-export { assertSourceEnabled } from './policy.ts';
 export type { PolicySourceType } from '../contracts/policy.ts';

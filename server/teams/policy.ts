@@ -67,23 +67,9 @@ export class PolicyService {
   }
 }
 
-/** What assertSourceEnabled needs from the services container. */
+/** What sourceRefusal needs from the services container. */
 export interface SourceCheckServices {
   teams: { policies: PolicyService; teamspaceOf(principal: Principal | null): number };
-}
-
-/**
- * For the add-library endpoints: throws ApiError('source_disabled') (403) when the caller's
- * teamspace policy disables the source type. Anonymous callers get the default teamspace's policy.
- * Which type to pass: /v2/add/website and /api/parse-website `websites`; /v2/add/llmstxt `llmstxt`;
- * /v2/add/file-upload and /v2/add/openapi-upload `uploaded_files`; /v2/add/openapi (a URL) `websites`;
- * /api/import-libraries: the type of each bundle library (see policySourceTypeOf).
- */
-export function assertSourceEnabled(services: SourceCheckServices, principal: Principal | null, sourceType: PolicySourceType): void {
-  const teamspaceId = services.teams.teamspaceOf(principal);
-  if (!services.teams.policies.sourceEnabled(teamspaceId, sourceType)) {
-    throw new ApiError('source_disabled', `Adding ${sourceType} sources is disabled by this teamspace's policy; an owner or admin can enable it (PATCH /api/v2/policies).`);
-  }
 }
 
 /**

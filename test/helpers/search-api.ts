@@ -1,7 +1,7 @@
 import { after, before } from 'node:test';
 import type { SearchContextResponse } from '../../server/search/contracts.ts';
 import type { SnippetInput } from '../../server/model.ts';
-import { startTestServer, type TestServer } from './server.ts';
+import { startTestServer, type TestServer, type TestServerOptions } from './server.ts';
 import { loadSearchCorpus } from './search-corpus.ts';
 
 /**
@@ -25,8 +25,8 @@ async function addLibrary(s: TestServer, meta: { id: string; title: string; sour
   build.commit();
 }
 
-export async function startSearchServer(): Promise<TestServer> {
-  const s = await startTestServer();
+export async function startSearchServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const s = await startTestServer(options);
   await loadSearchCorpus(s.services);
   await addLibrary(s, { id: '/acme/widget', title: 'Widget', sourceType: 'repo' }, '', 'current');
   await addLibrary(s, { id: '/acme/widget', title: 'Widget', sourceType: 'repo' }, '1.4.0', 'one-four');
@@ -41,13 +41,13 @@ export async function startSearchServer(): Promise<TestServer> {
  * One test file's server: started before its tests (and handed to `onStart`), closed after them.
  * `search` and `get` talk to it.
  */
-export function searchSuite(onStart: (s: TestServer) => void = () => {}): {
+export function searchSuite(onStart: (s: TestServer) => void = () => {}, options: TestServerOptions = {}): {
   search: (params: Record<string, string | string[]>) => Promise<{ res: Response; body: SearchContextResponse }>;
   get: (path: string, auth?: string | null) => Promise<Response>;
 } {
   let server: TestServer | null = null;
   before(async () => {
-    server = await startSearchServer();
+    server = await startSearchServer(options);
     onStart(server);
   });
   after(async () => {

@@ -5,11 +5,9 @@ import multer from 'multer';
 import type { Services } from '../../services.ts';
 import { ApiError } from '../../errors.ts';
 import { route } from '../app.ts';
-import { principalOf, requireKey } from '../auth.ts';
-import { validate } from '../../contracts/validate.ts';
-import { bundleMeta } from '../../ingest/bundle.ts';
-import { sourceRefusal } from '../../teams/policy.ts';
-import { importInput } from '../../contracts/sources.ts';
+import { callerOf } from '../auth.ts';
+import { runMulter } from '../multipart.ts';
+import { importOperation } from '../../contracts/sources.ts';
 
 
 /** Upload fields that carry the bundle file (the hosted export uses bundleFile; curl users type file). */
@@ -29,9 +27,10 @@ export function mountImport(app: Express, s: Services): void {
     limits: { fileSize: s.config.importMaxBytes, files: 1, fields: 20, fieldSize: 64 * 1024 },
   }).fields(FILE_FIELDS.map((name) => ({ name, maxCount: 1 })));
 
-  const checkLicense = (_req: Request, _res: Response, next: NextFunction) => {
+  /** Key, role and license before a byte of the body is read. */
+  const admitFirst = (_req: Request, res: Response, next: NextFunction) => {
     try {
-      s.license.require('import');
+      s.operations.admit(importOperation, callerOf(res));
       next();
     } catch (err) {
       next(err);
@@ -48,27 +47,24 @@ export function mountImport(app: Express, s: Services): void {
 
   app.post(
     '/api/import-libraries',
-    requireKey(['owner', 'admin']),
-    checkLicense,
+    admitFirst,
     checkLength,
     route(async (req, res) => {
-      const query = validate(importInput, req.query);
       const type = (req.get('content-type') ?? '').toLowerCase();
-      let force: boolean | null = query.force ?? null;
+      // `force` comes as a query parameter, or as a form field of a multipart upload.
+      const input: { force?: unknown } = { force: Array.isArray(req.query.force) ? req.query.force[0] : req.query.force };
       let file: string | null = null;
       try {
         if (type.startsWith('multipart/form-data')) {
           const received = await receiveMultipart(upload, req, res, s);
           file = received.file;
-          if (force === null && received.force !== undefined) force = validate(importInput, { force: received.force }).force ?? null;
+          input.force ??= received.force;
         } else if (/^(application\/(json|[\w.+-]+\+json|zip|x-zip-compressed|octet-stream)|text\/json)\b/.test(type)) {
           file = await s.importer.saveUpload(req);
         } else {
           throw new ApiError('unsupported_media_type', `Content-Type "${type}" is not accepted: send application/json, application/zip or multipart/form-data.`);
         }
-        const principal = principalOf(res);
-        const result = await s.importer.importFile(file, { force, memberId: principal?.memberId ?? null, refuse: (h) => sourceRefusal(s, principal, bundleMeta(h, h.project)) });
-        res.status(200).json(result);
+        res.status(200).json(await s.operations.importLibraries(input, file, callerOf(res)));
       } finally {
         if (file) fs.rmSync(file, { force: true });
       }
@@ -87,17 +83,7 @@ async function receiveMultipart(
   res: Response,
   s: Services,
 ): Promise<{ file: string; force?: string }> {
-  await new Promise<void>((resolve, reject) => {
-    upload(req, res, (err: unknown) => {
-      if (!err) return resolve();
-      if (err instanceof multer.MulterError) {
-        if (err.code === 'LIMIT_FILE_SIZE') return reject(tooLarge(s));
-        if (err.code === 'LIMIT_UNEXPECTED_FILE') return reject(new ApiError('validation_error', `Unexpected file field "${err.field}": send the bundle in the field "bundleFile" (or "file"), one file only.`));
-        return reject(new ApiError('validation_error', `The multipart upload was rejected: ${err.message}.`));
-      }
-      reject(err);
-    });
-  });
+  await runMulter(upload, req, res, { fileField: '"bundleFile" (or "file")', maxFileBytes: s.config.importMaxBytes, maxFiles: 1, tooLarge: () => tooLarge(s) });
   const files = (req.files ?? {}) as Record<string, Express.Multer.File[]>;
   const saved = FILE_FIELDS.flatMap((f) => files[f] ?? []);
   if (saved.length === 0) throw new ApiError('validation_error', 'Missing required field "bundleFile": attach the export file (field bundleFile or file).');

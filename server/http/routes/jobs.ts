@@ -1,44 +1,11 @@
 import type { Express } from 'express';
-import { jobsListInput } from '../../contracts/jobs.ts';
-import { idInput } from '../../contracts/operation.ts';
 import type { Services } from '../../services.ts';
-import type { Job } from '../../model.ts';
 import { route } from '../app.ts';
-import { requireKey } from '../auth.ts';
-import { validate } from '../../contracts/validate.ts';
-
-/** Public shape of a job (payload omitted: it may hold file paths). */
-export function jobView(job: Job, position: number | null) {
-  return {
-    id: job.id, kind: job.kind, state: job.state, libraryId: job.libraryId, position, progress: job.progress, error: job.error,
-    attempts: job.attempts, createdAt: job.createdAt, startedAt: job.startedAt, finishedAt: job.finishedAt, updatedAt: job.updatedAt,
-  };
-}
+import { callerOf } from '../auth.ts';
 
 /** Job list, detail and cancel (durable background work: imports, crawls, sources). */
 export function mountJobs(app: Express, s: Services): void {
-  app.get(
-    '/api/jobs',
-    requireKey(),
-    route((req, res) => {
-      const q = validate(jobsListInput, req.query);
-      res.json({ jobs: s.jobs.list(q).map((j) => jobView(j, s.store.jobs.position(j.id))) });
-    }),
-  );
-  app.get(
-    '/api/jobs/:id',
-    requireKey(),
-    route((req, res) => {
-      const { id } = validate(idInput, req.params);
-      res.json(jobView(s.jobs.get(id), s.store.jobs.position(id)));
-    }),
-  );
-  app.post(
-    '/api/jobs/:id/cancel',
-    requireKey(['owner', 'admin']),
-    route((req, res) => {
-      const { id } = validate(idInput, req.params);
-      res.json(jobView(s.jobs.cancel(id), null));
-    }),
-  );
+  app.get('/api/jobs', route(async (req, res) => res.json(await s.operations.jobsList(req.query, callerOf(res)))));
+  app.get('/api/jobs/:id', route(async (req, res) => res.json(await s.operations.jobGet(req.params, callerOf(res)))));
+  app.post('/api/jobs/:id/cancel', route(async (req, res) => res.json(await s.operations.jobCancel(req.params, callerOf(res)))));
 }

@@ -4,7 +4,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Services } from '../../services.ts';
 import { ApiError } from '../../errors.ts';
 import { route } from '../app.ts';
-import { searchPrincipal } from '../auth.ts';
+import { callerOf } from '../auth.ts';
+import { searchOperation } from '../../contracts/search.ts';
 import { createMcpServer } from '../../mcp/server.ts';
 import { localBackend } from '../../mcp/backend.ts';
 import { VERSION } from '../../version.ts';
@@ -35,8 +36,10 @@ export function mountMcp(app: Express, s: Services): void {
   app.post(
     MCP_PATH,
     route(async (req: Request, res: Response) => {
-      const principal = searchPrincipal(res, s.config);
-      const server = createMcpServer(localBackend(s, principal), {
+      // An instance that requires a key for search refuses the whole request (401), as REST does.
+      const caller = callerOf(res);
+      s.operations.admit(searchOperation, caller);
+      const server = createMcpServer(localBackend(s.operations, caller), {
         version: VERSION,
         onUnexpected: (err) => s.log.error({ err: (err as Error)?.message, stack: (err as Error)?.stack }, 'MCP tool failed'),
       });

@@ -1,49 +1,24 @@
-import type { Express, Request, Response } from 'express';
+import type { Express } from 'express';
 import fs from 'node:fs';
 import path from 'node:path';
 import multer from 'multer';
 import type { Services } from '../../services.ts';
-import type { Principal } from '../../model.ts';
 import { ApiError } from '../../errors.ts';
 import { route } from '../app.ts';
-import { requirePrincipal } from '../auth.ts';
-import { validate } from '../../contracts/validate.ts';
-import { assertSourceEnabled } from '../../teams/policy.ts';
+import { callerOf } from '../auth.ts';
+import { requireMultipart, runMulter } from '../multipart.ts';
 import type { StagedUpload } from '../../sources/service.ts';
 import { LIMITS } from '../../contracts/limits.ts';
-import { addLlmsTxtInput, addOpenApiInput, fileUploadInput, openApiUploadInput } from '../../contracts/sources.ts';
+import { fileUploadOperation, openApiUploadOperation } from '../../contracts/sources.ts';
 
 /**
  * POST /api/v2/add/openapi, /openapi-upload, /llmstxt, /file-upload. Every one needs an API key
  * and a valid license and answers the library submission result {libraryName, message} (plus jobId).
  */
 
-function gate(s: Services, res: Response, roles?: ('owner' | 'admin' | 'member')[]): Principal {
-  const principal = requirePrincipal(res, roles);
-  s.license.require();
-  return principal;
-}
-
 export function mountSources(app: Express, s: Services): void {
-  app.post(
-    '/api/v2/add/openapi',
-    route(async (req, res) => {
-      const principal = gate(s, res);
-      assertSourceEnabled(s, principal, 'websites');
-      const body = validate(addOpenApiInput, req.body ?? {});
-      res.json(await s.sources.submitOpenApiUrl({ url: body.openApiUrl, force: body.force ?? false }, principal));
-    }),
-  );
-
-  app.post(
-    '/api/v2/add/llmstxt',
-    route(async (req, res) => {
-      const principal = gate(s, res);
-      assertSourceEnabled(s, principal, 'llmstxt');
-      const body = validate(addLlmsTxtInput, req.body ?? {});
-      res.json(await s.sources.submitLlmsTxt({ url: body.llmstxtUrl, force: body.force ?? false }, principal));
-    }),
-  );
+  app.post('/api/v2/add/openapi', route(async (req, res) => res.json(await s.operations.addOpenApi(req.body ?? {}, callerOf(res)))));
+  app.post('/api/v2/add/llmstxt', route(async (req, res) => res.json(await s.operations.addLlmsTxt(req.body ?? {}, callerOf(res)))));
 
   // "Requires a team project": the key's member must be an owner or admin of its teamspace, and the
   // library belongs to that teamspace (libraries.teamspace_id), visible only to its members.
@@ -51,27 +26,20 @@ export function mountSources(app: Express, s: Services): void {
   app.post(
     '/api/v2/add/openapi-upload',
     route(async (req, res) => {
-      const principal = gate(s, res, ['owner', 'admin']);
-      assertSourceEnabled(s, principal, 'uploaded_files');
+      const caller = callerOf(res);
+      s.operations.admit(openApiUploadOperation, caller);
       requireMultipart(req);
       await runMulter(openApiUpload, req, res, { fileField: 'openapiFile', maxFileBytes: LIMITS.openApiUploadBytes, maxFiles: 1 });
-      const fields = validate(openApiUploadInput, req.body ?? {});
-      const file = req.file;
-      if (!file) throw new ApiError('validation_error', 'openapiFile is required: upload the OpenAPI specification (JSON or YAML) as multipart field openapiFile.');
-      res.json(
-        await s.sources.submitOpenApiUpload(
-          { fileName: file.originalname, data: file.buffer, title: fields.libraryTitle || undefined, description: fields.description, force: fields.force ?? false },
-          principal,
-        ),
-      );
+      const file = req.file ? { name: req.file.originalname, data: req.file.buffer } : undefined;
+      res.json(await s.operations.addOpenApiUpload(req.body ?? {}, file, caller));
     }),
   );
 
   app.post(
     '/api/v2/add/file-upload',
     route(async (req, res) => {
-      const principal = gate(s, res);
-      assertSourceEnabled(s, principal, 'uploaded_files');
+      const caller = callerOf(res);
+      s.operations.admit(fileUploadOperation, caller);
       requireMultipart(req);
       // Refuse an oversized upload before reading it (multipart framing adds a little to the files).
       const declared = Number(req.get('content-length'));
@@ -87,23 +55,8 @@ export function mountSources(app: Express, s: Services): void {
           limits: { fileSize: LIMITS.fileBytes, files: LIMITS.files, fields: 20, fieldSize: 1024 * 1024, parts: LIMITS.files + 20 },
         }).array('documentFiles', LIMITS.files);
         await runMulter(upload, req, res, { fileField: 'documentFiles', maxFileBytes: LIMITS.fileBytes, maxFiles: LIMITS.files });
-        const fields = validate(fileUploadInput, req.body ?? {});
         const files = ((req.files as Express.Multer.File[] | undefined) ?? []).map((f): StagedUpload => ({ path: f.path, originalName: f.originalname, size: f.size }));
-        let relativePaths: string[] | undefined;
-        if (fields.relativePaths !== undefined && fields.relativePaths.trim() !== '') {
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(fields.relativePaths);
-          } catch {
-            throw new ApiError('validation_error', 'relativePaths must be a JSON array of strings, e.g. ["guides/intro.pdf"].');
-          }
-          if (!Array.isArray(parsed) || !parsed.every((p) => typeof p === 'string')) throw new ApiError('validation_error', 'relativePaths must be a JSON array of strings.');
-          relativePaths = parsed as string[];
-        }
-        const result = await s.sources.submitFiles(
-          { stagedDir: dir, files, relativePaths, collectionName: fields.collectionName, projectTitle: fields.projectTitle, description: fields.description, force: fields.force ?? false },
-          principal,
-        );
+        const result = await s.operations.addFiles(req.body ?? {}, { dir, files }, caller);
         handedOver = true;
         res.json(result);
       } finally {
@@ -111,36 +64,6 @@ export function mountSources(app: Express, s: Services): void {
       }
     }),
   );
-}
-
-function requireMultipart(req: Request): void {
-  if (!req.is('multipart/form-data')) throw new ApiError('unsupported_media_type', 'Send the upload as multipart/form-data.');
-}
-
-/** Runs a multer middleware as a promise and turns its limit errors into 413/400 with clear messages. */
-function runMulter(mw: ReturnType<ReturnType<typeof multer>['single']>, req: Request, res: Response, info: { fileField: string; maxFileBytes: number; maxFiles: number }): Promise<void> {
-  return new Promise((resolve, reject) => {
-    mw(req, res, (err?: unknown) => {
-      if (!err) return resolve();
-      if (err instanceof ApiError) return reject(err);
-      const e = err as { code?: string; field?: string; message?: string };
-      switch (e.code) {
-        case 'LIMIT_FILE_SIZE':
-          return reject(new ApiError('payload_too_large', `A file in ${info.fileField} is larger than the limit of ${info.maxFileBytes / 1024 / 1024} MB per file. Nothing was stored.`));
-        case 'LIMIT_FILE_COUNT':
-          return reject(new ApiError('payload_too_large', `Too many files: at most ${info.maxFiles} ${info.fileField} per request. Nothing was stored.`));
-        case 'LIMIT_PART_COUNT':
-        case 'LIMIT_FIELD_COUNT':
-          return reject(new ApiError('payload_too_large', 'Too many form fields in the upload.'));
-        case 'LIMIT_FIELD_VALUE':
-          return reject(new ApiError('payload_too_large', `The form field ${e.field ?? ''} is too long.`));
-        case 'LIMIT_UNEXPECTED_FILE':
-          return reject(new ApiError('validation_error', `Unexpected file field "${e.field ?? ''}"; upload files as ${info.fileField}.`));
-        default:
-          return reject(new ApiError('validation_error', `The multipart upload could not be read: ${e.message ?? String(err)}`));
-      }
-    });
-  });
 }
 
 /** Multer storage writing each file into dir and enforcing a limit on the request's total bytes while streaming. */

@@ -1,149 +1,34 @@
 import type { Express } from 'express';
 import type { Services } from '../../services.ts';
 import { route } from '../app.ts';
-import { idInput } from '../../contracts/operation.ts';
-import { requirePrincipal } from '../auth.ts';
-import { validate } from '../../contracts/validate.ts';
-import { keyCreateInput, memberAddInput, memberRoleInput, ruleAddInput, teamspaceUpdateInput, usageInput } from '../../contracts/teams.ts';
-
-const admins = ['owner', 'admin'] as const;
+import { callerOf } from '../auth.ts';
 
 /**
- * Teamspace endpoints: policies, usage, plan and limits, rules, members, keys.
- * Reading needs any key of the teamspace; changing needs an owner or admin key.
+ * Teamspace endpoints: policies, usage, plan and limits, rules, members, keys (the operations in
+ * server/operations/teams.ts). Reading needs any key of the teamspace; changing needs an owner or admin key.
  */
 export function mountTeams(app: Express, s: Services): void {
-  const t = s.teams;
+  const o = s.operations;
+  app.get('/api/v2/policies', route(async (req, res) => res.json(await o.policiesGet(req.query, callerOf(res)))));
+  app.patch('/api/v2/policies', route(async (req, res) => res.json(await o.policiesUpdate(req.body ?? {}, false, callerOf(res)))));
+  app.put('/api/v2/policies', route(async (req, res) => res.json(await o.policiesUpdate(req.body ?? {}, true, callerOf(res)))));
 
-  // ---- policies ----
-  app.get(
-    '/api/v2/policies',
-    route((_req, res) => {
-      const p = requirePrincipal(res);
-      res.json(t.policies.view(p.teamspaceId));
-    }),
-  );
-  for (const method of ['patch', 'put'] as const) {
-    app[method](
-      '/api/v2/policies',
-      route((req, res) => {
-        const p = requirePrincipal(res, [...admins]);
-        t.policies.update(p.teamspaceId, req.body ?? {}, method === 'put');
-        res.json(t.policies.view(p.teamspaceId));
-      }),
-    );
-  }
+  // Usage (never counted: not a metered path).
+  app.get('/api/v2/usage', route(async (req, res) => res.json(await o.usage(req.query, callerOf(res)))));
 
-  // ---- usage (never counted: not a metered path) ----
-  app.get(
-    '/api/v2/usage',
-    route((req, res) => {
-      const p = requirePrincipal(res);
-      const q = validate(usageInput, req.query);
-      res.json(t.usage.report(p, q.days));
-    }),
-  );
+  app.get('/api/v2/teamspace', route(async (req, res) => res.json(await o.teamspaceGet(req.query, callerOf(res)))));
+  app.patch('/api/v2/teamspace', route(async (req, res) => res.json(await o.teamspaceUpdate(req.body ?? {}, callerOf(res)))));
 
-  // ---- plan and limits ----
-  app.get(
-    '/api/v2/teamspace',
-    route((_req, res) => {
-      const p = requirePrincipal(res);
-      res.json(t.plans.get(p.teamspaceId));
-    }),
-  );
-  app.patch(
-    '/api/v2/teamspace',
-    route((req, res) => {
-      const p = requirePrincipal(res, [...admins]);
-      const body = validate(teamspaceUpdateInput, req.body ?? {});
-      res.json(t.plans.update(p.teamspaceId, body as Parameters<typeof t.plans.update>[1]));
-    }),
-  );
+  app.get('/api/v2/rules', route(async (req, res) => res.json(await o.rulesList(req.query, callerOf(res)))));
+  app.post('/api/v2/rules', route(async (req, res) => res.status(201).json(await o.ruleAdd(req.body ?? {}, callerOf(res)))));
+  app.delete('/api/v2/rules/:id', route(async (req, res) => (await o.ruleRemove(req.params, callerOf(res)), res.status(204).end())));
 
-  // ---- rules ----
-  app.get(
-    '/api/v2/rules',
-    route((_req, res) => {
-      const p = requirePrincipal(res);
-      res.json({ rules: t.rules.list(p.teamspaceId) });
-    }),
-  );
-  app.post(
-    '/api/v2/rules',
-    route((req, res) => {
-      const p = requirePrincipal(res, [...admins]);
-      const body = validate(ruleAddInput, req.body ?? {});
-      res.status(201).json(t.rules.add(p.teamspaceId, body));
-    }),
-  );
-  app.delete(
-    '/api/v2/rules/:id',
-    route((req, res) => {
-      const p = requirePrincipal(res, [...admins]);
-      t.rules.remove(p.teamspaceId, validate(idInput, req.params).id);
-      res.status(204).end();
-    }),
-  );
+  app.get('/api/v2/members', route(async (req, res) => res.json(await o.membersList(req.query, callerOf(res)))));
+  app.post('/api/v2/members', route(async (req, res) => res.status(201).json(await o.memberAdd(req.body ?? {}, callerOf(res)))));
+  app.patch('/api/v2/members/:id', route(async (req, res) => res.json(await o.memberRole({ ...(req.body ?? {}), id: req.params.id }, callerOf(res)))));
+  app.delete('/api/v2/members/:id', route(async (req, res) => (await o.memberRemove(req.params, callerOf(res)), res.status(204).end())));
 
-  // ---- members ----
-  app.get(
-    '/api/v2/members',
-    route((_req, res) => {
-      const p = requirePrincipal(res);
-      res.json({ members: t.members.list(p.teamspaceId), maxMembers: t.members.maxMembers() });
-    }),
-  );
-  app.post(
-    '/api/v2/members',
-    route((req, res) => {
-      const p = requirePrincipal(res, [...admins]);
-      const body = validate(memberAddInput, req.body ?? {});
-      const { member, key } = t.members.add(p.teamspaceId, p.role, body);
-      res.status(201).json({ member, key: key ? { id: key.id, key: key.key, name: key.name } : null });
-    }),
-  );
-  app.patch(
-    '/api/v2/members/:id',
-    route((req, res) => {
-      const p = requirePrincipal(res, [...admins]);
-      const body = validate(memberRoleInput, { ...(req.body ?? {}), id: req.params.id });
-      res.json(t.members.setRole(p.teamspaceId, p.role, body.id, body.role));
-    }),
-  );
-  app.delete(
-    '/api/v2/members/:id',
-    route((req, res) => {
-      const p = requirePrincipal(res, [...admins]);
-      t.members.remove(p.teamspaceId, p.role, validate(idInput, req.params).id);
-      res.status(204).end();
-    }),
-  );
-
-  // ---- keys: owners and admins manage all keys of the teamspace; a member sees and revokes its own ----
-  app.get(
-    '/api/v2/keys',
-    route((_req, res) => {
-      const p = requirePrincipal(res);
-      const mine = p.role === 'member' ? p.memberId : undefined;
-      res.json({ keys: t.members.listKeys(p.teamspaceId, mine) });
-    }),
-  );
-  app.post(
-    '/api/v2/keys',
-    route((req, res) => {
-      const p = requirePrincipal(res, [...admins]);
-      const body = validate(keyCreateInput, req.body ?? {});
-      const k = t.members.createKey(p.teamspaceId, p.role, body.memberId ?? p.memberId, body.name);
-      res.status(201).json({ id: k.id, key: k.key, name: k.name, memberId: k.memberId, memberName: k.memberName, role: k.role });
-    }),
-  );
-  app.delete(
-    '/api/v2/keys/:id',
-    route((req, res) => {
-      const p = requirePrincipal(res);
-      t.members.revokeKey(p.teamspaceId, p.role, validate(idInput, req.params).id, p.role === 'member' ? p.memberId : undefined);
-      res.status(204).end();
-    }),
-  );
+  app.get('/api/v2/keys', route(async (req, res) => res.json(await o.keysList(req.query, callerOf(res)))));
+  app.post('/api/v2/keys', route(async (req, res) => res.status(201).json(await o.keyCreate(req.body ?? {}, callerOf(res)))));
+  app.delete('/api/v2/keys/:id', route(async (req, res) => (await o.keyRevoke(req.params, callerOf(res)), res.status(204).end())));
 }

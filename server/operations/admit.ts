@@ -1,0 +1,49 @@
+import type { Principal } from '../model.ts';
+import type { Access } from '../contracts/operation.ts';
+import type { PolicySourceType } from '../contracts/policy.ts';
+import { ApiError } from '../errors.ts';
+
+/**
+ * Who calls an operation. `key`: a request over HTTP or MCP, with the principal of its API key
+ * (null: none presented). `local`: the CLI working on the data dir itself, which only someone
+ * with the server's files can do: it acts with an owner's rights and no teamspace policy, but
+ * still needs the license where the operation does.
+ */
+export type Caller = { kind: 'key'; principal: Principal | null } | { kind: 'local' };
+
+export const LOCAL: Caller = { kind: 'local' };
+export const asKey = (principal: Principal | null): Caller => ({ kind: 'key', principal });
+
+export interface AdmitDeps {
+  config: { allowAnonymousSearch: boolean };
+  license: { require(feature?: string): unknown };
+  /** Whether the caller's teamspace policy allows adding sources of this type. */
+  sourceEnabled(principal: Principal | null, source: PolicySourceType): boolean;
+}
+
+/**
+ * The one check of every operation: the key (or anonymous search), the role, the license and the
+ * teamspace's source policy, in that order, so a caller learns first what it can fix. Returns the
+ * principal the operation acts for (null: anonymous or local).
+ */
+export function admit(deps: AdmitDeps, access: Access, caller: Caller): Principal | null {
+  if (access.caller === 'open') return caller.kind === 'key' ? caller.principal : null;
+  if (caller.kind === 'local') {
+    if (access.caller === 'key' && access.license) deps.license.require(access.license === true ? undefined : access.license);
+    return null;
+  }
+  const p = caller.principal;
+  if (access.caller === 'search') {
+    if (!p && !deps.config.allowAnonymousSearch) {
+      throw new ApiError('invalid_api_key', 'An API key is required on this instance: send Authorization: Bearer <key>, X-API-Key or STACKS_API_KEY.');
+    }
+    return p;
+  }
+  if (!p) throw new ApiError('invalid_api_key', 'An API key is required: send Authorization: Bearer <key>.');
+  if (access.roles && !access.roles.includes(p.role)) throw new ApiError('forbidden', `This action needs the role ${access.roles.join(' or ')}; your key's member is ${p.role}.`);
+  if (access.license) deps.license.require(access.license === true ? undefined : access.license);
+  if (access.source && !deps.sourceEnabled(p, access.source)) {
+    throw new ApiError('source_disabled', `Adding ${access.source} sources is disabled by this teamspace's policy; an owner or admin can enable it (PATCH /api/v2/policies).`);
+  }
+  return p;
+}

@@ -1,0 +1,33 @@
+import type { TeamService } from '../teams/index.ts';
+import { binder, admitter } from './bind.ts';
+import type { AdmitDeps } from './admit.ts';
+import { searchOperations, type SearchOperationDeps } from './search.ts';
+import { sourceOperations, type SourceOperationDeps } from './sources.ts';
+import { jobOperations, type JobOperationDeps } from './jobs.ts';
+import { teamOperations } from './teams.ts';
+
+/**
+ * The service layer's front door: every operation that REST, MCP and the CLI offer, each one
+ * validated against its contract (server/contracts) and admitted (key, role, license, source
+ * policy) here, once, before its service runs. Entry points only translate their own input into
+ * the contract's shape, and the answer into their own output.
+ */
+
+export type { Caller } from './admit.ts';
+export { asKey, LOCAL } from './admit.ts';
+
+export type OperationDeps = AdmitDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & { teams: TeamService };
+
+export function createOperations(d: OperationDeps) {
+  const bind = binder(d);
+  return {
+    /** Checks only who may call an operation: before an upload is read. */
+    admit: admitter(d),
+    ...searchOperations(bind, d),
+    ...sourceOperations(bind, d),
+    ...jobOperations(bind, d),
+    ...teamOperations(bind, d.teams),
+  };
+}
+
+export type Operations = ReturnType<typeof createOperations>;

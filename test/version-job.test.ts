@@ -1,0 +1,113 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { Store } from '../server/store/index.ts';
+import { LibraryWriter } from '../server/ingest/writer.ts';
+import { JobCancelled, type JobContext } from '../server/jobs/queue.ts';
+import { runVersionJob, type VersionJob } from '../server/ingest/version-job.ts';
+import { createLogger } from '../server/log.ts';
+import type { Job, LibraryMeta, SnippetInput } from '../server/model.ts';
+import { tempDir } from './helpers/server.ts';
+
+/** The one version-build frame of import, crawl and the sources, on a real SQLite store. */
+
+const meta: LibraryMeta = { id: '/acme/frame', title: 'Frame', description: 'frame test', sourceType: 'repo' };
+const info = (i: number): SnippetInput => ({ kind: 'info', sourceId: `https://example.com/frame#s${i}`, content: `Section ${i} explains the frame of version builds, part ${i}.` });
+
+function setup(t: { after(fn: () => void): void }) {
+  const dir = tempDir();
+  const store = Store.open(dir);
+  t.after(() => {
+    store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const writer = new LibraryWriter(store, null);
+  const now = new Date().toISOString();
+  const context = (controller = new AbortController()): JobContext<unknown> & { reports: Record<string, unknown>[] } => {
+    const id = store.jobs.insert('test', {}, meta.id, null, now);
+    const reports: Record<string, unknown>[] = [];
+    return { job: { id } as Job<unknown>, signal: controller.signal, progress: (p) => reports.push(p), log: createLogger('silent'), reports };
+  };
+  const served = () => store.libraries.currentVersion(meta.id, '')?.totalSnippets ?? null;
+  return { store, writer, context, served };
+}
+
+const job = (over: Partial<VersionJob> & Pick<VersionJob, 'produce'>): VersionJob => ({ meta, nothingIndexed: () => new Error('nothing'), ...over });
+
+test('a build is swapped in whole at the end; progress ends with the totals; cleanup runs', async (t) => {
+  const { store, writer, context, served } = setup(t);
+  const ctx = context();
+  let cleaned = 0;
+  const totals = await runVersionJob({ store, writer }, ctx, job({
+    produce: async (sink) => {
+      await sink.add([info(1), info(2), info(2)]);
+      assert.equal(served(), null, 'nothing is served before the commit');
+      sink.report({ phase: 'adding' }, true);
+    },
+    cleanup: () => void cleaned++,
+  }));
+  assert.deepEqual(totals.snippets, 2, 'the exact duplicate is stored once');
+  assert.equal(served(), 2);
+  assert.equal(cleaned, 1);
+  assert.deepEqual({ ...ctx.reports.at(-1), tokens: 0 }, { snippets: 2, phase: 'done', stored: 2, tokens: 0 });
+});
+
+test('a failure keeps the served version, drops the build, removes a library that never had a version, and cleans up', async (t) => {
+  const { store, writer, context, served } = setup(t);
+  await runVersionJob({ store, writer }, context(), job({ produce: (sink) => sink.add([info(1)]).then(() => undefined) }));
+  let cleaned = 0;
+  const failing = job({ produce: async (sink) => (await sink.add([info(7), info(8)]), Promise.reject(new Error('source broke'))), cleanup: () => void cleaned++ });
+  await assert.rejects(runVersionJob({ store, writer }, context(), failing), /source broke/);
+  assert.equal(served(), 1, 'the previous version is still served');
+  assert.equal(store.libraries.versions(meta.id).length, 1, 'the failed build is gone');
+  assert.equal(cleaned, 1);
+
+  const fresh = { ...meta, id: '/acme/never' };
+  await assert.rejects(runVersionJob({ store, writer }, context(), { ...failing, meta: fresh }), /source broke/);
+  assert.equal(store.libraries.get('/acme/never'), null, 'a library created for a failed first build does not linger');
+  await assert.rejects(runVersionJob({ store, writer }, context(), job({ meta: fresh, produce: async () => {} })), /nothing/);
+  assert.equal(store.libraries.get('/acme/never'), null, 'an empty build is refused, not swapped in');
+});
+
+test('a cancel requested from another process (the job row) stops the build between batches', async (t) => {
+  const { store, writer, context, served } = setup(t);
+  const ctx = context();
+  await assert.rejects(
+    runVersionJob({ store, writer }, ctx, job({
+      produce: async (sink) => {
+        await sink.add([info(1)]);
+        store.jobs.requestCancel(ctx.job.id, new Date().toISOString());
+        await sink.add([info(2)]);
+      },
+    })),
+    (err: unknown) => err instanceof JobCancelled,
+  );
+  assert.equal(served(), null);
+  assert.equal(store.libraries.get(meta.id), null);
+});
+
+test('a shutdown keeps the build and the staged input for the rerun, which resumes it', async (t) => {
+  const { store, writer, context, served } = setup(t);
+  const controller = new AbortController();
+  const ctx = context(controller);
+  let cleaned = 0;
+  await assert.rejects(
+    runVersionJob({ store, writer }, ctx, job({
+      resume: true,
+      produce: async (sink) => {
+        await sink.add([info(1), info(2)]);
+        controller.abort(new Error('shutting down'));
+        sink.checkCancelled();
+      },
+      cleanup: () => void cleaned++,
+    })),
+    /shutting down/,
+  );
+  assert.equal(cleaned, 0, 'staged input kept');
+  assert.equal(store.libraries.versions(meta.id).filter((v) => v.state === 'building').length, 1, 'the unfinished build is kept');
+  // The rerun of the same job continues the build: what the first run stored counts.
+  const rerun = { ...ctx, signal: new AbortController().signal };
+  const totals = await runVersionJob({ store, writer }, rerun, job({ resume: true, produce: (sink) => sink.add([info(2), info(3)]).then(() => undefined) }));
+  assert.equal(totals.snippets, 3);
+  assert.equal(served(), 3);
+});

@@ -112,7 +112,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     sourceEnabled: (p, source) => teams.policies.sourceEnabled(teams.teamspaceOf(p), source),
     defaultTeamspaceId: () => keys.defaultTeamspaceId(),
     importRefusal: (p, header) => sourceRefusal(services, p, bundleMeta(header, header.project)),
-    position: (id) => store.jobs.position(id),
+    position: (id) => jobs.position(id),
   });
   const { jobRegistrars } = await import('./jobs/registry.ts');
   for (const register of jobRegistrars) register(services);

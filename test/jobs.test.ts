@@ -68,3 +68,22 @@ test('jobs: cancel a queued job and a running one', async () => {
   await q.stop();
   store.close();
 });
+
+test('jobs: background kinds (model learning) wait while any other job is queued, and their queue position says so', async () => {
+  const dir = tempDir();
+  const store = Store.open(dir);
+  const q = new JobQueue(store, log, 1);
+  const order: string[] = [];
+  q.register('learn', async ({ job }) => void order.push(`learn ${(job.payload as { n: number }).n}`), { background: true });
+  q.register('import', async () => void order.push('import'));
+  // Queued before the queue starts: three background jobs, then one a user waits for.
+  const learn = [1, 2, 3].map((n) => q.enqueue('learn', { n }).id);
+  const imp = q.enqueue('import', {});
+  assert.equal(imp.position, 1, 'the import goes first');
+  assert.equal(q.position(learn[0]!), 2);
+  q.start();
+  await q.idle();
+  await q.stop();
+  assert.deepEqual(order, ['import', 'learn 1', 'learn 2', 'learn 3']);
+  store.close();
+});

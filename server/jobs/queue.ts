@@ -52,6 +52,7 @@ function ownerIsGone(owner: string | null, heartbeatAt: string | null, nowMs: nu
  */
 export class JobQueue {
   private handlers = new Map<string, JobHandler<never>>();
+  private readonly background: string[] = [];
   private running = new Map<number, { controller: AbortController; promise: Promise<void> }>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = true;
@@ -67,14 +68,21 @@ export class JobQueue {
     private readonly now: () => string = () => new Date().toISOString(),
   ) {}
 
-  register<P>(kind: string, handler: JobHandler<P>): void {
+  /** `background`: claimed only when no other job is queued (work nobody waits for, such as learning ranking models). */
+  register<P>(kind: string, handler: JobHandler<P>, options: { background?: boolean } = {}): void {
     this.handlers.set(kind, handler as JobHandler<never>);
+    if (options.background) this.background.push(kind);
+  }
+
+  /** Place of a queued job in the order jobs are taken (null when it is not queued). */
+  position(id: number): number | null {
+    return this.store.jobs.position(id, this.background);
   }
 
   enqueue<P>(kind: string, payload: P, options: { libraryId?: string | null; memberId?: number | null } = {}): { id: number; position: number | null } {
     const id = this.store.jobs.insert(kind, payload, options.libraryId ?? null, options.memberId ?? null, this.now());
     const startsNow = !this.stopped && this.running.size < this.concurrency && this.handlers.has(kind) && this.store.jobs.counts().queued === 1;
-    const position = startsNow ? null : this.store.jobs.position(id);
+    const position = startsNow ? null : this.position(id);
     this.kick();
     return { id, position };
   }
@@ -158,7 +166,7 @@ export class JobQueue {
   private kick(): void {
     if (this.stopped) return;
     while (this.running.size < this.concurrency) {
-      const job = this.store.jobs.claim([...this.handlers.keys()], this.owner, this.now());
+      const job = this.store.jobs.claim([...this.handlers.keys()], this.owner, this.now(), this.background);
       if (!job) break;
       this.run(job);
     }

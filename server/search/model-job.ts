@@ -60,5 +60,5 @@ export const registerSearchModelJob: JobRegistrar = (s) => {
     const report = { ...model.report, source: model.source, ms: Date.now() - started };
     progress(report);
     log.info({ versionId, libraryId: version.libraryId, ...report }, 'ranking model learned');
-  });
+  }, { background: true });
 };

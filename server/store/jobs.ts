@@ -41,20 +41,28 @@ export class JobStore {
   }
 
   /** Position among queued jobs (1 = next), or null when not queued. */
-  position(id: number): number | null {
-    const r = this.db.prepare("SELECT state FROM jobs WHERE id = ?").get(id) as { state: JobState } | undefined;
+  /** Place of a queued job in the claim order (background kinds after every other queued job), else null. */
+  position(id: number, background: readonly string[] = []): number | null {
+    const r = this.db.prepare('SELECT state, kind FROM jobs WHERE id = ?').get(id) as { state: JobState; kind: string } | undefined;
     if (!r || r.state !== 'queued') return null;
-    const n = this.db.prepare("SELECT count(*) AS n FROM jobs WHERE state = 'queued' AND id <= ?").get(id) as { n: number };
+    const bg = background.map(() => '?').join(',') || "''";
+    const n = background.includes(r.kind)
+      ? (this.db.prepare(`SELECT count(*) AS n FROM jobs WHERE state = 'queued' AND (kind NOT IN (${bg}) OR id <= ?)`).get(...background, id) as { n: number })
+      : (this.db.prepare(`SELECT count(*) AS n FROM jobs WHERE state = 'queued' AND kind NOT IN (${bg}) AND id <= ?`).get(...background, id) as { n: number });
     return n.n;
   }
 
-  /** Atomically takes the oldest queued job of the given kinds for the process `owner`. */
-  claim(kinds: string[], owner: string, now: string): Job | null {
+  /**
+   * Atomically takes the next queued job of the given kinds for the process `owner`: the oldest,
+   * except that background kinds (model learning) wait while any other job is queued.
+   */
+  claim(kinds: string[], owner: string, now: string, background: readonly string[] = []): Job | null {
     if (kinds.length === 0) return null;
     return this.db.transaction(() => {
+      const bg = background.map(() => '?').join(',') || "''";
       const r = this.db
-        .prepare(`SELECT * FROM jobs WHERE state = 'queued' AND kind IN (${kinds.map(() => '?').join(',')}) ORDER BY id LIMIT 1`)
-        .get(...kinds) as JobRow | undefined;
+        .prepare(`SELECT * FROM jobs WHERE state = 'queued' AND kind IN (${kinds.map(() => '?').join(',')}) ORDER BY kind IN (${bg}), id LIMIT 1`)
+        .get(...kinds, ...background) as JobRow | undefined;
       if (!r) return null;
       this.db
         .prepare("UPDATE jobs SET state = 'running', attempts = attempts + 1, owner = ?, heartbeat_at = ?, started_at = coalesce(started_at, ?), updated_at = ? WHERE id = ?")

@@ -1,6 +1,6 @@
 // `npm run bench -- embed [--repeat 3] [--copies 5]`
 // The builtin embedder: cold load time and RSS increase of the converted table, embeddings per
-// second on the real snippets of ../shared/corpus (one core), and writer throughput (snippets/s
+// second on the real snippets of test/fixtures/corpus (one core), and writer throughput (snippets/s
 // stored with FTS and vectors) with and without the embedder, and the re-embed job over
 // `--copies` copies of the corpus written without vectors (as after a provider change).
 import fs from 'node:fs';
@@ -68,8 +68,8 @@ for (let i = 0; i < Number(opts.repeat); i++) {
 const rssIncrease = median(loads.map((l) => l.rssMB)) - median(baselines);
 console.log(`cold load (median of ${loads.length} fresh processes): read ${median(loads.map((l) => l.readMs)).toFixed(0)} ms, ready ${median(loads.map((l) => l.totalMs)).toFixed(0)} ms, RSS +${rssIncrease.toFixed(0)} MB over the same process without the table (in-process delta ${median(loads.map((l) => l.deltaMB)).toFixed(0)} MB), ${loads[0]!.words} words`);
 
-// Real snippets of the shared corpus, as the writer would embed them.
-const corpusDir = path.join(ROOT, '../shared/corpus/bundles');
+// Real snippets of the corpus copied into the repository, as the writer would embed them.
+const corpusDir = path.join(ROOT, 'test/fixtures/corpus/bundles');
 const inputs: SnippetInput[] = [];
 for (const f of fs.existsSync(corpusDir) ? fs.readdirSync(corpusDir) : []) {
   const bundle = JSON.parse(fs.readFileSync(path.join(corpusDir, f), 'utf8')) as { libraries: { codeSnippets: { id: string; title: string; description: string; language: string; codeList: { language: string; code: string }[] }[]; infoSnippets: { id: string; content: string; breadcrumb?: string }[] }[] };

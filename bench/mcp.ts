@@ -2,7 +2,7 @@
 // p50/p95/p99 of a query-docs tools/call over Streamable HTTP (/mcp) with concurrent MCP SDK clients.
 // The server runs as its own process (`stacks serve`) so that client work does not share its event loop.
 // Corpus: the 1M-snippet generated corpus of bench/corpus.ts (ensureBenchCorpus) by default;
-// `--corpus shared` uses the real bundles of ../shared/corpus (small, for a quick check).
+// `--corpus shared` uses the real bundles of test/fixtures/corpus (small, for a quick check).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

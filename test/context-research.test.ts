@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { startTestServer, type TestServer } from './helpers/server.ts';
+import { listen } from './helpers/fixtures.ts';
 import { bundlePath, loadBundleFile } from './eval/bundles.ts';
 import type { ContextResponse } from '../server/search/contracts.ts';
 import { isoWeek } from '../server/search/week.ts';
@@ -12,7 +12,12 @@ const QUESTION = 'How do I redact passwords from log lines, and how do child log
 
 async function withPino(config: Record<string, unknown>): Promise<TestServer> {
   const s = await startTestServer({ config });
-  await loadBundleFile(s.services.writer, bundlePath('pino'));
+  try {
+    await loadBundleFile(s.services.writer, bundlePath('pino'));
+  } catch (err) {
+    await s.close();
+    throw err;
+  }
   return s;
 }
 
@@ -89,10 +94,10 @@ test('research mode without a chat model: one extractive snippet with citations,
   }
 });
 
-test('research mode with a chat endpoint: the model answers from the retrieved snippets, with a fallback', async () => {
+test('research mode with a chat endpoint: the model answers from the retrieved snippets, with a fallback', async (t) => {
   const seen: { path: string; body: { model: string; messages: { role: string; content: string }[] }; auth: string | undefined }[] = [];
   let fail = false;
-  const fake = http.createServer((req, res) => {
+  const fake = await listen(http.createServer((req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
     req.on('end', () => {
@@ -104,10 +109,9 @@ test('research mode with a chat endpoint: the model answers from the retrieved s
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'Use the `redact` option with paths [1]; call logger.child() for bindings [2].' } }] }));
     });
-  });
-  await new Promise<void>((r) => fake.listen(0, '127.0.0.1', () => r()));
-  const port = (fake.address() as AddressInfo).port;
-  const s = await withPino({ researchWeeklyQuota: 10, chatUrl: `http://127.0.0.1:${port}`, chatModel: 'tiny-local', chatApiKey: 'sk-test' });
+  }));
+  t.after(() => fake.close());
+  const s = await withPino({ researchWeeklyQuota: 10, chatUrl: fake.url, chatModel: 'tiny-local', chatApiKey: 'sk-test' });
   try {
     const res = await research(s, s.key);
     assert.equal(res.status, 200);
@@ -139,6 +143,5 @@ test('research mode with a chat endpoint: the model answers from the retrieved s
     citations(fb.infoSnippets[0]!.content);
   } finally {
     await s.close();
-    fake.close();
   }
 });

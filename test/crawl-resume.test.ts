@@ -4,44 +4,35 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
-import { devLicense, startStacksProcess, startTestServer, tempDir, waitFor, type StacksProcess } from './helpers/server.ts';
+import { devLicense, startStacksProcess, startTestServer, stopProcess, tempDir, waitFor, type StacksProcess } from './helpers/server.ts';
+import { createFixtureServer, listen, type FixtureServer } from './helpers/fixtures.ts';
 import { Store } from '../server/store/index.ts';
-// @ts-expect-error no type declarations for the shared .mjs fixture server
-import { createFixtureServer } from '../../shared/fixtures/serve.mjs';
 
 /** The fixture server with a delay per request, so that a crawl is still running when its server is killed. */
-async function slowFixtures(delayMs: number): Promise<{ url: string; close(): Promise<void> }> {
-  const inner = createFixtureServer({ quiet: true }) as http.Server;
-  const handler = inner.listeners('request')[0] as http.RequestListener;
-  const server = http.createServer((req, res) => setTimeout(() => handler(req, res), delayMs));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+function slowFixtures(delayMs: number): Promise<FixtureServer> {
+  const handler = createFixtureServer({ quiet: true }).listeners('request')[0] as http.RequestListener;
+  return listen(http.createServer((req, res) => setTimeout(() => handler(req, res), delayMs)));
 }
 
-function kill(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
+const kill = (child: ChildProcess): Promise<void> => stopProcess(child, 'SIGKILL');
 
 test('crash and resume: a server killed with SIGKILL mid-crawl resumes the job; no page lost or indexed twice', async () => {
   const site = await slowFixtures(120);
   const dataDir = tempDir();
   fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
-  const first = await startStacksProcess({ dataDir, args: ['--dev'] });
+  let first: StacksProcess | null = null;
   let second: StacksProcess | null = null;
   try {
+    first = await startStacksProcess({ dataDir, args: ['--dev'] });
     assert.ok(first.key, 'first start prints the owner key');
     const key = first.key!;
+    const firstUrl = first.url;
     const api = (base: string, p: string, init: RequestInit = {}) => fetch(`${base}${p}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } });
-    const res = await api(first.url, '/api/parse-website', { method: 'POST', body: JSON.stringify({ websiteUrl: `${site.url}/static/`, maxPages: 200 }) });
+    const res = await api(firstUrl, '/api/parse-website', { method: 'POST', body: JSON.stringify({ websiteUrl: `${site.url}/static/`, maxPages: 200 }) });
     assert.equal(res.status, 200);
     const { queueId, project } = (await res.json()) as { queueId: number; project: string };
     const mid = await waitFor(async () => {
-      const j = (await (await api(first.url, `/api/jobs/${queueId}`)).json()) as { state: string; progress: { pagesDone?: number } };
+      const j = (await (await api(firstUrl, `/api/jobs/${queueId}`)).json()) as { state: string; progress: { pagesDone?: number } };
       return (j.progress.pagesDone ?? 0) >= 12 ? j : null;
     }, 60_000, 50);
     assert.equal(mid!.state, 'running');
@@ -81,7 +72,7 @@ test('crash and resume: a server killed with SIGKILL mid-crawl resumes the job; 
       await ref.close();
     }
   } finally {
-    await kill(first.child);
+    if (first) await kill(first.child);
     if (second) await kill(second.child);
     await site.close();
   }

@@ -3,23 +3,21 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { startTestServer, waitFor, SHARED } from './helpers/server.ts';
+import { startTestServer, waitFor } from './helpers/server.ts';
+import { FIXTURES, listen, startFixtureServer, type FixtureServer } from './helpers/fixtures.ts';
 import { BrowserRenderer } from '../crawler/browser.ts';
 import { createLogger } from '../server/log.ts';
-// @ts-expect-error no type declarations for the shared .mjs fixture server
-import { startFixtureServer } from '../../shared/fixtures/serve.mjs';
 
-const expected = JSON.parse(fs.readFileSync(path.join(SHARED, 'fixtures/expected.json'), 'utf8')) as {
+const expected = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'expected.json'), 'utf8')) as {
   'spa-docs': { needleOnIntro: string; routes: { route: string; codeBlocks: number }[]; totals: { codeBlocks: number; codeLanguages: Record<string, number> } };
 };
 
-let fx: { url: string; close(): Promise<void> };
+let fx: FixtureServer;
 before(async () => {
-  fx = await startFixtureServer({ port: 0 });
+  fx = await startFixtureServer();
 });
 after(async () => {
-  await fx.close();
+  await fx?.close();
 });
 
 test('JavaScript-rendered site: rendered in Chromium, all 8 pages and their code indexed, soft 404 not stored', async () => {
@@ -71,61 +69,54 @@ test('JavaScript-rendered site: rendered in Chromium, all 8 pages and their code
   }
 });
 
-test('a failed re-crawl keeps the previous version served; cancel aborts the build', async () => {
-  const site = await startFixtureServer({ port: 0 });
+test('a failed re-crawl keeps the previous version served; cancel aborts the build', async (t) => {
+  const site = await startFixtureServer();
+  t.after(() => site.close());
   const s = await startTestServer();
-  try {
-    const start = `${site.url}/static/tutorial/overview.html`;
-    const first = await s.services.crawler.submit({ websiteUrl: start, maxPages: 8 }, null);
-    await waitFor(() => ['succeeded', 'failed'].includes(s.services.jobs.get(first.jobId).state), 60_000);
-    assert.equal(s.services.jobs.get(first.jobId).state, 'succeeded');
-    const served = s.services.store.libraries.currentVersion(first.libraryId, '')!;
-    assert.ok(served.totalSnippets > 0);
+  t.after(() => s.close());
+  const start = `${site.url}/static/tutorial/overview.html`;
+  const first = await s.services.crawler.submit({ websiteUrl: start, maxPages: 8 }, null);
+  await waitFor(() => ['succeeded', 'failed'].includes(s.services.jobs.get(first.jobId).state), 60_000);
+  assert.equal(s.services.jobs.get(first.jobId).state, 'succeeded');
+  const served = s.services.store.libraries.currentVersion(first.libraryId, '')!;
+  assert.ok(served.totalSnippets > 0);
 
-    // The site goes away: the re-crawl fails and the version served before stays served.
-    await site.close();
-    const again = await s.services.crawler.submit({ websiteUrl: start, maxPages: 8, force: true }, null);
-    await waitFor(() => ['succeeded', 'failed'].includes(s.services.jobs.get(again.jobId).state), 60_000);
-    const failed = s.services.jobs.get(again.jobId);
-    assert.equal(failed.state, 'failed');
-    assert.match(failed.error ?? '', /Nothing could be indexed/);
-    const still = s.services.store.libraries.currentVersion(first.libraryId, '')!;
-    assert.equal(still.id, served.id);
-    assert.equal(s.services.store.libraries.versions(first.libraryId).length, 1, 'the failed build was thrown away');
+  // The site goes away: the re-crawl fails and the version served before stays served.
+  await site.close();
+  const again = await s.services.crawler.submit({ websiteUrl: start, maxPages: 8, force: true }, null);
+  await waitFor(() => ['succeeded', 'failed'].includes(s.services.jobs.get(again.jobId).state), 60_000);
+  const failed = s.services.jobs.get(again.jobId);
+  assert.equal(failed.state, 'failed');
+  assert.match(failed.error ?? '', /Nothing could be indexed/);
+  const still = s.services.store.libraries.currentVersion(first.libraryId, '')!;
+  assert.equal(still.id, served.id);
+  assert.equal(s.services.store.libraries.versions(first.libraryId).length, 1, 'the failed build was thrown away');
 
-    // Cancel: a large crawl cancelled mid-way leaves no building version behind.
-    const slow = await slowSite();
-    const big = await s.services.crawler.submit({ websiteUrl: `${slow.url}/docs/`, maxPages: 200 }, null);
-    await waitFor(() => Number(s.services.jobs.get(big.jobId).progress.pagesDone ?? 0) >= 3, 30_000, 20);
-    const cancel = await s.api(`/api/jobs/${big.jobId}/cancel`, { method: 'POST' });
-    assert.equal(cancel.status, 200);
-    await waitFor(() => s.services.jobs.get(big.jobId).state === 'cancelled', 30_000);
-    assert.equal(s.services.store.libraries.versions(big.libraryId).filter((v) => v.state === 'building').length, 0);
-    assert.equal(s.services.store.libraries.currentVersion(big.libraryId, ''), null);
-    await slow.close();
-  } finally {
-    await s.close();
-  }
+  // Cancel: a large crawl cancelled mid-way leaves no building version behind.
+  const slow = await slowSite();
+  t.after(() => slow.close());
+  const big = await s.services.crawler.submit({ websiteUrl: `${slow.url}/docs/`, maxPages: 200 }, null);
+  await waitFor(() => Number(s.services.jobs.get(big.jobId).progress.pagesDone ?? 0) >= 3, 30_000, 20);
+  const cancel = await s.api(`/api/jobs/${big.jobId}/cancel`, { method: 'POST' });
+  assert.equal(cancel.status, 200);
+  await waitFor(() => s.services.jobs.get(big.jobId).state === 'cancelled', 30_000);
+  assert.equal(s.services.store.libraries.versions(big.libraryId).filter((v) => v.state === 'building').length, 0);
+  assert.equal(s.services.store.libraries.currentVersion(big.libraryId, ''), null);
 });
 
 /** A site of 100 linked pages that answers slowly, so that a crawl is still running when it is cancelled. */
-async function slowSite(): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
+function slowSite(): Promise<FixtureServer> {
+  return listen(http.createServer((req, res) => {
     const n = Number(/\/docs\/p(\d+)\.html$/.exec(req.url ?? '')?.[1] ?? 0);
     setTimeout(() => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       const links = [1, 2, 3].map((k) => `<a href="/docs/p${n + k}.html">next ${k}</a>`).join(' ');
       res.end(`<!doctype html><title>Page ${n} - Slow</title><main><h1>Page ${n}</h1><p>Page number ${n} of a slow documentation site, long enough to be content.</p><pre><code class="language-js">console.log(${n});</code></pre>${n < 100 ? links : ''}</main>`);
     }, 150);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  }));
 }
 
-test('the browser goes through the network guard: metadata addresses refused, images and WebSockets never loaded; private ranges can be switched off', async () => {
+test('the browser goes through the network guard: metadata addresses refused, images and WebSockets never loaded; private ranges can be switched off', async (t) => {
   const seen: string[] = [];
   const server = http.createServer((req, res) => {
     seen.push(req.url ?? '');
@@ -148,8 +139,9 @@ test('the browser goes through the network guard: metadata addresses refused, im
     seen.push(`upgrade ${req.url}`);
     socket.destroy();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const site = await listen(server);
+  t.after(() => site.close());
+  const base = site.url;
   const s = await startTestServer();
   try {
     const sub = await s.services.crawler.submit({ websiteUrl: `${base}/app/`, maxPages: 3 }, null);
@@ -183,19 +175,18 @@ test('the browser goes through the network guard: metadata addresses refused, im
     assert.match(b.message, /loopback/);
   } finally {
     await closed.close();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 });
 
-test('browser redirects are checked hop by hop: a page or a fetch that redirects to a refused origin never reaches it', async () => {
+test('browser redirects are checked hop by hop: a page or a fetch that redirects to a refused origin never reaches it', async (t) => {
   const hitsB: string[] = [];
-  const b = http.createServer((req, res) => {
+  const b = await listen(http.createServer((req, res) => {
     hitsB.push(req.url ?? '');
     res.writeHead(200, { 'content-type': 'text/plain' }).end('secret');
-  });
-  await new Promise<void>((resolve) => b.listen(0, '127.0.0.1', resolve));
-  const originB = `http://127.0.0.1:${(b.address() as AddressInfo).port}`;
-  const a = http.createServer((req, res) => {
+  }));
+  t.after(() => b.close());
+  const originB = b.url;
+  const a = await listen(http.createServer((req, res) => {
     if (req.url === '/jump' || req.url === '/go') res.writeHead(302, { location: `${originB}/secret${req.url}` }).end();
     else if (req.url === '/local') res.writeHead(302, { location: '/final' }).end();
     else if (req.url === '/final') res.writeHead(200, { 'content-type': 'text/plain' }).end('final text');
@@ -204,9 +195,9 @@ test('browser redirects are checked hop by hop: a page or a fetch that redirects
         Promise.all([fetch('/go').then((r) => r.text(), () => 'refused'), fetch('/local').then((r) => r.text(), () => 'refused')])
           .then(([x, y]) => { document.getElementById('m').textContent = 'cross: ' + x + '; local: ' + y; });
       </script>`);
-  });
-  await new Promise<void>((resolve) => a.listen(0, '127.0.0.1', resolve));
-  const originA = `http://127.0.0.1:${(a.address() as AddressInfo).port}`;
+  }));
+  t.after(() => a.close());
+  const originA = a.url;
   const renderer = new BrowserRenderer({
     executablePath: '/usr/bin/chromium', policy: { allowPrivate: true }, timeoutMs: 10_000, maxPages: 2, log: createLogger('silent'),
     check: async (url) => {
@@ -223,7 +214,5 @@ test('browser redirects are checked hop by hop: a page or a fetch that redirects
     assert.deepEqual(hitsB, [], 'the refused origin was never contacted');
   } finally {
     await renderer.close();
-    await new Promise<void>((resolve) => a.close(() => resolve()));
-    await new Promise<void>((resolve) => b.close(() => resolve()));
   }
 });

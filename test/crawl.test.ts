@@ -2,27 +2,20 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestServer, waitFor, SHARED, type TestServer } from './helpers/server.ts';
+import { startTestServer, waitFor, type TestServer } from './helpers/server.ts';
+import { FIXTURES, startFixtureServer, type FixtureServer } from './helpers/fixtures.ts';
 import type { StoredSnippet } from '../server/model.ts';
-// The fixture server is plain JS shared by every helper; it serves the two sites on 127.0.0.1.
-// @ts-expect-error no type declarations for the shared .mjs fixture server
-import { startFixtureServer } from '../../shared/fixtures/serve.mjs';
 
-interface FixtureServer {
-  url: string;
-  close(): Promise<void>;
-}
-
-const expected = JSON.parse(fs.readFileSync(path.join(SHARED, 'fixtures/expected.json'), 'utf8')) as {
+const expected = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'expected.json'), 'utf8')) as {
   'static-docs': { pages: Record<string, { depthRobots: number | null; depthLinksOnly: number | null; codeBlocks: number; codeLanguages: Record<string, number> }>; duplicateMain: string[] };
 };
 
 let fx: FixtureServer;
 before(async () => {
-  fx = (await startFixtureServer({ port: 0 })) as FixtureServer;
+  fx = await startFixtureServer();
 });
 after(async () => {
-  await fx.close();
+  await fx?.close();
 });
 
 async function crawl(s: TestServer, body: Record<string, unknown>): Promise<{ project: string; queueId: number; job: Record<string, unknown> }> {

@@ -3,10 +3,11 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestServer, devLicense, SHARED } from './helpers/server.ts';
+import { startTestServer, devLicense } from './helpers/server.ts';
+import { FIXTURES } from './helpers/fixtures.ts';
 import { signLicense } from '../server/license/license.ts';
 
-const valid = fs.readFileSync(path.join(SHARED, 'fixtures/bundles/valid.json'));
+const valid = fs.readFileSync(path.join(FIXTURES, 'bundles/valid.json'));
 
 test('import needs an owner/admin key and a valid license, checked before the body is read', async () => {
   const s = await startTestServer({ license: false });

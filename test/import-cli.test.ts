@@ -2,9 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { devLicense, runStacks, tempDir, SHARED } from './helpers/server.ts';
+import { devLicense, runStacks, tempDir } from './helpers/server.ts';
+import { FIXTURES } from './helpers/fixtures.ts';
 
-const BUNDLES = path.join(SHARED, 'fixtures/bundles');
+const BUNDLES = path.join(FIXTURES, 'bundles');
 
 test('stacks import FILE uses the same importer (CLI, in-process jobs)', async () => {
   const dataDir = tempDir();

@@ -2,10 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestServer, tempDir, SHARED, type TestServer } from './helpers/server.ts';
+import { startTestServer, tempDir, type TestServer } from './helpers/server.ts';
+import { CORPUS_BUNDLES, FIXTURES } from './helpers/fixtures.ts';
 import { makeZip } from './helpers/zip.ts';
 
-const BUNDLES = path.join(SHARED, 'fixtures/bundles');
+const BUNDLES = path.join(FIXTURES, 'bundles');
 const read = (name: string) => fs.readFileSync(path.join(BUNDLES, name));
 
 interface ImportBody {
@@ -225,9 +226,9 @@ test('upload size limit gives 413 payload_too_large, also for multipart', async 
 test('a version in project or in `version` imports beside the current docs (real corpus bundle)', async () => {
   const s = await startTestServer();
   try {
-    const current = await postJson(s, fs.readFileSync(path.join(SHARED, 'corpus/bundles/fastify.json')));
+    const current = await postJson(s, fs.readFileSync(path.join(CORPUS_BUNDLES, 'fastify.json')));
     assert.deepEqual(((await current.json()) as ImportBody).queued, ['/fastify/fastify']);
-    const v4 = await postFile(s, 'bundleFile', 'fastify-v4.29.1.json', fs.readFileSync(path.join(SHARED, 'corpus/bundles/fastify-v4.29.1.json')));
+    const v4 = await postFile(s, 'bundleFile', 'fastify-v4.29.1.json', fs.readFileSync(path.join(CORPUS_BUNDLES, 'fastify-v4.29.1.json')));
     assert.equal(v4.status, 200);
     assert.deepEqual(((await v4.json()) as ImportBody).queued, ['/fastify/fastify/v4.29.1']);
     await s.services.jobs.idle();
@@ -239,7 +240,7 @@ test('a version in project or in `version` imports beside the current docs (real
     assert.ok(sample.some((x) => x.sourceId.includes('/blob/v4.29.1/')), 'the tagged version holds the v4 docs');
 
     // Same version again: skipped; the version written into project with @ means the same.
-    const bundle = JSON.parse(fs.readFileSync(path.join(SHARED, 'corpus/bundles/fastify-v4.29.1.json'), 'utf8')) as { libraries: Record<string, unknown>[] };
+    const bundle = JSON.parse(fs.readFileSync(path.join(CORPUS_BUNDLES, 'fastify-v4.29.1.json'), 'utf8')) as { libraries: Record<string, unknown>[] };
     const lib = { ...bundle.libraries[0], project: '/fastify/fastify@v4.29.1', version: undefined };
     const again = (await (await postJson(s, JSON.stringify({ libraries: [lib] }))).json()) as ImportBody;
     assert.deepEqual(again.queued, []);

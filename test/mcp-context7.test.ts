@@ -7,7 +7,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Context7, Context7Error } from '@upstash/context7-sdk';
-import { ROOT, startTestServer, waitFor, type TestServer } from './helpers/server.ts';
+import { ROOT, startTestServer, stopProcess, waitFor, type TestServer } from './helpers/server.ts';
+import { trackChild } from './helpers/lifecycle.ts';
 import { loadCorpusBundles, textOf } from './helpers/mcp.ts';
 
 // The published clients of the hosted service, unchanged, pointed at a Stacks instance.
@@ -20,7 +21,7 @@ before(async () => {
   member = s.services.keys.create({ name: 'c7', memberName: 'dev', role: 'member' }).key;
 });
 after(async () => {
-  await s.close();
+  await s?.close();
 });
 
 /** Spawns the published @upstash/context7-mcp over stdio with CONTEXT7_API_URL pointing at the test server. */
@@ -113,11 +114,11 @@ async function freePort(): Promise<number> {
 
 test('@upstash/context7-mcp in HTTP mode forwards the client key to Stacks', async () => {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/@upstash/context7-mcp/dist/index.js'), '--transport', 'http', '--port', String(port)], {
+  const child = trackChild(spawn(process.execPath, [path.join(ROOT, 'node_modules/@upstash/context7-mcp/dist/index.js'), '--transport', 'http', '--port', String(port)], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', CONTEXT7_API_URL: `${s.url}/api`, OTEL_SDK_DISABLED: 'true' },
     stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  }));
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
   try {
@@ -141,7 +142,7 @@ test('@upstash/context7-mcp in HTTP mode forwards the client key to Stacks', asy
       await wrong.close();
     }
   } finally {
-    child.kill('SIGTERM');
+    await stopProcess(child);
   }
 });
 

@@ -11,7 +11,7 @@ before(async () => {
   await loadCorpusBundles(s.services, ['pino', 'zod', 'fastify', 'fastify-v4.29.1']);
 });
 after(async () => {
-  await s.close();
+  await s?.close();
 });
 
 async function contextText(libraryId: string, query: string): Promise<string> {

@@ -7,7 +7,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/log.ts';
 import { createServices } from '../server/services.ts';
-import { ROOT, runStacks, startTestServer, tempDir, type TestServer } from './helpers/server.ts';
+import { ROOT, runStacks, startTestServer, stopProcess, tempDir, type TestServer } from './helpers/server.ts';
+import { trackChild } from './helpers/lifecycle.ts';
 import { loadCorpusBundles, textOf } from './helpers/mcp.ts';
 
 // `stacks mcp` is spawned as a real child process (node bin/stacks.js mcp ...) and driven by the SDK's stdio client.
@@ -72,8 +73,9 @@ describe('stacks mcp over stdio (local data dir)', () => {
     }
   });
 
-  test('every stdout line is a JSON-RPC message, logs go to stderr, and closing stdin ends the process', async () => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/stacks.js'), 'mcp', '--data-dir', dataDir, '--log-level', 'info'], { cwd: ROOT, env: baseEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+  test('every stdout line is a JSON-RPC message, logs go to stderr, and closing stdin ends the process', async (t) => {
+    const child = trackChild(spawn(process.execPath, [path.join(ROOT, 'bin/stacks.js'), 'mcp', '--data-dir', dataDir, '--log-level', 'info'], { cwd: ROOT, env: baseEnv(), stdio: ['pipe', 'pipe', 'pipe'] }));
+    t.after(() => stopProcess(child, 'SIGKILL'));
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -94,8 +96,9 @@ describe('stacks mcp over stdio (local data dir)', () => {
     assert.match(err, /running on stdio/, 'info logs are on stderr');
   });
 
-  test('the same answers as the HTTP endpoint over the same data', async () => {
+  test('the same answers as the HTTP endpoint over the same data', async (t) => {
     const server = await startTestServer({ dataDir });
+    t.after(() => server.close());
     const { client } = await stdioClient(['--data-dir', dataDir, '--api-key', memberKey]);
     try {
       const q = 'child logger bindings';
@@ -105,7 +108,6 @@ describe('stacks mcp over stdio (local data dir)', () => {
       assert.equal(viaStdio, await res.text());
     } finally {
       await client.close();
-      await server.close();
     }
   });
 
@@ -135,7 +137,7 @@ describe('stacks mcp --url (remote instance)', () => {
     await loadCorpusBundles(server.services, ['pino']);
   });
   after(async () => {
-    await server.close();
+    await server?.close();
   });
 
   test('proxies the tools to the instance REST API with the key', async () => {

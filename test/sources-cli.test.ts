@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runStacks, tempDir, devLicense } from './helpers/server.ts';
-import { FIXTURES } from './helpers/sources.ts';
+import { FIXTURES } from './helpers/fixtures.ts';
 
 test('stacks add files / openapi index into the data dir; a broken spec exits non-zero with the parse error', async () => {
   const dir = tempDir();

@@ -2,14 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-// @ts-expect-error plain ESM fixture server without types
-import { startFixtureServer } from '../../shared/fixtures/serve.mjs';
+import { startFixtureServer } from './helpers/fixtures.ts';
 import { startTestServer } from './helpers/server.ts';
 import { waitJob, snippetsOf, stagingEntries, postJson } from './helpers/sources.ts';
 
-test('a queued source job keeps its staged input across a restart and runs after it', async () => {
-  const fixtures = await startFixtureServer({ port: 0 });
+test('a queued source job keeps its staged input across a restart and runs after it', async (t) => {
+  const fixtures = await startFixtureServer();
+  t.after(() => fixtures.close());
   const s = await startTestServer();
+  t.after(() => s.close());
   let s2: Awaited<ReturnType<typeof startTestServer>> | null = null;
   try {
     await s.services.jobs.stop(); // nothing runs: the job stays queued
@@ -26,7 +27,6 @@ test('a queued source job keeps its staged input across a restart and runs after
     assert.deepEqual(stagingEntries(s2), []);
   } finally {
     await s2?.close();
-    await fixtures.close();
   }
 });
 

@@ -5,7 +5,8 @@ import http from 'node:http';
 import path from 'node:path';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { makeZip } from './helpers/zip.ts';
-import { waitJob, snippetsOf, stagingEntries, postForm, fixtureBlob, FIXTURES } from './helpers/sources.ts';
+import { waitJob, snippetsOf, stagingEntries, postForm, fixtureBlob } from './helpers/sources.ts';
+import { FIXTURES } from './helpers/fixtures.ts';
 
 let s: TestServer;
 
@@ -13,7 +14,7 @@ before(async () => {
   s = await startTestServer();
 });
 after(async () => {
-  await s.close();
+  await s?.close();
 });
 
 function docs(form: FormData, entries: [string, string][]): FormData {

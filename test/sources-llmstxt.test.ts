@@ -3,15 +3,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
-// @ts-expect-error plain ESM fixture server without types
-import { startFixtureServer } from '../../shared/fixtures/serve.mjs';
+import { FIXTURES, listen, startFixtureServer, type FixtureServer } from './helpers/fixtures.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-import { waitJob, snippetsOf, stagingEntries, postJson, FIXTURES } from './helpers/sources.ts';
+import { waitJob, snippetsOf, stagingEntries, postJson } from './helpers/sources.ts';
 
 let s: TestServer;
-let fixtures: { url: string; close(): Promise<void> };
-let docs: http.Server;
+let fixtures: FixtureServer;
+let docs: FixtureServer;
 let docsUrl = '';
 const hits: string[] = [];
 
@@ -22,8 +20,8 @@ const spa = (name: string) => fs.readFileSync(path.join(FIXTURES, 'sites/spa-doc
  * this host (so following links never leaves the machine), plus a few linked documents.
  */
 before(async () => {
-  fixtures = await startFixtureServer({ port: 0 });
-  docs = http.createServer((req, res) => {
+  fixtures = await startFixtureServer();
+  docs = await listen(http.createServer((req, res) => {
     const p = new URL(req.url ?? '/', 'http://x').pathname;
     hits.push(p);
     const send = (status: number, type: string, body: string | Buffer) => {
@@ -48,16 +46,13 @@ before(async () => {
     if (p === '/empty/llms.txt') return send(200, 'text/plain', '   \n');
     if (p === '/site/index.html') return send(200, 'text/html', '<!DOCTYPE html><html><body>hi</body></html>');
     send(404, 'text/plain', 'not found');
-  });
-  await new Promise<void>((r) => docs.listen(0, '127.0.0.1', r));
-  docsUrl = `http://127.0.0.1:${(docs.address() as AddressInfo).port}`;
+  }));
+  docsUrl = docs.url;
   s = await startTestServer();
 });
 
 after(async () => {
-  await s.close();
-  docs.close();
-  await fixtures.close();
+  await Promise.all([s?.close(), docs?.close(), fixtures?.close()]);
 });
 
 test('llms-full.txt: inline content becomes code snippets (language from the fence) and prose with heading breadcrumbs', async () => {

@@ -1,20 +1,18 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-// @ts-expect-error plain ESM fixture server without types
-import { startFixtureServer } from '../../shared/fixtures/serve.mjs';
+import { startFixtureServer, type FixtureServer } from './helpers/fixtures.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { waitJob, snippetsOf, stagingEntries, postJson, postForm, fixtureBlob } from './helpers/sources.ts';
 
 let s: TestServer;
-let fixtures: { url: string; close(): Promise<void> };
+let fixtures: FixtureServer;
 
 before(async () => {
-  fixtures = await startFixtureServer({ port: 0 });
+  fixtures = await startFixtureServer();
   s = await startTestServer();
 });
 after(async () => {
-  await s.close();
-  await fixtures.close();
+  await Promise.all([s?.close(), fixtures?.close()]);
 });
 
 const expected: Record<string, { title: string; operations: number; tags: number; schemas: number }> = {

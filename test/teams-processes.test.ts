@@ -1,14 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStacksProcess, startTestServer } from './helpers/server.ts';
+import { startStacksProcess, startTestServer, stopProcess, type StacksProcess } from './helpers/server.ts';
 import { call } from './helpers/teams.ts';
 
 /** Two server processes on one data directory: counting and the free-plan cap stay exact across them. */
 test('counters are exact across two server processes sharing the database', async () => {
   const a = await startTestServer({ overrides: { embedder: null }, config: { rateLimitPerMinute: 0 } });
-  const b = await startStacksProcess({ dataDir: a.dataDir, args: ['--dev'], env: { STACKS_RATE_LIMIT_PER_MINUTE: '0' } });
-  const child = b.child;
+  let b: StacksProcess | null = null;
   try {
+    b = await startStacksProcess({ dataDir: a.dataDir, args: ['--dev'], env: { STACKS_RATE_LIMIT_PER_MINUTE: '0' } });
     const bUrl = b.url;
     const path = '/api/v2/context?libraryId=/none/none&query=x';
     const hit = async (base: string) => (await fetch(new URL(path, base), { headers: { authorization: `Bearer ${a.key}` } })).status;
@@ -34,8 +34,7 @@ test('counters are exact across two server processes sharing the database', asyn
     u = (await call<{ member: { requests: number } }>(a, 'GET', '/api/v2/usage')).body;
     assert.equal(u.member.requests, clients * 10 + 50);
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+    if (b) await stopProcess(b.child);
     await a.close();
   }
 });

@@ -102,6 +102,7 @@ test('a resumed build indexes what the interrupted run stored; a retired version
 
 test('a database from before the term index gets it at start-up and answers as before', async () => {
   const s = await startTestServer();
+  servers.push(s);
   await loadSearchCorpus(s.services, ['pino', 'zod']);
   const ask = async (server: TestServer, q: string) => (await server.api(`/api/v2/context?${new URLSearchParams({ libraryId: '/pinojs/pino', query: q, type: 'json' })}`)).json();
   const before = await Promise.all(QUESTIONS.map((q) => ask(s, q)));

@@ -27,13 +27,18 @@ async function addLibrary(s: TestServer, meta: { id: string; title: string; sour
 
 export async function startSearchServer(options: TestServerOptions = {}): Promise<TestServer> {
   const s = await startTestServer(options);
-  await loadSearchCorpus(s.services);
-  await addLibrary(s, { id: '/acme/widget', title: 'Widget', sourceType: 'repo' }, '', 'current');
-  await addLibrary(s, { id: '/acme/widget', title: 'Widget', sourceType: 'repo' }, '1.4.0', 'one-four');
-  await addLibrary(s, { id: '/acme/widget', title: 'Widget', sourceType: 'repo' }, '2.0.0-beta.1', 'two-beta');
-  await addLibrary(s, { id: '/acme/site', title: 'Gizmo Site', sourceType: 'website' }, '', 'site');
-  await addLibrary(s, { id: '/acme/sprocket', title: 'Sprocket', sourceType: 'repo', branch: '3.x' }, '', 'three');
-  await addLibrary(s, { id: '/acme/zähler', title: 'Zähler', sourceType: 'repo' }, '', 'umlaut');
+  try {
+    await loadSearchCorpus(s.services);
+    await addLibrary(s, { id: '/acme/widget', title: 'Widget', sourceType: 'repo' }, '', 'current');
+    await addLibrary(s, { id: '/acme/widget', title: 'Widget', sourceType: 'repo' }, '1.4.0', 'one-four');
+    await addLibrary(s, { id: '/acme/widget', title: 'Widget', sourceType: 'repo' }, '2.0.0-beta.1', 'two-beta');
+    await addLibrary(s, { id: '/acme/site', title: 'Gizmo Site', sourceType: 'website' }, '', 'site');
+    await addLibrary(s, { id: '/acme/sprocket', title: 'Sprocket', sourceType: 'repo', branch: '3.x' }, '', 'three');
+    await addLibrary(s, { id: '/acme/zähler', title: 'Zähler', sourceType: 'repo' }, '', 'umlaut');
+  } catch (err) {
+    await s.close();
+    throw err;
+  }
   return s;
 }
 

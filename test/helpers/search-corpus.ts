@@ -4,16 +4,16 @@ import type { Services } from '../../server/services.ts';
 import {
   bundleCodeSnippetSchema, bundleHeaderSchema, bundleInfoSnippetSchema, bundleMeta, bundleTarget, codeSnippetInput, infoSnippetInput,
 } from '../../server/ingest/bundle.ts';
-import { SHARED } from './server.ts';
+import { CORPUS_BUNDLES } from './fixtures.ts';
 
 /** Every corpus bundle: fastify current + v4.29.1 + v3.29.5, vite, hono, pino, zod. */
 export const SEARCH_CORPUS = ['fastify', 'fastify-v4.29.1', 'fastify-v3.29.5', 'vite', 'hono', 'pino', 'zod'];
 
-/** Loads real corpus bundles (../shared/corpus/bundles) through services.writer, one committed version per library. */
+/** Loads real corpus bundles (test/fixtures/corpus/bundles) through services.writer, one committed version per library. */
 export async function loadSearchCorpus(services: Services, names: string[] = SEARCH_CORPUS): Promise<{ id: string; tag: string; snippets: number }[]> {
   const out: { id: string; tag: string; snippets: number }[] = [];
   for (const name of names) {
-    const doc = JSON.parse(fs.readFileSync(path.join(SHARED, 'corpus/bundles', `${name}.json`), 'utf8')) as { libraries: Record<string, unknown>[] };
+    const doc = JSON.parse(fs.readFileSync(path.join(CORPUS_BUNDLES, `${name}.json`), 'utf8')) as { libraries: Record<string, unknown>[] };
     for (const lib of doc.libraries) {
       const header = bundleHeaderSchema.parse(lib);
       const target = bundleTarget(header);

@@ -7,9 +7,9 @@ import { createLogger } from '../../server/log.ts';
 import { startServer, type RunningServer } from '../../server/server.ts';
 import type { ServiceOverrides } from '../../server/services.ts';
 import { signLicense, type LicensePayload } from '../../server/license/license.ts';
+import { trackChild, trackOpen } from './lifecycle.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
-export const SHARED = path.resolve(ROOT, '../shared');
 export const DEV_PRIVATE_KEY = path.join(ROOT, 'licenses/dev/stacks-dev.private.pem');
 
 export function tempDir(prefix = 'stacks-test-'): string {
@@ -46,14 +46,17 @@ export interface TestServerOptions {
   overrides?: ServiceOverrides;
 }
 
-/** Starts the real server in this process on an ephemeral port with a temporary data dir (dev mode). */
+/**
+ * Starts the real server in this process on an ephemeral port with a temporary data dir (dev mode).
+ * Close it in `t.after`/`after`/`finally`; one left open is closed after the file's tests.
+ */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir();
   if (options.license !== false) fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
   const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, dev: true, logLevel: 'silent', ...options.config } as never, {});
   const server = await startServer(config, { log: createLogger(config.logLevel), overrides: options.overrides });
   const key = server.firstKey?.key ?? '';
-  return {
+  return trackOpen<TestServer>({
     ...server,
     key,
     dataDir,
@@ -63,16 +66,19 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       if (auth) headers.set('authorization', `Bearer ${auth}`);
       return fetch(new URL(pathname, server.url), { ...init, headers });
     },
-  };
+  });
 }
 
-/** Runs the real CLI as a child process (for crash tests and CLI tests); `nodeFlags` go to node itself. */
+/**
+ * Runs the real CLI as a child process (for crash tests and CLI tests); `nodeFlags` go to node itself.
+ * The child is killed when the test process ends, if it is still running then.
+ */
 export function spawnStacks(args: string[], env: NodeJS.ProcessEnv = {}, nodeFlags: string[] = []): ChildProcess {
-  return spawn(process.execPath, [...nodeFlags, path.join(ROOT, 'bin/stacks.js'), ...args], {
+  return trackChild(spawn(process.execPath, [...nodeFlags, path.join(ROOT, 'bin/stacks.js'), ...args], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  }));
 }
 
 export interface StacksProcess {
@@ -92,16 +98,31 @@ export async function startStacksProcess(options: { dataDir: string; args?: stri
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => process.env.STACKS_TEST_VERBOSE && process.stderr.write(d));
-  const m = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`stacks serve did not start: ${out}`)), options.timeoutMs ?? 120_000);
-    const check = () => {
-      const found = /running at (http:\/\/\S+)/.exec(out);
-      if (found) (clearTimeout(timer), resolve(found));
-    };
-    child.stdout!.on('data', check);
-    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`stacks serve exited with ${code}: ${out}`))));
-  });
+  let m: RegExpExecArray;
+  try {
+    m = await new Promise<RegExpExecArray>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`stacks serve did not start: ${out}`)), options.timeoutMs ?? 120_000);
+      const check = () => {
+        const found = /running at (http:\/\/\S+)/.exec(out);
+        if (found) (clearTimeout(timer), resolve(found));
+      };
+      child.stdout!.on('data', check);
+      child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`stacks serve exited with ${code}: ${out}`))));
+    });
+  } catch (err) {
+    await stopProcess(child, 'SIGKILL');
+    throw err;
+  }
   return { child, url: m[1]!.replace('localhost', '127.0.0.1'), key: /(stk_[A-Za-z0-9_-]+)/.exec(out)?.[1] ?? null };
+}
+
+/** Sends `signal` (SIGTERM unless given) and waits until the process has exited; resolves at once if it already has. */
+export function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
 }
 
 /** Runs the CLI to completion and returns its output. */

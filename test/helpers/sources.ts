@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TestServer } from './server.ts';
 import type { Job, StoredSnippet } from '../../server/model.ts';
-
-export const FIXTURES = path.resolve(import.meta.dirname, '../../../shared/fixtures');
+import { FIXTURES } from './fixtures.ts';
 
 /** Waits until the job has finished and returns it. */
 export async function waitJob(s: TestServer, id: number, timeoutMs = 45_000): Promise<Job> {
@@ -46,6 +45,7 @@ export async function postForm(s: TestServer, pathname: string, form: FormData, 
   return { status: res.status, body };
 }
 
+/** A file of test/fixtures (path relative to it) as an upload. */
 export function fixtureBlob(rel: string, type = 'application/octet-stream'): Blob {
   return new Blob([fs.readFileSync(path.join(FIXTURES, rel))], { type });
 }

@@ -23,7 +23,7 @@ const parser = new XMLParser({
   ignoreDeclaration: true,
   ignorePiTags: true,
   removeNSPrefix: true,
-  // XML names are case-sensitive, but the old reader accepted `<URL>`; sitemaps seen in the wild do not depend on case.
+  // XML names are case-sensitive; lower-casing keeps the old reader's tolerance for `<URL><LOC>`.
   transformTagName: (name) => name.toLowerCase(),
   parseTagValue: false,
   // The five XML entities, character references (`&#38;`, `&#x26;`) and common HTML names; `<!ENTITY>` expansion stays bounded by the parser's limits.

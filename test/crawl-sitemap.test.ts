@@ -11,6 +11,7 @@ test('sitemap: urlset entries in order, whitespace around <loc> trimmed, other f
   assert.deepEqual(parseSitemap(xml), { urls: ['http://h/docs/a.html', 'http://h/docs/b.html'], sitemaps: [], warning: null });
   assert.deepEqual(parseSitemap(`<urlset ${NS}><url><loc>http://h/only</loc></url></urlset>`).urls, ['http://h/only'], 'a single entry');
   assert.deepEqual(parseSitemap(`<urlset ${NS}/>`), { urls: [], sitemaps: [], warning: null }, 'an empty urlset');
+  assert.deepEqual(parseSitemap('<URLSET><URL><LOC>http://h/upper</LOC></URL></URLSET>').urls, ['http://h/upper'], 'element names in any case');
 });
 
 test('sitemap: sitemap index children; a urlset never yields nested sitemaps nor an index page URLs', () => {

@@ -291,9 +291,8 @@ async function sitemapUrls(scope: Scope, robots: Robots, policy: NetPolicy, time
       if (new URL(next).origin !== scope.origin) continue;
       const res = await fetchPage(next, { policy, timeoutMs, signal, accept: 'application/xml,text/xml,*/*', maxBytes: 20 * 1024 * 1024 });
       if (res.status !== 200) continue;
-      const text = res.body.toString('utf8');
-      if (!/<(urlset|sitemapindex)[\s>]/i.test(text)) continue;
-      const parsed = parseSitemap(text);
+      const parsed = parseSitemap(res.body.toString('utf8'));
+      if (parsed.warning) log.warn({ sitemap: next, problem: parsed.warning }, 'sitemap ignored');
       urls.push(...parsed.urls);
       queue.push(...parsed.sitemaps);
     } catch (err) {

@@ -1,73 +1,43 @@
-/** A small robots.txt reader: the group for our user agent (or `*`), Allow/Disallow with `*` and `$`, longest match wins. */
+/**
+ * robots.txt through `robots-parser` (RFC 9309 matching, as Google's robotstxt): the group for our
+ * product token (or `*`), Allow/Disallow with `*` and `$`, the longest matching rule wins (Allow on a
+ * tie), percent-encoding normalised on both sides; `Sitemap:` lines.
+ */
+import robotsParserModule from 'robots-parser';
+
+// The package's types declare an ES default export; the package is CommonJS with `module.exports = function`.
+const robotsParser = robotsParserModule as unknown as typeof robotsParserModule.default;
 
 export const CRAWLER_AGENT = 'StacksCrawler';
 
-interface Rule {
-  allow: boolean;
-  pattern: RegExp;
-  length: number;
-}
+/** robots-parser only answers for URLs of the robots.txt's own origin; rules are read against paths, so any fixed origin does. */
+const ORIGIN = 'http://robots.invalid';
+
+type Parsed = ReturnType<typeof robotsParser>;
 
 export class Robots {
-  constructor(
-    private readonly rules: Rule[],
-    readonly sitemaps: string[],
+  private constructor(
+    private readonly parsed: Parsed | null,
+    private readonly agent: string,
   ) {}
 
   static allowAll(): Robots {
-    return new Robots([], []);
+    return new Robots(null, CRAWLER_AGENT);
   }
 
   static parse(text: string, agent = CRAWLER_AGENT): Robots {
-    const groups: { agents: string[]; rules: Rule[] }[] = [];
-    const sitemaps: string[] = [];
-    let current: { agents: string[]; rules: Rule[] } | null = null;
-    let lastWasAgent = false;
-    for (const rawLine of text.split(/\r?\n/)) {
-      const line = rawLine.replace(/#.*$/, '').trim();
-      const m = /^([A-Za-z-]+)\s*:\s*(.*)$/.exec(line);
-      if (!m) continue;
-      const field = m[1]!.toLowerCase();
-      const value = m[2]!.trim();
-      if (field === 'sitemap') {
-        if (value) sitemaps.push(value);
-        continue;
-      }
-      if (field === 'user-agent') {
-        if (!current || !lastWasAgent) {
-          current = { agents: [], rules: [] };
-          groups.push(current);
-        }
-        current.agents.push(value.toLowerCase());
-        lastWasAgent = true;
-        continue;
-      }
-      lastWasAgent = false;
-      if (!current) continue;
-      if (field === 'allow' || field === 'disallow') {
-        if (field === 'disallow' && value === '') continue; // "Disallow:" allows everything
-        current.rules.push({ allow: field === 'allow', pattern: toPattern(value), length: value.length });
-      }
-    }
-    const me = agent.toLowerCase();
-    const mine = groups.filter((g) => g.agents.some((a) => a !== '*' && me.includes(a)));
-    const chosen = mine.length ? mine : groups.filter((g) => g.agents.includes('*'));
-    return new Robots(chosen.flatMap((g) => g.rules), sitemaps);
+    return new Robots(robotsParser(`${ORIGIN}/robots.txt`, text.replace(/^\uFEFF/, '')), agent);
+  }
+
+  /** The `Sitemap:` URLs, as written. */
+  get sitemaps(): string[] {
+    return this.parsed?.getSitemaps() ?? [];
   }
 
   /** Whether a path (with query) may be fetched. */
   allows(pathWithQuery: string): boolean {
-    let best: Rule | null = null;
-    for (const r of this.rules) {
-      if (!r.pattern.test(pathWithQuery)) continue;
-      if (!best || r.length > best.length || (r.length === best.length && r.allow)) best = r;
-    }
-    return best ? best.allow : true;
+    if (!this.parsed) return true;
+    const path = pathWithQuery.startsWith('/') ? pathWithQuery : `/${pathWithQuery}`;
+    return this.parsed.isAllowed(`${ORIGIN}${path}`, this.agent) ?? true;
   }
-}
-
-function toPattern(value: string): RegExp {
-  const anchored = value.endsWith('$');
-  const body = (anchored ? value.slice(0, -1) : value).replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
-  return new RegExp(`^${body}${anchored ? '$' : ''}`);
 }

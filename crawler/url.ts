@@ -1,5 +1,7 @@
 /** URL canonicalization, crawl scope and library IDs for websites. */
 
+import picomatch from 'picomatch/posix.js';
+
 /** Query parameters that only track visitors; they never select different content. */
 const NOISE_PARAMS = /^(utm_[a-z_]+|gclid|fbclid|msclkid|mc_cid|mc_eid|_ga|_gl|ref_src|yclid|igshid)$/i;
 
@@ -89,16 +91,40 @@ export function isExcluded(u: URL, scope: Scope): boolean {
 }
 
 /**
- * Exclude patterns match the URL path (with query). `*` matches any run of characters; a pattern
- * without `*` matches anywhere in the path (so `/blog/` skips every URL containing `/blog/`).
- * A pattern written as `/regex/` is used as a regular expression.
+ * Glob options for exclude patterns (picomatch). `bash`: `*` matches any run of characters, `/`
+ * included (the documented meaning, as `**` does); `contains`: a pattern may match any part of the
+ * path; `nonegate`: a leading `!` is an ordinary character, not "everything else"; `noextglob`:
+ * `+(...)`, `@(...)` and friends are not special; `debug`: an unusable glob (`/{a`) throws instead of
+ * silently matching nothing. Matching ignores case.
+ */
+const GLOB: picomatch.PicomatchOptions = { bash: true, contains: true, nocase: true, dot: true, nonegate: true, noextglob: true, debug: true };
+
+/**
+ * Exclude patterns match the URL path (with query) anywhere in it, ignoring case. They are globs
+ * (picomatch): `*` matches any run of characters, `?` one character other than `/`, `[a-z]` a class,
+ * `{a,b}` alternatives, a backslash escapes the next character; every other character, `(`, `)` and
+ * `|` included, stands for itself. So `/blog/` skips every URL containing `/blog/` and `/api/*.html`
+ * skips those pages. A pattern written as `/regex/` that contains a regular-expression character is
+ * used as a regular expression. Throws on an invalid pattern.
  */
 export function patternToRegExp(pattern: string): RegExp {
   const p = pattern.trim();
   const re = /^\/(.+)\/([imsu]*)$/.exec(p);
   if (re && /[\\^$()[\]|+?{}]/.test(re[1]!)) return new RegExp(re[1]!, re[2]);
-  const escaped = p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*+/g, '.*');
-  return new RegExp(escaped, 'i');
+  return picomatch.makeRe(literalGlob(p), GLOB);
+}
+
+/**
+ * picomatch hands `(`, `)` and `|` to the regular expression as groups and alternation, and a
+ * backslash before a letter or digit as a class (`\d`, `\b`); in a URL path pattern they are
+ * literal characters, so they are escaped here (and such a backslash dropped).
+ */
+function literalGlob(glob: string): string {
+  return glob.replace(/\\([\s\S]|$)|[()|]/g, (m, escaped: string | undefined) => {
+    if (escaped === undefined) return `\\${m}`;
+    if (escaped === '') throw new SyntaxError('A pattern cannot end with a backslash.');
+    return /\w/.test(escaped) ? escaped : m;
+  });
 }
 
 /**

@@ -1,20 +1,14 @@
-import { Command, CommanderError } from 'commander';
-import { commands } from './commands/index.ts';
-import { ConfigError } from '../server/config.ts';
-import { ApiError } from '../server/errors.ts';
+import { buildProgram } from './program.ts';
+import { handleClosedOutput, reportError, wantsJson } from './errors.ts';
 
-const program = new Command();
-program.name('stacks').description('Stacks: offline documentation search and library indexing').version('0.1.0').showHelpAfterError();
-for (const register of commands) register(program);
+const json = wantsJson(process.argv.slice(2));
+const fail = (err: unknown) => process.exit(reportError(err, json));
+handleClosedOutput();
+process.on('uncaughtException', fail);
+process.on('unhandledRejection', fail);
 
 try {
-  await program.parseAsync(process.argv);
+  await buildProgram().parseAsync(process.argv);
 } catch (err) {
-  if (err instanceof CommanderError) process.exit(err.exitCode);
-  if (err instanceof ConfigError || err instanceof ApiError) {
-    process.stderr.write(`stacks: ${err.message}\n`);
-    process.exit(2);
-  }
-  process.stderr.write(`stacks: ${(err as Error).stack ?? String(err)}\n`);
-  process.exit(1);
+  fail(err);
 }

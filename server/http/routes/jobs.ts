@@ -1,18 +1,10 @@
 import type { Express } from 'express';
 import { z } from 'zod';
 import type { Services } from '../../services.ts';
-import type { Job } from '../../model.ts';
+import { jobView } from '../../jobs/view.ts';
 import { route } from '../app.ts';
 import { requireKey } from '../auth.ts';
 import { validate } from '../validate.ts';
-
-/** Public shape of a job (payload omitted: it may hold file paths). */
-export function jobView(job: Job, position: number | null) {
-  return {
-    id: job.id, kind: job.kind, state: job.state, libraryId: job.libraryId, position, progress: job.progress, error: job.error,
-    attempts: job.attempts, createdAt: job.createdAt, startedAt: job.startedAt, finishedAt: job.finishedAt, updatedAt: job.updatedAt,
-  };
-}
 
 const listQuery = z.object({
   state: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']).optional(),

@@ -29,7 +29,7 @@ export function jobMeter(progress: Record<string, unknown>): { value: number; to
 function stateText(job: JobView): string {
   if (job.state === 'queued') return job.position ? `queued (position ${job.position})` : 'queued';
   if (job.state === 'failed' || job.state === 'cancelled') return job.error ? `${job.state}: ${job.error}` : job.state;
-  const phase = typeof job.progress.phase === 'string' ? job.progress.phase : '';
+  const phase = job.state === 'running' && typeof job.progress.phase === 'string' ? job.progress.phase : '';
   return phase ? `${job.state}: ${phase}` : job.state;
 }
 

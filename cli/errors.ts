@@ -35,13 +35,14 @@ function describe(err: unknown): Described {
  * Prints an error as one line on stderr (`stacks: message`, or `{"error","message"}` with --json)
  * and returns the exit code. STACKS_DEBUG=1 adds the stack trace.
  */
-export function reportError(err: unknown, json: boolean): number {
+export function reportError(err: unknown, json: boolean, options: { stack?: boolean } = {}): number {
   const d = describe(err);
   if (d.quiet) return d.exit;
   const message = d.message.replace(/\s*\n\s*/g, ' ').trim();
   process.stderr.write(json ? `${JSON.stringify({ error: d.code, message })}\n` : `stacks: ${message}\n`);
   const debug = process.env.STACKS_DEBUG;
-  if (debug && debug !== '0' && debug !== 'false' && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  const stack = options.stack || (debug !== undefined && debug !== '' && debug !== '0' && debug !== 'false');
+  if (stack && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
   return d.exit;
 }
 

@@ -1,14 +1,16 @@
 import { buildProgram } from './program.ts';
 import { handleClosedOutput, reportError, wantsJson } from './errors.ts';
 
-const json = wantsJson(process.argv.slice(2));
-const fail = (err: unknown) => process.exit(reportError(err, json));
+const argv = process.argv.slice(2);
+const json = wantsJson(argv);
 handleClosedOutput();
-process.on('uncaughtException', fail);
-process.on('unhandledRejection', fail);
+// An error escaping a running server is a bug: its stack goes to the log; a command's errors are one line.
+const serving = argv[0] === 'serve';
+process.on('uncaughtException', (err) => process.exit(reportError(err, json, { stack: serving })));
+process.on('unhandledRejection', (err) => process.exit(reportError(err, json, { stack: serving })));
 
 try {
   await buildProgram().parseAsync(process.argv);
 } catch (err) {
-  fail(err);
+  process.exit(reportError(err, json));
 }

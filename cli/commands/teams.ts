@@ -75,8 +75,17 @@ function policyPatch(o: PolicySetOpts): Record<string, unknown> {
   return patch;
 }
 
+/** `stacks teamspaces|policies|plan|usage|rules|members ...`: the teams service, as the operator of the box. */
 export function teamsCommand(program: Command): void {
-  // ---- teamspaces ----
+  teamspaceCommands(program);
+  policyCommands(program);
+  planCommands(program);
+  usageCommand(program);
+  ruleCommands(program);
+  memberCommands(program);
+}
+
+function teamspaceCommands(program: Command): void {
   const spaces = program.command('teamspaces').description('teamspaces of this installation (each with its own members, policy, plan and rules)');
   withDataDir(spaces.command('list')).action(async (o: Base) => {
     await withServices(o, (s) => {
@@ -98,8 +107,9 @@ export function teamsCommand(program: Command): void {
         CREATE,
       );
     });
+}
 
-  // ---- policies ----
+function policyCommands(program: Command): void {
   const policies = program.command('policies').description('teamspace policy: source types and library filters');
   withTeam(policies.command('show').description('print the policy as GET /api/v2/policies returns it')).action(async (o: Base) => {
     await withServices(o, (s) => printJson(s.teams.policies.view(teamspaceId(s, o.teamspace))));
@@ -129,8 +139,9 @@ export function teamsCommand(program: Command): void {
         CREATE,
       );
     });
+}
 
-  // ---- plan and limits ----
+function planCommands(program: Command): void {
   const plan = program.command('plan').description('teamspace plan, included requests and spending limit');
   withTeam(plan.command('show')).action(async (o: Base) => {
     await withServices(o, (s) => printJson(s.teams.plans.get(teamspaceId(s, o.teamspace))));
@@ -158,8 +169,9 @@ export function teamsCommand(program: Command): void {
         CREATE,
       );
     });
+}
 
-  // ---- usage ----
+function usageCommand(program: Command): void {
   withTeam(program.command('usage').description('usage of a member and its teamspace, as GET /api/v2/usage'))
     .option('--member <name>', 'member (default: the first owner)')
     .option('--days <n>', 'days of daily history (1-90; free plans at most 10)', intArg(1, 90), 30)
@@ -173,8 +185,9 @@ export function teamsCommand(program: Command): void {
         printJson(s.teams.usage.report({ keyId: 0, memberId: m.id, memberName: m.name, teamspaceId: t, role: m.role }, days));
       });
     });
+}
 
-  // ---- rules ----
+function ruleCommands(program: Command): void {
   const rules = program.command('rules').description('rules returned with context and search answers');
   withTeam(rules.command('list')).action(async (o: Base) => {
     await withServices(o, (s) => {
@@ -201,8 +214,9 @@ export function teamsCommand(program: Command): void {
       output(o, { id, removed: true }, () => `Removed rule ${id}.`);
     });
   });
+}
 
-  // ---- members ----
+function memberCommands(program: Command): void {
   const members = program.command('members').description('members of a teamspace and their roles');
   withTeam(members.command('list')).action(async (o: Base) => {
     await withServices(o, (s) => {

@@ -1,24 +1,91 @@
-import type { Command } from 'commander';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { loadConfig, type Config } from '../server/config.ts';
+import { ApiError } from '../server/errors.ts';
 import { createLogger } from '../server/log.ts';
 import { createServices, type Services } from '../server/services.ts';
 
-/** Options every command accepts. */
+/** Options every data-dir command accepts. */
+export interface CommonOpts {
+  dataDir?: string;
+  dev?: boolean;
+  json?: boolean;
+}
+
+/** --data-dir, --dev and --json: the options every command that works on a data dir accepts. */
 export function withDataDir(cmd: Command): Command {
-  return cmd.option('--data-dir <dir>', 'data directory (env DATA_DIR, default ./data)').option('--dev', 'development mode: accept the development license key (env STACKS_DEV)');
+  return withJson(cmd.option('--data-dir <dir>', 'data directory (env DATA_DIR, default ./data)').option('--dev', 'development mode: accept the development license key (env STACKS_DEV)'));
+}
+
+/** --json: machine-readable output on stdout (and errors as one JSON line on stderr). */
+export function withJson(cmd: Command): Command {
+  return cmd.option('--json', 'print the result as JSON on stdout');
+}
+
+/** An option whose value must be one of `values` (the parser names the option and the values when it is not). */
+export function choiceOption(flags: string, description: string, values: readonly string[], defaultValue?: string): Option {
+  const o = new Option(flags, `${description} (${values.join('|')})`).choices(values);
+  return defaultValue === undefined ? o : o.default(defaultValue);
+}
+
+/** A parser for a whole-number option or argument in [min, max] (the parser names the option when it is not). */
+export function intArg(min: number, max = Number.MAX_SAFE_INTEGER): (raw: string) => number {
+  return (raw) => {
+    const n = Number(raw);
+    if (!/^-?\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(max === Number.MAX_SAFE_INTEGER ? `Expected a whole number >= ${min}.` : `Expected a whole number from ${min} to ${max}.`);
+    }
+    return n;
+  };
 }
 
 export function configFrom(opts: { dataDir?: string; dev?: boolean; port?: string; logLevel?: string }): Config {
   return loadConfig({ dataDir: opts.dataDir, dev: opts.dev || undefined, port: opts.port, logLevel: opts.logLevel });
 }
 
+/** Whether `dataDir` holds a Stacks database: a stacks.db SQLite file with the migrations table. */
+export function hasStacksDatabase(dataDir: string): boolean {
+  const file = path.join(dataDir, 'stacks.db');
+  if (!fs.existsSync(file) || !fs.statSync(file).isFile()) return false;
+  try {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return false;
+  }
+}
+
+/** Refuses a data dir that holds no Stacks database (a mistyped --data-dir must not look like an empty installation). */
+export function requireStacksDatabase(dataDir: string): void {
+  if (!hasStacksDatabase(dataDir)) {
+    throw new ApiError('not_found', `${dataDir} holds no Stacks database (stacks.db); check --data-dir or DATA_DIR (\`stacks serve\` creates one).`);
+  }
+}
+
+export interface ServicesOptions {
+  /**
+   * The command adds something on purpose (import, crawl, add, keys create, ...) and may create the
+   * database of a new installation; it says so on stderr. Otherwise the data dir must hold one.
+   */
+  create?: boolean;
+}
+
 /**
  * Runs a command against the services of a data dir directly (no HTTP to a server). Logs go to
  * stderr at warn level so that command output stays clean.
  */
-export async function withServices<T>(opts: { dataDir?: string; dev?: boolean }, fn: (s: Services) => Promise<T> | T): Promise<T> {
+export async function withServices<T>(opts: { dataDir?: string; dev?: boolean }, fn: (s: Services) => Promise<T> | T, options: ServicesOptions = {}): Promise<T> {
   const config = configFrom(opts);
-  const services = await createServices({ ...config, logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel }, createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel));
+  if (!options.create) requireStacksDatabase(config.dataDir);
+  else if (!hasStacksDatabase(config.dataDir)) process.stderr.write(`stacks: no Stacks database in ${config.dataDir} yet; creating one.\n`);
+  const level = config.logLevel === 'info' ? 'warn' : config.logLevel;
+  const services = await createServices({ ...config, logLevel: level }, createLogger(level));
   try {
     return await fn(services);
   } finally {
@@ -28,4 +95,12 @@ export async function withServices<T>(opts: { dataDir?: string; dev?: boolean },
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Prints `value` as JSON with --json, else the text (one or more lines, each ended here). */
+export function output(opts: { json?: boolean }, value: unknown, text: () => string | string[]): void {
+  if (opts.json) return printJson(value);
+  const t = text();
+  const lines = Array.isArray(t) ? t : [t];
+  if (lines.length) process.stdout.write(`${lines.join('\n')}\n`);
 }

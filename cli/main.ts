@@ -1,20 +1,16 @@
-import { Command, CommanderError } from 'commander';
-import { commands } from './commands/index.ts';
-import { ConfigError } from '../server/config.ts';
-import { ApiError } from '../server/errors.ts';
+import { buildProgram } from './program.ts';
+import { handleClosedOutput, reportError, wantsJson } from './errors.ts';
 
-const program = new Command();
-program.name('stacks').description('Stacks: offline documentation search and library indexing').version('0.1.0').showHelpAfterError();
-for (const register of commands) register(program);
+const argv = process.argv.slice(2);
+const json = wantsJson(argv);
+handleClosedOutput();
+// An error escaping a running server is a bug: its stack goes to the log; a command's errors are one line.
+const serving = argv[0] === 'serve';
+process.on('uncaughtException', (err) => process.exit(reportError(err, json, { stack: serving })));
+process.on('unhandledRejection', (err) => process.exit(reportError(err, json, { stack: serving })));
 
 try {
-  await program.parseAsync(process.argv);
+  await buildProgram().parseAsync(process.argv);
 } catch (err) {
-  if (err instanceof CommanderError) process.exit(err.exitCode);
-  if (err instanceof ConfigError || err instanceof ApiError) {
-    process.stderr.write(`stacks: ${err.message}\n`);
-    process.exit(2);
-  }
-  process.stderr.write(`stacks: ${(err as Error).stack ?? String(err)}\n`);
-  process.exit(1);
+  process.exit(reportError(err, json));
 }

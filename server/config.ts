@@ -87,7 +87,7 @@ const envMap: Record<string, keyof Config> = {
 };
 
 /** STACKS_* variables that are read elsewhere on purpose and are not config keys. */
-const envPassThrough = new Set(['STACKS_API_KEY']);
+const envPassThrough = new Set(['STACKS_API_KEY', 'STACKS_DEBUG']);
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

@@ -12,6 +12,8 @@ export type ErrorCode =
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'
+  | 'request_header_fields_too_large'
+  | 'request_timeout'
   | 'unsupported_media_type'
   | 'rate_limit_exceeded'
   | 'research_quota_exceeded'
@@ -40,6 +42,8 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  request_header_fields_too_large: 431,
+  request_timeout: 408,
   unsupported_media_type: 415,
   rate_limit_exceeded: 429,
   research_quota_exceeded: 429,

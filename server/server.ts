@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createServices, type ServiceOverrides, type Services } from './services.ts';
 import { createApp } from './http/app.ts';
+import { answerClientError } from './http/client-error.ts';
 import type { CreatedKey } from './auth/keys.ts';
 
 export interface RunningServer {
@@ -25,6 +26,8 @@ export async function startServer(config: Config, options: { log?: Logger; overr
   services.jobs.start();
   const app = createApp(services);
   const server = http.createServer(app);
+  // Requests the HTTP parser rejects (431, 400, ...) get the {error, message} body too.
+  server.on('clientError', answerClientError);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,16 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { printJson, withDataDir, withServices } from '../context.ts';
+import { printJson, withDataDir, withServices, type CommonOpts } from '../context.ts';
 import { ApiError } from '../../server/errors.ts';
 import type { Services } from '../../server/services.ts';
 import type { Submitter, SubmissionResult } from '../../server/sources/service.ts';
 
-interface AddOpts {
-  dataDir?: string;
-  dev?: boolean;
+interface AddOpts extends CommonOpts {
   force?: boolean;
-  json?: boolean;
   title?: string;
   description?: string;
   collection?: string;
@@ -22,7 +19,7 @@ interface AddOpts {
  */
 export function addCommand(program: Command): void {
   const add = program.command('add').description('add a library from an OpenAPI spec, an llms.txt URL or PDF/DOCX files');
-  const common = (cmd: Command) => withDataDir(cmd).option('--force', 'index again and replace a library that already exists').option('--json', 'print the result as JSON');
+  const common = (cmd: Command) => withDataDir(cmd).option('--force', 'index again and replace a library that already exists');
 
   common(add.command('openapi').description('an OpenAPI 3.x / Swagger 2.0 spec: http(s) URL or local JSON/YAML file').argument('<url-or-file>'))
     .option('--title <title>', 'library title (files only; default: info.title)')
@@ -91,6 +88,6 @@ async function run(opts: AddOpts, submit: (s: Services, who: Submitter) => Promi
     else process.stdout.write(`job ${job.id} ${job.state}: ${job.error ?? ''}\n`);
     for (const f of (job.progress.files as { name: string; state: string; error?: string }[] | undefined) ?? []) if (f.state === 'failed' && !opts.json) process.stdout.write(`  ${f.name}: ${f.error}\n`);
     return job.state === 'succeeded';
-  });
+  }, { create: true });
   if (!ok) process.exitCode = 1;
 }

@@ -2,16 +2,13 @@ import path from 'node:path';
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { printJson, withDataDir, withServices } from '../context.ts';
+import { printJson, withDataDir, withServices, type CommonOpts } from '../context.ts';
 import { ApiError } from '../../server/errors.ts';
 import type { Services } from '../../server/services.ts';
 import type { ImportResult } from '../../server/ingest/import-service.ts';
 
-interface ImportOpts {
-  dataDir?: string;
-  dev?: boolean;
+interface ImportOpts extends CommonOpts {
   force?: boolean;
-  json?: boolean;
   progress?: boolean;
 }
 
@@ -22,12 +19,11 @@ interface ImportOpts {
 export function importCommand(program: Command): void {
   withDataDir(program.command('import').description('import a bundle file (JSON or .zip of JSON bundles) into the data dir').argument('<file>'))
     .option('--force', 'replace libraries (and versions) that already exist')
-    .option('--json', 'print the result as JSON')
     .option('--no-progress', 'no progress bar')
     .action(async (file: string, opts: ImportOpts) => {
       const abs = path.resolve(file);
       if (!fs.existsSync(abs)) throw new ApiError('validation_error', `No such file: ${file}`);
-      const failed = await withServices(opts, (s) => runImport(s, abs, opts));
+      const failed = await withServices(opts, (s) => runImport(s, abs, opts), { create: true });
       if (failed > 0) process.exitCode = 1;
     });
 }

@@ -9,6 +9,7 @@ import { teamsCommand } from './teams.ts';
 import { addCommand } from './add.ts';
 import { searchCommand } from './search.ts';
 import { crawlCommand } from './crawl.ts';
+import { jobsCommand } from './jobs.ts';
 
 /** Every CLI command module; each adds its commands to the program. */
-export const commands: ((program: Command) => void)[] = [serveCommand, keysCommand, licenseCommand, librariesCommand, mcpCommand, importCommand, teamsCommand, addCommand, searchCommand, crawlCommand];
+export const commands: ((program: Command) => void)[] = [serveCommand, keysCommand, licenseCommand, librariesCommand, mcpCommand, importCommand, teamsCommand, addCommand, searchCommand, crawlCommand, jobsCommand];

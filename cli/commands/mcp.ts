@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { configFrom, withDataDir } from '../context.ts';
+import { configFrom, requireStacksDatabase, withDataDir } from '../context.ts';
+import { apiKeyOf, checkRemoteUrl, withRemote } from '../remote.ts';
 import { createLogger } from '../../server/log.ts';
 import { createServices } from '../../server/services.ts';
 import { ApiError } from '../../server/errors.ts';
@@ -13,7 +14,9 @@ interface McpOptions {
   dataDir?: string;
   dev?: boolean;
   apiKey?: string;
+  key?: string;
   url?: string;
+  json?: boolean;
   logLevel?: string;
 }
 
@@ -23,27 +26,21 @@ interface McpOptions {
  * REST API. stdout carries only the protocol; every log line goes to stderr.
  */
 export function mcpCommand(program: Command): void {
-  withDataDir(program.command('mcp').description('serve the MCP tools over stdio (for editors and AI assistants)'))
-    .option('--api-key <key>', 'API key to act as (env STACKS_API_KEY); optional when anonymous search is allowed')
-    .option('--url <url>', 'remote Stacks instance (http://host:3000 or http://host:3000/api) instead of the local data dir')
+  // stdout carries the MCP protocol, so --json changes only how a start-up error is printed.
+  withRemote(withDataDir(program.command('mcp').description('serve the MCP tools over stdio (for editors and AI assistants)')), 'its REST API answers the tools')
     .option('--log-level <level>', 'stderr log level (default warn)')
     .action(async (opts: McpOptions) => {
-      const apiKey = opts.apiKey || process.env.STACKS_API_KEY || null;
+      // The key to act as; optional when anonymous search is allowed.
+      const apiKey = apiKeyOf(opts);
       const level = opts.logLevel ?? 'warn';
       const log = createLogger(level);
       let backend: DocsBackend;
       let cleanup = () => {};
       if (opts.url) {
-        let protocol = '';
-        try {
-          protocol = new URL(opts.url).protocol;
-        } catch {
-          // reported below
-        }
-        if (protocol !== 'http:' && protocol !== 'https:') throw new ApiError('validation_error', `--url must be an http(s) URL, not "${opts.url}".`);
-        backend = remoteBackend(opts.url, apiKey);
+        backend = remoteBackend(checkRemoteUrl(opts.url), apiKey);
       } else {
         const config = { ...configFrom({ dataDir: opts.dataDir, dev: opts.dev }), logLevel: level as never };
+        requireStacksDatabase(config.dataDir);
         const services = await createServices(config, log);
         const principal = apiKey ? services.keys.verify(apiKey) : null;
         if (apiKey && !principal) {

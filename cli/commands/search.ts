@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { printJson, withDataDir, withServices } from '../context.ts';
+import { output, withDataDir, withServices, type CommonOpts } from '../context.ts';
 import { validate } from '../../server/contracts/validate.ts';
 import { libsSearchInput, searchInput } from '../../server/contracts/search.ts';
 
@@ -10,26 +10,21 @@ export function searchCommand(program: Command): void {
     // Not --version: the program's own --version flag would catch it.
     .option('--lib-version <version>', 'version to prefer: latest, 4, v4.2, 1_2_3, 1.2.3-rc.1')
     .option('--language <language>', 'preferred programming language')
-    .option('--json', 'print the JSON answer instead of text')
-    .action(async (words: string[], opts: { dataDir?: string; dev?: boolean; library: string[]; libVersion?: string; language?: string; json?: boolean }) => {
+    .action(async (words: string[], opts: CommonOpts & { library: string[]; libVersion?: string; language?: string }) => {
       const p = validate(searchInput, { query: words.join(' '), library: opts.library, version: opts.libVersion, language: opts.language, type: opts.json ? 'json' : 'txt' });
       await withServices(opts, async (s) => {
         const out = await s.search.search({ query: p.query, libraries: p.library, version: p.version, language: p.language }, null);
         for (const [k, v] of Object.entries(out.headers)) process.stderr.write(`${k}: ${v}\n`);
-        if (opts.json) printJson(out.json);
-        else process.stdout.write(`${out.text}\n`);
+        output(opts, out.json, () => out.text);
       });
     });
-  withDataDir(program.command('resolve').description('find libraries by name (as GET /api/v2/libs/search)').argument('<name>').argument('[query...]'))
-    .option('--json', 'print JSON')
-    .action(async (name: string, words: string[], opts: { dataDir?: string; dev?: boolean; json?: boolean }) => {
+  withDataDir(program.command('resolve').description('find libraries by name (as GET /api/v2/libs/search)').argument('<name>').argument('[query...]')).action(
+    async (name: string, words: string[], opts: CommonOpts) => {
       const p = validate(libsSearchInput, { libraryName: name, query: words.length ? words.join(' ') : name });
       await withServices(opts, async (s) => {
         const out = await s.librarySearch.search({ libraryName: p.libraryName, query: p.query }, null);
-        if (opts.json) return printJson(out);
-        for (const r of out.results) {
-          process.stdout.write(`${r.id}  ${r.title}  ${r.totalSnippets} snippets${r.versions.length ? `  versions: ${r.versions.join(', ')}` : ''}\n`);
-        }
+        output(opts, out, () => out.results.map((r) => `${r.id}  ${r.title}  ${r.totalSnippets} snippets${r.versions.length ? `  versions: ${r.versions.join(', ')}` : ''}`));
       });
-    });
+    },
+  );
 }

@@ -1,5 +1,6 @@
-import type { Command } from 'commander';
-import { printJson, withDataDir, withServices } from '../context.ts';
+import { Argument, type Command } from 'commander';
+import { choiceOption, intArg, output, printJson, withDataDir, withServices, type CommonOpts } from '../context.ts';
+import { ROLES } from './keys.ts';
 import type { Services } from '../../server/services.ts';
 import type { Role } from '../../server/model.ts';
 import { ApiError } from '../../server/errors.ts';
@@ -8,7 +9,9 @@ import { PLANS } from '../../server/contracts/teams.ts';
 import { POLICY_SOURCE_TYPES, type PolicySourceType } from '../../server/contracts/policy.ts';
 import type { RuleKindName } from '../../server/teams/rules.ts';
 
-type Base = { dataDir?: string; dev?: boolean; teamspace?: string; json?: boolean };
+type Base = CommonOpts & { teamspace?: string };
+/** Setup commands may create the database of a new installation (see withServices). */
+const CREATE = { create: true };
 
 /** The teamspace a command acts on: --teamspace <name>, or the default (first) one. The CLI runs as the box operator. */
 function teamspaceId(s: Services, name?: string): number {
@@ -20,20 +23,31 @@ function withTeam(cmd: Command): Command {
 }
 
 const list = (v: string) => v.split(',').map((x) => x.trim()).filter(Boolean);
-function bool(v: string): boolean {
+const RULE_KINDS: readonly RuleKindName[] = ['global', 'libraryOwn', 'libraryTeam'];
+function bool(v: string, option: string): boolean {
   if (['true', 'yes', '1', 'on'].includes(v)) return true;
   if (['false', 'no', '0', 'off'].includes(v)) return false;
-  throw new ApiError('validation_error', `expected true or false, not "${v}"`);
+  throw new ApiError('validation_error', `${option}: expected true or false, not "${v}"`);
 }
-function int(v: string): number {
+function int(v: string, option: string): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new ApiError('validation_error', `expected a whole number >= 0, not "${v}"`);
+  if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(n)) throw new ApiError('validation_error', `${option}: expected a whole number >= 0, not "${v}"`);
   return n;
 }
-function sourceTypes(v: string): PolicySourceType[] {
+function sourceTypes(v: string, option: string): PolicySourceType[] {
   const types = list(v);
-  for (const t of types) if (!POLICY_SOURCE_TYPES.includes(t as PolicySourceType)) throw new ApiError('validation_error', `unknown source type "${t}"; one of ${POLICY_SOURCE_TYPES.join(', ')}`);
+  for (const t of types) if (!POLICY_SOURCE_TYPES.includes(t as PolicySourceType)) throw new ApiError('validation_error', `${option}: unknown source type "${t}"; one of ${POLICY_SOURCE_TYPES.join(', ')}`);
   return types as PolicySourceType[];
+}
+function jsonObject(v: string, option: string): Record<string, Record<string, unknown>> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(v);
+  } catch (err) {
+    throw new ApiError('validation_error', `${option}: not valid JSON (${(err as Error).message})`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ApiError('validation_error', `${option}: expected a JSON object`);
+  return parsed as Record<string, Record<string, unknown>>;
 }
 
 interface PolicySetOpts extends Base {
@@ -43,33 +57,41 @@ interface PolicySetOpts extends Base {
 
 /** Builds a policy patch from the flags (a --patch JSON object is the base). */
 function policyPatch(o: PolicySetOpts): Record<string, unknown> {
-  const patch = (o.patch ? JSON.parse(o.patch) : {}) as Record<string, Record<string, unknown>>;
+  const patch = o.patch ? jsonObject(o.patch, '--patch') : {};
   const lf = (patch.libraryFilters ??= {}) as Record<string, unknown>;
   const quality = (lf.quality ??= {}) as Record<string, unknown>;
   const repo = (quality.repoFilters ??= {}) as Record<string, unknown>;
   if (o.mode) lf.mode = o.mode;
-  if (o.requireVerified !== undefined) quality.requireVerified = bool(o.requireVerified);
+  if (o.requireVerified !== undefined) quality.requireVerified = bool(o.requireVerified, '--require-verified');
   if (o.minTrustScore !== undefined) quality.minTrustScore = o.minTrustScore === 'none' ? null : Number(o.minTrustScore);
-  if (o.maxAgeDays !== undefined) quality.maxAgeDays = int(o.maxAgeDays);
+  if (o.maxAgeDays !== undefined) quality.maxAgeDays = int(o.maxAgeDays, '--max-age-days');
   if (o.block !== undefined) quality.blockedLibraries = list(o.block);
   if (o.except !== undefined) quality.exceptedLibraries = list(o.except);
-  if (o.minStars !== undefined) repo.minStars = int(o.minStars);
+  if (o.minStars !== undefined) repo.minStars = int(o.minStars, '--min-stars');
   if (o.licenses !== undefined) repo.allowedLicenses = list(o.licenses);
   if (o.allow !== undefined) lf.select = { ...((lf.select as object) ?? {}), allowedLibraries: list(o.allow) };
   const st = (patch.sourceTypes ??= {}) as Record<string, unknown>;
-  for (const t of o.enable ? sourceTypes(o.enable) : []) st[t] = { enabled: true };
-  for (const t of o.disable ? sourceTypes(o.disable) : []) st[t] = { enabled: false };
+  for (const t of o.enable ? sourceTypes(o.enable, '--enable') : []) st[t] = { enabled: true };
+  for (const t of o.disable ? sourceTypes(o.disable, '--disable') : []) st[t] = { enabled: false };
   return patch;
 }
 
+/** `stacks teamspaces|policies|plan|usage|rules|members ...`: the teams service, as the operator of the box. */
 export function teamsCommand(program: Command): void {
-  // ---- teamspaces ----
+  teamspaceCommands(program);
+  policyCommands(program);
+  planCommands(program);
+  usageCommand(program);
+  ruleCommands(program);
+  memberCommands(program);
+}
+
+function teamspaceCommands(program: Command): void {
   const spaces = program.command('teamspaces').description('teamspaces of this installation (each with its own members, policy, plan and rules)');
-  withDataDir(spaces.command('list')).option('--json', 'print JSON').action(async (o: Base) => {
+  withDataDir(spaces.command('list')).action(async (o: Base) => {
     await withServices(o, (s) => {
       const rows = s.teams.teamspaces.list();
-      if (o.json) return printJson(rows);
-      for (const t of rows) process.stdout.write(`${String(t.id).padStart(4)}  ${t.name}  plan=${t.plan}  members=${t.members}${t.isDefault ? '  (default)' : ''}\n`);
+      output(o, rows, () => rows.map((t) => `${String(t.id).padStart(4)}  ${t.name}  plan=${t.plan}  members=${t.members}${t.isDefault ? '  (default)' : ''}`));
     });
   });
   withDataDir(spaces.command('create').description("create a teamspace with its first owner; prints the owner's API key once").argument('<name>'))
@@ -77,14 +99,18 @@ export function teamsCommand(program: Command): void {
     .option('--email <email>', "the owner's e-mail")
     .option('--plan <plan>', PLANS.join('|'), 'enterprise')
     .action(async (name: string, o: Base & { owner: string; email?: string; plan: string }) => {
-      await withServices(o, (s) => {
-        const r = s.teams.teamspaces.create({ name, plan: o.plan, owner: o.owner, email: o.email ?? null });
-        process.stdout.write(`Created teamspace ${r.teamspace.id} ${r.teamspace.name} (plan ${r.teamspace.plan}) with owner ${r.owner.name}.\n`);
-        process.stdout.write(`API key of ${r.owner.name} (shown only once):\n\n${r.key.key}\n`);
-      });
+      await withServices(
+        o,
+        (s) => {
+          const r = s.teams.teamspaces.create({ name, plan: o.plan, owner: o.owner, email: o.email ?? null });
+          output(o, r, () => [`Created teamspace ${r.teamspace.id} ${r.teamspace.name} (plan ${r.teamspace.plan}) with owner ${r.owner.name}.`, `API key of ${r.owner.name} (shown only once):`, '', r.key.key]);
+        },
+        CREATE,
+      );
     });
+}
 
-  // ---- policies ----
+function policyCommands(program: Command): void {
   const policies = program.command('policies').description('teamspace policy: source types and library filters');
   withTeam(policies.command('show').description('print the policy as GET /api/v2/policies returns it')).action(async (o: Base) => {
     await withServices(o, (s) => printJson(s.teams.policies.view(teamspaceId(s, o.teamspace))));
@@ -104,14 +130,19 @@ export function teamsCommand(program: Command): void {
     .option('--enable <types>', `enable source types (${POLICY_SOURCE_TYPES.join(',')})`)
     .option('--disable <types>', 'disable source types')
     .action(async (o: PolicySetOpts) => {
-      await withServices(o, (s) => {
-        const t = teamspaceId(s, o.teamspace);
-        s.teams.policies.update(t, policyPatch(o), o.replace === true);
-        printJson(s.teams.policies.view(t));
-      });
+      await withServices(
+        o,
+        (s) => {
+          const t = teamspaceId(s, o.teamspace);
+          s.teams.policies.update(t, policyPatch(o), o.replace === true);
+          printJson(s.teams.policies.view(t));
+        },
+        CREATE,
+      );
     });
+}
 
-  // ---- plan and limits ----
+function planCommands(program: Command): void {
   const plan = program.command('plan').description('teamspace plan, included requests and spending limit');
   withTeam(plan.command('show')).action(async (o: Base) => {
     await withServices(o, (s) => printJson(s.teams.plans.get(teamspaceId(s, o.teamspace))));
@@ -125,25 +156,28 @@ export function teamsCommand(program: Command): void {
       if (o.plan && !PLANS.includes(o.plan as Plan)) throw new ApiError('validation_error', `--plan must be one of ${PLANS.join(', ')}`);
       const cents = o.centsPerExtra === undefined ? undefined : Number(o.centsPerExtra);
       if (cents !== undefined && !(cents >= 0)) throw new ApiError('validation_error', '--cents-per-extra must be a number >= 0');
-      await withServices(o, (s) =>
-        printJson(
-          s.teams.plans.update(teamspaceId(s, o.teamspace), {
-            plan: o.plan as Plan | undefined,
-            includedRequests: o.included === undefined ? undefined : int(o.included),
-            spendingLimitCents: o.spendingLimitCents === undefined ? undefined : o.spendingLimitCents === 'none' ? null : int(o.spendingLimitCents),
-            centsPerExtraRequest: cents,
-          }),
-        ),
+      await withServices(
+        o,
+        (s) =>
+          printJson(
+            s.teams.plans.update(teamspaceId(s, o.teamspace), {
+              plan: o.plan as Plan | undefined,
+              includedRequests: o.included === undefined ? undefined : int(o.included, '--included'),
+              spendingLimitCents: o.spendingLimitCents === undefined ? undefined : o.spendingLimitCents === 'none' ? null : int(o.spendingLimitCents, '--spending-limit-cents'),
+              centsPerExtraRequest: cents,
+            }),
+          ),
+        CREATE,
       );
     });
+}
 
-  // ---- usage ----
+function usageCommand(program: Command): void {
   withTeam(program.command('usage').description('usage of a member and its teamspace, as GET /api/v2/usage'))
     .option('--member <name>', 'member (default: the first owner)')
-    .option('--days <n>', 'days of daily history (1-90; free plans at most 10)', '30')
-    .action(async (o: Base & { member?: string; days: string }) => {
-      const days = int(o.days);
-      if (days < 1 || days > 90) throw new ApiError('validation_error', '--days must be 1 to 90');
+    .option('--days <n>', 'days of daily history (1-90; free plans at most 10)', intArg(1, 90), 30)
+    .action(async (o: Base & { member?: string; days: number }) => {
+      const days = o.days;
       await withServices(o, (s) => {
         const t = teamspaceId(s, o.teamspace);
         const people = s.teams.members.list(t);
@@ -152,68 +186,72 @@ export function teamsCommand(program: Command): void {
         printJson(s.teams.usage.report({ keyId: 0, memberId: m.id, memberName: m.name, teamspaceId: t, role: m.role }, days));
       });
     });
+}
 
-  // ---- rules ----
+function ruleCommands(program: Command): void {
   const rules = program.command('rules').description('rules returned with context and search answers');
-  withTeam(rules.command('list')).option('--json', 'print JSON').action(async (o: Base) => {
+  withTeam(rules.command('list')).action(async (o: Base) => {
     await withServices(o, (s) => {
       const rows = s.teams.rules.list(teamspaceId(s, o.teamspace));
-      if (o.json) return printJson(rows);
-      for (const r of rows) process.stdout.write(`${String(r.id).padStart(4)}  ${r.kind}${r.libraryId ? ` ${r.libraryId}` : ''}: ${r.text}\n`);
+      output(o, rows, () => rows.map((r) => `${String(r.id).padStart(4)}  ${r.kind}${r.libraryId ? ` ${r.libraryId}` : ''}: ${r.text}`));
     });
   });
   withTeam(rules.command('add').description('add a rule').argument('<text>'))
-    .option('--kind <kind>', 'global|libraryOwn|libraryTeam', 'global')
+    .addOption(choiceOption('--kind <kind>', 'kind of rule', RULE_KINDS, 'global'))
     .option('--library <id>', 'library ID (libraryOwn and libraryTeam rules)')
-    .action(async (text: string, o: Base & { kind: string; library?: string }) => {
-      if (!['global', 'libraryOwn', 'libraryTeam'].includes(o.kind)) throw new ApiError('validation_error', '--kind must be global, libraryOwn or libraryTeam');
-      await withServices(o, (s) => {
-        const r = s.teams.rules.add(teamspaceId(s, o.teamspace), { kind: o.kind as RuleKindName, libraryId: o.library ?? null, text });
-        process.stdout.write(`Added rule ${r.id}.\n`);
-      });
+    .action(async (text: string, o: Base & { kind: RuleKindName; library?: string }) => {
+      await withServices(
+        o,
+        (s) => {
+          const r = s.teams.rules.add(teamspaceId(s, o.teamspace), { kind: o.kind, libraryId: o.library ?? null, text });
+          output(o, r, () => `Added rule ${r.id}.`);
+        },
+        CREATE,
+      );
     });
-  withTeam(rules.command('remove').argument('<id>')).action(async (id: string, o: Base) => {
+  withTeam(rules.command('remove').argument('<id>', 'rule ID', intArg(0))).action(async (id: number, o: Base) => {
     await withServices(o, (s) => {
-      s.teams.rules.remove(teamspaceId(s, o.teamspace), int(id));
-      process.stdout.write(`Removed rule ${id}.\n`);
+      s.teams.rules.remove(teamspaceId(s, o.teamspace), id);
+      output(o, { id, removed: true }, () => `Removed rule ${id}.`);
     });
   });
+}
 
-  // ---- members ----
+function memberCommands(program: Command): void {
   const members = program.command('members').description('members of a teamspace and their roles');
-  withTeam(members.command('list')).option('--json', 'print JSON').action(async (o: Base) => {
+  withTeam(members.command('list')).action(async (o: Base) => {
     await withServices(o, (s) => {
       const rows = s.teams.members.list(teamspaceId(s, o.teamspace));
-      if (o.json) return printJson(rows);
-      for (const m of rows) process.stdout.write(`${String(m.id).padStart(4)}  ${m.name}  ${m.role}${m.email ? `  <${m.email}>` : ''}  keys=${m.keys}\n`);
+      output(o, rows, () => rows.map((m) => `${String(m.id).padStart(4)}  ${m.name}  ${m.role}${m.email ? `  <${m.email}>` : ''}  keys=${m.keys}`));
     });
   });
   withTeam(members.command('add').description('invite a member; prints its first API key once').argument('<name>'))
-    .option('--role <role>', 'owner|admin|member', 'member')
+    .addOption(choiceOption('--role <role>', 'role', ROLES, 'member'))
     .option('--email <email>')
     .option('--no-key', 'do not create an API key')
-    .action(async (name: string, o: Base & { role: string; email?: string; key: boolean }) => {
-      if (!['owner', 'admin', 'member'].includes(o.role)) throw new ApiError('validation_error', '--role must be owner, admin or member');
-      await withServices(o, (s) => {
-        const r = s.teams.members.add(teamspaceId(s, o.teamspace), 'operator', { name, email: o.email ?? null, role: o.role as Role, createKey: o.key });
-        process.stdout.write(`Added member ${r.member.id} ${r.member.name} (${r.member.role}).\n`);
-        if (r.key) process.stdout.write(`API key (shown only once):\n\n${r.key.key}\n`);
-      });
+    .action(async (name: string, o: Base & { role: Role; email?: string; key: boolean }) => {
+      await withServices(
+        o,
+        (s) => {
+          const r = s.teams.members.add(teamspaceId(s, o.teamspace), 'operator', { name, email: o.email ?? null, role: o.role, createKey: o.key });
+          output(o, r, () => [`Added member ${r.member.id} ${r.member.name} (${r.member.role}).`, ...(r.key ? ['API key (shown only once):', '', r.key.key] : [])]);
+        },
+        CREATE,
+      );
     });
   withTeam(members.command('remove').description('remove a member and revoke its keys').argument('<name>')).action(async (name: string, o: Base) => {
     await withServices(o, (s) => {
       const t = teamspaceId(s, o.teamspace);
       s.teams.members.remove(t, 'operator', s.teams.members.byName(t, name).id);
-      process.stdout.write(`Removed ${name}.\n`);
+      output(o, { name, removed: true }, () => `Removed ${name}.`);
     });
   });
-  withTeam(members.command('role').description("change a member's role").argument('<name>').argument('<role>', 'owner|admin|member')).action(
-    async (name: string, role: string, o: Base) => {
-      if (!['owner', 'admin', 'member'].includes(role)) throw new ApiError('validation_error', 'role must be owner, admin or member');
+  withTeam(members.command('role').description("change a member's role").addArgument(new Argument('<name>')).addArgument(new Argument('<role>', 'the new role').choices(ROLES))).action(
+    async (name: string, role: Role, o: Base) => {
       await withServices(o, (s) => {
         const t = teamspaceId(s, o.teamspace);
-        const m = s.teams.members.setRole(t, 'operator', s.teams.members.byName(t, name).id, role as Role);
-        process.stdout.write(`${m.name} is now ${m.role}.\n`);
+        const m = s.teams.members.setRole(t, 'operator', s.teams.members.byName(t, name).id, role);
+        output(o, m, () => `${m.name} is now ${m.role}.`);
       });
     },
   );

@@ -41,23 +41,31 @@ export class RemoteError extends Error {
   }
 }
 
-/**
- * Tools answered by a remote Stacks instance over its REST API (the same calls the official
- * clients make). `baseUrl` is the instance (`http://host:3000`) or its API base (`.../api`).
- */
-export function remoteBackend(baseUrl: string, apiKey: string | null, fetchImpl: typeof fetch = fetch): DocsBackend {
-  const apiBase = baseUrl.replace(/\/+$/, '').replace(/\/api$/, '') + '/api';
-  const headers: Record<string, string> = { 'user-agent': 'stacks-mcp-stdio' };
-  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+/** GET requests to a remote Stacks instance's REST API; an error answer or no answer throws a RemoteError. */
+export interface RestClient {
+  /** `http://host:3000/api` */
+  apiBase: string;
+  get(path: string, params?: [string, string][]): Promise<Response>;
+}
 
-  async function get(path: string, params: [string, string][]): Promise<Response> {
+/**
+ * A client of a remote Stacks instance's REST API (`stacks mcp --url`, `stacks jobs follow --url`).
+ * `baseUrl` is the instance (`http://host:3000`) or its API base (`.../api`).
+ */
+export function restClient(baseUrl: string, apiKey: string | null, options: { userAgent?: string; fetchImpl?: typeof fetch; timeoutMs?: number; unreachableCode?: string } = {}): RestClient {
+  const apiBase = baseUrl.replace(/\/+$/, '').replace(/\/api$/, '') + '/api';
+  const headers: Record<string, string> = { 'user-agent': options.userAgent ?? 'stacks-cli' };
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+  const fetchImpl = options.fetchImpl ?? fetch;
+
+  async function get(path: string, params: [string, string][] = []): Promise<Response> {
     const url = new URL(apiBase + path);
     for (const [k, v] of params) url.searchParams.append(k, v);
     let res: Response;
     try {
-      res = await fetchImpl(url, { headers, signal: AbortSignal.timeout(60_000) });
+      res = await fetchImpl(url, { headers, signal: AbortSignal.timeout(options.timeoutMs ?? 60_000) });
     } catch (err) {
-      throw new RemoteError('search_failed', `Could not reach the Stacks instance at ${apiBase}: ${(err as Error).message}`, 0);
+      throw new RemoteError(options.unreachableCode ?? 'search_failed', `Could not reach the Stacks instance at ${apiBase}: ${(err as Error).message}`, 0);
     }
     if (!res.ok) {
       const body = (await res.json().catch(() => ({}))) as { error?: unknown; message?: unknown };
@@ -67,6 +75,12 @@ export function remoteBackend(baseUrl: string, apiKey: string | null, fetchImpl:
     }
     return res;
   }
+  return { apiBase, get };
+}
+
+/** Tools answered by a remote Stacks instance over its REST API (the same calls the official clients make). */
+export function remoteBackend(baseUrl: string, apiKey: string | null, fetchImpl: typeof fetch = fetch): DocsBackend {
+  const { get } = restClient(baseUrl, apiKey, { userAgent: 'stacks-mcp-stdio', fetchImpl });
 
   return {
     async resolveLibrary(req) {

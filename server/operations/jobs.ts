@@ -1,5 +1,5 @@
-import type { Job } from '../model.ts';
 import type { JobQueue } from '../jobs/queue.ts';
+import { jobView } from '../jobs/view.ts';
 import { jobCancelOperation, jobGetOperation, jobsListOperation } from '../contracts/jobs.ts';
 import type { binder } from './bind.ts';
 
@@ -8,16 +8,6 @@ export interface JobOperationDeps {
   /** Place in the queue of a queued job (null otherwise). */
   position(id: number): number | null;
 }
-
-/** Public shape of a job (payload omitted: it may hold file paths). */
-export function jobView(job: Job, position: number | null) {
-  return {
-    id: job.id, kind: job.kind, state: job.state, libraryId: job.libraryId, position, progress: job.progress, error: job.error,
-    attempts: job.attempts, createdAt: job.createdAt, startedAt: job.startedAt, finishedAt: job.finishedAt, updatedAt: job.updatedAt,
-  };
-}
-
-export type JobView = ReturnType<typeof jobView>;
 
 /** Durable background jobs: list, detail, cancel. */
 export function jobOperations(bind: ReturnType<typeof binder>, d: JobOperationDeps) {

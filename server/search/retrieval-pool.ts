@@ -33,6 +33,7 @@ export class RetrievalPool {
         const p = pending.get(r.id);
         if (!p) return;
         pending.delete(r.id);
+        if (pending.size === 0) worker.unref();
         if ('error' in r) p.reject(new Error(r.error));
         else p.resolve('stale' in r ? 'stale' : 'lists' in r ? r.lists : 'probes' in r ? r.probes : r.items);
       });
@@ -49,7 +50,8 @@ export class RetrievalPool {
       };
       worker.on('error', fail);
       worker.on('exit', (code) => fail(new Error(`retrieval worker exited with code ${code}`)));
-      // Idle workers must not keep the process alive.
+      // Idle workers must not keep the process alive; a worker with requests in flight must (send()
+      // refs it), or a one-shot process such as `stacks search` ends before the answer arrives.
       worker.unref();
       this.workers.push(entry);
     }
@@ -87,6 +89,7 @@ export class RetrievalPool {
     const w = this.workers.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
+      if (w.pending.size === 0) w.worker.ref();
       w.pending.set(id, { resolve, reject });
       w.worker.postMessage({ ...job, id });
     });

@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { commands } from './commands/index.ts';
 import { ConfigError } from '../server/config.ts';
-import { ApiError } from '../server/errors.ts';
+import { ApiError } from '../lib/errors.ts';
 
 const program = new Command();
 program.name('stacks').description('Stacks: offline documentation search and library indexing').version('0.1.0').showHelpAfterError();

@@ -1,5 +1,5 @@
 import { chromium, type Browser, type BrowserContext, type Page, type Request, type Response, type Route } from 'playwright-core';
-import { checkUrl, MAX_REDIRECTS, type NetPolicy } from '../server/net/guard.ts';
+import { checkUrl, MAX_REDIRECTS, type NetPolicy } from '../lib/net/guard.ts';
 import type { Logger } from '../server/log.ts';
 import { USER_AGENT } from './fetch.ts';
 

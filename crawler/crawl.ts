@@ -1,10 +1,10 @@
 import type { Services } from '../server/services.ts';
 import type { JobContext } from '../server/jobs/queue.ts';
 import { JobCancelled } from '../server/jobs/queue.ts';
-import type { LibraryMeta, SnippetInput } from '../server/model.ts';
+import type { LibraryMeta, SnippetInput } from '../lib/model.ts';
 import type { VersionBuild } from '../server/ingest/writer.ts';
 import type { FrontierEntry } from '../server/store/crawl.ts';
-import { checkUrl, type NetPolicy } from '../server/net/guard.ts';
+import { checkUrl, type NetPolicy } from '../lib/net/guard.ts';
 import { canonicalKey, fetchUrl, inScope, scopeFor, type Scope } from './url.ts';
 import { Robots } from './robots.ts';
 import { parseSitemap } from './sitemap.ts';

@@ -1,7 +1,7 @@
 import cron from 'node-cron';
 import type { Services } from '../server/services.ts';
-import { ApiError } from '../server/errors.ts';
-import { checkUrl } from '../server/net/guard.ts';
+import { ApiError } from '../lib/errors.ts';
+import { checkUrl } from '../lib/net/guard.ts';
 import { libraryIdFor, patternToRegExp } from './url.ts';
 import type { CrawlPayload } from './crawl.ts';
 

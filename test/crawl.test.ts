@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startTestServer, waitFor, SHARED, type TestServer } from './helpers/server.ts';
-import type { StoredSnippet } from '../server/model.ts';
+import type { StoredSnippet } from '../lib/model.ts';
 // The fixture server is plain JS shared by every helper; it serves the two sites on 127.0.0.1.
 // @ts-expect-error no type declarations for the shared .mjs fixture server
 import { startFixtureServer } from '../../shared/fixtures/serve.mjs';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { addIndexedLibrary, addLibrary, call, startWithMaxMembers } from './helpers/teams.ts';
 import { assertSourceEnabled } from '../server/teams/index.ts';
-import { ApiError } from '../server/errors.ts';
+import { ApiError } from '../lib/errors.ts';
 import { httpMcpClient, textOf } from './helpers/mcp.ts';
 
 type PolicyBody = {

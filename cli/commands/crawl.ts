@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { printJson, withDataDir, withServices } from '../context.ts';
-import { ApiError } from '../../server/errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 import type { Services } from '../../server/services.ts';
-import type { Job, JobState } from '../../server/model.ts';
+import type { Job, JobState } from '../../lib/model.ts';
 import { validateSchedule } from '../../crawler/service.ts';
 
 interface CrawlOpts {

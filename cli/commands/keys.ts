@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { printJson, withDataDir, withServices } from '../context.ts';
-import type { Role } from '../../server/model.ts';
+import type { Role } from '../../lib/model.ts';
 
 export function keysCommand(program: Command): void {
   const keys = program.command('keys').description('manage API keys');

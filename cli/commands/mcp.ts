@@ -3,7 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { configFrom, withDataDir } from '../context.ts';
 import { createLogger } from '../../server/log.ts';
 import { createServices } from '../../server/services.ts';
-import { ApiError } from '../../server/errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 import { createMcpServer } from '../../server/mcp/server.ts';
 import { localBackend, remoteBackend, type DocsBackend } from '../../server/mcp/backend.ts';
 import { VERSION } from '../../server/version.ts';

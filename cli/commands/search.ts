@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { printJson, withDataDir, withServices } from '../context.ts';
-import { validate } from '../../server/http/validate.ts';
+import { validate } from '../../lib/validate.ts';
 import { libsSearchQuerySchema, searchQuerySchema } from '../../server/http/routes/search.ts';
 
 /** `stacks search` (the /api/v3/search answer) and `stacks resolve` (the /api/v2/libs/search lookup), straight on the services. */

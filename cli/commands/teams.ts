@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { printJson, withDataDir, withServices } from '../context.ts';
 import type { Services } from '../../server/services.ts';
-import type { Role } from '../../server/model.ts';
-import { ApiError } from '../../server/errors.ts';
+import type { Role } from '../../lib/model.ts';
+import { ApiError } from '../../lib/errors.ts';
 import { PLANS, type Plan } from '../../server/teams/plans.ts';
 import { POLICY_SOURCE_TYPES, type PolicySourceType } from '../../server/teams/policy-schema.ts';
 import type { RuleKindName } from '../../server/teams/rules.ts';

@@ -1,7 +1,7 @@
 import type TurndownService from 'turndown';
-import type { CodeSnippetInput, InfoSnippetInput, SnippetInput } from '../../server/model.ts';
-import { guessLanguage, languageFromClass } from '../../server/text/code-language.ts';
-import { tableMarkdown } from '../../server/text/html-markdown.ts';
+import type { CodeSnippetInput, InfoSnippetInput, SnippetInput } from '../../lib/model.ts';
+import { guessLanguage, languageFromClass } from '../../lib/text/code-language.ts';
+import { tableMarkdown } from '../../lib/text/html-markdown.ts';
 
 /** Blocks converted to markdown as a whole (unless they hold a code block or heading, then they are walked). */
 const PROSE_BLOCKS = new Set(['p', 'ul', 'ol', 'dl', 'blockquote', 'table', 'details', 'figure', 'hr', 'address']);

@@ -1,7 +1,7 @@
 import express, { type Request, type Response, type NextFunction } from 'express';
 import helmet from 'helmet';
 import type { Services } from '../services.ts';
-import { ApiError, isApiError } from '../errors.ts';
+import { ApiError, isApiError } from '../../lib/errors.ts';
 import { resolvePrincipal } from './auth.ts';
 import { meterRequests } from './metering.ts';
 import { routers, rawBodyPaths } from './routes/index.ts';

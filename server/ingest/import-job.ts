@@ -3,7 +3,7 @@ import readline from 'node:readline';
 import type { Services } from '../services.ts';
 import type { JobContext } from '../jobs/queue.ts';
 import { JobCancelled, throwIfCancelled } from '../jobs/queue.ts';
-import type { SnippetInput } from '../model.ts';
+import type { SnippetInput } from '../../lib/model.ts';
 import type { VersionBuild } from './writer.ts';
 import { bundleMeta, codeSnippetInput, infoSnippetInput, type BundleCodeSnippet, type BundleInfoSnippet } from './bundle.ts';
 import { IMPORT_JOB, type ImportJobPayload } from './import-service.ts';

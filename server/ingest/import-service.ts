@@ -6,9 +6,9 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/index.ts';
 import type { JobQueue } from '../jobs/queue.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 import type { BundleHeader } from './bundle.ts';
-import { parseLibraryId } from '../model.ts';
+import { parseLibraryId } from '../../lib/model.ts';
 import { discardStaged, stageBundle, type StagedBundle } from './import-parse.ts';
 import { isZipFile, stageZip } from './import-zip.ts';
 

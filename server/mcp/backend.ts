@@ -1,4 +1,4 @@
-import type { Principal } from '../model.ts';
+import type { Principal } from '../../lib/model.ts';
 import type { ContextService, LibrarySearchEntry, LibrarySearchService, SearchService } from '../search/contracts.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { JobQueue } from '../jobs/queue.ts';
 import type { JobRegistrar } from '../services.ts';
-import type { Library } from '../model.ts';
+import type { Library } from '../../lib/model.ts';
 
 /**
  * Background indexing of a library version that a search asked for but the appliance does not

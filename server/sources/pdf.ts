@@ -1,6 +1,6 @@
 import { getDocumentProxy } from 'unpdf';
-import { ApiError } from '../errors.ts';
-import { guessLanguage } from '../text/code-language.ts';
+import { ApiError } from '../../lib/errors.ts';
+import { guessLanguage } from '../../lib/text/code-language.ts';
 
 /**
  * PDF -> markdown with structure recovered from the text layer (unpdf / pdf.js):

@@ -1,5 +1,5 @@
 import type { Db } from './db.ts';
-import type { Job, JobState } from '../model.ts';
+import type { Job, JobState } from '../../lib/model.ts';
 
 interface JobRow {
   id: number; kind: string; state: JobState; library_id: string | null; payload_json: string; progress_json: string; error: string | null;

@@ -1,12 +1,12 @@
 import type { Store } from '../store/index.ts';
 import type { TeamStore } from '../store/teams.ts';
-import type { LibraryMeta, Principal } from '../model.ts';
-import { ApiError } from '../errors.ts';
+import type { LibraryMeta, Principal } from '../../lib/model.ts';
+import { ApiError } from '../../lib/errors.ts';
 import type { TeamCache } from './cache.ts';
 import type { Clock } from './clock.ts';
 import { libraryAllowed, policySourceTypeOf, type CompiledPolicy } from './policy-filter.ts';
 import { mergePolicy, parseStoredPolicy, policySchema, defaultPolicy, type Policy, type PolicySourceType } from './policy-schema.ts';
-import { validate } from '../http/validate.ts';
+import { validate } from '../../lib/validate.ts';
 
 /** The response of GET /api/v2/policies. */
 export interface PolicyView extends Policy {

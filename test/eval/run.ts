@@ -15,7 +15,7 @@ import { prepareQuery } from '../../server/search/query.ts';
 import { answerForVersion, type VersionAnswerOptions } from '../../server/search/pipeline.ts';
 import { resolveLibrary } from '../../server/search/context-service.ts';
 import { QUESTIONS, type EvalQuestion } from './questions.ts';
-import { parseLibraryId } from '../../server/model.ts';
+import { parseLibraryId } from '../../lib/model.ts';
 import { bundlePath, loadBundleFile } from './bundles.ts';
 import { firstHit, loadQuestions, summarize, type Metrics } from './question-set.ts';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Services } from '../../services.ts';
 import { route } from '../app.ts';
 import { searchPrincipal } from '../auth.ts';
-import { validate } from '../validate.ts';
+import { validate } from '../../../lib/validate.ts';
 
 const flag = z.enum(['true', 'false']).default('false').transform((v) => v === 'true');
 

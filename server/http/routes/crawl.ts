@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Services } from '../../services.ts';
 import { route } from '../app.ts';
 import { requirePrincipal } from '../auth.ts';
-import { validate } from '../validate.ts';
+import { validate } from '../../../lib/validate.ts';
 import { MAX_MAX_PAGES } from '../../../crawler/service.ts';
 import { assertSourceEnabled } from '../../teams/policy.ts';
 

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import type { Services } from '../../services.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../../lib/errors.ts';
 import { route } from '../app.ts';
 import { VERSION } from '../../version.ts';
 

@@ -4,10 +4,10 @@ import type { Express, Request, Response, NextFunction } from 'express';
 import multer from 'multer';
 import { z } from 'zod';
 import type { Services } from '../../services.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../../lib/errors.ts';
 import { route } from '../app.ts';
 import { principalOf, requireKey } from '../auth.ts';
-import { validate } from '../validate.ts';
+import { validate } from '../../../lib/validate.ts';
 import { bundleMeta } from '../../ingest/bundle.ts';
 import { sourceRefusal } from '../../teams/policy.ts';
 

@@ -1,10 +1,10 @@
 import type { Express } from 'express';
 import { z } from 'zod';
 import type { Services } from '../../services.ts';
-import type { Job } from '../../model.ts';
+import type { Job } from '../../../lib/model.ts';
 import { route } from '../app.ts';
 import { requireKey } from '../auth.ts';
-import { validate } from '../validate.ts';
+import { validate } from '../../../lib/validate.ts';
 
 /** Public shape of a job (payload omitted: it may hold file paths). */
 export function jobView(job: Job, position: number | null) {

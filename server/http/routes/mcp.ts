@@ -2,7 +2,7 @@ import type { Express, Request, Response } from 'express';
 import cors from 'cors';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Services } from '../../services.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../../lib/errors.ts';
 import { route } from '../app.ts';
 import { searchPrincipal } from '../auth.ts';
 import { createMcpServer } from '../../mcp/server.ts';

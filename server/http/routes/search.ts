@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Services } from '../../services.ts';
 import { route } from '../app.ts';
 import { searchPrincipal } from '../auth.ts';
-import { validate } from '../validate.ts';
+import { validate } from '../../../lib/validate.ts';
 import { VERSION_PATTERN } from '../../search/version.ts';
 
 /** The first value of a parameter sent once where one is expected (a repeated one arrives as an array). */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Services } from '../../services.ts';
 import { route } from '../app.ts';
 import { requirePrincipal } from '../auth.ts';
-import { validate } from '../validate.ts';
+import { validate } from '../../../lib/validate.ts';
 import { PLANS } from '../../teams/plans.ts';
 
 const admins = ['owner', 'admin'] as const;

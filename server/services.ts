@@ -9,25 +9,32 @@ import { JobQueue } from './jobs/queue.ts';
 import { LibraryWriter } from './ingest/writer.ts';
 import { backfillSearchIndex } from './ingest/search-backfill.ts';
 import { ImportService } from './ingest/import-service.ts';
+import { importSweepTask, registerImportJob } from './ingest/import-job.ts';
 import type { Embedder } from './embed/types.ts';
 import { createEmbedder, loadBuiltin } from './embed/index.ts';
 import { BuiltinEmbedder } from './embed/builtin.ts';
 import type { WordRarity } from './search/nothing-found.ts';
-import { lastReembedUnfinished, scheduleReembed } from './embed/reembed-job.ts';
+import { lastReembedUnfinished, registerReembedJob, scheduleReembed } from './embed/reembed-job.ts';
 import type { AccessPolicy, ContextService, LibrarySearchService, SearchService } from './search/contracts.ts';
 import { StoreContextService } from './search/context-service.ts';
 import { MultiLibrarySearch } from './search/search-service.ts';
 import { StoreLibrarySearch } from './search/library-search.ts';
 import { TeamService } from './teams/index.ts';
-import { queueSearchModel, scheduleMissingModels } from './search/model-job.ts';
+import { queueSearchModel, registerSearchModelJob, relearnAll, scheduleMissingModels } from './search/model-job.ts';
+import { registerVersionFetch } from './search/version-fetch.ts';
+import { walKeeperTask } from './search/wal-task.ts';
 import { SourceService } from './sources/service.ts';
-import { CrawlService } from '../crawler/service.ts';
+import { CrawlService } from './sources/website/service.ts';
+import { registerCrawlJob } from './sources/website/job.ts';
+import { startCrawlSchedules } from './sources/website/schedule.ts';
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * Every service of the appliance, built once and shared unchanged by the HTTP routes, MCP
- * tools, the CLI and the web UI. Each service receives its dependencies as arguments.
+ * The composition root. createServices builds every service of the appliance once, each with
+ * the dependencies it names as arguments, and registers the job kinds; startBackground starts the
+ * periodic tasks. The HTTP app (server/http/app.ts), the MCP server, the CLI and the tests receive
+ * the result; no service imports this module (the lint step checks it, see docs/architecture.md).
  */
 export interface Services {
   config: Config;
@@ -58,9 +65,6 @@ export interface Services {
   sources: SourceService;
   startedAt: Date;
 }
-
-/** Registers job handlers on the queue; each feature module contributes one. */
-export type JobRegistrar = (services: Services) => void;
 
 export interface ServiceOverrides {
   store?: Store;
@@ -99,12 +103,32 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     sources: new SourceService({ config, store, jobs, writer, log }),
     startedAt: new Date(),
   };
-  const { jobRegistrars } = await import('./jobs/registry.ts');
-  for (const register of jobRegistrars) register(services);
-  if (vectorsReset) scheduleReembed(services, 'embedder changed');
-  else if (lastReembedUnfinished(services)) scheduleReembed(services, 'previous run unfinished');
+  registerJobKinds(services);
+  if (vectorsReset) scheduleReembed({ jobs, embedder, log }, 'embedder changed');
+  else if (lastReembedUnfinished(jobs)) scheduleReembed({ jobs, embedder, log }, 'previous run unfinished');
   else scheduleMissingModels(store, jobs, log);
   return services;
+}
+
+/** Every job kind and its handler, given what it needs. */
+function registerJobKinds(s: Services): void {
+  const { jobs, store, embedder, writer, log } = s;
+  registerImportJob(jobs, { importer: s.importer, writer });
+  // New vectors change the similarity features every model learned from: learn again.
+  registerReembedJob(jobs, { store, embedder }, () => relearnAll(store, jobs, log));
+  registerVersionFetch(jobs);
+  registerCrawlJob(jobs, { store, writer, config: s.config, schedulesChanged: () => s.crawler.schedulesChanged() });
+  s.sources.register(jobs);
+  registerSearchModelJob(jobs, { store, embedder });
+}
+
+/**
+ * Periodic work beside the HTTP server (not in CLI commands): re-crawl schedules, the sweep of
+ * abandoned uploads, the WAL keeper. Returns a stop function.
+ */
+export function startBackground(s: Services): () => void {
+  const stops = [startCrawlSchedules(s.crawler, s.log), importSweepTask(s.importer, s.log), walKeeperTask(s.store.db, s.log)];
+  return () => stops.forEach((stop) => stop());
 }
 
 /** Word rarity from the builtin table: the embedder's own when it is the builtin one, else loaded for this alone. */

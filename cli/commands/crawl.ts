@@ -4,7 +4,7 @@ import { printJson, withDataDir, withServices } from '../context.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { Services } from '../../server/services.ts';
 import type { Job, JobState } from '../../lib/model.ts';
-import { validateSchedule } from '../../crawler/service.ts';
+import { validateSchedule } from '../../server/sources/website/service.ts';
 
 interface CrawlOpts {
   dataDir?: string;

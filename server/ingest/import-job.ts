@@ -1,22 +1,22 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
-import type { Services } from '../services.ts';
-import type { JobContext } from '../jobs/queue.ts';
+import type { Logger } from '../log.ts';
+import type { JobContext, JobQueue } from '../jobs/queue.ts';
 import { JobCancelled, throwIfCancelled } from '../jobs/queue.ts';
 import type { SnippetInput } from '../../lib/model.ts';
-import type { VersionBuild } from './writer.ts';
+import type { LibraryWriter, VersionBuild } from './writer.ts';
 import { bundleMeta, codeSnippetInput, infoSnippetInput, type BundleCodeSnippet, type BundleInfoSnippet } from './bundle.ts';
-import { IMPORT_JOB, type ImportJobPayload } from './import-service.ts';
+import { IMPORT_JOB, type ImportJobPayload, type ImportService } from './import-service.ts';
 
 const BATCH = 2000;
 
 /** Background task: sweeps abandoned uploads and staged files at start and hourly. */
-export function importSweepTask(services: Services): () => void {
+export function importSweepTask(importer: Pick<ImportService, 'sweep'>, log: Logger): () => void {
   const run = () => {
     try {
-      services.importer.sweep();
+      importer.sweep();
     } catch (err) {
-      services.log.warn({ err: (err as Error).message }, 'import sweep failed');
+      log.warn({ err: (err as Error).message }, 'import sweep failed');
     }
   };
   run();
@@ -31,11 +31,17 @@ export function importSweepTask(services: Services): () => void {
  * build), which is exact because the staged file is immutable. The served version is replaced
  * only by commit(); any failure aborts the build and leaves it untouched.
  */
-export function registerImportJob(services: Services): void {
-  services.jobs.register<ImportJobPayload>(IMPORT_JOB, (ctx) => runImport(services, ctx));
+export function registerImportJob(jobs: Pick<JobQueue, 'register'>, deps: ImportJobDeps): void {
+  jobs.register<ImportJobPayload>(IMPORT_JOB, (ctx) => runImport(deps, ctx));
 }
 
-async function runImport(s: Services, ctx: JobContext<ImportJobPayload>): Promise<void> {
+/** What an import job needs: the staged file's path and the writer. */
+export interface ImportJobDeps {
+  importer: Pick<ImportService, 'stagedPath'>;
+  writer: Pick<LibraryWriter, 'begin'>;
+}
+
+async function runImport(s: ImportJobDeps, ctx: JobContext<ImportJobPayload>): Promise<void> {
   const p = ctx.job.payload;
   const file = s.importer.stagedPath(p);
   // Yield first: the job may be claimed inside the transaction that queued it.

@@ -4,7 +4,7 @@ import type { Services } from '../../services.ts';
 import { route } from '../app.ts';
 import { requirePrincipal } from '../auth.ts';
 import { validate } from '../../../lib/validate.ts';
-import { MAX_MAX_PAGES } from '../../../crawler/service.ts';
+import { MAX_MAX_PAGES } from '../../sources/website/service.ts';
 import { assertSourceEnabled } from '../../teams/policy.ts';
 
 const url = z.string().trim().min(1).max(2048);

@@ -1,7 +1,8 @@
 import type { Express } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../services.ts';
-import { route } from '../app.ts';
+import type { Config } from '../../config.ts';
+import type { ContextService } from '../../search/contracts.ts';
+import { route } from '../handler.ts';
 import { searchPrincipal } from '../auth.ts';
 import { validate } from '../../../lib/validate.ts';
 
@@ -16,8 +17,13 @@ export const contextQuerySchema = z.object({
   researchMode: flag,
 });
 
+export interface ContextRouteDeps {
+  context: ContextService;
+  config: Pick<Config, 'allowAnonymousSearch'>;
+}
+
 /** GET /api/v2/context: documentation snippets of one library for a question (text or JSON). */
-export function mountContext(app: Express, s: Services): void {
+export function mountContext(app: Express, s: ContextRouteDeps): void {
   app.get(
     '/api/v2/context',
     route(async (req, res) => {

@@ -1,11 +1,11 @@
 import type { Express } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../services.ts';
-import { route } from '../app.ts';
+import type { LicenseService } from '../../license/license.ts';
+import { route } from '../handler.ts';
 import { requirePrincipal } from '../auth.ts';
 import { validate } from '../../../lib/validate.ts';
-import { MAX_MAX_PAGES } from '../../sources/website/service.ts';
-import { assertSourceEnabled } from '../../teams/policy.ts';
+import { MAX_MAX_PAGES, type CrawlService } from '../../sources/website/service.ts';
+import { assertSourceEnabled, type SourceCheckServices } from '../../teams/policy.ts';
 
 const url = z.string().trim().min(1).max(2048);
 const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
@@ -30,8 +30,13 @@ const parseWebsiteBody = z.object({
 
 const addWebsiteBody = z.object({ websiteUrl: url });
 
+export interface CrawlRouteDeps extends SourceCheckServices {
+  license: Pick<LicenseService, 'require'>;
+  crawler: Pick<CrawlService, 'submit'>;
+}
+
 /** Website crawling: the offline installation's parse-website endpoint and the v2 add-library one. */
-export function mountCrawl(app: Express, s: Services): void {
+export function mountCrawl(app: Express, s: CrawlRouteDeps): void {
   app.post(
     '/api/parse-website',
     route(async (req, res) => {

@@ -3,13 +3,15 @@ import path from 'node:path';
 import type { Express, Request, Response, NextFunction } from 'express';
 import multer from 'multer';
 import { z } from 'zod';
-import type { Services } from '../../services.ts';
+import type { Config } from '../../config.ts';
+import type { LicenseService } from '../../license/license.ts';
+import type { ImportService } from '../../ingest/import-service.ts';
 import { ApiError } from '../../../lib/errors.ts';
-import { route } from '../app.ts';
+import { route } from '../handler.ts';
 import { principalOf, requireKey } from '../auth.ts';
 import { validate } from '../../../lib/validate.ts';
 import { bundleMeta } from '../../ingest/bundle.ts';
-import { sourceRefusal } from '../../teams/policy.ts';
+import { sourceRefusal, type SourceCheckServices } from '../../teams/policy.ts';
 
 const boolParam = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const importQuery = z.object({ force: boolParam.optional() });
@@ -17,12 +19,18 @@ const importQuery = z.object({ force: boolParam.optional() });
 /** Upload fields that carry the bundle file (the hosted export uses bundleFile; curl users type file). */
 const FILE_FIELDS = ['bundleFile', 'file'];
 
+export interface ImportRouteDeps extends SourceCheckServices {
+  importer: Pick<ImportService, 'uploadsDir' | 'tempUploadPath' | 'saveUpload' | 'importFile'>;
+  license: Pick<LicenseService, 'require'>;
+  config: Pick<Config, 'importMaxBytes'>;
+}
+
 /**
  * POST /api/import-libraries: a JSON body, a raw zip, or multipart/form-data with an export file.
  * The key and the license are checked before a byte of the body is read; the body goes to a temp
  * file (never into memory), the importer stages and queues, and the temp file is removed.
  */
-export function mountImport(app: Express, s: Services): void {
+export function mountImport(app: Express, s: ImportRouteDeps): void {
   const upload = multer({
     storage: multer.diskStorage({
       destination: (_req, _file, cb) => cb(null, s.importer.uploadsDir),
@@ -78,7 +86,7 @@ export function mountImport(app: Express, s: Services): void {
   );
 }
 
-function tooLarge(s: Services): ApiError {
+function tooLarge(s: Pick<ImportRouteDeps, 'config'>): ApiError {
   return new ApiError('payload_too_large', `The upload is larger than the import limit of ${s.config.importMaxBytes} bytes (STACKS_IMPORT_MAX_BYTES).`);
 }
 
@@ -87,7 +95,7 @@ async function receiveMultipart(
   upload: ReturnType<ReturnType<typeof multer>['fields']>,
   req: Request,
   res: Response,
-  s: Services,
+  s: Pick<ImportRouteDeps, 'config'>,
 ): Promise<{ file: string; force?: string }> {
   await new Promise<void>((resolve, reject) => {
     upload(req, res, (err: unknown) => {

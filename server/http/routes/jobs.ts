@@ -1,8 +1,8 @@
 import type { Express } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../services.ts';
+import type { JobQueue } from '../../jobs/queue.ts';
 import type { Job } from '../../../lib/model.ts';
-import { route } from '../app.ts';
+import { route } from '../handler.ts';
 import { requireKey } from '../auth.ts';
 import { validate } from '../../../lib/validate.ts';
 
@@ -22,8 +22,14 @@ const listQuery = z.object({
 });
 const idParam = z.object({ id: z.coerce.number().int().positive() });
 
+export interface JobRouteDeps {
+  jobs: Pick<JobQueue, 'list' | 'get' | 'cancel'>;
+  /** The queue position of a queued job (server/store/jobs.ts). */
+  store: { jobs: { position(id: number): number | null } };
+}
+
 /** Job list, detail and cancel (durable background work: imports, crawls, sources). */
-export function mountJobs(app: Express, s: Services): void {
+export function mountJobs(app: Express, s: JobRouteDeps): void {
   app.get(
     '/api/jobs',
     requireKey(),

@@ -1,12 +1,13 @@
 import type { Express, Request, Response } from 'express';
 import cors from 'cors';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Services } from '../../services.ts';
+import type { Config } from '../../config.ts';
+import type { Logger } from '../../log.ts';
 import { ApiError } from '../../../lib/errors.ts';
-import { route } from '../app.ts';
+import { route } from '../handler.ts';
 import { searchPrincipal } from '../auth.ts';
 import { createMcpServer } from '../../mcp/server.ts';
-import { localBackend } from '../../mcp/backend.ts';
+import { localBackend, type DocsServices } from '../../mcp/backend.ts';
 import { VERSION } from '../../version.ts';
 
 /** The MCP endpoint path; metered like the REST API (one request per POST). */
@@ -24,12 +25,17 @@ const mcpCors = cors({
   maxAge: 86400,
 });
 
+export interface McpRouteDeps extends DocsServices {
+  config: Pick<Config, 'allowAnonymousSearch'>;
+  log: Logger;
+}
+
 /**
  * Streamable HTTP MCP, stateless: every POST gets a fresh server and transport (no session), so
  * any replica can answer any request. The caller is the one resolved from the request's key
  * (resolvePrincipal); without a key the request is anonymous, allowed when allowAnonymousSearch.
  */
-export function mountMcp(app: Express, s: Services): void {
+export function mountMcp(app: Express, s: McpRouteDeps): void {
   app.use(MCP_PATH, mcpCors);
 
   app.post(

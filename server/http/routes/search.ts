@@ -1,7 +1,8 @@
 import type { Express } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../services.ts';
-import { route } from '../app.ts';
+import type { Config } from '../../config.ts';
+import type { LibrarySearchService, SearchService } from '../../search/contracts.ts';
+import { route } from '../handler.ts';
 import { searchPrincipal } from '../auth.ts';
 import { validate } from '../../../lib/validate.ts';
 import { VERSION_PATTERN } from '../../search/version.ts';
@@ -26,8 +27,14 @@ export const libsSearchQuerySchema = z.object({
   query: z.preprocess(single, z.string().min(1).max(500)),
 });
 
+export interface SearchRouteDeps {
+  search: SearchService;
+  librarySearch: LibrarySearchService;
+  config: Pick<Config, 'allowAnonymousSearch'>;
+}
+
 /** GET /api/v3/search (multi-library search) and GET /api/v2/libs/search (library lookup for resolve-library-id). */
-export function mountSearch(app: Express, s: Services): void {
+export function mountSearch(app: Express, s: SearchRouteDeps): void {
   app.get(
     '/api/v3/search',
     route(async (req, res) => {

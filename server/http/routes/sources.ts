@@ -3,14 +3,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import multer from 'multer';
 import { z } from 'zod';
-import type { Services } from '../../services.ts';
+import type { LicenseService } from '../../license/license.ts';
 import type { Principal } from '../../../lib/model.ts';
 import { ApiError } from '../../../lib/errors.ts';
-import { route } from '../app.ts';
+import { route } from '../handler.ts';
 import { requirePrincipal } from '../auth.ts';
 import { validate } from '../../../lib/validate.ts';
-import { assertSourceEnabled } from '../../teams/policy.ts';
-import type { StagedUpload } from '../../sources/service.ts';
+import { assertSourceEnabled, type SourceCheckServices } from '../../teams/policy.ts';
+import type { SourceService, StagedUpload } from '../../sources/service.ts';
 import { LIMITS } from '../../sources/limits.ts';
 
 /**
@@ -36,13 +36,18 @@ const fileUploadFields = z.object({
   force: flag.optional(),
 });
 
-function gate(s: Services, res: Response, roles?: ('owner' | 'admin' | 'member')[]): Principal {
+export interface SourceRouteDeps extends SourceCheckServices {
+  license: Pick<LicenseService, 'require'>;
+  sources: Pick<SourceService, 'submitOpenApiUrl' | 'submitLlmsTxt' | 'submitOpenApiUpload' | 'submitFiles' | 'newStagingDir' | 'removeStaging'>;
+}
+
+function gate(s: SourceRouteDeps, res: Response, roles?: ('owner' | 'admin' | 'member')[]): Principal {
   const principal = requirePrincipal(res, roles);
   s.license.require();
   return principal;
 }
 
-export function mountSources(app: Express, s: Services): void {
+export function mountSources(app: Express, s: SourceRouteDeps): void {
   app.post(
     '/api/v2/add/openapi',
     route(async (req, res) => {
@@ -85,6 +90,11 @@ export function mountSources(app: Express, s: Services): void {
     }),
   );
 
+  mountFileUpload(app, s);
+}
+
+/** POST /api/v2/add/file-upload: PDF and DOCX files, streamed to a staging folder. */
+function mountFileUpload(app: Express, s: SourceRouteDeps): void {
   app.post(
     '/api/v2/add/file-upload',
     route(async (req, res) => {
@@ -107,17 +117,7 @@ export function mountSources(app: Express, s: Services): void {
         await runMulter(upload, req, res, { fileField: 'documentFiles', maxFileBytes: LIMITS.fileBytes, maxFiles: LIMITS.files });
         const fields = validate(fileUploadFields, req.body ?? {});
         const files = ((req.files as Express.Multer.File[] | undefined) ?? []).map((f): StagedUpload => ({ path: f.path, originalName: f.originalname, size: f.size }));
-        let relativePaths: string[] | undefined;
-        if (fields.relativePaths !== undefined && fields.relativePaths.trim() !== '') {
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(fields.relativePaths);
-          } catch {
-            throw new ApiError('validation_error', 'relativePaths must be a JSON array of strings, e.g. ["guides/intro.pdf"].');
-          }
-          if (!Array.isArray(parsed) || !parsed.every((p) => typeof p === 'string')) throw new ApiError('validation_error', 'relativePaths must be a JSON array of strings.');
-          relativePaths = parsed as string[];
-        }
+        const relativePaths = parseRelativePaths(fields.relativePaths);
         const result = await s.sources.submitFiles(
           { stagedDir: dir, files, relativePaths, collectionName: fields.collectionName, projectTitle: fields.projectTitle, description: fields.description, force: fields.force ?? false },
           principal,
@@ -129,6 +129,19 @@ export function mountSources(app: Express, s: Services): void {
       }
     }),
   );
+}
+
+/** The relativePaths form field: a JSON array of strings, or nothing. */
+function parseRelativePaths(raw: string | undefined): string[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ApiError('validation_error', 'relativePaths must be a JSON array of strings, e.g. ["guides/intro.pdf"].');
+  }
+  if (!Array.isArray(parsed) || !parsed.every((p) => typeof p === 'string')) throw new ApiError('validation_error', 'relativePaths must be a JSON array of strings.');
+  return parsed as string[];
 }
 
 function requireMultipart(req: Request): void {

@@ -1,9 +1,13 @@
 import type { Express } from 'express';
-import type { Services } from '../../services.ts';
-import { route } from '../app.ts';
+import type { LicenseService } from '../../license/license.ts';
+import { route } from '../handler.ts';
+
+export interface SystemDeps {
+  license: Pick<LicenseService, 'status'>;
+}
 
 /** Liveness and license information. */
-export function mountSystem(app: Express, s: Services): void {
+export function mountSystem(app: Express, s: SystemDeps): void {
   app.get('/ping', (_req, res) => {
     res.json({ status: 'ok', message: 'pong' });
   });

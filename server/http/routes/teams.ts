@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { z } from 'zod';
-import type { Services } from '../../services.ts';
-import { route } from '../app.ts';
+import type { TeamService } from '../../teams/index.ts';
+import { route } from '../handler.ts';
 import { requirePrincipal } from '../auth.ts';
 import { validate } from '../../../lib/validate.ts';
 import { PLANS } from '../../teams/plans.ts';
@@ -10,14 +10,26 @@ const admins = ['owner', 'admin'] as const;
 const roleSchema = z.enum(['owner', 'admin', 'member']);
 const idParam = z.object({ id: z.coerce.number().int().positive() });
 
+type Teams = Pick<TeamService, 'policies' | 'usage' | 'plans' | 'rules' | 'members'>;
+
+export interface TeamRouteDeps {
+  teams: Teams;
+}
+
 /**
  * Teamspace endpoints: policies, usage, plan and limits, rules, members, keys.
  * Reading needs any key of the teamspace; changing needs an owner or admin key.
  */
-export function mountTeams(app: Express, s: Services): void {
+export function mountTeams(app: Express, s: TeamRouteDeps): void {
   const t = s.teams;
+  mountPolicies(app, t);
+  mountUsageAndPlan(app, t);
+  mountRules(app, t);
+  mountMembers(app, t);
+  mountKeys(app, t);
+}
 
-  // ---- policies ----
+function mountPolicies(app: Express, t: Teams): void {
   app.get(
     '/api/v2/policies',
     route((_req, res) => {
@@ -35,7 +47,9 @@ export function mountTeams(app: Express, s: Services): void {
       }),
     );
   }
+}
 
+function mountUsageAndPlan(app: Express, t: Teams): void {
   // ---- usage (never counted: not a metered path) ----
   app.get(
     '/api/v2/usage',
@@ -72,8 +86,9 @@ export function mountTeams(app: Express, s: Services): void {
       res.json(t.plans.update(p.teamspaceId, body as Parameters<typeof t.plans.update>[1]));
     }),
   );
+}
 
-  // ---- rules ----
+function mountRules(app: Express, t: Teams): void {
   app.get(
     '/api/v2/rules',
     route((_req, res) => {
@@ -100,8 +115,9 @@ export function mountTeams(app: Express, s: Services): void {
       res.status(204).end();
     }),
   );
+}
 
-  // ---- members ----
+function mountMembers(app: Express, t: Teams): void {
   app.get(
     '/api/v2/members',
     route((_req, res) => {
@@ -137,8 +153,10 @@ export function mountTeams(app: Express, s: Services): void {
       res.status(204).end();
     }),
   );
+}
 
-  // ---- keys: owners and admins manage all keys of the teamspace; a member sees and revokes its own ----
+/** Keys: owners and admins manage all keys of the teamspace; a member sees and revokes its own. */
+function mountKeys(app: Express, t: Teams): void {
   app.get(
     '/api/v2/keys',
     route((_req, res) => {

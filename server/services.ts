@@ -28,7 +28,7 @@ import { CrawlService } from './sources/website/service.ts';
 import { registerCrawlJob } from './sources/website/job.ts';
 import { startCrawlSchedules } from './sources/website/schedule.ts';
 
-export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
  * The composition root. createServices builds every service of the appliance once, each with
@@ -59,7 +59,7 @@ export interface Services {
   search: SearchService;
   /** GET /api/v2/libs/search (server/search/library-search.ts). */
   librarySearch: LibrarySearchService;
-  /** Website crawls and re-crawl schedules (crawler/service.ts). */
+  /** Website crawls and re-crawl schedules (server/sources/website/service.ts). */
   crawler: CrawlService;
   /** OpenAPI, llms.txt and PDF/DOCX sources (server/sources/service.ts). */
   sources: SourceService;
@@ -87,11 +87,12 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const writer = new LibraryWriter(store, embedder, undefined, (versionId, libraryId) => queueSearchModel(jobs, versionId, libraryId));
   const importer = new ImportService(config, store, jobs, log);
   const teams = new TeamService(store, keys, license, config);
-  // The search services read `services` lazily: they need the finished container (access, embedder, store).
-  const context = new StoreContextService(() => services);
-  // /api/v3/search retrieves on the context service's worker threads (one pool per process).
-  const search = new MultiLibrarySearch(() => services, {}, () => context.retrievalPool());
   const rarity = await wordRarity(embedder, config, log);
+  // The search services take their dependencies per request, the access policy from `services`:
+  // one swapped in later (tests, bench/accounting.ts) is used.
+  const context = new StoreContextService(() => ({ store, jobs, embedder, access: services.access, config, log }));
+  // /api/v3/search retrieves on the context service's worker threads (one pool per process).
+  const search = new MultiLibrarySearch(() => ({ store, embedder, rarity, access: services.access, jobs, log }), {}, () => context.retrievalPool());
   const services: Services = {
     config, log, store, embedder, rarity, license, keys, jobs, writer, importer,
     access: teams.access,

@@ -59,7 +59,7 @@ test('parse-website errors: missing field, missing key, bad scheme, metadata add
       s.api('/api/parse-website', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), auth });
     let r = await post({ maxPages: 5 });
     assert.equal(r.status, 400);
-    let b = (await r.json()) as { error: string; message: string };
+    const b = (await r.json()) as { error: string; message: string };
     assert.equal(b.error, 'validation_error');
     assert.match(b.message, /websiteUrl/);
     r = await post({ websiteUrl: `${fx.url}/static/` }, null);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestServer, tempDir, SHARED, type TestServer } from './helpers/server.ts';
+import { startTestServer, SHARED, type TestServer } from './helpers/server.ts';
 import { makeZip } from './helpers/zip.ts';
 
 const BUNDLES = path.join(SHARED, 'fixtures/bundles');

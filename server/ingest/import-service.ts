@@ -199,7 +199,10 @@ export class ImportService {
     if (fs.existsSync(this.uploadsDir)) {
       for (const name of fs.readdirSync(this.uploadsDir)) {
         const file = path.join(this.uploadsDir, name);
-        if (/\.(upload|part)$/.test(name) && old(file, maxUploadAgeMs)) (fs.rmSync(file, { force: true }), removed++);
+        if (/\.(upload|part)$/.test(name) && old(file, maxUploadAgeMs)) {
+          fs.rmSync(file, { force: true });
+          removed++;
+        }
       }
     }
     if (fs.existsSync(this.stagedDir)) {
@@ -209,7 +212,10 @@ export class ImportService {
       }
       for (const name of fs.readdirSync(this.stagedDir)) {
         const file = path.join(this.stagedDir, name);
-        if (!active.has(file) && old(file, maxStagedAgeMs)) (fs.rmSync(file, { force: true }), removed++);
+        if (!active.has(file) && old(file, maxStagedAgeMs)) {
+          fs.rmSync(file, { force: true });
+          removed++;
+        }
       }
     }
     if (removed > 0) this.log.info({ removed }, 'removed abandoned import files');

@@ -11,7 +11,7 @@ import { LibraryWriter } from '../server/ingest/writer.ts';
 import { createEmbedder } from '../server/embed/index.ts';
 import { loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/log.ts';
-import type { SnippetInput } from '../server/model.ts';
+import type { SnippetInput } from '../lib/model.ts';
 import { learnModel } from '../server/search/learn.ts';
 import { MODEL_FORMAT } from '../server/search/ranker.ts';
 

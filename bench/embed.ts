@@ -18,7 +18,7 @@ import { loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/log.ts';
 import { createServices } from '../server/services.ts';
 import { REEMBED_KIND } from '../server/embed/reembed-job.ts';
-import type { SnippetInput } from '../server/model.ts';
+import type { SnippetInput } from '../lib/model.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const { values: opts } = parseArgs({ options: { repeat: { type: 'string', default: '3' }, copies: { type: 'string', default: '5' }, child: { type: 'string' } }, allowPositionals: true });

@@ -1,14 +1,14 @@
 // `npm run bench -- knn [--rounds 5] [--k 30] [--dir DIR]`
 // The vector KNN of one library version on the 1M bench corpus (bench/corpus.ts; 5,000 vectors per
 // version): sqlite-vec's own KNN (`MATCH`) against the chunk scan with the SIMD kernel that
-// `SearchStore.knn` uses (server/embed/int8-l2.wat), in the same process and read-only connection
+// `SearchStore.knn` uses (lib/vector/int8-l2.wat), in the same process and read-only connection
 // settings as a retrieval worker, alternated per question. Prints ms per KNN, the ratio, and how
 // often both return the same ids in the same order.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDb } from '../server/store/db.ts';
 import { Store } from '../server/store/index.ts';
-import { int8Unit } from '../server/embed/quantize.ts';
+import { int8Unit } from '../lib/vector/quantize.ts';
 import { loadBuiltin } from '../server/embed/index.ts';
 import { createLogger } from '../server/log.ts';
 import { ensureBenchCorpus } from './corpus.ts';

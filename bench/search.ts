@@ -6,7 +6,6 @@
 // libraries are chosen from the question (the targets are for the default, exact IDs).
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startStacksProcess } from '../test/helpers/server.ts';
 import { httpGet, percentile } from './stats.ts';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { loadConfig, type Config } from '../server/config.ts';
-import { ApiError } from '../server/errors.ts';
+import { ApiError } from '../lib/errors.ts';
 import { createLogger } from '../server/log.ts';
 import { createServices, type Services } from '../server/services.ts';
 

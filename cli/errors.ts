@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from '../server/config.ts';
-import { ApiError } from '../server/errors.ts';
+import { ApiError } from '../lib/errors.ts';
 import { RemoteError } from '../server/mcp/backend.ts';
 
 /** Exit codes: 1 a failed job or an unexpected error, 2 invalid input or a refused request. */

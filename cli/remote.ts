@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { ApiError } from '../server/errors.ts';
+import { ApiError } from '../lib/errors.ts';
 import { restClient, type RestClient } from '../server/mcp/backend.ts';
 
 /** Options of the commands that can talk to a remote Stacks instance instead of the local data dir. */

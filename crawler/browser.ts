@@ -1,7 +1,7 @@
 import { chromium, type Browser, type BrowserContext, type Page, type Request, type Response, type Route } from 'playwright-core';
-import { checkUrl, MAX_REDIRECTS, type NetPolicy } from '../server/net/guard.ts';
-import type { Logger } from '../server/log.ts';
+import { checkUrl, MAX_REDIRECTS, type NetPolicy } from '../lib/net/guard.ts';
 import { USER_AGENT } from './fetch.ts';
+import type { CrawlLog } from './types.ts';
 
 /** Chromium flags for a server without a display, sandbox or GPU, and with no calls home. */
 export const CHROMIUM_ARGS = [
@@ -39,7 +39,7 @@ export interface RendererOptions {
   timeoutMs: number;
   /** Pages open at once. */
   maxPages: number;
-  log: Logger;
+  log: CrawlLog;
   /** The guard applied to every request (default: checkUrl with the policy); rejects to refuse. */
   check?: (url: string) => Promise<unknown>;
 }

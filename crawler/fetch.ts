@@ -1,4 +1,4 @@
-import { safeFetch, type NetPolicy } from '../server/net/guard.ts';
+import { safeFetch, type NetPolicy } from '../lib/net/guard.ts';
 import { CRAWLER_AGENT } from './robots.ts';
 
 export const USER_AGENT = `Mozilla/5.0 (compatible; ${CRAWLER_AGENT}/0.1; self-hosted Stacks documentation indexer)`;

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Compiles the WebAssembly kernels from their text sources (server/**/*.wat -> .wasm beside them):
+// Compiles the WebAssembly kernels from their text sources (lib/**/*.wat -> .wasm beside them):
 //   node scripts/build-wasm.mjs [--check]
 // The .wasm files are committed, so installing and serving need no compiler; wabt is a
 // devDependency. --check compiles in memory and exits 1 when a committed .wasm differs from its source.
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import initWabt from 'wabt';
 
-const KERNELS = ['server/embed/int8-l2.wat'];
+const KERNELS = ['lib/vector/int8-l2.wat'];
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const check = process.argv.includes('--check');
 

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
-import { createServices, type ServiceOverrides, type Services } from './services.ts';
+import { createServices, startBackground, type ServiceOverrides, type Services } from './services.ts';
 import { createApp } from './http/app.ts';
 import { answerClientError } from './http/client-error.ts';
 import type { CreatedKey } from './auth/keys.ts';
@@ -21,7 +21,6 @@ export async function startServer(config: Config, options: { log?: Logger; overr
   const log = options.log ?? createLogger(config.logLevel);
   const services = await createServices(config, log, options.overrides);
   const firstKey = services.keys.bootstrap();
-  const { startBackground } = await import('./background.ts');
   const stopBackground = startBackground(services);
   services.jobs.start();
   const app = createApp(services);

@@ -9,28 +9,35 @@ import { JobQueue } from './jobs/queue.ts';
 import { LibraryWriter } from './ingest/writer.ts';
 import { backfillSearchIndex } from './ingest/search-backfill.ts';
 import { ImportService } from './ingest/import-service.ts';
+import { importSweepTask, registerImportJob } from './ingest/import-job.ts';
 import type { Embedder } from './embed/types.ts';
 import { createEmbedder, loadBuiltin } from './embed/index.ts';
 import { BuiltinEmbedder } from './embed/builtin.ts';
 import type { WordRarity } from './search/nothing-found.ts';
-import { lastReembedUnfinished, scheduleReembed } from './embed/reembed-job.ts';
+import { lastReembedUnfinished, registerReembedJob, scheduleReembed } from './embed/reembed-job.ts';
 import type { AccessPolicy, ContextService, LibrarySearchService, SearchService } from './search/contracts.ts';
 import { StoreContextService } from './search/context-service.ts';
 import { MultiLibrarySearch, type SearchOverrides } from './search/search-service.ts';
 import { StoreLibrarySearch } from './search/library-search.ts';
 import { TeamService } from './teams/index.ts';
-import { queueSearchModel, scheduleMissingModels } from './search/model-job.ts';
+import { queueSearchModel, registerSearchModelJob, relearnAll, scheduleMissingModels } from './search/model-job.ts';
+import { registerVersionFetch } from './search/version-fetch.ts';
+import { walKeeperTask } from './search/wal-task.ts';
 import { SourceService } from './sources/service.ts';
-import { CrawlService } from '../crawler/service.ts';
+import { CrawlService } from './sources/website/service.ts';
 import { createOperations, type Operations } from './operations/index.ts';
 import { sourceRefusal } from './teams/policy.ts';
 import { bundleMeta } from './ingest/bundle.ts';
+import { registerCrawlJob } from './sources/website/job.ts';
+import { startCrawlSchedules } from './sources/website/schedule.ts';
 
-export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * Every service of the appliance, built once and shared unchanged by the HTTP routes, MCP
- * tools, the CLI and the web UI. Each service receives its dependencies as arguments.
+ * The composition root. createServices builds every service of the appliance once, each with
+ * the dependencies it names as arguments, and registers the job kinds; startBackground starts the
+ * periodic tasks. The HTTP app (server/http/app.ts), the MCP server, the CLI and the tests receive
+ * the result; no service imports this module (the lint step checks it, see docs/architecture.md).
  */
 export interface Services {
   config: Config;
@@ -55,7 +62,7 @@ export interface Services {
   search: SearchService;
   /** GET /api/v2/libs/search (server/search/library-search.ts). */
   librarySearch: LibrarySearchService;
-  /** Website crawls and re-crawl schedules (crawler/service.ts). */
+  /** Website crawls and re-crawl schedules (server/sources/website/service.ts). */
   crawler: CrawlService;
   /** OpenAPI, llms.txt and PDF/DOCX sources (server/sources/service.ts). */
   sources: SourceService;
@@ -63,9 +70,6 @@ export interface Services {
   operations: Operations;
   startedAt: Date;
 }
-
-/** Registers job handlers on the queue; each feature module contributes one. */
-export type JobRegistrar = (services: Services) => void;
 
 export interface ServiceOverrides {
   store?: Store;
@@ -90,36 +94,58 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const writer = new LibraryWriter(store, embedder, undefined, (versionId, libraryId) => queueSearchModel(jobs, versionId, libraryId));
   const importer = new ImportService(config, store, jobs, log);
   const teams = new TeamService(store, keys, license, config);
-  // The search services read `services` lazily: they need the finished container (access, embedder, store).
-  const context = new StoreContextService(() => services);
-  // /api/v3/search retrieves on the context service's worker threads (one pool per process).
-  const search = new MultiLibrarySearch(() => services, overrides.search ?? {}, () => context.retrievalPool());
   const rarity = await wordRarity(embedder, config, log);
+  // The search services take their dependencies per request, the access policy from `services`:
+  // one swapped in later (tests, bench/accounting.ts) is used.
+  const context = new StoreContextService(() => ({ store, jobs, embedder, access: services.access, config, log }));
+  // /api/v3/search retrieves on the context service's worker threads (one pool per process).
+  const search = new MultiLibrarySearch(() => ({ store, embedder, rarity, access: services.access, jobs, log }), overrides.search ?? {}, () => context.retrievalPool());
+  const librarySearch = new StoreLibrarySearch(() => ({ selector: search.selector(), access: services.access }));
+  const crawler = new CrawlService({ store, jobs, config });
+  const sources = new SourceService({ config, store, jobs, writer, log });
+  const operations = createOperations({
+    config, license, teams, jobs, importer, crawler, sources, context, search, librarySearch,
+    // Read per call: a test or a bench may swap the access policy on the container.
+    get access() {
+      return services.access;
+    },
+    sourceEnabled: (p, source) => teams.policies.sourceEnabled(teams.teamspaceOf(p), source),
+    defaultTeamspaceId: () => keys.defaultTeamspaceId(),
+    importRefusal: (p, header) => sourceRefusal({ teams }, p, bundleMeta(header, header.project)),
+    position: (id) => jobs.position(id),
+  });
   const services: Services = {
     config, log, store, embedder, rarity, license, keys, jobs, writer, importer,
     access: teams.access,
-    teams,
-    context,
-    search,
-    librarySearch: new StoreLibrarySearch(() => ({ selector: search.selector(), access: services.access })),
-    crawler: new CrawlService({ store, jobs, config }),
-    sources: new SourceService({ config, store, jobs, writer, log }),
-    operations: undefined as unknown as Operations,
+    teams, context, search, librarySearch, crawler, sources, operations,
     startedAt: new Date(),
   };
-  services.operations = createOperations({
-    ...services,
-    sourceEnabled: (p, source) => teams.policies.sourceEnabled(teams.teamspaceOf(p), source),
-    defaultTeamspaceId: () => keys.defaultTeamspaceId(),
-    importRefusal: (p, header) => sourceRefusal(services, p, bundleMeta(header, header.project)),
-    position: (id) => jobs.position(id),
-  });
-  const { jobRegistrars } = await import('./jobs/registry.ts');
-  for (const register of jobRegistrars) register(services);
-  if (vectorsReset) scheduleReembed(services, 'embedder changed');
-  else if (lastReembedUnfinished(services)) scheduleReembed(services, 'previous run unfinished');
+  registerJobKinds(services);
+  if (vectorsReset) scheduleReembed({ jobs, embedder, log }, 'embedder changed');
+  else if (lastReembedUnfinished(jobs)) scheduleReembed({ jobs, embedder, log }, 'previous run unfinished');
   else scheduleMissingModels(store, jobs, log);
   return services;
+}
+
+/** Every job kind and its handler, given what it needs. */
+function registerJobKinds(s: Services): void {
+  const { jobs, store, embedder, writer, log } = s;
+  registerImportJob(jobs, { importer: s.importer, writer, store });
+  // New vectors change the similarity features every model learned from: learn again.
+  registerReembedJob(jobs, { store, embedder }, () => relearnAll(store, jobs, log));
+  registerVersionFetch(jobs);
+  registerCrawlJob(jobs, { store, writer, config: s.config, schedulesChanged: () => s.crawler.schedulesChanged() });
+  s.sources.register(jobs);
+  registerSearchModelJob(jobs, { store, embedder });
+}
+
+/**
+ * Periodic work beside the HTTP server (not in CLI commands): re-crawl schedules, the sweep of
+ * abandoned uploads, the WAL keeper. Returns a stop function.
+ */
+export function startBackground(s: Services): () => void {
+  const stops = [startCrawlSchedules(s.crawler, s.log), importSweepTask(s.importer, s.log), walKeeperTask(s.store.db, s.log)];
+  return () => stops.forEach((stop) => stop());
 }
 
 /** Word rarity from the builtin table: the embedder's own when it is the builtin one, else loaded for this alone. */

@@ -6,7 +6,7 @@ import { bundlePath, loadBundleFile } from './eval/bundles.ts';
 import {
   bundleCodeSnippetSchema, bundleHeaderSchema, bundleInfoSnippetSchema, bundleMeta, codeSnippetInput, infoSnippetInput,
 } from '../server/ingest/bundle.ts';
-import type { SnippetInput } from '../server/model.ts';
+import type { SnippetInput } from '../lib/model.ts';
 import type { ContextResponse } from '../server/search/contracts.ts';
 import type { StoreContextService } from '../server/search/context-service.ts';
 

@@ -7,8 +7,8 @@ import { canonicalKey, inScope, libraryIdFor, scopeFor } from '../crawler/url.ts
 import { Robots } from '../crawler/robots.ts';
 import { parseSitemap } from '../crawler/sitemap.ts';
 import { extractPage } from '../crawler/extract/index.ts';
-import { guessLanguage, languageFromClass, languageFromFence } from '../server/text/code-language.ts';
-import { htmlToMarkdown } from '../server/text/html-markdown.ts';
+import { guessLanguage, languageFromClass, languageFromFence } from '../lib/text/code-language.ts';
+import { htmlToMarkdown } from '../lib/text/html-markdown.ts';
 
 test('canonical URLs: fragments, index.html, trailing slashes, tracking parameters, query order', () => {
   const k = (u: string) => canonicalKey(u);

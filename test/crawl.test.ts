@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startTestServer, waitFor, type TestServer } from './helpers/server.ts';
 import { FIXTURES, startFixtureServer, type FixtureServer } from './helpers/fixtures.ts';
-import type { StoredSnippet } from '../server/model.ts';
+import type { StoredSnippet } from '../lib/model.ts';
 
 const expected = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'expected.json'), 'utf8')) as {
   'static-docs': { pages: Record<string, { depthRobots: number | null; depthLinksOnly: number | null; codeBlocks: number; codeLanguages: Record<string, number> }>; duplicateMain: string[] };
@@ -52,7 +52,7 @@ test('parse-website errors: missing field, missing key, bad scheme, metadata add
       s.api('/api/parse-website', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), auth });
     let r = await post({ maxPages: 5 });
     assert.equal(r.status, 400);
-    let b = (await r.json()) as { error: string; message: string };
+    const b = (await r.json()) as { error: string; message: string };
     assert.equal(b.error, 'validation_error');
     assert.match(b.message, /websiteUrl/);
     r = await post({ websiteUrl: `${fx.url}/static/` }, null);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, tempDir, waitFor } from './helpers/server.ts';
 import type { Embedder } from '../server/embed/types.ts';
-import type { SnippetInput } from '../server/model.ts';
+import type { SnippetInput } from '../lib/model.ts';
 import { Store } from '../server/store/index.ts';
 import { embeddingText } from '../server/embed/text.ts';
 import { REEMBED_KIND } from '../server/embed/reembed-job.ts';

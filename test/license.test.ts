@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { LicenseService, loadVerifyKeys, signLicense, type LicensePayload } from '../server/license/license.ts';
-import { ApiError } from '../server/errors.ts';
+import { ApiError } from '../lib/errors.ts';
 import { ROOT, DEV_PRIVATE_KEY, devLicense, runStacks, startTestServer, tempDir } from './helpers/server.ts';
 
 const keys = loadVerifyKeys(path.join(ROOT, 'licenses'));

@@ -96,7 +96,9 @@ describe('MCP over Streamable HTTP', () => {
       await c.close();
     }
   });
+});
 
+describe('MCP over Streamable HTTP: search-docs and errors', () => {
   test('search-docs answers across libraries from indexed data', async () => {
     const c = await httpMcpClient(s.url);
     try {

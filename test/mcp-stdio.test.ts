@@ -95,7 +95,9 @@ describe('stacks mcp over stdio (local data dir)', () => {
     assert.match(lines[1]!, /colinhacks/);
     assert.match(err, /running on stdio/, 'info logs are on stderr');
   });
+});
 
+describe('stacks mcp over stdio: answers and refusals', () => {
   test('the same answers as the HTTP endpoint over the same data', async (t) => {
     const server = await startTestServer({ dataDir });
     t.after(() => server.close());

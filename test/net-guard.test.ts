@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
-import { checkUrl, safeFetch, classify } from '../server/net/guard.ts';
-import { ApiError } from '../server/errors.ts';
+import { checkUrl, safeFetch, classify } from '../lib/net/guard.ts';
+import { ApiError } from '../lib/errors.ts';
 
 const open = { allowPrivate: true };
 const closed = { allowPrivate: false };

@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { answerability, NOTHING_FOUND } from '../server/search/nothing-found.ts';
 import type { Candidate } from '../server/search/retrieve.ts';
-import type { StoredSnippet } from '../server/model.ts';
+import type { StoredSnippet } from '../lib/model.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { httpMcpClient } from './helpers/mcp.ts';
 import { bundlePath, loadBundleFile } from './eval/bundles.ts';

@@ -85,7 +85,9 @@ describe('versions', () => {
     r = await search({ query: 'spin the widget', library: 'sprocket', version: '3.1' });
     assert.equal(r.body.version?.status, 'unverified', '3.x does not say which 3.y');
   });
+});
 
+describe('versions across libraries and version-fetch jobs', () => {
   test('rule 7: several libraries: the version is a preference and each library reports what it served', async () => {
     const { res, body } = await search({ query: 'plugins and configuration', library: ['fastify', 'vite'], version: '4' });
     assert.equal(res.status, 200);

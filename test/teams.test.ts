@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from './helpers/server.ts';
 import { addIndexedLibrary, addLibrary, call, startWithMaxMembers } from './helpers/teams.ts';
 import { asKey } from '../server/operations/index.ts';
 import { addLlmsTxtOperation, parseWebsiteOperation } from '../server/contracts/sources.ts';
-import { ApiError } from '../server/errors.ts';
+import { ApiError } from '../lib/errors.ts';
 import { httpMcpClient, textOf } from './helpers/mcp.ts';
 
 type PolicyBody = {

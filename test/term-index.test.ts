@@ -7,11 +7,11 @@ import { loadSearchCorpus } from './helpers/search-corpus.ts';
 import { analyzeQuery } from '../server/search/query.ts';
 import { lexicalTop, BM25_WEIGHTS } from '../server/search/bm25.ts';
 import { VersionBuild } from '../server/ingest/writer.ts';
-import { cosineDistance } from '../server/embed/quantize.ts';
+import { cosineDistance } from '../lib/vector/quantize.ts';
 import { retrievePrepared } from '../server/search/retrieve.ts';
 import { prepareQuery } from '../server/search/query.ts';
 import type { Store } from '../server/store/index.ts';
-import type { SnippetInput } from '../server/model.ts';
+import type { SnippetInput } from '../lib/model.ts';
 
 /**
  * The term index (server/search/bm25.ts) ranks a version's snippets by FTS5's bm25() formula

@@ -4,14 +4,14 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Int8Nearest } from '../server/embed/int8-l2.ts';
+import { Int8Nearest } from '../lib/vector/int8-l2.ts';
 import { openDb } from '../server/store/db.ts';
 import { Store } from '../server/store/index.ts';
 import { rng } from './helpers/rng.ts';
 
 /**
  * The KNN of server/store/search.ts scans sqlite-vec's chunks with the WebAssembly kernel of
- * server/embed/int8-l2.wat instead of asking vec0. It must find what vec0 finds, skip deleted
+ * lib/vector/int8-l2.wat instead of asking vec0. It must find what vec0 finds, skip deleted
  * slots, and the committed .wasm must be the compiled .wat.
  */
 

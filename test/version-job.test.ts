@@ -6,7 +6,7 @@ import { LibraryWriter } from '../server/ingest/writer.ts';
 import { JobCancelled, type JobContext } from '../server/jobs/queue.ts';
 import { runVersionJob, type VersionJob } from '../server/ingest/version-job.ts';
 import { createLogger } from '../server/log.ts';
-import type { Job, LibraryMeta, SnippetInput } from '../server/model.ts';
+import type { Job, LibraryMeta, SnippetInput } from '../lib/model.ts';
 import { tempDir } from './helpers/server.ts';
 
 /** The one version-build frame of import, crawl and the sources, on a real SQLite store. */

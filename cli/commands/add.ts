@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { printJson, withDataDir, withServices, type CommonOpts } from '../context.ts';
-import { ApiError } from '../../server/errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 import type { Services } from '../../server/services.ts';
 import type { Submitter, SubmissionResult } from '../../server/sources/service.ts';
 

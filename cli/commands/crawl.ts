@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { intArg, output, printJson, withDataDir, withServices, type CommonOpts } from '../context.ts';
-import { ApiError } from '../../server/errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 import type { Services } from '../../server/services.ts';
 import { jobView } from '../../server/jobs/view.ts';
-import { validateSchedule } from '../../crawler/service.ts';
+import { validateSchedule } from '../../server/sources/website/service.ts';
 
 interface CrawlOpts extends CommonOpts {
   maxPages?: number;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { printJson, withDataDir, withServices, type CommonOpts } from '../context.ts';
-import { ApiError } from '../../server/errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 import type { Services } from '../../server/services.ts';
 import type { ImportResult } from '../../server/ingest/import-service.ts';
 

@@ -5,7 +5,7 @@ import { countsText, followJob } from '../job-follow.ts';
 import { EXIT_FAILED } from '../errors.ts';
 import { jobView, type JobView } from '../../server/jobs/view.ts';
 import { RemoteError } from '../../server/mcp/backend.ts';
-import type { JobState } from '../../server/model.ts';
+import type { JobState } from '../../lib/model.ts';
 
 const STATES: readonly JobState[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
 /** How long `jobs follow --url` waits for an instance that went away (a restart) before giving up. */

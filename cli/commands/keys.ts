@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { choiceOption, intArg, output, withDataDir, withServices, type CommonOpts } from '../context.ts';
-import type { Role } from '../../server/model.ts';
+import type { Role } from '../../lib/model.ts';
 
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { output, printJson, withDataDir, withServices, type CommonOpts } from '../context.ts';
-import { ApiError } from '../../server/errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 
 export function librariesCommand(program: Command): void {
   const libs = program.command('libraries').description('list, show and delete indexed libraries');

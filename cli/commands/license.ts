@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { intArg, output, withDataDir, withJson, withServices, type CommonOpts } from '../context.ts';
-import { ApiError } from '../../server/errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 import { signLicense } from '../../server/license/license.ts';
 
 export function licenseCommand(program: Command): void {

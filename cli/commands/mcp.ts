@@ -4,7 +4,7 @@ import { configFrom, requireStacksDatabase, withDataDir } from '../context.ts';
 import { apiKeyOf, checkRemoteUrl, withRemote } from '../remote.ts';
 import { createLogger } from '../../server/log.ts';
 import { createServices } from '../../server/services.ts';
-import { ApiError } from '../../server/errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 import { createMcpServer } from '../../server/mcp/server.ts';
 import { localBackend, remoteBackend, type DocsBackend } from '../../server/mcp/backend.ts';
 import { asKey } from '../../server/operations/index.ts';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { output, withDataDir, withServices, type CommonOpts } from '../context.ts';
-import { validate } from '../../server/contracts/validate.ts';
+import { validate } from '../../lib/validate.ts';
 import { libsSearchInput, searchInput } from '../../server/contracts/search.ts';
 
 /** `stacks search` (the /api/v3/search answer) and `stacks resolve` (the /api/v2/libs/search lookup), straight on the services. */

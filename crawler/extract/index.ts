@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { SnippetInput } from '../../server/model.ts';
+import type { SnippetInput } from '../../lib/model.ts';
 import { parsePage, needsBrowser, type PageDocument } from './document.ts';
 import { selectMain, stripNoise } from './main-content.ts';
-import { createTurndown } from '../../server/text/html-markdown.ts';
+import { createTurndown } from '../../lib/text/html-markdown.ts';
 import { buildSnippets } from './snippets.ts';
 
 export { needsBrowser } from './document.ts';

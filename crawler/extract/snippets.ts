@@ -1,7 +1,7 @@
 import type TurndownService from 'turndown';
-import type { CodeSnippetInput, InfoSnippetInput, SnippetInput } from '../../server/model.ts';
-import { guessLanguage, languageFromClass } from '../../server/text/code-language.ts';
-import { tableMarkdown } from '../../server/text/html-markdown.ts';
+import type { CodeSnippetInput, InfoSnippetInput, SnippetInput } from '../../lib/model.ts';
+import { guessLanguage, languageFromClass } from '../../lib/text/code-language.ts';
+import { tableMarkdown } from '../../lib/text/html-markdown.ts';
 
 /** Blocks converted to markdown as a whole (unless they hold a code block or heading, then they are walked). */
 const PROSE_BLOCKS = new Set(['p', 'ul', 'ol', 'dl', 'blockquote', 'table', 'details', 'figure', 'hr', 'address']);
@@ -56,9 +56,6 @@ export function buildSnippets(main: Element, opts: SnippetOptions): PageSnippets
   let section: Section = { heading: null, trail: [], blocks: [], sinceCode: [] };
   let inline = '';
 
-  const sourceFor = (h: Heading | null) => (h?.anchor ? `${opts.pageUrl}#${h.anchor}` : opts.pageUrl);
-  const breadcrumbFor = (trail: string[]) => [opts.pageTitle, ...trail].filter(Boolean).join(' > ');
-
   const pushBlock = (md: string) => {
     const text = md.trim();
     if (!text) return;
@@ -71,31 +68,7 @@ export function buildSnippets(main: Element, opts: SnippetOptions): PageSnippets
   };
   const closeSection = () => {
     flushInline();
-    emitInfo(section);
-  };
-  const emitInfo = (s: Section) => {
-    let chunk: string[] = [];
-    let size = 0;
-    const flush = () => {
-      const content = chunk.join('\n\n').trim();
-      // A lone lead-in to a code block ("Here is an example:") says nothing the code snippet does not.
-      const leadInOnly = content.length < 120 && content.endsWith(':');
-      if (content.length >= MIN_INFO_CHARS && !leadInOnly) {
-        const info: InfoSnippetInput = {
-          kind: 'info', sourceId: sourceFor(s.heading), content, breadcrumb: breadcrumbFor(s.trail), pageTitle: opts.pageTitle,
-          title: s.heading?.text ?? opts.pageTitle,
-        };
-        out.push(info);
-      }
-      chunk = [];
-      size = 0;
-    };
-    for (const b of s.blocks) {
-      if (size > 0 && size + b.length > MAX_INFO_CHARS) flush();
-      chunk.push(b);
-      size += b.length + 2;
-    }
-    flush();
+    out.push(...infoSnippets(section, opts));
   };
 
   const startHeading = (el: Element, level: number) => {
@@ -110,19 +83,9 @@ export function buildSnippets(main: Element, opts: SnippetOptions): PageSnippets
 
   const codeBlock = (pre: Element) => {
     flushInline();
-    const codeEl = pre.querySelector('code') ?? pre;
-    // mdBook's hidden setup lines (`# fn main() {`), shown only on demand, are not part of the example.
-    for (const boring of codeEl.querySelectorAll('.boring')) boring.remove();
-    const code = (codeEl.textContent ?? '').replace(/^\n+|\s+$/g, '');
-    if (!code.trim()) return;
+    const snippet = codeSnippet(pre, section, opts);
+    if (!snippet) return;
     codeBlocks++;
-    const language = languageFromClass(codeEl.getAttribute('class')) ?? languageFromClass(pre.getAttribute('class')) ?? languageFromClass(pre.parentElement?.getAttribute('class')) ?? guessLanguage(code);
-    const title = section.heading?.text || opts.pageTitle;
-    const description = describe(section.sinceCode) || (section.trail.length ? breadcrumbFor(section.trail) : `Example from ${opts.pageTitle}`);
-    const snippet: CodeSnippetInput = {
-      kind: 'code', sourceId: sourceFor(section.heading), title, description, language, pageTitle: opts.pageTitle,
-      breadcrumb: breadcrumbFor(section.trail), codeList: [{ language, code }],
-    };
     out.push(snippet);
     section.sinceCode = [];
   };
@@ -160,6 +123,58 @@ export function buildSnippets(main: Element, opts: SnippetOptions): PageSnippets
   walk(main);
   closeSection();
   return { snippets: out, codeBlocks, headings };
+}
+
+function sourceFor(opts: SnippetOptions, h: Heading | null): string {
+  return h?.anchor ? `${opts.pageUrl}#${h.anchor}` : opts.pageUrl;
+}
+
+function breadcrumbFor(opts: SnippetOptions, trail: string[]): string {
+  return [opts.pageTitle, ...trail].filter(Boolean).join(' > ');
+}
+
+/** The InfoSnippets of a section's prose: its blocks in chunks of at most MAX_INFO_CHARS. */
+function infoSnippets(s: Section, opts: SnippetOptions): InfoSnippetInput[] {
+  const out: InfoSnippetInput[] = [];
+  let chunk: string[] = [];
+  let size = 0;
+  const flush = () => {
+    const content = chunk.join('\n\n').trim();
+    // A lone lead-in to a code block ("Here is an example:") says nothing the code snippet does not.
+    const leadInOnly = content.length < 120 && content.endsWith(':');
+    if (content.length >= MIN_INFO_CHARS && !leadInOnly) {
+      const info: InfoSnippetInput = {
+        kind: 'info', sourceId: sourceFor(opts, s.heading), content, breadcrumb: breadcrumbFor(opts, s.trail), pageTitle: opts.pageTitle,
+        title: s.heading?.text ?? opts.pageTitle,
+      };
+      out.push(info);
+    }
+    chunk = [];
+    size = 0;
+  };
+  for (const b of s.blocks) {
+    if (size > 0 && size + b.length > MAX_INFO_CHARS) flush();
+    chunk.push(b);
+    size += b.length + 2;
+  }
+  flush();
+  return out;
+}
+
+/** The CodeSnippet of a `<pre>` in a section (title, description, language), or null when it holds no code. */
+function codeSnippet(pre: Element, section: Section, opts: SnippetOptions): CodeSnippetInput | null {
+  const codeEl = pre.querySelector('code') ?? pre;
+  // mdBook's hidden setup lines (`# fn main() {`), shown only on demand, are not part of the example.
+  for (const boring of codeEl.querySelectorAll('.boring')) boring.remove();
+  const code = (codeEl.textContent ?? '').replace(/^\n+|\s+$/g, '');
+  if (!code.trim()) return null;
+  const language = languageFromClass(codeEl.getAttribute('class')) ?? languageFromClass(pre.getAttribute('class')) ?? languageFromClass(pre.parentElement?.getAttribute('class')) ?? guessLanguage(code);
+  const title = section.heading?.text || opts.pageTitle;
+  const description = describe(section.sinceCode) || (section.trail.length ? breadcrumbFor(opts, section.trail) : `Example from ${opts.pageTitle}`);
+  return {
+    kind: 'code', sourceId: sourceFor(opts, section.heading), title, description, language, pageTitle: opts.pageTitle,
+    breadcrumb: breadcrumbFor(opts, section.trail), codeList: [{ language, code }],
+  };
 }
 
 /** The prose right before a code block: the last block, or the last two when the last is a short lead-in ("For example:"). */

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Store } from '../store/index.ts';
-import type { Principal, Role } from '../model.ts';
-import { ApiError } from '../errors.ts';
+import type { Principal, Role } from '../../lib/model.ts';
+import { ApiError } from '../../lib/errors.ts';
 
 export const KEY_PREFIX = 'stk_';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERROR_STATUS, type ErrorCode } from '../errors.ts';
+import { ERROR_STATUS, type ErrorCode } from '../../lib/errors.ts';
 import type { Operation } from './operation.ts';
 import { OPERATIONS } from './index.ts';
 import { errorBody } from './responses.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Role } from '../model.ts';
+import type { Role } from '../../lib/model.ts';
 import type { PolicySourceType } from './policy.ts';
 
 /**

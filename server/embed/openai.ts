@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 import type { Embedder } from './types.ts';
 import { normalize } from './normalize.ts';
 

@@ -1,5 +1,7 @@
-import type { Services } from '../services.ts';
-import { throwIfCancelled } from '../jobs/queue.ts';
+import type { Store } from '../store/index.ts';
+import type { Logger } from '../log.ts';
+import { throwIfCancelled, type JobQueue } from '../jobs/queue.ts';
+import type { Embedder } from './types.ts';
 import { embeddingText } from './text.ts';
 
 export const REEMBED_KIND = 'reembed';
@@ -11,9 +13,9 @@ const BATCH = 256;
  * vector for every snippet that has none, in id order and in batches. It is resumable by
  * construction: a restarted run simply continues with the snippets still missing a vector.
  */
-export function registerReembedJob(services: Services, onFinished: () => void = () => {}): void {
-  services.jobs.register<{ embedder?: string }>(REEMBED_KIND, async ({ signal, progress, log }) => {
-    const { embedder, store } = services;
+export function registerReembedJob(jobs: Pick<JobQueue, 'register'>, deps: { store: Pick<Store, 'vectors' | 'snippets'>; embedder: Embedder | null }, onFinished: () => void = () => {}): void {
+  jobs.register<{ embedder?: string }>(REEMBED_KIND, async ({ signal, progress, log }) => {
+    const { embedder, store } = deps;
     if (!embedder) return;
     const total = store.vectors.missingCount();
     let done = 0;
@@ -40,8 +42,8 @@ export function registerReembedJob(services: Services, onFinished: () => void = 
  * table was recreated, and when the last re-embed did not finish (failed or cancelled), so an
  * unreachable embedding endpoint does not leave snippets without vectors for good.
  */
-export function scheduleReembed(services: Services, reason: 'embedder changed' | 'previous run unfinished'): number | null {
-  const { jobs, embedder, log } = services;
+export function scheduleReembed(deps: { jobs: Pick<JobQueue, 'list' | 'enqueue'>; embedder: Embedder | null; log: Logger }, reason: 'embedder changed' | 'previous run unfinished'): number | null {
+  const { jobs, embedder, log } = deps;
   if (!embedder) return null;
   const active = [...jobs.list({ kind: REEMBED_KIND, state: 'queued', limit: 1 }), ...jobs.list({ kind: REEMBED_KIND, state: 'running', limit: 1 })];
   if (active.length > 0) return active[0]!.id;
@@ -51,7 +53,7 @@ export function scheduleReembed(services: Services, reason: 'embedder changed' |
 }
 
 /** True when the most recent re-embed job ended without filling the table. */
-export function lastReembedUnfinished(services: Services): boolean {
-  const [last] = services.jobs.list({ kind: REEMBED_KIND, limit: 1 });
+export function lastReembedUnfinished(jobs: Pick<JobQueue, 'list'>): boolean {
+  const [last] = jobs.list({ kind: REEMBED_KIND, limit: 1 });
   return last !== undefined && (last.state === 'failed' || last.state === 'cancelled');
 }

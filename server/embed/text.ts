@@ -1,4 +1,4 @@
-import type { CodeExample } from '../model.ts';
+import type { CodeExample } from '../../lib/model.ts';
 
 /** The fields of a snippet the embedder reads (both a row being written and a stored snippet have them). */
 export interface EmbeddableSnippet {

@@ -1,13 +1,27 @@
 import express, { type Request, type Response, type NextFunction } from 'express';
 import helmet from 'helmet';
-import type { Services } from '../services.ts';
-import { ApiError, isApiError } from '../errors.ts';
+import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
+import type { KeyService } from '../auth/keys.ts';
+import { ApiError, isApiError } from '../../lib/errors.ts';
 import { resolvePrincipal } from './auth.ts';
-import { meterRequests } from './metering.ts';
-import { routers, rawBodyPaths } from './routes/index.ts';
+import { sendError } from './handler.ts';
+import { meterRequests, type MeteringDeps } from './metering.ts';
+import { mountRoutes, rawBodyPaths, type RouteDeps } from './routes/index.ts';
 
-/** The Express app: security headers, body limits, caller resolution, routes, and one error shape. */
-export function createApp(services: Services): express.Express {
+/** What the app needs: the routes' dependencies, the key check, the meter, the log and the limits. */
+export type AppDeps = RouteDeps &
+  MeteringDeps & {
+    keys: KeyService;
+    log: Logger;
+    config: Pick<Config, 'bodyLimit'>;
+  };
+
+/**
+ * The Express app: security headers, body limits, caller resolution, routes, and one error shape.
+ * `services` is the composition root's result (server/services.ts), typed as what the app uses.
+ */
+export function createApp(services: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -27,14 +41,14 @@ export function createApp(services: Services): express.Express {
   app.use(resolvePrincipal(services.keys));
   app.use(meterRequests(services));
 
-  for (const mount of routers) mount(app, services);
+  mountRoutes(app, services);
 
   app.use((req: Request, _res: Response, next: NextFunction) => next(new ApiError('not_found', `No route for ${req.method} ${req.path}.`)));
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, toApiError(err, services)));
   return app;
 }
 
-function toApiError(err: unknown, services: Services): ApiError {
+function toApiError(err: unknown, services: Pick<AppDeps, 'config' | 'log'>): ApiError {
   if (isApiError(err)) return err;
   const e = err as { type?: string; status?: number; message?: string; code?: string };
   if (e?.type === 'entity.too.large') return new ApiError('payload_too_large', `The request body is larger than ${services.config.bodyLimit}.`);
@@ -42,19 +56,4 @@ function toApiError(err: unknown, services: Services): ApiError {
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return new ApiError('validation_error', e.message ?? 'Bad request.', { status: e.status });
   services.log.error({ err: e?.message, stack: (err as Error)?.stack }, 'unexpected error');
   return new ApiError('internal_error', 'An unexpected error occurred; see the server log.');
-}
-
-export function sendError(res: Response, err: ApiError): void {
-  if (res.headersSent) return;
-  for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
-  res.status(err.status).json(err.toBody());
-}
-
-/** Wraps an async handler so that rejections reach the error handler. */
-export function route(fn: (req: Request, res: Response) => Promise<unknown> | unknown) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    Promise.resolve()
-      .then(() => fn(req, res))
-      .catch(next);
-  };
 }

@@ -1,7 +1,7 @@
 import type { Request, Response, NextFunction } from 'express';
 import type { KeyService } from '../auth/keys.ts';
-import type { Principal, Role } from '../model.ts';
-import { ApiError } from '../errors.ts';
+import type { Principal, Role } from '../../lib/model.ts';
+import { ApiError } from '../../lib/errors.ts';
 import { asKey, type Caller } from '../operations/index.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { STATUS_CODES, maxHeaderSize } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 
 /**
  * The answer to a request Node's HTTP parser rejected before Express saw it (the server's

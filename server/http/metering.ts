@@ -1,5 +1,6 @@
 import type { Request, Response, NextFunction } from 'express';
-import type { Services } from '../services.ts';
+import type { Config } from '../config.ts';
+import type { UsageService } from '../teams/usage.ts';
 import { principalOf } from './auth.ts';
 
 /** GET paths that are counted as requests and carry RateLimit-* headers. */
@@ -20,13 +21,19 @@ export function isMetered(req: Request): boolean {
   return req.method === 'POST' && path === MCP_PATH && isToolCall(req.body);
 }
 
+export interface MeteringDeps {
+  /** metering false: nothing is counted (bench/accounting.ts measures the cost). */
+  teams: { metering: boolean; usage: Pick<UsageService, 'meterSoon'> };
+  config: Pick<Config, 'allowAnonymousSearch'>;
+}
+
 /**
  * Counts search, context, library-search and MCP tool requests before any route runs, so no
  * route needs to know about usage: admits or refuses (429/402) the request, counts it, and sets
  * RateLimit-Limit/-Remaining/-Reset. Mounted after the caller is resolved. Anonymous requests are
  * counted when anonymous search is allowed; otherwise the route itself refuses them and they are not.
  */
-export function meterRequests(services: Services) {
+export function meterRequests(services: MeteringDeps) {
   return (req: Request, res: Response, next: NextFunction) => {
     if (!services.teams.metering || !isMetered(req)) return next();
     const principal = principalOf(res);

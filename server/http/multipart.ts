@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import multer from 'multer';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 
 /** What the limit messages name: the file field, its per-file limit, how many files it takes. */
 export interface UploadLimits {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { LibraryMeta, SnippetInput } from '../model.ts';
-import { parseLibraryId } from '../model.ts';
+import type { LibraryMeta, SnippetInput } from '../../lib/model.ts';
+import { parseLibraryId } from '../../lib/model.ts';
 
 /**
  * The import bundle library shape of the interface spec, validated piecewise so that a streaming

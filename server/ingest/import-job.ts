@@ -1,21 +1,21 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
-import type { Services } from '../services.ts';
-import type { JobContext } from '../jobs/queue.ts';
-import type { SnippetInput } from '../model.ts';
-import { runVersionJob, type VersionSink } from './version-job.ts';
+import type { Logger } from '../log.ts';
+import type { JobContext, JobQueue } from '../jobs/queue.ts';
+import type { SnippetInput } from '../../lib/model.ts';
+import { runVersionJob, type VersionJobDeps, type VersionSink } from './version-job.ts';
 import { bundleMeta, codeSnippetInput, infoSnippetInput, type BundleCodeSnippet, type BundleInfoSnippet } from './bundle.ts';
-import { IMPORT_JOB, type ImportJobPayload } from './import-service.ts';
+import { IMPORT_JOB, type ImportJobPayload, type ImportService } from './import-service.ts';
 
 const BATCH = 2000;
 
 /** Background task: sweeps abandoned uploads and staged files at start and hourly. */
-export function importSweepTask(services: Services): () => void {
+export function importSweepTask(importer: Pick<ImportService, 'sweep'>, log: Logger): () => void {
   const run = () => {
     try {
-      services.importer.sweep();
+      importer.sweep();
     } catch (err) {
-      services.log.warn({ err: (err as Error).message }, 'import sweep failed');
+      log.warn({ err: (err as Error).message }, 'import sweep failed');
     }
   };
   run();
@@ -28,11 +28,16 @@ export function importSweepTask(services: Services): () => void {
  * The 'import' job: streams a staged file into a new library version (runVersionJob: swapped in
  * at the end, thrown away on failure or cancel, rerun from the start after a crash).
  */
-export function registerImportJob(services: Services): void {
-  services.jobs.register<ImportJobPayload>(IMPORT_JOB, (ctx) => runImport(services, ctx));
+export function registerImportJob(jobs: Pick<JobQueue, 'register'>, deps: ImportJobDeps): void {
+  jobs.register<ImportJobPayload>(IMPORT_JOB, (ctx) => runImport(deps, ctx));
 }
 
-async function runImport(s: Services, ctx: JobContext<ImportJobPayload>): Promise<void> {
+/** What an import job needs: the staged file's path, the writer and the store (the version-build frame). */
+export interface ImportJobDeps extends VersionJobDeps {
+  importer: Pick<ImportService, 'stagedPath'>;
+}
+
+async function runImport(s: ImportJobDeps, ctx: JobContext<ImportJobPayload>): Promise<void> {
   const p = ctx.job.payload;
   const file = s.importer.stagedPath(p);
   // Yield first: the job may be claimed inside the transaction that queued it.

@@ -5,7 +5,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import { jsonParser, type Token } from 'stream-json/core/parser.js';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 import { bundleCodeSnippetSchema, bundleHeaderSchema, bundleInfoSnippetSchema, bundleTarget, REQUIRED_LIBRARY_FIELDS, type BundleHeader } from './bundle.ts';
 
 /**

@@ -6,9 +6,9 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/index.ts';
 import type { JobQueue } from '../jobs/queue.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 import type { BundleHeader } from './bundle.ts';
-import { parseLibraryId } from '../model.ts';
+import { parseLibraryId } from '../../lib/model.ts';
 import { discardStaged, stageBundle, type StagedBundle } from './import-parse.ts';
 import { isZipFile, stageZip } from './import-zip.ts';
 
@@ -199,7 +199,10 @@ export class ImportService {
     if (fs.existsSync(this.uploadsDir)) {
       for (const name of fs.readdirSync(this.uploadsDir)) {
         const file = path.join(this.uploadsDir, name);
-        if (/\.(upload|part)$/.test(name) && old(file, maxUploadAgeMs)) (fs.rmSync(file, { force: true }), removed++);
+        if (/\.(upload|part)$/.test(name) && old(file, maxUploadAgeMs)) {
+          fs.rmSync(file, { force: true });
+          removed++;
+        }
       }
     }
     if (fs.existsSync(this.stagedDir)) {
@@ -209,7 +212,10 @@ export class ImportService {
       }
       for (const name of fs.readdirSync(this.stagedDir)) {
         const file = path.join(this.stagedDir, name);
-        if (!active.has(file) && old(file, maxStagedAgeMs)) (fs.rmSync(file, { force: true }), removed++);
+        if (!active.has(file) && old(file, maxStagedAgeMs)) {
+          fs.rmSync(file, { force: true });
+          removed++;
+        }
       }
     }
     if (removed > 0) this.log.info({ removed }, 'removed abandoned import files');

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import yauzl from 'yauzl';
 import type { Readable } from 'node:stream';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 import { discardStaged, stageBundle, type StagedBundle, type StagedLibrary } from './import-parse.ts';
 
 /** True when the file starts with a zip signature (local file header or empty archive). */

@@ -1,23 +1,6 @@
 import { BM25_WEIGHTS, termWeight } from '../search/bm25.ts';
 import { indexTokens, type IndexColumns } from '../search/text.ts';
-
-/** One chunk of the term index: documents with ids in [baseId, baseId + 65535], their lengths and postings. */
-export interface TermChunk {
-  baseId: number;
-  lastId: number;
-  docs: number;
-  /** Sum of the documents' lengths (tokens). */
-  tokens: number;
-  /** Length of each document by id offset (0 where no document has that id). */
-  lengths: Uint16Array;
-  /**
-   * Euclidean norm of each document's vector of term weights 1 + ln(f) (f: weighted frequency), by id
-   * offset: the length normalization of the cosine feature (server/search/bm25.ts LexicalScan).
-   */
-  norms: Float32Array;
-  /** Per term: how many documents hold it, and (id offset, weighted frequency x 10) pairs in id order. */
-  postings: Map<string, { df: number; data: Uint16Array }>;
-}
+import type { TermChunk } from '../store/terms.ts';
 
 /** Column weights x 10 (integers: 1.2 and 1.5 stay exact in the 16-bit frequencies). */
 const WEIGHTS: [keyof IndexColumns, number][] = (['title', 'breadcrumb', 'description', 'code', 'content'] as const).map((c) => [c, Math.round(BM25_WEIGHTS[c] * 10)]);

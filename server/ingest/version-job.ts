@@ -1,7 +1,7 @@
 import type { Store } from '../store/index.ts';
 import type { JobContext } from '../jobs/queue.ts';
 import { JobCancelled } from '../jobs/queue.ts';
-import type { LibraryMeta, SnippetInput } from '../model.ts';
+import type { LibraryMeta, SnippetInput } from '../../lib/model.ts';
 import type { LibraryWriter, VersionBuild } from './writer.ts';
 
 /**

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Store } from '../store/index.ts';
 import type { SnippetRow } from '../store/snippets.ts';
 import type { Embedder } from '../embed/types.ts';
-import type { LibraryMeta, SnippetInput } from '../model.ts';
+import type { LibraryMeta, SnippetInput } from '../../lib/model.ts';
 import { countTokens } from './tokens.ts';
 import { indexColumns } from '../search/text.ts';
 import { embeddingText } from '../embed/text.ts';

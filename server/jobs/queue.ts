@@ -1,9 +1,9 @@
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/index.ts';
-import type { Job } from '../model.ts';
+import type { Job } from '../../lib/model.ts';
 import type { Logger } from '../log.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 
 export interface JobContext<P> {
   job: Job<P>;

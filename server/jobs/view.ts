@@ -1,4 +1,4 @@
-import type { Job } from '../model.ts';
+import type { Job } from '../../lib/model.ts';
 
 /** Public shape of a job, as GET /api/jobs/:id and `stacks jobs` show it (payload omitted: it may hold file paths). */
 export function jobView(job: Job, position: number | null) {

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 
 /** The signed part of a license file. */
 export const licensePayloadSchema = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseLibraryId } from '../model.ts';
+import { parseLibraryId } from '../../lib/model.ts';
 import type { LibrarySearchEntry } from '../search/contracts.ts';
 import type { DocsBackend } from './backend.ts';
 import { CONTEXT_QUERY_MAX, SEARCH_QUERY_MAX, contextInput, libsSearchInput, searchInput } from '../contracts/search.ts';

@@ -1,7 +1,7 @@
-import type { Principal } from '../model.ts';
+import type { Principal } from '../../lib/model.ts';
 import type { Access } from '../contracts/operation.ts';
 import type { PolicySourceType } from '../contracts/policy.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 
 /**
  * Who calls an operation. `key`: a request over HTTP or MCP, with the principal of its API key

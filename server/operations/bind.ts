@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { Principal } from '../model.ts';
+import type { Principal } from '../../lib/model.ts';
 import type { Operation } from '../contracts/operation.ts';
-import { validate } from '../contracts/validate.ts';
+import { validate } from '../../lib/validate.ts';
 import { admit, type AdmitDeps, type Caller } from './admit.ts';
 
 /** An operation bound to its service: raw input and a caller in, the service's answer out. */

@@ -1,7 +1,7 @@
-import { ApiError } from '../errors.ts';
-import type { Principal } from '../model.ts';
+import { ApiError } from '../../lib/errors.ts';
+import type { Principal } from '../../lib/model.ts';
 import type { SourceService, StagedUpload, Submitter } from '../sources/service.ts';
-import type { CrawlService } from '../../crawler/service.ts';
+import type { CrawlService } from '../sources/website/service.ts';
 import type { ImportService } from '../ingest/import-service.ts';
 import type { BundleHeader } from '../ingest/bundle.ts';
 import {

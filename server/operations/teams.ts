@@ -1,5 +1,5 @@
-import { ApiError } from '../errors.ts';
-import type { Principal } from '../model.ts';
+import { ApiError } from '../../lib/errors.ts';
+import type { Principal } from '../../lib/model.ts';
 import type { TeamService } from '../teams/index.ts';
 import * as c from '../contracts/teams.ts';
 import type { Plan } from '../teams/plans.ts';

@@ -1,5 +1,5 @@
 import type { Store } from '../store/index.ts';
-import type { Library, LibraryVersion } from '../model.ts';
+import type { Library, LibraryVersion } from '../../lib/model.ts';
 import { MentionIndex, namesOf, type NameKey } from './names.ts';
 
 /** One library as search sees it: its names and the versions it can serve. */

@@ -1,4 +1,4 @@
-import type { CodeExample, Library, Principal } from '../model.ts';
+import type { CodeExample, Library, Principal } from '../../lib/model.ts';
 
 /**
  * The public response shapes of the spec and the service interfaces behind /api/v2/context,

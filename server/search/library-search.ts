@@ -1,5 +1,5 @@
-import type { Principal } from '../model.ts';
-import { ApiError } from '../errors.ts';
+import type { Principal } from '../../lib/model.ts';
+import { ApiError } from '../../lib/errors.ts';
 import type { AccessPolicy, LibrarySearchEntry, LibrarySearchService } from './contracts.ts';
 import { defaultVersion, type CatalogEntry } from './catalog.ts';
 import type { LibrarySelector } from './select.ts';

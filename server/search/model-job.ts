@@ -1,5 +1,5 @@
 import type { JobQueue } from '../jobs/queue.ts';
-import type { JobRegistrar } from '../services.ts';
+import type { Embedder } from '../embed/types.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/index.ts';
 import { learnModel } from './learn.ts';
@@ -45,8 +45,8 @@ export function relearnAll(store: Store, jobs: JobQueue, log: Logger): void {
   log.info({ versions: versions.length }, 'learning the ranking models again');
 }
 
-export const registerSearchModelJob: JobRegistrar = (s) => {
-  s.jobs.register<SearchModelPayload>(SEARCH_MODEL_KIND, async ({ job, signal, progress, log }) => {
+export function registerSearchModelJob(jobs: Pick<JobQueue, 'register'>, s: { store: Store; embedder: Embedder | null }): void {
+  jobs.register<SearchModelPayload>(SEARCH_MODEL_KIND, async ({ job, signal, progress, log }) => {
     const { versionId } = job.payload;
     const version = s.store.libraries.version(versionId);
     // A version replaced meanwhile has nothing to serve: its successor has its own job.
@@ -61,4 +61,4 @@ export const registerSearchModelJob: JobRegistrar = (s) => {
     progress(report);
     log.info({ versionId, libraryId: version.libraryId, ...report }, 'ranking model learned');
   }, { background: true });
-};
+}

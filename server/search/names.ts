@@ -1,4 +1,4 @@
-import type { Library } from '../model.ts';
+import type { Library } from '../../lib/model.ts';
 
 /**
  * Product-name matching: turns a library into the names people call it by ("fastify",

@@ -1,4 +1,4 @@
-import type { StoredSnippet } from '../model.ts';
+import type { StoredSnippet } from '../../lib/model.ts';
 import type { CodeSnippetJson, ContextResponse, ContextRules, InfoSnippetJson, Rendered } from './contracts.ts';
 
 /**

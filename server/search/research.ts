@@ -2,7 +2,7 @@ import type { Store } from '../store/index.ts';
 import type { Embedder } from '../embed/types.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import type { StoredSnippet } from '../model.ts';
+import type { StoredSnippet } from '../../lib/model.ts';
 import { countTokens } from '../ingest/tokens.ts';
 import { analyzeQuery, prepareQuery, stem, type PreparedQuery } from './query.ts';
 import { answerForVersion } from './pipeline.ts';

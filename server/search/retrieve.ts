@@ -1,10 +1,10 @@
 import type { Store } from '../store/index.ts';
 import type { Embedder } from '../embed/types.ts';
-import type { StoredSnippet } from '../model.ts';
+import type { StoredSnippet } from '../../lib/model.ts';
 import type { VectorHit } from '../store/search.ts';
 import { prepareQuery, type PreparedQuery } from './query.ts';
 import { lexicalScan } from './bm25.ts';
-import { approxCosineDistance, cosineDistance } from '../embed/quantize.ts';
+import { approxCosineDistance, cosineDistance } from '../../lib/vector/quantize.ts';
 
 /**
  * Fusion constants (see docs/retrieval.md). Reciprocal rank fusion: score = sum over lists of

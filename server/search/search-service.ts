@@ -2,8 +2,8 @@ import type { Store } from '../store/index.ts';
 import type { Embedder } from '../embed/types.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { Logger } from '../log.ts';
-import type { LibraryVersion, Principal } from '../model.ts';
-import { ApiError } from '../errors.ts';
+import type { LibraryVersion, Principal } from '../../lib/model.ts';
+import { ApiError } from '../../lib/errors.ts';
 import type { AccessPolicy, Rendered, SearchContextResponse, SearchRequest, SearchService, VersionStatus } from './contracts.ts';
 import { Catalog, defaultVersion, type CatalogEntry } from './catalog.ts';
 import { LibrarySelector, PROBE_ROWS, type LibraryChoice } from './select.ts';
@@ -106,6 +106,24 @@ export class MultiLibrarySearch implements SearchService {
 
   async search(req: SearchRequest, principal: Principal | null): Promise<Rendered<SearchContextResponse>> {
     const d = this.depsOf();
+    const question = await this.prepareQuestion(req, d);
+    const q = question.q;
+    let failed = question.failed;
+    const versionParam = req.version && !/^latest$/i.test(req.version) ? req.version : undefined;
+    const { targets, inferred, pending } = await this.retrieveTargets(req, principal, q, versionParam, d);
+    this.queueMissingVersions(targets, principal);
+    const { merged, partial } = await this.mergeLists(targets, pending, d);
+    if (partial) failed = true;
+    if (merged.length === 0) {
+      if (failed) throw new ApiError('search_failed', 'The documentation search could not be completed for every library; see the server log.');
+      throw new ApiError('no_documentation_found', `No documentation in ${targets.map((t) => t.label).join(', ')} matched the question.`);
+    }
+    const r = this.rankMerged(req, q, merged, inferred, d);
+    return this.answer(targets, r.ranked, versionParam, failed || r.failed, principal, d);
+  }
+
+  /** The question prepared for retrieval (lexical only when the embedder is down: failed), with the language's aliases. */
+  private async prepareQuestion(req: SearchRequest, d: SearchDeps): Promise<{ q: PreparedQuery; failed: boolean }> {
     let failed = false;
     let q: PreparedQuery;
     try {
@@ -120,8 +138,20 @@ export class MultiLibrarySearch implements SearchService {
       const l = req.language.toLowerCase();
       q = { ...q, languages: [...new Set([...q.languages, ...(LANGUAGE_ALIASES[l] ?? [l])])] };
     }
-    const versionParam = req.version && !/^latest$/i.test(req.version) ? req.version : undefined;
+    return { q, failed };
+  }
 
+  /**
+   * Selects the libraries, resolves their versions and retrieves each one's candidates (on a
+   * worker thread when there is a pool). Returns the targets and one pending list per target.
+   */
+  private async retrieveTargets(
+    req: SearchRequest,
+    principal: Principal | null,
+    q: PreparedQuery,
+    versionParam: string | undefined,
+    d: SearchDeps,
+  ): Promise<{ targets: SearchTarget[]; inferred: boolean; pending: Promise<Candidate[]>[] }> {
     // Selection, version resolution and the retrieval queries run in one read snapshot, so a
     // version swapped in by an import meanwhile is never half-seen (the embedding came first: it is async).
     // With worker threads, the request thread only selects and resolves; the worker retrieves in its
@@ -175,9 +205,13 @@ export class MultiLibrarySearch implements SearchService {
       if (lists !== null && lists !== 'stale') pending = lists.map((l) => Promise.resolve(l));
       else ({ targets, limits, inferred, pending } = plan(true));
     }
-    this.queueMissingVersions(targets, principal);
+    return { targets, inferred, pending: pending! };
+  }
+
+  /** The libraries' candidates in one list (each library's best when several); partial when one library failed, an error when all did. */
+  private async mergeLists(targets: SearchTarget[], pending: Promise<Candidate[]>[], d: SearchDeps): Promise<{ merged: Candidate[]; partial: boolean }> {
     const several = targets.length > 1;
-    const settled = await Promise.allSettled(pending!);
+    const settled = await Promise.allSettled(pending);
     const merged: Candidate[] = [];
     let failures = 0;
     settled.forEach((r, i) => {
@@ -192,12 +226,12 @@ export class MultiLibrarySearch implements SearchService {
       }
     });
     if (failures === targets.length) throw new ApiError('search_failed', 'The documentation search could not be completed; see the server log.');
-    if (failures > 0) failed = true;
-    if (merged.length === 0) {
-      if (failed) throw new ApiError('search_failed', 'The documentation search could not be completed for every library; see the server log.');
-      throw new ApiError('no_documentation_found', `No documentation in ${targets.map((t) => t.label).join(', ')} matched the question.`);
-    }
+    return { merged, partial: failures > 0 };
+  }
 
+  /** The global rerank (the fused order when the reranker fails), and the "nothing found" decision for a library-less question. */
+  private rankMerged(req: SearchRequest, q: PreparedQuery, merged: Candidate[], inferred: boolean, d: SearchDeps): { ranked: Candidate[]; failed: boolean } {
+    let failed = false;
     let ranked: Candidate[];
     try {
       ranked = (this.overrides.rerank ?? ((pq, cs) => rank(pq, cs, { modelOf: (v) => modelFor(d.store, v) })))(q, merged);
@@ -216,6 +250,18 @@ export class MultiLibrarySearch implements SearchService {
         );
       }
     }
+    return { ranked, failed };
+  }
+
+  /** Deduplicates, adds context, packs the budget and renders the answer with its version report, rules and headers. */
+  private answer(
+    targets: SearchTarget[],
+    ranked: Candidate[],
+    versionParam: string | undefined,
+    failed: boolean,
+    principal: Principal | null,
+    d: SearchDeps,
+  ): Rendered<SearchContextResponse> {
     const budget = searchBudget(targets.length);
     // Dedupe compares every kept snippet with the next one: only the head that can reach the answer is worth it.
     let list = dedupe(ranked.slice(0, budget.maxSnippets * MULTI.dedupeHead));

@@ -1,7 +1,7 @@
 import type { Store } from '../store/index.ts';
 import type { Logger } from '../log.ts';
-import type { Principal } from '../model.ts';
-import { parseLibraryId } from '../model.ts';
+import type { Principal } from '../../lib/model.ts';
+import { parseLibraryId } from '../../lib/model.ts';
 import type { AccessPolicy } from './contracts.ts';
 import { defaultVersion, servable, type Catalog, type CatalogEntry } from './catalog.ts';
 import { normalizeName, scoreName, typedName } from './names.ts';

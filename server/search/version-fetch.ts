@@ -1,6 +1,5 @@
 import type { JobQueue } from '../jobs/queue.ts';
-import type { JobRegistrar } from '../services.ts';
-import type { Library } from '../model.ts';
+import type { Library } from '../../lib/model.ts';
 
 /**
  * Background indexing of a library version that a search asked for but the appliance does not
@@ -42,8 +41,8 @@ export function queueVersionFetch(jobs: JobQueue, library: Library, version: str
 }
 
 /** The handler: there is no git fetcher on an offline appliance, so the job fails and says why. */
-export const registerVersionFetch: JobRegistrar = (s) => {
-  s.jobs.register<VersionFetchPayload>(VERSION_FETCH_KIND, async ({ job, log }) => {
+export function registerVersionFetch(jobs: Pick<JobQueue, 'register'>): void {
+  jobs.register<VersionFetchPayload>(VERSION_FETCH_KIND, async ({ job, log }) => {
     const { libraryId, version, repoUrl } = job.payload;
     log.info({ libraryId, version }, 'version fetch requested');
     throw new Error(
@@ -51,4 +50,4 @@ export const registerVersionFetch: JobRegistrar = (s) => {
         `Import a bundle of that version (POST /api/import-libraries with "version": "${version}") to serve it.`,
     );
   });
-};
+}

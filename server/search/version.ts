@@ -1,5 +1,5 @@
 import semver from 'semver';
-import type { LibraryVersion } from '../model.ts';
+import type { LibraryVersion } from '../../lib/model.ts';
 import type { VersionStatus } from './contracts.ts';
 
 /** Version requests of /v3/search: the `version` parameter and version-like tags on library values (VERSION_PATTERN, the contract's). */

@@ -1,5 +1,5 @@
 import semver from 'semver';
-import type { LibraryVersion } from '../model.ts';
+import type { LibraryVersion } from '../../lib/model.ts';
 import type { VersionStatus } from './contracts.ts';
 import { branchSatisfies, isLatest, resolveVersion } from './version.ts';
 

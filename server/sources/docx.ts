@@ -1,6 +1,6 @@
 import mammoth from 'mammoth';
-import { ApiError } from '../errors.ts';
-import { htmlToMarkdown } from '../text/html-markdown.ts';
+import { ApiError } from '../../lib/errors.ts';
+import { htmlToMarkdown } from '../../lib/text/html-markdown.ts';
 import type { ExtractedDocument } from './pdf.ts';
 
 /**

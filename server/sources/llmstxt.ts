@@ -1,4 +1,4 @@
-import type { InfoSnippetInput, SnippetInput } from '../model.ts';
+import type { InfoSnippetInput, SnippetInput } from '../../lib/model.ts';
 import { markdownToSnippets } from './markdown.ts';
 
 /**

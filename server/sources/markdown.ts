@@ -1,5 +1,5 @@
-import type { CodeSnippetInput, InfoSnippetInput, SnippetInput } from '../model.ts';
-import { guessLanguage, languageFromFence } from '../text/code-language.ts';
+import type { CodeSnippetInput, InfoSnippetInput, SnippetInput } from '../../lib/model.ts';
+import { guessLanguage, languageFromFence } from '../../lib/text/code-language.ts';
 
 /**
  * Markdown -> snippets, shared by every source that has (or produces) markdown: llms.txt, PDF and

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 
 /** Names for source libraries and their inputs: library-ID slugs, upload paths, text decoding. */
 

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import * as yaml from 'js-yaml';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 import { str, type Obj } from './openapi-schema.ts';
 
 /** Reading an OpenAPI 3.0/3.1 or Swagger 2.0 document: YAML/JSON parsing with positions in errors, structure checks, validation, dereferencing. */

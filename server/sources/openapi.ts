@@ -1,4 +1,4 @@
-import type { CodeExample, SnippetInput } from '../model.ts';
+import type { CodeExample, SnippetInput } from '../../lib/model.ts';
 import { METHODS, type OpenApiDocument } from './openapi-load.ts';
 import { curlExample, fetchExample, requestAuth, type BaseUrl, type Operation, type RequestBody } from './openapi-requests.ts';
 import { arr, collectProps, compactExample, oneLine, str, truncate, type Obj } from './openapi-schema.ts';

@@ -1,6 +1,6 @@
 import { getDocumentProxy } from 'unpdf';
-import { ApiError } from '../errors.ts';
-import { guessLanguage } from '../text/code-language.ts';
+import { ApiError } from '../../lib/errors.ts';
+import { guessLanguage } from '../../lib/text/code-language.ts';
 
 /**
  * PDF -> markdown with structure recovered from the text layer (unpdf / pdf.js):
@@ -136,8 +136,8 @@ function dropRunningLines(lines: Line[], pages: number): Line[] {
 /** Admonition titles ("Note: ...", "Warning") are set like headings but belong to the text around them. */
 const ADMONITION = /^(note|warning|danger|tip|important|caution|info|hint|attention|error|example|see also)\b/i;
 
-function linesToMarkdown(lines: Line[]): string {
-  if (lines.length === 0) return '';
+/** The document's body text size, the sizes set larger than it (headings, largest first) and their fonts. */
+function textStyle(lines: Line[]): { body: number; headingSizes: number[]; headingFonts: Set<string> } {
   // Body size: the size carrying the most characters among non-monospace lines.
   const weight = new Map<number, number>();
   for (const l of lines) if (!l.mono) weight.set(l.size, (weight.get(l.size) ?? 0) + l.text.length);
@@ -145,6 +145,36 @@ function linesToMarkdown(lines: Line[]): string {
   const headingSizes = [...new Set(lines.filter((l) => !l.mono && l.size >= body * 1.12 && l.text.length <= 150).map((l) => l.size))].sort((a, b) => b - a);
   const headingFonts = new Set<string>();
   for (const l of lines) if (!l.mono && headingSizes.includes(l.size)) for (const f of l.fonts) headingFonts.add(f);
+  return { body, headingSizes, headingFonts };
+}
+
+/** Monospace lines as a fenced code block, their indentation kept from their x positions. */
+function codeFence(code: Line[], body: number): string {
+  const minX = Math.min(...code.map((l) => l.x));
+  const charW = (code[0]!.size || body) * 0.6;
+  const text = code.map((l) => ' '.repeat(Math.max(0, Math.round((l.x - minX) / charW))) + l.text).join('\n');
+  return '```' + (guessLanguage(text) === 'text' ? '' : guessLanguage(text)) + '\n' + text + '\n```';
+}
+
+/** A table row as a markdown row, joined to the table above it when the previous line was a row too. */
+function pushTableRow(out: string[], l: Line, prev: Line | null): void {
+  const rowText = `| ${l.text.trim()} |`;
+  if (prev?.cells && out[out.length - 1]?.startsWith('| ')) out[out.length - 1] += `\n${rowText}`;
+  else out.push(rowText);
+}
+
+/** Adds a line to the paragraph (or list item) being built. */
+function appendToParagraph(para: string[], l: Line): void {
+  if (para.length) {
+    const last = para[para.length - 1]!;
+    // Join wrapped lines of one paragraph (or list item); keep hyphenated words together.
+    para[para.length - 1] = /[-‐]$/.test(last) && /^[a-z]/.test(l.text) ? last + l.text : `${last} ${l.text.trim()}`;
+  } else para.push(l.text.trim());
+}
+
+function linesToMarkdown(lines: Line[]): string {
+  if (lines.length === 0) return '';
+  const { body, headingSizes, headingFonts } = textStyle(lines);
   const levelOf = (size: number) => Math.min(6, headingSizes.indexOf(size) + 1);
   const boldLevel = Math.min(6, headingSizes.length + 1);
 
@@ -159,10 +189,7 @@ function linesToMarkdown(lines: Line[]): string {
   };
   const flushCode = () => {
     if (!code.length) return;
-    const minX = Math.min(...code.map((l) => l.x));
-    const charW = (code[0]!.size || body) * 0.6;
-    const text = code.map((l) => ' '.repeat(Math.max(0, Math.round((l.x - minX) / charW))) + l.text).join('\n');
-    out.push('```' + (guessLanguage(text) === 'text' ? '' : guessLanguage(text)) + '\n' + text + '\n```');
+    out.push(codeFence(code, body));
     code = [];
   };
 
@@ -174,9 +201,7 @@ function linesToMarkdown(lines: Line[]): string {
       // Table rows stay one line each.
       flushCode();
       flushPara();
-      const rowText = `| ${l.text.trim()} |`;
-      if (prev?.cells && out[out.length - 1]?.startsWith('| ')) out[out.length - 1] += `\n${rowText}`;
-      else out.push(rowText);
+      pushTableRow(out, l, prev);
       prevHeading = false;
       prev = l;
       continue;
@@ -217,11 +242,7 @@ function linesToMarkdown(lines: Line[]): string {
     }
     const newParagraph = prev !== null && prev.page === l.page && gap > l.size * 1.55;
     if (newParagraph) flushPara();
-    if (para.length) {
-      const last = para[para.length - 1]!;
-      // Join wrapped lines of one paragraph (or list item); keep hyphenated words together.
-      para[para.length - 1] = /[-‐]$/.test(last) && /^[a-z]/.test(l.text) ? last + l.text : `${last} ${l.text.trim()}`;
-    } else para.push(l.text.trim());
+    appendToParagraph(para, l);
     prev = l;
   }
   flushCode();

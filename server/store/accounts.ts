@@ -1,5 +1,5 @@
 import type { Db } from './db.ts';
-import type { Role } from '../model.ts';
+import type { Role } from '../../lib/model.ts';
 
 export interface TeamspaceRow {
   id: number; name: string; plan: 'free' | 'pro' | 'enterprise' | 'payg'; included_requests: number; spending_limit_cents: number | null;

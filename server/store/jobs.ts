@@ -1,5 +1,5 @@
 import type { Db } from './db.ts';
-import type { Job, JobState } from '../model.ts';
+import type { Job, JobState } from '../../lib/model.ts';
 
 interface JobRow {
   id: number; kind: string; state: JobState; library_id: string | null; payload_json: string; progress_json: string; error: string | null;
@@ -33,9 +33,13 @@ export class JobStore {
   list(filter: { state?: JobState; kind?: string; libraryId?: string; limit?: number } = {}): Job[] {
     const where: string[] = [];
     const args: unknown[] = [];
-    if (filter.state) (where.push('state = ?'), args.push(filter.state));
-    if (filter.kind) (where.push('kind = ?'), args.push(filter.kind));
-    if (filter.libraryId) (where.push('library_id = ?'), args.push(filter.libraryId));
+    const add = (clause: string, value: unknown) => {
+      where.push(clause);
+      args.push(value);
+    };
+    if (filter.state) add('state = ?', filter.state);
+    if (filter.kind) add('kind = ?', filter.kind);
+    if (filter.libraryId) add('library_id = ?', filter.libraryId);
     const sql = `SELECT * FROM jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
     return (this.db.prepare(sql).all(...args, filter.limit ?? 100) as JobRow[]).map(toJob);
   }

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Db } from './db.ts';
-import type { Library, LibraryMeta, LibraryVersion, VersionState } from '../model.ts';
+import type { Library, LibraryMeta, LibraryVersion, VersionState } from '../../lib/model.ts';
 
 interface LibraryRow {
   id: string; title: string; description: string; source_type: string; source_url: string | null; language: string;

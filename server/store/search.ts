@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Db } from './db.ts';
-import { int8Unit } from '../embed/quantize.ts';
-import { Int8Nearest } from '../embed/int8-l2.ts';
+import { int8Unit } from '../../lib/vector/quantize.ts';
+import { Int8Nearest } from '../../lib/vector/int8-l2.ts';
 
 type Statement = Database.Statement<unknown[], unknown>;
 
@@ -102,7 +102,7 @@ export class SearchStore {
   }
 
   /**
-   * The same KNN as vec0's, computed over its chunks with the SIMD kernel of server/embed/int8-l2.ts
+   * The same KNN as vec0's, computed over its chunks with the SIMD kernel of lib/vector/int8-l2.ts
    * (vec0 scores 8-bit vectors one scalar at a time and selects its top k per chunk in O(k x size)).
    * null when a chunk is not laid out as expected (a float table of an older embedder, another
    * sqlite-vec version): the caller asks vec0. Public so a test can tell the scan ran.

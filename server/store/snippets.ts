@@ -1,7 +1,7 @@
 import type { Db } from './db.ts';
 import type Database from 'better-sqlite3';
-import type { CodeExample, StoredSnippet } from '../model.ts';
-import { int8Unit } from '../embed/quantize.ts';
+import type { CodeExample, StoredSnippet } from '../../lib/model.ts';
+import { int8Unit } from '../../lib/vector/quantize.ts';
 import { blobOf, f32Of } from './blobs.ts';
 
 /** A snippet row ready to insert, with the texts of its full-text columns already prepared. */

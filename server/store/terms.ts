@@ -1,9 +1,26 @@
 import type Database from 'better-sqlite3';
 import type { Db } from './db.ts';
 import { blobOf, f32Of, u16Of } from './blobs.ts';
-import type { TermChunk } from '../ingest/term-chunks.ts';
 
 type Statement = Database.Statement<unknown[], unknown>;
+
+/** One chunk of the term index: documents with ids in [baseId, baseId + 65535], their lengths and postings. */
+export interface TermChunk {
+  baseId: number;
+  lastId: number;
+  docs: number;
+  /** Sum of the documents' lengths (tokens). */
+  tokens: number;
+  /** Length of each document by id offset (0 where no document has that id). */
+  lengths: Uint16Array;
+  /**
+   * Euclidean norm of each document's vector of term weights 1 + ln(f) (f: weighted frequency), by id
+   * offset: the length normalization of the cosine feature (server/search/bm25.ts LexicalScan). Built by server/ingest/term-chunks.ts.
+   */
+  norms: Float32Array;
+  /** Per term: how many documents hold it, and (id offset, weighted frequency x 10) pairs in id order. */
+  postings: Map<string, { df: number; data: Uint16Array }>;
+}
 
 export interface ChunkRow {
   baseId: number;

@@ -1,5 +1,8 @@
 import path from 'node:path';
-import type { Db } from './db.ts';
+import type Database from 'better-sqlite3';
+
+/** The connection (db.ts's Db; not imported from there, db.ts imports this file). */
+type Db = Database.Database;
 
 /** The usage counters' tables, moved out of the main database file (see attachUsageDb). */
 const USAGE_TABLES: Record<string, string> = {

@@ -1,9 +1,9 @@
 import type { Db } from './db.ts';
 import { blobOf } from './blobs.ts';
-import { int8Unit } from '../embed/quantize.ts';
+import { int8Unit } from '../../lib/vector/quantize.ts';
 
 /**
- * The sqlite-vec table: each snippet's embedding in 8 bits (server/embed/quantize.ts), partitioned
+ * The sqlite-vec table: each snippet's embedding in 8 bits (lib/vector/quantize.ts), partitioned
  * by library version, for KNN; the float embedding is kept in the snippet row. Its dimension
  * follows the embedder, so it is created at startup rather than by a migration; meta.embedder
  * records which embedder filled it. When the embedder changes, the table is recreated empty and a
@@ -18,7 +18,7 @@ export class VectorStore {
   ensure(embedderId: string, dims: number): boolean {
     const stored = this.db.prepare("SELECT value FROM meta WHERE key = 'embedder'").get() as { value: string } | undefined;
     const exists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(this.table) !== undefined;
-    // ':int8' (the 8-bit table, see server/embed/quantize.ts): a float table of an older version is rebuilt by a re-embed job.
+    // ':int8' (the 8-bit table, see lib/vector/quantize.ts): a float table of an older version is rebuilt by a re-embed job.
     const wanted = `${embedderId}:${dims}:int8`;
     if (exists && stored?.value === wanted) return false;
     this.db.transaction(() => {

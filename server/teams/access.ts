@@ -1,5 +1,5 @@
 import type { AccessPolicy } from '../search/contracts.ts';
-import type { Library, Principal } from '../model.ts';
+import type { Library, Principal } from '../../lib/model.ts';
 import type { TeamCache } from './cache.ts';
 import { libraryKey } from './cache.ts';
 import type { Clock } from './clock.ts';

@@ -2,7 +2,7 @@ import type { TeamspaceRow } from '../store/accounts.ts';
 import type { RuleRow, TeamStore } from '../store/teams.ts';
 import { compilePolicy, type CompiledPolicy } from './policy-filter.ts';
 import { parseStoredPolicy } from './policy-defaults.ts';
-import { parseLibraryId } from '../model.ts';
+import { parseLibraryId } from '../../lib/model.ts';
 
 export interface TeamRules {
   global: string[];

@@ -3,7 +3,7 @@ import { TeamStore } from '../store/teams.ts';
 import type { KeyService } from '../auth/keys.ts';
 import type { LicenseService } from '../license/license.ts';
 import type { Config } from '../config.ts';
-import type { Principal } from '../model.ts';
+import type { Principal } from '../../lib/model.ts';
 import { TeamCache } from './cache.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { PolicyService } from './policy.ts';

@@ -2,8 +2,8 @@ import type { Store } from '../store/index.ts';
 import type { TeamStore } from '../store/teams.ts';
 import type { KeyService, CreatedKey, KeyInfo } from '../auth/keys.ts';
 import type { LicenseService } from '../license/license.ts';
-import type { Role } from '../model.ts';
-import { ApiError } from '../errors.ts';
+import type { Role } from '../../lib/model.ts';
+import { ApiError } from '../../lib/errors.ts';
 import { ANONYMOUS_MEMBER } from './usage.ts';
 
 export interface MemberView {

@@ -1,7 +1,7 @@
 import type { Store } from '../store/index.ts';
 import type { TeamStore } from '../store/teams.ts';
 import type { TeamspaceRow } from '../store/accounts.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 import type { TeamCache } from './cache.ts';
 
 export type Plan = TeamspaceRow['plan'];

@@ -1,4 +1,4 @@
-import type { Library } from '../model.ts';
+import type { Library } from '../../lib/model.ts';
 import type { Policy, PolicySourceType } from '../contracts/policy.ts';
 
 /**

@@ -1,13 +1,13 @@
 import type { Store } from '../store/index.ts';
 import type { TeamStore } from '../store/teams.ts';
-import type { LibraryMeta, Principal } from '../model.ts';
-import { ApiError } from '../errors.ts';
+import type { LibraryMeta, Principal } from '../../lib/model.ts';
+import { ApiError } from '../../lib/errors.ts';
 import type { TeamCache } from './cache.ts';
 import type { Clock } from './clock.ts';
 import { libraryAllowed, policySourceTypeOf, type CompiledPolicy } from './policy-filter.ts';
 import { mergePolicy, parseStoredPolicy, defaultPolicy } from './policy-defaults.ts';
 import { policySchema, type Policy, type PolicySourceType } from '../contracts/policy.ts';
-import { validate } from '../contracts/validate.ts';
+import { validate } from '../../lib/validate.ts';
 
 /** The response of GET /api/v2/policies. */
 export interface PolicyView extends Policy {

@@ -1,7 +1,7 @@
 import type { Store } from '../store/index.ts';
 import type { RuleKind, RuleRow, TeamStore } from '../store/teams.ts';
-import { parseLibraryId } from '../model.ts';
-import { ApiError } from '../errors.ts';
+import { parseLibraryId } from '../../lib/model.ts';
+import { ApiError } from '../../lib/errors.ts';
 import type { TeamCache } from './cache.ts';
 
 /** Rule kinds as the API and CLI name them. */

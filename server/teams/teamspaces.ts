@@ -1,7 +1,7 @@
 import type { Store } from '../store/index.ts';
 import type { TeamStore } from '../store/teams.ts';
 import type { CreatedKey } from '../auth/keys.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../lib/errors.ts';
 import type { Plan } from './plans.ts';
 import { PLANS } from '../contracts/teams.ts';
 import type { MemberService, MemberView } from './members.ts';

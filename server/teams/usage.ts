@@ -1,6 +1,6 @@
 import type { TeamStore } from '../store/teams.ts';
-import type { Principal, Role } from '../model.ts';
-import { ApiError } from '../errors.ts';
+import type { Principal, Role } from '../../lib/model.ts';
+import { ApiError } from '../../lib/errors.ts';
 import { addDays, monthStart, nextMonthStart, utcDay, type Clock } from './clock.ts';
 import { effectiveIncluded, type Plan } from './plans.ts';
 import type { TokenBuckets } from './rate-limit.ts';

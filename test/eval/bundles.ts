@@ -4,7 +4,7 @@ import type { LibraryWriter } from '../../server/ingest/writer.ts';
 import {
   bundleCodeSnippetSchema, bundleHeaderSchema, bundleInfoSnippetSchema, bundleMeta, bundleTarget, codeSnippetInput, infoSnippetInput,
 } from '../../server/ingest/bundle.ts';
-import type { SnippetInput } from '../../server/model.ts';
+import type { SnippetInput } from '../../lib/model.ts';
 
 /** Copies of ../shared/corpus/bundles and corpus/extra/bundles (licenses beside them), so the evaluation runs in any clone. */
 export const CORPUS_BUNDLES = path.resolve(import.meta.dirname, '../fixtures/corpus/bundles');

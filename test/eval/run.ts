@@ -5,23 +5,20 @@
  * prints hit@1, hit@5 and MRR@10, overall and on the paraphrase subset.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../server/config.ts';
-import { createLogger } from '../../server/log.ts';
-import { createServices, type Services } from '../../server/services.ts';
+import type { Services } from '../../server/services.ts';
 import { prepareQuery } from '../../server/search/query.ts';
 import { answerForVersion, type VersionAnswerOptions } from '../../server/search/pipeline.ts';
 import { resolveLibrary } from '../../server/search/context-service.ts';
 import { QUESTIONS, type EvalQuestion } from './questions.ts';
-import { parseLibraryId } from '../../server/model.ts';
-import { bundlePath, loadBundleFile } from './bundles.ts';
+import { parseLibraryId } from '../../lib/model.ts';
+import { BUNDLES, loadCorpus } from './corpus.ts';
+import { evaluateSelection, formatSelection } from './selection.ts';
 import { firstHit, loadQuestions, summarize, type Metrics } from './question-set.ts';
 
 export type { Metrics };
-
-export const BUNDLES = ['fastify', 'fastify-v4.29.1', 'fastify-v3.29.5', 'vite', 'hono', 'pino', 'zod'];
+export { BUNDLES, loadCorpus };
 
 export type Mode = 'bm25' | 'vectors' | 'hybrid' | 'hybrid+rerank';
 export const MODES: Mode[] = ['bm25', 'vectors', 'hybrid', 'hybrid+rerank'];
@@ -41,16 +38,6 @@ export interface EvalResult {
   heldOut: Record<Mode, Metrics>;
   misses: { mode: Mode; question: string; got: string[] }[];
   hasVectors: boolean;
-}
-
-/** Creates services over a temporary data dir and loads the named corpus bundles through the writer. */
-export async function loadCorpus(bundles: string[] = BUNDLES): Promise<{ services: Services; dataDir: string }> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-eval-'));
-  // Retrieval in this thread: the evaluation awaits each answer (unref'd workers would let the process exit meanwhile).
-  const config = loadConfig({ dataDir, logLevel: 'warn', searchWorkers: 0 } as never, {});
-  const services = await createServices(config, createLogger('warn'));
-  for (const b of bundles) await loadBundleFile(services.writer, bundlePath(b));
-  return { services, dataDir };
 }
 
 /** Asks the questions in every mode. */
@@ -143,7 +130,6 @@ async function modes(verbose: boolean, only: string[] | null): Promise<void> {
   const pBase = result.paraphrase.bm25;
   console.log(`shipped default vs BM25 hit@5: overall ${(shipped.hit5 * 100).toFixed(1)}% vs ${(base.hit5 * 100).toFixed(1)}%, paraphrase ${(pShipped.hit5 * 100).toFixed(1)}% vs ${(pBase.hit5 * 100).toFixed(1)}%`);
   // Library selection of /api/v3/search (fuzzy names, library-less questions): test/eval/selection.ts.
-  const { evaluateSelection, formatSelection } = await import('./selection.ts');
   console.log(formatSelection(evaluateSelection(services), verbose));
   services.store.close();
   fs.rmSync(dataDir, { recursive: true, force: true });

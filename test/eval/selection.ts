@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Services } from '../../server/services.ts';
 import { MultiLibrarySearch } from '../../server/search/search-service.ts';
+import { loadCorpus } from './corpus.ts';
 
 export interface SelectionQuestion {
   /** `library` values of the request (empty: library-less). */
@@ -136,7 +137,6 @@ export function formatSelection(r: SelectionResult, verbose = false): string {
 }
 
 async function main(): Promise<void> {
-  const { loadCorpus } = await import('./run.ts');
   const { services, dataDir } = await loadCorpus();
   try {
     console.log(formatSelection(evaluateSelection(services), process.argv.includes('--verbose')));

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestServer } from './server.ts';
-import type { Job, StoredSnippet } from '../../server/model.ts';
+import type { Job, StoredSnippet } from '../../lib/model.ts';
 import { FIXTURES } from './fixtures.ts';
 
 /** Waits until the job has finished and returns it. */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TestServer } from './server.ts';
 import { devLicense, startTestServer, tempDir } from './server.ts';
-import type { LibraryMeta } from '../../server/model.ts';
+import type { LibraryMeta } from '../../lib/model.ts';
 
 /** JSON request helper: body encoded, response parsed. */
 export async function call<T = Record<string, unknown>>(

@@ -1,10 +1,15 @@
 import type { Express } from 'express';
-import type { Services } from '../../services.ts';
-import { route } from '../app.ts';
+import type { Operations } from '../../operations/index.ts';
+import { route } from '../handler.ts';
 import { callerOf } from '../auth.ts';
 
+/** What these routes use. */
+export interface ContextRouteDeps {
+  operations: Pick<Operations, 'context'>;
+}
+
 /** GET /api/v2/context: documentation snippets of one library for a question (text or JSON). */
-export function mountContext(app: Express, s: Services): void {
+export function mountContext(app: Express, s: ContextRouteDeps): void {
   app.get(
     '/api/v2/context',
     route(async (req, res) => {

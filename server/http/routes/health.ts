@@ -1,14 +1,22 @@
 import type { Express } from 'express';
-import type { Services } from '../../services.ts';
-import { ApiError } from '../../errors.ts';
-import { route } from '../app.ts';
+import type { LicenseService } from '../../license/license.ts';
+import { ApiError } from '../../../lib/errors.ts';
+import { route } from '../handler.ts';
 import { VERSION } from '../../version.ts';
+
+export interface HealthDeps {
+  license: Pick<LicenseService, 'status'>;
+  /** The database: whether it answers, and the job counts by state. */
+  store: { ping(): boolean; jobs: { counts(): Record<string, number> } };
+  embedder: { id: string; dims: number } | null;
+  startedAt: Date;
+}
 
 /**
  * Monitoring endpoints, without a key (like /ping): /api/health describes the instance,
  * /api/ready answers 200 only while the database answers (for load balancers and orchestrators).
  */
-export function mountHealth(app: Express, s: Services): void {
+export function mountHealth(app: Express, s: HealthDeps): void {
   app.get(
     '/api/health',
     route((_req, res) => {

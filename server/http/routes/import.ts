@@ -2,9 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Express, Request, Response, NextFunction } from 'express';
 import multer from 'multer';
-import type { Services } from '../../services.ts';
-import { ApiError } from '../../errors.ts';
-import { route } from '../app.ts';
+import type { Config } from '../../config.ts';
+import type { ImportService } from '../../ingest/import-service.ts';
+import type { Operations } from '../../operations/index.ts';
+import { ApiError } from '../../../lib/errors.ts';
+import { route } from '../handler.ts';
 import { callerOf } from '../auth.ts';
 import { runMulter } from '../multipart.ts';
 import { importOperation } from '../../contracts/sources.ts';
@@ -13,12 +15,19 @@ import { importOperation } from '../../contracts/sources.ts';
 /** Upload fields that carry the bundle file (the hosted export uses bundleFile; curl users type file). */
 const FILE_FIELDS = ['bundleFile', 'file'];
 
+/** What the import route uses: the importer's upload files, the limit, and the operation. */
+export interface ImportRouteDeps {
+  importer: Pick<ImportService, 'uploadsDir' | 'tempUploadPath' | 'saveUpload'>;
+  config: Pick<Config, 'importMaxBytes'>;
+  operations: Pick<Operations, 'admit' | 'importLibraries'>;
+}
+
 /**
  * POST /api/import-libraries: a JSON body, a raw zip, or multipart/form-data with an export file.
  * The key and the license are checked before a byte of the body is read; the body goes to a temp
  * file (never into memory), the importer stages and queues, and the temp file is removed.
  */
-export function mountImport(app: Express, s: Services): void {
+export function mountImport(app: Express, s: ImportRouteDeps): void {
   const upload = multer({
     storage: multer.diskStorage({
       destination: (_req, _file, cb) => cb(null, s.importer.uploadsDir),
@@ -72,7 +81,7 @@ export function mountImport(app: Express, s: Services): void {
   );
 }
 
-function tooLarge(s: Services): ApiError {
+function tooLarge(s: Pick<ImportRouteDeps, 'config'>): ApiError {
   return new ApiError('payload_too_large', `The upload is larger than the import limit of ${s.config.importMaxBytes} bytes (STACKS_IMPORT_MAX_BYTES).`);
 }
 
@@ -81,7 +90,7 @@ async function receiveMultipart(
   upload: ReturnType<ReturnType<typeof multer>['fields']>,
   req: Request,
   res: Response,
-  s: Services,
+  s: Pick<ImportRouteDeps, 'config'>,
 ): Promise<{ file: string; force?: string }> {
   await runMulter(upload, req, res, { fileField: '"bundleFile" (or "file")', maxFileBytes: s.config.importMaxBytes, maxFiles: 1, tooLarge: () => tooLarge(s) });
   const files = (req.files ?? {}) as Record<string, Express.Multer.File[]>;

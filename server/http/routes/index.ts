@@ -1,22 +1,48 @@
 import type { Express } from 'express';
-import type { Services } from '../../services.ts';
-import { mountSystem } from './system.ts';
-import { mountTeams } from './teams.ts';
-import { mountJobs } from './jobs.ts';
-import { mountCrawl } from './crawl.ts';
-import { mountSources } from './sources.ts';
-import { mountContext } from './context.ts';
-import { mountSearch } from './search.ts';
-import { mountImport } from './import.ts';
-import { mountHealth } from './health.ts';
-import { mountMcp } from './mcp.ts';
-import { mountLibraries } from './libraries.ts';
+import { mountSystem, type SystemDeps } from './system.ts';
+import { mountTeams, type TeamRouteDeps } from './teams.ts';
+import { mountJobs, type JobRouteDeps } from './jobs.ts';
+import { mountCrawl, type CrawlRouteDeps } from './crawl.ts';
+import { mountSources, type SourceRouteDeps } from './sources.ts';
+import { mountContext, type ContextRouteDeps } from './context.ts';
+import { mountSearch, type SearchRouteDeps } from './search.ts';
+import { mountImport, type ImportRouteDeps } from './import.ts';
+import { mountHealth, type HealthDeps } from './health.ts';
+import { mountMcp, type McpRouteDeps } from './mcp.ts';
+import { mountLibraries, type LibrariesRouteDeps } from './libraries.ts';
 import { mountWeb } from './web.ts';
 
-export type Mount = (app: Express, services: Services) => void;
+/** What the routes together need; each route module declares and receives its own part. */
+export type RouteDeps = SystemDeps &
+  TeamRouteDeps &
+  JobRouteDeps &
+  CrawlRouteDeps &
+  SourceRouteDeps &
+  HealthDeps &
+  McpRouteDeps &
+  ImportRouteDeps &
+  ContextRouteDeps &
+  SearchRouteDeps &
+  LibrariesRouteDeps;
 
 /** Paths whose handlers read the raw request body themselves (streamed uploads); the JSON parser skips them. */
 export const rawBodyPaths = new Set<string>(['/api/import-libraries']);
 
-/** Every route module, in mount order. */
-export const routers: Mount[] = [mountSystem, mountTeams, mountJobs, mountCrawl, mountSources, mountHealth, mountMcp, mountImport, mountContext, mountSearch, mountLibraries, mountWeb];
+/**
+ * Mounts every route module, in this order. Each gets the deps object typed as what it needs and
+ * reads the services from it per request (a test may replace one, e.g. the access policy).
+ */
+export function mountRoutes(app: Express, deps: RouteDeps): void {
+  mountSystem(app, deps);
+  mountTeams(app, deps);
+  mountJobs(app, deps);
+  mountCrawl(app, deps);
+  mountSources(app, deps);
+  mountHealth(app, deps);
+  mountMcp(app, deps);
+  mountImport(app, deps);
+  mountContext(app, deps);
+  mountSearch(app, deps);
+  mountLibraries(app, deps);
+  mountWeb(app);
+}

@@ -1,9 +1,10 @@
 import type { Express, Request, Response } from 'express';
 import cors from 'cors';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Services } from '../../services.ts';
-import { ApiError } from '../../errors.ts';
-import { route } from '../app.ts';
+import type { Logger } from '../../log.ts';
+import type { Operations } from '../../operations/index.ts';
+import { ApiError } from '../../../lib/errors.ts';
+import { route } from '../handler.ts';
 import { callerOf } from '../auth.ts';
 import { searchOperation } from '../../contracts/search.ts';
 import { createMcpServer } from '../../mcp/server.ts';
@@ -25,12 +26,18 @@ const mcpCors = cors({
   maxAge: 86400,
 });
 
+/** What the MCP route uses. */
+export interface McpRouteDeps {
+  operations: Parameters<typeof localBackend>[0] & Pick<Operations, 'admit'>;
+  log: Logger;
+}
+
 /**
  * Streamable HTTP MCP, stateless: every POST gets a fresh server and transport (no session), so
  * any replica can answer any request. The caller is the one resolved from the request's key
  * (resolvePrincipal); without a key the request is anonymous, allowed when allowAnonymousSearch.
  */
-export function mountMcp(app: Express, s: Services): void {
+export function mountMcp(app: Express, s: McpRouteDeps): void {
   app.use(MCP_PATH, mcpCors);
 
   app.post(

@@ -1,10 +1,15 @@
 import type { Express } from 'express';
-import type { Services } from '../../services.ts';
-import { route } from '../app.ts';
+import type { Operations } from '../../operations/index.ts';
+import { route } from '../handler.ts';
 import { callerOf } from '../auth.ts';
 
+/** What these routes use. */
+export interface SearchRouteDeps {
+  operations: Pick<Operations, 'search' | 'libsSearch'>;
+}
+
 /** GET /api/v3/search (multi-library search) and GET /api/v2/libs/search (library lookup for resolve-library-id). */
-export function mountSearch(app: Express, s: Services): void {
+export function mountSearch(app: Express, s: SearchRouteDeps): void {
   app.get(
     '/api/v3/search',
     route(async (req, res) => {

@@ -2,9 +2,10 @@ import type { Express } from 'express';
 import fs from 'node:fs';
 import path from 'node:path';
 import multer from 'multer';
-import type { Services } from '../../services.ts';
-import { ApiError } from '../../errors.ts';
-import { route } from '../app.ts';
+import type { Operations } from '../../operations/index.ts';
+import type { SourceService } from '../../sources/service.ts';
+import { ApiError } from '../../../lib/errors.ts';
+import { route } from '../handler.ts';
 import { callerOf } from '../auth.ts';
 import { requireMultipart, runMulter } from '../multipart.ts';
 import type { StagedUpload } from '../../sources/service.ts';
@@ -16,7 +17,13 @@ import { fileUploadOperation, openApiUploadOperation } from '../../contracts/sou
  * and a valid license and answers the library submission result {libraryName, message} (plus jobId).
  */
 
-export function mountSources(app: Express, s: Services): void {
+/** What these routes use: the operations, and the sources' staging folders for streamed uploads. */
+export interface SourceRouteDeps {
+  operations: Pick<Operations, 'admit' | 'addOpenApi' | 'addLlmsTxt' | 'addOpenApiUpload' | 'addFiles'>;
+  sources: Pick<SourceService, 'newStagingDir' | 'removeStaging'>;
+}
+
+export function mountSources(app: Express, s: SourceRouteDeps): void {
   app.post('/api/v2/add/openapi', route(async (req, res) => res.json(await s.operations.addOpenApi(req.body ?? {}, callerOf(res)))));
   app.post('/api/v2/add/llmstxt', route(async (req, res) => res.json(await s.operations.addLlmsTxt(req.body ?? {}, callerOf(res)))));
 
@@ -35,6 +42,11 @@ export function mountSources(app: Express, s: Services): void {
     }),
   );
 
+  mountFileUpload(app, s);
+}
+
+/** POST /api/v2/add/file-upload: PDF and DOCX files, streamed to a staging folder. */
+function mountFileUpload(app: Express, s: SourceRouteDeps): void {
   app.post(
     '/api/v2/add/file-upload',
     route(async (req, res) => {

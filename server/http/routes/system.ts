@@ -1,11 +1,16 @@
 import type { Express } from 'express';
-import type { Services } from '../../services.ts';
-import { route } from '../app.ts';
+import type { LicenseService } from '../../license/license.ts';
+import { route } from '../handler.ts';
 import { openApiDocument } from '../../contracts/openapi.ts';
 import { VERSION } from '../../version.ts';
 
+/** What these routes use. */
+export interface SystemDeps {
+  license: Pick<LicenseService, 'status'>;
+}
+
 /** Liveness, license information and the OpenAPI description of the API. */
-export function mountSystem(app: Express, s: Services): void {
+export function mountSystem(app: Express, s: SystemDeps): void {
   app.get('/ping', (_req, res) => {
     res.json({ status: 'ok', message: 'pong' });
   });

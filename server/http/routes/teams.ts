@@ -1,13 +1,22 @@
 import type { Express } from 'express';
-import type { Services } from '../../services.ts';
-import { route } from '../app.ts';
+import type { Operations } from '../../operations/index.ts';
+import { route } from '../handler.ts';
 import { callerOf } from '../auth.ts';
+
+/** What these routes use. */
+export interface TeamRouteDeps {
+  operations: Pick<
+    Operations,
+    | 'keyCreate' | 'keyRevoke' | 'keysList' | 'memberAdd' | 'memberRemove' | 'memberRole' | 'membersList'
+    | 'policiesGet' | 'policiesUpdate' | 'ruleAdd' | 'ruleRemove' | 'rulesList' | 'teamspaceGet' | 'teamspaceUpdate' | 'usage'
+  >;
+}
 
 /**
  * Teamspace endpoints: policies, usage, plan and limits, rules, members, keys (the operations in
  * server/operations/teams.ts). Reading needs any key of the teamspace; changing needs an owner or admin key.
  */
-export function mountTeams(app: Express, s: Services): void {
+export function mountTeams(app: Express, s: TeamRouteDeps): void {
   const o = s.operations;
   app.get('/api/v2/policies', route(async (req, res) => res.json(await o.policiesGet(req.query, callerOf(res)))));
   app.patch('/api/v2/policies', route(async (req, res) => res.json(await o.policiesUpdate(req.body ?? {}, false, callerOf(res)))));

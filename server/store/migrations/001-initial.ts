@@ -1,16 +1,9 @@
-import type { Migration } from './index.ts';
+import type { Migration } from './migration.ts';
 
-/**
- * The initial schema. Conventions: timestamps are ISO-8601 UTC text; JSON columns end in _json.
- * Library versions: tag '' is the library's current (default-branch) documentation; every
- * (library_id, tag) has at most one row with is_current = 1, the one readers serve. A new import
- * or crawl writes a 'building' row and swaps it in with one transaction, so readers never see a mix.
- */
-export const m001: Migration = {
-  version: 1,
-  name: 'initial',
-  up(db) {
-    db.exec(`
+// The statements keep their original indentation: SQLite stores each CREATE statement's text in sqlite_master.
+
+/** Teamspaces, members and their API keys (and the meta table). */
+const ACCOUNTS = `
       CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
       CREATE TABLE teamspaces (
@@ -45,7 +38,10 @@ export const m001: Migration = {
         last_used_at TEXT,
         revoked_at TEXT
       );
+    `;
 
+/** Libraries, their versions and snippets, and the full-text index. */
+const LIBRARIES = `
       CREATE TABLE libraries (
         id TEXT PRIMARY KEY,
         title TEXT NOT NULL,
@@ -109,7 +105,10 @@ export const m001: Migration = {
         content = '', contentless_delete = 1,
         tokenize = 'unicode61 remove_diacritics 2'
       );
+    `;
 
+/** The job queue, usage counters and rules. */
+const JOBS_AND_USAGE = `
       CREATE TABLE jobs (
         id INTEGER PRIMARY KEY,
         kind TEXT NOT NULL,
@@ -152,6 +151,20 @@ export const m001: Migration = {
         text TEXT NOT NULL,
         created_at TEXT NOT NULL
       );
-    `);
+    `;
+
+/**
+ * The initial schema. Conventions: timestamps are ISO-8601 UTC text; JSON columns end in _json.
+ * Library versions: tag '' is the library's current (default-branch) documentation; every
+ * (library_id, tag) has at most one row with is_current = 1, the one readers serve. A new import
+ * or crawl writes a 'building' row and swaps it in with one transaction, so readers never see a mix.
+ */
+export const m001: Migration = {
+  version: 1,
+  name: 'initial',
+  up(db) {
+    db.exec(ACCOUNTS);
+    db.exec(LIBRARIES);
+    db.exec(JOBS_AND_USAGE);
   },
 };

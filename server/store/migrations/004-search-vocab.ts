@@ -1,4 +1,4 @@
-import type { Migration } from './index.ts';
+import type { Migration } from './migration.ts';
 
 /**
  * A read-only view of the full-text index's vocabulary (fts5vocab, one row per term with the

@@ -1,4 +1,4 @@
-import type { Migration } from './index.ts';
+import type { Migration } from './migration.ts';
 
 /**
  * Teamspace accounting. usage_daily (001) keeps the per-member, per-day history that

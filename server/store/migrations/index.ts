@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { Migration } from './migration.ts';
 import { m001 } from './001-initial.ts';
 import { m004 } from './004-search-vocab.ts';
 import { m005 } from './005-crawl.ts';
@@ -7,11 +7,7 @@ import { m008 } from './008-job-owner.ts';
 import { m009 } from './009-search-index.ts';
 import { m010 } from './010-ranking.ts';
 
-export interface Migration {
-  version: number;
-  name: string;
-  up(db: Database.Database): void;
-}
+export type { Migration };
 
 /** Append new migrations here; never edit one that has shipped. */
 export const migrations: Migration[] = [m001, m004, m005, m007, m008, m009, m010];

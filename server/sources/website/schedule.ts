@@ -1,5 +1,6 @@
 import cron, { type ScheduledTask } from 'node-cron';
-import type { Services } from '../server/services.ts';
+import type { Logger } from '../../log.ts';
+import type { CrawlService } from './service.ts';
 
 /** How often the schedule table is re-read (a schedule set by the CLI or API takes effect within this time). */
 const RELOAD_MS = 60_000;
@@ -8,21 +9,21 @@ const RELOAD_MS = 60_000;
  * Background task: one node-cron task per crawled library with a schedule; each firing queues a
  * re-crawl (skipped when a crawl of that library is already queued or running).
  */
-export function startCrawlSchedules(s: Services): () => void {
+export function startCrawlSchedules(crawler: Pick<CrawlService, 'sites' | 'recrawl' | 'onSchedulesChanged'>, log: Logger): () => void {
   const tasks = new Map<string, { expr: string; task: ScheduledTask }>();
   // node-cron's own messages go to the server log, not to the console.
   const logger = {
-    info: (m: string) => s.log.debug({ source: 'node-cron' }, m),
-    warn: (m: string) => s.log.warn({ source: 'node-cron' }, m),
-    error: (m: string | Error, err?: Error) => s.log.error({ source: 'node-cron', err: err?.message }, String(m)),
-    debug: (m: string | Error) => s.log.debug({ source: 'node-cron' }, String(m)),
+    info: (m: string) => log.debug({ source: 'node-cron' }, m),
+    warn: (m: string) => log.warn({ source: 'node-cron' }, m),
+    error: (m: string | Error, err?: Error) => log.error({ source: 'node-cron', err: err?.message }, String(m)),
+    debug: (m: string | Error) => log.debug({ source: 'node-cron' }, String(m)),
   };
   const reload = () => {
     let sites;
     try {
-      sites = s.crawler.sites();
+      sites = crawler.sites();
     } catch (err) {
-      s.log.warn({ err: (err as Error).message }, 'crawl schedules could not be read');
+      log.warn({ err: (err as Error).message }, 'crawl schedules could not be read');
       return;
     }
     const wanted = new Map(sites.filter((x) => x.schedule).map((x) => [x.libraryId, x.schedule!]));
@@ -36,10 +37,10 @@ export function startCrawlSchedules(s: Services): () => void {
       if (tasks.has(id) || !cron.validate(expr)) continue;
       const task = cron.schedule(expr, () => {
         try {
-          const r = s.crawler.recrawl(id, 'schedule');
-          if (r) s.log.info({ libraryId: id, jobId: r.jobId }, 'scheduled re-crawl queued');
+          const r = crawler.recrawl(id, 'schedule');
+          if (r) log.info({ libraryId: id, jobId: r.jobId }, 'scheduled re-crawl queued');
         } catch (err) {
-          s.log.warn({ libraryId: id, err: (err as Error).message }, 'scheduled re-crawl not queued');
+          log.warn({ libraryId: id, err: (err as Error).message }, 'scheduled re-crawl not queued');
         }
       }, { name: `crawl ${id}`, noOverlap: true, unref: true, logger });
       tasks.set(id, { expr, task });
@@ -48,7 +49,7 @@ export function startCrawlSchedules(s: Services): () => void {
   reload();
   const timer = setInterval(reload, RELOAD_MS);
   timer.unref();
-  const unsubscribe = s.crawler.onSchedulesChanged(reload);
+  const unsubscribe = crawler.onSchedulesChanged(reload);
   return () => {
     unsubscribe();
     clearInterval(timer);

@@ -1,12 +1,30 @@
 import cron from 'node-cron';
-import type { Services } from '../server/services.ts';
-import { ApiError } from '../server/errors.ts';
-import { checkUrl } from '../server/net/guard.ts';
-import { libraryIdFor, patternToRegExp } from './url.ts';
-import type { CrawlPayload } from './crawl.ts';
+import type { Config } from '../../config.ts';
+import type { Store } from '../../store/index.ts';
+import type { JobQueue } from '../../jobs/queue.ts';
+import { ApiError } from '../../../lib/errors.ts';
+import { checkUrl } from '../../../lib/net/guard.ts';
+import { libraryIdFor, patternToRegExp } from '../../../crawler/url.ts';
 
 export const CRAWL_JOB = 'crawl';
 export const DEFAULT_MAX_PAGES = 500;
+
+/** The job payload of a crawl (kind 'crawl'). */
+export interface CrawlPayload {
+  libraryId: string;
+  startUrl: string;
+  maxPages: number;
+  /** Link hops from the start URL; null = unlimited (then sitemap.xml also seeds the crawl). */
+  maxDepth: number | null;
+  excludePatterns: string[];
+  name: string | null;
+  description: string | null;
+  /** null = the server's crawlRespectRobots setting. */
+  respectRobots: boolean | null;
+  /** Cron expression for re-crawls; undefined keeps the stored one, null removes it. */
+  schedule?: string | null;
+  trigger: 'api' | 'cli' | 'schedule';
+}
 
 export interface CrawlRequest {
   websiteUrl: string;
@@ -29,11 +47,18 @@ export interface CrawlSubmission {
   recrawl: boolean;
 }
 
+/** What CrawlService needs. */
+export interface CrawlServiceDeps {
+  store: Pick<Store, 'jobs' | 'libraries' | 'crawl'>;
+  jobs: Pick<JobQueue, 'enqueue'>;
+  config: Pick<Config, 'crawlAllowPrivate'>;
+}
+
 /** Submits crawls (HTTP, CLI, schedule) and manages per-library re-crawl schedules. */
 export class CrawlService {
   private scheduleListeners = new Set<() => void>();
 
-  constructor(private readonly s: Pick<Services, 'store' | 'jobs' | 'config'>) {}
+  constructor(private readonly s: CrawlServiceDeps) {}
 
   /** Called when a schedule may have changed (the schedule task reloads at once instead of at its next poll). */
   onSchedulesChanged(listener: () => void): () => void {

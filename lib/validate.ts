@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApiError } from '../errors.ts';
+import { ApiError } from './errors.ts';
 
 /** Parses input with a zod schema; the first problem becomes a 400 validation_error naming the parameter. */
 export function validate<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {

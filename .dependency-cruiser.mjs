@@ -5,7 +5,9 @@
 //   bin/, cli/, server/server.ts           start a process (launchers)
 //   server/services.ts, background.ts      the composition root: builds every service, registers jobs and tasks
 //   server/http/, server/mcp/, server/web/ entry points: translate a protocol into service calls
+//   server/operations/                     the service layer's front door: every operation validated and admitted, then run
 //   server/<feature>/                      services: auth license teams jobs embed ingest search sources
+//   server/contracts/                      one zod contract per operation (input, access, answer); lib/ only
 //   server/store/                          all SQL; imports no service
 //   server/config.ts log.ts version.ts     server base: configuration, logging, version
 //   lib/                                   shared pure helpers: model types, errors, text, net guard, vector kernel
@@ -15,6 +17,8 @@ const ENTRY = '^server/(http|mcp|web)/';
 const ROOT = '^server/(services|background|server)[.]ts$';
 const BASE = '^server/(config|log|version)[.]ts$';
 const STORE = '^server/store/';
+const OPERATIONS = '^server/operations/';
+const CONTRACTS = '^server/contracts/';
 const REPO = '^(server|cli|crawler|lib|bin|scripts|test|bench)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -61,6 +65,27 @@ export default {
       comment: 'A service receives its dependencies as arguments; it never imports an entry point, the composition root or the CLI.',
       from: { path: SERVICES },
       to: { path: `${ENTRY}|${ROOT}|^(cli|bin)/` },
+    },
+    {
+      name: 'contracts-are-schemas',
+      severity: 'error',
+      comment: 'A contract describes an operation (its input, who may call it, its answer); it imports only lib/ and other contracts.',
+      from: { path: CONTRACTS },
+      to: { path: REPO, pathNot: `${CONTRACTS}|^lib/` },
+    },
+    {
+      name: 'services-sit-under-the-operations',
+      severity: 'error',
+      comment: 'The operations call the services, never the reverse.',
+      from: { path: SERVICES },
+      to: { path: OPERATIONS },
+    },
+    {
+      name: 'operations-do-not-import-upward-or-sql',
+      severity: 'error',
+      comment: 'The operations validate, admit and call the services; they import no entry point, no launcher, no SQL.',
+      from: { path: OPERATIONS },
+      to: { path: `${ENTRY}|${ROOT}|^(cli|bin)/|${STORE}` },
     },
     {
       name: 'job-queue-knows-no-feature',

@@ -26,6 +26,84 @@ const LIBS = ['', '/fastify/fastify', '/pinojs/pino', '/colinhacks/zod', '/vitej
 const pct = (xs: number[], p: number) => percentile([...xs].sort((a, b) => a - b), p);
 const f = (ms: number) => `${ms.toFixed(3)} ms`;
 
+type Bench = Awaited<ReturnType<typeof startServer>>;
+
+/**
+ * Runs `measure` `rounds` times in pairs, once with `on` set and once with `off`, alternating
+ * which comes first so neither side always runs second. Returns both sides' timings.
+ */
+async function paired(rounds: number, on: () => void, off: () => void, measure: (i: number) => Promise<number>): Promise<{ on: number[]; off: number[] }> {
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const first = i % 2 === 0;
+    (first ? on : off)();
+    (first ? a : b).push(await measure(i));
+    (first ? off : on)();
+    (first ? b : a).push(await measure(i));
+  }
+  return { on: a, off: b };
+}
+
+/** Timed HTTP GETs: a search (library or library-less, in turn) and a request that does no search. */
+function timers(server: Bench, key: string) {
+  const get = async (url: string, check: boolean): Promise<number> => {
+    const t0 = process.hrtime.bigint();
+    const r = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+    await r.arrayBuffer();
+    if (check && (r.status >= 500 || r.status === 429 || r.status === 402)) throw new Error(`status ${r.status}`);
+    return Number(process.hrtime.bigint() - t0) / 1e6;
+  };
+  const url = (i: number) => {
+    const lib = LIBS[i % LIBS.length]!;
+    return `${server.url}/api/v3/search?type=json&query=${encodeURIComponent(QUERIES[i % QUERIES.length]!)}${lib ? `&library=${encodeURIComponent(lib)}` : ''}`;
+  };
+  return {
+    search: (i: number) => get(url(i), true),
+    // Context for an unknown library answers 404 at once: the accounting alone, without the noise of a search.
+    cheap: () => get(`${server.url}/api/v2/context?libraryId=/no/such&query=x`, false),
+  };
+}
+
+async function measureAccounting(server: Bench, t: ReturnType<typeof timers>): Promise<void> {
+  const s = server.services;
+  const metering = (v: boolean) => () => void (s.teams.metering = v);
+  const search = await paired(ROUNDS, metering(true), metering(false), t.search);
+  const pairDiffs = search.on.map((x, i) => x - search.off[i]!);
+  const d50 = pct(search.on, 50) - pct(search.off, 50);
+  console.log(`search with accounting:    p50 ${f(pct(search.on, 50))}  p95 ${f(pct(search.on, 95))}`);
+  console.log(`search without accounting: p50 ${f(pct(search.off, 50))}  p95 ${f(pct(search.off, 95))}`);
+  console.log(`accounting adds at p50: ${f(d50)} (difference of the p50s); median of paired differences: ${f(pct(pairDiffs, 50))} (target < 1 ms)`);
+  const cheap = await paired(ROUNDS * 5, metering(true), metering(false), t.cheap);
+  s.teams.metering = true;
+  console.log(`request without search (404): p50 ${f(pct(cheap.on, 50))} with, ${f(pct(cheap.off, 50))} without accounting; adds ${f(pct(cheap.on, 50) - pct(cheap.off, 50))} at p50`);
+}
+
+/** The same search with library filters active and with the open (allow-all) policy, accounting on. */
+async function measurePolicy(server: Bench, t: ReturnType<typeof timers>): Promise<void> {
+  const s = server.services;
+  s.teams.policies.update(s.teams.defaultTeamspaceId(), { libraryFilters: { quality: { maxAgeDays: 3650, blockedLibraries: ['example.com', '/nobody/nothing'], repoFilters: { minStars: 0, allowedLicenses: [] } } } });
+  const r = await paired(ROUNDS, () => void (s.access = s.teams.access), () => void (s.access = openAccess), t.search);
+  s.access = s.teams.access;
+  console.log(`search, policy filters active: p50 ${f(pct(r.on, 50))}; open policy: p50 ${f(pct(r.off, 50))}; difference ${f(pct(r.on, 50) - pct(r.off, 50))}`);
+}
+
+/** The parts alone, without HTTP. */
+function measureParts(server: Bench, key: string): void {
+  const s = server.services;
+  const principal = s.keys.verify(key)!;
+  const n = 20_000;
+  let t0 = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) s.teams.usage.meter(principal, '127.0.0.1');
+  const meterUs = Number(process.hrtime.bigint() - t0) / 1e3 / n;
+  const libs = s.store.libraries.list();
+  t0 = process.hrtime.bigint();
+  let seen = 0;
+  for (let i = 0; i < n; i++) for (const l of libs) if (s.access.canSee(principal, l)) seen++;
+  const canSeeUs = Number(process.hrtime.bigint() - t0) / 1e3 / (n * libs.length);
+  console.log(`meter() alone: ${meterUs.toFixed(1)} µs per request (rate limit + one IMMEDIATE transaction: read, 3 UPSERTs); canSee: ${canSeeUs.toFixed(2)} µs per library (${seen > 0 ? 'ok' : 'none visible'})`);
+}
+
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-bench-accounting-'));
   const config = loadConfig({ dataDir, port: 0, host: '127.0.0.1', logLevel: 'warn', rateLimitPerMinute: 1_000_000 } as never, {});
@@ -39,84 +117,11 @@ async function main(): Promise<void> {
     }
     const snippets = s.store.libraries.allCurrentVersions().reduce((n, v) => n + v.totalSnippets, 0);
     console.log(`corpus: ${snippets} snippets in ${s.store.libraries.list().length} libraries; ${ROUNDS} rounds; sequential requests over loopback HTTP`);
-
-    const url = (i: number) => {
-      const lib = LIBS[i % LIBS.length]!;
-      return `${server.url}/api/v3/search?type=json&query=${encodeURIComponent(QUERIES[i % QUERIES.length]!)}${lib ? `&library=${encodeURIComponent(lib)}` : ''}`;
-    };
-    const timed = async (i: number): Promise<number> => {
-      const t0 = process.hrtime.bigint();
-      const r = await fetch(url(i), { headers: { authorization: `Bearer ${key}` } });
-      await r.arrayBuffer();
-      if (r.status >= 500 || r.status === 429 || r.status === 402) throw new Error(`status ${r.status}`);
-      return Number(process.hrtime.bigint() - t0) / 1e6;
-    };
-    for (let i = 0; i < 30; i++) await timed(i); // warm-up: caches, JIT
-
-    const on: number[] = [];
-    const off: number[] = [];
-    for (let i = 0; i < ROUNDS; i++) {
-      // The same query twice in a row, once with and once without accounting; the order alternates
-      // so neither side always runs second.
-      const first = i % 2 === 0;
-      s.teams.metering = first;
-      (first ? on : off).push(await timed(i));
-      s.teams.metering = !first;
-      (first ? off : on).push(await timed(i));
-    }
-    const pairDiffs = on.map((x, i) => x - off[i]!);
-    s.teams.metering = true;
-    const d50 = pct(on, 50) - pct(off, 50);
-    console.log(`search with accounting:    p50 ${f(pct(on, 50))}  p95 ${f(pct(on, 95))}`);
-    console.log(`search without accounting: p50 ${f(pct(off, 50))}  p95 ${f(pct(off, 95))}`);
-    console.log(`accounting adds at p50: ${f(d50)} (difference of the p50s); median of paired differences: ${f(pct(pairDiffs, 50))} (target < 1 ms)`);
-
-    // The accounting alone on the HTTP path, on a request that does no search (context for an unknown
-    // library answers 404 at once), where the noise of the search itself does not hide it.
-    const cheap = async (): Promise<number> => {
-      const t0 = process.hrtime.bigint();
-      const r = await fetch(`${server.url}/api/v2/context?libraryId=/no/such&query=x`, { headers: { authorization: `Bearer ${key}` } });
-      await r.arrayBuffer();
-      return Number(process.hrtime.bigint() - t0) / 1e6;
-    };
-    const cOn: number[] = [];
-    const cOff: number[] = [];
-    for (let i = 0; i < ROUNDS * 5; i++) {
-      const first = i % 2 === 0;
-      s.teams.metering = first;
-      (first ? cOn : cOff).push(await cheap());
-      s.teams.metering = !first;
-      (first ? cOff : cOn).push(await cheap());
-    }
-    s.teams.metering = true;
-    console.log(`request without search (404): p50 ${f(pct(cOn, 50))} with, ${f(pct(cOff, 50))} without accounting; adds ${f(pct(cOn, 50) - pct(cOff, 50))} at p50`);
-
-    // The same search with library filters active and with the open (allow-all) policy, accounting on.
-    s.teams.policies.update(s.teams.defaultTeamspaceId(), { libraryFilters: { quality: { maxAgeDays: 3650, blockedLibraries: ['example.com', '/nobody/nothing'], repoFilters: { minStars: 0, allowedLicenses: [] } } } });
-    const team: number[] = [];
-    const open: number[] = [];
-    for (let i = 0; i < ROUNDS; i++) {
-      const first = i % 2 === 0;
-      s.access = first ? s.teams.access : openAccess;
-      (first ? team : open).push(await timed(i));
-      s.access = first ? openAccess : s.teams.access;
-      (first ? open : team).push(await timed(i));
-    }
-    s.access = s.teams.access;
-    console.log(`search, policy filters active: p50 ${f(pct(team, 50))}; open policy: p50 ${f(pct(open, 50))}; difference ${f(pct(team, 50) - pct(open, 50))}`);
-
-    // The parts alone, without HTTP.
-    const principal = s.keys.verify(key)!;
-    const n = 20_000;
-    let t0 = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) s.teams.usage.meter(principal, '127.0.0.1');
-    const meterUs = Number(process.hrtime.bigint() - t0) / 1e3 / n;
-    const libs = s.store.libraries.list();
-    t0 = process.hrtime.bigint();
-    let seen = 0;
-    for (let i = 0; i < n; i++) for (const l of libs) if (s.access.canSee(principal, l)) seen++;
-    const canSeeUs = Number(process.hrtime.bigint() - t0) / 1e3 / (n * libs.length);
-    console.log(`meter() alone: ${meterUs.toFixed(1)} µs per request (rate limit + one IMMEDIATE transaction: read, 3 UPSERTs); canSee: ${canSeeUs.toFixed(2)} µs per library (${seen > 0 ? 'ok' : 'none visible'})`);
+    const t = timers(server, key);
+    for (let i = 0; i < 30; i++) await t.search(i); // warm-up: caches, JIT
+    await measureAccounting(server, t);
+    await measurePolicy(server, t);
+    measureParts(server, key);
   } finally {
     await server.close();
     fs.rmSync(dataDir, { recursive: true, force: true });

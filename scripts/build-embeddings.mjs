@@ -162,13 +162,28 @@ export async function buildEmbeddings({ dataDir, source, force = false, log = co
   log(`Converting ${PACKAGE} ${src.version} into ${out} (one time, ~10 s)...`);
 
   const meta = {};
+  const { words, ranks, scales, quantized, dims } = await readQuantized(src.file, meta);
+  const count = words.length;
+  if (count < 1000) throw new Error(`only ${count} usable words found in ${src.file}`);
+  const file = tableFile({ words, ranks, scales, quantized, dims }, { src, srcSize, meta });
+
+  fs.mkdirSync(outDir, { recursive: true });
+  const tmp = `${out}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, file);
+  fs.renameSync(tmp, out);
+  log(`Wrote ${out}: ${count} words x ${dims} dims, ${(file.length / 1048576).toFixed(1)} MB, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return { file: out, built: true, reason: force ? 'forced' : existing ? 'outdated' : 'missing' };
+}
+
+/** Reads the package's vectors: the kept words, their ranks, and each row normalized and quantized to 8 bits with its scale. */
+async function readQuantized(sourceFile, meta) {
   const words = [];
   const ranks = [];
   const scales = [];
   // Quantized rows go straight into one growing buffer, so the build stays near 200 MB of memory.
   let quantized = new Int8Array(0);
   let dims = 0;
-  for await (const { word, numbers } of readEntries(src.file, meta)) {
+  for await (const { word, numbers } of readEntries(sourceFile, meta)) {
     if (!dims) dims = meta.dimensions ?? numbers.length - 2;
     if (numbers.length !== dims + 2) throw new Error(`entry ${JSON.stringify(word)} has ${numbers.length} numbers, expected ${dims + 2}`);
     if (!KEEP.test(word) || NUMBER.test(word)) continue;
@@ -197,9 +212,12 @@ export async function buildEmbeddings({ dataDir, source, force = false, log = co
     ranks.push(Number(numbers[dims + 1]));
     scales.push(scale);
   }
-  const count = words.length;
-  if (count < 1000) throw new Error(`only ${count} usable words found in ${src.file}`);
+  return { words, ranks, scales, quantized, dims };
+}
 
+/** The table file: a fixed header slot, then ranks, scales, vectors, word offsets, characters and the open-addressing word table. */
+function tableFile({ words, ranks, scales, quantized, dims }, { src, srcSize, meta }) {
+  const count = words.length;
   const tableSize = 1 << Math.ceil(Math.log2(count * 2));
   const charBytes = words.reduce((n, w) => n + w.length, 0);
   const sizes = { ranks: count * 4, scales: count * 4, vectors: count * dims, offsets: (count + 1) * 4, chars: charBytes, table: tableSize * 4 };
@@ -249,12 +267,7 @@ export async function buildEmbeddings({ dataDir, source, force = false, log = co
   }
   offArr[count] = c;
 
-  fs.mkdirSync(outDir, { recursive: true });
-  const tmp = `${out}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, file);
-  fs.renameSync(tmp, out);
-  log(`Wrote ${out}: ${count} words x ${dims} dims, ${(file.length / 1048576).toFixed(1)} MB, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return { file: out, built: true, reason: force ? 'forced' : existing ? 'outdated' : 'missing' };
+  return file;
 }
 
 function parseArgs(argv) {

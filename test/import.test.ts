@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestServer, tempDir, type TestServer } from './helpers/server.ts';
+import { startTestServer, type TestServer } from './helpers/server.ts';
 import { CORPUS_BUNDLES, FIXTURES } from './helpers/fixtures.ts';
 import { makeZip } from './helpers/zip.ts';
 

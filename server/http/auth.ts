@@ -1,6 +1,6 @@
 import type { Request, Response, NextFunction } from 'express';
 import type { KeyService } from '../auth/keys.ts';
-import type { Principal, Role } from '../../lib/model.ts';
+import type { Principal } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { asKey, type Caller } from '../operations/index.ts';
 

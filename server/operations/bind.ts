@@ -5,10 +5,10 @@ import { validate } from '../../lib/validate.ts';
 import { admit, type AdmitDeps, type Caller } from './admit.ts';
 
 /** An operation bound to its service: raw input and a caller in, the service's answer out. */
-export type Bound<I extends z.ZodType, O> = (raw: unknown, caller: Caller) => Promise<O>;
+export type Bound<O> = (raw: unknown, caller: Caller) => Promise<O>;
 
 export function binder(deps: AdmitDeps) {
-  return <I extends z.ZodType, O>(op: Operation<I>, run: (input: z.output<I>, principal: Principal | null, caller: Caller) => O | Promise<O>): Bound<I, O> =>
+  return <I extends z.ZodType, O>(op: Operation<I>, run: (input: z.output<I>, principal: Principal | null, caller: Caller) => O | Promise<O>): Bound<O> =>
     async (raw, caller) => {
       const principal = admit(deps, op.access, caller);
       return run(validate(op.input, raw), principal, caller);

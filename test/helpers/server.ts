@@ -104,7 +104,10 @@ export async function startStacksProcess(options: { dataDir: string; args?: stri
       const timer = setTimeout(() => reject(new Error(`stacks serve did not start: ${out}`)), options.timeoutMs ?? 120_000);
       const check = () => {
         const found = /running at (http:\/\/\S+)/.exec(out);
-        if (found) (clearTimeout(timer), resolve(found));
+        if (found) {
+          clearTimeout(timer);
+          resolve(found);
+        }
       };
       child.stdout!.on('data', check);
       child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`stacks serve exited with ${code}: ${out}`))));

@@ -4,7 +4,8 @@ import type { Command } from 'commander';
 import { printJson, withDataDir, withServices, type CommonOpts } from '../context.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { Services } from '../../server/services.ts';
-import type { Submitter, SubmissionResult } from '../../server/sources/service.ts';
+import type { SubmissionResult } from '../../server/sources/service.ts';
+import { LOCAL } from '../../server/operations/index.ts';
 
 interface AddOpts extends CommonOpts {
   force?: boolean;
@@ -14,8 +15,9 @@ interface AddOpts extends CommonOpts {
 }
 
 /**
- * `stacks add openapi|llmstxt|files ...`: the same SourceService as POST /api/v2/add/*, run in this
- * process against the data dir (as the default teamspace), then the queue is worked until idle.
+ * `stacks add openapi|llmstxt|files ...`: the same operations as POST /api/v2/add/* (one contract,
+ * the license checked inside), run in this process against the data dir (as the default
+ * teamspace), then the queue is worked until idle.
  */
 export function addCommand(program: Command): void {
   const add = program.command('add').description('add a library from an OpenAPI spec, an llms.txt URL or PDF/DOCX files');
@@ -25,15 +27,15 @@ export function addCommand(program: Command): void {
     .option('--title <title>', 'library title (files only; default: info.title)')
     .option('--description <text>', 'library description (files only)')
     .action((source: string, opts: AddOpts) =>
-      run(opts, (s, who) => {
-        if (/^https?:\/\//i.test(source)) return s.sources.submitOpenApiUrl({ url: source, force: !!opts.force }, who);
+      run(opts, (s) => {
+        if (/^https?:\/\//i.test(source)) return s.operations.addOpenApi({ openApiUrl: source, force: !!opts.force }, LOCAL);
         const file = existingFile(source);
-        return s.sources.submitOpenApiUpload({ fileName: path.basename(file), data: fs.readFileSync(file), title: opts.title, description: opts.description, force: !!opts.force }, who);
+        return s.operations.addOpenApiUpload({ libraryTitle: opts.title, description: opts.description, force: !!opts.force }, { name: path.basename(file), data: fs.readFileSync(file) }, LOCAL);
       }),
     );
 
   common(add.command('llmstxt').description('an llms.txt, llms-full.txt or llms-small.txt URL').argument('<url>')).action((url: string, opts: AddOpts) =>
-    run(opts, (s, who) => s.sources.submitLlmsTxt({ url, force: !!opts.force }, who)),
+    run(opts, (s) => s.operations.addLlmsTxt({ llmstxtUrl: url, force: !!opts.force }, LOCAL)),
   );
 
   common(add.command('files').description('PDF and DOCX files as one library').argument('<files...>'))
@@ -41,7 +43,7 @@ export function addCommand(program: Command): void {
     .option('--title <title>', 'library title')
     .option('--description <text>', 'library description')
     .action((files: string[], opts: AddOpts) =>
-      run(opts, async (s, who) => {
+      run(opts, async (s) => {
         const dir = s.sources.newStagingDir();
         try {
           const staged = files.map((f, i) => {
@@ -55,7 +57,8 @@ export function addCommand(program: Command): void {
             const rel = path.relative(process.cwd(), path.resolve(f)).split(path.sep).join('/');
             return rel.startsWith('..') || path.isAbsolute(rel) ? path.basename(f) : rel;
           });
-          return await s.sources.submitFiles({ stagedDir: dir, files: staged, relativePaths, collectionName: opts.collection, projectTitle: opts.title, description: opts.description, force: !!opts.force }, who);
+          const fields = { collectionName: opts.collection, projectTitle: opts.title, description: opts.description, relativePaths: JSON.stringify(relativePaths), force: !!opts.force };
+          return await s.operations.addFiles(fields, { dir, files: staged }, LOCAL);
         } catch (err) {
           s.sources.removeStaging(dir);
           throw err;
@@ -70,10 +73,9 @@ function existingFile(f: string): string {
   return abs;
 }
 
-async function run(opts: AddOpts, submit: (s: Services, who: Submitter) => Promise<SubmissionResult>): Promise<void> {
+async function run(opts: AddOpts, submit: (s: Services) => Promise<SubmissionResult>): Promise<void> {
   const ok = await withServices(opts, async (s) => {
-    s.license.require();
-    const result = await submit(s, { memberId: null, teamspaceId: s.keys.defaultTeamspaceId() });
+    const result = await submit(s);
     if (!opts.json) process.stdout.write(`${result.message}\n`);
     s.jobs.start();
     try {

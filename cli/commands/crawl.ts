@@ -4,7 +4,7 @@ import { intArg, output, printJson, withDataDir, withServices, type CommonOpts }
 import { ApiError } from '../../lib/errors.ts';
 import type { Services } from '../../server/services.ts';
 import { jobView } from '../../server/jobs/view.ts';
-import { validateSchedule } from '../../server/sources/website/service.ts';
+import { LOCAL } from '../../server/operations/index.ts';
 
 interface CrawlOpts extends CommonOpts {
   maxPages?: number;
@@ -29,7 +29,7 @@ export function crawlCommand(program: Command): void {
   withDataDir(program.command('crawl').description('crawl a documentation website into a library (needs a license)').argument('<url>', 'start URL (the crawl stays under its host and folder)'))
     .option('--max-pages <n>', 'most pages to crawl (1-100000, default 500)', intArg(1, 100_000))
     .option('--max-depth <n>', 'most link hops from the start URL (0-100; default: unlimited, sitemap.xml also used)', intArg(0, 100))
-    .option('--exclude <pattern>', 'skip URL paths matching the pattern (`*` wildcard or /regex/); repeatable', collect)
+    .option('--exclude <pattern>', 'skip URL paths matching the pattern (a glob such as `/blog/**`, or /regex/); repeatable', collect)
     .option('--name <name>', 'display name of the library')
     .option('--description <text>', 'short description of the library')
     .option('--force', 'crawl again when the site is already indexed')
@@ -63,17 +63,16 @@ export function crawlCommand(program: Command): void {
 }
 
 async function runCrawlCommand(s: Services, url: string, opts: CrawlOpts): Promise<boolean> {
-  s.license.require('crawl');
-  if (opts.schedule) validateSchedule(opts.schedule);
-  const sub = await s.crawler.submit(
+  // The same operation as POST /api/parse-website: one contract, the license checked inside.
+  const queued = await s.operations.parseWebsite(
     {
-      websiteUrl: url, maxPages: opts.maxPages, maxDepth: opts.maxDepth ?? null,
-      excludePatterns: opts.exclude ?? [], name: opts.name ?? null, description: opts.description ?? null, force: opts.force ?? false,
-      respectRobots: opts.robots === false ? false : null, schedule: opts.schedule, trigger: 'cli',
+      websiteUrl: url, maxPages: opts.maxPages, maxDepth: opts.maxDepth, excludePatterns: opts.exclude, name: opts.name, description: opts.description,
+      force: opts.force, respectRobots: opts.robots === false ? false : undefined, schedule: opts.schedule,
     },
-    null,
+    LOCAL,
   );
-  if (!opts.json) process.stderr.write(`Crawling ${url} into ${sub.libraryId} (job ${sub.jobId})${sub.recrawl ? ', re-crawl' : ''}\n`);
+  const sub = { libraryId: queued.project, jobId: queued.queueId };
+  if (!opts.json) process.stderr.write(`Crawling ${url} into ${sub.libraryId} (job ${sub.jobId})\n`);
   const tty = process.stderr.isTTY && opts.progress !== false && !opts.json;
   const bar = tty
     ? new cliProgress.SingleBar(

@@ -6,6 +6,7 @@ import { printJson, withDataDir, withServices, type CommonOpts } from '../contex
 import { ApiError } from '../../lib/errors.ts';
 import type { Services } from '../../server/services.ts';
 import type { ImportResult } from '../../server/ingest/import-service.ts';
+import { LOCAL } from '../../server/operations/index.ts';
 
 interface ImportOpts extends CommonOpts {
   force?: boolean;
@@ -29,8 +30,8 @@ export function importCommand(program: Command): void {
 }
 
 async function runImport(s: Services, file: string, opts: ImportOpts): Promise<number> {
-  s.license.require('import');
-  const result = await s.importer.importFile(file, { force: opts.force ? true : null });
+  // The same operation as POST /api/import-libraries: one contract, the license checked inside.
+  const result = await s.operations.importLibraries({ force: opts.force ? true : undefined }, file, LOCAL);
   if (!opts.json) {
     process.stdout.write(`${result.message}\n`);
     for (const k of result.skipped) process.stdout.write(`  skipped ${k.project}: ${k.reason}\n`);

@@ -3,7 +3,8 @@ import { choiceOption, intArg, output, printJson, withDataDir, withServices, typ
 import { remoteClient, withRemote, type RemoteOpts } from '../remote.ts';
 import { countsText, followJob } from '../job-follow.ts';
 import { EXIT_FAILED } from '../errors.ts';
-import { jobView, type JobView } from '../../server/jobs/view.ts';
+import type { JobView } from '../../server/jobs/view.ts';
+import { LOCAL } from '../../server/operations/index.ts';
 import { RemoteError } from '../../server/mcp/backend.ts';
 import type { JobState } from '../../lib/model.ts';
 
@@ -21,19 +22,19 @@ export function jobsCommand(program: Command): void {
     .option('--kind <kind>', 'job kind, e.g. crawl or import')
     .option('--limit <n>', 'most jobs to list (1-1000)', intArg(1, 1000), 50)
     .action(async (opts: CommonOpts & { state?: JobState; kind?: string; limit: number }) => {
-      await withServices(opts, (s) => {
-        const list = s.jobs.list({ state: opts.state, kind: opts.kind, limit: opts.limit }).map((j) => jobView(j, s.store.jobs.position(j.id)));
+      await withServices(opts, async (s) => {
+        const { jobs: list } = await s.operations.jobsList({ state: opts.state, kind: opts.kind, limit: opts.limit }, LOCAL);
         output(opts, list, () =>
           list.length ? list.map((j) => `${String(j.id).padStart(5)}  ${j.kind.padEnd(14)} ${j.state.padEnd(10)} ${j.libraryId ?? ''}  ${listDetail(j)}`) : 'No jobs.',
         );
       });
     });
   withDataDir(jobs.command('show').description('show one job with its progress (JSON)').argument('<id>', 'job ID', intArg(1))).action(async (id: number, opts: CommonOpts) => {
-    await withServices(opts, (s) => printJson(jobView(s.jobs.get(id), s.store.jobs.position(id))));
+    await withServices(opts, async (s) => printJson(await s.operations.jobGet({ id }, LOCAL)));
   });
   withDataDir(jobs.command('cancel').description('cancel a queued or running job').argument('<id>', 'job ID', intArg(1))).action(async (id: number, opts: CommonOpts) => {
-    await withServices(opts, (s) => {
-      const job = jobView(s.jobs.cancel(id), null);
+    await withServices(opts, async (s) => {
+      const job = await s.operations.jobCancel({ id }, LOCAL);
       output(opts, job, () => (job.state === 'running' ? `Cancel requested for job ${job.id}; it stops after the step in progress.` : `Job ${job.id} is ${job.state}.`));
     });
   });
@@ -48,7 +49,7 @@ export function jobsCommand(program: Command): void {
   )
     .option('--no-progress', 'no progress on stderr, only the final state')
     .action(async (id: number, opts: FollowOpts) => {
-      const job = opts.url ? await followRemote(id, { ...opts, url: opts.url }) : await withServices(opts, (s) => followJob(() => jobView(s.jobs.get(id), s.store.jobs.position(id)), { progress: opts.progress !== false, pollMs: 250 }));
+      const job = opts.url ? await followRemote(id, { ...opts, url: opts.url }) : await withServices(opts, (s) => followJob(() => s.operations.jobGet({ id }, LOCAL), { progress: opts.progress !== false, pollMs: 250 }));
       output(opts, job, () => finalLine(job));
       if (job.state !== 'succeeded') process.exitCode = EXIT_FAILED;
     });

@@ -20,6 +20,7 @@ export const parseWebsiteInput = z.object({
   maxDepth: z.coerce.number().int().min(0).max(100).optional().describe('link hops from the start URL (0 = the start page only); without it, sitemap.xml also seeds the crawl'),
   excludePatterns: z.array(z.string().trim().min(1).max(500)).max(100).optional().describe('URL path patterns to skip: globs, or /regex/'),
   force: flag.optional().describe('crawl again even when the site is already indexed'),
+  respectRobots: flag.optional().describe("obey robots.txt (default: the server's STACKS_CRAWL_RESPECT_ROBOTS)"),
   schedule: z.string().trim().min(1).max(100).nullable().optional().describe('cron expression for automatic re-crawls; null removes the schedule'),
 });
 export type ParseWebsiteInput = z.output<typeof parseWebsiteInput>;

@@ -2,7 +2,7 @@ import type { Config } from '../../config.ts';
 import type { Store } from '../../store/index.ts';
 import type { JobContext, JobQueue } from '../../jobs/queue.ts';
 import { JobCancelled } from '../../jobs/queue.ts';
-import type { LibraryWriter, VersionBuild } from '../../ingest/writer.ts';
+import { runVersionJob, type VersionJobDeps } from '../../ingest/version-job.ts';
 import type { LibraryMeta } from '../../../lib/model.ts';
 import { checkUrl, type NetPolicy } from '../../../lib/net/guard.ts';
 import { scopeFor } from '../../../crawler/url.ts';
@@ -24,9 +24,8 @@ export interface CrawlProgress {
 }
 
 /** What a crawl job needs. */
-export interface CrawlJobDeps {
+export interface CrawlJobDeps extends VersionJobDeps {
   store: Pick<Store, 'libraries' | 'crawl' | 'jobs'>;
-  writer: Pick<LibraryWriter, 'begin'>;
   config: Pick<Config, 'crawlAllowPrivate' | 'crawlPageTimeoutMs' | 'crawlRespectRobots' | 'chromiumPath' | 'crawlConcurrency'>;
   /** Tells the schedule task to reload (CrawlService.schedulesChanged) when the crawl set a schedule. */
   schedulesChanged(): void;
@@ -38,11 +37,11 @@ export function registerCrawlJob(jobs: Pick<JobQueue, 'register'>, deps: CrawlJo
 }
 
 /**
- * Runs (or resumes) one crawl job. The frontier lives in SQLite: after a crash the pages that were
- * in flight are queued again and the job's unfinished library version is continued (snippets the
- * build already holds are skipped by its content hashes), so nothing is lost or stored twice.
- * The new version is swapped in only at the end; a failed or cancelled crawl throws its build away.
- * The crawl itself is crawler/crawl.ts (crawlSite); this is the job around it.
+ * Runs (or resumes) one crawl job in the version-build frame (server/ingest/version-job.ts). The
+ * frontier lives in SQLite: after a crash the pages that were in flight are queued again and the
+ * job's unfinished library version is continued (snippets the build already holds are skipped by
+ * its content hashes), so nothing is lost or stored twice. The crawl itself is crawler/crawl.ts
+ * (crawlSite); this is the job around it.
  */
 export async function runCrawl(deps: CrawlJobDeps, ctx: JobContext<CrawlPayload>): Promise<void> {
   const { store, config } = deps;
@@ -50,8 +49,6 @@ export async function runCrawl(deps: CrawlJobDeps, ctx: JobContext<CrawlPayload>
   const jobId = ctx.job.id;
   const policy: NetPolicy = { allowPrivate: config.crawlAllowPrivate };
   const timeoutMs = config.crawlPageTimeoutMs;
-  const scope = scopeFor(p.startUrl, p.excludePatterns);
-  const respectRobots = p.respectRobots ?? config.crawlRespectRobots;
   await checkUrl(p.startUrl, policy);
 
   const library = store.libraries.get(p.libraryId);
@@ -64,49 +61,48 @@ export async function runCrawl(deps: CrawlJobDeps, ctx: JobContext<CrawlPayload>
     sourceUrl: p.startUrl,
     docsSiteUrl: p.startUrl,
   };
-  let build: VersionBuild | null = deps.writer.begin(meta, { tag: '', jobId, resume: true });
-  const renderer = new BrowserRenderer({ executablePath: config.chromiumPath, policy, timeoutMs, maxPages: config.crawlConcurrency, log: ctx.log });
-  const progress = (): CrawlProgress => crawlProgress(store, p, jobId, renderer.rendered, build?.snippetCount ?? 0);
-  const report = throttled(250, () => ctx.progress(progress()));
-
-  try {
-    const crawled = await crawlSite(
-      { jobId, libraryId: p.libraryId, startUrl: p.startUrl, scope, maxPages: p.maxPages, maxDepth: p.maxDepth, respectRobots, policy, timeoutMs, concurrency: config.crawlConcurrency, siteName: site?.siteTitle ?? null },
-      { frontier: store.crawl, sink: build, renderer, signal: ctx.signal, log: ctx.log, checkCancelled: () => checkCancelled(store, ctx), report, isCancellation: (err) => err instanceof JobCancelled },
-    );
-    const final = progress();
-    ctx.progress(final);
-    if (build.snippetCount === 0) {
-      const first = final.errors[0];
-      throw new Error(`Nothing could be indexed from ${p.startUrl}${first ? `: ${first.url}: ${first.error}` : ' (no documentation content found)'}.`);
-    }
-    // Continue the same build with the final metadata (the site name is known only now), then swap it in.
-    const finalMeta: LibraryMeta = { ...meta, title: p.name ?? library?.title ?? crawled.siteName ?? meta.title };
-    build = deps.writer.begin(finalMeta, { tag: '', jobId, resume: true });
-    const totals = build.commit();
-    finishSite(deps, p, jobId, crawled.siteName);
-    ctx.progress({ ...progress(), snippets: totals.snippets, tokens: totals.tokens });
-    ctx.log.info({ libraryId: p.libraryId, pages: final.pagesDone, snippets: totals.snippets }, 'crawl finished');
-  } catch (err) {
-    // A shutdown leaves the build for the resumed job; a cancel or a failure throws it away so the
-    // previous version stays served.
-    const shutdown = ctx.signal.aborted && !(ctx.signal.reason instanceof JobCancelled) && !(err instanceof JobCancelled);
-    if (!shutdown) build?.abort();
-    try {
-      ctx.progress(progress());
-    } catch {
-      /* the store may be closing */
-    }
-    throw err;
-  } finally {
-    await renderer.close();
-  }
-}
-
-function checkCancelled(store: Pick<Store, 'jobs'>, ctx: JobContext<CrawlPayload>): void {
-  if (ctx.signal.aborted) throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new JobCancelled('cancelled');
-  // A cancel requested from another process (the CLI) shows only in the job row.
-  if (store.jobs.isCancelRequested(ctx.job.id)) throw new JobCancelled('cancelled');
+  let siteName: string | null = null;
+  await runVersionJob(deps, ctx, {
+    meta,
+    resume: true,
+    produce: async (sink) => {
+      const renderer = new BrowserRenderer({ executablePath: config.chromiumPath, policy, timeoutMs, maxPages: config.crawlConcurrency, log: ctx.log });
+      const report = (force?: boolean) => sink.report(crawlProgress(store, p, jobId, renderer.rendered, sink.stored), force);
+      try {
+        const crawled = await crawlSite(
+          {
+            jobId, libraryId: p.libraryId, startUrl: p.startUrl, scope: scopeFor(p.startUrl, p.excludePatterns), maxPages: p.maxPages, maxDepth: p.maxDepth,
+            respectRobots: p.respectRobots ?? config.crawlRespectRobots, policy, timeoutMs, concurrency: config.crawlConcurrency, siteName: site?.siteTitle ?? null,
+          },
+          {
+            frontier: store.crawl, renderer, signal: ctx.signal, log: ctx.log, report, isCancellation: (err) => err instanceof JobCancelled,
+            sink: { add: (snippets) => sink.add(snippets), get snippetCount() { return sink.stored; } },
+            checkCancelled: () => sink.checkCancelled(),
+          },
+        );
+        siteName = crawled.siteName;
+      } finally {
+        // The last counts, also when the crawl failed or stopped.
+        try {
+          report(true);
+        } catch {
+          /* the store may be closing */
+        }
+        await renderer.close();
+      }
+    },
+    nothingIndexed: () => {
+      const first = store.crawl.errors(jobId, 1)[0];
+      return new Error(`Nothing could be indexed from ${p.startUrl}${first ? `: ${first.url}: ${first.error}` : ' (no documentation content found)'}.`);
+    },
+    // The site name is known only at the end.
+    finalMeta: () => ({ ...meta, title: p.name ?? library?.title ?? siteName ?? meta.title }),
+    afterCommit: (totals) => {
+      const pages = crawlProgress(store, p, jobId, 0, totals.snippets).pagesDone;
+      finishSite(deps, p, jobId, siteName);
+      ctx.log.info({ libraryId: p.libraryId, pages, snippets: totals.snippets }, 'crawl finished');
+    },
+  });
 }
 
 /** The job's progress, from the frontier's counts. */
@@ -116,16 +112,6 @@ function crawlProgress(store: Pick<Store, 'crawl'>, p: CrawlPayload, jobId: numb
     pagesDone: c.done + c.unchanged + c.duplicate, pagesQueued: c.queued + c.processing, pagesFailed: c.failed, pagesSkipped: c.skipped,
     pagesDuplicate: c.duplicate, pagesUnchanged: c.unchanged, pagesRendered, snippets,
     errors: store.crawl.errors(jobId, 10), libraryId: p.libraryId, startUrl: p.startUrl,
-  };
-}
-
-/** Calls fn at most once per `ms`, unless forced. */
-function throttled(ms: number, fn: () => void): (force?: boolean) => void {
-  let last = 0;
-  return (force = false) => {
-    if (!force && Date.now() - last < ms) return;
-    last = Date.now();
-    fn();
   };
 }
 

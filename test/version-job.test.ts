@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { Store } from '../server/store/index.ts';
 import { LibraryWriter } from '../server/ingest/writer.ts';
-import { JobCancelled, type JobContext } from '../server/jobs/queue.ts';
+import { cancelCheck, JobCancelled, type JobContext } from '../server/jobs/queue.ts';
 import { runVersionJob, type VersionJob } from '../server/ingest/version-job.ts';
 import { createLogger } from '../server/log.ts';
 import type { Job, LibraryMeta, SnippetInput } from '../lib/model.ts';
@@ -26,7 +26,8 @@ function setup(t: { after(fn: () => void): void }) {
   const context = (controller = new AbortController()): JobContext<unknown> & { reports: Record<string, unknown>[] } => {
     const id = store.jobs.insert('test', {}, meta.id, null, now);
     const reports: Record<string, unknown>[] = [];
-    return { job: { id } as Job<unknown>, signal: controller.signal, progress: (p) => reports.push(p), log: createLogger('silent'), reports };
+    const checkCancelled = cancelCheck(controller.signal, () => store.jobs.isCancelRequested(id));
+    return { job: { id } as Job<unknown>, signal: controller.signal, progress: (p) => reports.push(p), checkCancelled, log: createLogger('silent'), reports };
   };
   const served = () => store.libraries.currentVersion(meta.id, '')?.totalSnippets ?? null;
   return { store, writer, context, served };

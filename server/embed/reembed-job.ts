@@ -1,6 +1,6 @@
 import type { Store } from '../store/index.ts';
 import type { Logger } from '../log.ts';
-import { throwIfCancelled, type JobQueue } from '../jobs/queue.ts';
+import type { JobQueue } from '../jobs/queue.ts';
 import type { Embedder } from './types.ts';
 import { embeddingText } from './text.ts';
 
@@ -11,10 +11,12 @@ const BATCH = 256;
 /**
  * The 're-embed' job: after the embedder changed (the vector table was recreated empty), fills a
  * vector for every snippet that has none, in id order and in batches. It is resumable by
- * construction: a restarted run simply continues with the snippets still missing a vector.
+ * construction: a restarted run simply continues with the snippets still missing a vector. It
+ * builds no library version (runVersionJob): it replaces nothing served, it fills vectors that
+ * are missing, and every version's search falls back to lexical retrieval until then.
  */
 export function registerReembedJob(jobs: Pick<JobQueue, 'register'>, deps: { store: Pick<Store, 'vectors' | 'snippets'>; embedder: Embedder | null }, onFinished: () => void = () => {}): void {
-  jobs.register<{ embedder?: string }>(REEMBED_KIND, async ({ signal, progress, log }) => {
+  jobs.register<{ embedder?: string }>(REEMBED_KIND, async ({ checkCancelled, progress, log }) => {
     const { embedder, store } = deps;
     if (!embedder) return;
     const total = store.vectors.missingCount();
@@ -23,7 +25,7 @@ export function registerReembedJob(jobs: Pick<JobQueue, 'register'>, deps: { sto
     const started = Date.now();
     progress({ embedder: embedder.id, done, total });
     for (;;) {
-      throwIfCancelled(signal);
+      checkCancelled();
       const batch = store.vectors.missing(afterId, BATCH);
       if (batch.length === 0) break;
       afterId = batch[batch.length - 1]!.id;

@@ -20,7 +20,7 @@ const PROGRESS_EVERY_MS = 250;
 
 export interface VersionJobDeps {
   writer: Pick<LibraryWriter, 'begin'>;
-  store: Pick<Store, 'libraries' | 'jobs'>;
+  store: Pick<Store, 'libraries'>;
 }
 
 /** What a source's content step sees of the build. */
@@ -76,11 +76,7 @@ export async function runVersionJob<P>(deps: VersionJobDeps, ctx: JobContext<P>,
     lastWritten = Date.now();
     ctx.progress(progress);
   };
-  const checkCancelled = () => {
-    if (ctx.signal.aborted) throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new JobCancelled('cancelled');
-    // A cancel requested from another process (the CLI on the same data dir) shows only in the job row.
-    if (store.jobs.isCancelRequested(jobId)) throw new JobCancelled('cancelled');
-  };
+  const checkCancelled = ctx.checkCancelled;
 
   let build: VersionBuild | null = null;
   let ended = false;

@@ -11,6 +11,8 @@ export interface JobContext<P> {
   signal: AbortSignal;
   /** Records progress on the job row (shown by GET /api/jobs/:id and `stacks jobs show`). */
   progress(progress: Record<string, unknown>): void;
+  /** Throws JobCancelled when the job was cancelled, here or from another process (the CLI on the same data dir), or the server is stopping. */
+  checkCancelled(): void;
   log: Logger;
 }
 
@@ -184,6 +186,7 @@ export class JobQueue {
           job,
           signal: controller.signal,
           progress: (p) => this.store.jobs.setProgress(job.id, p, this.now()),
+          checkCancelled: cancelCheck(controller.signal, () => this.store.jobs.isCancelRequested(job.id)),
           log,
         });
         this.store.jobs.finish(job.id, 'succeeded', null, this.now());
@@ -209,6 +212,14 @@ export class JobQueue {
 }
 
 /** Throws JobCancelled when the signal was aborted; handlers call it between units of work. */
+/** A job's cancel check: its signal (a cancel in this process, a shutdown), then the job row (a cancel from another process). */
+export function cancelCheck(signal: AbortSignal, requestedElsewhere: () => boolean): () => void {
+  return () => {
+    throwIfCancelled(signal);
+    if (requestedElsewhere()) throw new JobCancelled('cancelled');
+  };
+}
+
 export function throwIfCancelled(signal: AbortSignal): void {
   if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new JobCancelled('cancelled');
 }

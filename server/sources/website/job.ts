@@ -25,7 +25,7 @@ export interface CrawlProgress {
 
 /** What a crawl job needs. */
 export interface CrawlJobDeps extends VersionJobDeps {
-  store: Pick<Store, 'libraries' | 'crawl' | 'jobs'>;
+  store: Pick<Store, 'libraries' | 'crawl'>;
   config: Pick<Config, 'crawlAllowPrivate' | 'crawlPageTimeoutMs' | 'crawlRespectRobots' | 'chromiumPath' | 'crawlConcurrency'>;
   /** Tells the schedule task to reload (CrawlService.schedulesChanged) when the crawl set a schedule. */
   schedulesChanged(): void;

@@ -107,7 +107,10 @@ test('a shutdown keeps the build and the staged input for the rerun, which resum
   assert.equal(cleaned, 0, 'staged input kept');
   assert.equal(store.libraries.versions(meta.id).filter((v) => v.state === 'building').length, 1, 'the unfinished build is kept');
   // The rerun of the same job continues the build: what the first run stored counts.
-  const rerun = { ...ctx, signal: new AbortController().signal };
+  // A fresh signal and a cancel check over it, as the queue gives a rerun (the first run's check
+  // would still see its aborted signal).
+  const signal = new AbortController().signal;
+  const rerun = { ...ctx, signal, checkCancelled: cancelCheck(signal, () => store.jobs.isCancelRequested(ctx.job.id)) };
   const totals = await runVersionJob({ store, writer }, rerun, job({ resume: true, produce: (sink) => sink.add([info(2), info(3)]).then(() => undefined) }));
   assert.equal(totals.snippets, 3);
   assert.equal(served(), 3);

@@ -93,3 +93,18 @@ test('pasted output loses the words every error message has, a question keeps th
   const asked = analyzeQuery('custom error handler for uncaught errors');
   assert.ok(asked.terms.includes('error') && asked.terms.includes('uncaught'));
 });
+
+test("the project's own source files are dropped, configuration files kept", () => {
+  const r = reduceErrorText(
+    [
+      "src/middleware/auth.ts:12:11 - error TS2769: No overload matches this call.",
+      ' FAIL  src/api/client.test.ts [ src/api/client.test.ts ]',
+      'failed to load config from /app/vite.config.ts',
+      '    at loadConfig (/app/node_modules/vite/dist/node/chunks/config.js:1:2)',
+    ].join('\n'),
+  );
+  assert.equal(r.pasted, true);
+  assert.doesNotMatch(r.text, /auth|client|test\.ts/, 'auth.ts would match bearer-auth pages; client.test.ts says nothing');
+  assert.match(r.text, /vite\.config\.ts/);
+  assert.match(r.text, /No overload matches this call/);
+});

@@ -27,6 +27,8 @@ const CODE_FRAME = /^\s*>?\s*(\d+)?\s*\|(.*)$/;
 const PATH_POSITION = /(?:[A-Za-z]:\\|\.{0,2}\/|file:\/\/\/?|webpack:\/\/\/?)?[\w@.\-\\/]*[\w-]+\.[A-Za-z]{1,5}(?::\d+){1,2}|[\w@.\-\\/]+\.[A-Za-z]{1,5}\(\d+,\d+\)/g;
 /** Absolute or relative file paths without positions (keep the file's base name: it can be meaningful, e.g. vite.config.ts). */
 const PATH = /(?<![\w@.~-])(?:[A-Za-z]:\\|file:\/\/\/?|\/)[\w@.\-]+(?:[\\/][\w@.\-]+)+/g;
+/** Relative paths of files without positions (`src/api/client.test.ts` in a test runner's FAIL line). */
+const RELATIVE_PATH = /(?<![\w@.~\/:-])(?:\.{1,2}\/)?[\w@-][\w@.-]*(?:\/[\w@.-]+)+\.[A-Za-z]{1,5}\b/g;
 const NODE_MODULES = /node_modules[\\/]((?:@[\w.-]+[\\/])?[\w.-]+)/g;
 /** Error codes: FST_ERR_X, ERR_X, TS1234, E-codes of the system (ENOENT, EADDRINUSE). */
 const CODE = /\b(?:[A-Z][A-Z0-9]*_ERR(?:_[A-Z0-9]+)+|ERR(?:_[A-Z0-9]+)+|TS\d{4,5}|E[A-Z]{3,}[A-Z0-9]*)\b/g;
@@ -96,14 +98,24 @@ function clean(line: string): string {
     .replace(TIMESTAMP, ' ')
     .replace(PATH_POSITION, (m) => baseName(m.replace(/(?::\d+)+$|\(\d+,\d+\)$/, '')))
     .replace(PATH, (m) => baseName(m))
+    .replace(RELATIVE_PATH, (m) => baseName(m))
     .replace(NOISE_TOKENS, ' ')
     .replace(/\s+/g, ' ')
     .trim();
 }
 
-/** A file's base name, kept only when it says something (vite.config.ts, package.json), not index.js. */
+/**
+ * Source files of the asker's own project (auth.ts, useProducts.ts, client.test.ts): their names
+ * say nothing about the library and their parts match unrelated pages (`auth` -> bearer-auth).
+ * Configuration files (vite.config.ts, .eslintrc.js) do name what the documents explain.
+ */
+const SOURCE_FILE = /\.(?:[cm]?[jt]sx?|vue|svelte|astro|py|rb|go|rs|java|kt|cs|php|swift|dart|exs?)$/i;
+const CONFIG_FILE = /(?:^|[.-])(?:config|rc)(?:[.-]|$)|^\./i;
+
+/** A file's base name, kept only when it says something (vite.config.ts, package.json), not index.js or the project's own sources. */
 function baseName(p: string): string {
   const name = p.split(/[\\/]/).pop() ?? '';
+  if (SOURCE_FILE.test(name) && !CONFIG_FILE.test(name)) return ' ';
   return /^(?:index|main|app|server|bundle|chunk)\.\w+$|^[\w-]{0,2}\.\w+$/i.test(name) ? ' ' : ` ${name} `;
 }
 

@@ -54,7 +54,8 @@ test('system error codes are found; timestamps and ids are dropped; repeated lin
   const line = "2026-11-23T10:00:00.123Z Error: ENOSPC: System limit for number of file watchers reached, watch '/home/u/proj/src' 0x7ffd12345678";
   const r = reduceErrorText(`${line}\n${line}\n    at FSWatcher._handle (node:internal/fs/watchers:207:21)`);
   assert.deepEqual(r.codes, ['ENOSPC']);
-  assert.equal(r.text, "Error: ENOSPC: System limit for number of file watchers reached, watch ' src '");
+  // The watched directory is the project's own: its name says nothing.
+  assert.equal(r.text, "Error: ENOSPC: System limit for number of file watchers reached, watch ' '");
 });
 
 test('a plain question is left alone', () => {
@@ -107,4 +108,13 @@ test("the project's own source files are dropped, configuration files kept", () 
   assert.doesNotMatch(r.text, /auth|client|test\.ts/, 'auth.ts would match bearer-auth pages; client.test.ts says nothing');
   assert.match(r.text, /vite\.config\.ts/);
   assert.match(r.text, /No overload matches this call/);
+});
+
+test('a terminal session (prompt, test runner marks) is pasted output: its paths and project directory go', () => {
+  const q = analyzeQuery(
+    '$ npx vitest run --pool=threads\n\n RUN  v5.0.2 /home/ci/image-service\n\n ✓ src/utils/format.test.ts (12 tests) 8ms\n' +
+      'Segmentation fault (core dumped)\nerror Command failed with exit code 139.',
+  );
+  assert.ok(q.terms.includes('segmentation') && q.terms.includes('vitest'));
+  assert.ok(!q.terms.some((t) => /image|service|format|utils/.test(t)), q.terms.join(' '));
 });

@@ -30,6 +30,8 @@ const PATH = /(?<![\w@.~-])(?:[A-Za-z]:\\|file:\/\/\/?|\/)[\w@.\-]+(?:[\\/][\w@.
 /** Relative paths of files without positions (`src/api/client.test.ts` in a test runner's FAIL line). */
 const RELATIVE_PATH = /(?<![\w@.~\/:-])(?:\.{1,2}\/)?[\w@-][\w@.-]*(?:\/[\w@.-]+)+\.[A-Za-z]{1,5}\b/g;
 const NODE_MODULES = /node_modules[\\/]((?:@[\w.-]+[\\/])?[\w.-]+)/g;
+/** A terminal session's lines: a shell prompt, a test runner's status marks (`✓ src/x.test.ts`, ` FAIL `, ` RUN  v5`). */
+const TERMINAL = /^\s*(?:\$ \S|[✓✔✗✘×❯]\s|(?:FAIL|PASS|RUN)\s)/u;
 /** Error codes: FST_ERR_X, ERR_X, TS1234, E-codes of the system (ENOENT, EADDRINUSE). */
 const CODE = /\b(?:[A-Z][A-Z0-9]*_ERR(?:_[A-Z0-9]+)+|ERR(?:_[A-Z0-9]+)+|TS\d{4,5}|E[A-Z]{3,}[A-Z0-9]*)\b/g;
 /** `Error: message`, `TypeError [ERR_X]: message`, `FastifyError [FST_...]: message`, `error TS2322: message`. */
@@ -115,7 +117,8 @@ const CONFIG_FILE = /(?:^|[.-])(?:config|rc)(?:[.-]|$)|^\./i;
 /** A file's base name, kept only when it says something (vite.config.ts, package.json), not index.js or the project's own sources. */
 function baseName(p: string): string {
   const name = p.split(/[\\/]/).pop() ?? '';
-  if (SOURCE_FILE.test(name) && !CONFIG_FILE.test(name)) return ' ';
+  // A directory (`/home/ci/image-service`) or one of the project's own sources says nothing.
+  if (!name.includes('.') || (SOURCE_FILE.test(name) && !CONFIG_FILE.test(name))) return ' ';
   return /^(?:index|main|app|server|bundle|chunk)\.\w+$|^[\w-]{0,2}\.\w+$/i.test(name) ? ' ' : ` ${name} `;
 }
 
@@ -135,6 +138,7 @@ export function reduceErrorText(input: string): ReducedQuestion {
   let frames = 0;
   let headers = 0;
   let positions = 0;
+  let terminal = 0;
   const kept: string[] = [];
   for (const line of lines) {
     if (FRAME.test(line) || OTHER_FRAME.test(line)) {
@@ -142,6 +146,7 @@ export function reduceErrorText(input: string): ReducedQuestion {
       continue;
     }
     if (HEADER.test(line)) headers++;
+    if (TERMINAL.test(line)) terminal++;
     positions += (line.match(PATH_POSITION) ?? []).length;
     const frame = CODE_FRAME.exec(line);
     if (frame && (frame[1] !== undefined || /^\s*[\^~]+\s*$/.test(frame[2] ?? ''))) {
@@ -154,7 +159,7 @@ export function reduceErrorText(input: string): ReducedQuestion {
     const c = clean(line.replace(/^\s*\d+\s{2,}/, ''));
     if (c) kept.push(c);
   }
-  const pasted = frames > 0 || positions > 0 || json || (headers > 0 && codes.length > 0) || (lines.length > 3 && headers > 0);
+  const pasted = frames > 0 || positions > 0 || json || (headers > 0 && codes.length > 0) || (lines.length > 3 && (headers > 0 || terminal > 1));
   if (!pasted) return { text: input, codes, packages: [...packages], pasted: false };
   // Repeated lines (the same warning printed for every file) count once.
   const text = [...new Set(kept)].join('\n');

@@ -8,6 +8,11 @@ import { z } from 'zod';
  */
 const bool = z.union([z.boolean(), z.enum(['1', '0', 'true', 'false', 'yes', 'no'])]).transform((v) => v === true || v === '1' || v === 'true' || v === 'yes');
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/** Express's `trust proxy`: `false`, `true` (any peer), a hop count, or addresses, subnets and loopback / linklocal / uniquelocal, comma-separated. */
+const PROXY_ITEM = /^(?:loopback|linklocal|uniquelocal|[0-9.]+(?:\/\d{1,2})?|[0-9a-f:]+(?::[0-9.]+)?(?:\/\d{1,3})?)$/i;
+const trustProxy = z
+  .string()
+  .refine((v) => /^(?:true|false|\d{1,2})$/.test(v) || v.split(',').every((item) => PROXY_ITEM.test(item.trim())), 'false, true, a hop count, or addresses/subnets/loopback/linklocal/uniquelocal separated by commas');
 
 export const configSchema = z.object({
   port: int(0, 65535).default(3000),
@@ -40,6 +45,11 @@ export const configSchema = z.object({
   crawlAllowPrivate: bool.default(true),
   crawlRespectRobots: bool.default(true),
   chromiumPath: z.string().min(1).default('/usr/bin/chromium'),
+  /**
+   * Which peers may tell, with X-Forwarded-For / X-Forwarded-Proto, the client's address and that
+   * the request came over TLS (HSTS is sent only then). Default: a reverse proxy on the same machine.
+   */
+  trustProxy: trustProxy.default('loopback'),
   /** Whether MCP and search accept requests without an API key. */
   allowAnonymousSearch: bool.default(true),
   /** Per-key request limit per minute (0 = off). */
@@ -82,6 +92,7 @@ const envMap: Record<string, keyof Config> = {
   STACKS_CRAWL_RESPECT_ROBOTS: 'crawlRespectRobots',
   STACKS_CHROMIUM_PATH: 'chromiumPath',
   STACKS_ALLOW_ANONYMOUS_SEARCH: 'allowAnonymousSearch',
+  STACKS_TRUST_PROXY: 'trustProxy',
   STACKS_RATE_LIMIT_PER_MINUTE: 'rateLimitPerMinute',
   STACKS_SEARCH_WORKERS: 'searchWorkers',
 };

@@ -12,6 +12,9 @@ test('config: env and flags, flags win; invalid or unknown values are named', ()
   assert.throws(() => loadConfig({}, { PORT: 'eighty' }), (e: Error) => e instanceof ConfigError && /PORT/.test(e.message));
   assert.throws(() => loadConfig({}, { STACKS_PROT: '1' }), (e: Error) => e instanceof ConfigError && /STACKS_PROT/.test(e.message));
   assert.throws(() => loadConfig({ logLevel: 'loud' }, {}), (e: Error) => /--log-level/.test(e.message));
+  assert.equal(loadConfig({}, {}).trustProxy, 'loopback');
+  assert.equal(loadConfig({}, { STACKS_TRUST_PROXY: '10.0.0.0/8, loopback' }).trustProxy, '10.0.0.0/8, loopback');
+  assert.throws(() => loadConfig({}, { STACKS_TRUST_PROXY: 'my-proxy' }), (e: Error) => /STACKS_TRUST_PROXY/.test(e.message));
 });
 
 test('serve refuses to start with an invalid setting and names it', async () => {

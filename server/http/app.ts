@@ -14,7 +14,7 @@ export type AppDeps = RouteDeps &
   MeteringDeps & {
     keys: KeyService;
     log: Logger;
-    config: Pick<Config, 'bodyLimit'>;
+    config: Pick<Config, 'bodyLimit' | 'trustProxy'>;
   };
 
 /**
@@ -24,11 +24,17 @@ export type AppDeps = RouteDeps &
 export function createApp(services: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', trustProxySetting(services.config.trustProxy));
   app.set('query parser', 'extended');
   // Answers are computed (and metered) per request, so a conditional GET saves nothing; hashing every body for an ETag costs.
   app.set('etag', false);
-  app.use(helmet({ contentSecurityPolicy: { useDefaults: true, directives: { 'script-src': ["'self'"] } } }));
+  // An appliance is opened as http://<its name>:3000/ on a LAN: upgrade-insecure-requests would make the
+  // browser fetch the page's script and style over https (which fails), and HSTS over plain HTTP would
+  // lock the name to https. HSTS is sent only for requests that really arrived over TLS (req.secure
+  // honours X-Forwarded-Proto from the trusted proxies of STACKS_TRUST_PROXY).
+  app.use(helmet({ hsts: false, contentSecurityPolicy: { useDefaults: true, directives: { 'script-src': ["'self'"], 'upgrade-insecure-requests': null } } }));
+  const hsts = helmet.strictTransportSecurity();
+  app.use((req, res, next) => (req.secure ? hsts(req, res, next) : next()));
   app.use((req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
@@ -46,6 +52,13 @@ export function createApp(services: AppDeps): express.Express {
   app.use((req: Request, _res: Response, next: NextFunction) => next(new ApiError('not_found', `No route for ${req.method} ${req.path}.`)));
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, toApiError(err, services)));
   return app;
+}
+
+/** STACKS_TRUST_PROXY as Express takes it (the value was validated with the configuration). */
+function trustProxySetting(value: string): boolean | number | string[] {
+  if (value === 'true' || value === 'false') return value === 'true';
+  if (/^\d+$/.test(value)) return Number(value);
+  return value.split(',').map((item) => item.trim());
 }
 
 function toApiError(err: unknown, services: Pick<AppDeps, 'config' | 'log'>): ApiError {

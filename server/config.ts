@@ -97,8 +97,8 @@ const envMap: Record<string, keyof Config> = {
   STACKS_SEARCH_WORKERS: 'searchWorkers',
 };
 
-/** STACKS_* variables that are read elsewhere on purpose and are not config keys. */
-const envPassThrough = new Set(['STACKS_API_KEY', 'STACKS_DEBUG']);
+/** STACKS_* variables that are read elsewhere on purpose (the CLI's key, stack traces, the bench corpus) and are not config keys. */
+const envPassThrough = new Set(['STACKS_API_KEY', 'STACKS_DEBUG', 'STACKS_BENCH_DIR']);
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

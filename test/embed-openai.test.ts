@@ -8,6 +8,7 @@ import { cosine } from '../server/embed/builtin.ts';
 import { loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/log.ts';
 import { startTestServer, tempDir } from './helpers/server.ts';
+import { loadSearchCorpus } from './helpers/search-corpus.ts';
 
 const log = createLogger('silent');
 const builtin = await loadBuiltin(tempDir(), log);
@@ -144,6 +145,30 @@ test('startup: the openai provider passes the self-check, a constant endpoint fa
     assert.equal(s.services.embedder?.dims, 48);
     assert.equal((await s.api('/ping', { auth: null })).status, 200);
   } finally {
+    await s.close();
+  }
+});
+
+test('the embedding endpoint going down: context and search answer lexically, marked partial', async () => {
+  mode = 'ok';
+  const s = await startTestServer({ config: { embedProvider: 'openai', embedUrl: base, embedModel: 'test-model' } });
+  try {
+    await loadSearchCorpus(s.services, ['pino']);
+    const ok = await s.api('/api/v2/context?libraryId=/pinojs/pino&query=redact%20sensitive%20keys&type=json', { auth: null });
+    assert.equal(ok.status, 200);
+    assert.equal(ok.headers.get('x-stacks-search-status'), null);
+    mode = '401';
+    const context = await s.api('/api/v2/context?libraryId=/pinojs/pino&query=redact%20sensitive%20keys&type=json', { auth: null });
+    assert.equal(context.status, 200);
+    assert.equal(context.headers.get('x-stacks-search-status'), 'partial');
+    assert.equal(context.headers.get('x-stacks-search-reason'), 'partialSearchFailure');
+    const body = (await context.json()) as { codeSnippets: { codeId: string }[]; infoSnippets: { pageId: string }[] };
+    assert.ok([...body.codeSnippets.map((c) => c.codeId), ...body.infoSnippets.map((i) => i.pageId)].some((u) => /redaction/.test(u)), 'the lexical answer still finds the redaction page');
+    const search = await s.api('/api/v3/search?query=redact%20sensitive%20keys&library=pino', { auth: null });
+    assert.equal(search.status, 200);
+    assert.equal(search.headers.get('x-stacks-search-reason'), 'partialSearchFailure');
+  } finally {
+    mode = 'ok';
     await s.close();
   }
 });

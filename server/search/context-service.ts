@@ -9,7 +9,7 @@ import type { Library, Principal } from '../../lib/model.ts';
 import { parseLibraryId } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { AccessPolicy, ContextRequest, ContextResponse, ContextRules, ContextService, Rendered } from './contracts.ts';
-import { prepareQuery, type PreparedQuery } from './query.ts';
+import { analyzeQuery, prepareQuery, type PreparedQuery } from './query.ts';
 import type { Candidate } from './retrieve.ts';
 import { RetrievalPool } from './retrieval-pool.ts';
 import { answerForVersion } from './pipeline.ts';
@@ -90,7 +90,7 @@ export class StoreContextService implements ContextService {
     const first = resolveLibrary(store, access, principal, req.libraryId);
     if (req.researchMode) return this.research(req, principal);
 
-    const q = await prepareQuery(req.query, this.deps.embedder);
+    const { q, failed } = await this.prepareQuestion(req.query);
     const { resolved, items } = (await this.inWorker(req, principal, q, first)) ?? store.search.snapshot(() => {
       const r = resolveLibrary(store, access, principal, req.libraryId);
       return { resolved: r, items: answerForVersion(store, q, r.choice.version.id, { libraryId: r.library.id, fast: req.fast }) };
@@ -103,7 +103,20 @@ export class StoreContextService implements ContextService {
         ? renderText(items, { rules: ruleLines })
         : [...(ruleLines.length ? [renderRulesText(ruleLines)] : []), `No documentation in ${resolved.library.id} matched the question.`].join(TEXT_SEPARATOR);
     };
-    return lazyRendered(() => toContextJson(items, rules), text, servedHeaders(resolved));
+    const headers = servedHeaders(resolved);
+    // As /api/v3/search does: the failure wins the reason, the version header stays.
+    if (failed) Object.assign(headers, { 'X-Stacks-Search-Status': 'partial', 'X-Stacks-Search-Reason': 'partialSearchFailure' });
+    return lazyRendered(() => toContextJson(items, rules), text, headers);
+  }
+
+  /** The question prepared for retrieval; lexical only (failed) when the embedder is down, as /api/v3/search does. */
+  private async prepareQuestion(query: string): Promise<{ q: PreparedQuery; failed: boolean }> {
+    try {
+      return { q: await prepareQuery(query, this.deps.embedder), failed: false };
+    } catch (err) {
+      this.deps.log.warn({ err: (err as Error).message }, 'context: query embedding failed; lexical retrieval only');
+      return { q: { ...analyzeQuery(query), vector: null }, failed: true };
+    }
   }
 
   /**

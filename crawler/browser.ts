@@ -1,4 +1,4 @@
-import { chromium, type Browser, type BrowserContext, type Page, type Request, type Response, type Route } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Request, Response, Route } from 'playwright-core';
 import { checkUrl, MAX_REDIRECTS, type NetPolicy } from '../lib/net/guard.ts';
 import { USER_AGENT } from './fetch.ts';
 import type { CrawlLog } from './types.ts';
@@ -131,7 +131,8 @@ export class BrowserRenderer {
       // All tabs (one site) share one renderer process: measured about 130 MB less peak memory than
       // two tabs per renderer and no slower on 2 cores, which matters on the small boxes this runs on.
       const args = [...CHROMIUM_ARGS, '--renderer-process-limit=1'];
-      this.browser = chromium.launch({ executablePath: this.opts.executablePath, args, headless: true, timeout: 30_000 });
+      // playwright-core takes most of a second to load: only a crawl that renders pages pays for it.
+      this.browser = import('playwright-core').then(({ chromium }) => chromium.launch({ executablePath: this.opts.executablePath, args, headless: true, timeout: 30_000 }));
       this.browser.then(
         (b) => b.on('disconnected', () => {
           // A crashed browser is started again on the next page.

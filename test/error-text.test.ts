@@ -118,3 +118,14 @@ test('a terminal session (prompt, test runner marks) is pasted output: its paths
   assert.ok(q.terms.includes('segmentation') && q.terms.includes('vitest'));
   assert.ok(!q.terms.some((t) => /image|service|format|utils/.test(t)), q.terms.join(' '));
 });
+
+test('an address in an error message is reduced to the page it names (last segment and fragment)', () => {
+  const r = reduceErrorText(
+    'FastifyError [FST_ERR_MISSING_MIDDLEWARE]: You must register a plugin for handling middlewares, visit fastify.dev/docs/latest/Reference/Middleware/ for more info.\n' +
+      '    at Object.use (/app/node_modules/fastify/fastify.js:1:1)\n' +
+      'Read more: https://vitest.dev/api/vi.html#vi-mock',
+  );
+  assert.match(r.text, /visit Middleware for more info/);
+  assert.match(r.text, /Read more: vi vi mock/);
+  assert.doesNotMatch(r.text, /fastify\.dev|docs|latest|Reference|https/);
+});

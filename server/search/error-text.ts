@@ -27,6 +27,21 @@ const CODE_FRAME = /^\s*>?\s*(\d+)?\s*\|(.*)$/;
 const PATH_POSITION = /(?:[A-Za-z]:\\|\.{0,2}\/|file:\/\/\/?|webpack:\/\/\/?)?[\w@.\-\\/]*[\w-]+\.[A-Za-z]{1,5}(?::\d+){1,2}|[\w@.\-\\/]+\.[A-Za-z]{1,5}\(\d+,\d+\)/g;
 /** Absolute or relative file paths without positions (keep the file's base name: it can be meaningful, e.g. vite.config.ts). */
 const PATH = /(?<![\w@.~-])(?:[A-Za-z]:\\|file:\/\/\/?|\/)[\w@.\-]+(?:[\\/][\w@.\-]+)+/g;
+/** A web address, with or without its scheme (`https://vitest.dev/api/vi.html#vi-mock`, `fastify.dev/docs/latest/Reference/Middleware/`). */
+const URL = /\b(?:https?:\/\/)?(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?\/[^\s'"`<>)\]]*|\bhttps?:\/\/[^\s'"`<>)\]]+/gi;
+
+/**
+ * An address an error message points to names the page about the error: its last path segment
+ * and its fragment (`vi mock`, `Middleware`). The host and the rest of the path (`docs latest
+ * Reference`) would match pages about links and URLs instead.
+ */
+function urlTopic(url: string): string {
+  const [rest, fragment = ''] = url.replace(/^https?:\/\//i, '').split('#', 2);
+  const segments = rest!.split(/[/?]/).slice(1).filter((x) => x && !x.includes('='));
+  const last = (segments.pop() ?? '').replace(/\.(?:html?|md|mdx)$/i, '');
+  return ` ${[last, fragment].filter(Boolean).join(' ').replace(/[-_]+/g, ' ')} `;
+}
+
 /** Relative paths of files without positions (`src/api/client.test.ts` in a test runner's FAIL line). */
 const RELATIVE_PATH = /(?<![\w@.~\/:-])(?:\.{1,2}\/)?[\w@-][\w@.-]*(?:\/[\w@.-]+)+\.[A-Za-z]{1,5}\b/g;
 const NODE_MODULES = /node_modules[\\/]((?:@[\w.-]+[\\/])?[\w.-]+)/g;
@@ -97,6 +112,7 @@ function replaceJson(lines: string[]): string[] {
 /** The text of a line without paths, positions, timestamps and ids. */
 function clean(line: string): string {
   return line
+    .replace(URL, (m) => urlTopic(m))
     .replace(TIMESTAMP, ' ')
     .replace(PATH_POSITION, (m) => baseName(m.replace(/(?::\d+)+$|\(\d+,\d+\)$/, '')))
     .replace(PATH, (m) => baseName(m))

@@ -1,4 +1,7 @@
 // The web UI calls the same public API as every other client; it keeps no state but the optional key.
+// Snippet text is markdown written by whoever published the documentation: it is rendered by marked
+// and sanitized by DOMPurify (both served from this instance, under /vendor) before it is shown.
+/* global marked, DOMPurify */
 const $ = (id) => document.getElementById(id);
 const keyInput = $('key');
 keyInput.value = localStorage.getItem('stacks.key') ?? '';
@@ -22,23 +25,96 @@ function el(tag, text, className) {
   return e;
 }
 
-function status(text, isError = false) {
-  $('status').textContent = text;
-  $('status').className = isError ? 'error' : '';
+function setStatus(id, text, isError = false) {
+  $(id).textContent = text;
+  $(id).className = isError ? 'error' : '';
+}
+
+/** An http(s) URL, or null: only those become links. */
+function webUrl(href, base) {
+  try {
+    const u = new URL(href, base);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : null;
+  } catch {
+    return null;
+  }
+}
+
+// Links in rendered markdown: relative ones resolved against the snippet's source page, anything
+// but http(s) dropped, all opened in a new tab without handing this page to the target.
+let linkBase = location.href;
+DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+  if (node.tagName !== 'A' || !node.hasAttribute('href')) return;
+  const href = webUrl(node.getAttribute('href'), linkBase);
+  if (!href) return node.removeAttribute('href');
+  node.setAttribute('href', href);
+  node.setAttribute('target', '_blank');
+  node.setAttribute('rel', 'noopener noreferrer');
+});
+
+function markdown(text, base) {
+  linkBase = base ?? location.href;
+  const box = el('div', undefined, 'prose');
+  box.innerHTML = DOMPurify.sanitize(marked.parse(text, { gfm: true, async: false }), { FORBID_TAGS: ['style', 'form', 'input', 'button'] });
+  return box;
+}
+
+async function copy(text, button) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // navigator.clipboard needs a secure context; plain HTTP on a LAN is not one.
+    const area = el('textarea');
+    area.value = text;
+    document.body.append(area);
+    area.select();
+    document.execCommand('copy');
+    area.remove();
+  }
+  button.textContent = 'Copied';
+  setTimeout(() => (button.textContent = 'Copy'), 1500);
+}
+
+function codeBlock(example) {
+  const figure = el('figure', undefined, 'code');
+  const caption = el('figcaption');
+  caption.append(el('span', example.language || 'text', 'lang'));
+  const button = el('button', 'Copy', 'copy');
+  button.type = 'button';
+  button.addEventListener('click', () => copy(example.code, button));
+  caption.append(button);
+  const pre = el('pre');
+  pre.append(el('code', example.code));
+  figure.append(caption, pre);
+  return figure;
 }
 
 function snippetCard(s) {
   const card = el('article');
-  card.append(el('h3', s.codeTitle ?? s.breadcrumb ?? s.pageId ?? 'Documentation'));
-  card.append(el('div', `${s.libraryId} · ${s.codeId ?? s.pageId ?? ''}`, 'meta'));
+  const source = s.codeId ?? s.pageId ?? '';
+  card.append(el('h3', s.codeTitle ?? s.breadcrumb ?? source ?? 'Documentation'));
+  const meta = el('div', undefined, 'meta');
+  if (s.libraryId) meta.append(el('span', s.libraryId), ' · ');
+  const url = webUrl(source);
+  if (url) {
+    const a = el('a', source);
+    a.href = url;
+    a.target = '_blank';
+    a.rel = 'noopener noreferrer';
+    meta.append(a);
+  } else meta.append(el('span', source));
+  card.append(meta);
   const text = s.codeDescription ?? s.content;
-  if (text) card.append(el('p', text));
-  for (const c of s.codeList ?? []) {
-    const pre = el('pre');
-    pre.append(el('code', c.code));
-    card.append(pre);
-  }
+  if (text) card.append(markdown(text, url ?? undefined));
+  for (const c of s.codeList ?? []) card.append(codeBlock(c));
   return card;
+}
+
+function showAnswer(body, resultsId, statusId, headers) {
+  const snippets = [...body.codeSnippets, ...body.infoSnippets];
+  const reason = headers.get('x-stacks-search-reason');
+  setStatus(statusId, `${snippets.length} snippet${snippets.length === 1 ? '' : 's'}${reason ? ` (${reason})` : ''}`);
+  $(resultsId).replaceChildren(...snippets.map(snippetCard));
 }
 
 $('search').addEventListener('submit', async (event) => {
@@ -46,34 +122,83 @@ $('search').addEventListener('submit', async (event) => {
   const params = new URLSearchParams({ query: $('query').value, type: 'json' });
   if ($('library').value.trim()) params.set('library', $('library').value.trim());
   if ($('version').value.trim()) params.set('version', $('version').value.trim());
-  status('Searching…');
+  setStatus('status', 'Searching…');
   $('results').replaceChildren();
   try {
     const { body, headers } = await api(`/api/v3/search?${params}`);
-    const snippets = [...body.codeSnippets, ...body.infoSnippets];
-    const note = headers.get('x-stacks-search-reason') ? ` (${headers.get('x-stacks-search-reason')})` : '';
-    status(`${snippets.length} snippets${note}`);
-    $('results').replaceChildren(...snippets.map(snippetCard));
+    showAnswer(body, 'results', 'status', headers);
   } catch (err) {
-    status(err.message, true);
+    setStatus('status', err.message, true);
   }
 });
+
+let libraries = [];
 
 async function loadLibraries() {
   const tbody = $('libraries').querySelector('tbody');
   try {
-    const { body } = await api('/api/libraries');
+    libraries = (await api('/api/libraries')).body.libraries;
     tbody.replaceChildren(
-      ...body.libraries.map((l) => {
+      ...libraries.map((l) => {
         const tr = el('tr');
-        for (const v of [l.id, l.title, String(l.totalSnippets), l.versions.join(', '), l.lastUpdateDate.slice(0, 10)]) tr.append(el('td', v));
+        const link = el('a', l.id);
+        link.href = `#/library${l.id.split('/').map(encodeURIComponent).join('/')}`;
+        const first = el('td');
+        first.append(link);
+        tr.append(first);
+        for (const v of [l.title, String(l.totalSnippets), l.versions.join(', '), l.lastUpdateDate.slice(0, 10)]) tr.append(el('td', v));
+        tr.addEventListener('click', (e) => {
+          if (e.target !== link) location.hash = link.getAttribute('href');
+        });
         return tr;
       }),
     );
   } catch (err) {
     tbody.replaceChildren();
-    status(`Libraries: ${err.message}`, true);
+    setStatus('status', `Libraries: ${err.message}`, true);
   }
+  route();
 }
+
+/** `#/library/owner/repo` shows that library's page; anything else the search page. */
+function route() {
+  const id = location.hash.startsWith('#/library/') ? decodeURIComponent(location.hash.slice('#/library'.length)) : null;
+  const lib = id ? libraries.find((l) => l.id === id) : null;
+  $('home').hidden = !!id;
+  $('library-page').hidden = !id;
+  if (!id) return;
+  $('ask-results').replaceChildren();
+  setStatus('ask-status', '');
+  $('library-title').textContent = lib ? `${lib.title} (${lib.id})` : id;
+  $('library-description').textContent = lib ? lib.description : 'No such library, or it is not visible with this key.';
+  const facts = lib
+    ? [['Snippets', lib.totalSnippets.toLocaleString()], ['Tokens', lib.totalTokens.toLocaleString()], ['Versions', lib.versions.length ? lib.versions.join(', ') : 'current only'], ['Source', lib.source || '—'], ['Updated', lib.lastUpdateDate.slice(0, 10)]]
+    : [];
+  $('library-facts').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', k), el('dd', v)]));
+  $('ask').hidden = !lib;
+  if (lib) $('ask-query').focus();
+}
+
+$('ask').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const id = decodeURIComponent(location.hash.slice('#/library'.length));
+  setStatus('ask-status', 'Searching…');
+  $('ask-results').replaceChildren();
+  try {
+    const params = new URLSearchParams({ libraryId: id, query: $('ask-query').value, type: 'json' });
+    const { body, headers } = await api(`/api/v2/context?${params}`);
+    showAnswer(body, 'ask-results', 'ask-status', headers);
+  } catch (err) {
+    setStatus('ask-status', err.message, true);
+  }
+});
+
+window.addEventListener('hashchange', route);
+// "/" focuses the question, as on most search pages (not while typing in a field).
+document.addEventListener('keydown', (e) => {
+  if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey || ['INPUT', 'TEXTAREA'].includes(document.activeElement?.tagName)) return;
+  e.preventDefault();
+  (location.hash.startsWith('#/library/') ? $('ask-query') : $('query')).focus();
+});
 
 loadLibraries();

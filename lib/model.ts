@@ -3,6 +3,8 @@
 export type SourceType = 'repo' | 'website' | 'openapi' | 'llmstxt' | 'files' | 'confluence';
 
 export type Role = 'owner' | 'admin' | 'member';
+/** What a key may do: `all` that its member's role allows, or `read`: search, context and MCP only. */
+export type KeyScope = 'all' | 'read';
 
 export interface CodeExample {
   language: string;
@@ -126,6 +128,7 @@ export interface Principal {
   memberName: string;
   teamspaceId: number;
   role: Role;
+  scope: KeyScope;
 }
 
 /** Parses `/owner/repo`, `/owner/repo/tag` and `/owner/repo@tag`. Returns null when malformed. */

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { devLicense, runStacks, startTestServer, tempDir } from './helpers/server.ts';
 import { hashKey } from '../server/auth/keys.ts';
+import { httpMcpClient, loadCorpusBundles, textOf } from './helpers/mcp.ts';
 
 test('keys: created keys authenticate, are stored hashed, and stop working when revoked', async () => {
   const s = await startTestServer();
@@ -72,4 +73,45 @@ test('CLI: keys create for a new member respects the license maxMembers', async 
   assert.equal(again.code, 0, 'another key for an existing member is fine');
   const list = JSON.parse((await runStacks(['keys', 'list', '--json', '--data-dir', dataDir, '--dev'])).stdout) as { memberName: string; role: string }[];
   assert.ok(list.filter((k) => k.memberName === 'alice').every((k) => k.role === 'owner'), 'a new key does not change the member role');
+});
+
+test('a read-scoped key searches, asks for context and uses MCP, and is refused everything else', async (t) => {
+  const s = await startTestServer({ config: { allowAnonymousSearch: false } });
+  t.after(() => s.close());
+  await loadCorpusBundles(s.services, ['pino']);
+  // Made over the API by an admin (the owner's key here), and with the CLI.
+  const res = await s.api('/api/v2/keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'assistant', scope: 'read' }) });
+  assert.equal(res.status, 201);
+  const made = (await res.json()) as { key: string; scope: string };
+  assert.equal(made.scope, 'read');
+  const bad = await s.api('/api/v2/keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x', scope: 'write' }) });
+  assert.equal(bad.status, 400);
+  const read = made.key;
+
+  assert.equal((await s.api('/api/v3/search?query=redact&library=pino', { auth: read })).status, 200);
+  assert.equal((await s.api('/api/v2/context?libraryId=/pinojs/pino&query=redact', { auth: read })).status, 200);
+  assert.equal((await s.api('/api/v2/libs/search?libraryName=pino&query=redact', { auth: read })).status, 200);
+  const mcp = await httpMcpClient(s.url, { authorization: `Bearer ${read}` });
+  t.after(() => mcp.close());
+  const answer = await mcp.callTool({ name: 'query-docs', arguments: { libraryId: '/pinojs/pino', query: 'redact keys' } });
+  assert.match(textOf(answer), /redact/i);
+
+  for (const [method, path] of [['GET', '/api/jobs'], ['GET', '/api/v2/usage'], ['GET', '/api/v2/policies'], ['GET', '/api/v2/keys'], ['POST', '/api/v2/add/llmstxt'], ['POST', '/api/import-libraries']] as const) {
+    const r = await s.api(path, { method, auth: read, headers: { 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
+    assert.equal(r.status, 403, `${method} ${path}`);
+    const body = (await r.json()) as { error: string; message: string };
+    assert.equal(body.error, 'forbidden');
+    assert.match(body.message, /read scope/);
+  }
+
+  const dataDir = tempDir();
+  fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
+  const cli = await runStacks(['keys', 'create', '--name', 'editor', '--scope', 'read', '--json', '--data-dir', dataDir], { STACKS_DEV: '1' });
+  assert.equal(cli.code, 0, cli.stderr);
+  assert.equal((JSON.parse(cli.stdout) as { scope: string }).scope, 'read');
+  const listed = await runStacks(['keys', 'list', '--data-dir', dataDir], { STACKS_DEV: '1' });
+  assert.match(listed.stdout, /editor .*scope=read/);
+  const wrong = await runStacks(['keys', 'create', '--name', 'x', '--scope', 'write', '--data-dir', dataDir], { STACKS_DEV: '1' });
+  assert.equal(wrong.code, 2);
+  assert.match(wrong.stderr, /--scope/);
 });

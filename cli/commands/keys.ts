@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { choiceOption, intArg, output, withDataDir, withServices, type CommonOpts } from '../context.ts';
-import type { Role } from '../../lib/model.ts';
+import type { KeyScope, Role } from '../../lib/model.ts';
 
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
+const SCOPES: readonly KeyScope[] = ['all', 'read'];
 
 export function keysCommand(program: Command): void {
   const keys = program.command('keys').description('manage API keys');
@@ -11,7 +12,8 @@ export function keysCommand(program: Command): void {
     .option('--member <name>', 'member that owns the key (created when new; default: the key name)')
     .addOption(choiceOption('--role <role>', 'role of a new member', ROLES, 'member'))
     .option('--teamspace <name>', 'teamspace of the member (default: the first one)')
-    .action(async (opts: CommonOpts & { name: string; member?: string; role: Role; teamspace?: string }) => {
+    .addOption(choiceOption('--scope <scope>', 'read: search, context and MCP only (for an AI assistant); all: what the role allows', SCOPES, 'all'))
+    .action(async (opts: CommonOpts & { name: string; member?: string; role: Role; teamspace?: string; scope: KeyScope }) => {
       await withServices(
         opts,
         (s) => {
@@ -19,8 +21,9 @@ export function keysCommand(program: Command): void {
           const memberName = opts.member ?? opts.name;
           const teamspaceId = opts.teamspace ? s.teams.teamspaces.byName(opts.teamspace).id : s.keys.defaultTeamspaceId();
           if (!s.store.accounts.memberByName(teamspaceId, memberName)) s.teams.members.add(teamspaceId, 'operator', { name: memberName, role: opts.role, createKey: false });
-          const k = s.keys.create({ name: opts.name, memberName, role: opts.role, teamspaceId });
-          output(opts, { ...k, teamspaceId }, () => `Created key ${k.id} for ${k.memberName} (${k.role}). It is shown only once:\n\n${k.key}`);
+          const k = s.keys.create({ name: opts.name, memberName, role: opts.role, teamspaceId, scope: opts.scope });
+          const scope = k.scope === 'read' ? ', read scope' : '';
+          output(opts, { ...k, teamspaceId }, () => `Created key ${k.id} for ${k.memberName} (${k.role}${scope}). It is shown only once:\n\n${k.key}`);
         },
         { create: true },
       );
@@ -32,7 +35,7 @@ export function keysCommand(program: Command): void {
         const only = opts.teamspace ? s.teams.teamspaces.byName(opts.teamspace).id : null;
         const list = s.keys.list().filter((k) => only === null || k.teamspaceId === only);
         output(opts, list, () =>
-          list.map((k) => `${String(k.id).padStart(4)}  ${k.prefix}…  ${k.name}  member=${k.memberName} (${k.role})  ${k.revokedAt ? `revoked ${k.revokedAt}` : `created ${k.createdAt}`}`),
+          list.map((k) => `${String(k.id).padStart(4)}  ${k.prefix}…  ${k.name}  member=${k.memberName} (${k.role})${k.scope === 'read' ? '  scope=read' : ''}  ${k.revokedAt ? `revoked ${k.revokedAt}` : `created ${k.createdAt}`}`),
         );
       });
     });

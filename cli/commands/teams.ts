@@ -183,7 +183,7 @@ function usageCommand(program: Command): void {
         const people = s.teams.members.list(t);
         const m = o.member ? s.teams.members.byName(t, o.member) : people.find((x) => x.role === 'owner') ?? people[0];
         if (!m) throw new ApiError('not_found', 'The teamspace has no members.');
-        printJson(s.teams.usage.report({ keyId: 0, memberId: m.id, memberName: m.name, teamspaceId: t, role: m.role }, days));
+        printJson(s.teams.usage.report({ keyId: 0, memberId: m.id, memberName: m.name, teamspaceId: t, role: m.role, scope: 'all' }, days));
       });
     });
 }

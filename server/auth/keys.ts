@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Store } from '../store/index.ts';
-import type { Principal, Role } from '../../lib/model.ts';
+import type { KeyScope, Principal, Role } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 
 export const KEY_PREFIX = 'stk_';
@@ -20,6 +20,7 @@ export interface CreatedKey {
   memberId: number;
   memberName: string;
   role: Role;
+  scope: KeyScope;
 }
 
 export interface KeyInfo {
@@ -29,6 +30,7 @@ export interface KeyInfo {
   memberId: number;
   memberName: string;
   role: Role;
+  scope: KeyScope;
   teamspaceId: number;
   createdAt: string;
   lastUsedAt: string | null;
@@ -58,7 +60,7 @@ export class KeyService {
   }
 
   /** Creates a key for a member (created with the given role when it does not exist; an existing member keeps its role). */
-  create(input: { name: string; memberName?: string; role?: Role; teamspaceId?: number }): CreatedKey {
+  create(input: { name: string; memberName?: string; role?: Role; teamspaceId?: number; scope?: KeyScope }): CreatedKey {
     const teamspaceId = input.teamspaceId ?? this.defaultTeamspaceId();
     const memberName = input.memberName ?? input.name;
     let member = this.store.accounts.memberByName(teamspaceId, memberName);
@@ -68,13 +70,14 @@ export class KeyService {
       member = this.store.accounts.member(id)!;
     }
     const key = KEY_PREFIX + crypto.randomBytes(32).toString('base64url');
-    const id = this.store.accounts.insertKey(member.id, input.name, key.slice(0, KEY_PREFIX.length + 6), hashKey(key), this.now());
-    return { id, key, name: input.name, memberId: member.id, memberName: member.name, role: member.role };
+    const scope = input.scope ?? 'all';
+    const id = this.store.accounts.insertKey(member.id, input.name, key.slice(0, KEY_PREFIX.length + 6), hashKey(key), this.now(), scope);
+    return { id, key, name: input.name, memberId: member.id, memberName: member.name, role: member.role, scope };
   }
 
   list(): KeyInfo[] {
     return this.store.accounts.keys().map((k) => ({
-      id: k.id, name: k.name, prefix: k.prefix, memberId: k.member_id, memberName: k.member_name, role: k.role,
+      id: k.id, name: k.name, prefix: k.prefix, memberId: k.member_id, memberName: k.member_name, role: k.role, scope: k.scope,
       teamspaceId: k.teamspace_id, createdAt: k.created_at, lastUsedAt: k.last_used_at, revokedAt: k.revoked_at,
     }));
   }
@@ -95,6 +98,6 @@ export class KeyService {
       this.touched.set(row.key_id, nowMs);
       this.store.accounts.touchKey(row.key_id, this.now());
     }
-    return { keyId: row.key_id, memberId: row.member_id, memberName: row.member_name, teamspaceId: row.teamspace_id, role: row.role };
+    return { keyId: row.key_id, memberId: row.member_id, memberName: row.member_name, teamspaceId: row.teamspace_id, role: row.role, scope: row.scope };
   }
 }

@@ -100,10 +100,17 @@ export const keysListOperation = defineOperation({
   http: { method: 'get', path: '/api/v2/keys', from: 'query', status: 200, response: object('{keys: [...]}') },
 });
 
-export const keyCreateInput = z.object({ name: z.string().min(1).max(100), memberId: z.number().int().positive().optional() }).strict();
+export const keyCreateInput = z
+  .object({
+    name: z.string().min(1).max(100),
+    memberId: z.number().int().positive().optional(),
+    /** `read`: search, context and MCP only (what an assistant's configuration should hold). */
+    scope: z.enum(['all', 'read']).optional(),
+  })
+  .strict();
 export const keyCreateOperation = defineOperation({
   id: 'keyCreate', summary: 'Create an API key (shown once)', input: keyCreateInput, access: { caller: 'key', roles: ADMINS },
-  http: { method: 'post', path: '/api/v2/keys', from: 'body', status: 201, response: object('{id, key, name, memberId, memberName, role}') },
+  http: { method: 'post', path: '/api/v2/keys', from: 'body', status: 201, response: object('{id, key, name, memberId, memberName, role, scope}') },
   errors: ['not_found', 'forbidden'],
 });
 

@@ -40,6 +40,7 @@ export function admit(deps: AdmitDeps, access: Access, caller: Caller): Principa
     return p;
   }
   if (!p) throw new ApiError('invalid_api_key', 'An API key is required: send Authorization: Bearer <key>.');
+  if (p.scope === 'read') throw new ApiError('forbidden', 'This key has the read scope: it can search, ask for context and use MCP, nothing else.');
   if (access.roles && !access.roles.includes(p.role)) throw new ApiError('forbidden', `This action needs the role ${access.roles.join(' or ')}; your key's member is ${p.role}.`);
   if (access.license) deps.license.require(access.license === true ? undefined : access.license);
   if (access.source && !deps.sourceEnabled(p, access.source)) {

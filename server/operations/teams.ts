@@ -39,8 +39,8 @@ export function teamOperations(bind: ReturnType<typeof binder>, t: TeamService) 
     // A member sees and revokes only its own keys; owners and admins all of the teamspace's.
     keysList: bind(c.keysListOperation, (_i, p) => ({ keys: t.members.listKeys(who(p).teamspaceId, who(p).role === 'member' ? who(p).memberId : undefined) })),
     keyCreate: bind(c.keyCreateOperation, (i, p) => {
-      const k = t.members.createKey(who(p).teamspaceId, who(p).role, i.memberId ?? who(p).memberId, i.name);
-      return { id: k.id, key: k.key, name: k.name, memberId: k.memberId, memberName: k.memberName, role: k.role };
+      const k = t.members.createKey(who(p).teamspaceId, who(p).role, i.memberId ?? who(p).memberId, i.name, i.scope);
+      return { id: k.id, key: k.key, name: k.name, memberId: k.memberId, memberName: k.memberName, role: k.role, scope: k.scope };
     }),
     keyRevoke: bind(c.keyRevokeOperation, (i, p) => t.members.revokeKey(who(p).teamspaceId, who(p).role, i.id, who(p).role === 'member' ? who(p).memberId : undefined)),
   };

@@ -1,5 +1,5 @@
 import type { Db } from './db.ts';
-import type { Role } from '../../lib/model.ts';
+import type { KeyScope, Role } from '../../lib/model.ts';
 
 export interface TeamspaceRow {
   id: number; name: string; plan: 'free' | 'pro' | 'enterprise' | 'payg'; included_requests: number; spending_limit_cents: number | null;
@@ -11,11 +11,11 @@ export interface MemberRow {
 }
 
 export interface KeyRow {
-  id: number; member_id: number; name: string; prefix: string; hash: string; created_at: string; last_used_at: string | null; revoked_at: string | null;
+  id: number; member_id: number; name: string; prefix: string; hash: string; scope: KeyScope; created_at: string; last_used_at: string | null; revoked_at: string | null;
 }
 
 export interface KeyPrincipalRow {
-  key_id: number; member_id: number; member_name: string; teamspace_id: number; role: Role;
+  key_id: number; member_id: number; member_name: string; teamspace_id: number; role: Role; scope: KeyScope;
 }
 
 /** Teamspaces, members and API keys (stored as hashes only). */
@@ -80,8 +80,8 @@ export class AccountStore {
     })();
   }
 
-  insertKey(memberId: number, name: string, prefix: string, hash: string, now: string): number {
-    return Number(this.db.prepare('INSERT INTO api_keys (member_id, name, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?)').run(memberId, name, prefix, hash, now).lastInsertRowid);
+  insertKey(memberId: number, name: string, prefix: string, hash: string, now: string, scope: KeyScope = 'all'): number {
+    return Number(this.db.prepare('INSERT INTO api_keys (member_id, name, prefix, hash, created_at, scope) VALUES (?, ?, ?, ?, ?, ?)').run(memberId, name, prefix, hash, now, scope).lastInsertRowid);
   }
 
   keys(): (KeyRow & { member_name: string; role: Role; teamspace_id: number })[] {
@@ -101,7 +101,7 @@ export class AccountStore {
   principalByHash(hash: string): KeyPrincipalRow | null {
     return (this.db
       .prepare(
-        `SELECT k.id AS key_id, m.id AS member_id, m.name AS member_name, m.teamspace_id AS teamspace_id, m.role AS role
+        `SELECT k.id AS key_id, m.id AS member_id, m.name AS member_name, m.teamspace_id AS teamspace_id, m.role AS role, k.scope AS scope
          FROM api_keys k JOIN members m ON m.id = k.member_id
          WHERE k.hash = ? AND k.revoked_at IS NULL AND m.removed_at IS NULL`,
       )

@@ -2,7 +2,7 @@ import type { Store } from '../store/index.ts';
 import type { TeamStore } from '../store/teams.ts';
 import type { KeyService, CreatedKey, KeyInfo } from '../auth/keys.ts';
 import type { LicenseService } from '../license/license.ts';
-import type { Role } from '../../lib/model.ts';
+import type { KeyScope, Role } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { ANONYMOUS_MEMBER } from './usage.ts';
 
@@ -96,10 +96,10 @@ export class MemberService {
   }
 
   /** A key acts as its member, so only an owner (or the operator) may create or revoke an owner's keys. */
-  createKey(teamspaceId: number, actor: Actor, memberId: number, name: string): CreatedKey {
+  createKey(teamspaceId: number, actor: Actor, memberId: number, name: string, scope: KeyScope = 'all'): CreatedKey {
     const m = this.get(teamspaceId, memberId);
     if (m.role === 'owner' && actor !== 'owner' && actor !== 'operator') throw new ApiError('forbidden', "Only an owner can create keys for an owner.");
-    return this.keys.create({ name, memberName: m.name, teamspaceId });
+    return this.keys.create({ name, memberName: m.name, teamspaceId, scope });
   }
 
   revokeKey(teamspaceId: number, actor: Actor, id: number, onlyMember?: number): void {

@@ -6,8 +6,9 @@ import { m007 } from './007-teamspaces.ts';
 import { m008 } from './008-job-owner.ts';
 import { m009 } from './009-search-index.ts';
 import { m010 } from './010-ranking.ts';
+import { m011 } from './011-key-scope.ts';
 
 export type { Migration };
 
 /** Append new migrations here; never edit one that has shipped. */
-export const migrations: Migration[] = [m001, m004, m005, m007, m008, m009, m010];
+export const migrations: Migration[] = [m001, m004, m005, m007, m008, m009, m010, m011];

@@ -28,7 +28,7 @@ const PATH_POSITION = /(?:[A-Za-z]:\\|\.{0,2}\/|file:\/\/\/?|webpack:\/\/\/?)?[\
 /** Absolute or relative file paths without positions (keep the file's base name: it can be meaningful, e.g. vite.config.ts). */
 const PATH = /(?<![\w@.~-])(?:[A-Za-z]:\\|file:\/\/\/?|\/)[\w@.\-]+(?:[\\/][\w@.\-]+)+/g;
 /** A web address, with or without its scheme (`https://vitest.dev/api/vi.html#vi-mock`, `fastify.dev/docs/latest/Reference/Middleware/`). */
-const URL = /\b(?:https?:\/\/)?(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?\/[^\s'"`<>)\]]*|\bhttps?:\/\/[^\s'"`<>)\]]+/gi;
+const WEB_ADDRESS = /\b(?:https?:\/\/)?(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?\/[^\s'"`<>)\]]*|\bhttps?:\/\/[^\s'"`<>)\]]+/gi;
 
 /**
  * An address an error message points to names the page about the error: its last path segment
@@ -112,7 +112,7 @@ function replaceJson(lines: string[]): string[] {
 /** The text of a line without paths, positions, timestamps and ids. */
 function clean(line: string): string {
   return line
-    .replace(URL, (m) => urlTopic(m))
+    .replace(WEB_ADDRESS, (m) => urlTopic(m))
     .replace(TIMESTAMP, ' ')
     .replace(PATH_POSITION, (m) => baseName(m.replace(/(?::\d+)+$|\(\d+,\d+\)$/, '')))
     .replace(PATH, (m) => baseName(m))

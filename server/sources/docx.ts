@@ -1,4 +1,3 @@
-import mammoth from 'mammoth';
 import { ApiError } from '../../lib/errors.ts';
 import { htmlToMarkdown } from '../../lib/text/html-markdown.ts';
 import type { ExtractedDocument } from './pdf.ts';
@@ -22,6 +21,8 @@ const styleMap = [
 ];
 
 export async function docxToMarkdown(data: Buffer, fallbackTitle: string): Promise<ExtractedDocument> {
+  // Loaded when a document arrives: most processes (each CLI command) never convert one.
+  const { default: mammoth } = await import('mammoth');
   let html: string;
   try {
     const result = await mammoth.convertToHtml({ buffer: data }, { styleMap, includeDefaultStyleMap: true });

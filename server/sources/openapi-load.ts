@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import SwaggerParser from '@apidevtools/swagger-parser';
 import * as yaml from 'js-yaml';
 import { ApiError } from '../../lib/errors.ts';
 import { str, type Obj } from './openapi-schema.ts';
@@ -91,6 +90,8 @@ export async function loadOpenApi(text: string, name: string, options: { validat
   }
   let doc: Obj;
   const parserOptions = { resolve: { external: false }, dereference: { circular: true } } as never;
+  // Loaded when a spec arrives: most processes (each CLI command) never parse one.
+  const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
   try {
     // Jobs re-load a spec that was validated when it was submitted: dereferencing is enough there.
     doc = (options.validate === false ? await SwaggerParser.dereference(top as never, parserOptions) : await SwaggerParser.validate(structuredClone(top) as never, parserOptions)) as unknown as Obj;

@@ -1,4 +1,4 @@
-import { getDocumentProxy } from 'unpdf';
+import type { getDocumentProxy } from 'unpdf';
 import { ApiError } from '../../lib/errors.ts';
 import { guessLanguage } from '../../lib/text/code-language.ts';
 
@@ -35,9 +35,11 @@ interface Line {
 }
 
 export async function pdfToMarkdown(data: Uint8Array, fallbackTitle: string, options: { signal?: AbortSignal } = {}): Promise<ExtractedDocument> {
+  // Loaded when a document arrives: most processes (each CLI command) never read a PDF.
+  const { getDocumentProxy: open } = await import('unpdf');
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
-    pdf = await getDocumentProxy(data, { verbosity: 0 } as never);
+    pdf = await open(data, { verbosity: 0 } as never);
   } catch (err) {
     throw new ApiError('validation_error', `not a readable PDF (${(err as Error).message ?? String(err)})`);
   }

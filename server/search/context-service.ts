@@ -9,7 +9,7 @@ import type { Library, Principal } from '../../lib/model.ts';
 import { parseLibraryId } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { AccessPolicy, ContextRequest, ContextResponse, ContextRules, ContextService, Rendered } from './contracts.ts';
-import { analyzeQuery, prepareQuery, type PreparedQuery } from './query.ts';
+import { prepareQueryOrLexical, type PreparedQuery } from './query.ts';
 import type { Candidate } from './retrieve.ts';
 import { RetrievalPool } from './retrieval-pool.ts';
 import { answerForVersion } from './pipeline.ts';
@@ -90,7 +90,8 @@ export class StoreContextService implements ContextService {
     const first = resolveLibrary(store, access, principal, req.libraryId);
     if (req.researchMode) return this.research(req, principal);
 
-    const { q, failed } = await this.prepareQuestion(req.query);
+    const { q, error } = await prepareQueryOrLexical(req.query, this.deps.embedder);
+    if (error) this.deps.log.warn({ err: error.message }, 'context: query embedding failed; lexical retrieval only');
     const { resolved, items } = (await this.inWorker(req, principal, q, first)) ?? store.search.snapshot(() => {
       const r = resolveLibrary(store, access, principal, req.libraryId);
       return { resolved: r, items: answerForVersion(store, q, r.choice.version.id, { libraryId: r.library.id, fast: req.fast }) };
@@ -105,18 +106,8 @@ export class StoreContextService implements ContextService {
     };
     const headers = servedHeaders(resolved);
     // As /api/v3/search does: the failure wins the reason, the version header stays.
-    if (failed) Object.assign(headers, { 'X-Stacks-Search-Status': 'partial', 'X-Stacks-Search-Reason': 'partialSearchFailure' });
+    if (error) Object.assign(headers, { 'X-Stacks-Search-Status': 'partial', 'X-Stacks-Search-Reason': 'partialSearchFailure' });
     return lazyRendered(() => toContextJson(items, rules), text, headers);
-  }
-
-  /** The question prepared for retrieval; lexical only (failed) when the embedder is down, as /api/v3/search does. */
-  private async prepareQuestion(query: string): Promise<{ q: PreparedQuery; failed: boolean }> {
-    try {
-      return { q: await prepareQuery(query, this.deps.embedder), failed: false };
-    } catch (err) {
-      this.deps.log.warn({ err: (err as Error).message }, 'context: query embedding failed; lexical retrieval only');
-      return { q: { ...analyzeQuery(query), vector: null }, failed: true };
-    }
   }
 
   /**

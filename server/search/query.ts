@@ -181,11 +181,24 @@ export function analyzeQuery(asked: string): Omit<PreparedQuery, 'vector'> {
 
 /** Analyzes a question and embeds it (once; reuse the result for every library searched). */
 export async function prepareQuery(text: string, embedder: Embedder | null): Promise<PreparedQuery> {
+  return withVector(analyzeQuery(text), embedder);
+}
+
+/**
+ * prepareQuery for the answering services: when the embedder fails (an endpoint down), the question
+ * is searched lexically only (vector null) and `error` says why, so the answer can be marked partial.
+ */
+export async function prepareQueryOrLexical(text: string, embedder: Embedder | null): Promise<{ q: PreparedQuery; error: Error | null }> {
   const base = analyzeQuery(text);
-  let vector: Float32Array | null = null;
-  if (embedder) {
-    const [v] = await embedder.embed([base.searchText]);
-    vector = v ?? null;
+  try {
+    return { q: await withVector(base, embedder), error: null };
+  } catch (err) {
+    return { q: { ...base, vector: null }, error: err instanceof Error ? err : new Error(String(err)) };
   }
-  return { ...base, vector };
+}
+
+async function withVector(base: Omit<PreparedQuery, 'vector'>, embedder: Embedder | null): Promise<PreparedQuery> {
+  if (!embedder) return { ...base, vector: null };
+  const [v] = await embedder.embed([base.searchText]);
+  return { ...base, vector: v ?? null };
 }

@@ -8,7 +8,7 @@ import type { AccessPolicy, Rendered, SearchContextResponse, SearchRequest, Sear
 import { Catalog, defaultVersion, type CatalogEntry } from './catalog.ts';
 import { LibrarySelector, PROBE_ROWS, type LibraryChoice } from './select.ts';
 import type { VersionProbe } from '../store/search-probe.ts';
-import { analyzeQuery, prepareQuery, type PreparedQuery } from './query.ts';
+import { prepareQueryOrLexical, type PreparedQuery } from './query.ts';
 import { retrievePrepared, byScore, type Candidate } from './retrieve.ts';
 import { rank } from './ranker.ts';
 import { modelFor } from './models.ts';
@@ -124,21 +124,15 @@ export class MultiLibrarySearch implements SearchService {
 
   /** The question prepared for retrieval (lexical only when the embedder is down: failed), with the language's aliases. */
   private async prepareQuestion(req: SearchRequest, d: SearchDeps): Promise<{ q: PreparedQuery; failed: boolean }> {
-    let failed = false;
-    let q: PreparedQuery;
-    try {
-      q = await prepareQuery(req.query, d.embedder);
-    } catch (err) {
-      // Embedder down: lexical only, and say the answer is partial.
-      d.log.warn({ err: (err as Error).message }, 'search: query embedding failed; lexical retrieval only');
-      q = { ...analyzeQuery(req.query), vector: null };
-      failed = true;
-    }
+    const prepared = await prepareQueryOrLexical(req.query, d.embedder);
+    // Embedder down: lexical only, and the answer says it is partial.
+    if (prepared.error) d.log.warn({ err: prepared.error.message }, 'search: query embedding failed; lexical retrieval only');
+    let q = prepared.q;
     if (req.language) {
       const l = req.language.toLowerCase();
       q = { ...q, languages: [...new Set([...q.languages, ...(LANGUAGE_ALIASES[l] ?? [l])])] };
     }
-    return { q, failed };
+    return { q, failed: prepared.error !== null };
   }
 
   /**

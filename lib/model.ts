@@ -4,7 +4,8 @@ export type SourceType = 'repo' | 'website' | 'openapi' | 'llmstxt' | 'files' | 
 
 export type Role = 'owner' | 'admin' | 'member';
 /** What a key may do: `all` that its member's role allows, or `read`: search, context and MCP only. */
-export type KeyScope = 'all' | 'read';
+export const KEY_SCOPES = ['all', 'read'] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
 
 export interface CodeExample {
   language: string;

@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { choiceOption, intArg, output, withDataDir, withServices, type CommonOpts } from '../context.ts';
-import type { KeyScope, Role } from '../../lib/model.ts';
+import { KEY_SCOPES, type KeyScope, type Role } from '../../lib/model.ts';
 
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
-const SCOPES: readonly KeyScope[] = ['all', 'read'];
 
 export function keysCommand(program: Command): void {
   const keys = program.command('keys').description('manage API keys');
@@ -12,7 +11,7 @@ export function keysCommand(program: Command): void {
     .option('--member <name>', 'member that owns the key (created when new; default: the key name)')
     .addOption(choiceOption('--role <role>', 'role of a new member', ROLES, 'member'))
     .option('--teamspace <name>', 'teamspace of the member (default: the first one)')
-    .addOption(choiceOption('--scope <scope>', 'read: search, context and MCP only (for an AI assistant); all: what the role allows', SCOPES, 'all'))
+    .addOption(choiceOption('--scope <scope>', 'read: search, context and MCP only (for an AI assistant); all: what the role allows', KEY_SCOPES, 'all'))
     .action(async (opts: CommonOpts & { name: string; member?: string; role: Role; teamspace?: string; scope: KeyScope }) => {
       await withServices(
         opts,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ADMINS, defineOperation, idInput } from './operation.ts';
 import { object } from './responses.ts';
+import { KEY_SCOPES } from '../../lib/model.ts';
 
 /**
  * Teamspace administration: policies, usage, plan, rules, members, keys. Reading needs any key
@@ -105,7 +106,7 @@ export const keyCreateInput = z
     name: z.string().min(1).max(100),
     memberId: z.number().int().positive().optional(),
     /** `read`: search, context and MCP only (what an assistant's configuration should hold). */
-    scope: z.enum(['all', 'read']).optional(),
+    scope: z.enum(KEY_SCOPES).optional(),
   })
   .strict();
 export const keyCreateOperation = defineOperation({

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
+import { launchBrowser } from './helpers/browser.ts';
 import { startTestServer } from './helpers/server.ts';
 
 /**
@@ -12,10 +12,7 @@ test('the web page works over plain HTTP under a hostname that is not localhost'
   const s = await startTestServer();
   t.after(() => s.close());
   const port = new URL(s.url).port;
-  const browser = await chromium.launch({
-    executablePath: s.services.config.chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--host-resolver-rules=MAP stacks.lan 127.0.0.1', '--disable-features=HttpsUpgrades'],
-  });
+  const browser = await launchBrowser(s.services.config.chromiumPath, ['--host-resolver-rules=MAP stacks.lan 127.0.0.1', '--disable-features=HttpsUpgrades']);
   t.after(() => browser.close());
   const page = await browser.newPage();
   const failed: string[] = [];

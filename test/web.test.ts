@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
+import { launchBrowser } from './helpers/browser.ts';
 import { startTestServer } from './helpers/server.ts';
 import { loadSearchCorpus } from './helpers/search-corpus.ts';
 
 test('web UI: the page, the library list API, and a search typed into the page in Chromium', async (t) => {
   const s = await startTestServer();
   t.after(() => s.close());
-  const browser = await chromium.launch({ executablePath: s.services.config.chromiumPath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  const browser = await launchBrowser(s.services.config.chromiumPath);
   t.after(() => browser.close());
   await loadSearchCorpus(s.services, ['pino', 'zod']);
   const home = await s.api('/', { auth: null });
@@ -37,7 +37,7 @@ test('web UI: the page, the library list API, and a search typed into the page i
 test('web UI: snippets as sanitized markdown with links, code with language and copy, library pages, keyboard, phone width', async (t) => {
   const s = await startTestServer();
   t.after(() => s.close());
-  const browser = await chromium.launch({ executablePath: s.services.config.chromiumPath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  const browser = await launchBrowser(s.services.config.chromiumPath);
   t.after(() => browser.close());
   // Documentation is written by whoever published it: markdown to render, and markup that must not run.
   const build = s.services.writer.begin({ id: '/acme/widgets', title: 'Widgets', description: 'Widget docs', sourceType: 'repo' }, { tag: '' });

@@ -2,7 +2,8 @@
 // Cost of teamspace accounting (per-key rate limit + monthly counting in SQLite) on GET /api/v3/search,
 // measured in one run against one in-process server: requests alternate between accounting on and off
 // (services.teams.metering), so both see the same caches and machine load. Also prints the cost of
-// meter() and of AccessPolicy.canSee called directly, and the search p50 with filters active.
+// meter() and of AccessPolicy.canSee called directly, the search p50 with filters active, and the
+// visibility checks of one request over a 200-library catalogue (owners, grants, both visibilities).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -104,6 +105,43 @@ function measureParts(server: Bench, key: string): void {
   console.log(`meter() alone: ${meterUs.toFixed(1)} µs per request (rate limit + one IMMEDIATE transaction: read, 3 UPSERTs); canSee: ${canSeeUs.toFixed(2)} µs per library (${seen > 0 ? 'ok' : 'none visible'})`);
 }
 
+/**
+ * Visibility over 200 libraries: what one search request pays to filter the whole catalogue for
+ * its reader (a member, another teamspace's member, an anonymous caller), with the per-library
+ * memo warm (the same minute and policy) and cold (a fresh policy object, as after a change).
+ * The checks read no snippet, so the figure holds at 1M snippets as at 0.
+ */
+function measureVisibility(server: Bench, key: string): void {
+  const s = server.services;
+  const now = new Date().toISOString();
+  const other = s.teams.teamspaces.create({ name: `bench-${Date.now()}`, owner: 'bench-owner' });
+  const home = s.teams.defaultTeamspaceId();
+  for (let i = s.store.libraries.list().length; i < 200; i++) {
+    const id = `/bench/lib-${i}`;
+    const owner = i % 3 === 0 ? other.teamspace.id : home;
+    s.store.libraries.upsert({ id, title: `Bench ${i}`, description: '', sourceType: i % 2 ? 'website' : 'repo', sourceUrl: `https://docs${i}.internal.test/`, teamspaceId: owner, visibility: i % 4 === 0 ? 'instance' : 'teamspace' }, now);
+    if (i % 5 === 0) s.store.libraries.setAccess(id, 'teamspace', [owner === home ? other.teamspace.id : home]);
+  }
+  const libs = s.store.libraries.list();
+  const readers = { member: s.keys.verify(key)!, 'other teamspace': s.keys.verify(other.key.key)!, anonymous: null };
+  const n = 5_000;
+  const parts: string[] = [];
+  for (const [name, reader] of Object.entries(readers)) {
+    let seen = 0;
+    let t0 = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) seen += libs.filter((l) => s.access.canSee(reader, l)).length;
+    const warmUs = Number(process.hrtime.bigint() - t0) / 1e3 / n;
+    t0 = process.hrtime.bigint();
+    for (let i = 0; i < n / 10; i++) {
+      s.teams.cache.invalidate();
+      seen += libs.filter((l) => s.access.canSee(reader, l)).length;
+    }
+    const coldUs = Number(process.hrtime.bigint() - t0) / 1e3 / (n / 10);
+    parts.push(`${name} ${warmUs.toFixed(1)} µs warm, ${coldUs.toFixed(1)} µs cold (${Math.round(seen / (n * 1.1))} visible)`);
+  }
+  console.log(`visibility of ${libs.length} libraries per request: ${parts.join('; ')} (target < 1 ms)`);
+}
+
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-bench-accounting-'));
   const config = loadConfig({ dataDir, port: 0, host: '127.0.0.1', logLevel: 'warn', rateLimitPerMinute: 1_000_000 } as never, {});
@@ -122,6 +160,7 @@ async function main(): Promise<void> {
     await measureAccounting(server, t);
     await measurePolicy(server, t);
     measureParts(server, key);
+    measureVisibility(server, key);
   } finally {
     await server.close();
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { startTestServer } from '../test/helpers/server.ts';
+import { operatorSubmitter } from '../lib/owner.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -143,7 +144,7 @@ async function run(label: string, startUrl: string, maxPages: number): Promise<v
   sample();
   const sampler = setInterval(sample, 200);
   const started = performance.now();
-  const sub = await server.services.crawler.submit({ websiteUrl: startUrl, maxPages, trigger: 'cli' }, null);
+  const sub = await server.services.crawler.submit({ websiteUrl: startUrl, maxPages, trigger: 'cli' }, operatorSubmitter(server.services.teams.defaultTeamspaceId(), 'instance'));
   for (;;) {
     const job = server.services.jobs.get(sub.jobId);
     if (['succeeded', 'failed', 'cancelled'].includes(job.state)) break;

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { loadConfig, type Config } from '../server/config.ts';
 import { ApiError } from '../lib/errors.ts';
+import { LIBRARY_VISIBILITIES } from '../lib/model.ts';
 import { createLogger } from '../server/log.ts';
 import { createServices, type Services } from '../server/services.ts';
 
@@ -22,6 +23,11 @@ export function withDataDir(cmd: Command): Command {
 /** --json: machine-readable output on stdout (and errors as one JSON line on stderr). */
 export function withJson(cmd: Command): Command {
   return cmd.option('--json', 'print the result as JSON on stdout');
+}
+
+/** --visibility of the commands that add a library (an existing library keeps its own; `stacks libraries set` changes it). */
+export function visibilityOption(): Option {
+  return choiceOption('--visibility <visibility>', 'who may read a new library: teamspace (the default teamspace only; the default) or instance (every key, and anonymous search)', LIBRARY_VISIBILITIES);
 }
 
 /** An option whose value must be one of `values` (the parser names the option and the values when it is not). */

@@ -6,6 +6,13 @@ export type Role = 'owner' | 'admin' | 'member';
 /** What a key may do: `all` that its member's role allows, or `read`: search, context and MCP only. */
 export const KEY_SCOPES = ['all', 'read'] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
+/**
+ * Who may read a library besides the local operator: `teamspace` (its owner teamspace's keys and
+ * users, plus teamspaces it is granted to) or `instance` (every key, and anonymous callers when
+ * anonymous search is on).
+ */
+export const LIBRARY_VISIBILITIES = ['teamspace', 'instance'] as const;
+export type LibraryVisibility = (typeof LIBRARY_VISIBILITIES)[number];
 
 export interface CodeExample {
   language: string;
@@ -77,11 +84,17 @@ export interface LibraryMeta {
   verified?: boolean;
   stars?: number | null;
   license?: string | null;
+  /** The owner teamspace; null on libraries written before teamspaces owned them (the default teamspace manages those). */
   teamspaceId?: number | null;
+  /** Set when the library is created; an existing library keeps its own (changed only by an owner or admin). */
+  visibility?: LibraryVisibility;
 }
 
-export interface Library extends Required<Omit<LibraryMeta, 'teamspaceId'>> {
+export interface Library extends Required<Omit<LibraryMeta, 'teamspaceId' | 'visibility'>> {
   teamspaceId: number | null;
+  visibility: LibraryVisibility;
+  /** Teamspaces besides the owner that may read a `teamspace` library. */
+  grants: number[];
   createdAt: string;
   updatedAt: string;
 }
@@ -116,6 +129,8 @@ export interface Job<P = Record<string, unknown>> {
   attempts: number;
   cancelRequested: boolean;
   memberId: number | null;
+  /** The teamspace the job belongs to; null: none (instance maintenance), shown to every teamspace. */
+  teamspaceId: number | null;
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
@@ -130,6 +145,17 @@ export interface Principal {
   teamspaceId: number;
   role: Role;
   scope: KeyScope;
+}
+
+/** The CLI working on the server's own files: it reads every library, whatever its visibility. */
+export const OPERATOR = Object.freeze({ operator: true as const });
+
+/** Whom a read is for: a key's principal, null for an anonymous caller, or the local OPERATOR. */
+export type Reader = Principal | null | typeof OPERATOR;
+
+/** The principal behind a read (null for anonymous callers and the operator, who have no member). */
+export function principalOf(reader: Reader): Principal | null {
+  return reader && !('operator' in reader) ? reader : null;
 }
 
 /** Parses `/owner/repo`, `/owner/repo/tag` and `/owner/repo@tag`. Returns null when malformed. */

@@ -20,6 +20,7 @@ import { StoreContextService } from './search/context-service.ts';
 import { MultiLibrarySearch, type SearchOverrides } from './search/search-service.ts';
 import { StoreLibrarySearch } from './search/library-search.ts';
 import { TeamService } from './teams/index.ts';
+import { LibraryAccessService } from './teams/library-access.ts';
 import { queueSearchModel, registerSearchModelJob, relearnAll, scheduleMissingModels } from './search/model-job.ts';
 import { registerVersionFetch } from './search/version-fetch.ts';
 import { walKeeperTask } from './search/wal-task.ts';
@@ -103,15 +104,16 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const librarySearch = new StoreLibrarySearch(() => ({ selector: search.selector(), access: services.access }));
   const crawler = new CrawlService({ store, jobs, config });
   const sources = new SourceService({ config, store, jobs, writer, log });
+  const libraries = new LibraryAccessService(store, () => services.access, () => teams.defaultTeamspaceId());
   const operations = createOperations({
-    config, license, teams, jobs, importer, crawler, sources, context, search, librarySearch,
+    config, license, teams, jobs, importer, crawler, sources, context, search, librarySearch, libraries,
     // Read per call: a test or a bench may swap the access policy on the container.
     get access() {
       return services.access;
     },
     sourceEnabled: (p, source) => teams.policies.sourceEnabled(teams.teamspaceOf(p), source),
     defaultTeamspaceId: () => keys.defaultTeamspaceId(),
-    importRefusal: (p, header) => sourceRefusal({ teams }, p, bundleMeta(header, header.project)),
+    importRefusal: (p, header, visibility) => sourceRefusal({ teams }, p, { ...bundleMeta(header, header.project), visibility }),
     position: (id) => jobs.position(id),
   });
   const services: Services = {

@@ -7,6 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { devLicense, startStacksProcess, startTestServer, stopProcess, tempDir, waitFor, type StacksProcess } from './helpers/server.ts';
 import { createFixtureServer, listen, type FixtureServer } from './helpers/fixtures.ts';
 import { Store } from '../server/store/index.ts';
+import { operatorSubmitter } from '../lib/owner.ts';
 
 /** The fixture server with a delay per request, so that a crawl is still running when its server is killed. */
 function slowFixtures(delayMs: number): Promise<FixtureServer> {
@@ -61,7 +62,7 @@ test('crash and resume: a server killed with SIGKILL mid-crawl resumes the job; 
 
     const ref = await startTestServer();
     try {
-      const r = await ref.services.crawler.submit({ websiteUrl: `${site.url}/static/`, maxPages: 200 }, null);
+      const r = await ref.services.crawler.submit({ websiteUrl: `${site.url}/static/`, maxPages: 200 }, operatorSubmitter(ref.services.teams.defaultTeamspaceId(), 'instance'));
       await waitFor(() => ['succeeded', 'failed'].includes(ref.services.jobs.get(r.jobId).state), 60_000);
       const clean = ref.services.store.snippets.list(ref.services.store.libraries.currentVersion(r.libraryId, '')!.id, 100_000);
       const cleanKeys = new Set(clean.map((x) => `${x.kind}|${x.contentHash}`));

@@ -7,6 +7,7 @@ import { startTestServer, waitFor } from './helpers/server.ts';
 import { FIXTURES, listen, startFixtureServer, type FixtureServer } from './helpers/fixtures.ts';
 import { BrowserRenderer } from '../crawler/browser.ts';
 import { createLogger } from '../server/log.ts';
+import { operatorSubmitter } from '../lib/owner.ts';
 
 const expected = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'expected.json'), 'utf8')) as {
   'spa-docs': { needleOnIntro: string; routes: { route: string; codeBlocks: number }[]; totals: { codeBlocks: number; codeLanguages: Record<string, number> } };
@@ -75,7 +76,7 @@ test('a failed re-crawl keeps the previous version served; cancel aborts the bui
   const s = await startTestServer();
   t.after(() => s.close());
   const start = `${site.url}/static/tutorial/overview.html`;
-  const first = await s.services.crawler.submit({ websiteUrl: start, maxPages: 8 }, null);
+  const first = await s.services.crawler.submit({ websiteUrl: start, maxPages: 8 }, operatorSubmitter(s.services.teams.defaultTeamspaceId(), 'instance'));
   await waitFor(() => ['succeeded', 'failed'].includes(s.services.jobs.get(first.jobId).state), 60_000);
   assert.equal(s.services.jobs.get(first.jobId).state, 'succeeded');
   const served = s.services.store.libraries.currentVersion(first.libraryId, '')!;
@@ -83,7 +84,7 @@ test('a failed re-crawl keeps the previous version served; cancel aborts the bui
 
   // The site goes away: the re-crawl fails and the version served before stays served.
   await site.close();
-  const again = await s.services.crawler.submit({ websiteUrl: start, maxPages: 8, force: true }, null);
+  const again = await s.services.crawler.submit({ websiteUrl: start, maxPages: 8, force: true }, operatorSubmitter(s.services.teams.defaultTeamspaceId(), 'instance'));
   await waitFor(() => ['succeeded', 'failed'].includes(s.services.jobs.get(again.jobId).state), 60_000);
   const failed = s.services.jobs.get(again.jobId);
   assert.equal(failed.state, 'failed');
@@ -95,7 +96,7 @@ test('a failed re-crawl keeps the previous version served; cancel aborts the bui
   // Cancel: a large crawl cancelled mid-way leaves no building version behind.
   const slow = await slowSite();
   t.after(() => slow.close());
-  const big = await s.services.crawler.submit({ websiteUrl: `${slow.url}/docs/`, maxPages: 200 }, null);
+  const big = await s.services.crawler.submit({ websiteUrl: `${slow.url}/docs/`, maxPages: 200 }, operatorSubmitter(s.services.teams.defaultTeamspaceId(), 'instance'));
   await waitFor(() => Number(s.services.jobs.get(big.jobId).progress.pagesDone ?? 0) >= 3, 30_000, 20);
   const cancel = await s.api(`/api/jobs/${big.jobId}/cancel`, { method: 'POST' });
   assert.equal(cancel.status, 200);
@@ -144,7 +145,7 @@ test('the browser goes through the network guard: metadata addresses refused, im
   const base = site.url;
   const s = await startTestServer();
   try {
-    const sub = await s.services.crawler.submit({ websiteUrl: `${base}/app/`, maxPages: 3 }, null);
+    const sub = await s.services.crawler.submit({ websiteUrl: `${base}/app/`, maxPages: 3 }, operatorSubmitter(s.services.teams.defaultTeamspaceId(), 'instance'));
     await waitFor(() => ['succeeded', 'failed'].includes(s.services.jobs.get(sub.jobId).state), 60_000);
     const job = s.services.jobs.get(sub.jobId);
     assert.equal(job.state, 'succeeded', JSON.stringify(job));

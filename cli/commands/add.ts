@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { printJson, withDataDir, withServices, type CommonOpts } from '../context.ts';
+import { printJson, visibilityOption, withDataDir, withServices, type CommonOpts } from '../context.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { Services } from '../../server/services.ts';
 import type { SubmissionResult } from '../../server/sources/service.ts';
@@ -12,6 +12,7 @@ interface AddOpts extends CommonOpts {
   title?: string;
   description?: string;
   collection?: string;
+  visibility?: string;
 }
 
 /**
@@ -21,21 +22,21 @@ interface AddOpts extends CommonOpts {
  */
 export function addCommand(program: Command): void {
   const add = program.command('add').description('add a library from an OpenAPI spec, an llms.txt URL or PDF/DOCX files');
-  const common = (cmd: Command) => withDataDir(cmd).option('--force', 'index again and replace a library that already exists');
+  const common = (cmd: Command) => withDataDir(cmd).option('--force', 'index again and replace a library that already exists').addOption(visibilityOption());
 
   common(add.command('openapi').description('an OpenAPI 3.x / Swagger 2.0 spec: http(s) URL or local JSON/YAML file').argument('<url-or-file>'))
     .option('--title <title>', 'library title (files only; default: info.title)')
     .option('--description <text>', 'library description (files only)')
     .action((source: string, opts: AddOpts) =>
       run(opts, (s) => {
-        if (/^https?:\/\//i.test(source)) return s.operations.addOpenApi({ openApiUrl: source, force: !!opts.force }, LOCAL);
+        if (/^https?:\/\//i.test(source)) return s.operations.addOpenApi({ openApiUrl: source, force: !!opts.force, visibility: opts.visibility }, LOCAL);
         const file = existingFile(source);
-        return s.operations.addOpenApiUpload({ libraryTitle: opts.title, description: opts.description, force: !!opts.force }, { name: path.basename(file), data: fs.readFileSync(file) }, LOCAL);
+        return s.operations.addOpenApiUpload({ libraryTitle: opts.title, description: opts.description, force: !!opts.force, visibility: opts.visibility }, { name: path.basename(file), data: fs.readFileSync(file) }, LOCAL);
       }),
     );
 
   common(add.command('llmstxt').description('an llms.txt, llms-full.txt or llms-small.txt URL').argument('<url>')).action((url: string, opts: AddOpts) =>
-    run(opts, (s) => s.operations.addLlmsTxt({ llmstxtUrl: url, force: !!opts.force }, LOCAL)),
+    run(opts, (s) => s.operations.addLlmsTxt({ llmstxtUrl: url, force: !!opts.force, visibility: opts.visibility }, LOCAL)),
   );
 
   common(add.command('files').description('PDF and DOCX files as one library').argument('<files...>'))
@@ -57,7 +58,7 @@ export function addCommand(program: Command): void {
             const rel = path.relative(process.cwd(), path.resolve(f)).split(path.sep).join('/');
             return rel.startsWith('..') || path.isAbsolute(rel) ? path.basename(f) : rel;
           });
-          const fields = { collectionName: opts.collection, projectTitle: opts.title, description: opts.description, relativePaths: JSON.stringify(relativePaths), force: !!opts.force };
+          const fields = { collectionName: opts.collection, projectTitle: opts.title, description: opts.description, relativePaths: JSON.stringify(relativePaths), force: !!opts.force, visibility: opts.visibility };
           return await s.operations.addFiles(fields, { dir, files: staged }, LOCAL);
         } catch (err) {
           s.sources.removeStaging(dir);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { intArg, output, printJson, withDataDir, withServices, type CommonOpts } from '../context.ts';
+import { intArg, output, printJson, visibilityOption, withDataDir, withServices, type CommonOpts } from '../context.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { Services } from '../../server/services.ts';
 import { jobView } from '../../server/jobs/view.ts';
@@ -16,6 +16,7 @@ interface CrawlOpts extends CommonOpts {
   robots?: boolean;
   schedule?: string;
   progress?: boolean;
+  visibility?: string;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -35,6 +36,7 @@ export function crawlCommand(program: Command): void {
     .option('--force', 'crawl again when the site is already indexed')
     .option('--no-robots', 'ignore robots.txt (default: the server setting STACKS_CRAWL_RESPECT_ROBOTS)')
     .option('--schedule <cron>', 're-crawl on this cron schedule when `stacks serve` runs (e.g. "0 3 * * *")')
+    .addOption(visibilityOption())
     .option('--no-progress', 'no progress bar')
     .action(async (url: string, opts: CrawlOpts) => {
       const ok = await withServices(opts, (s) => runCrawlCommand(s, url, opts), { create: true });
@@ -67,7 +69,7 @@ async function runCrawlCommand(s: Services, url: string, opts: CrawlOpts): Promi
   const queued = await s.operations.parseWebsite(
     {
       websiteUrl: url, maxPages: opts.maxPages, maxDepth: opts.maxDepth, excludePatterns: opts.exclude, name: opts.name, description: opts.description,
-      force: opts.force, respectRobots: opts.robots === false ? false : undefined, schedule: opts.schedule,
+      force: opts.force, respectRobots: opts.robots === false ? false : undefined, schedule: opts.schedule, visibility: opts.visibility,
     },
     LOCAL,
   );

@@ -2,7 +2,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { printJson, withDataDir, withServices, type CommonOpts } from '../context.ts';
+import { printJson, visibilityOption, withDataDir, withServices, type CommonOpts } from '../context.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { Services } from '../../server/services.ts';
 import type { ImportResult } from '../../server/ingest/import-service.ts';
@@ -11,6 +11,7 @@ import { LOCAL } from '../../server/operations/index.ts';
 interface ImportOpts extends CommonOpts {
   force?: boolean;
   progress?: boolean;
+  visibility?: string;
 }
 
 /**
@@ -20,6 +21,7 @@ interface ImportOpts extends CommonOpts {
 export function importCommand(program: Command): void {
   withDataDir(program.command('import').description('import a bundle file (JSON or .zip of JSON bundles) into the data dir').argument('<file>'))
     .option('--force', 'replace libraries (and versions) that already exist')
+    .addOption(visibilityOption())
     .option('--no-progress', 'no progress bar')
     .action(async (file: string, opts: ImportOpts) => {
       const abs = path.resolve(file);
@@ -31,7 +33,7 @@ export function importCommand(program: Command): void {
 
 async function runImport(s: Services, file: string, opts: ImportOpts): Promise<number> {
   // The same operation as POST /api/import-libraries: one contract, the license checked inside.
-  const result = await s.operations.importLibraries({ force: opts.force ? true : undefined }, file, LOCAL);
+  const result = await s.operations.importLibraries({ force: opts.force ? true : undefined, visibility: opts.visibility }, file, LOCAL);
   if (!opts.json) {
     process.stdout.write(`${result.message}\n`);
     for (const k of result.skipped) process.stdout.write(`  skipped ${k.project}: ${k.reason}\n`);

@@ -1,17 +1,21 @@
 import type { Command } from 'commander';
-import { output, printJson, withDataDir, withServices, type CommonOpts } from '../context.ts';
+import { choiceOption, output, printJson, withDataDir, withServices, type CommonOpts } from '../context.ts';
 import { ApiError } from '../../lib/errors.ts';
+import { LIBRARY_VISIBILITIES } from '../../lib/model.ts';
+import { LOCAL } from '../../server/operations/index.ts';
 
 export function librariesCommand(program: Command): void {
-  const libs = program.command('libraries').description('list, show and delete indexed libraries');
+  const libs = program.command('libraries').description('list, show, delete indexed libraries and set who may read them');
   withDataDir(libs.command('list').description('list libraries with their served versions')).action(async (opts: CommonOpts) => {
     await withServices(opts, (s) => {
+      const teamspaces = new Map(s.teams.teamspaces.list().map((t) => [t.id, t.name]));
+      const owner = (id: number | null) => teamspaces.get(id ?? s.teams.defaultTeamspaceId()) ?? '?';
       const rows = s.store.libraries.list().map((l) => ({
-        id: l.id, title: l.title, sourceType: l.sourceType,
+        id: l.id, title: l.title, sourceType: l.sourceType, teamspace: owner(l.teamspaceId), visibility: l.visibility, grants: l.grants.map((t) => owner(t)),
         versions: s.store.libraries.versions(l.id).filter((v) => v.isCurrent).map((v) => ({ tag: v.tag || 'current', snippets: v.totalSnippets, tokens: v.totalTokens })),
       }));
       output(opts, rows, () =>
-        rows.map((r) => `${r.id}  ${r.title}  [${r.sourceType}]  ${r.versions.map((v) => `${v.tag}: ${v.snippets} snippets`).join(', ') || 'no served version yet'}`),
+        rows.map((r) => `${r.id}  ${r.title}  [${r.sourceType}]  ${r.visibility === 'instance' ? 'instance' : `teamspace ${r.teamspace}${r.grants.length ? ` +${r.grants.join(',')}` : ''}`}  ${r.versions.map((v) => `${v.tag}: ${v.snippets} snippets`).join(', ') || 'no served version yet'}`),
       );
     });
   });
@@ -22,6 +26,16 @@ export function librariesCommand(program: Command): void {
       printJson({ ...lib, versions: s.store.libraries.versions(id) });
     });
   });
+  withDataDir(libs.command('set').description('set who may read a library (as PATCH /api/libraries/<id>)').argument('<id>'))
+    .addOption(choiceOption('--visibility <visibility>', "teamspace: its owner teamspace and granted ones; instance: every key and anonymous search", LIBRARY_VISIBILITIES))
+    .option('--grants <names>', 'comma-separated teamspaces that may read it besides its owner (replaces the list; "" clears it)')
+    .action(async (id: string, opts: CommonOpts & { visibility?: string; grants?: string }) => {
+      await withServices(opts, async (s) => {
+        const grants = opts.grants === undefined ? undefined : opts.grants.split(',').map((g) => g.trim()).filter(Boolean);
+        const view = await s.operations.libraryUpdate({ libraryId: id, visibility: opts.visibility, grants }, LOCAL);
+        output(opts, view, () => `${view.id}: visible to ${view.visibility === 'instance' ? 'the whole instance' : `teamspace ${view.teamspace}${view.grants?.length ? ` and ${view.grants.join(', ')}` : ''}`}.`);
+      });
+    });
   withDataDir(libs.command('delete').description('delete a library and all its versions').argument('<id>')).action(async (id: string, opts: CommonOpts) => {
     await withServices(opts, (s) => {
       if (!s.store.libraries.delete(id)) throw new ApiError('library_not_found', `No library ${id}.`);

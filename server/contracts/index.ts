@@ -3,13 +3,14 @@ import { contextOperation, librariesOperation, libsSearchOperation, searchOperat
 import {
   addLlmsTxtOperation, addOpenApiOperation, addWebsiteOperation, fileUploadOperation, importOperation, openApiUploadOperation, parseWebsiteOperation,
 } from './sources.ts';
+import { libraryGetOperation, libraryUpdateOperation } from './libraries.ts';
 import { jobCancelOperation, jobGetOperation, jobsListOperation } from './jobs.ts';
 import * as teams from './teams.ts';
 import { healthOperation, licenseOperation, openApiOperation, pingOperation, readyOperation } from './system.ts';
 
 /** Every operation of the HTTP API, in the order the OpenAPI description lists them. */
 export const OPERATIONS: readonly Operation[] = [
-  searchOperation, contextOperation, libsSearchOperation, librariesOperation,
+  searchOperation, contextOperation, libsSearchOperation, librariesOperation, libraryGetOperation, libraryUpdateOperation,
   importOperation, parseWebsiteOperation, addWebsiteOperation, addOpenApiOperation, openApiUploadOperation, addLlmsTxtOperation, fileUploadOperation,
   jobsListOperation, jobGetOperation, jobCancelOperation,
   teams.policiesGetOperation, teams.policiesUpdateOperation, teams.usageOperation, teams.teamspaceGetOperation, teams.teamspaceUpdateOperation,

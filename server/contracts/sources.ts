@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LIBRARY_VISIBILITIES } from '../../lib/model.ts';
 import { ADMINS, defineOperation } from './operation.ts';
 import { LIMITS } from './limits.ts';
 import { object, queued, submission } from './responses.ts';
@@ -10,6 +11,11 @@ export const MAX_CRAWL_PAGES = 100_000;
 
 const url = z.string().trim().min(1, 'must not be empty').max(2048);
 /** A boolean from JSON, or its text form from a query string or a form field. */
+/** Who may read the library a request creates; an existing library keeps its own. */
+const visibility = z
+  .enum(LIBRARY_VISIBILITIES)
+  .optional()
+  .describe("who may read a new library: teamspace (default: the caller's teamspace) or instance (everyone; owner or admin only)");
 const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', '']).transform((v) => v === 'true' || v === '1')]);
 
 export const parseWebsiteInput = z.object({
@@ -22,6 +28,7 @@ export const parseWebsiteInput = z.object({
   force: flag.optional().describe('crawl again even when the site is already indexed'),
   respectRobots: flag.optional().describe("obey robots.txt (default: the server's STACKS_CRAWL_RESPECT_ROBOTS)"),
   schedule: z.string().trim().min(1).max(100).nullable().optional().describe('cron expression for automatic re-crawls; null removes the schedule'),
+  visibility,
 });
 export type ParseWebsiteInput = z.output<typeof parseWebsiteInput>;
 
@@ -34,7 +41,7 @@ export const parseWebsiteOperation = defineOperation({
   errors: ['invalid_api_key', 'forbidden', 'license_required', 'license_expired', 'license_invalid', 'source_disabled', 'conflict', 'fetch_failed'],
 });
 
-export const addWebsiteInput = z.object({ websiteUrl: url });
+export const addWebsiteInput = z.object({ websiteUrl: url, visibility });
 export const addWebsiteOperation = defineOperation({
   id: 'addWebsite',
   summary: 'Submit a website for indexing',
@@ -44,7 +51,7 @@ export const addWebsiteOperation = defineOperation({
   errors: ['invalid_api_key', 'license_required', 'license_expired', 'license_invalid', 'source_disabled', 'conflict', 'fetch_failed'],
 });
 
-export const addOpenApiInput = z.object({ openApiUrl: url.describe('URL of an OpenAPI specification in JSON or YAML'), force: flag.optional() });
+export const addOpenApiInput = z.object({ openApiUrl: url.describe('URL of an OpenAPI specification in JSON or YAML'), force: flag.optional(), visibility });
 export const addOpenApiOperation = defineOperation({
   id: 'addOpenApi',
   summary: 'Submit an OpenAPI specification by URL',
@@ -54,7 +61,7 @@ export const addOpenApiOperation = defineOperation({
   errors: ['invalid_api_key', 'license_required', 'source_disabled', 'conflict', 'fetch_failed'],
 });
 
-export const addLlmsTxtInput = z.object({ llmstxtUrl: url.describe('URL of an llms.txt or llms-full.txt file'), force: flag.optional() });
+export const addLlmsTxtInput = z.object({ llmstxtUrl: url.describe('URL of an llms.txt or llms-full.txt file'), force: flag.optional(), visibility });
 export const addLlmsTxtOperation = defineOperation({
   id: 'addLlmsTxt',
   summary: 'Submit an llms.txt file by URL',
@@ -68,6 +75,7 @@ export const openApiUploadInput = z.object({
   libraryTitle: z.string().trim().max(200).optional(),
   description: z.string().trim().max(2000).optional(),
   force: flag.optional(),
+  visibility,
 });
 export const openApiUploadOperation = defineOperation({
   id: 'addOpenApiUpload',
@@ -87,6 +95,7 @@ export const fileUploadInput = z.object({
   description: z.string().trim().max(2000).optional(),
   relativePaths: z.string().max(1_000_000).optional().describe('JSON array of the files\' paths, in upload order'),
   force: flag.optional(),
+  visibility,
 });
 export const fileUploadOperation = defineOperation({
   id: 'addFiles',
@@ -100,7 +109,7 @@ export const fileUploadOperation = defineOperation({
   errors: ['invalid_api_key', 'license_required', 'source_disabled', 'payload_too_large', 'unsupported_media_type', 'conflict'],
 });
 
-export const importInput = z.object({ force: flag.optional().describe('re-import libraries whose version is already indexed') });
+export const importInput = z.object({ force: flag.optional().describe('re-import libraries whose version is already indexed'), visibility });
 export const importOperation = defineOperation({
   id: 'importLibraries',
   summary: 'Import export bundles (JSON body, zip, or multipart field bundleFile/file)',

@@ -45,7 +45,7 @@ async function runImport(s: ImportJobDeps, ctx: JobContext<ImportJobPayload>): P
     throw new Error(`The staged bundle file ${p.file} is missing; upload the bundle again.`);
   });
   const totals = await runVersionJob(s, ctx, {
-    meta: bundleMeta(p.header, p.libraryId),
+    meta: { ...bundleMeta(p.header, p.libraryId), teamspaceId: p.teamspaceId ?? null, visibility: p.visibility },
     tag: p.tag,
     // No resume: the staged file is immutable, so a rerun after a crash starts the build over exactly.
     produce: (sink) => readStaged(file, p, sink),

@@ -1,3 +1,4 @@
+import { ownerConflict, type Submitter } from '../../lib/owner.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -8,7 +9,7 @@ import type { Store } from '../store/index.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { BundleHeader } from './bundle.ts';
-import { parseLibraryId } from '../../lib/model.ts';
+import { parseLibraryId, type LibraryVisibility } from '../../lib/model.ts';
 import { discardStaged, stageBundle, type StagedBundle } from './import-parse.ts';
 import { isZipFile, stageZip } from './import-zip.ts';
 
@@ -26,12 +27,16 @@ export interface ImportJobPayload {
   header: BundleHeader;
   /** Snippet lines in the staged file (progress total and an integrity check). */
   snippets: number;
+  /** Owner and visibility of a new library (absent in older jobs: the store's default); an existing one keeps its own. */
+  teamspaceId?: number | null;
+  visibility?: LibraryVisibility;
 }
 
 export interface ImportOptions {
   /** Overwrite existing libraries; null/undefined falls back to the bundle's own `force` field. */
   force?: boolean | null;
-  memberId?: number | null;
+  /** Who imports: the member, and the teamspace and visibility new libraries get. Absent: no owner (instance-wide). */
+  who?: Submitter;
   /** A reason to skip a library (e.g. its source type is disabled by the teamspace policy), or null to import it. */
   refuse?: (header: BundleHeader) => string | null;
 }
@@ -142,7 +147,7 @@ export class ImportService {
             continue;
           }
           seen.set(key, lib.label);
-          const refused = options.refuse?.(lib.header) ?? null;
+          const refused = (options.who ? ownerConflict(this.store.libraries.get(lib.libraryId), options.who) : null) ?? options.refuse?.(lib.header) ?? null;
           if (refused) {
             result.skipped.push({ project: shown, reason: refused });
             continue;
@@ -161,8 +166,9 @@ export class ImportService {
           const payload: ImportJobPayload = {
             file: path.relative(this.config.dataDir, lib.file), project: lib.project, libraryId: lib.libraryId, tag: lib.tag, force,
             header: lib.header, snippets: lib.snippets,
+            ...(options.who ? { teamspaceId: options.who.teamspaceId, visibility: options.who.visibility } : {}),
           };
-          const job = this.jobs.enqueue(IMPORT_JOB, payload, { libraryId: lib.libraryId, memberId: options.memberId ?? null });
+          const job = this.jobs.enqueue(IMPORT_JOB, payload, { libraryId: lib.libraryId, memberId: options.who?.memberId ?? null, teamspaceId: options.who?.teamspaceId ?? null });
           unused.delete(lib);
           result.queued.push(shown);
           result.jobs.push({ project: shown, libraryId: lib.libraryId, tag: lib.tag, jobId: job.id, position: job.position, snippets: lib.snippets });

@@ -81,8 +81,9 @@ export class JobQueue {
     return this.store.jobs.position(id, this.background);
   }
 
-  enqueue<P>(kind: string, payload: P, options: { libraryId?: string | null; memberId?: number | null } = {}): { id: number; position: number | null } {
-    const id = this.store.jobs.insert(kind, payload, options.libraryId ?? null, options.memberId ?? null, this.now());
+  /** `teamspaceId`: the teamspace the job belongs to (default: its member's, else its private library's). */
+  enqueue<P>(kind: string, payload: P, options: { libraryId?: string | null; memberId?: number | null; teamspaceId?: number | null } = {}): { id: number; position: number | null } {
+    const id = this.store.jobs.insert(kind, payload, options.libraryId ?? null, options.memberId ?? null, this.now(), options.teamspaceId ?? null);
     const startsNow = !this.stopped && this.running.size < this.concurrency && this.handlers.has(kind) && this.store.jobs.counts().queued === 1;
     const position = startsNow ? null : this.position(id);
     this.kick();

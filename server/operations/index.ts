@@ -5,6 +5,7 @@ import { searchOperations, type SearchOperationDeps } from './search.ts';
 import { sourceOperations, type SourceOperationDeps } from './sources.ts';
 import { jobOperations, type JobOperationDeps } from './jobs.ts';
 import { teamOperations } from './teams.ts';
+import { libraryOperations, type LibraryOperationDeps } from './libraries.ts';
 
 /**
  * The service layer's front door: every operation that REST, MCP and the CLI offer, each one
@@ -16,7 +17,7 @@ import { teamOperations } from './teams.ts';
 export type { Caller } from './admit.ts';
 export { asKey, LOCAL } from './admit.ts';
 
-export type OperationDeps = AdmitDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & { teams: TeamService };
+export type OperationDeps = AdmitDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & { teams: TeamService };
 
 export function createOperations(d: OperationDeps) {
   const bind = binder(d);
@@ -26,6 +27,7 @@ export function createOperations(d: OperationDeps) {
     ...searchOperations(bind, d),
     ...sourceOperations(bind, d),
     ...jobOperations(bind, d),
+    ...libraryOperations(bind, d),
     ...teamOperations(bind, d.teams),
   };
 }

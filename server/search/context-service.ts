@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { queueVersionFetch } from './version-fetch.ts';
-import type { Library, Principal } from '../../lib/model.ts';
+import { principalOf, type Library, type Reader } from '../../lib/model.ts';
 import { parseLibraryId } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { AccessPolicy, ContextRequest, ContextResponse, ContextRules, ContextService, Rendered } from './contracts.ts';
@@ -39,7 +39,7 @@ export interface ResolvedLibrary {
  * library and a served version. Malformed: 400 invalid_library_id. Unknown, not visible to the
  * caller, or with nothing indexed: 404 library_not_found.
  */
-export function resolveLibrary(store: Store, access: AccessPolicy, principal: Principal | null, raw: string): ResolvedLibrary {
+export function resolveLibrary(store: Store, access: AccessPolicy, principal: Reader, raw: string): ResolvedLibrary {
   const parsed = parseLibraryId(raw);
   if (!parsed) throw new ApiError('invalid_library_id', `"${raw}" is not a library ID; use /owner/repo, /owner/repo/version or /owner/repo@version.`);
   let library = store.libraries.get(parsed.id);
@@ -56,7 +56,7 @@ export function resolveLibrary(store: Store, access: AccessPolicy, principal: Pr
 }
 
 /** The rules of one library for a caller, in the ContextResponse shape. */
-export function contextRules(access: AccessPolicy, principal: Principal | null, libraryId: string): ContextRules {
+export function contextRules(access: AccessPolicy, principal: Reader, libraryId: string): ContextRules {
   const r = access.rules(principal, [libraryId]);
   const lib = r.libraries.find((l) => l.libraryId === libraryId);
   return { global: r.global, libraryOwn: lib?.libraryOwn ?? [], libraryTeam: lib?.libraryTeam ?? [] };
@@ -82,7 +82,7 @@ export class StoreContextService implements ContextService {
     return this.depsOf();
   }
 
-  async query(req: ContextRequest, principal: Principal | null): Promise<Rendered<ContextResponse>> {
+  async query(req: ContextRequest, principal: Reader): Promise<Rendered<ContextResponse>> {
     const { store, access } = this.deps;
     // Fail fast on a bad ID and check the key before any work; the version is resolved again
     // below inside the read snapshot, after the (async) embedding, so that a re-import swapping
@@ -133,7 +133,7 @@ export class StoreContextService implements ContextService {
    * worker inside its read snapshot; when a re-import swapped it out in between, resolve again.
    * Returns null (answer in this thread) when there is no pool or the pool failed.
    */
-  private async inWorker(req: ContextRequest, principal: Principal | null, q: PreparedQuery, first: ResolvedLibrary): Promise<{ resolved: ResolvedLibrary; items: Candidate[] } | null> {
+  private async inWorker(req: ContextRequest, principal: Reader, q: PreparedQuery, first: ResolvedLibrary): Promise<{ resolved: ResolvedLibrary; items: Candidate[] } | null> {
     const pool = this.poolOf();
     if (!pool) return null;
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -158,24 +158,26 @@ export class StoreContextService implements ContextService {
   }
 
   /** As /v3/search does (its rule 8): a requested version a repository library lacks is queued for indexing, once. */
-  private queueMissingVersion(r: ResolvedLibrary, principal: Principal | null): void {
+  private queueMissingVersion(r: ResolvedLibrary, principal: Reader): void {
     const { jobs, log } = this.deps;
     const requested = r.choice.requested;
     if (!jobs || requested === null || r.choice.status === 'verified' || r.library.sourceType !== 'repo') return;
     try {
-      const job = queueVersionFetch(jobs, r.library, requested, principal?.memberId ?? null);
+      const job = queueVersionFetch(jobs, r.library, requested, principalOf(principal)?.memberId ?? null);
       if (job.created) log.info({ libraryId: r.library.id, version: requested, jobId: job.id }, 'context: queued indexing of a missing version');
     } catch (err) {
       log.warn({ err: (err as Error).message }, 'context: could not queue a version fetch');
     }
   }
 
-  private async research(req: ContextRequest, principal: Principal | null): Promise<Rendered<ContextResponse>> {
-    if (!principal) throw new ApiError('invalid_api_key', 'researchMode=true requires an API key: send Authorization: Bearer <key>.');
+  private async research(req: ContextRequest, principal: Reader): Promise<Rendered<ContextResponse>> {
+    // The research quota is a member's: anonymous callers and the operator have none.
+    const member = principalOf(principal);
+    if (!member) throw new ApiError('invalid_api_key', 'researchMode=true requires an API key: send Authorization: Bearer <key>.');
     const now = this.now();
     const week = isoWeek(now);
     const quota = this.deps.config.researchWeeklyQuota;
-    const taken = this.deps.store.research.take(principal.memberId, week, quota);
+    const taken = this.deps.store.research.take(member.memberId, week, quota);
     if (!taken.taken) {
       const reset = nextWeekStart(now);
       throw new ApiError('research_quota_exceeded', `The weekly research-mode quota of ${quota} requests is used up; it resets on ${reset.toISOString()}.`, {
@@ -198,7 +200,7 @@ export class StoreContextService implements ContextService {
       if (result.fallback && !headers['X-Stacks-Search-Status']) Object.assign(headers, { 'X-Stacks-Search-Status': 'partial', 'X-Stacks-Search-Reason': 'partialSearchFailure' });
       return { json: toContextJson(items, rules), text: renderText(items, { rules: flattenRules(rules) }), headers };
     } catch (err) {
-      this.deps.store.research.refund(principal.memberId, week);
+      this.deps.store.research.refund(member.memberId, week);
       throw err;
     }
   }

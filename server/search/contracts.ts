@@ -1,4 +1,4 @@
-import type { CodeExample, Library, Principal } from '../../lib/model.ts';
+import type { CodeExample, Library, Reader } from '../../lib/model.ts';
 
 /**
  * The public response shapes of the spec and the service interfaces behind /api/v2/context,
@@ -65,7 +65,7 @@ export interface ContextRequest {
 }
 
 export interface ContextService {
-  query(req: ContextRequest, principal: Principal | null): Promise<Rendered<ContextResponse>>;
+  query(req: ContextRequest, principal: Reader): Promise<Rendered<ContextResponse>>;
 }
 
 export interface SearchRequest {
@@ -76,7 +76,7 @@ export interface SearchRequest {
 }
 
 export interface SearchService {
-  search(req: SearchRequest, principal: Principal | null): Promise<Rendered<SearchContextResponse>>;
+  search(req: SearchRequest, principal: Reader): Promise<Rendered<SearchContextResponse>>;
 }
 
 export interface LibrarySearchEntry {
@@ -96,9 +96,9 @@ export interface LibrarySearchEntry {
 }
 
 export interface LibrarySearchService {
-  search(req: { libraryName: string; query: string }, principal: Principal | null): Promise<{ results: LibrarySearchEntry[]; searchFilterApplied: boolean }>;
+  search(req: { libraryName: string; query: string }, principal: Reader): Promise<{ results: LibrarySearchEntry[]; searchFilterApplied: boolean }>;
   /** Every library the caller may see, by ID (GET /api/libraries, the web UI). */
-  list(principal: Principal | null): LibrarySearchEntry[];
+  list(principal: Reader): LibrarySearchEntry[];
 }
 
 /**
@@ -107,8 +107,8 @@ export interface LibrarySearchService {
  */
 export interface AccessPolicy {
   /** True when the caller may be served this library. */
-  canSee(principal: Principal | null, library: Library): boolean;
+  canSee(principal: Reader, library: Library): boolean;
   /** True when a filter narrowed what this caller can see (searchFilterApplied). */
-  filtersActive(principal: Principal | null): boolean;
-  rules(principal: Principal | null, libraryIds: string[]): { global: string[]; libraries: { libraryId: string; libraryOwn: string[]; libraryTeam: string[] }[] };
+  filtersActive(principal: Reader): boolean;
+  rules(principal: Reader, libraryIds: string[]): { global: string[]; libraries: { libraryId: string; libraryOwn: string[]; libraryTeam: string[] }[] };
 }

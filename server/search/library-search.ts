@@ -1,4 +1,4 @@
-import type { Principal } from '../../lib/model.ts';
+import type { Reader } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { AccessPolicy, LibrarySearchEntry, LibrarySearchService } from './contracts.ts';
 import { defaultVersion, type CatalogEntry } from './catalog.ts';
@@ -18,7 +18,7 @@ export const LIBRARY_SEARCH_LIMIT = 20;
 export class StoreLibrarySearch implements LibrarySearchService {
   constructor(private readonly depsOf: () => { selector: LibrarySelector; access: AccessPolicy }) {}
 
-  async search(req: { libraryName: string; query: string }, principal: Principal | null): Promise<{ results: LibrarySearchEntry[]; searchFilterApplied: boolean }> {
+  async search(req: { libraryName: string; query: string }, principal: Reader): Promise<{ results: LibrarySearchEntry[]; searchFilterApplied: boolean }> {
     const { selector, access } = this.depsOf();
     const parsed = parseLibraryValue(req.libraryName);
     const ranked = selector.rankByName(parsed.name, principal, req.query, LIBRARY_SEARCH_MIN_SCORE);
@@ -36,7 +36,7 @@ export class StoreLibrarySearch implements LibrarySearchService {
     return { results: ranked.slice(0, LIBRARY_SEARCH_LIMIT).map((r) => toEntry(r.entry)), searchFilterApplied: access.filtersActive(principal) };
   }
 
-  list(principal: Principal | null): LibrarySearchEntry[] {
+  list(principal: Reader): LibrarySearchEntry[] {
     return this.depsOf()
       .selector.visible(principal)
       .map(toEntry)

@@ -2,7 +2,7 @@ import type { Store } from '../store/index.ts';
 import type { Embedder } from '../embed/types.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { Logger } from '../log.ts';
-import type { LibraryVersion, Principal } from '../../lib/model.ts';
+import { principalOf, type LibraryVersion, type Reader } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { AccessPolicy, Rendered, SearchContextResponse, SearchRequest, SearchService, VersionStatus } from './contracts.ts';
 import { Catalog, defaultVersion, type CatalogEntry } from './catalog.ts';
@@ -104,7 +104,7 @@ export class MultiLibrarySearch implements SearchService {
     return c.selector;
   }
 
-  async search(req: SearchRequest, principal: Principal | null): Promise<Rendered<SearchContextResponse>> {
+  async search(req: SearchRequest, principal: Reader): Promise<Rendered<SearchContextResponse>> {
     const d = this.depsOf();
     const question = await this.prepareQuestion(req, d);
     const q = question.q;
@@ -141,7 +141,7 @@ export class MultiLibrarySearch implements SearchService {
    */
   private async retrieveTargets(
     req: SearchRequest,
-    principal: Principal | null,
+    principal: Reader,
     q: PreparedQuery,
     versionParam: string | undefined,
     d: SearchDeps,
@@ -253,7 +253,7 @@ export class MultiLibrarySearch implements SearchService {
     ranked: Candidate[],
     versionParam: string | undefined,
     failed: boolean,
-    principal: Principal | null,
+    principal: Reader,
     d: SearchDeps,
   ): Rendered<SearchContextResponse> {
     const budget = searchBudget(targets.length);
@@ -320,13 +320,13 @@ export class MultiLibrarySearch implements SearchService {
   }
 
   /** Rule 8: a requested version a repository library lacks (or has only as a prerelease) is queued for indexing, once. */
-  private queueMissingVersions(targets: SearchTarget[], principal: Principal | null): void {
+  private queueMissingVersions(targets: SearchTarget[], principal: Reader): void {
     const d = this.depsOf();
     for (const t of targets) {
       if (t.requested === null || t.status === 'verified' || t.entry.library.sourceType !== 'repo') continue;
       if (t.versionIgnored) continue;
       try {
-        const job = queueVersionFetch(d.jobs, t.entry.library, t.requested, principal?.memberId ?? null);
+        const job = queueVersionFetch(d.jobs, t.entry.library, t.requested, principalOf(principal)?.memberId ?? null);
         if (job.created) d.log.info({ libraryId: t.entry.library.id, version: t.requested, jobId: job.id }, 'search: queued indexing of a missing version');
       } catch (err) {
         d.log.warn({ err: (err as Error).message }, 'search: could not queue a version fetch');
@@ -334,7 +334,7 @@ export class MultiLibrarySearch implements SearchService {
     }
   }
 
-  private rules(access: AccessPolicy, principal: Principal | null, returned: SearchTarget[]): SearchContextResponse['rules'] | null {
+  private rules(access: AccessPolicy, principal: Reader, returned: SearchTarget[]): SearchContextResponse['rules'] | null {
     const ids = [...new Set(returned.map((t) => t.entry.library.id))];
     const r = access.rules(principal, ids);
     const libraries = returned.map((t) => {

@@ -1,6 +1,6 @@
 import type { Store } from '../store/index.ts';
 import type { Logger } from '../log.ts';
-import type { Principal } from '../../lib/model.ts';
+import type { Reader } from '../../lib/model.ts';
 import { parseLibraryId } from '../../lib/model.ts';
 import type { AccessPolicy } from './contracts.ts';
 import { defaultVersion, servable, type Catalog, type CatalogEntry } from './catalog.ts';
@@ -91,7 +91,7 @@ export class LibrarySelector {
   ) {}
 
   /** Libraries the caller may see that have something to serve. */
-  visible(principal: Principal | null): CatalogEntry[] {
+  visible(principal: Reader): CatalogEntry[] {
     return this.catalog.all().filter((e) => servable(e) && this.access.canSee(principal, e.library));
   }
 
@@ -99,7 +99,7 @@ export class LibrarySelector {
    * Libraries matching a typed name, best first: name score, then (within a close band) how well
    * their documents match the question, then trust, stars and size.
    */
-  rankByName(name: string, principal: Principal | null, query: string | null, minScore = NAME_THRESHOLD): RankedLibrary[] {
+  rankByName(name: string, principal: Reader, query: string | null, minScore = NAME_THRESHOLD): RankedLibrary[] {
     const ranked: RankedLibrary[] = [];
     const typed = typedName(name);
     for (const entry of this.visible(principal)) {
@@ -133,7 +133,7 @@ export class LibrarySelector {
    * The libraries a search request answers from, with the version asked of each. `probed`: the
    * rows of the whole-index probe of `probeMatchFor`, when the caller ran it elsewhere (a retrieval worker).
    */
-  select(req: { query: string; libraries: string[]; version?: string }, principal: Principal | null, probed?: VersionProbe[]): Selection {
+  select(req: { query: string; libraries: string[]; version?: string }, principal: Reader, probed?: VersionProbe[]): Selection {
     const version = req.version && !isLatest(req.version) ? req.version : null;
     const choices: LibraryChoice[] = [];
     const taken = new Set<string>();
@@ -178,7 +178,7 @@ export class LibrarySelector {
     return { choices, named, versionIgnored: version !== null && named !== 1 };
   }
 
-  private mentions(query: string, principal: Principal | null): { at: number; entry: CatalogEntry; reason: string }[] {
+  private mentions(query: string, principal: Reader): { at: number; entry: CatalogEntry; reason: string }[] {
     const out: { at: number; entry: CatalogEntry; reason: string }[] = [];
     for (const [entry, m] of this.catalog.mentions().find(query)) {
       if (servable(entry) && this.access.canSee(principal, entry.library)) out.push({ at: m.at, entry, reason: m.reason });
@@ -191,7 +191,7 @@ export class LibrarySelector {
    * no library the caller can see), or null when it needs none. The probe is the costly part of
    * such a request; the search service runs it on a retrieval worker and passes it to select().
    */
-  probeMatchFor(req: { query: string; libraries: string[] }, principal: Principal | null): string | null {
+  probeMatchFor(req: { query: string; libraries: string[] }, principal: Reader): string | null {
     if (req.libraries.length > 0 || this.mentions(req.query, principal).length > 0) return null;
     return this.probeMatch(req.query);
   }
@@ -203,7 +203,7 @@ export class LibrarySelector {
   }
 
   /** An exact library ID (served as is when it has documentation), else the best library for the product name. */
-  private resolveValue(value: string, principal: Principal | null, query: string): { entry: CatalogEntry; tag: string | null; reason: string } | null {
+  private resolveValue(value: string, principal: Reader, query: string): { entry: CatalogEntry; tag: string | null; reason: string } | null {
     const parsed = parseLibraryValue(value);
     if (parsed.id) {
       const entry = this.catalog.get(parsed.id);
@@ -229,7 +229,7 @@ export class LibrarySelector {
    * most PROBE_DOC_BUDGET snippets): rare words say the most about which library is meant, and
    * scoring a word costs in proportion to the snippets that hold it. `probed`: that query's rows, run elsewhere.
    */
-  probe(query: string, principal: Principal | null, probed?: VersionProbe[]): RankedLibrary[] {
+  probe(query: string, principal: Reader, probed?: VersionProbe[]): RankedLibrary[] {
     let found = probed;
     if (!found) {
       const match = this.probeMatch(query);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Store } from '../store/index.ts';
 import type { JobQueue, JobContext } from '../jobs/queue.ts';
 import type { LibraryWriter } from '../ingest/writer.ts';
-import type { SourceType } from '../../lib/model.ts';
+import type { LibraryVisibility, SourceType } from '../../lib/model.ts';
 import { runVersionJob, type VersionSink } from '../ingest/version-job.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { loadOpenApi } from './openapi-load.ts';
@@ -31,6 +31,8 @@ export interface OpenApiPayload {
   stagedFile: string;
   stagedDir: string;
   teamspaceId: number | null;
+  /** The new library's visibility (absent in jobs queued before it existed: the store's default for the owner). */
+  visibility?: LibraryVisibility;
 }
 
 export interface LlmsPayload {
@@ -41,6 +43,8 @@ export interface LlmsPayload {
   stagedFile: string;
   stagedDir: string;
   teamspaceId: number | null;
+  /** The new library's visibility (absent in jobs queued before it existed: the store's default for the owner). */
+  visibility?: LibraryVisibility;
 }
 
 export interface FilesPayload {
@@ -49,6 +53,8 @@ export interface FilesPayload {
   description: string;
   stagedDir: string;
   teamspaceId: number | null;
+  /** The new library's visibility (absent in jobs queued before it existed: the store's default for the owner). */
+  visibility?: LibraryVisibility;
   files: { path: string; name: string; kind: DocumentKind; size: number }[];
 }
 
@@ -69,7 +75,7 @@ export function registerIndexers(jobs: JobQueue, deps: IndexingDeps): void {
 }
 
 /** Runs a source job in the version-build frame; the staged input goes when the job ends. */
-async function runStaged<P extends { libraryId: string; title: string; description: string; stagedDir: string; teamspaceId: number | null }>(
+async function runStaged<P extends { libraryId: string; title: string; description: string; stagedDir: string; teamspaceId: number | null; visibility?: LibraryVisibility }>(
   deps: IndexingDeps,
   ctx: JobContext<P>,
   sourceType: SourceType,
@@ -78,7 +84,7 @@ async function runStaged<P extends { libraryId: string; title: string; descripti
   const p = ctx.job.payload;
   const sourceUrl = 'sourceUrl' in p ? String(p.sourceUrl) : 'url' in p ? String(p.url) : null;
   await runVersionJob(deps, ctx, {
-    meta: { id: p.libraryId, title: p.title, description: p.description, sourceType, teamspaceId: p.teamspaceId, sourceUrl },
+    meta: { id: p.libraryId, title: p.title, description: p.description, sourceType, teamspaceId: p.teamspaceId, visibility: p.visibility, sourceUrl },
     produce: index,
     nothingIndexed: () => new ApiError('validation_error', 'No content could be extracted; nothing was indexed.'),
     cleanup: () => deps.removeStaging(p.stagedDir),

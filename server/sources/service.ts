@@ -1,3 +1,4 @@
+import { ownerConflict, type Submitter } from '../../lib/owner.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
@@ -22,11 +23,7 @@ import { JOB_KINDS, registerIndexers, type FilesPayload, type LlmsPayload, type 
  */
 
 
-/** Who submits: an API key's principal over HTTP, the default teamspace (no member) from the CLI. */
-export interface Submitter {
-  memberId: number | null;
-  teamspaceId: number;
-}
+export type { Submitter };
 
 export interface SubmissionResult {
   libraryName: string;
@@ -81,7 +78,7 @@ export class SourceService {
     const api = await loadOpenApi(text, name);
     const libraryId = `/openapi/${urlSlug(input.url)}`;
     return this.enqueueStaged(JOB_KINDS.openapi, libraryId, input.force, text, (stagedDir, stagedFile): OpenApiPayload => ({
-      libraryId, title: api.title, description: firstParagraph(api.description), sourceUrl: res.url, stagedFile, stagedDir, teamspaceId: null,
+      libraryId, title: api.title, description: firstParagraph(api.description), sourceUrl: res.url, stagedFile, stagedDir, teamspaceId: principal.teamspaceId, visibility: principal.visibility,
     }), principal, `OpenAPI specification "${api.title}" (${api.operations} operations) queued for indexing as ${libraryId}.`);
   }
 
@@ -92,7 +89,7 @@ export class SourceService {
     const libraryId = `/openapi/${titleSlug(title)}`;
     return this.enqueueStaged(JOB_KINDS.openapi, libraryId, input.force, text, (stagedDir, stagedFile): OpenApiPayload => ({
       libraryId, title, description: input.description?.trim() || firstParagraph(api.description), sourceUrl: `upload://openapi/${titleSlug(title)}/${safeName(input.fileName || 'openapi')}`,
-      stagedFile, stagedDir, teamspaceId: principal.teamspaceId,
+      stagedFile, stagedDir, teamspaceId: principal.teamspaceId, visibility: principal.visibility,
     }), principal, `OpenAPI specification "${title}" (${api.operations} operations) queued for indexing as ${libraryId}.`);
   }
 
@@ -114,7 +111,7 @@ export class SourceService {
     const kind = llmsKindOf(res.url);
     const follow = kind === 'full' ? 0 : Math.min(doc.links.length, LIMITS.llmsMaxLinks);
     return this.enqueueStaged(JOB_KINDS.llmstxt, libraryId, input.force, doc.text, (stagedDir, stagedFile): LlmsPayload => ({
-      libraryId, title, description: doc.summary, url: res.url, stagedFile, stagedDir, teamspaceId: null,
+      libraryId, title, description: doc.summary, url: res.url, stagedFile, stagedDir, teamspaceId: principal.teamspaceId, visibility: principal.visibility,
     }), principal, `${kind === 'full' ? 'llms-full.txt' : kind === 'small' ? 'llms-small.txt' : 'llms.txt'} "${title}" queued for indexing as ${libraryId}${follow ? ` (${follow} linked documents to fetch)` : ''}.`);
   }
 
@@ -152,8 +149,8 @@ export class SourceService {
     const title = input.projectTitle?.trim() || input.collectionName?.trim() || stripExt(path.posix.basename(names[0]!));
     const libraryId = `/files/${titleSlug(input.collectionName?.trim() || title)}`;
     this.assertNew(libraryId, input.force, principal);
-    const payload: FilesPayload = { libraryId, title, description: input.description?.trim() ?? '', stagedDir: input.stagedDir, teamspaceId: principal.teamspaceId, files };
-    const { id } = this.deps.jobs.enqueue(JOB_KINDS.files, payload, { libraryId, memberId: principal.memberId });
+    const payload: FilesPayload = { libraryId, title, description: input.description?.trim() ?? '', stagedDir: input.stagedDir, teamspaceId: principal.teamspaceId, visibility: principal.visibility, files };
+    const { id } = this.deps.jobs.enqueue(JOB_KINDS.files, payload, { libraryId, memberId: principal.memberId, teamspaceId: principal.teamspaceId });
     return { libraryName: libraryId, message: `${files.length} document${files.length === 1 ? '' : 's'} queued for indexing as ${libraryId}.`, jobId: id };
   }
 
@@ -161,9 +158,8 @@ export class SourceService {
 
   /** Same input twice without force is a 409; so is a library with the same ID still being built. */
   private assertNew(libraryId: string, force: boolean, who: Submitter): void {
-    // A library owned by another teamspace is never replaced, with or without force.
-    const owner = this.deps.store.libraries.get(libraryId)?.teamspaceId ?? null;
-    if (owner !== null && owner !== who.teamspaceId) throw new ApiError('conflict', `The library ID ${libraryId} is taken; choose another title or collection name.`);
+    const taken = ownerConflict(this.deps.store.libraries.get(libraryId), who);
+    if (taken) throw new ApiError('conflict', taken);
     const active = Object.values(JOB_KINDS).flatMap((k) => this.deps.store.jobs.active(k, libraryId));
     if (active.length) throw new ApiError('conflict', `${libraryId} is already being indexed (job ${active[0]!.id}); wait for it to finish.`);
     if (force) return;
@@ -178,7 +174,7 @@ export class SourceService {
     try {
       const file = path.join(dir, 'input.txt');
       fs.writeFileSync(file, text);
-      const { id } = this.deps.jobs.enqueue(kind, payload(dir, file), { libraryId, memberId: principal.memberId });
+      const { id } = this.deps.jobs.enqueue(kind, payload(dir, file), { libraryId, memberId: principal.memberId, teamspaceId: principal.teamspaceId });
       return { libraryName: libraryId, message, jobId: id };
     } catch (err) {
       this.removeStaging(dir);

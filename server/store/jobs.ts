@@ -3,14 +3,14 @@ import type { Job, JobState } from '../../lib/model.ts';
 
 interface JobRow {
   id: number; kind: string; state: JobState; library_id: string | null; payload_json: string; progress_json: string; error: string | null;
-  attempts: number; cancel_requested: number; member_id: number | null; created_at: string; started_at: string | null; finished_at: string | null; updated_at: string;
+  attempts: number; cancel_requested: number; member_id: number | null; teamspace_id: number | null; created_at: string; started_at: string | null; finished_at: string | null; updated_at: string;
 }
 
 function toJob(r: JobRow): Job {
   return {
     id: r.id, kind: r.kind, state: r.state, libraryId: r.library_id, payload: JSON.parse(r.payload_json) as Record<string, unknown>,
     progress: JSON.parse(r.progress_json) as Record<string, unknown>, error: r.error, attempts: r.attempts, cancelRequested: r.cancel_requested === 1,
-    memberId: r.member_id, createdAt: r.created_at, startedAt: r.started_at, finishedAt: r.finished_at, updatedAt: r.updated_at,
+    memberId: r.member_id, teamspaceId: r.teamspace_id, createdAt: r.created_at, startedAt: r.started_at, finishedAt: r.finished_at, updatedAt: r.updated_at,
   };
 }
 
@@ -18,10 +18,18 @@ function toJob(r: JobRow): Job {
 export class JobStore {
   constructor(private readonly db: Db) {}
 
-  insert(kind: string, payload: unknown, libraryId: string | null, memberId: number | null, now: string): number {
+  /**
+   * A job belongs to `teamspaceId` when given, else to its member's teamspace, else to the
+   * teamspace of its library when that library is private; otherwise to none (shown to every teamspace).
+   */
+  insert(kind: string, payload: unknown, libraryId: string | null, memberId: number | null, now: string, teamspaceId: number | null = null): number {
     const info = this.db
-      .prepare("INSERT INTO jobs (kind, state, library_id, payload_json, member_id, created_at, updated_at) VALUES (?, 'queued', ?, ?, ?, ?, ?)")
-      .run(kind, libraryId, JSON.stringify(payload ?? {}), memberId, now, now);
+      .prepare(
+        `INSERT INTO jobs (kind, state, library_id, payload_json, member_id, teamspace_id, created_at, updated_at)
+         VALUES (?, 'queued', ?, ?, ?, coalesce(?, (SELECT teamspace_id FROM members WHERE id = ?),
+           (SELECT teamspace_id FROM libraries WHERE id = ? AND visibility = 'teamspace')), ?, ?)`,
+      )
+      .run(kind, libraryId, JSON.stringify(payload ?? {}), memberId, teamspaceId, memberId, libraryId, now, now);
     return Number(info.lastInsertRowid);
   }
 
@@ -30,7 +38,8 @@ export class JobStore {
     return r ? toJob(r) : null;
   }
 
-  list(filter: { state?: JobState; kind?: string; libraryId?: string; limit?: number } = {}): Job[] {
+  /** `teamspaceId`: only that teamspace's jobs and those of no teamspace. */
+  list(filter: { state?: JobState; kind?: string; libraryId?: string; limit?: number; teamspaceId?: number } = {}): Job[] {
     const where: string[] = [];
     const args: unknown[] = [];
     const add = (clause: string, value: unknown) => {
@@ -40,6 +49,7 @@ export class JobStore {
     if (filter.state) add('state = ?', filter.state);
     if (filter.kind) add('kind = ?', filter.kind);
     if (filter.libraryId) add('library_id = ?', filter.libraryId);
+    if (filter.teamspaceId !== undefined) add('(teamspace_id IS NULL OR teamspace_id = ?)', filter.teamspaceId);
     const sql = `SELECT * FROM jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
     return (this.db.prepare(sql).all(...args, filter.limit ?? 100) as JobRow[]).map(toJob);
   }

@@ -1,12 +1,17 @@
 import type Database from 'better-sqlite3';
 import type { Db } from './db.ts';
-import type { Library, LibraryMeta, LibraryVersion, VersionState } from '../../lib/model.ts';
+import type { Library, LibraryMeta, LibraryVersion, LibraryVisibility, VersionState } from '../../lib/model.ts';
 
 interface LibraryRow {
   id: string; title: string; description: string; source_type: string; source_url: string | null; language: string;
   branch: string | null; docs_repo_url: string | null; docs_site_url: string | null; trust_score: number | null;
-  verified: number; stars: number | null; license: string | null; teamspace_id: number | null; created_at: string; updated_at: string;
+  verified: number; stars: number | null; license: string | null; teamspace_id: number | null; visibility: LibraryVisibility;
+  /** Granted teamspace ids, comma-separated (from library_grants). */
+  grants: string | null; created_at: string; updated_at: string;
 }
+
+/** A library row with its grants. */
+const LIBRARY_SELECT = 'SELECT l.*, (SELECT group_concat(g.teamspace_id) FROM library_grants g WHERE g.library_id = l.id) AS grants FROM libraries l';
 
 interface VersionRow {
   id: number; library_id: string; tag: string; state: VersionState; is_current: number; verified: number;
@@ -17,7 +22,8 @@ export function toLibrary(r: LibraryRow): Library {
   return {
     id: r.id, title: r.title, description: r.description, sourceType: r.source_type as Library['sourceType'], sourceUrl: r.source_url,
     language: r.language, branch: r.branch, docsRepoUrl: r.docs_repo_url, docsSiteUrl: r.docs_site_url, trustScore: r.trust_score,
-    verified: r.verified === 1, stars: r.stars, license: r.license, teamspaceId: r.teamspace_id, createdAt: r.created_at, updatedAt: r.updated_at,
+    verified: r.verified === 1, stars: r.stars, license: r.license, teamspaceId: r.teamspace_id, visibility: r.visibility,
+    grants: r.grants ? r.grants.split(',').map(Number).sort((a, b) => a - b) : [], createdAt: r.created_at, updatedAt: r.updated_at,
   };
 }
 
@@ -42,35 +48,54 @@ export class LibraryStore {
   }
 
   get(id: string): Library | null {
-    const r = this.stmt('SELECT * FROM libraries WHERE id = ?').get(id) as LibraryRow | undefined;
+    const r = this.stmt(`${LIBRARY_SELECT} WHERE l.id = ?`).get(id) as LibraryRow | undefined;
     return r ? toLibrary(r) : null;
   }
 
   list(): Library[] {
-    return (this.stmt('SELECT * FROM libraries ORDER BY id').all() as LibraryRow[]).map(toLibrary);
+    return (this.stmt(`${LIBRARY_SELECT} ORDER BY l.id`).all() as LibraryRow[]).map(toLibrary);
   }
 
-  /** Inserts the library, or updates its metadata when it exists. */
+  /**
+   * Inserts the library, or updates its metadata when it exists. A new library takes the given
+   * owner and visibility (default: `instance` when no teamspace owns it, else `teamspace`); an
+   * existing one keeps its own, which only setAccess changes.
+   */
   upsert(meta: LibraryMeta, now: string): void {
     this.db
       .prepare(
         `INSERT INTO libraries (id, title, description, source_type, source_url, language, branch, docs_repo_url, docs_site_url,
-           trust_score, verified, stars, license, teamspace_id, created_at, updated_at)
+           trust_score, verified, stars, license, teamspace_id, visibility, created_at, updated_at)
          VALUES (@id, @title, @description, @sourceType, @sourceUrl, @language, @branch, @docsRepoUrl, @docsSiteUrl,
-           @trustScore, @verified, @stars, @license, @teamspaceId, @now, @now)
+           @trustScore, @verified, @stars, @license, @teamspaceId, @visibility, @now, @now)
          ON CONFLICT (id) DO UPDATE SET title = excluded.title, description = excluded.description, source_type = excluded.source_type,
            source_url = coalesce(excluded.source_url, source_url), language = excluded.language, branch = coalesce(excluded.branch, branch),
            docs_repo_url = coalesce(excluded.docs_repo_url, docs_repo_url), docs_site_url = coalesce(excluded.docs_site_url, docs_site_url),
            trust_score = coalesce(excluded.trust_score, trust_score), verified = max(excluded.verified, verified),
            stars = coalesce(excluded.stars, stars), license = coalesce(excluded.license, license),
-           teamspace_id = coalesce(excluded.teamspace_id, teamspace_id), updated_at = excluded.updated_at`,
+           teamspace_id = coalesce(teamspace_id, excluded.teamspace_id), updated_at = excluded.updated_at`,
       )
       .run({
         id: meta.id, title: meta.title, description: meta.description ?? '', sourceType: meta.sourceType, sourceUrl: meta.sourceUrl ?? null,
         language: meta.language ?? 'en', branch: meta.branch ?? null, docsRepoUrl: meta.docsRepoUrl ?? null, docsSiteUrl: meta.docsSiteUrl ?? null,
         trustScore: meta.trustScore ?? null, verified: meta.verified ? 1 : 0, stars: meta.stars ?? null, license: meta.license ?? null,
-        teamspaceId: meta.teamspaceId ?? null, now,
+        teamspaceId: meta.teamspaceId ?? null, visibility: meta.visibility ?? (meta.teamspaceId == null ? 'instance' : 'teamspace'), now,
       });
+  }
+
+  /** Sets who may read a library: its visibility and the teamspaces granted (replaced whole). False when it does not exist. */
+  setAccess(id: string, visibility: LibraryVisibility, grants: number[]): boolean {
+    return this.db.transaction(() => {
+      // A library that no teamspace owned yet is now owned by the default (first) teamspace.
+      const changed = this.db
+        .prepare('UPDATE libraries SET visibility = ?, teamspace_id = coalesce(teamspace_id, (SELECT min(id) FROM teamspaces)), access_rev = access_rev + 1 WHERE id = ?')
+        .run(visibility, id).changes;
+      if (changed === 0) return false;
+      this.db.prepare('DELETE FROM library_grants WHERE library_id = ?').run(id);
+      const add = this.db.prepare('INSERT INTO library_grants (library_id, teamspace_id) VALUES (?, ?)');
+      for (const t of new Set(grants)) add.run(id, t);
+      return true;
+    })();
   }
 
   /** Deletes a library with all versions and snippets (index rows included). */

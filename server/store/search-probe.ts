@@ -65,14 +65,15 @@ export class SearchProbeStore {
   private stampStmt: Statement | null = null;
 
   /**
-   * Changes whenever a library or a served version is added, removed or swapped: lets the
-   * search layer cache its library catalogue and rebuild it only when this differs.
+   * Changes whenever a library or a served version is added, removed or swapped, or a library's
+   * visibility or grants change: lets the search layer cache its library catalogue and rebuild it
+   * only when this differs.
    */
   catalogStamp(): string {
     // Read on every search request: prepared once.
     const r = (this.stampStmt ??= this.db
       .prepare(
-        `SELECT (SELECT count(*) || ':' || coalesce(max(updated_at), '') FROM libraries) || '|' ||
+        `SELECT (SELECT count(*) || ':' || coalesce(max(updated_at), '') || ':' || total(access_rev) FROM libraries) || '|' ||
                 (SELECT count(*) || ':' || coalesce(max(id), 0) || ':' || coalesce(max(updated_at), '') FROM library_versions WHERE is_current = 1) AS stamp`,
       ))
       .get() as { stamp: string };

@@ -3,13 +3,13 @@ import type { Policy, PolicySourceType } from '../contracts/policy.ts';
 
 /**
  * Which policy source type a stored library belongs to. A source repository is `public_repos`
- * when no teamspace owns it and `private_sources` when one does. An OpenAPI library counts as
+ * when it is visible instance-wide and `private_sources` when only teamspaces may read it. An OpenAPI library counts as
  * `websites` when it was fetched from a URL and as `uploaded_files` when it was uploaded.
  */
-export function policySourceTypeOf(library: Pick<Library, 'sourceType' | 'sourceUrl' | 'teamspaceId'>): PolicySourceType {
+export function policySourceTypeOf(library: Pick<Library, 'sourceType' | 'sourceUrl' | 'visibility'>): PolicySourceType {
   switch (library.sourceType) {
     case 'repo':
-      return library.teamspaceId === null ? 'public_repos' : 'private_sources';
+      return library.visibility === 'instance' ? 'public_repos' : 'private_sources';
     case 'website':
       return 'websites';
     case 'llmstxt':
@@ -105,16 +105,19 @@ function blockedByDomain(c: CompiledPolicy, lib: Library): boolean {
 const DAY_MS = 86_400_000;
 
 /**
- * Whether a member of `teamspaceId` may be served `lib` under the compiled policy.
- * - Libraries owned by another teamspace are never visible.
+ * Whether a reader in `teamspaceId` (null: an anonymous caller) may be served `lib` under the
+ * compiled policy of that teamspace (for anonymous callers, the default teamspace's).
+ * - A `teamspace` library is read only by its owner teamspace and the teamspaces granted it; an
+ *   `instance` library by every teamspace and by anonymous callers.
  * - A disabled source type hides its libraries.
- * - Library filters (quality or select) apply to public libraries (no owning teamspace);
- *   the teamspace's own libraries are its private sources and pass them.
+ * - The teamspace's own private libraries pass the library filters (quality or select); those
+ *   filters apply to everything else it may read: instance-wide and granted libraries.
  */
-export function libraryAllowed(c: CompiledPolicy, teamspaceId: number, lib: Library, nowMs: number): boolean {
-  if (lib.teamspaceId !== null && lib.teamspaceId !== teamspaceId) return false;
+export function libraryAllowed(c: CompiledPolicy, teamspaceId: number | null, lib: Library, nowMs: number): boolean {
+  const own = teamspaceId !== null && lib.teamspaceId === teamspaceId;
+  if (lib.visibility !== 'instance' && !own && !(teamspaceId !== null && lib.grants.includes(teamspaceId))) return false;
   if (c.disabled.size > 0 && c.disabled.has(policySourceTypeOf(lib))) return false;
-  if (lib.teamspaceId !== null) return true;
+  if (own && lib.visibility !== 'instance') return true;
   const id = lib.id.toLowerCase();
   if (c.mode === 'select') return c.allowed.has(id);
   if (c.excepted.has(id)) return true;

@@ -38,12 +38,12 @@ export class PolicyService {
     return { sourceTypes: p.sourceTypes, libraryFilters: p.libraryFilters, accessibleLibraryCount: this.accessibleLibraryCount(teamspaceId) };
   }
 
-  /** Public libraries (no owning teamspace) that this teamspace's members can be served. */
+  /** Instance-wide (public) libraries that this teamspace's members can be served. */
   accessibleLibraryCount(teamspaceId: number): number {
     const c = this.cache.compiled(teamspaceId);
     const now = this.clock.now().getTime();
     let n = 0;
-    for (const lib of this.store.libraries.list()) if (lib.teamspaceId === null && libraryAllowed(c, teamspaceId, lib, now)) n++;
+    for (const lib of this.store.libraries.list()) if (lib.visibility === 'instance' && libraryAllowed(c, teamspaceId, lib, now)) n++;
     return n;
   }
 
@@ -77,8 +77,8 @@ export interface SourceCheckServices {
  * caller's teamspace (its source type is disabled), or null. The import endpoint skips such
  * libraries with this reason instead of failing the whole upload.
  */
-export function sourceRefusal(services: SourceCheckServices, principal: Principal | null, meta: Pick<LibraryMeta, 'sourceType' | 'sourceUrl' | 'teamspaceId'>): string | null {
-  const type = policySourceTypeOf({ sourceType: meta.sourceType, sourceUrl: meta.sourceUrl ?? null, teamspaceId: meta.teamspaceId ?? null });
+export function sourceRefusal(services: SourceCheckServices, principal: Principal | null, meta: Pick<LibraryMeta, 'sourceType' | 'sourceUrl' | 'visibility'>): string | null {
+  const type = policySourceTypeOf({ sourceType: meta.sourceType, sourceUrl: meta.sourceUrl ?? null, visibility: meta.visibility ?? 'teamspace' });
   return services.teams.policies.sourceEnabled(services.teams.teamspaceOf(principal), type) ? null : `${type} sources are disabled by this teamspace's policy`;
 }
 

@@ -60,14 +60,16 @@ export function mountImport(app: Express, s: ImportRouteDeps): void {
     checkLength,
     route(async (req, res) => {
       const type = (req.get('content-type') ?? '').toLowerCase();
-      // `force` comes as a query parameter, or as a form field of a multipart upload.
-      const input: { force?: unknown } = { force: Array.isArray(req.query.force) ? req.query.force[0] : req.query.force };
+      // `force` and `visibility` come as query parameters, or as form fields of a multipart upload.
+      const query = (name: string): unknown => (Array.isArray(req.query[name]) ? (req.query[name] as unknown[])[0] : req.query[name]);
+      const input: { force?: unknown; visibility?: unknown } = { force: query('force'), visibility: query('visibility') };
       let file: string | null = null;
       try {
         if (type.startsWith('multipart/form-data')) {
           const received = await receiveMultipart(upload, req, res, s);
           file = received.file;
           input.force ??= received.force;
+          input.visibility ??= received.visibility;
         } else if (/^(application\/(json|[\w.+-]+\+json|zip|x-zip-compressed|octet-stream)|text\/json)\b/.test(type)) {
           file = await s.importer.saveUpload(req);
         } else {
@@ -85,17 +87,18 @@ function tooLarge(s: Pick<ImportRouteDeps, 'config'>): ApiError {
   return new ApiError('payload_too_large', `The upload is larger than the import limit of ${s.config.importMaxBytes} bytes (STACKS_IMPORT_MAX_BYTES).`);
 }
 
-/** Runs multer and returns the saved file and the optional `force` form field. */
+/** Runs multer and returns the saved file and the optional `force` and `visibility` form fields. */
 async function receiveMultipart(
   upload: ReturnType<ReturnType<typeof multer>['fields']>,
   req: Request,
   res: Response,
   s: Pick<ImportRouteDeps, 'config'>,
-): Promise<{ file: string; force?: string }> {
+): Promise<{ file: string; force?: string; visibility?: string }> {
   await runMulter(upload, req, res, { fileField: '"bundleFile" (or "file")', maxFileBytes: s.config.importMaxBytes, maxFiles: 1, tooLarge: () => tooLarge(s) });
   const files = (req.files ?? {}) as Record<string, Express.Multer.File[]>;
   const saved = FILE_FIELDS.flatMap((f) => files[f] ?? []);
   if (saved.length === 0) throw new ApiError('validation_error', 'Missing required field "bundleFile": attach the export file (field bundleFile or file).');
-  const raw = (req.body as Record<string, unknown> | undefined)?.force;
-  return { file: saved[0]!.path, force: raw === undefined ? undefined : String(raw) };
+  const body = req.body as Record<string, unknown> | undefined;
+  const field = (name: string) => (body?.[name] === undefined ? undefined : String(body[name]));
+  return { file: saved[0]!.path, force: field('force'), visibility: field('visibility') };
 }

@@ -60,6 +60,8 @@ export async function runCrawl(deps: CrawlJobDeps, ctx: JobContext<CrawlPayload>
     sourceType: 'website',
     sourceUrl: p.startUrl,
     docsSiteUrl: p.startUrl,
+    teamspaceId: p.teamspaceId ?? null,
+    visibility: p.visibility,
   };
   let siteName: string | null = null;
   await runVersionJob(deps, ctx, {

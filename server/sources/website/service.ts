@@ -5,6 +5,8 @@ import type { JobQueue } from '../../jobs/queue.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { checkUrl } from '../../../lib/net/guard.ts';
 import { libraryIdFor, patternToRegExp } from '../../../crawler/url.ts';
+import { ownerConflict, type Submitter } from '../../../lib/owner.ts';
+import type { LibraryVisibility } from '../../../lib/model.ts';
 
 export const CRAWL_JOB = 'crawl';
 export const DEFAULT_MAX_PAGES = 500;
@@ -24,6 +26,9 @@ export interface CrawlPayload {
   /** Cron expression for re-crawls; undefined keeps the stored one, null removes it. */
   schedule?: string | null;
   trigger: 'api' | 'cli' | 'schedule';
+  /** Owner and visibility of a new library (absent in re-crawls and older jobs: the library keeps its own). */
+  teamspaceId?: number | null;
+  visibility?: LibraryVisibility;
 }
 
 export interface CrawlRequest {
@@ -75,7 +80,7 @@ export class CrawlService {
    * (then it is re-crawled; the current version stays served until the new one is complete);
    * a site that is being crawled right now is always a conflict.
    */
-  async submit(req: CrawlRequest, memberId: number | null): Promise<CrawlSubmission> {
+  async submit(req: CrawlRequest, who: Submitter): Promise<CrawlSubmission> {
     const url = await checkUrl(req.websiteUrl, { allowPrivate: this.s.config.crawlAllowPrivate });
     url.hash = '';
     const startUrl = url.href;
@@ -91,14 +96,17 @@ export class CrawlService {
     const active = this.s.store.jobs.active(CRAWL_JOB, libraryId);
     if (active.length > 0) throw new ApiError('conflict', `${libraryId} is being crawled right now (job ${active[0]!.id}).`);
     const existing = this.s.store.libraries.get(libraryId);
+    const taken = ownerConflict(existing, who);
+    if (taken) throw new ApiError('conflict', taken);
     const indexed = existing ? this.s.store.libraries.currentVersion(libraryId, '') !== null : false;
     if (indexed && !req.force) throw new ApiError('conflict', `${libraryId} is already indexed; crawl it again with force (\"force\": true, or --force on the CLI).`);
     const payload: CrawlPayload = {
       libraryId, startUrl, maxPages: req.maxPages ?? DEFAULT_MAX_PAGES, maxDepth: req.maxDepth ?? null, excludePatterns: req.excludePatterns ?? [],
       name: req.name ?? null, description: req.description ?? null, respectRobots: req.respectRobots ?? null, trigger: req.trigger ?? 'api',
+      teamspaceId: who.teamspaceId, visibility: who.visibility,
       ...(req.schedule !== undefined ? { schedule: req.schedule } : {}),
     };
-    const { id, position } = this.s.jobs.enqueue(CRAWL_JOB, payload, { libraryId, memberId });
+    const { id, position } = this.s.jobs.enqueue(CRAWL_JOB, payload, { libraryId, memberId: who.memberId, teamspaceId: who.teamspaceId });
     return { libraryId, jobId: id, position, recrawl: indexed };
   }
 

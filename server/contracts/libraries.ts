@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { LIBRARY_VISIBILITIES } from '../../lib/model.ts';
+import { ADMINS, defineOperation } from './operation.ts';
+
+/** One library's details and who may read it: GET and PATCH /api/libraries/{libraryId}. */
+
+const libraryId = z.string().trim().min(1).max(500).describe("'/owner/repo' (in the path as /api/libraries/owner/repo)");
+const teamspaceName = z.string().trim().min(1).max(64);
+
+export const libraryView = z.object({
+  id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  sourceType: z.string(),
+  sourceUrl: z.string().nullable(),
+  teamspace: z.string().nullable().describe('the owner teamspace'),
+  visibility: z.enum(LIBRARY_VISIBILITIES),
+  grants: z.array(z.string()).optional().describe('teamspaces granted read access; shown to those who may change it'),
+  versions: z.array(z.object({ tag: z.string(), state: z.string(), snippets: z.number().int(), tokens: z.number().int(), updatedAt: z.string() })),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const libraryGetOperation = defineOperation({
+  id: 'libraryGet',
+  summary: 'One library: versions, owner teamspace and visibility',
+  input: z.object({ libraryId }),
+  access: { caller: 'search' },
+  http: { method: 'get', path: '/api/libraries/{libraryId}', from: 'path', status: 200, response: libraryView },
+  errors: ['invalid_api_key', 'library_not_found'],
+});
+
+export const libraryUpdateInput = z
+  .object({
+    libraryId,
+    visibility: z.enum(LIBRARY_VISIBILITIES).optional().describe('teamspace: its teamspace and the granted ones; instance: every key, and anonymous callers when anonymous search is on'),
+    grants: z.array(teamspaceName).max(100).optional().describe('teamspaces (by name) that may read a teamspace library besides its owner; replaces the list'),
+  })
+  .refine((v) => v.visibility !== undefined || v.grants !== undefined, { message: 'Give visibility, grants or both.' });
+
+export const libraryUpdateOperation = defineOperation({
+  id: 'libraryUpdate',
+  summary: 'Change who may read a library (owner or admin of its teamspace)',
+  input: libraryUpdateInput,
+  access: { caller: 'key', roles: ADMINS },
+  http: { method: 'patch', path: '/api/libraries/{libraryId}', from: 'path+body', status: 200, response: libraryView },
+  errors: ['invalid_api_key', 'forbidden', 'library_not_found'],
+});

@@ -1,0 +1,85 @@
+import type { Store } from '../store/index.ts';
+import type { AccessPolicy } from '../search/contracts.ts';
+import { ApiError } from '../../lib/errors.ts';
+import { parseLibraryId, principalOf, type Library, type LibraryVisibility, type Reader } from '../../lib/model.ts';
+
+export interface LibraryView {
+  id: string;
+  title: string;
+  description: string;
+  sourceType: string;
+  sourceUrl: string | null;
+  teamspace: string | null;
+  visibility: LibraryVisibility;
+  grants?: string[];
+  versions: { tag: string; state: string; snippets: number; tokens: number; updatedAt: string }[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * One library's details, and who may read it. Reading goes through the same AccessPolicy as
+ * search, so a library the reader may not see is `library_not_found`, exactly like a missing one.
+ * Changing visibility or grants is for the owners and admins of the owner teamspace (the contract
+ * admits only those roles) and for the local operator.
+ */
+export class LibraryAccessService {
+  constructor(
+    private readonly store: Store,
+    private readonly access: () => AccessPolicy,
+    /** Owner of libraries written before teamspaces owned them. */
+    private readonly defaultTeamspaceId: () => number,
+  ) {}
+
+  view(reader: Reader, rawId: string): LibraryView {
+    return this.toView(reader, this.visible(reader, rawId));
+  }
+
+  update(reader: Reader, rawId: string, input: { visibility?: LibraryVisibility; grants?: string[] }): LibraryView {
+    const lib = this.visible(reader, rawId);
+    if (!this.manages(reader, lib)) {
+      throw new ApiError('forbidden', `Only the owners and admins of the teamspace that owns ${lib.id} can change who may read it.`);
+    }
+    const grants = input.grants === undefined ? lib.grants : input.grants.map((name) => this.teamspaceId(name));
+    const owner = lib.teamspaceId ?? this.defaultTeamspaceId();
+    this.store.libraries.setAccess(lib.id, input.visibility ?? lib.visibility, grants.filter((t) => t !== owner));
+    return this.toView(reader, this.store.libraries.get(lib.id)!);
+  }
+
+  private visible(reader: Reader, rawId: string): Library {
+    const id = parseLibraryId(rawId)?.id ?? rawId;
+    const lib = this.store.libraries.get(id);
+    if (!lib || !this.access().canSee(reader, lib)) throw new ApiError('library_not_found', `No library ${id}.`);
+    return lib;
+  }
+
+  private manages(reader: Reader, lib: Library): boolean {
+    const p = principalOf(reader);
+    if (!p) return reader !== null;
+    return (lib.teamspaceId ?? this.defaultTeamspaceId()) === p.teamspaceId && (p.role === 'owner' || p.role === 'admin');
+  }
+
+  private teamspaceId(name: string): number {
+    const t = this.store.accounts.teamspaceByName(name.trim());
+    if (!t) throw new ApiError('validation_error', `grants: no teamspace named "${name}".`);
+    return t.id;
+  }
+
+  private teamspaceName(id: number | null): string | null {
+    return id === null ? null : (this.store.accounts.teamspace(id)?.name ?? null);
+  }
+
+  private toView(reader: Reader, lib: Library): LibraryView {
+    return {
+      id: lib.id, title: lib.title, description: lib.description, sourceType: lib.sourceType, sourceUrl: lib.sourceUrl,
+      teamspace: this.teamspaceName(lib.teamspaceId ?? this.defaultTeamspaceId()),
+      visibility: lib.visibility,
+      ...(this.manages(reader, lib) ? { grants: lib.grants.map((t) => this.teamspaceName(t) ?? String(t)) } : {}),
+      versions: this.store.libraries
+        .versions(lib.id)
+        .filter((v) => v.isCurrent)
+        .map((v) => ({ tag: v.tag || 'current', state: v.state, snippets: v.totalSnippets, tokens: v.totalTokens, updatedAt: v.updatedAt })),
+      createdAt: lib.createdAt, updatedAt: lib.updatedAt,
+    };
+  }
+}

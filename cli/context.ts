@@ -7,6 +7,7 @@ import { ApiError } from '../lib/errors.ts';
 import { LIBRARY_VISIBILITIES } from '../lib/model.ts';
 import { createLogger } from '../server/log.ts';
 import { createServices, type Services } from '../server/services.ts';
+import { operatorActor, safeDetail } from '../server/audit/log.ts';
 
 /** Options every data-dir command accepts. */
 export interface CommonOpts {
@@ -28,6 +29,23 @@ export function withJson(cmd: Command): Command {
 /** --visibility of the commands that add a library (an existing library keeps its own; `stacks libraries set` changes it). */
 export function visibilityOption(): Option {
   return choiceOption('--visibility <visibility>', 'who may read a new library: teamspace (the default teamspace only; the default) or instance (every key, and anonymous search)', LIBRARY_VISIBILITIES);
+}
+
+/**
+ * Runs a change the CLI makes on the box without going through an operation, and records it in
+ * the audit log as the operator's (in `teamspaceId`'s log when it changes one teamspace).
+ */
+export function recorded<T>(s: Services, what: { action: string; target?: string | null; teamspaceId?: number | null; detail?: Record<string, unknown> }, change: () => T): T {
+  const actor = { ...operatorActor(), teamspaceId: what.teamspaceId ?? null };
+  const detail = safeDetail(what.detail ?? null);
+  try {
+    const result = change();
+    s.audit.record({ actor, action: what.action, target: what.target ?? null, outcome: 'ok', detail });
+    return result;
+  } catch (err) {
+    s.audit.record({ actor, action: what.action, target: what.target ?? null, outcome: 'failed', detail: { ...detail, error: err instanceof ApiError ? err.code : 'internal_error' } });
+    throw err;
+  }
 }
 
 /** An option whose value must be one of `values` (the parser names the option and the values when it is not). */

@@ -52,6 +52,8 @@ export const configSchema = z.object({
   trustProxy: trustProxy.default('loopback'),
   /** Whether MCP and search accept requests without an API key. */
   allowAnonymousSearch: bool.default(true),
+  /** Days audit entries are kept (older ones are pruned daily). */
+  auditRetentionDays: int(1, 36_500).default(365),
   /** Per-key request limit per minute (0 = off). */
   rateLimitPerMinute: int(0, 1_000_000).default(600),
   /** Worker threads answering /api/v2/context retrieval (0 = in the request thread). Unset: 2, or 0 in dev mode. */
@@ -93,6 +95,7 @@ const envMap: Record<string, keyof Config> = {
   STACKS_CHROMIUM_PATH: 'chromiumPath',
   STACKS_ALLOW_ANONYMOUS_SEARCH: 'allowAnonymousSearch',
   STACKS_TRUST_PROXY: 'trustProxy',
+  STACKS_AUDIT_RETENTION_DAYS: 'auditRetentionDays',
   STACKS_RATE_LIMIT_PER_MINUTE: 'rateLimitPerMinute',
   STACKS_SEARCH_WORKERS: 'searchWorkers',
 };

@@ -20,6 +20,7 @@ import { StoreContextService } from './search/context-service.ts';
 import { MultiLibrarySearch, type SearchOverrides } from './search/search-service.ts';
 import { StoreLibrarySearch } from './search/library-search.ts';
 import { TeamService } from './teams/index.ts';
+import { AuditLog, auditPruneTask } from './audit/log.ts';
 import { LibraryAccessService } from './teams/library-access.ts';
 import { queueSearchModel, registerSearchModelJob, relearnAll, scheduleMissingModels } from './search/model-job.ts';
 import { registerVersionFetch } from './search/version-fetch.ts';
@@ -67,6 +68,8 @@ export interface Services {
   crawler: CrawlService;
   /** OpenAPI, llms.txt and PDF/DOCX sources (server/sources/service.ts). */
   sources: SourceService;
+  /** Append-only record of changes and refused authentications (server/audit). */
+  audit: AuditLog;
   /** Every operation of REST, MCP and the CLI: validated against its contract and admitted, then run (server/operations). */
   operations: Operations;
   startedAt: Date;
@@ -105,8 +108,9 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const crawler = new CrawlService({ store, jobs, config });
   const sources = new SourceService({ config, store, jobs, writer, log });
   const libraries = new LibraryAccessService(store, () => services.access, () => teams.defaultTeamspaceId());
+  const audit = new AuditLog(store.audit, config.auditRetentionDays, (err) => log.error({ err }, 'could not write an audit entry'));
   const operations = createOperations({
-    config, license, teams, jobs, importer, crawler, sources, context, search, librarySearch, libraries,
+    config, license, teams, jobs, importer, crawler, sources, context, search, librarySearch, libraries, audit,
     // Read per call: a test or a bench may swap the access policy on the container.
     get access() {
       return services.access;
@@ -119,7 +123,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const services: Services = {
     config, log, store, embedder, rarity, license, keys, jobs, writer, importer,
     access: teams.access,
-    teams, context, search, librarySearch, crawler, sources, operations,
+    teams, context, search, librarySearch, crawler, sources, audit, operations,
     startedAt: new Date(),
   };
   registerJobKinds(services);
@@ -143,10 +147,13 @@ function registerJobKinds(s: Services): void {
 
 /**
  * Periodic work beside the HTTP server (not in CLI commands): re-crawl schedules, the sweep of
- * abandoned uploads, the WAL keeper. Returns a stop function.
+ * abandoned uploads, the WAL keeper, the audit log's retention. Returns a stop function.
  */
 export function startBackground(s: Services): () => void {
-  const stops = [startCrawlSchedules(s.crawler, s.log), importSweepTask(s.importer, s.log), walKeeperTask(s.store.db, s.log)];
+  const stops = [
+    startCrawlSchedules(s.crawler, s.log), importSweepTask(s.importer, s.log), walKeeperTask(s.store.db, s.log),
+    auditPruneTask(s.audit, (n) => s.log.info({ entries: n }, 'audit entries past the retention pruned')),
+  ];
   return () => stops.forEach((stop) => stop());
 }
 

@@ -53,6 +53,10 @@ async function assertHidden(s: TestServer, key: string | null, id: string, ghost
   const search = await get(s, `/api/v3/search?query=${question}&library=${encodeURIComponent(id)}`, key);
   const searchMissing = await get(s, `/api/v3/search?query=${question}&library=${encodeURIComponent(ghost)}`, key);
   assert.equal(shape(search, id), shape(searchMissing, ghost));
+  // A fuzzy name of it is answered as a name nothing carries.
+  const fuzzy = await get(s, `/api/v3/search?query=${question}&library=StrictPath`, key);
+  const nothing = await get(s, `/api/v3/search?query=${question}&library=Qwertzuiop`, key);
+  assert.equal(shape(fuzzy, 'StrictPath'), shape(nothing, 'Qwertzuiop'));
   // Library-less search, the library list, name lookup and the library page never name it.
   const anywhere = await get(s, `/api/v3/search?query=${question}`, key);
   assert.ok(!anywhere.text.includes(id) && !/StrictPath/.test(anywhere.text), anywhere.text.slice(0, 300));

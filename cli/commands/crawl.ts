@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { intArg, output, printJson, visibilityOption, withDataDir, withServices, type CommonOpts } from '../context.ts';
+import { intArg, output, printJson, recorded, visibilityOption, withDataDir, withServices, type CommonOpts } from '../context.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { Services } from '../../server/services.ts';
 import { jobView } from '../../server/jobs/view.ts';
@@ -53,7 +53,7 @@ export function crawlCommand(program: Command): void {
     await withServices(opts, (s) => {
       if (libraryId && expr) {
         const schedule = expr === 'off' ? null : expr;
-        s.crawler.setSchedule(libraryId, schedule);
+        recorded(s, { action: 'crawlSchedule', target: libraryId, teamspaceId: s.store.libraries.get(libraryId)?.teamspaceId ?? null, detail: { schedule } }, () => s.crawler.setSchedule(libraryId, schedule));
         output(opts, { libraryId, schedule }, () => (schedule === null ? `Schedule of ${libraryId} removed.` : `${libraryId} is re-crawled on "${expr}" while the server runs.`));
         return;
       }

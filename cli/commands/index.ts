@@ -10,6 +10,7 @@ import { addCommand } from './add.ts';
 import { searchCommand } from './search.ts';
 import { crawlCommand } from './crawl.ts';
 import { jobsCommand } from './jobs.ts';
+import { auditCommand } from './audit.ts';
 
 /** Every CLI command module; each adds its commands to the program. */
-export const commands: ((program: Command) => void)[] = [serveCommand, keysCommand, licenseCommand, librariesCommand, mcpCommand, importCommand, teamsCommand, addCommand, searchCommand, crawlCommand, jobsCommand];
+export const commands: ((program: Command) => void)[] = [serveCommand, keysCommand, licenseCommand, librariesCommand, mcpCommand, importCommand, teamsCommand, addCommand, searchCommand, crawlCommand, jobsCommand, auditCommand];

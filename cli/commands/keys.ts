@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { choiceOption, intArg, output, withDataDir, withServices, type CommonOpts } from '../context.ts';
+import { choiceOption, intArg, output, withDataDir, withServices, type CommonOpts, recorded } from '../context.ts';
 import { KEY_SCOPES, type KeyScope, type Role } from '../../lib/model.ts';
 
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
@@ -19,8 +19,10 @@ export function keysCommand(program: Command): void {
           // A new member goes through the member service, which enforces the license's maxMembers.
           const memberName = opts.member ?? opts.name;
           const teamspaceId = opts.teamspace ? s.teams.teamspaces.byName(opts.teamspace).id : s.keys.defaultTeamspaceId();
-          if (!s.store.accounts.memberByName(teamspaceId, memberName)) s.teams.members.add(teamspaceId, 'operator', { name: memberName, role: opts.role, createKey: false });
-          const k = s.keys.create({ name: opts.name, memberName, role: opts.role, teamspaceId, scope: opts.scope });
+          const k = recorded(s, { action: 'keyCreate', target: opts.name, teamspaceId, detail: { member: memberName, role: opts.role, scope: opts.scope } }, () => {
+            if (!s.store.accounts.memberByName(teamspaceId, memberName)) s.teams.members.add(teamspaceId, 'operator', { name: memberName, role: opts.role, createKey: false });
+            return s.keys.create({ name: opts.name, memberName, role: opts.role, teamspaceId, scope: opts.scope });
+          });
           const scope = k.scope === 'read' ? ', read scope' : '';
           output(opts, { ...k, teamspaceId }, () => `Created key ${k.id} for ${k.memberName} (${k.role}${scope}). It is shown only once:\n\n${k.key}`);
         },
@@ -40,7 +42,8 @@ export function keysCommand(program: Command): void {
     });
   withDataDir(keys.command('revoke').description('revoke an API key').argument('<id>', 'key id from `stacks keys list`', intArg(1))).action(async (id: number, opts: CommonOpts) => {
     await withServices(opts, (s) => {
-      s.keys.revoke(id);
+      const teamspaceId = s.keys.list().find((k) => k.id === id)?.teamspaceId ?? null;
+      recorded(s, { action: 'keyRevoke', target: `#${id}`, teamspaceId }, () => s.keys.revoke(id));
       output(opts, { id, revoked: true }, () => `Revoked key ${id}.`);
     });
   });

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { choiceOption, output, printJson, withDataDir, withServices, type CommonOpts } from '../context.ts';
+import { choiceOption, output, printJson, withDataDir, withServices, type CommonOpts, recorded } from '../context.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { LIBRARY_VISIBILITIES } from '../../lib/model.ts';
 import { LOCAL } from '../../server/operations/index.ts';
@@ -38,7 +38,10 @@ export function librariesCommand(program: Command): void {
     });
   withDataDir(libs.command('delete').description('delete a library and all its versions').argument('<id>')).action(async (id: string, opts: CommonOpts) => {
     await withServices(opts, (s) => {
-      if (!s.store.libraries.delete(id)) throw new ApiError('library_not_found', `No library ${id}.`);
+      const owner = s.store.libraries.get(id)?.teamspaceId ?? null;
+      recorded(s, { action: 'libraryDelete', target: id, teamspaceId: owner }, () => {
+        if (!s.store.libraries.delete(id)) throw new ApiError('library_not_found', `No library ${id}.`);
+      });
       output(opts, { id, deleted: true }, () => `Deleted ${id}.`);
     });
   });

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { intArg, output, withDataDir, withJson, withServices, type CommonOpts } from '../context.ts';
+import { intArg, output, withDataDir, withJson, withServices, type CommonOpts, recorded } from '../context.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { signLicense } from '../../server/license/license.ts';
 
@@ -25,7 +25,7 @@ export function licenseCommand(program: Command): void {
     await withServices(
       opts,
       (s) => {
-        const st = s.license.install(fs.readFileSync(file, 'utf8'));
+        const st = recorded(s, { action: 'licenseInstall', target: file }, () => s.license.install(fs.readFileSync(file, 'utf8')));
         output(opts, { state: st.state, message: st.message, signedBy: st.signedBy, license: st.license }, () => `Installed: ${st.message}`);
       },
       { create: true },

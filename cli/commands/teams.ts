@@ -1,5 +1,5 @@
 import { Argument, type Command } from 'commander';
-import { choiceOption, intArg, output, printJson, withDataDir, withServices, type CommonOpts } from '../context.ts';
+import { choiceOption, intArg, output, printJson, withDataDir, withServices, type CommonOpts, recorded } from '../context.ts';
 import { ROLES } from './keys.ts';
 import type { Services } from '../../server/services.ts';
 import type { Role } from '../../lib/model.ts';
@@ -102,7 +102,7 @@ function teamspaceCommands(program: Command): void {
       await withServices(
         o,
         (s) => {
-          const r = s.teams.teamspaces.create({ name, plan: o.plan, owner: o.owner, email: o.email ?? null });
+          const r = recorded(s, { action: 'teamspaceCreate', target: name, detail: { owner: o.owner, plan: o.plan } }, () => s.teams.teamspaces.create({ name, plan: o.plan, owner: o.owner, email: o.email ?? null }));
           output(o, r, () => [`Created teamspace ${r.teamspace.id} ${r.teamspace.name} (plan ${r.teamspace.plan}) with owner ${r.owner.name}.`, `API key of ${r.owner.name} (shown only once):`, '', r.key.key]);
         },
         CREATE,
@@ -134,7 +134,8 @@ function policyCommands(program: Command): void {
         o,
         (s) => {
           const t = teamspaceId(s, o.teamspace);
-          s.teams.policies.update(t, policyPatch(o), o.replace === true);
+          const patch = policyPatch(o);
+          recorded(s, { action: 'policiesUpdate', teamspaceId: t, detail: patch }, () => s.teams.policies.update(t, patch, o.replace === true));
           printJson(s.teams.policies.view(t));
         },
         CREATE,
@@ -158,15 +159,16 @@ function planCommands(program: Command): void {
       if (cents !== undefined && !(cents >= 0)) throw new ApiError('validation_error', '--cents-per-extra must be a number >= 0');
       await withServices(
         o,
-        (s) =>
-          printJson(
-            s.teams.plans.update(teamspaceId(s, o.teamspace), {
-              plan: o.plan as Plan | undefined,
-              includedRequests: o.included === undefined ? undefined : int(o.included, '--included'),
-              spendingLimitCents: o.spendingLimitCents === undefined ? undefined : o.spendingLimitCents === 'none' ? null : int(o.spendingLimitCents, '--spending-limit-cents'),
-              centsPerExtraRequest: cents,
-            }),
-          ),
+        (s) => {
+          const t = teamspaceId(s, o.teamspace);
+          const change = {
+            plan: o.plan as Plan | undefined,
+            includedRequests: o.included === undefined ? undefined : int(o.included, '--included'),
+            spendingLimitCents: o.spendingLimitCents === undefined ? undefined : o.spendingLimitCents === 'none' ? null : int(o.spendingLimitCents, '--spending-limit-cents'),
+            centsPerExtraRequest: cents,
+          };
+          printJson(recorded(s, { action: 'teamspaceUpdate', teamspaceId: t, detail: change }, () => s.teams.plans.update(t, change)));
+        },
         CREATE,
       );
     });
@@ -203,7 +205,8 @@ function ruleCommands(program: Command): void {
       await withServices(
         o,
         (s) => {
-          const r = s.teams.rules.add(teamspaceId(s, o.teamspace), { kind: o.kind, libraryId: o.library ?? null, text });
+          const t = teamspaceId(s, o.teamspace);
+          const r = recorded(s, { action: 'ruleAdd', target: o.library ?? null, teamspaceId: t, detail: { kind: o.kind, text } }, () => s.teams.rules.add(t, { kind: o.kind, libraryId: o.library ?? null, text }));
           output(o, r, () => `Added rule ${r.id}.`);
         },
         CREATE,
@@ -211,7 +214,8 @@ function ruleCommands(program: Command): void {
     });
   withTeam(rules.command('remove').argument('<id>', 'rule ID', intArg(0))).action(async (id: number, o: Base) => {
     await withServices(o, (s) => {
-      s.teams.rules.remove(teamspaceId(s, o.teamspace), id);
+      const t = teamspaceId(s, o.teamspace);
+      recorded(s, { action: 'ruleRemove', target: `#${id}`, teamspaceId: t }, () => s.teams.rules.remove(t, id));
       output(o, { id, removed: true }, () => `Removed rule ${id}.`);
     });
   });
@@ -233,7 +237,8 @@ function memberCommands(program: Command): void {
       await withServices(
         o,
         (s) => {
-          const r = s.teams.members.add(teamspaceId(s, o.teamspace), 'operator', { name, email: o.email ?? null, role: o.role, createKey: o.key });
+          const t = teamspaceId(s, o.teamspace);
+          const r = recorded(s, { action: 'memberAdd', target: name, teamspaceId: t, detail: { role: o.role, key: o.key } }, () => s.teams.members.add(t, 'operator', { name, email: o.email ?? null, role: o.role, createKey: o.key }));
           output(o, r, () => [`Added member ${r.member.id} ${r.member.name} (${r.member.role}).`, ...(r.key ? ['API key (shown only once):', '', r.key.key] : [])]);
         },
         CREATE,
@@ -242,7 +247,7 @@ function memberCommands(program: Command): void {
   withTeam(members.command('remove').description('remove a member and revoke its keys').argument('<name>')).action(async (name: string, o: Base) => {
     await withServices(o, (s) => {
       const t = teamspaceId(s, o.teamspace);
-      s.teams.members.remove(t, 'operator', s.teams.members.byName(t, name).id);
+      recorded(s, { action: 'memberRemove', target: name, teamspaceId: t }, () => s.teams.members.remove(t, 'operator', s.teams.members.byName(t, name).id));
       output(o, { name, removed: true }, () => `Removed ${name}.`);
     });
   });
@@ -250,7 +255,7 @@ function memberCommands(program: Command): void {
     async (name: string, role: Role, o: Base) => {
       await withServices(o, (s) => {
         const t = teamspaceId(s, o.teamspace);
-        const m = s.teams.members.setRole(t, 'operator', s.teams.members.byName(t, name).id, role);
+        const m = recorded(s, { action: 'memberRole', target: name, teamspaceId: t, detail: { role } }, () => s.teams.members.setRole(t, 'operator', s.teams.members.byName(t, name).id, role));
         output(o, m, () => `${m.name} is now ${m.role}.`);
       });
     },

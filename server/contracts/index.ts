@@ -4,6 +4,7 @@ import {
   addLlmsTxtOperation, addOpenApiOperation, addWebsiteOperation, fileUploadOperation, importOperation, openApiUploadOperation, parseWebsiteOperation,
 } from './sources.ts';
 import { libraryGetOperation, libraryUpdateOperation } from './libraries.ts';
+import { auditListOperation } from './audit.ts';
 import { jobCancelOperation, jobGetOperation, jobsListOperation } from './jobs.ts';
 import * as teams from './teams.ts';
 import { healthOperation, licenseOperation, openApiOperation, pingOperation, readyOperation } from './system.ts';
@@ -17,5 +18,6 @@ export const OPERATIONS: readonly Operation[] = [
   teams.rulesListOperation, teams.ruleAddOperation, teams.ruleRemoveOperation,
   teams.membersListOperation, teams.memberAddOperation, teams.memberRoleOperation, teams.memberRemoveOperation,
   teams.keysListOperation, teams.keyCreateOperation, teams.keyRevokeOperation,
+  auditListOperation,
   pingOperation, healthOperation, readyOperation, licenseOperation, openApiOperation,
 ];

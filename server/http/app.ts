@@ -5,6 +5,7 @@ import type { Logger } from '../log.ts';
 import type { KeyService } from '../auth/keys.ts';
 import { ApiError, isApiError } from '../../lib/errors.ts';
 import { resolvePrincipal } from './auth.ts';
+import type { AuditLog } from '../audit/log.ts';
 import { sendError } from './handler.ts';
 import { meterRequests, type MeteringDeps } from './metering.ts';
 import { mountRoutes, rawBodyPaths, type RouteDeps } from './routes/index.ts';
@@ -13,6 +14,7 @@ import { mountRoutes, rawBodyPaths, type RouteDeps } from './routes/index.ts';
 export type AppDeps = RouteDeps &
   MeteringDeps & {
     keys: KeyService;
+    audit: AuditLog;
     log: Logger;
     config: Pick<Config, 'bodyLimit' | 'trustProxy'>;
   };
@@ -44,7 +46,7 @@ export function createApp(services: AppDeps): express.Express {
   });
   const json = express.json({ limit: services.config.bodyLimit });
   app.use((req, res, next) => (rawBodyPaths.has(req.path) ? next() : json(req, res, next)));
-  app.use(resolvePrincipal(services.keys));
+  app.use(resolvePrincipal(services.keys, services.audit));
   app.use(meterRequests(services));
 
   mountRoutes(app, services);

@@ -9,10 +9,11 @@ import { ApiError } from '../../lib/errors.ts';
  * with the server's files can do: it acts with an owner's rights and no teamspace policy, but
  * still needs the license where the operation does.
  */
-export type Caller = { kind: 'key'; principal: Principal | null } | { kind: 'local' };
+export type Caller = { kind: 'key'; principal: Principal | null; ip?: string | null } | { kind: 'local' };
 
 export const LOCAL: Caller = { kind: 'local' };
-export const asKey = (principal: Principal | null): Caller => ({ kind: 'key', principal });
+/** A request's caller; `ip`: its client address (for the audit log). */
+export const asKey = (principal: Principal | null, ip: string | null = null): Caller => ({ kind: 'key', principal, ip });
 
 export interface AdmitDeps {
   config: { allowAnonymousSearch: boolean };

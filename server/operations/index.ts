@@ -1,11 +1,11 @@
 import type { TeamService } from '../teams/index.ts';
-import { binder, admitter } from './bind.ts';
-import type { AdmitDeps } from './admit.ts';
+import { binder, admitter, type BindDeps } from './bind.ts';
 import { searchOperations, type SearchOperationDeps } from './search.ts';
 import { sourceOperations, type SourceOperationDeps } from './sources.ts';
 import { jobOperations, type JobOperationDeps } from './jobs.ts';
 import { teamOperations } from './teams.ts';
 import { libraryOperations, type LibraryOperationDeps } from './libraries.ts';
+import { auditOperations, type AuditOperationDeps } from './audit.ts';
 
 /**
  * The service layer's front door: every operation that REST, MCP and the CLI offer, each one
@@ -17,7 +17,7 @@ import { libraryOperations, type LibraryOperationDeps } from './libraries.ts';
 export type { Caller } from './admit.ts';
 export { asKey, LOCAL } from './admit.ts';
 
-export type OperationDeps = AdmitDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & { teams: TeamService };
+export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & { teams: TeamService };
 
 export function createOperations(d: OperationDeps) {
   const bind = binder(d);
@@ -28,6 +28,7 @@ export function createOperations(d: OperationDeps) {
     ...sourceOperations(bind, d),
     ...jobOperations(bind, d),
     ...libraryOperations(bind, d),
+    ...auditOperations(bind, d),
     ...teamOperations(bind, d.teams),
   };
 }

@@ -11,6 +11,7 @@ import { SearchStore } from './search.ts';
 import { ResearchUsageStore } from './research.ts';
 import { TermStore } from './terms.ts';
 import { SearchModelStore } from './search-models.ts';
+import { AuditStore } from './audit.ts';
 
 export type { Db };
 
@@ -27,6 +28,7 @@ export class Store {
   readonly research: ResearchUsageStore;
   readonly terms: TermStore;
   readonly models: SearchModelStore;
+  readonly audit: AuditStore;
 
   constructor(readonly db: Db) {
     this.libraries = new LibraryStore(db);
@@ -38,6 +40,7 @@ export class Store {
     this.probe = new SearchProbeStore(db);
     this.search = new SearchStore(db);
     this.research = new ResearchUsageStore(db);
+    this.audit = new AuditStore(db);
     this.terms = new TermStore(db);
     this.models = new SearchModelStore(db);
   }

@@ -11,6 +11,7 @@ import { mountHealth, type HealthDeps } from './health.ts';
 import { mountMcp, type McpRouteDeps } from './mcp.ts';
 import { mountLibraries, type LibrariesRouteDeps } from './libraries.ts';
 import { mountWeb } from './web.ts';
+import { mountAudit, type AuditRouteDeps } from './audit.ts';
 
 /** What the routes together need; each route module declares and receives its own part. */
 export type RouteDeps = SystemDeps &
@@ -23,7 +24,8 @@ export type RouteDeps = SystemDeps &
   ImportRouteDeps &
   ContextRouteDeps &
   SearchRouteDeps &
-  LibrariesRouteDeps;
+  LibrariesRouteDeps &
+  AuditRouteDeps;
 
 /** Paths whose handlers read the raw request body themselves (streamed uploads); the JSON parser skips them. */
 export const rawBodyPaths = new Set<string>(['/api/import-libraries']);
@@ -36,6 +38,7 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
   mountSystem(app, deps);
   mountTeams(app, deps);
   mountJobs(app, deps);
+  mountAudit(app, deps);
   mountCrawl(app, deps);
   mountSources(app, deps);
   mountHealth(app, deps);

@@ -1,0 +1,158 @@
+import os from 'node:os';
+import type { AuditActorKind, AuditOutcome, AuditQuery, AuditRow, AuditStore } from '../store/audit.ts';
+import type { Principal } from '../../lib/model.ts';
+
+/** Who acted: a key (its member), a signed-in user, the local operator (the CLI on the box), or nobody known. */
+export interface AuditActor {
+  kind: AuditActorKind;
+  keyId: number | null;
+  name: string | null;
+  /** The actor's teamspace; null for instance-level actions (the operator, unknown keys). */
+  teamspaceId: number | null;
+}
+
+export interface AuditEvent {
+  actor: AuditActor;
+  /** The operation's id (`keyCreate`, `importLibraries`, ...) or `authRefused`, `libraryDelete`, ... */
+  action: string;
+  target?: string | null;
+  sourceIp?: string | null;
+  outcome: AuditOutcome;
+  /** What was asked (never a secret: see safeDetail) and, for a refusal or failure, the error code. */
+  detail?: Record<string, unknown> | null;
+}
+
+export interface AuditEntryView {
+  id: number;
+  at: string;
+  /** Last occurrence, and how many were aggregated into this entry (refused authentications). */
+  lastAt: string;
+  count: number;
+  actor: { kind: AuditActorKind; keyId?: number; name?: string };
+  teamspace: string | null;
+  action: string;
+  target: string | null;
+  sourceIp: string | null;
+  outcome: AuditOutcome;
+  detail: Record<string, unknown> | null;
+}
+
+export const AUTH_REFUSED = 'authRefused';
+/** Distinct refused-authentication entries per hour; beyond it they are counted into one entry for address `*`. */
+const REFUSALS_PER_HOUR = 1000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
+export function keyActor(p: Principal): AuditActor {
+  return { kind: 'key', keyId: p.keyId, name: p.memberName, teamspaceId: p.teamspaceId };
+}
+
+/** The CLI on the server's own files, named by the system account that ran it. */
+export function operatorActor(): AuditActor {
+  let name: string | null = null;
+  try {
+    name = os.userInfo().username;
+  } catch {
+    name = null;
+  }
+  return { kind: 'operator', keyId: null, name, teamspaceId: null };
+}
+
+export const ANONYMOUS: AuditActor = { kind: 'anonymous', keyId: null, name: null, teamspaceId: null };
+
+/** Field names whose values are never written (keys, passwords, tokens, license texts). */
+const SECRET_FIELD = /key|secret|password|passphrase|token|credential|license|authorization|cookie/i;
+
+/** What of an operation's input goes into the log: no secrets, short strings, small arrays. */
+export function safeDetail(input: unknown): Record<string, unknown> | null {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return null;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(input)) {
+    if (SECRET_FIELD.test(k) || v === undefined) continue;
+    out[k] = clip(v, 1);
+  }
+  return Object.keys(out).length ? out : null;
+}
+
+function clip(v: unknown, depth: number): unknown {
+  if (typeof v === 'string') return v.length > 200 ? `${v.slice(0, 200)}…` : v;
+  if (Array.isArray(v)) return v.slice(0, 20).map((x) => clip(x, depth + 1));
+  if (v && typeof v === 'object') return depth >= 2 ? '[object]' : safeDetail(v);
+  return v;
+}
+
+/**
+ * The audit log: append-only records of who changed what (imports, crawls and other sources,
+ * deletes, visibility, keys, members, policies, rules, license) and of refused authentications,
+ * which are aggregated per address and hour so a flood cannot fill the disk. Writing an entry
+ * never fails the action it records: a write error is reported to `onError` instead.
+ */
+export class AuditLog {
+  constructor(
+    private readonly store: AuditStore,
+    private readonly retentionDays: number,
+    private readonly onError: (err: unknown) => void,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  record(e: AuditEvent): void {
+    try {
+      this.store.append({
+        at: this.now().toISOString(), actor_kind: e.actor.kind, actor_key_id: e.actor.keyId, actor_name: e.actor.name, teamspace_id: e.actor.teamspaceId,
+        action: e.action, target: e.target ?? null, source_ip: e.sourceIp ?? null, outcome: e.outcome, detail: e.detail ? JSON.stringify(e.detail) : null,
+      });
+    } catch (err) {
+      this.onError(err);
+    }
+  }
+
+  /** A refused authentication (an invalid or revoked key, a missing one where required). */
+  refusedAuth(sourceIp: string | null, reason: string): void {
+    try {
+      const now = this.now();
+      const at = now.toISOString();
+      const hour = new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS).toISOString();
+      let ip = sourceIp ?? 'unknown';
+      if (this.store.bump(AUTH_REFUSED, ip, hour, at)) return;
+      if (this.store.countSince(AUTH_REFUSED, hour) >= REFUSALS_PER_HOUR) {
+        ip = '*';
+        if (this.store.bump(AUTH_REFUSED, ip, hour, at)) return;
+      }
+      this.record({ actor: ANONYMOUS, action: AUTH_REFUSED, sourceIp: ip, outcome: 'refused', detail: { reason } });
+    } catch (err) {
+      this.onError(err);
+    }
+  }
+
+  list(q: AuditQuery): { entries: AuditEntryView[]; next: number | null } {
+    const rows = this.store.list({ ...q, limit: q.limit + 1 });
+    const page = rows.slice(0, q.limit);
+    return { entries: page.map(view), next: rows.length > q.limit ? page[page.length - 1]!.id : null };
+  }
+
+  /** Deletes entries past the retention; returns how many. */
+  prune(): number {
+    return this.store.prune(new Date(this.now().getTime() - this.retentionDays * DAY_MS).toISOString());
+  }
+}
+
+function view(r: AuditRow): AuditEntryView {
+  return {
+    id: r.id, at: r.at, lastAt: r.last_at, count: r.count,
+    actor: { kind: r.actor_kind, ...(r.actor_key_id !== null ? { keyId: r.actor_key_id } : {}), ...(r.actor_name !== null ? { name: r.actor_name } : {}) },
+    teamspace: r.teamspace, action: r.action, target: r.target, sourceIp: r.source_ip, outcome: r.outcome,
+    detail: r.detail ? (JSON.parse(r.detail) as Record<string, unknown>) : null,
+  };
+}
+
+/** Prunes past the retention at start and then daily, beside the server. Returns a stop function. */
+export function auditPruneTask(log: AuditLog, onPruned: (n: number) => void): () => void {
+  const run = () => {
+    const n = log.prune();
+    if (n > 0) onPruned(n);
+  };
+  run();
+  const timer = setInterval(run, DAY_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}

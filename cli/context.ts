@@ -38,13 +38,20 @@ export function visibilityOption(): Option {
 export function recorded<T>(s: Services, what: { action: string; target?: string | null; teamspaceId?: number | null; detail?: Record<string, unknown> }, change: () => T): T {
   const actor = { ...operatorActor(), teamspaceId: what.teamspaceId ?? null };
   const detail = safeDetail(what.detail ?? null);
-  try {
-    const result = change();
+  const ok = <R>(result: R): R => {
     s.audit.record({ actor, action: what.action, target: what.target ?? null, outcome: 'ok', detail });
     return result;
-  } catch (err) {
+  };
+  const failed = (err: unknown): never => {
     s.audit.record({ actor, action: what.action, target: what.target ?? null, outcome: 'failed', detail: { ...detail, error: err instanceof ApiError ? err.code : 'internal_error' } });
     throw err;
+  };
+  try {
+    const result = change();
+    // An async change is recorded when it settles.
+    return (result instanceof Promise ? result.then(ok, failed) : ok(result)) as T;
+  } catch (err) {
+    return failed(err);
   }
 }
 

@@ -3,6 +3,7 @@ export type ErrorCode =
   | 'validation_error'
   | 'invalid_library_id'
   | 'invalid_api_key'
+  | 'invalid_credentials'
   | 'forbidden'
   | 'spending_limit_exceeded'
   | 'library_not_found'
@@ -33,6 +34,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   validation_error: 400,
   invalid_library_id: 400,
   invalid_api_key: 401,
+  invalid_credentials: 401,
   forbidden: 403,
   spending_limit_exceeded: 402,
   library_not_found: 404,

@@ -139,7 +139,10 @@ export interface Job<P = Record<string, unknown>> {
 
 /** Who is calling: resolved from an API key, or anonymous. */
 export interface Principal {
+  /** The API key; 0 for a signed-in user's session. */
   keyId: number;
+  /** Set when a signed-in user (web console session) acts, not a key. */
+  userId?: number;
   memberId: number;
   memberName: string;
   teamspaceId: number;

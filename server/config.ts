@@ -14,6 +14,25 @@ const trustProxy = z
   .string()
   .refine((v) => /^(?:true|false|\d{1,2})$/.test(v) || v.split(',').every((item) => PROXY_ITEM.test(item.trim())), 'false, true, a hop count, or addresses/subnets/loopback/linklocal/uniquelocal separated by commas');
 
+/**
+ * Which identity-provider groups sign in as what: `group=teamspace:role` items separated by commas,
+ * tried in order, the first group the user is in wins; `*` matches everyone the provider vouches for.
+ */
+const roleMap = z
+  .string()
+  .transform((v, ctx) => {
+    const out: { group: string; teamspace: string; role: 'owner' | 'admin' | 'member' }[] = [];
+    for (const item of v.split(',').map((x) => x.trim()).filter(Boolean)) {
+      const m = /^([^=\s]+)=([a-z0-9][a-z0-9._-]{0,63}):(owner|admin|member)$/.exec(item);
+      if (!m) {
+        ctx.addIssue({ code: 'custom', message: `"${item}" is not group=teamspace:role (role owner, admin or member)` });
+        return z.NEVER;
+      }
+      out.push({ group: m[1]!, teamspace: m[2]!, role: m[3] as 'owner' | 'admin' | 'member' });
+    }
+    return out;
+  });
+
 export const configSchema = z.object({
   port: int(0, 65535).default(3000),
   host: z.string().min(1).default('0.0.0.0'),
@@ -58,6 +77,22 @@ export const configSchema = z.object({
   rateLimitPerMinute: int(0, 1_000_000).default(600),
   /** Worker threads answering /api/v2/context retrieval (0 = in the request thread). Unset: 2, or 0 in dev mode. */
   searchWorkers: int(0, 16).optional(),
+  /** Single sign-on with OpenID Connect (authorization code + PKCE): the issuer, this client, and the group mapping. */
+  oidcIssuer: z.string().url().optional(),
+  oidcClientId: z.string().min(1).optional(),
+  oidcClientSecret: z.string().min(1).optional(),
+  /** Where the provider sends people back; default: <the request's origin>/api/auth/oidc/callback. */
+  oidcRedirectUri: z.string().url().optional(),
+  oidcScopes: z.string().min(1).default('openid profile email groups'),
+  oidcGroupsClaim: z.string().min(1).default('groups'),
+  oidcRoleMap: roleMap.optional(),
+  /** Only for an identity provider reached over plain http (a test, a lab); never in production. */
+  oidcAllowHttp: bool.default(false),
+}).superRefine((c, ctx) => {
+  if (c.oidcIssuer === undefined) return;
+  if (!c.oidcClientId) ctx.addIssue({ code: 'custom', path: ['oidcClientId'], message: 'required with STACKS_OIDC_ISSUER' });
+  if (!c.oidcRoleMap?.length) ctx.addIssue({ code: 'custom', path: ['oidcRoleMap'], message: 'required with STACKS_OIDC_ISSUER: group=teamspace:role items, e.g. devs=default:member' });
+  if (c.oidcIssuer.startsWith('http:') && !c.oidcAllowHttp) ctx.addIssue({ code: 'custom', path: ['oidcIssuer'], message: 'an http issuer needs STACKS_OIDC_ALLOW_HTTP=true (use https)' });
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -98,6 +133,14 @@ const envMap: Record<string, keyof Config> = {
   STACKS_AUDIT_RETENTION_DAYS: 'auditRetentionDays',
   STACKS_RATE_LIMIT_PER_MINUTE: 'rateLimitPerMinute',
   STACKS_SEARCH_WORKERS: 'searchWorkers',
+  STACKS_OIDC_ISSUER: 'oidcIssuer',
+  STACKS_OIDC_CLIENT_ID: 'oidcClientId',
+  STACKS_OIDC_CLIENT_SECRET: 'oidcClientSecret',
+  STACKS_OIDC_REDIRECT_URI: 'oidcRedirectUri',
+  STACKS_OIDC_SCOPES: 'oidcScopes',
+  STACKS_OIDC_GROUPS_CLAIM: 'oidcGroupsClaim',
+  STACKS_OIDC_ROLE_MAP: 'oidcRoleMap',
+  STACKS_OIDC_ALLOW_HTTP: 'oidcAllowHttp',
 };
 
 /** STACKS_* variables that are read elsewhere on purpose (the CLI's key, stack traces, the bench corpus) and are not config keys. */

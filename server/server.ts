@@ -13,6 +13,8 @@ export interface RunningServer {
   services: Services;
   /** The key created on first start (shown once), or null. */
   firstKey: CreatedKey | null;
+  /** On first start: the one-time link for creating the first owner's console account (shown once), or null. */
+  setupUrl: string | null;
   close(): Promise<void>;
 }
 
@@ -21,6 +23,7 @@ export async function startServer(config: Config, options: { log?: Logger; overr
   const log = options.log ?? createLogger(config.logLevel);
   const services = await createServices(config, log, options.overrides);
   const firstKey = services.keys.bootstrap();
+  const setupToken = services.users.newSetupToken();
   const stopBackground = startBackground(services);
   services.jobs.start();
   const app = createApp(services);
@@ -35,6 +38,7 @@ export async function startServer(config: Config, options: { log?: Logger; overr
   const port = (server.address() as AddressInfo).port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const url = `http://${shownHost}:${port}`;
+  const setupUrl = setupToken ? `${url}/#/setup/${setupToken}` : null;
   log.info({ url, dataDir: config.dataDir, dev: config.dev }, 'Stacks is listening');
   let closed = false;
   return {
@@ -42,6 +46,7 @@ export async function startServer(config: Config, options: { log?: Logger; overr
     port,
     services,
     firstKey,
+    setupUrl,
     async close() {
       if (closed) return;
       closed = true;

@@ -21,6 +21,11 @@ import { MultiLibrarySearch, type SearchOverrides } from './search/search-servic
 import { StoreLibrarySearch } from './search/library-search.ts';
 import { TeamService } from './teams/index.ts';
 import { AuditLog, auditPruneTask } from './audit/log.ts';
+import { UserService } from './auth/users.ts';
+import { SessionService, sessionSecret } from './auth/sessions.ts';
+import { SignInService } from './auth/sign-in.ts';
+import { SignInThrottle } from './auth/throttle.ts';
+import { OidcSignIn, type OidcSettings } from './auth/oidc.ts';
 import { LibraryAccessService } from './teams/library-access.ts';
 import { queueSearchModel, registerSearchModelJob, relearnAll, scheduleMissingModels } from './search/model-job.ts';
 import { registerVersionFetch } from './search/version-fetch.ts';
@@ -28,6 +33,7 @@ import { walKeeperTask } from './search/wal-task.ts';
 import { SourceService } from './sources/service.ts';
 import { CrawlService } from './sources/website/service.ts';
 import { createOperations, type Operations } from './operations/index.ts';
+import { ApiError } from '../lib/errors.ts';
 import { sourceRefusal } from './teams/policy.ts';
 import { bundleMeta } from './ingest/bundle.ts';
 import { registerCrawlJob } from './sources/website/job.ts';
@@ -70,6 +76,14 @@ export interface Services {
   sources: SourceService;
   /** Append-only record of changes and refused authentications (server/audit). */
   audit: AuditLog;
+  /** People who sign in to the console, their sessions, and how they sign in (server/auth). */
+  users: UserService;
+  sessions: SessionService;
+  signIn: SignInService;
+  /** Single sign-on, when STACKS_OIDC_ISSUER is set. */
+  oidc: OidcSignIn | null;
+  /** Signs the console's cookies (`<dataDir>/session.secret`). */
+  cookieSecret: string;
   /** Every operation of REST, MCP and the CLI: validated against its contract and admitted, then run (server/operations). */
   operations: Operations;
   startedAt: Date;
@@ -109,8 +123,9 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const sources = new SourceService({ config, store, jobs, writer, log });
   const libraries = new LibraryAccessService(store, () => services.access, () => teams.defaultTeamspaceId());
   const audit = new AuditLog(store.audit, config.auditRetentionDays, (err) => log.error({ err }, 'could not write an audit entry'));
+  const { users, sessions, signIn, oidc } = people(config, log, store, teams, audit);
   const operations = createOperations({
-    config, license, teams, jobs, importer, crawler, sources, context, search, librarySearch, libraries, audit,
+    config, license, teams, jobs, importer, crawler, sources, context, search, librarySearch, libraries, audit, users, signIn, ssoEnabled: oidc !== null,
     // Read per call: a test or a bench may swap the access policy on the container.
     get access() {
       return services.access;
@@ -123,7 +138,8 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const services: Services = {
     config, log, store, embedder, rarity, license, keys, jobs, writer, importer,
     access: teams.access,
-    teams, context, search, librarySearch, crawler, sources, audit, operations,
+    teams, context, search, librarySearch, crawler, sources, audit, users, sessions, signIn, oidc,
+    cookieSecret: sessionSecret(config.dataDir), operations,
     startedAt: new Date(),
   };
   registerJobKinds(services);
@@ -131,6 +147,33 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   else if (lastReembedUnfinished(jobs)) scheduleReembed({ jobs, embedder, log }, 'previous run unfinished');
   else scheduleMissingModels(store, jobs, log);
   return services;
+}
+
+/** Users, sessions and sign-in (password, setup link, single sign-on). Users join teamspaces as members, through the member service (license seats). */
+function people(config: Config, log: Logger, store: Store, teams: TeamService, audit: AuditLog) {
+  const teamspaceOfMember = (memberId: number) => store.accounts.member(memberId)!.teamspace_id;
+  const users = new UserService(store, {
+    add: (teamspaceId, name, role) => teams.members.add(teamspaceId, 'operator', { name, role, createKey: false }).member.id,
+    setRole: (memberId, role) => void teams.members.setRole(teamspaceOfMember(memberId), 'operator', memberId, role),
+    remove: (memberId) => teams.members.remove(teamspaceOfMember(memberId), 'operator', memberId),
+  });
+  const sessions = new SessionService(store, (u) => users.usable(u));
+  const signIn = new SignInService(users, sessions, new SignInThrottle(), audit, () => teams.defaultTeamspaceId());
+  const oidc = config.oidcIssuer
+    ? new OidcSignIn(
+        config as OidcSettings,
+        (who) => {
+          const teamspace = store.accounts.teamspaceByName(who.teamspace);
+          if (!teamspace) {
+            log.error({ teamspace: who.teamspace }, 'STACKS_OIDC_ROLE_MAP names a teamspace that does not exist');
+            throw new ApiError('forbidden', `Your group maps to the teamspace "${who.teamspace}", which does not exist; ask an administrator.`);
+          }
+          return users.provision({ issuer: who.issuer, subject: who.subject, username: who.username, teamspaceId: teamspace.id, role: who.role });
+        },
+        log,
+      )
+    : null;
+  return { users, sessions, signIn, oidc };
 }
 
 /** Every job kind and its handler, given what it needs. */

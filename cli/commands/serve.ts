@@ -13,7 +13,7 @@ export function serveCommand(program: Command): void {
       const lic = server.services.license.status();
       // One write, so that whoever reads the URL line also has the first key.
       if (opts.json) {
-        const started = { url: server.url, port: server.port, dataDir: config.dataDir, dev: config.dev, firstKey: server.firstKey?.key ?? null, license: { state: lic.state, message: lic.message } };
+        const started = { url: server.url, port: server.port, dataDir: config.dataDir, dev: config.dev, firstKey: server.firstKey?.key ?? null, setupUrl: server.setupUrl, license: { state: lic.state, message: lic.message } };
         process.stdout.write(`${JSON.stringify(started)}\n`);
       } else {
         let banner = `Stacks is running at ${server.url}  (data: ${config.dataDir}${config.dev ? ', dev mode' : ''})\n`;
@@ -21,6 +21,9 @@ export function serveCommand(program: Command): void {
           banner +=
             `\nFirst start: created an owner API key. It is shown only now; store it safely:\n\n  ${server.firstKey.key}\n\n` +
             `Use it as: Authorization: Bearer <key>\n\n`;
+        }
+        if (server.setupUrl) {
+          banner += `Create the first owner's account for the web console (this link works once, for 7 days):\n\n  ${server.setupUrl}\n\n`;
         }
         if (lic.state !== 'valid') banner += `License: ${lic.message} Search works; import and crawl need a license.\n`;
         process.stdout.write(banner);

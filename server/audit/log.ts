@@ -43,7 +43,9 @@ const REFUSALS_PER_HOUR = 1000;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
+/** A key's member, or a signed-in user (a console session). */
 export function keyActor(p: Principal): AuditActor {
+  if (p.userId) return { kind: 'user', keyId: null, name: p.memberName, teamspaceId: p.teamspaceId };
   return { kind: 'key', keyId: p.keyId, name: p.memberName, teamspaceId: p.teamspaceId };
 }
 

@@ -5,6 +5,7 @@ import {
 } from './sources.ts';
 import { libraryGetOperation, libraryUpdateOperation } from './libraries.ts';
 import { auditListOperation } from './audit.ts';
+import * as users from './users.ts';
 import { jobCancelOperation, jobGetOperation, jobsListOperation } from './jobs.ts';
 import * as teams from './teams.ts';
 import { healthOperation, licenseOperation, openApiOperation, pingOperation, readyOperation } from './system.ts';
@@ -19,5 +20,7 @@ export const OPERATIONS: readonly Operation[] = [
   teams.membersListOperation, teams.memberAddOperation, teams.memberRoleOperation, teams.memberRemoveOperation,
   teams.keysListOperation, teams.keyCreateOperation, teams.keyRevokeOperation,
   auditListOperation,
+  users.sessionCreateOperation, users.sessionGetOperation, users.sessionDeleteOperation, users.setupOperation,
+  users.usersListOperation, users.userCreateOperation, users.userUpdateOperation,
   pingOperation, healthOperation, readyOperation, licenseOperation, openApiOperation,
 ];

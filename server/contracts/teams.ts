@@ -110,7 +110,7 @@ export const keyCreateInput = z
   })
   .strict();
 export const keyCreateOperation = defineOperation({
-  id: 'keyCreate', summary: 'Create an API key (shown once)', input: keyCreateInput, access: { caller: 'key', roles: ADMINS },
+  id: 'keyCreate', summary: 'Create an API key (shown once; a member for itself only)', input: keyCreateInput, access: { caller: 'key' },
   http: { method: 'post', path: '/api/v2/keys', from: 'body', status: 201, response: object('{id, key, name, memberId, memberName, role, scope}') },
   errors: ['not_found', 'forbidden'],
 });

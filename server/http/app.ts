@@ -6,6 +6,9 @@ import type { KeyService } from '../auth/keys.ts';
 import { ApiError, isApiError } from '../../lib/errors.ts';
 import { resolvePrincipal } from './auth.ts';
 import type { AuditLog } from '../audit/log.ts';
+import type { SessionService } from '../auth/sessions.ts';
+import type { UserService } from '../auth/users.ts';
+import cookieParser from 'cookie-parser';
 import { sendError } from './handler.ts';
 import { meterRequests, type MeteringDeps } from './metering.ts';
 import { mountRoutes, rawBodyPaths, type RouteDeps } from './routes/index.ts';
@@ -15,6 +18,9 @@ export type AppDeps = RouteDeps &
   MeteringDeps & {
     keys: KeyService;
     audit: AuditLog;
+    sessions: SessionService;
+    users: UserService;
+    cookieSecret: string;
     log: Logger;
     config: Pick<Config, 'bodyLimit' | 'trustProxy'>;
   };
@@ -46,7 +52,8 @@ export function createApp(services: AppDeps): express.Express {
   });
   const json = express.json({ limit: services.config.bodyLimit });
   app.use((req, res, next) => (rawBodyPaths.has(req.path) ? next() : json(req, res, next)));
-  app.use(resolvePrincipal(services.keys, services.audit));
+  app.use(cookieParser(services.cookieSecret));
+  app.use(resolvePrincipal(services));
   app.use(meterRequests(services));
 
   mountRoutes(app, services);

@@ -5,15 +5,21 @@ import { ApiError } from '../../lib/errors.ts';
 
 /**
  * Who calls an operation. `key`: a request over HTTP or MCP, with the principal of its API key
- * (null: none presented). `local`: the CLI working on the data dir itself, which only someone
+ * or of the signed-in user of its console session (null: neither). `local`: the CLI working on the data dir itself, which only someone
  * with the server's files can do: it acts with an owner's rights and no teamspace policy, but
  * still needs the license where the operation does.
  */
-export type Caller = { kind: 'key'; principal: Principal | null; ip?: string | null } | { kind: 'local' };
+export type Caller = { kind: 'key'; principal: Principal | null; ip?: string | null; session?: RequestSession | null } | { kind: 'local' };
+
+/** The console session a request came with (its id from the cookie, and its CSRF token). */
+export interface RequestSession {
+  id: string;
+  csrfToken: string;
+}
 
 export const LOCAL: Caller = { kind: 'local' };
-/** A request's caller; `ip`: its client address (for the audit log). */
-export const asKey = (principal: Principal | null, ip: string | null = null): Caller => ({ kind: 'key', principal, ip });
+/** A request's caller: its key's (or signed-in user's) principal, client address (for the audit log) and session. */
+export const asKey = (principal: Principal | null, ip: string | null = null, session: RequestSession | null = null): Caller => ({ kind: 'key', principal, ip, session });
 
 export interface AdmitDeps {
   config: { allowAnonymousSearch: boolean };

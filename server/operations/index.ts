@@ -6,6 +6,7 @@ import { jobOperations, type JobOperationDeps } from './jobs.ts';
 import { teamOperations } from './teams.ts';
 import { libraryOperations, type LibraryOperationDeps } from './libraries.ts';
 import { auditOperations, type AuditOperationDeps } from './audit.ts';
+import { userOperations, type UserOperationDeps } from './users.ts';
 
 /**
  * The service layer's front door: every operation that REST, MCP and the CLI offer, each one
@@ -14,10 +15,10 @@ import { auditOperations, type AuditOperationDeps } from './audit.ts';
  * the contract's shape, and the answer into their own output.
  */
 
-export type { Caller } from './admit.ts';
+export type { Caller, RequestSession } from './admit.ts';
 export { asKey, LOCAL } from './admit.ts';
 
-export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & { teams: TeamService };
+export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & UserOperationDeps & { teams: TeamService };
 
 export function createOperations(d: OperationDeps) {
   const bind = binder(d);
@@ -29,6 +30,7 @@ export function createOperations(d: OperationDeps) {
     ...jobOperations(bind, d),
     ...libraryOperations(bind, d),
     ...auditOperations(bind, d),
+    ...userOperations(bind, d),
     ...teamOperations(bind, d.teams),
   };
 }

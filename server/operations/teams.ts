@@ -38,7 +38,9 @@ export function teamOperations(bind: ReturnType<typeof binder>, t: TeamService) 
     memberRemove: bind(c.memberRemoveOperation, (i, p) => t.members.remove(who(p).teamspaceId, who(p).role, i.id)),
     // A member sees and revokes only its own keys; owners and admins all of the teamspace's.
     keysList: bind(c.keysListOperation, (_i, p) => ({ keys: t.members.listKeys(who(p).teamspaceId, who(p).role === 'member' ? who(p).memberId : undefined) })),
+    // A member (a signed-in user, or a key) creates keys for itself; owners and admins for anyone of the teamspace.
     keyCreate: bind(c.keyCreateOperation, (i, p) => {
+      if (who(p).role === 'member' && i.memberId !== undefined && i.memberId !== who(p).memberId) throw new ApiError('forbidden', 'A member creates keys for itself only.');
       const k = t.members.createKey(who(p).teamspaceId, who(p).role, i.memberId ?? who(p).memberId, i.name, i.scope);
       return { id: k.id, key: k.key, name: k.name, memberId: k.memberId, memberName: k.memberName, role: k.role, scope: k.scope };
     }),

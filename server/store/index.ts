@@ -12,6 +12,7 @@ import { ResearchUsageStore } from './research.ts';
 import { TermStore } from './terms.ts';
 import { SearchModelStore } from './search-models.ts';
 import { AuditStore } from './audit.ts';
+import { UserStore } from './users.ts';
 
 export type { Db };
 
@@ -29,6 +30,7 @@ export class Store {
   readonly terms: TermStore;
   readonly models: SearchModelStore;
   readonly audit: AuditStore;
+  readonly users: UserStore;
 
   constructor(readonly db: Db) {
     this.libraries = new LibraryStore(db);
@@ -41,6 +43,7 @@ export class Store {
     this.search = new SearchStore(db);
     this.research = new ResearchUsageStore(db);
     this.audit = new AuditStore(db);
+    this.users = new UserStore(db);
     this.terms = new TermStore(db);
     this.models = new SearchModelStore(db);
   }

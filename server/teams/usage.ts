@@ -130,7 +130,7 @@ export class UsageService {
   /** The per-minute token bucket of the key (or the anonymous client's address). */
   private checkRate(principal: Principal | null, client: string): void {
     if (this.buckets.limit <= 0) return;
-    const t = this.buckets.take(principal ? `key:${principal.keyId}` : `anon:${client}`, this.clock.now().getTime());
+    const t = this.buckets.take(principal ? (principal.userId ? `user:${principal.userId}` : `key:${principal.keyId}`) : `anon:${client}`, this.clock.now().getTime());
     if (!t.ok) {
       throw new ApiError('rate_limit_exceeded', `Rate limit of ${this.buckets.limit} requests per minute exceeded; retry in ${t.retryAfter} s.`, {
         headers: { 'Retry-After': String(t.retryAfter), 'RateLimit-Limit': String(this.buckets.limit), 'RateLimit-Remaining': '0', 'RateLimit-Reset': String(t.reset) },

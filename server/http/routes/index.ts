@@ -12,6 +12,7 @@ import { mountMcp, type McpRouteDeps } from './mcp.ts';
 import { mountLibraries, type LibrariesRouteDeps } from './libraries.ts';
 import { mountWeb } from './web.ts';
 import { mountAudit, type AuditRouteDeps } from './audit.ts';
+import { mountSession, type SessionRouteDeps } from './session.ts';
 
 /** What the routes together need; each route module declares and receives its own part. */
 export type RouteDeps = SystemDeps &
@@ -25,7 +26,8 @@ export type RouteDeps = SystemDeps &
   ContextRouteDeps &
   SearchRouteDeps &
   LibrariesRouteDeps &
-  AuditRouteDeps;
+  AuditRouteDeps &
+  SessionRouteDeps;
 
 /** Paths whose handlers read the raw request body themselves (streamed uploads); the JSON parser skips them. */
 export const rawBodyPaths = new Set<string>(['/api/import-libraries']);
@@ -39,6 +41,7 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
   mountTeams(app, deps);
   mountJobs(app, deps);
   mountAudit(app, deps);
+  mountSession(app, deps);
   mountCrawl(app, deps);
   mountSources(app, deps);
   mountHealth(app, deps);

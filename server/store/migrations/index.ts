@@ -9,8 +9,9 @@ import { m010 } from './010-ranking.ts';
 import { m011 } from './011-key-scope.ts';
 import { m012 } from './012-library-visibility.ts';
 import { m013 } from './013-audit-log.ts';
+import { m014 } from './014-users.ts';
 
 export type { Migration };
 
 /** Append new migrations here; never edit one that has shipped. */
-export const migrations: Migration[] = [m001, m004, m005, m007, m008, m009, m010, m011, m012, m013];
+export const migrations: Migration[] = [m001, m004, m005, m007, m008, m009, m010, m011, m012, m013, m014];

@@ -1,4 +1,5 @@
-// The web UI calls the same public API as every other client; it keeps no state but the optional key.
+// The web UI calls the same public API as every other client. It acts with the optional key kept in
+// this browser, else as the signed-in user (the HTTP-only session cookie; changes carry its CSRF token).
 // Snippet text is markdown written by whoever published the documentation: it is rendered by marked
 // and sanitized by DOMPurify (both served from this instance, under /vendor) before it is shown.
 /* global marked, DOMPurify */
@@ -10,10 +11,17 @@ keyInput.addEventListener('change', () => {
   loadLibraries();
 });
 
-async function api(path) {
+/** The signed-in user and the session's CSRF token (GET /api/session), or nulls. */
+let session = { user: null, csrfToken: null, sso: false };
+
+async function api(path, options = {}) {
   const key = keyInput.value.trim();
-  const res = await fetch(path, { headers: key ? { authorization: `Bearer ${key}` } : {} });
-  const body = await res.json().catch(() => ({}));
+  const headers = {};
+  if (key) headers.authorization = `Bearer ${key}`;
+  else if (options.method && session.csrfToken) headers['x-csrf-token'] = session.csrfToken;
+  if (options.json !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(path, { method: options.method ?? 'GET', headers, body: options.json === undefined ? undefined : JSON.stringify(options.json) });
+  const body = res.status === 204 ? {} : await res.json().catch(() => ({}));
   if (!res.ok) throw new Error(body.message || `HTTP ${res.status}`);
   return { body, headers: res.headers };
 }
@@ -160,12 +168,28 @@ async function loadLibraries() {
   route();
 }
 
-/** `#/library/owner/repo` shows that library's page; anything else the search page. */
+const PAGES = ['home', 'library-page', 'signin-page', 'setup-page', 'keys-page'];
+
+function show(page) {
+  for (const p of PAGES) $(p).hidden = p !== page;
+}
+
+/** `#/library/owner/repo`, `#/signin`, `#/setup/<token>`, `#/keys`; anything else the search page. */
 function route() {
-  const id = location.hash.startsWith('#/library/') ? decodeURIComponent(location.hash.slice('#/library'.length)) : null;
+  const hash = location.hash;
+  if (hash.startsWith('#signin-error=')) {
+    show('signin-page');
+    return setStatus('signin-status', decodeURIComponent(hash.slice('#signin-error='.length)), true);
+  }
+  if (hash === '#/signin') return show('signin-page');
+  if (hash.startsWith('#/setup/')) return show('setup-page');
+  if (hash === '#/keys') {
+    show('keys-page');
+    return loadKeys();
+  }
+  const id = hash.startsWith('#/library/') ? decodeURIComponent(hash.slice('#/library'.length)) : null;
   const lib = id ? libraries.find((l) => l.id === id) : null;
-  $('home').hidden = !!id;
-  $('library-page').hidden = !id;
+  show(id ? 'library-page' : 'home');
   if (!id) return;
   $('ask-results').replaceChildren();
   setStatus('ask-status', '');
@@ -201,4 +225,100 @@ document.addEventListener('keydown', (e) => {
   (location.hash.startsWith('#/library/') ? $('ask-query') : $('query')).focus();
 });
 
-loadLibraries();
+function showAccount() {
+  const u = session.user;
+  $('who').textContent = u ? `${u.username} (${u.role}, ${u.teamspace})` : '';
+  $('nav-keys').hidden = !u;
+  $('signout').hidden = !u;
+  $('nav-signin').hidden = !!u;
+  $('sso').hidden = !session.sso;
+}
+
+async function loadSession() {
+  try {
+    session = (await api('/api/session')).body;
+  } catch {
+    session = { user: null, csrfToken: null, sso: false };
+  }
+  showAccount();
+}
+
+$('signin').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  setStatus('signin-status', 'Signing in…');
+  try {
+    await api('/api/session', { method: 'POST', json: { username: $('signin-user').value, password: $('signin-password').value } });
+    $('signin-password').value = '';
+    await loadSession();
+    location.hash = '#/';
+    loadLibraries();
+  } catch (err) {
+    setStatus('signin-status', err.message, true);
+  }
+});
+
+$('setup').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  setStatus('setup-status', 'Creating…');
+  try {
+    const token = location.hash.slice('#/setup/'.length);
+    await api('/api/setup', { method: 'POST', json: { token, username: $('setup-user').value, password: $('setup-password').value } });
+    await loadSession();
+    location.hash = '#/keys';
+  } catch (err) {
+    setStatus('setup-status', err.message, true);
+  }
+});
+
+$('signout').addEventListener('click', async () => {
+  await api('/api/session', { method: 'DELETE' }).catch(() => {});
+  await loadSession();
+  location.hash = '#/';
+  loadLibraries();
+});
+
+async function loadKeys() {
+  const tbody = $('keys').querySelector('tbody');
+  try {
+    const { keys } = (await api('/api/v2/keys')).body;
+    const mine = session.user ? keys.filter((k) => k.memberId === session.user.memberId) : keys;
+    tbody.replaceChildren(
+      ...mine.map((k) => {
+        const tr = el('tr');
+        for (const v of [k.name, `${k.prefix}…`, k.scope, k.createdAt.slice(0, 10), k.lastUsedAt ? k.lastUsedAt.slice(0, 10) : '—']) tr.append(el('td', v));
+        const cell = el('td');
+        if (!k.revokedAt) {
+          const revoke = el('button', 'Revoke', 'copy');
+          revoke.type = 'button';
+          revoke.addEventListener('click', async () => {
+            await api(`/api/v2/keys/${k.id}`, { method: 'DELETE' }).catch((err) => setStatus('keys-status', err.message, true));
+            loadKeys();
+          });
+          cell.append(revoke);
+        } else cell.append('revoked');
+        tr.append(cell);
+        return tr;
+      }),
+    );
+  } catch (err) {
+    tbody.replaceChildren();
+    setStatus('keys-status', err.message, true);
+  }
+}
+
+$('key-create').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  try {
+    const { body } = await api('/api/v2/keys', { method: 'POST', json: { name: $('key-name').value, scope: $('key-scope').value } });
+    $('new-key-value').textContent = body.key;
+    $('new-key').hidden = false;
+    setStatus('keys-status', `Created ${body.name}.`);
+    $('key-name').value = '';
+    loadKeys();
+  } catch (err) {
+    setStatus('keys-status', err.message, true);
+  }
+});
+$('new-key-copy').addEventListener('click', () => copy($('new-key-value').textContent, $('new-key-copy')));
+
+loadSession().then(loadLibraries);

@@ -1,0 +1,68 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Store } from '../store/index.ts';
+import type { UserMemberRow } from '../store/users.ts';
+
+/** Console sessions last this long after sign-in. */
+export const SESSION_TTL_MS = 12 * 3_600_000;
+export const SESSION_COOKIE = 'stacks_session';
+
+const hash = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
+
+export interface Session {
+  user: UserMemberRow;
+  csrfToken: string;
+}
+
+/**
+ * Console sessions: a random id in a signed HTTP-only cookie, stored by its hash with the CSRF
+ * token the page sends back (X-CSRF-Token) on every change. A disabled user or removed member has
+ * no session.
+ */
+export class SessionService {
+  constructor(
+    private readonly store: Store,
+    private readonly usable: (u: UserMemberRow) => boolean,
+    private readonly ttlMs = SESSION_TTL_MS,
+  ) {}
+
+  create(userId: number): { id: string; csrfToken: string; expiresAt: Date } {
+    const id = crypto.randomBytes(32).toString('base64url');
+    const csrfToken = crypto.randomBytes(24).toString('base64url');
+    const now = new Date();
+    const expiresAt = new Date(now.getTime() + this.ttlMs);
+    this.store.users.pruneSessions(now.toISOString());
+    this.store.users.insertSession(hash(id), userId, csrfToken, now.toISOString(), expiresAt.toISOString());
+    return { id, csrfToken, expiresAt };
+  }
+
+  resolve(id: string): Session | null {
+    const row = this.store.users.session(hash(id), new Date().toISOString());
+    if (!row) return null;
+    const user = this.store.users.byId(row.user_id);
+    return user && this.usable(user) ? { user, csrfToken: row.csrf_token } : null;
+  }
+
+  end(id: string): void {
+    this.store.users.deleteSession(hash(id));
+  }
+}
+
+/** The secret that signs session cookies: `<dataDir>/session.secret`, made at first use (mode 0600). */
+export function sessionSecret(dataDir: string): string {
+  const file = path.join(dataDir, 'session.secret');
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    const secret = crypto.randomBytes(32).toString('base64url');
+    fs.mkdirSync(dataDir, { recursive: true });
+    try {
+      fs.writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+      return secret;
+    } catch {
+      // Another process wrote it first.
+      return fs.readFileSync(file, 'utf8').trim();
+    }
+  }
+}

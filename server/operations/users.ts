@@ -1,0 +1,53 @@
+import { ApiError } from '../../lib/errors.ts';
+import type { UserService } from '../auth/users.ts';
+import type { SignInService } from '../auth/sign-in.ts';
+import {
+  sessionCreateOperation, sessionDeleteOperation, sessionGetOperation, setupOperation, userCreateOperation, usersListOperation, userUpdateOperation,
+} from '../contracts/users.ts';
+import type { binder } from './bind.ts';
+import type { Caller } from './admit.ts';
+
+export interface UserOperationDeps {
+  users: UserService;
+  signIn: SignInService;
+  /** Whether single sign-on is configured (the sign-in page offers it). */
+  ssoEnabled: boolean;
+}
+
+const ipOf = (caller: Caller) => (caller.kind === 'key' ? (caller.ip ?? null) : null);
+
+/**
+ * Console sign-in and user management. Sign-in answers carry the session id for the entry point
+ * to put in a cookie; HTTP never returns it in a body.
+ */
+export function userOperations(bind: ReturnType<typeof binder>, d: UserOperationDeps) {
+  const sameTeamspace = (id: number, teamspace: number) => {
+    const user = d.users.principalRow(id);
+    if (user.teamspace_id !== teamspace) throw new ApiError('not_found', `No user with id ${id}.`);
+    return user;
+  };
+  return {
+    sessionCreate: bind(sessionCreateOperation, (i, _p, caller) => d.signIn.password(i.username, i.password, ipOf(caller))),
+    sessionGet: bind(sessionGetOperation, (_i, p, caller) => {
+      const session = caller.kind === 'key' ? caller.session : null;
+      const user = p?.userId && session ? d.users.get(p.userId) : null;
+      return { user, csrfToken: user && session ? session.csrfToken : null, sso: d.ssoEnabled };
+    }),
+    sessionDelete: bind(sessionDeleteOperation, (_i, p, caller) => {
+      if (caller.kind === 'key' && caller.session) d.signIn.signOut(caller.session.id, p, ipOf(caller));
+    }),
+    setup: bind(setupOperation, (i, _p, caller) => d.signIn.setup(i.token, { username: i.username, password: i.password }, ipOf(caller))),
+    usersList: bind(usersListOperation, (_i, p) => ({ users: d.users.list(p?.teamspaceId) })),
+    userCreate: bind(userCreateOperation, (i, p) => {
+      if (!p) return d.users.create({ username: i.username, password: i.password, teamspaceId: d.signIn.defaultTeamspace(), role: i.role });
+      if (i.role === 'owner' && p.role !== 'owner') throw new ApiError('forbidden', 'Only an owner can create an owner.');
+      return d.users.create({ username: i.username, password: i.password, teamspaceId: p.teamspaceId, role: i.role });
+    }),
+    userUpdate: bind(userUpdateOperation, async (i, p) => {
+      const user = p ? sameTeamspace(i.id, p.teamspaceId) : d.users.principalRow(i.id);
+      if (p && user.role === 'owner' && p.role !== 'owner') throw new ApiError('forbidden', "Only an owner can change an owner's account.");
+      if (i.password !== undefined) await d.users.setPassword(i.id, i.password);
+      return i.disabled === undefined ? d.users.get(i.id) : d.users.setDisabled(i.id, i.disabled);
+    }),
+  };
+}

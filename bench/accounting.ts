@@ -102,7 +102,8 @@ function measureParts(server: Bench, key: string): void {
   let seen = 0;
   for (let i = 0; i < n; i++) for (const l of libs) if (s.access.canSee(principal, l)) seen++;
   const canSeeUs = Number(process.hrtime.bigint() - t0) / 1e3 / (n * libs.length);
-  console.log(`meter() alone: ${meterUs.toFixed(1)} µs per request (rate limit + one IMMEDIATE transaction: read, 3 UPSERTs); canSee: ${canSeeUs.toFixed(2)} µs per library (${seen > 0 ? 'ok' : 'none visible'})`);
+  const canSee = libs.length ? `${canSeeUs.toFixed(2)} µs per library (${seen > 0 ? 'ok' : 'none visible'})` : 'no library loaded';
+  console.log(`meter() alone: ${meterUs.toFixed(1)} µs per request (rate limit + one IMMEDIATE transaction: read, 3 UPSERTs); canSee: ${canSee}`);
 }
 
 /**

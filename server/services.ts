@@ -21,6 +21,7 @@ import { MultiLibrarySearch, type SearchOverrides } from './search/search-servic
 import { StoreLibrarySearch } from './search/library-search.ts';
 import { TeamService } from './teams/index.ts';
 import { AuditLog, auditPruneTask } from './audit/log.ts';
+import { systemReport } from './system/report.ts';
 import { UserService } from './auth/users.ts';
 import { SessionService, sessionSecret } from './auth/sessions.ts';
 import { SignInService } from './auth/sign-in.ts';
@@ -126,6 +127,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const { users, sessions, signIn, oidc } = people(config, log, store, teams, audit);
   const operations = createOperations({
     config, license, teams, jobs, importer, crawler, sources, context, search, librarySearch, libraries, audit, users, signIn, ssoEnabled: oidc !== null,
+    systemReport: () => systemReport({ store, dataDir: config.dataDir, embedder, startedAt: services.startedAt }),
     // Read per call: a test or a bench may swap the access policy on the container.
     get access() {
       return services.access;

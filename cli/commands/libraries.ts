@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { choiceOption, output, printJson, withDataDir, withServices, type CommonOpts, recorded } from '../context.ts';
+import { choiceOption, output, printJson, withDataDir, withServices, type CommonOpts } from '../context.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { LIBRARY_VISIBILITIES } from '../../lib/model.ts';
 import { LOCAL } from '../../server/operations/index.ts';
@@ -37,11 +37,8 @@ export function librariesCommand(program: Command): void {
       });
     });
   withDataDir(libs.command('delete').description('delete a library and all its versions').argument('<id>')).action(async (id: string, opts: CommonOpts) => {
-    await withServices(opts, (s) => {
-      const owner = s.store.libraries.get(id)?.teamspaceId ?? null;
-      recorded(s, { action: 'libraryDelete', target: id, teamspaceId: owner }, () => {
-        if (!s.store.libraries.delete(id)) throw new ApiError('library_not_found', `No library ${id}.`);
-      });
+    await withServices(opts, async (s) => {
+      await s.operations.libraryDelete({ libraryId: id }, LOCAL);
       output(opts, { id, deleted: true }, () => `Deleted ${id}.`);
     });
   });

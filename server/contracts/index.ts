@@ -3,18 +3,18 @@ import { contextOperation, librariesOperation, libsSearchOperation, searchOperat
 import {
   addLlmsTxtOperation, addOpenApiOperation, addWebsiteOperation, fileUploadOperation, importOperation, openApiUploadOperation, parseWebsiteOperation,
 } from './sources.ts';
-import { libraryGetOperation, libraryUpdateOperation } from './libraries.ts';
+import { libraryDeleteOperation, libraryGetOperation, libraryRefreshOperation, librarySnippetsOperation, libraryUpdateOperation } from './libraries.ts';
 import { auditListOperation } from './audit.ts';
 import * as users from './users.ts';
-import { jobCancelOperation, jobGetOperation, jobsListOperation } from './jobs.ts';
+import { jobCancelOperation, jobGetOperation, jobRetryOperation, jobsListOperation } from './jobs.ts';
 import * as teams from './teams.ts';
-import { healthOperation, licenseOperation, openApiOperation, pingOperation, readyOperation } from './system.ts';
+import { healthOperation, licenseInstallOperation, licenseOperation, openApiOperation, pingOperation, readyOperation, systemOperation } from './system.ts';
 
 /** Every operation of the HTTP API, in the order the OpenAPI description lists them. */
 export const OPERATIONS: readonly Operation[] = [
-  searchOperation, contextOperation, libsSearchOperation, librariesOperation, libraryGetOperation, libraryUpdateOperation,
+  searchOperation, contextOperation, libsSearchOperation, librariesOperation, libraryGetOperation, libraryUpdateOperation, librarySnippetsOperation, libraryDeleteOperation, libraryRefreshOperation,
   importOperation, parseWebsiteOperation, addWebsiteOperation, addOpenApiOperation, openApiUploadOperation, addLlmsTxtOperation, fileUploadOperation,
-  jobsListOperation, jobGetOperation, jobCancelOperation,
+  jobsListOperation, jobGetOperation, jobCancelOperation, jobRetryOperation,
   teams.policiesGetOperation, teams.policiesUpdateOperation, teams.usageOperation, teams.teamspaceGetOperation, teams.teamspaceUpdateOperation,
   teams.rulesListOperation, teams.ruleAddOperation, teams.ruleRemoveOperation,
   teams.membersListOperation, teams.memberAddOperation, teams.memberRoleOperation, teams.memberRemoveOperation,
@@ -22,5 +22,5 @@ export const OPERATIONS: readonly Operation[] = [
   auditListOperation,
   users.sessionCreateOperation, users.sessionGetOperation, users.sessionDeleteOperation, users.setupOperation,
   users.usersListOperation, users.userCreateOperation, users.userUpdateOperation,
-  pingOperation, healthOperation, readyOperation, licenseOperation, openApiOperation,
+  pingOperation, healthOperation, readyOperation, licenseOperation, licenseInstallOperation, systemOperation, openApiOperation,
 ];

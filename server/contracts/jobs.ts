@@ -40,3 +40,12 @@ export const jobCancelOperation = defineOperation({
   http: { method: 'post', path: '/api/jobs/{id}/cancel', from: 'path', status: 200, response: job },
   errors: ['invalid_api_key', 'forbidden', 'job_not_found', 'conflict'],
 });
+
+export const jobRetryOperation = defineOperation({
+  id: 'jobRetry',
+  summary: 'Queue a failed or cancelled crawl or version fetch again (a new job with the same input)',
+  input: idInput,
+  access: { caller: 'key', roles: ADMINS },
+  http: { method: 'post', path: '/api/jobs/{id}/retry', from: 'path', status: 202, response: job },
+  errors: ['invalid_api_key', 'forbidden', 'job_not_found', 'conflict'],
+});

@@ -46,3 +46,41 @@ export const libraryUpdateOperation = defineOperation({
   http: { method: 'patch', path: '/api/libraries/{libraryId}', from: 'path+body', status: 200, response: libraryView },
   errors: ['invalid_api_key', 'forbidden', 'library_not_found'],
 });
+
+export const librarySnippetsOperation = defineOperation({
+  id: 'librarySnippets',
+  summary: 'The snippets a library serves, a page at a time',
+  input: z.object({
+    libraryId,
+    tag: z.string().trim().min(1).max(100).optional().describe('a version tag; default: the current documentation'),
+    after: z.coerce.number().int().positive().optional().describe('the `next` of the previous page'),
+    limit: z.coerce.number().int().min(1).max(200).default(25),
+  }),
+  access: { caller: 'search' },
+  http: {
+    method: 'get', path: '/api/libraries/{libraryId}/snippets', from: 'query', status: 200,
+    response: z.object({
+      libraryId: z.string(), tag: z.string(), total: z.number().int(), next: z.number().int().nullable(),
+      snippets: z.array(z.object({ id: z.number().int(), kind: z.enum(['code', 'info']), title: z.string(), source: z.string(), tokens: z.number().int(), text: z.string(), code: z.array(z.object({ language: z.string(), code: z.string() })) })),
+    }),
+  },
+  errors: ['invalid_api_key', 'library_not_found'],
+});
+
+export const libraryDeleteOperation = defineOperation({
+  id: 'libraryDelete',
+  summary: 'Delete a library with every version (owner or admin of its teamspace)',
+  input: z.object({ libraryId }),
+  access: { caller: 'key', roles: ADMINS },
+  http: { method: 'delete', path: '/api/libraries/{libraryId}', from: 'path', status: 204, response: null },
+  errors: ['invalid_api_key', 'forbidden', 'library_not_found'],
+});
+
+export const libraryRefreshOperation = defineOperation({
+  id: 'libraryRefresh',
+  summary: 'Index a library again from its source: re-crawl a website, fetch an OpenAPI or llms.txt URL again',
+  input: z.object({ libraryId }),
+  access: { caller: 'key', roles: ADMINS, license: true },
+  http: { method: 'post', path: '/api/libraries/{libraryId}/refresh', from: 'path', status: 202, response: z.object({ libraryId: z.string(), jobId: z.number().int(), message: z.string() }) },
+  errors: ['invalid_api_key', 'forbidden', 'library_not_found', 'conflict', 'license_required'],
+});

@@ -28,3 +28,21 @@ export const openApiOperation = defineOperation({
   id: 'openapi', summary: 'This description (OpenAPI 3.1)', input: none, access: open,
   http: { method: 'get', path: '/api/openapi.json', from: 'query', status: 200, response: object('OpenAPI 3.1 document') },
 });
+
+export const licenseInstallOperation = defineOperation({
+  id: 'licenseInstall',
+  summary: 'Install a license file (an owner of the default teamspace)',
+  input: z.object({ license: z.string().min(2).max(100_000).describe('the license file, as text') }),
+  access: { caller: 'key', roles: ['owner'] },
+  http: { method: 'post', path: '/api/license', from: 'body', status: 200, response: object('{state, message, signedBy, license}') },
+  errors: ['invalid_api_key', 'forbidden', 'license_invalid', 'license_expired'],
+});
+
+export const systemOperation = defineOperation({
+  id: 'system',
+  summary: 'Database size, libraries, snippets, queue depth and the embedder (owner or admin)',
+  input: z.object({}),
+  access: { caller: 'key', roles: ['owner', 'admin'] },
+  http: { method: 'get', path: '/api/system', from: 'query', status: 200, response: object('{version, uptimeSeconds, database: {bytes, walBytes, usageBytes}, libraries, versions, snippets, queue, embedder}') },
+  errors: ['invalid_api_key', 'forbidden'],
+});

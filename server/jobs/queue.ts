@@ -100,6 +100,12 @@ export class JobQueue {
     return this.store.jobs.list(filter);
   }
 
+  /** Queues a finished job's input again as a new job (same kind, payload, library, member and teamspace). */
+  rerun(id: number): { id: number; position: number | null } {
+    const job = this.get(id);
+    return this.enqueue(job.kind, job.payload, { libraryId: job.libraryId, memberId: job.memberId, teamspaceId: job.teamspaceId });
+  }
+
   cancel(id: number): Job {
     const job = this.get(id);
     if (job.state === 'queued' || job.state === 'running') {

@@ -7,6 +7,7 @@ import { teamOperations } from './teams.ts';
 import { libraryOperations, type LibraryOperationDeps } from './libraries.ts';
 import { auditOperations, type AuditOperationDeps } from './audit.ts';
 import { userOperations, type UserOperationDeps } from './users.ts';
+import { systemOperations, type SystemOperationDeps } from './system.ts';
 
 /**
  * The service layer's front door: every operation that REST, MCP and the CLI offer, each one
@@ -18,7 +19,7 @@ import { userOperations, type UserOperationDeps } from './users.ts';
 export type { Caller, RequestSession } from './admit.ts';
 export { asKey, LOCAL } from './admit.ts';
 
-export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & UserOperationDeps & { teams: TeamService };
+export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & UserOperationDeps & SystemOperationDeps & { teams: TeamService };
 
 export function createOperations(d: OperationDeps) {
   const bind = binder(d);
@@ -31,6 +32,7 @@ export function createOperations(d: OperationDeps) {
     ...libraryOperations(bind, d),
     ...auditOperations(bind, d),
     ...userOperations(bind, d),
+    ...systemOperations(bind, d),
     ...teamOperations(bind, d.teams),
   };
 }

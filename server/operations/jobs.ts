@@ -2,11 +2,16 @@ import type { Job, Principal } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { jobView } from '../jobs/view.ts';
-import { jobCancelOperation, jobGetOperation, jobsListOperation } from '../contracts/jobs.ts';
+import { jobCancelOperation, jobGetOperation, jobRetryOperation, jobsListOperation } from '../contracts/jobs.ts';
 import type { binder } from './bind.ts';
+import { CRAWL_JOB } from '../sources/website/service.ts';
+import { VERSION_FETCH_KIND } from '../search/version-fetch.ts';
+
+/** Kinds whose input outlives the job (a crawl's address and options, a version to fetch). */
+const RETRYABLE = new Set([CRAWL_JOB, VERSION_FETCH_KIND]);
 
 export interface JobOperationDeps {
-  jobs: Pick<JobQueue, 'list' | 'get' | 'cancel'>;
+  jobs: Pick<JobQueue, 'list' | 'get' | 'cancel' | 'rerun'>;
   /** Place in the queue of a queued job (null otherwise). */
   position(id: number): number | null;
 }
@@ -26,5 +31,13 @@ export function jobOperations(bind: ReturnType<typeof binder>, d: JobOperationDe
     jobsList: bind(jobsListOperation, (i, p) => ({ jobs: d.jobs.list({ ...i, teamspaceId: p?.teamspaceId }).map((j) => jobView(j, d.position(j.id))) })),
     jobGet: bind(jobGetOperation, (i, p) => jobView(visible(i.id, p), d.position(i.id))),
     jobCancel: bind(jobCancelOperation, (i, p) => (visible(i.id, p), jobView(d.jobs.cancel(i.id), null))),
+    jobRetry: bind(jobRetryOperation, (i, p) => {
+      const job = visible(i.id, p);
+      if (job.state !== 'failed' && job.state !== 'cancelled') throw new ApiError('conflict', `Job ${job.id} is ${job.state}; only a failed or cancelled job can be retried.`);
+      // Other kinds read staged uploads that are gone once the job ended: those are added again instead.
+      if (!RETRYABLE.has(job.kind)) throw new ApiError('conflict', `A ${job.kind} job cannot run again: its uploaded input is gone; add or import it again.`);
+      const again = d.jobs.rerun(job.id);
+      return jobView(d.jobs.get(again.id), again.position);
+    }),
   };
 }

@@ -1,16 +1,33 @@
 import type { LibraryAccessService } from '../teams/library-access.ts';
-import { libraryGetOperation, libraryUpdateOperation } from '../contracts/libraries.ts';
+import type { CrawlService } from '../sources/website/service.ts';
+import { ApiError } from '../../lib/errors.ts';
+import {
+  libraryDeleteOperation, libraryGetOperation, libraryRefreshOperation, librarySnippetsOperation, libraryUpdateOperation,
+} from '../contracts/libraries.ts';
 import type { binder } from './bind.ts';
 import { readerOf } from './search.ts';
 
 export interface LibraryOperationDeps {
   libraries: LibraryAccessService;
+  crawler: Pick<CrawlService, 'recrawl'>;
 }
 
-/** GET and PATCH /api/libraries/{libraryId}, `stacks libraries show|set`. */
+/** /api/libraries/{libraryId}: details, snippets, who may read it, delete, refresh; `stacks libraries show|set|delete`. */
 export function libraryOperations(bind: ReturnType<typeof binder>, d: LibraryOperationDeps) {
   return {
     libraryGet: bind(libraryGetOperation, (i, p, caller) => d.libraries.view(readerOf(p, caller), i.libraryId)),
     libraryUpdate: bind(libraryUpdateOperation, (i, p, caller) => d.libraries.update(readerOf(p, caller), i.libraryId, i)),
+    librarySnippets: bind(librarySnippetsOperation, (i, p, caller) => d.libraries.snippets(readerOf(p, caller), i.libraryId, i)),
+    libraryDelete: bind(libraryDeleteOperation, (i, p, caller) => d.libraries.delete(readerOf(p, caller), i.libraryId)),
+    libraryRefresh: bind(libraryRefreshOperation, (i, p, caller) => {
+      const lib = d.libraries.managed(readerOf(p, caller), i.libraryId);
+      // Only a crawled website keeps what is needed to fetch it again (its start URL and options).
+      if (lib.sourceType !== 'website') {
+        throw new ApiError('conflict', `${lib.id} is not a crawled website: add or import it again (with force) to refresh it.`);
+      }
+      const job = d.crawler.recrawl(lib.id, caller.kind === 'local' ? 'cli' : 'api');
+      if (!job) throw new ApiError('conflict', `${lib.id} is being crawled right now.`);
+      return { libraryId: lib.id, jobId: job.jobId, message: `Re-crawl of ${lib.id} queued (job ${job.jobId}); pages that did not change are kept.` };
+    }),
   };
 }

@@ -17,11 +17,19 @@ export interface LibraryView {
   updatedAt: string;
 }
 
+export interface SnippetPage {
+  libraryId: string;
+  tag: string;
+  total: number;
+  snippets: { id: number; kind: 'code' | 'info'; title: string; source: string; tokens: number; text: string; code: { language: string; code: string }[] }[];
+  next: number | null;
+}
+
 /**
- * One library's details, and who may read it. Reading goes through the same AccessPolicy as
+ * One library's details, its snippets, and who may read it. Reading goes through the same AccessPolicy as
  * search, so a library the reader may not see is `library_not_found`, exactly like a missing one.
- * Changing visibility or grants is for the owners and admins of the owner teamspace (the contract
- * admits only those roles) and for the local operator.
+ * Changing it (visibility, grants, deleting it) is for the owners and admins of the owner teamspace
+ * (the contracts admit only those roles) and for the local operator.
  */
 export class LibraryAccessService {
   constructor(
@@ -35,11 +43,41 @@ export class LibraryAccessService {
     return this.toView(reader, this.visible(reader, rawId));
   }
 
-  update(reader: Reader, rawId: string, input: { visibility?: LibraryVisibility; grants?: string[] }): LibraryView {
+  /**
+   * A library the reader may change (owner or admin of its owner teamspace, or the operator):
+   * library_not_found when it may not even see it, forbidden when it sees but does not own it.
+   */
+  managed(reader: Reader, rawId: string): Library {
     const lib = this.visible(reader, rawId);
-    if (!this.manages(reader, lib)) {
-      throw new ApiError('forbidden', `Only the owners and admins of the teamspace that owns ${lib.id} can change who may read it.`);
-    }
+    if (!this.manages(reader, lib)) throw new ApiError('forbidden', `Only the owners and admins of the teamspace that owns ${lib.id} can change it.`);
+    return lib;
+  }
+
+  /** Deletes a library with every version and snippet. */
+  delete(reader: Reader, rawId: string): void {
+    const lib = this.managed(reader, rawId);
+    this.store.libraries.delete(lib.id);
+  }
+
+  /** A page of the snippets the library serves (current documentation, or `tag`), in stored order; `after` is the previous page's `next`. */
+  snippets(reader: Reader, rawId: string, page: { tag?: string; after?: number; limit: number }): SnippetPage {
+    const lib = this.visible(reader, rawId);
+    const version = this.store.libraries.currentVersion(lib.id, page.tag ?? '');
+    if (!version || version.state !== 'ready') throw new ApiError('library_not_found', `${lib.id} has no served version${page.tag ? ` ${page.tag}` : ''}.`);
+    const rows = this.store.snippets.list(version.id, page.limit + 1, page.after ?? 0);
+    const shown = rows.slice(0, page.limit);
+    return {
+      libraryId: lib.id, tag: version.tag || 'current', total: version.totalSnippets,
+      snippets: shown.map((r) => ({
+        id: r.id, kind: r.kind, title: r.kind === 'code' ? r.title : r.breadcrumb || r.pageTitle || r.title, source: r.sourceId, tokens: r.tokens,
+        text: r.kind === 'code' ? r.description : r.content, code: r.codeList,
+      })),
+      next: rows.length > page.limit ? shown[shown.length - 1]!.id : null,
+    };
+  }
+
+  update(reader: Reader, rawId: string, input: { visibility?: LibraryVisibility; grants?: string[] }): LibraryView {
+    const lib = this.managed(reader, rawId);
     const grants = input.grants === undefined ? lib.grants : input.grants.map((name) => this.teamspaceId(name));
     const owner = lib.teamspaceId ?? this.defaultTeamspaceId();
     this.store.libraries.setAccess(lib.id, input.visibility ?? lib.visibility, grants.filter((t) => t !== owner));

@@ -1,15 +1,18 @@
 import type { Express } from 'express';
 import type { LicenseService } from '../../license/license.ts';
 import { route } from '../handler.ts';
+import { callerOf } from '../auth.ts';
+import type { Operations } from '../../operations/index.ts';
 import { openApiDocument } from '../../contracts/openapi.ts';
 import { VERSION } from '../../version.ts';
 
 /** What these routes use. */
 export interface SystemDeps {
   license: Pick<LicenseService, 'status'>;
+  operations: Pick<Operations, 'licenseInstall' | 'system'>;
 }
 
-/** Liveness, license information and the OpenAPI description of the API. */
+/** Liveness, the license (read by anyone, installed by an owner), the instance's figures, and the OpenAPI description of the API. */
 export function mountSystem(app: Express, s: SystemDeps): void {
   app.get('/ping', (_req, res) => {
     res.json({ status: 'ok', message: 'pong' });
@@ -29,4 +32,6 @@ export function mountSystem(app: Express, s: SystemDeps): void {
       res.json({ state: st.state, message: st.message, signedBy: st.signedBy, license: st.license });
     }),
   );
+  app.post('/api/license', route(async (req, res) => res.json(await s.operations.licenseInstall(req.body ?? {}, callerOf(res)))));
+  app.get('/api/system', route(async (req, res) => res.json(await s.operations.system(req.query, callerOf(res)))));
 }

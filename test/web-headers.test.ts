@@ -25,7 +25,7 @@ test('the web page works over plain HTTP under a hostname that is not localhost'
   assert.equal(response?.status(), 200);
   await page.waitForLoadState('networkidle');
   assert.deepEqual(failed, [], 'no request failed');
-  assert.ok(loaded.includes(`http://stacks.lan:${port}/app.js`), loaded.join(' '));
+  assert.ok(loaded.includes(`http://stacks.lan:${port}/js/main.js`), loaded.join(' '));
   assert.ok(loaded.includes(`http://stacks.lan:${port}/style.css`), loaded.join(' '));
   // The stylesheet applied: the page is not the browser's unstyled default.
   assert.notEqual(await page.evaluate(() => getComputedStyle(document.body).fontFamily), 'Times New Roman');

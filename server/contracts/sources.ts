@@ -116,7 +116,7 @@ export const importOperation = defineOperation({
   input: importInput,
   access: { caller: 'key', roles: ADMINS, license: 'import' },
   http: {
-    method: 'post', path: '/api/import-libraries', from: 'multipart', status: 200, response: object('{libraries: [{libraryId, state, jobId?, reason?}]}, see docs/import.md'),
+    method: 'post', path: '/api/import-libraries', from: 'multipart', status: 200, response: object('{message, queued, skipped: [{project, reason}], jobs: [{project, libraryId, tag, jobId, position, snippets}]}, see docs/import.md'),
     files: [{ name: 'bundleFile', description: 'the export file (.json or .zip); `file` is accepted too', maxCount: 1 }],
   },
   errors: ['invalid_api_key', 'forbidden', 'license_required', 'license_expired', 'license_invalid', 'payload_too_large', 'unsupported_media_type'],

@@ -37,6 +37,8 @@ export interface UsageReport {
     centsPerExtraRequest: number;
     days: number;
     daily: { date: string; requests: number }[];
+    /** For owners and admins: each member's requests over the same days. */
+    byMember?: { id: number; name: string; requests: number; daily: { date: string; requests: number }[] }[];
   };
 }
 
@@ -190,8 +192,20 @@ export class UsageService {
     const team = this.teams.teamMonth(t.id, month);
     const from = addDays(today, -(window - 1));
     const byDay = new Map(this.teams.teamDaily(t.id, from, today).map((r) => [r.day, r.requests]));
-    const daily: { date: string; requests: number }[] = [];
-    for (let d = from; d <= today; d = addDays(d, 1)) daily.push({ date: d, requests: byDay.get(d) ?? 0 });
+    const overDays = (rows: { day: string; requests: number }[]) => {
+      const by = new Map(rows.map((r) => [r.day, r.requests]));
+      const out: { date: string; requests: number }[] = [];
+      for (let d = from; d <= today; d = addDays(d, 1)) out.push({ date: d, requests: by.get(d) ?? 0 });
+      return out;
+    };
+    const daily = overDays([...byDay].map(([day, requests]) => ({ day, requests })));
+    const byMember =
+      principal.role === 'owner' || principal.role === 'admin'
+        ? this.teams.people(t.id).map((m) => {
+            const d = overDays(this.teams.memberDaily(m.id, from, today));
+            return { id: m.id, name: m.name, requests: d.reduce((n, x) => n + x.requests, 0), daily: d };
+          })
+        : undefined;
     return {
       plan: t.plan,
       resetsAt: nextMonthStart(now).toISOString(),
@@ -216,6 +230,7 @@ export class UsageService {
         centsPerExtraRequest: t.cents_per_extra_request,
         days: window,
         daily,
+        ...(byMember ? { byMember } : {}),
       },
     };
   }

@@ -1,0 +1,60 @@
+// My API keys: create (shown once), list, revoke; and the MCP configuration to paste into an editor or assistant.
+import { $, actionButton, api, copyButton, day, row, session, setStatus } from './core.js';
+
+export async function loadKeys() {
+  try {
+    const { keys } = (await api('/api/v2/keys')).body;
+    const mine = session.user ? keys.filter((k) => k.memberId === session.user.memberId) : keys;
+    $('keys').querySelector('tbody').replaceChildren(
+      ...mine.map((k) =>
+        row([k.name, `${k.prefix}…`, k.scope, day(k.createdAt), day(k.lastUsedAt), k.revokedAt ? `revoked ${day(k.revokedAt)}` : actionButton('Revoke', 'keys-status', async () => {
+          await api(`/api/v2/keys/${k.id}`, { method: 'DELETE' });
+          await loadKeys();
+        })]),
+      ),
+    );
+  } catch (err) {
+    $('keys').querySelector('tbody').replaceChildren();
+    setStatus('keys-status', err.message, true);
+  }
+  showMcpConfig($('new-key-value').textContent || '<your key>');
+}
+
+/** Ready-to-paste MCP configuration for the common clients, with this instance's address and the key. */
+function showMcpConfig(key) {
+  const url = `${location.origin}/mcp`;
+  const server = { url, headers: { Authorization: `Bearer ${key}` } };
+  const configs = {
+    'Claude Code': `claude mcp add --transport http stacks ${url} --header "Authorization: Bearer ${key}"`,
+    'Cursor (~/.cursor/mcp.json)': JSON.stringify({ mcpServers: { stacks: server } }, null, 2),
+    'VS Code (.vscode/mcp.json)': JSON.stringify({ servers: { stacks: { type: 'http', ...server } } }, null, 2),
+    'Windsurf, Cline and others (stdio)': JSON.stringify({ mcpServers: { stacks: { command: 'npx', args: ['stacks', 'mcp', '--url', location.origin], env: { STACKS_API_KEY: key } } } }, null, 2),
+  };
+  $('mcp-config').replaceChildren(
+    ...Object.entries(configs).map(([name, text]) => {
+      const figure = document.createElement('figure');
+      figure.className = 'code';
+      const caption = document.createElement('figcaption');
+      caption.append(name, copyButton(text));
+      const pre = document.createElement('pre');
+      pre.textContent = text;
+      figure.append(caption, pre);
+      return figure;
+    }),
+  );
+}
+
+$('key-create').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  try {
+    const { body } = await api('/api/v2/keys', { method: 'POST', json: { name: $('key-name').value, scope: $('key-scope').value } });
+    $('new-key-value').textContent = body.key;
+    $('new-key').hidden = false;
+    setStatus('keys-status', `Created ${body.name}. Copy it now: it is not shown again.`);
+    $('key-name').value = '';
+    await loadKeys();
+  } catch (err) {
+    setStatus('keys-status', err.message, true);
+  }
+});
+$('new-key-copy').replaceWith(Object.assign(copyButton(() => $('new-key-value').textContent), { id: 'new-key-copy' }));

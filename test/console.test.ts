@@ -1,0 +1,128 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { devLicense, ROOT, startTestServer, tempDir } from './helpers/server.ts';
+import { CORPUS_BUNDLES, startFixtureServer } from './helpers/fixtures.ts';
+import { launchBrowser } from './helpers/browser.ts';
+
+/**
+ * The web console as an administrator and a member use it, in Chromium against the real server:
+ * first-run owner setup, license install, bundle import and crawl followed live on the Jobs page,
+ * a question on a library page, keys, usage, sign-out, and a member kept out of the admin pages.
+ * With UPDATE_SCREENSHOTS=1 it writes the screenshots of docs/screenshots/ (linked from the README).
+ */
+
+const SHOTS = path.join(ROOT, 'docs/screenshots');
+
+async function shot(page: Page, name: string): Promise<void> {
+  if (process.env.UPDATE_SCREENSHOTS !== '1') return;
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+}
+
+/** Waits until the Jobs page shows a job of `kind` that succeeded (pushed by server-sent events). */
+async function jobSucceeds(page: Page, kind: string): Promise<void> {
+  await page.locator('#jobs tbody tr[data-state=succeeded]', { hasText: kind }).first().waitFor({ timeout: 60_000 });
+}
+
+test('console: setup, license, import and crawl watched live, library page, keys, usage, sign-out, a member kept out of admin', async (t) => {
+  const site = await startFixtureServer();
+  t.after(() => site.close());
+  const s = await startTestServer({ license: false });
+  t.after(() => s.close());
+  const browser = await launchBrowser(s.services.config.chromiumPath);
+  t.after(() => browser.close());
+  const page = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+
+  // First run: the setup link printed at start creates the owner and signs them in.
+  await page.goto(s.setupUrl!);
+  await shot(page, 'setup');
+  const setup = page.locator('#setup-page');
+  await setup.getByLabel('User name').fill('olga');
+  await setup.getByLabel('Password (10 characters or more)').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Create and sign in' }).click();
+  await page.locator('#who', { hasText: 'olga (owner, default)' }).waitFor();
+
+  // Keys: create one (shown once, with the MCP configuration to paste), then revoke it.
+  await page.locator('#keys-page').getByLabel('Name', { exact: true }).fill('assistant');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const key = (await page.locator('#new-key-value').textContent()) ?? '';
+  assert.match(key, /^stk_/);
+  assert.ok((await page.locator('#mcp-config').textContent())?.includes(`${new URL(s.url).origin}/mcp`));
+  await shot(page, 'keys');
+  await page.locator('#keys tbody tr', { hasText: 'assistant' }).getByRole('button', { name: 'Revoke' }).click();
+  await page.locator('#keys tbody tr', { hasText: 'revoked' }).waitFor();
+  assert.equal((await s.api('/api/v2/context?libraryId=/a/b&query=x', { auth: key })).status, 401);
+
+  // License: none yet; installed by upload.
+  await page.getByRole('link', { name: 'Admin' }).click();
+  await page.locator('#license-state', { hasText: /missing|no license|not installed/i }).waitFor();
+  const licenseFile = path.join(tempDir(), 'stacks.license.json');
+  fs.writeFileSync(licenseFile, devLicense());
+  await page.getByLabel('License file').setInputFiles(licenseFile);
+  await page.getByRole('button', { name: 'Install' }).click();
+  await page.locator('#admin-status', { hasText: 'License installed' }).waitFor();
+
+  // Import a bundle for everyone and watch the job finish on the Jobs page.
+  await page.getByRole('link', { name: 'Add' }).click();
+  await page.getByLabel('Who may read what you add').selectOption('instance');
+  await page.getByLabel('Bundle (.json or .zip)').setInputFiles(path.join(CORPUS_BUNDLES, 'pino.json'));
+  await page.getByRole('button', { name: 'Import' }).click();
+  await page.locator('#bundle-status', { hasText: '1 library queued for import' }).waitFor();
+  // Crawl the fixture site; its progress arrives on the Jobs page as it happens.
+  const crawl = page.locator('#add-crawl');
+  await crawl.getByLabel('Start URL').fill(`${site.url}/static/`);
+  await crawl.getByLabel('Max pages').fill('4');
+  await page.getByRole('button', { name: 'Crawl' }).click();
+  await page.locator('#crawl-status', { hasText: 'Follow it on the Jobs page' }).waitFor();
+  await shot(page, 'add');
+  await page.getByRole('link', { name: 'Jobs' }).click();
+  await page.locator('#jobs-status', { hasText: 'Live.' }).waitFor();
+  await jobSucceeds(page, 'import');
+  await jobSucceeds(page, 'crawl');
+  await shot(page, 'jobs');
+
+  // The library page: facts, versions, snippets, and a question answered as the API answers it.
+  await page.goto(`${s.url}/#/library/pinojs/pino`);
+  await page.locator('#versions tbody tr', { hasText: 'current' }).waitFor();
+  await page.locator('#snippets article').first().waitFor();
+  await page.getByLabel('Try a question on this library').fill('how do I redact sensitive keys');
+  await page.getByRole('button', { name: 'Ask' }).click();
+  await page.locator('#ask-results article', { hasText: /redact/i }).first().waitFor();
+  await shot(page, 'library');
+
+  // Search on the home page, and the library list.
+  await page.goto(`${s.url}/#/`);
+  await page.getByLabel(/^Question/).fill('pino child logger bindings');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('#results article').first().waitFor();
+  await shot(page, 'search');
+
+  // Usage, then sign out.
+  await page.goto(`${s.url}/#/admin`);
+  await page.locator('#usage figure svg').first().waitFor();
+  await page.locator('#system dd', { hasText: 'MB' }).first().waitFor();
+  await shot(page, 'admin');
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.locator('#nav-signin').waitFor();
+  assert.equal(await page.locator('#who').textContent(), '');
+
+  // A member signs in: no Admin link, and the admin page says it is not for them.
+  const created = await s.api('/api/users', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'ken', password: 'kens long password', role: 'member' }) });
+  assert.equal(created.status, 201);
+  await page.goto(`${s.url}/#/signin`);
+  await shot(page, 'signin');
+  const signIn = page.locator('#signin-page');
+  await signIn.getByLabel('User name').fill('ken');
+  await signIn.getByLabel('Password').fill('kens long password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.locator('#who', { hasText: 'ken (member, default)' }).waitFor();
+  assert.equal(await page.locator('#nav-admin').isVisible(), false);
+  await page.goto(`${s.url}/#/admin`);
+  await page.locator('#admin-status', { hasText: 'for owners and admins' }).waitFor();
+  assert.deepEqual(errors, []);
+});

@@ -38,10 +38,10 @@ const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 256 });
  * per request where fetch (undici) costs 0.8-0.9 ms (measured on the context benchmark), CPU the
  * server under test would otherwise have had.
  */
-export function httpGet(url: string): Promise<{ status: number; body: string }> {
+export function httpGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     http
-      .get(url, { agent: keepAlive }, (res) => {
+      .get(url, { agent: keepAlive, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));

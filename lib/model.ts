@@ -150,6 +150,12 @@ export interface Principal {
   scope: KeyScope;
 }
 
+/**
+ * The instance's own documentation (README and docs/), indexed at start as an instance-wide
+ * library. It answers when asked by name (library=stacks, this ID), never by a library-less search.
+ */
+export const OWN_DOCS_ID = '/stacks/stacks';
+
 /** The CLI working on the server's own files: it reads every library, whatever its visibility. */
 export const OPERATOR = Object.freeze({ operator: true as const });
 

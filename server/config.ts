@@ -71,6 +71,8 @@ export const configSchema = z.object({
   trustProxy: trustProxy.default('loopback'),
   /** Whether MCP and search accept requests without an API key. */
   allowAnonymousSearch: bool.default(true),
+  /** Index this installation's own documentation (README, docs/) as the library /stacks/stacks at start. */
+  ownDocs: bool.default(true),
   /** Days audit entries are kept (older ones are pruned daily). */
   auditRetentionDays: int(1, 36_500).default(365),
   /** Per-key request limit per minute (0 = off). */
@@ -131,6 +133,7 @@ const envMap: Record<string, keyof Config> = {
   STACKS_ALLOW_ANONYMOUS_SEARCH: 'allowAnonymousSearch',
   STACKS_TRUST_PROXY: 'trustProxy',
   STACKS_AUDIT_RETENTION_DAYS: 'auditRetentionDays',
+  STACKS_OWN_DOCS: 'ownDocs',
   STACKS_RATE_LIMIT_PER_MINUTE: 'rateLimitPerMinute',
   STACKS_SEARCH_WORKERS: 'searchWorkers',
   STACKS_OIDC_ISSUER: 'oidcIssuer',

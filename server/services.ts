@@ -38,6 +38,7 @@ import { ApiError } from '../lib/errors.ts';
 import { sourceRefusal } from './teams/policy.ts';
 import { bundleMeta } from './ingest/bundle.ts';
 import { registerCrawlJob } from './sources/website/job.ts';
+import { queueOwnDocs, registerOwnDocsJob } from './sources/own-docs.ts';
 import { startCrawlSchedules } from './sources/website/schedule.ts';
 
 const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -188,17 +189,20 @@ function registerJobKinds(s: Services): void {
   registerCrawlJob(jobs, { store, writer, config: s.config, schedulesChanged: () => s.crawler.schedulesChanged() });
   s.sources.register(jobs);
   registerSearchModelJob(jobs, { store, embedder });
+  registerOwnDocsJob(jobs, { store, writer, rootDir: ROOT_DIR });
 }
 
 /**
  * Periodic work beside the HTTP server (not in CLI commands): re-crawl schedules, the sweep of
- * abandoned uploads, the WAL keeper, the audit log's retention. Returns a stop function.
+ * abandoned uploads, the WAL keeper, the audit log's retention; and the indexing of the
+ * instance's own documentation when it changed. Returns a stop function.
  */
 export function startBackground(s: Services): () => void {
   const stops = [
     startCrawlSchedules(s.crawler, s.log), importSweepTask(s.importer, s.log), walKeeperTask(s.store.db, s.log),
     auditPruneTask(s.audit, (n) => s.log.info({ entries: n }, 'audit entries past the retention pruned')),
   ];
+  if (s.config.ownDocs) queueOwnDocs({ jobs: s.jobs, store: s.store, rootDir: ROOT_DIR, log: s.log });
   return () => stops.forEach((stop) => stop());
 }
 

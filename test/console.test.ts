@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { devLicense, ROOT, startTestServer, tempDir } from './helpers/server.ts';
+import { devLicense, ROOT, startTestServer, tempDir, waitFor } from './helpers/server.ts';
 import { CORPUS_BUNDLES, startFixtureServer } from './helpers/fixtures.ts';
 import { launchBrowser } from './helpers/browser.ts';
 
@@ -30,7 +30,7 @@ async function jobSucceeds(page: Page, kind: string): Promise<void> {
 test('console: setup, license, import and crawl watched live, library page, keys, usage, sign-out, a member kept out of admin', async (t) => {
   const site = await startFixtureServer();
   t.after(() => site.close());
-  const s = await startTestServer({ license: false });
+  const s = await startTestServer({ license: false, config: { ownDocs: true } });
   t.after(() => s.close());
   const browser = await launchBrowser(s.services.config.chromiumPath);
   t.after(() => browser.close());
@@ -46,6 +46,16 @@ test('console: setup, license, import and crawl watched live, library page, keys
   await setup.getByLabel('Password (10 characters or more)').fill('correct horse battery');
   await page.getByRole('button', { name: 'Create and sign in' }).click();
   await page.locator('#who', { hasText: 'olga (owner, default)' }).waitFor();
+
+  // A fresh instance answers questions about Stacks itself (its own documentation, indexed at start).
+  await page.getByRole('link', { name: 'Search' }).click();
+  await page.getByLabel(/^Question/).fill('how do I sign in with single sign-on');
+  await page.getByLabel('Library (optional)').fill('stacks');
+  await waitFor(async () => {
+    await page.getByRole('button', { name: 'Search' }).click();
+    return (await page.locator('#results article', { hasText: /OpenID Connect/i }).count()) > 0 ? true : null;
+  }, 30_000, 500);
+  await page.getByRole('link', { name: 'My keys' }).click();
 
   // Keys: create one (shown once, with the MCP configuration to paste), then revoke it.
   await page.locator('#keys-page').getByLabel('Name', { exact: true }).fill('assistant');

@@ -67,7 +67,7 @@ test('SSO: sign in through a real OpenID Connect provider in Chromium; provision
   await root.page.locator('#who', { hasText: 'root (admin, default)' }).waitFor();
   // A signed-in user makes their own key in the console.
   await alice.page.getByRole('link', { name: 'My keys' }).click();
-  await alice.page.getByLabel('Name', { exact: true }).fill('assistant');
+  await alice.page.locator('#keys-page').getByLabel('Name', { exact: true }).fill('assistant');
   await alice.page.getByRole('button', { name: 'Create key' }).click();
   assert.match(await alice.page.locator('#new-key-value').textContent() ?? '', /^stk_/);
 

@@ -1,7 +1,7 @@
 import type { Store } from '../store/index.ts';
 import type { Logger } from '../log.ts';
 import type { Reader } from '../../lib/model.ts';
-import { parseLibraryId } from '../../lib/model.ts';
+import { OWN_DOCS_ID, parseLibraryId } from '../../lib/model.ts';
 import type { AccessPolicy } from './contracts.ts';
 import { defaultVersion, servable, type Catalog, type CatalogEntry } from './catalog.ts';
 import { normalizeName, scoreName, typedName } from './names.ts';
@@ -181,7 +181,8 @@ export class LibrarySelector {
   private mentions(query: string, principal: Reader): { at: number; entry: CatalogEntry; reason: string }[] {
     const out: { at: number; entry: CatalogEntry; reason: string }[] = [];
     for (const [entry, m] of this.catalog.mentions().find(query)) {
-      if (servable(entry) && this.access.canSee(principal, entry.library)) out.push({ at: m.at, entry, reason: m.reason });
+      // The instance's own documentation answers when asked by name (library=stacks), never because a question says "stacks".
+      if (servable(entry) && entry.library.id !== OWN_DOCS_ID && this.access.canSee(principal, entry.library)) out.push({ at: m.at, entry, reason: m.reason });
     }
     return out;
   }
@@ -238,7 +239,7 @@ export class LibrarySelector {
     const scores = new Map<CatalogEntry, number>();
     for (const p of found) {
       const entry = this.catalog.ofVersion(p.versionId);
-      if (!entry || defaultVersion(entry)?.id !== p.versionId || !this.access.canSee(principal, entry.library)) continue;
+      if (!entry || entry.library.id === OWN_DOCS_ID || defaultVersion(entry)?.id !== p.versionId || !this.access.canSee(principal, entry.library)) continue;
       scores.set(entry, (scores.get(entry) ?? 0) + p.score);
     }
     const ranked = [...scores].sort((a, b) => b[1] - a[1]);

@@ -53,7 +53,8 @@ export interface TestServerOptions {
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir();
   if (options.license !== false) fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
-  const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, dev: true, logLevel: 'silent', ...options.config } as never, {});
+  // ownDocs off unless a test asks: tests count and search the libraries they load themselves.
+  const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, dev: true, logLevel: 'silent', ownDocs: false, ...options.config } as never, {});
   const server = await startServer(config, { log: createLogger(config.logLevel), overrides: options.overrides });
   const key = server.firstKey?.key ?? '';
   return trackOpen<TestServer>({
@@ -76,7 +77,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 export function spawnStacks(args: string[], env: NodeJS.ProcessEnv = {}, nodeFlags: string[] = []): ChildProcess {
   return trackChild(spawn(process.execPath, [...nodeFlags, path.join(ROOT, 'bin/stacks.js'), ...args], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, LOG_LEVEL: 'warn', STACKS_OWN_DOCS: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   }));
 }

@@ -4,6 +4,8 @@ import express, { type Express } from 'express';
 
 /** server/web/public, from this file's place (server/http/routes/). */
 const PUBLIC_DIR = path.resolve(import.meta.dirname, '../../web/public');
+/** The installation's documentation, which the built-in library /stacks/stacks links to. */
+const ROOT_DIR = path.resolve(import.meta.dirname, '../../..');
 
 const resolve = createRequire(import.meta.url).resolve;
 /**
@@ -15,10 +17,12 @@ const VENDOR: Record<string, string> = {
   'purify.js': path.join(path.dirname(resolve('dompurify')), 'purify.min.js'),
 };
 
-/** The small web UI at `/`: static files that call the same public API as every other client. */
+/** The web console at `/`: static files that call the same public API as every other client; and this installation's documentation at `/README.md` and `/docs/`. */
 export function mountWeb(app: Express): void {
   for (const [name, file] of Object.entries(VENDOR)) {
     app.get(`/vendor/${name}`, (_req, res) => res.type('text/javascript').sendFile(file, { maxAge: '1h' }));
   }
+  app.get('/README.md', (_req, res) => res.type('text/markdown').sendFile(path.join(ROOT_DIR, 'README.md')));
+  app.use('/docs', express.static(path.join(ROOT_DIR, 'docs'), { maxAge: '1h', setHeaders: (res, file) => file.endsWith('.md') && res.type('text/markdown') }));
   app.use('/', express.static(PUBLIC_DIR, { index: 'index.html', maxAge: '1h' }));
 }

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { devLicense, ROOT, startTestServer, tempDir, waitFor } from './helpers/server.ts';
-import { CORPUS_BUNDLES, startFixtureServer } from './helpers/fixtures.ts';
+import { devLicense, ROOT, startTestServer, tempDir, waitFor, type TestServer } from './helpers/server.ts';
+import { CORPUS_BUNDLES, startFixtureServer, type FixtureServer } from './helpers/fixtures.ts';
 import { launchBrowser } from './helpers/browser.ts';
 
 /**
@@ -27,17 +27,7 @@ async function jobSucceeds(page: Page, kind: string): Promise<void> {
   await page.locator('#jobs tbody tr[data-state=succeeded]', { hasText: kind }).first().waitFor({ timeout: 60_000 });
 }
 
-test('console: setup, license, import and crawl watched live, library page, keys, usage, sign-out, a member kept out of admin', async (t) => {
-  const site = await startFixtureServer();
-  t.after(() => site.close());
-  const s = await startTestServer({ license: false, config: { ownDocs: true } });
-  t.after(() => s.close());
-  const browser = await launchBrowser(s.services.config.chromiumPath);
-  t.after(() => browser.close());
-  const page = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-
+async function firstRun(page: Page, s: TestServer): Promise<void> {
   // First run: the setup link printed at start creates the owner and signs them in.
   await page.goto(s.setupUrl!);
   await shot(page, 'setup');
@@ -57,6 +47,9 @@ test('console: setup, license, import and crawl watched live, library page, keys
   }, 30_000, 500);
   await page.getByRole('link', { name: 'My keys' }).click();
 
+}
+
+async function keys(page: Page, s: TestServer): Promise<void> {
   // Keys: create one (shown once, with the MCP configuration to paste), then revoke it.
   await page.locator('#keys-page').getByLabel('Name', { exact: true }).fill('assistant');
   await page.getByRole('button', { name: 'Create key' }).click();
@@ -68,6 +61,9 @@ test('console: setup, license, import and crawl watched live, library page, keys
   await page.locator('#keys tbody tr', { hasText: 'revoked' }).waitFor();
   assert.equal((await s.api('/api/v2/context?libraryId=/a/b&query=x', { auth: key })).status, 401);
 
+}
+
+async function licenseImportCrawl(page: Page, site: FixtureServer): Promise<void> {
   // License: none yet; installed by upload.
   await page.getByRole('link', { name: 'Admin' }).click();
   await page.locator('#license-state', { hasText: /missing|no license|not installed/i }).waitFor();
@@ -96,6 +92,9 @@ test('console: setup, license, import and crawl watched live, library page, keys
   await jobSucceeds(page, 'crawl');
   await shot(page, 'jobs');
 
+}
+
+async function libraryAndSearch(page: Page, s: TestServer): Promise<void> {
   // The library page: facts, versions, snippets, and a question answered as the API answers it.
   await page.goto(`${s.url}/#/library/pinojs/pino`);
   await page.locator('#versions tbody tr', { hasText: 'current' }).waitFor();
@@ -112,6 +111,9 @@ test('console: setup, license, import and crawl watched live, library page, keys
   await page.locator('#results article').first().waitFor();
   await shot(page, 'search');
 
+}
+
+async function usageSignOutMember(page: Page, s: TestServer): Promise<void> {
   // Usage, then sign out.
   await page.goto(`${s.url}/#/admin`);
   await page.locator('#usage figure svg').first().waitFor();
@@ -134,5 +136,23 @@ test('console: setup, license, import and crawl watched live, library page, keys
   assert.equal(await page.locator('#nav-admin').isVisible(), false);
   await page.goto(`${s.url}/#/admin`);
   await page.locator('#admin-status', { hasText: 'for owners and admins' }).waitFor();
+}
+
+test('console: setup, license, import and crawl watched live, library page, keys, usage, sign-out, a member kept out of admin', async (t) => {
+  const site = await startFixtureServer();
+  t.after(() => site.close());
+  const s = await startTestServer({ license: false, config: { ownDocs: true } });
+  t.after(() => s.close());
+  const browser = await launchBrowser(s.services.config.chromiumPath);
+  t.after(() => browser.close());
+  const page = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+
+  await firstRun(page, s);
+  await keys(page, s);
+  await licenseImportCrawl(page, site);
+  await libraryAndSearch(page, s);
+  await usageSignOutMember(page, s);
   assert.deepEqual(errors, []);
 });

@@ -90,6 +90,20 @@ async function assertJobsAndMcpHidden(s: TestServer, keys: { blue: string; owner
   }
 }
 
+/** Owners edit a library's title, description and re-crawl schedule; members may not. */
+async function assertMetadataEdits(s: TestServer, keys: { owner: string; member: string }, id: string): Promise<void> {
+  const edit = { title: 'StrictPath Guide', description: 'The internal copy of the StrictPath guide', schedule: '0 3 * * *' };
+  assert.equal((await send(s, 'PATCH', `/api/libraries${id}`, edit, keys.member)).status, 403);
+  const edited = await send(s, 'PATCH', `/api/libraries${id}`, edit, keys.owner);
+  assert.equal(edited.status, 200, edited.text);
+  assert.deepEqual([edited.body.title, edited.body.description, edited.body.schedule], [edit.title, edit.description, edit.schedule]);
+  assert.equal(s.services.crawler.sites().find((x) => x.libraryId === id)?.schedule, '0 3 * * *');
+  const listed = (await get(s, '/api/libraries', keys.owner)).text;
+  assert.ok(listed.includes('StrictPath Guide'), 'lists show the new title at once');
+  assert.equal((await send(s, 'PATCH', `/api/libraries${id}`, { schedule: 'every day' }, keys.owner)).status, 400);
+  assert.equal((await send(s, 'PATCH', `/api/libraries${id}`, {}, keys.owner)).status, 400);
+}
+
 test('visibility: a member crawl stays in its teamspace on every read path until an admin shares it', async (t) => {
   const site = await startFixtureServer();
   t.after(() => site.close());
@@ -129,6 +143,8 @@ test('visibility: a member crawl stays in its teamspace on every read path until
   for (const key of [null, blue]) await assertHidden(s, key, id, ghost, question);
 
   await assertJobsAndMcpHidden(s, { blue, owner }, id, jobId);
+
+  await assertMetadataEdits(s, { owner, member }, id);
 
   // Only an owner or admin of the owner teamspace may share it; to everyone else it is missing.
   assert.equal((await send(s, 'PATCH', `/api/libraries${id}`, { visibility: 'instance' }, member)).status, 403);

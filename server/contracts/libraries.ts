@@ -16,6 +16,7 @@ export const libraryView = z.object({
   teamspace: z.string().nullable().describe('the owner teamspace'),
   visibility: z.enum(LIBRARY_VISIBILITIES),
   grants: z.array(z.string()).optional().describe('teamspaces granted read access; shown to those who may change it'),
+  schedule: z.string().nullable().optional().describe("a crawled website's re-crawl schedule"),
   versions: z.array(z.object({ tag: z.string(), state: z.string(), snippets: z.number().int(), tokens: z.number().int(), updatedAt: z.string() })),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -35,12 +36,15 @@ export const libraryUpdateInput = z
     libraryId,
     visibility: z.enum(LIBRARY_VISIBILITIES).optional().describe('teamspace: its teamspace and the granted ones; instance: every key, and anonymous callers when anonymous search is on'),
     grants: z.array(teamspaceName).max(100).optional().describe('teamspaces (by name) that may read a teamspace library besides its owner; replaces the list'),
+    title: z.string().trim().min(1).max(200).optional(),
+    description: z.string().trim().max(2000).optional(),
+    schedule: z.string().trim().min(1).max(100).nullable().optional().describe('a crawled website\'s re-crawl schedule (cron); null removes it'),
   })
-  .refine((v) => v.visibility !== undefined || v.grants !== undefined, { message: 'Give visibility, grants or both.' });
+  .refine((v) => Object.keys(v).some((k) => k !== 'libraryId' && v[k as keyof typeof v] !== undefined), { message: 'Give at least one of visibility, grants, title, description, schedule.' });
 
 export const libraryUpdateOperation = defineOperation({
   id: 'libraryUpdate',
-  summary: 'Change who may read a library (owner or admin of its teamspace)',
+  summary: 'Change who may read a library, its title and description, a website\'s re-crawl schedule (owner or admin of its teamspace)',
   input: libraryUpdateInput,
   access: { caller: 'key', roles: ADMINS },
   http: { method: 'patch', path: '/api/libraries/{libraryId}', from: 'path+body', status: 200, response: libraryView },

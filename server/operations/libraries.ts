@@ -9,14 +9,22 @@ import { readerOf } from './search.ts';
 
 export interface LibraryOperationDeps {
   libraries: LibraryAccessService;
-  crawler: Pick<CrawlService, 'recrawl'>;
+  crawler: Pick<CrawlService, 'recrawl' | 'setSchedule'>;
 }
 
 /** /api/libraries/{libraryId}: details, snippets, who may read it, delete, refresh; `stacks libraries show|set|delete`. */
 export function libraryOperations(bind: ReturnType<typeof binder>, d: LibraryOperationDeps) {
   return {
     libraryGet: bind(libraryGetOperation, (i, p, caller) => d.libraries.view(readerOf(p, caller), i.libraryId)),
-    libraryUpdate: bind(libraryUpdateOperation, (i, p, caller) => d.libraries.update(readerOf(p, caller), i.libraryId, i)),
+    libraryUpdate: bind(libraryUpdateOperation, (i, p, caller) => {
+      const reader = readerOf(p, caller);
+      if (i.schedule !== undefined) {
+        const lib = d.libraries.managed(reader, i.libraryId);
+        if (lib.sourceType !== 'website') throw new ApiError('validation_error', `schedule: ${lib.id} is not a crawled website.`);
+        d.crawler.setSchedule(lib.id, i.schedule);
+      }
+      return d.libraries.update(reader, i.libraryId, i);
+    }),
     librarySnippets: bind(librarySnippetsOperation, (i, p, caller) => d.libraries.snippets(readerOf(p, caller), i.libraryId, i)),
     libraryDelete: bind(libraryDeleteOperation, (i, p, caller) => d.libraries.delete(readerOf(p, caller), i.libraryId)),
     libraryRefresh: bind(libraryRefreshOperation, (i, p, caller) => {

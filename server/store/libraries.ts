@@ -83,6 +83,15 @@ export class LibraryStore {
       });
   }
 
+  /** Renames or re-describes a library (what lists and name matching show); false when it does not exist. */
+  setMeta(id: string, meta: { title?: string; description?: string }): boolean {
+    return (
+      this.db
+        .prepare('UPDATE libraries SET title = coalesce(?, title), description = coalesce(?, description), access_rev = access_rev + 1 WHERE id = ?')
+        .run(meta.title ?? null, meta.description ?? null, id).changes > 0
+    );
+  }
+
   /** Sets who may read a library: its visibility and the teamspaces granted (replaced whole). False when it does not exist. */
   setAccess(id: string, visibility: LibraryVisibility, grants: number[]): boolean {
     return this.db.transaction(() => {

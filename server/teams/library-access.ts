@@ -12,6 +12,8 @@ export interface LibraryView {
   teamspace: string | null;
   visibility: LibraryVisibility;
   grants?: string[];
+  /** A crawled website's re-crawl schedule (cron), or null. */
+  schedule?: string | null;
   versions: { tag: string; state: string; snippets: number; tokens: number; updatedAt: string }[];
   createdAt: string;
   updatedAt: string;
@@ -76,11 +78,12 @@ export class LibraryAccessService {
     };
   }
 
-  update(reader: Reader, rawId: string, input: { visibility?: LibraryVisibility; grants?: string[] }): LibraryView {
+  update(reader: Reader, rawId: string, input: { visibility?: LibraryVisibility; grants?: string[]; title?: string; description?: string }): LibraryView {
     const lib = this.managed(reader, rawId);
+    if (input.title !== undefined || input.description !== undefined) this.store.libraries.setMeta(lib.id, { title: input.title, description: input.description });
     const grants = input.grants === undefined ? lib.grants : input.grants.map((name) => this.teamspaceId(name));
     const owner = lib.teamspaceId ?? this.defaultTeamspaceId();
-    this.store.libraries.setAccess(lib.id, input.visibility ?? lib.visibility, grants.filter((t) => t !== owner));
+    if (input.visibility !== undefined || input.grants !== undefined) this.store.libraries.setAccess(lib.id, input.visibility ?? lib.visibility, grants.filter((t) => t !== owner));
     return this.toView(reader, this.store.libraries.get(lib.id)!);
   }
 
@@ -113,6 +116,7 @@ export class LibraryAccessService {
       teamspace: this.teamspaceName(lib.teamspaceId ?? this.defaultTeamspaceId()),
       visibility: lib.visibility,
       ...(this.manages(reader, lib) ? { grants: lib.grants.map((t) => this.teamspaceName(t) ?? String(t)) } : {}),
+      ...(lib.sourceType === 'website' ? { schedule: this.store.crawl.site(lib.id)?.schedule ?? null } : {}),
       versions: this.store.libraries
         .versions(lib.id)
         .filter((v) => v.isCurrent)

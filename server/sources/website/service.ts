@@ -120,7 +120,8 @@ export class CrawlService {
       libraryId, startUrl: site.startUrl, maxPages: o.maxPages ?? DEFAULT_MAX_PAGES, maxDepth: o.maxDepth ?? null, excludePatterns: o.excludePatterns ?? [],
       name: o.name ?? null, description: o.description ?? null, respectRobots: o.respectRobots ?? null, trigger,
     };
-    const { id, position } = this.s.jobs.enqueue(CRAWL_JOB, payload, { libraryId, memberId: null });
+    // The job belongs to the library's teamspace (its start URL is that teamspace's business).
+    const { id, position } = this.s.jobs.enqueue(CRAWL_JOB, payload, { libraryId, memberId: null, teamspaceId: this.s.store.libraries.get(libraryId)?.teamspaceId ?? null });
     return { jobId: id, position };
   }
 

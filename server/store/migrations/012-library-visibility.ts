@@ -5,7 +5,7 @@ import type { Migration } from './migration.ts';
  * teamspace and the teamspaces in library_grants) or `instance` (everyone allowed to search).
  * Libraries that no teamspace owned were public: they become `instance`, owned by the default
  * (first) teamspace, so nothing disappears on upgrade; libraries a teamspace owned stay private.
- * `access_rev` counts visibility and grant changes: the search catalogue's stamp sums it, so a
+ * `access_rev` counts visibility, grant and title changes: the search catalogue's stamp sums it, so a
  * change made by another process (the CLI) is seen without touching `updated_at` (which the
  * "last updated" library filter reads).
  * Jobs get the teamspace they belong to (the submitter's, else the private library's), so one

@@ -42,6 +42,10 @@ export async function showLibrary(id) {
   if (view.grants) {
     $('visibility').value = view.visibility;
     $('grants').value = view.grants.join(', ');
+    $('meta-title').value = view.title;
+    $('meta-description').value = view.description;
+    $('meta-schedule').value = view.schedule ?? '';
+    $('schedule-field').hidden = view.sourceType !== 'website';
     $('refresh').hidden = view.sourceType !== 'website';
   }
   $('ask-query').focus();
@@ -82,7 +86,9 @@ $('library-access').addEventListener('submit', async (event) => {
   event.preventDefault();
   try {
     const grants = $('grants').value.split(',').map((g) => g.trim()).filter(Boolean);
-    await api(path(shown), { method: 'PATCH', json: { visibility: $('visibility').value, grants } });
+    const json = { visibility: $('visibility').value, grants, title: $('meta-title').value, description: $('meta-description').value };
+    if (!$('schedule-field').hidden) json.schedule = $('meta-schedule').value.trim() || null;
+    await api(path(shown), { method: 'PATCH', json });
     setStatus('library-status', 'Saved.');
     await showLibrary(shown);
   } catch (err) {

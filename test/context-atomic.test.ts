@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startTestServer } from './helpers/server.ts';
+import { startTestServer, waitFor } from './helpers/server.ts';
 import { bundlePath, loadBundleFile } from './eval/bundles.ts';
 import {
   bundleCodeSnippetSchema, bundleHeaderSchema, bundleInfoSnippetSchema, bundleMeta, codeSnippetInput, infoSnippetInput,
@@ -62,6 +62,8 @@ test(`answers during a forced re-import come wholly from the old or wholly from 
     };
 
     const rebuild = async () => {
+      // Clients are answering first (cold retrieval workers can take longer than the whole rebuild).
+      await waitFor(() => (seen.length >= 4 ? true : null), 30_000, 5);
       // A forced rebuild of the same (library, tag) through the writer, in small batches with
       // pauses so that many requests are answered while the new version is half written.
       const build = s.services.writer.begin(meta, { tag: '' });

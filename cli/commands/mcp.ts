@@ -1,11 +1,9 @@
 import type { Command } from 'commander';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { configFrom, requireStacksDatabase, withDataDir } from '../context.ts';
 import { apiKeyOf, checkRemoteUrl, withRemote } from '../remote.ts';
 import { createLogger } from '../../server/log.ts';
 import { createServices } from '../../server/services.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { createMcpServer } from '../../server/mcp/server.ts';
 import { localBackend, remoteBackend, type DocsBackend } from '../../server/mcp/backend.ts';
 import { asKey } from '../../server/operations/index.ts';
 import { VERSION } from '../../server/version.ts';
@@ -54,6 +52,8 @@ export function mcpCommand(program: Command): void {
         backend = localBackend(services.operations, asKey(principal));
         cleanup = () => services.store.close();
       }
+      // The MCP SDK is loaded by this command only (it is half a second of every CLI start otherwise).
+      const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([import('../../server/mcp/server.ts'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
       const server = createMcpServer(backend, {
         version: VERSION,
         onUnexpected: (err) => log.error({ err: (err as Error)?.message, stack: (err as Error)?.stack }, 'MCP tool failed'),

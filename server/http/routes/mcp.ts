@@ -1,13 +1,11 @@
 import type { Express, Request, Response } from 'express';
 import cors from 'cors';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Logger } from '../../log.ts';
 import type { Operations } from '../../operations/index.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { route } from '../handler.ts';
 import { callerOf } from '../auth.ts';
 import { searchOperation } from '../../contracts/search.ts';
-import { createMcpServer } from '../../mcp/server.ts';
 import { localBackend } from '../../mcp/backend.ts';
 import { VERSION } from '../../version.ts';
 
@@ -37,6 +35,10 @@ export interface McpRouteDeps {
  * any replica can answer any request. The caller is the one resolved from the request's key
  * (resolvePrincipal); without a key the request is anonymous, allowed when allowAnonymousSearch.
  */
+/** The MCP SDK, loaded at the first MCP request: processes that never serve MCP (most CLI runs) do not pay for it. */
+let sdk: Promise<[typeof import('../../mcp/server.ts'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')]> | null = null;
+const loadSdk = () => (sdk ??= Promise.all([import('../../mcp/server.ts'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]));
+
 export function mountMcp(app: Express, s: McpRouteDeps): void {
   app.use(MCP_PATH, mcpCors);
 
@@ -46,6 +48,7 @@ export function mountMcp(app: Express, s: McpRouteDeps): void {
       // An instance that requires a key for search refuses the whole request (401), as REST does.
       const caller = callerOf(res);
       s.operations.admit(searchOperation, caller);
+      const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await loadSdk();
       const server = createMcpServer(localBackend(s.operations, caller), {
         version: VERSION,
         onUnexpected: (err) => s.log.error({ err: (err as Error)?.message, stack: (err as Error)?.stack }, 'MCP tool failed'),

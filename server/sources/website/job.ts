@@ -7,7 +7,6 @@ import type { LibraryMeta } from '../../../lib/model.ts';
 import { checkUrl, type NetPolicy } from '../../../lib/net/guard.ts';
 import { scopeFor } from '../../../crawler/url.ts';
 import { BrowserRenderer } from '../../../crawler/browser.ts';
-import { crawlSite } from '../../../crawler/crawl.ts';
 import { CRAWL_JOB, type CrawlPayload } from './service.ts';
 
 export interface CrawlProgress {
@@ -43,6 +42,9 @@ export function registerCrawlJob(jobs: Pick<JobQueue, 'register'>, deps: CrawlJo
  * its content hashes), so nothing is lost or stored twice. The crawl itself is crawler/crawl.ts
  * (crawlSite); this is the job around it.
  */
+/** The crawler (HTML extraction pulls in linkedom, half a second to load): only jobs that crawl load it. */
+const crawler = () => import('../../../crawler/crawl.ts');
+
 export async function runCrawl(deps: CrawlJobDeps, ctx: JobContext<CrawlPayload>): Promise<void> {
   const { store, config } = deps;
   const p = ctx.job.payload;
@@ -71,7 +73,7 @@ export async function runCrawl(deps: CrawlJobDeps, ctx: JobContext<CrawlPayload>
       const renderer = new BrowserRenderer({ executablePath: config.chromiumPath, policy, timeoutMs, maxPages: config.crawlConcurrency, log: ctx.log });
       const report = (force?: boolean) => sink.report(crawlProgress(store, p, jobId, renderer.rendered, sink.stored), force);
       try {
-        const crawled = await crawlSite(
+        const crawled = await (await crawler()).crawlSite(
           {
             jobId, libraryId: p.libraryId, startUrl: p.startUrl, scope: scopeFor(p.startUrl, p.excludePatterns), maxPages: p.maxPages, maxDepth: p.maxDepth,
             respectRobots: p.respectRobots ?? config.crawlRespectRobots, policy, timeoutMs, concurrency: config.crawlConcurrency, siteName: site?.siteTitle ?? null,

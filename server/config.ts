@@ -71,6 +71,12 @@ export const configSchema = z.object({
   trustProxy: trustProxy.default('loopback'),
   /** Whether MCP and search accept requests without an API key. */
   allowAnonymousSearch: bool.default(true),
+  /**
+   * Learn each library version's ranking model from its own headings in a background job (see
+   * docs/retrieval.md). Off: every version ranks with the default model (a box that must never
+   * spend CPU on it, and the test suite, where most tests do not look at ranking).
+   */
+  learnRanking: bool.default(true),
   /** Index this installation's own documentation (README, docs/) as the library /stacks/stacks at start. */
   ownDocs: bool.default(true),
   /** Days audit entries are kept (older ones are pruned daily). */
@@ -134,6 +140,7 @@ const envMap: Record<string, keyof Config> = {
   STACKS_TRUST_PROXY: 'trustProxy',
   STACKS_AUDIT_RETENTION_DAYS: 'auditRetentionDays',
   STACKS_OWN_DOCS: 'ownDocs',
+  STACKS_LEARN_RANKING: 'learnRanking',
   STACKS_RATE_LIMIT_PER_MINUTE: 'rateLimitPerMinute',
   STACKS_SEARCH_WORKERS: 'searchWorkers',
   STACKS_OIDC_ISSUER: 'oidcIssuer',

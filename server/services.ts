@@ -111,7 +111,9 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const keys = new KeyService(store);
   const jobs = new JobQueue(store, log, config.jobConcurrency);
   // Every version swapped in learns its ranking model in the background (server/search/model-job.ts).
-  const writer = new LibraryWriter(store, embedder, undefined, (versionId, libraryId) => queueSearchModel(jobs, versionId, libraryId));
+  const writer = new LibraryWriter(store, embedder, undefined, (versionId, libraryId) => {
+    if (config.learnRanking) queueSearchModel(jobs, versionId, libraryId);
+  });
   const importer = new ImportService(config, store, jobs, log);
   const teams = new TeamService(store, keys, license, config);
   const rarity = await wordRarity(embedder, config, log);
@@ -148,7 +150,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   registerJobKinds(services);
   if (vectorsReset) scheduleReembed({ jobs, embedder, log }, 'embedder changed');
   else if (lastReembedUnfinished(jobs)) scheduleReembed({ jobs, embedder, log }, 'previous run unfinished');
-  else scheduleMissingModels(store, jobs, log);
+  else if (config.learnRanking) scheduleMissingModels(store, jobs, log);
   return services;
 }
 
@@ -184,7 +186,9 @@ function registerJobKinds(s: Services): void {
   const { jobs, store, embedder, writer, log } = s;
   registerImportJob(jobs, { importer: s.importer, writer, store });
   // New vectors change the similarity features every model learned from: learn again.
-  registerReembedJob(jobs, { store, embedder }, () => relearnAll(store, jobs, log));
+  registerReembedJob(jobs, { store, embedder }, () => {
+    if (s.config.learnRanking) relearnAll(store, jobs, log);
+  });
   registerVersionFetch(jobs);
   registerCrawlJob(jobs, { store, writer, config: s.config, schedulesChanged: () => s.crawler.schedulesChanged() });
   s.sources.register(jobs);

@@ -13,7 +13,7 @@ function currentVersion(s: Services, libraryId: string): number {
 }
 
 test('learning is deterministic: the same documents give the same model', async () => {
-  const s = await startTestServer();
+  const s = await startTestServer({ config: { learnRanking: true } });
   try {
     await s.services.jobs.stop();
     await loadBundleFile(s.services.writer, bundlePath('pino'));
@@ -30,7 +30,7 @@ test('learning is deterministic: the same documents give the same model', async 
 });
 
 test('a new version learns its model in a background job; searches use the default until the row is swapped in, then the learned one', async () => {
-  const s = await startTestServer();
+  const s = await startTestServer({ config: { learnRanking: true } });
   try {
     await loadBundleFile(s.services.writer, bundlePath('zod'));
     const v = currentVersion(s.services, '/colinhacks/zod');
@@ -63,7 +63,7 @@ test('a new version learns its model in a background job; searches use the defau
 
 test('a model missing after a restart, or of an older format, is learned again at start-up', async () => {
   const dataDir = tempDir();
-  const s = await startTestServer({ dataDir });
+  const s = await startTestServer({ dataDir, config: { learnRanking: true } });
   let v = 0;
   try {
     await s.services.jobs.stop();
@@ -77,7 +77,7 @@ test('a model missing after a restart, or of an older format, is learned again a
   }
   // Each start learns what is missing; `then` runs once the jobs are done.
   const restart = async (then: (services: Services) => void) => {
-    const again = await startTestServer({ dataDir, license: false });
+    const again = await startTestServer({ dataDir, license: false, config: { learnRanking: true } });
     try {
       await again.services.jobs.idle();
       assert.equal(again.services.store.models.get(v)?.format, MODEL_FORMAT);
@@ -97,7 +97,7 @@ test('a model missing after a restart, or of an older format, is learned again a
 test('the same data gives the same answers: two instances loaded alike answer byte for byte alike', async () => {
   const answers: string[][] = [];
   for (let i = 0; i < 2; i++) {
-    const s = await startTestServer();
+    const s = await startTestServer({ config: { learnRanking: true } });
     try {
       await loadBundleFile(s.services.writer, bundlePath('pino'));
       await s.services.jobs.idle();

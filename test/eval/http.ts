@@ -30,7 +30,7 @@ export interface Asked {
 /** Starts the server and imports the bundles over HTTP; resolves when every job has finished. */
 export async function startEvalServer(bundles: string[] = ALL_BUNDLES, config: Record<string, unknown> = {}): Promise<TestServer> {
   // Hundreds of anonymous questions a minute: the per-key limit would refuse most of them.
-  const s = await startTestServer({ config: { rateLimitPerMinute: 0, ...config } });
+  const s = await startTestServer({ config: { rateLimitPerMinute: 0, learnRanking: true, ...config } });
   try {
     for (const name of bundles) {
       const form = new FormData();

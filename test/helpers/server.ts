@@ -53,8 +53,10 @@ export interface TestServerOptions {
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir();
   if (options.license !== false) fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
-  // ownDocs off unless a test asks: tests count and search the libraries they load themselves.
-  const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, dev: true, logLevel: 'silent', ownDocs: false, ...options.config } as never, {});
+  // Off unless a test asks: the own documentation (tests count and search the libraries they load)
+  // and ranking models learned in the background (CPU most tests do not need; search-model.test.ts
+  // and the eval turn it on).
+  const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, dev: true, logLevel: 'silent', ownDocs: false, learnRanking: false, ...options.config } as never, {});
   const server = await startServer(config, { log: createLogger(config.logLevel), overrides: options.overrides });
   const key = server.firstKey?.key ?? '';
   return trackOpen<TestServer>({
@@ -77,7 +79,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 export function spawnStacks(args: string[], env: NodeJS.ProcessEnv = {}, nodeFlags: string[] = []): ChildProcess {
   return trackChild(spawn(process.execPath, [...nodeFlags, path.join(ROOT, 'bin/stacks.js'), ...args], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', STACKS_OWN_DOCS: 'false', ...env },
+    env: { ...process.env, LOG_LEVEL: 'warn', STACKS_OWN_DOCS: 'false', STACKS_LEARN_RANKING: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   }));
 }

@@ -28,7 +28,7 @@ export function withJson(cmd: Command): Command {
 
 /** --visibility of the commands that add a library (an existing library keeps its own; `stacks libraries set` changes it). */
 export function visibilityOption(): Option {
-  return choiceOption('--visibility <visibility>', 'who may read a new library: teamspace (the default teamspace only; the default) or instance (every key, and anonymous search)', LIBRARY_VISIBILITIES);
+  return choiceOption('--visibility <visibility>', 'who may read a new library: instance (every key, and anonymous search; the default) or teamspace (the default teamspace only)', LIBRARY_VISIBILITIES);
 }
 
 /**

@@ -183,7 +183,7 @@ test('visibility: a member crawl stays in its teamspace on every read path until
   assert.deepEqual([row?.visibility, row?.teamspace], ['instance', 'default']);
 });
 
-test('visibility: imports default to the importer teamspace; instance needs asking; another teamspace cannot overwrite', async (t) => {
+test('visibility: an owner\'s import is owned by its teamspace and instance-wide unless kept to it; another teamspace cannot overwrite', async (t) => {
   const s = await startTestServer();
   t.after(() => s.close());
   const blue = s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' }).key.key;
@@ -203,12 +203,12 @@ test('visibility: imports default to the importer teamspace; instance needs aski
   };
   const settle = () => waitFor(() => (s.services.jobs.list({ state: 'queued' }).length + s.services.jobs.list({ state: 'running' }).length === 0 ? true : null), 30_000);
 
-  const first = await post(bundle('/acme/billing'), s.key);
+  const first = await post(bundle('/acme/billing'), s.key, '?visibility=teamspace');
   assert.equal(first.status, 200, JSON.stringify(first.body));
   await settle();
   const q = `/api/v2/context?libraryId=/acme/billing&query=${encodeURIComponent('charge a card')}`;
   assert.equal((await get(s, q, s.key)).status, 200);
-  assert.equal((await get(s, q, null)).status, 404, 'teamspace by default: anonymous callers do not see it');
+  assert.equal((await get(s, q, null)).status, 404, 'kept to the teamspace: anonymous callers do not see it');
   assert.equal((await get(s, q, blue)).status, 404);
 
   // Blue cannot take the ID over, with or without force.
@@ -217,11 +217,12 @@ test('visibility: imports default to the importer teamspace; instance needs aski
   assert.match(JSON.stringify(taken.body), /taken by another teamspace/);
   assert.equal((await get(s, q, blue)).status, 404);
 
-  // Asked for explicitly, an admin's import is instance-wide.
-  const open = await post(bundle('/acme/public-billing'), s.key, '?visibility=instance');
+  // By default an owner's (or admin's) import is instance-wide, owned by its teamspace.
+  const open = await post(bundle('/acme/public-billing'), s.key);
   assert.equal(open.status, 200, JSON.stringify(open.body));
   await settle();
   assert.equal((await get(s, `/api/v2/context?libraryId=/acme/public-billing&query=${encodeURIComponent('charge a card')}`, null)).status, 200);
+  assert.deepEqual([s.services.store.libraries.get('/acme/public-billing')?.visibility, s.services.store.libraries.get('/acme/public-billing')?.teamspaceId], ['instance', s.services.teams.defaultTeamspaceId()]);
   const invalid = await post(bundle('/acme/x'), s.key, '?visibility=everyone');
   assert.equal(invalid.status, 400);
   assert.equal(invalid.body.error, 'validation_error');

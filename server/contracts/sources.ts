@@ -15,7 +15,7 @@ const url = z.string().trim().min(1, 'must not be empty').max(2048);
 const visibility = z
   .enum(LIBRARY_VISIBILITIES)
   .optional()
-  .describe("who may read a new library: teamspace (default: the caller's teamspace) or instance (everyone; owner or admin only)");
+  .describe("who may read a new library: teamspace (the caller's teamspace; always for a member) or instance (everyone; the default for owners and admins)");
 const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', '']).transform((v) => v === 'true' || v === '1')]);
 
 export const parseWebsiteInput = z.object({

@@ -25,15 +25,17 @@ export interface SourceOperationDeps {
 export function sourceOperations(bind: ReturnType<typeof binder>, d: SourceOperationDeps) {
   /**
    * Who adds, and so owns, a new library: the key's member in its teamspace, or (no principal:
-   * the local CLI) the operator in the default teamspace. Visible to its teamspace unless an
-   * owner, admin or the operator asks for the whole instance.
+   * the local CLI) the operator in the default teamspace. What a member adds is visible to its
+   * teamspace only; what an owner, an admin or the operator adds is visible to the instance unless
+   * they ask for `teamspace` (a member asking for `instance` is refused).
    */
   const submitter = (p: Principal | null, visibility: LibraryVisibility | undefined): Submitter => {
-    if (!p) return { memberId: null, teamspaceId: d.defaultTeamspaceId(), visibility: visibility ?? 'teamspace', operator: true };
-    if (visibility === 'instance' && p.role === 'member') {
-      throw new ApiError('forbidden', 'Only an owner or admin can make a library visible to the whole instance; leave visibility out to add it for your teamspace.');
+    if (!p) return { memberId: null, teamspaceId: d.defaultTeamspaceId(), visibility: visibility ?? 'instance', operator: true };
+    if (p.role === 'member') {
+      if (visibility === 'instance') throw new ApiError('forbidden', 'Only an owner or admin can make a library visible to the whole instance; leave visibility out to add it for your teamspace.');
+      return { memberId: p.memberId, teamspaceId: p.teamspaceId, visibility: 'teamspace', operator: false };
     }
-    return { memberId: p.memberId, teamspaceId: p.teamspaceId, visibility: visibility ?? 'teamspace', operator: false };
+    return { memberId: p.memberId, teamspaceId: p.teamspaceId, visibility: visibility ?? 'instance', operator: false };
   };
   return {
     parseWebsite: bind(parseWebsiteOperation, async (i, p, caller) => {
@@ -65,7 +67,7 @@ export function sourceOperations(bind: ReturnType<typeof binder>, d: SourceOpera
       )(fields, caller),
     /** `file` is the received bundle (JSON or zip) in a temporary file the entry point removes. */
     importLibraries: (raw: unknown, file: string, caller: Caller) =>
-      bind(importOperation, (i, p) => d.importer.importFile(file, { force: i.force ?? null, who: submitter(p, i.visibility), refuse: (h) => d.importRefusal(p, h, i.visibility ?? 'teamspace') }))(raw, caller),
+      bind(importOperation, (i, p) => d.importer.importFile(file, { force: i.force ?? null, who: submitter(p, i.visibility), refuse: (h) => d.importRefusal(p, h, i.visibility ?? 'instance') }))(raw, caller),
   };
 }
 

@@ -2,7 +2,8 @@
 // parse-website option), an OpenAPI spec (URL or file), an llms.txt URL, PDF and DOCX files.
 import { $, api, authHeaders, setStatus } from './core.js';
 
-const visibility = () => $('add-visibility').value;
+/** The chosen visibility, or undefined for the server's default (a member's teamspace, else everyone). */
+const visibility = () => $('add-visibility').value || undefined;
 
 /** A multipart upload with progress (fetch cannot report upload progress; XMLHttpRequest can). */
 function upload(url, form, progressId) {
@@ -40,7 +41,7 @@ $('add-bundle').addEventListener('submit', async (event) => {
   event.preventDefault();
   const form = new FormData();
   form.append('bundleFile', $('bundle-file').files[0]);
-  form.append('visibility', visibility());
+  if (visibility()) form.append('visibility', visibility());
   if ($('bundle-force').checked) form.append('force', 'true');
   setStatus('bundle-status', 'Uploading…');
   try {
@@ -93,7 +94,7 @@ $('add-files').addEventListener('submit', async (event) => {
   const files = [...$('files-input').files];
   const openapi = files.length === 1 && /\.(json|ya?ml)$/i.test(files[0].name);
   const form = new FormData();
-  form.append('visibility', visibility());
+  if (visibility()) form.append('visibility', visibility());
   if (openapi) {
     form.append('openapiFile', files[0]);
     if ($('files-title').value.trim()) form.append('libraryTitle', $('files-title').value.trim());

@@ -15,11 +15,13 @@ import { loadCorpusBundles, textOf } from './helpers/mcp.ts';
 let dataDir: string;
 let memberKey: string;
 
-const baseEnv = (): Record<string, string> => ({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' });
+// No ranking models are learned here: a process learning them in the background would change the
+// answers between the two that the tests compare.
+const baseEnv = (): Record<string, string> => ({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', STACKS_LEARN_RANKING: 'false' });
 
 before(async () => {
   dataDir = tempDir('stacks-mcp-stdio-');
-  const config = loadConfig({ dataDir, logLevel: 'silent' }, {});
+  const config = loadConfig({ dataDir, logLevel: 'silent', learnRanking: false }, {});
   const services = await createServices(config, createLogger('silent'));
   try {
     await loadCorpusBundles(services, ['pino', 'zod']);

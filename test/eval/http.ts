@@ -120,7 +120,7 @@ export interface Report {
   /** Per endpoint and order: metrics by kind, on-topic overall (dev / blind / all). */
   tables: Record<`${Endpoint}:${Order}`, Record<string, Metrics>>;
   /** Library-less off-topic questions answered 404 no_documentation_found by /api/v3/search (also per split). */
-  offtopic: { n: number; refused: number; snippets: number[]; dev: [number, number]; blind: [number, number] };
+  offtopic: { n: number; refused: number; snippets: number[]; dev: [number, number]; blind: [number, number]; fresh: [number, number] };
   /** On-topic /api/v3/search questions wrongly answered "nothing found". */
   falseRefusals: { n: number; refused: number; ids: string[] };
   /** Version questions whose first /api/v3/search snippet comes from the expected version. */
@@ -134,7 +134,10 @@ export function report(asked: Asked[]): Report {
   const tables = {} as Report['tables'];
   for (const key of KEYS) {
     const rows: Record<string, Metrics> = {};
-    const usable = onTopic.filter((a) => a.answers[key] !== undefined);
+    const answered = onTopic.filter((a) => a.answers[key] !== undefined);
+    // The fresh set has rows of its own, so the older rows keep meaning what they meant.
+    const usable = answered.filter((a) => a.q.set !== 'fresh');
+    const fresh = answered.filter((a) => a.q.set === 'fresh');
     const groups: [string, Asked[]][] = [
       ['all', usable],
       ['dev', usable.filter((a) => a.q.split === 'dev')],
@@ -144,12 +147,17 @@ export function report(asked: Asked[]): Report {
     ];
     for (const kind of new Set(usable.map((a) => a.q.kind))) groups.push([`kind ${kind}`, usable.filter((a) => a.q.kind === kind)]);
     for (const kind of new Set(usable.map((a) => a.q.kind))) groups.push([`blind ${kind}`, usable.filter((a) => a.q.kind === kind && a.q.split === 'blind')]);
+    if (fresh.length) groups.push(['fresh (blind)', fresh]);
+    for (const kind of new Set(fresh.map((a) => a.q.kind))) groups.push([`fresh ${kind}`, fresh.filter((a) => a.q.kind === kind)]);
     for (const [name, group] of groups) rows[name] = summarize(group.map((a) => rankOf(a, key)));
     tables[key] = rows;
   }
-  const off = asked.filter((a) => a.q.kind === 'offtopic');
+  const off = asked.filter((a) => a.q.kind === 'offtopic' && a.q.set !== 'fresh');
+  const freshOff = asked.filter((a) => a.q.kind === 'offtopic' && a.q.set === 'fresh');
+  const refusedCount = (group: Asked[]) => group.filter((a) => a.answers['search:json']!.error === 'no_documentation_found').length;
   const offAnswers = off.map((a) => a.answers['search:json']!);
   const refusedOn = onTopic.filter((a) => a.answers['search:json']?.error === 'no_documentation_found');
+  // (on-topic refusals count the fresh set too: a wrong refusal is never acceptable.)
   const versionQs = onTopic.filter((a) => a.q.kind === 'version');
   const versionPrefix = (url: string) => url.replace(/^(https:\/\/github\.com\/[^/]+\/[^/]+\/blob\/[^/]+\/).*$/, '$1').replace(/^(https:\/\/[^/]+\/).*$/, '$1');
   return {
@@ -162,6 +170,7 @@ export function report(asked: Asked[]): Report {
         const group = off.filter((a) => a.q.split === split);
         return [split, [group.filter((a) => a.answers['search:json']!.error === 'no_documentation_found').length, group.length]];
       })) as { dev: [number, number]; blind: [number, number] },
+      fresh: [refusedCount(freshOff), freshOff.length],
     },
     falseRefusals: { n: onTopic.length, refused: refusedOn.length, ids: refusedOn.map((a) => a.q.id) },
     versions: {
@@ -192,11 +201,18 @@ export function formatReport(r: Report, opts: { kinds?: boolean } = {}): string 
   lines.push('');
   lines.push(
     `off-topic, library-less /api/v3/search: ${r.offtopic.refused} of ${r.offtopic.n} answered 404 no_documentation_found ` +
-      `(dev ${r.offtopic.dev[0]} of ${r.offtopic.dev[1]}, blind ${r.offtopic.blind[0]} of ${r.offtopic.blind[1]}; snippets returned otherwise: ${r.offtopic.snippets.filter((n) => n > 0).join(', ') || 'none'})`,
+      `(dev ${r.offtopic.dev[0]} of ${r.offtopic.dev[1]}, blind ${r.offtopic.blind[0]} of ${r.offtopic.blind[1]}${r.offtopic.fresh[1] ? `, fresh ${r.offtopic.fresh[0]} of ${r.offtopic.fresh[1]}` : ''}; snippets returned otherwise: ${r.offtopic.snippets.filter((n) => n > 0).join(', ') || 'none'})`,
   );
   lines.push(`on-topic /api/v3/search answered "nothing found": ${r.falseRefusals.refused} of ${r.falseRefusals.n}${r.falseRefusals.ids.length ? ` (${r.falseRefusals.ids.join(', ')})` : ''}`);
   lines.push(`version questions served from the expected version: ${r.versions.right} of ${r.versions.n}`);
   return lines.join('\n');
+}
+
+/** Off-topic questions of the dev split that were answered anyway (the blind split's are never listed). */
+export function devOfftopicAnswered(asked: Asked[]): string[] {
+  return asked
+    .filter((a) => a.q.split === 'dev' && a.q.kind === 'offtopic' && a.answers['search:json']?.error !== 'no_documentation_found')
+    .map((a) => `answered off-topic ${a.q.id}: ${a.q.query.slice(0, 160).replace(/\n/g, ' | ')}\n    got ${a.answers['search:txt']?.sources.slice(0, 3).join('\n        ')}`);
 }
 
 /** Per-question misses of the dev split (the blind split's questions are never listed). */

@@ -26,11 +26,15 @@ export interface EvalItem {
   /** Source URLs that answer (`~N` suffixes ignored; a trailing `*` matches a whole page); [] for off-topic. */
   expect: string[];
   split: 'dev' | 'blind';
-  /** Where it comes from: the older hand-tuned set or the written-first set. */
-  set: 'legacy' | 'written';
+  /**
+   * Where it comes from: the older hand-tuned set, the written-first set, or the fresh set
+   * (questions/holdout/, written Nov 25 before any change it measures; all of it blind).
+   */
+  set: 'legacy' | 'written' | 'fresh';
 }
 
 const DIR = path.join(import.meta.dirname, 'questions');
+const HOLDOUT_DIR = path.join(DIR, 'holdout');
 
 /** About a third of the written questions are blind; the legacy set tuned the old constants, so it is dev. */
 export function splitOf(id: string): 'dev' | 'blind' {
@@ -57,6 +61,14 @@ export function loadQuestions(): EvalItem[] {
     for (const q of items) {
       if (!KINDS.includes(q.kind)) throw new Error(`${file}: ${q.id} has unknown kind ${q.kind}`);
       out.push({ ...q, library: q.library ?? [], expect: q.expect ?? [], split: splitOf(q.id), set: 'written' });
+    }
+  }
+  // The fresh set is blind as a whole: only its aggregate figures are printed.
+  for (const file of fs.existsSync(HOLDOUT_DIR) ? fs.readdirSync(HOLDOUT_DIR).filter((f) => f.endsWith('.json')).sort() : []) {
+    const items = JSON.parse(fs.readFileSync(path.join(HOLDOUT_DIR, file), 'utf8')) as Omit<EvalItem, 'split' | 'set'>[];
+    for (const q of items) {
+      if (!KINDS.includes(q.kind)) throw new Error(`holdout/${file}: ${q.id} has unknown kind ${q.kind}`);
+      out.push({ ...q, library: q.library ?? [], expect: q.expect ?? [], split: 'blind', set: 'fresh' });
     }
   }
   const ids = new Set<string>();

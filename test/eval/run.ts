@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   const onlyIdx = args.indexOf('--only');
   const only = onlyIdx >= 0 ? (args[onlyIdx + 1] ?? '').split(',').filter(Boolean) : null;
   if (args.includes('--modes')) return modes(verbose, only);
-  const { ALL_BUNDLES, askAll, devMisses, formatReport, report, startEvalServer } = await import('./http.ts');
+  const { ALL_BUNDLES, askAll, devMisses, devOfftopicAnswered, formatReport, report, startEvalServer } = await import('./http.ts');
   const bundles = only ? ALL_BUNDLES.filter((b) => only.some((o) => b.startsWith(o))) : ALL_BUNDLES;
   const started = performance.now();
   const server = await startEvalServer(bundles);
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
     console.log(`loaded ${bundles.join(', ')} over HTTP in ${((performance.now() - started) / 1000).toFixed(1)} s; ${questions.length} questions`);
     const asked = await askAll(server, questions);
     console.log(formatReport(report(asked), { kinds: true }));
-    if (verbose) for (const line of devMisses(asked, 'search:txt')) console.log(line);
+    if (verbose) for (const line of [...devMisses(asked, 'search:txt'), ...devOfftopicAnswered(asked)]) console.log(line);
     // --save FILE: per-question ranks of the dev split (to compare two runs question by question).
     const saveIdx = args.indexOf('--save');
     if (saveIdx >= 0) {

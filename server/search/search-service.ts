@@ -19,7 +19,7 @@ import { codeSnippetJson, infoSnippetJson, lazyRendered, renderText } from './re
 import { branchSatisfies, resolveVersion, worstStatus } from './version.ts';
 import { queueVersionFetch } from './version-fetch.ts';
 import type { RetrievalPool } from './retrieval-pool.ts';
-import { answerability, type WordRarity } from './nothing-found.ts';
+import { answerability, type Answerability, type WordRarity } from './nothing-found.ts';
 
 /** One selected library with the version it serves and what it reports about the request. */
 export interface SearchTarget {
@@ -54,6 +54,8 @@ export interface SearchDeps {
 export interface SearchOverrides {
   retrieve?: LibraryRetrieval;
   rerank?: GlobalRerank;
+  /** Sees every "nothing found" verdict of a library-less search (scripts/fit-nothing-found.ts fits its constants on them). */
+  observeVerdict?: (verdict: Answerability) => void;
 }
 
 /** Language names a caller may pass as `language`, mapped to codeLanguage values the reranker compares. */
@@ -236,6 +238,7 @@ export class MultiLibrarySearch implements SearchService {
     }
     if (inferred && d.rarity) {
       const verdict = answerability(q.terms, ranked, (words) => new Set(d.store.probe.documentFrequencies(words).keys()), d.rarity);
+      this.overrides.observeVerdict?.(verdict);
       if (verdict.nothingFound) {
         d.log.debug({ query: req.query.slice(0, 200), unknown: verdict.unknown, coverage: verdict.coverage }, 'search: nothing found');
         throw new ApiError(

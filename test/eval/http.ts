@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import type { ServiceOverrides } from '../../server/services.ts';
 import { bundlePath } from './bundles.ts';
 import { firstHit, summarize, type EvalItem, type Kind, type Metrics } from './question-set.ts';
 
@@ -28,9 +29,9 @@ export interface Asked {
 }
 
 /** Starts the server and imports the bundles over HTTP; resolves when every job has finished. */
-export async function startEvalServer(bundles: string[] = ALL_BUNDLES, config: Record<string, unknown> = {}): Promise<TestServer> {
+export async function startEvalServer(bundles: string[] = ALL_BUNDLES, config: Record<string, unknown> = {}, overrides: ServiceOverrides = {}): Promise<TestServer> {
   // Hundreds of anonymous questions a minute: the per-key limit would refuse most of them.
-  const s = await startTestServer({ config: { rateLimitPerMinute: 0, learnRanking: true, ...config } });
+  const s = await startTestServer({ config: { rateLimitPerMinute: 0, learnRanking: true, ...config }, overrides });
   try {
     for (const name of bundles) {
       const form = new FormData();

@@ -10,7 +10,7 @@ const paths = (what: string) => z.array(z.string().trim().min(1).max(300)).max(1
 
 export const parseRepoInput = z.object({
   repoUrl: z.string().trim().min(1).max(2048).describe('https://, http://, ssh:// or git:// repository URL, or git@host:owner/repo.git'),
-  branch: z.string().trim().min(1).max(200).regex(/^[^\s~^:?*[\\]+$/, 'a branch or tag name').optional().describe('branch or tag; default: the default branch'),
+  branch: z.string().trim().min(1).max(200).regex(/^(?!-)[^\s~^:?*[\\]+$/, 'a branch or tag name').optional().describe('branch or tag; default: the default branch'),
   folders: paths('only these folders (a sparse checkout; files at the root are read too)'),
   excludeFolders: paths('folders to leave out (globs), besides the default exclusions'),
   excludeFiles: paths('files to leave out (globs on the path, or on the name when the glob has no /)'),

@@ -110,7 +110,7 @@ export interface CloneOptions extends RemoteOptions {
 export function cloneRepo(addr: RepoAddress, o: CloneOptions): Promise<{ commit: string; branch: string | null }> {
   return withRemote(addr, o, async (c, run) => {
     const sparse = o.folders.length > 0;
-    const args = ['clone', '--depth', '1', '--single-branch', '--no-tags', '--quiet', ...(sparse ? ['--sparse', '--filter=blob:none'] : []), ...(o.ref ? ['--branch', o.ref] : []), '--', c.url, o.dir];
+    const args = ['clone', '--depth', '1', '--single-branch', '--no-tags', '--quiet', ...(sparse ? ['--sparse', '--filter=blob:none'] : []), ...(o.ref ? [`--branch=${o.ref}`] : []), '--', c.url, o.dir];
     await run({ args, watch: { dir: o.dir, maxBytes: o.maxBytes } });
     if (sparse) await run({ args: ['sparse-checkout', 'set', '--', ...o.folders], cwd: o.dir, watch: { dir: o.dir, maxBytes: o.maxBytes } });
     const commit = (await run({ args: ['rev-parse', 'HEAD'], cwd: o.dir })).stdout.trim();
@@ -125,9 +125,14 @@ export async function treeBlobs(dir: string, timeoutMs: number): Promise<Map<str
   const out = new Map<string, string>();
   for (const entry of stdout.split('\0')) {
     const m = /^(\d{6}) blob ([0-9a-f]{40,64})\t(.+)$/s.exec(entry);
-    if (m && (m[1] === '100644' || m[1] === '100755')) out.set(m[3]!, m[2]!);
+    // Only regular files at safe paths: a crafted tree cannot make the indexer read outside the clone.
+    if (m && (m[1] === '100644' || m[1] === '100755') && safePath(m[3]!)) out.set(m[3]!, m[2]!);
   }
   return out;
+}
+
+function safePath(p: string): boolean {
+  return !p.startsWith('/') && !p.includes('\\') && p.split('/').every((seg) => seg && seg !== '.' && seg !== '..' && seg.toLowerCase() !== '.git');
 }
 
 /** A git failure as the API says it: credentials asked for or refused, not found, too large, too slow. */

@@ -39,6 +39,9 @@ function toVersion(r: VersionRow): LibraryVersion {
   };
 }
 
+/** Snippet rows deleted per statement when a version is purged. */
+const DELETE_CHUNK = 500;
+
 /** Libraries and their versions. */
 export class LibraryStore {
   /** Prepared once per SQL text: version and library lookups run on every search request. */
@@ -252,7 +255,17 @@ export class LibraryStore {
     const hasVec = this.stmt("SELECT 1 FROM sqlite_master WHERE name = 'snippet_vec'").get() !== undefined;
     const vec = hasVec ? this.stmt('DELETE FROM snippet_vec WHERE rowid = ?') : null;
     const row = this.stmt('DELETE FROM snippets WHERE id = ?');
-    for (const id of ids) {
+    // Whole chunks with one statement per table (half the time of a statement per row: a refresh
+    // that replaces a large version purges the old one in its commit); the rest row by row.
+    const whole = ids.length - (ids.length % DELETE_CHUNK);
+    const list = Array.from({ length: DELETE_CHUNK }, () => '?').join(',');
+    for (let i = 0; i < whole; i += DELETE_CHUNK) {
+      const chunk = ids.slice(i, i + DELETE_CHUNK);
+      this.stmt(`DELETE FROM snippet_fts WHERE rowid IN (${list})`).run(...chunk);
+      if (hasVec) this.stmt(`DELETE FROM snippet_vec WHERE rowid IN (${list})`).run(...chunk.map(BigInt));
+      this.stmt(`DELETE FROM snippets WHERE id IN (${list})`).run(...chunk);
+    }
+    for (const id of ids.slice(whole)) {
       fts.run(id);
       vec?.run(BigInt(id));
       row.run(id);

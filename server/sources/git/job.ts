@@ -53,9 +53,11 @@ export async function runGitJob<P>(deps: GitJobDeps, ctx: JobContext<P>, p: GitJ
   const repoDir = path.join(dir, 'repo');
   try {
     ctx.progress({ phase: 'cloning', repoUrl: addr.url, ref: p.ref });
+    const started = Date.now();
     const remote = { policy: { allowPrivate: config.crawlAllowPrivate }, auth: deps.credentials.forHost(addr.host, addr.port), timeoutMs: config.gitTimeoutMs, workDir: dir, signal: ctx.signal };
     const cloned = await cloneRepo(addr, { ...remote, ref: p.ref, folders: p.options.folders ?? [], dir: repoDir, maxBytes: config.gitMaxBytes });
     const refName = p.ref ?? cloned.branch ?? 'HEAD';
+    const cloneMs = Date.now() - started;
     const blobs = await treeBlobs(repoDir, config.gitTimeoutMs);
     const present = new Map<string, number>();
     for (const f of blobs.keys()) {
@@ -73,8 +75,10 @@ export async function runGitJob<P>(deps: GitJobDeps, ctx: JobContext<P>, p: GitJ
       tag: p.tag,
       dynamicIndex: true,
       produce: async (sink) => {
+        const producing = Date.now();
         const report = await produceFiles(store, sink, { dir: repoDir, addr, ref: refName, docs: selected.docs, sources: selected.sources, blobs, previous });
-        sink.report({ phase: 'indexing', commit: cloned.commit, ref: refName, ...report, ...(stacksJson.error ? { warning: stacksJson.error } : {}) }, true);
+        const timings = { cloneMs, selectMs: producing - started - cloneMs, indexMs: Date.now() - producing };
+        sink.report({ phase: 'indexing', commit: cloned.commit, ref: refName, ...report, timings, ...(stacksJson.error ? { warning: stacksJson.error } : {}) }, true);
       },
       nothingIndexed: () => new ApiError('validation_error', `Nothing to index in ${addr.url} at ${refName}: no documentation (${['.md', '.mdx', '.markdown', '.rst', '.txt', '.ipynb'].join(', ')}) or source files were found${options.folders.length ? ` under ${options.folders.join(', ')}` : ''}.`),
       afterCommit: (totals) => {

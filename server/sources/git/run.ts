@@ -94,7 +94,7 @@ export function runGit(run: GitRun): Promise<GitResult> {
     const onAbort = () => kill('aborted');
     if (run.signal?.aborted) onAbort();
     else run.signal?.addEventListener('abort', onAbort, { once: true });
-    const watcher = run.watch ? setInterval(() => dirBytes(run.watch!.dir, run.watch!.maxBytes) > run.watch!.maxBytes && kill('size'), 200) : null;
+    const watcher = run.watch ? setInterval(() => dirBytes(run.watch!.dir, run.watch!.maxBytes) > run.watch!.maxBytes && kill('size'), 500) : null;
     const done = () => {
       clearTimeout(timer);
       if (watcher) clearInterval(watcher);

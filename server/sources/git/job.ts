@@ -54,7 +54,7 @@ export async function runGitJob<P>(deps: GitJobDeps, ctx: JobContext<P>, p: GitJ
   try {
     ctx.progress({ phase: 'cloning', repoUrl: addr.url, ref: p.ref });
     const started = Date.now();
-    const remote = { policy: { allowPrivate: config.crawlAllowPrivate }, auth: deps.credentials.forHost(addr.host, addr.port), timeoutMs: config.gitTimeoutMs, workDir: dir, signal: ctx.signal };
+    const remote = { policy: { allowPrivate: config.crawlAllowPrivate }, auth: deps.credentials.forHost(addr.host, addr.port), timeoutMs: config.gitTimeoutMs, workDir: dir, knownHostsFile: path.join(config.dataDir, 'git', 'known_hosts'), signal: ctx.signal };
     const cloned = await cloneRepo(addr, { ...remote, ref: p.ref, folders: p.options.folders ?? [], dir: repoDir, maxBytes: config.gitMaxBytes });
     const refName = p.ref ?? cloned.branch ?? 'HEAD';
     const cloneMs = Date.now() - started;

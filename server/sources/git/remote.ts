@@ -17,8 +17,10 @@ export interface RemoteOptions {
   policy: NetPolicy;
   auth: GitAuth | null;
   timeoutMs: number;
-  /** Where an SSH key file and known_hosts live while git runs (inside the data dir). */
+  /** Where an SSH key file lives while git runs (inside the data dir). */
   workDir: string;
+  /** SSH host keys, kept across jobs: the first key a host shows is trusted, a changed one refused. */
+  knownHostsFile: string;
   signal?: AbortSignal;
 }
 
@@ -56,7 +58,7 @@ async function connect(addr: RepoAddress, o: RemoteOptions): Promise<Connection>
   }
   if (addr.transport === 'ssh') {
     fs.mkdirSync(o.workDir, { recursive: true, mode: 0o700 });
-    const ssh = ['ssh', '-F', '/dev/null', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=accept-new', '-o', `UserKnownHostsFile=${path.join(o.workDir, 'known_hosts')}`, '-o', `HostKeyAlias=${addr.host}`, '-o', 'ConnectTimeout=20'];
+    const ssh = ['ssh', '-F', '/dev/null', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=accept-new', '-o', `UserKnownHostsFile=${o.knownHostsFile}`, '-o', `HostKeyAlias=${addr.host}`, '-o', 'ConnectTimeout=20'];
     if (o.auth?.kind === 'ssh') {
       keyDir = fs.mkdtempSync(path.join(o.workDir, 'key-'));
       const keyFile = path.join(keyDir, 'id');

@@ -39,7 +39,7 @@ export class GitSourceService {
   /** The remote's branches and tags, through the guard and with the host's credentials. */
   refs(repoUrl: string, signal?: AbortSignal): Promise<RemoteRefs> {
     const addr = parseRepoUrl(repoUrl);
-    return listRemote(addr, { policy: { allowPrivate: this.d.config.crawlAllowPrivate }, auth: this.d.credentials.forHost(addr.host, addr.port), timeoutMs: this.d.config.gitTimeoutMs, workDir: this.workDir(), signal });
+    return listRemote(addr, { policy: { allowPrivate: this.d.config.crawlAllowPrivate }, auth: this.d.credentials.forHost(addr.host, addr.port), timeoutMs: this.d.config.gitTimeoutMs, workDir: this.workDir(), knownHostsFile: path.join(this.d.config.dataDir, 'git', 'known_hosts'), signal });
   }
 
   async submit(input: { repoUrl: string; branch?: string; force?: boolean } & Partial<SelectionOptions>, who: Submitter): Promise<GitSubmission> {

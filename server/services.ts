@@ -208,6 +208,7 @@ function registerJobKinds(s: Services): void {
     },
   };
   jobs.register<GitJobPayload>(GIT_JOB, (ctx) => runGitJob(gitDeps, ctx, ctx.job.payload));
+  if (s.git.sweepWork()) log.info('removed clone folders of git jobs that are no longer running');
   registerVersionFetch(jobs, (ctx, libraryId, version) => s.git.fetchVersion(gitDeps, ctx, libraryId, version));
   registerCrawlJob(jobs, { store, writer, config: s.config, schedulesChanged: () => s.crawler.schedulesChanged() });
   s.sources.register(jobs);

@@ -53,6 +53,8 @@ async function keys(page: Page, s: TestServer): Promise<void> {
   // Keys: create one (shown once, with the MCP configuration to paste), then revoke it.
   await page.locator('#keys-page').getByLabel('Name', { exact: true }).fill('assistant');
   await page.getByRole('button', { name: 'Create key' }).click();
+  // The key shows when the answer arrives (read at once, it was empty under load).
+  await page.locator('#new-key-value', { hasText: /^stk_/ }).waitFor();
   const key = (await page.locator('#new-key-value').textContent()) ?? '';
   assert.match(key, /^stk_/);
   assert.ok((await page.locator('#mcp-config').textContent())?.includes(`${new URL(s.url).origin}/mcp`));

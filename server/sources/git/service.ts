@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import semver from 'semver';
 import type { Config } from '../../config.ts';
@@ -106,6 +107,25 @@ export class GitSourceService {
     if (!tag) throw new ApiError('validation_error', `${repo.repoUrl} has no tag for version ${version} (tags: ${refs.tags.slice(-10).join(', ') || 'none'}).`);
     await runGitJob(deps, ctx, { libraryId, repoUrl: repo.repoUrl, ref: tag, tag, options: optionsOf(repo.options), teamspaceId: lib.teamspaceId, visibility: lib.visibility });
     return tag;
+  }
+
+  /**
+   * Removes clone folders left by jobs that are not running (a job interrupted by a crash reruns
+   * in a fresh folder). Folders of running jobs, in this or another process, are left alone.
+   */
+  sweepWork(): number {
+    const dir = this.workDir();
+    if (!fs.existsSync(dir)) return 0;
+    let removed = 0;
+    for (const name of fs.readdirSync(dir)) {
+      const id = /^job-(\d+)-/.exec(name)?.[1];
+      if (!id) continue;
+      const job = this.d.store.jobs.get(Number(id));
+      if (job?.state === 'running') continue;
+      fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+      removed++;
+    }
+    return removed;
   }
 
   private assertIdle(libraryId: string): void {

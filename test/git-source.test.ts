@@ -26,6 +26,7 @@ before(async () => {
   repos.push(buildWidgetRepo(root));
   repos.push(new TestRepo(root, 'private/secret').write({ 'README.md': '# Secret\n\nThe secret handshake needs two knocks and a whistle.\n' }).commit('init').publish());
   repos.push(new TestRepo(root, 'acme/growing').write({ 'docs/intro.md': '# Growing\n\nThe growing repository explains seed germination in detail.\n' }).commit('init').publish());
+  repos.push(new TestRepo(root, 'acme/sparse').write({ 'README.md': '# Sparse\n\nThe root readme of the sparse repository is always read.\n', 'docs/a.md': '# A\n\nThe docs folder holds the alpha page of the sparse repository.\n', 'docs/drafts/b.md': '# B\n\nA draft page that excludeFolders leaves out of the index.\n', 'other/c.md': '# C\n\nOutside the folders: never checked out, never indexed.\n' }).commit('init').publish());
   repos.push(new TestRepo(root, 'team/notes').write({ 'README.md': '# Team notes\n\nThe quarterly planning ritual happens on the first Monday.\n' }).commit('init').publish());
   gitServer = await startGitHttpServer(root, { '/private/': { user: 'alice', password: PASSWORD } });
   s = await startTestServer({ config: { gitCredentialsKey: 'ab'.repeat(32), gitMaxBytes: MAX_BYTES, gitTimeoutMs: 60_000 } });
@@ -170,6 +171,14 @@ test('a clone over the size limit is refused cleanly: the served version stays, 
   assert.match(job.error ?? '', /larger than .* bytes \(STACKS_GIT_MAX_BYTES\)/);
   assert.equal(s.services.store.libraries.currentVersion('/acme/growing', '')!.id, served.id);
   assert.deepEqual(fs.readdirSync(path.join(s.dataDir, 'git', 'work')).filter((f) => f.startsWith('job-')), []);
+});
+
+test('folders: a sparse checkout (root files come along for stacks.json and LICENSE; only the folders are indexed); excludeFolders leaves more out', async () => {
+  const r = await parse({ repoUrl: url('acme/sparse'), folders: ['docs'], excludeFolders: ['docs/drafts'] });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.equal((await waitJob(s, r.body.queueId as number)).state, 'succeeded');
+  assert.deepEqual([...new Set(snippetsOf(s, '/acme/sparse').map((x) => x.sourceFile))].sort(), ['docs/a.md']);
+  assert.deepEqual(s.services.store.git.repo('/acme/sparse')!.options.folders, ['docs']);
 });
 
 test('the address guard and the transports: metadata addresses, file://, ext:: and credentials in URLs are refused', async () => {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileUrl, parseRepoUrl } from '../server/sources/git/address.ts';
@@ -12,6 +13,7 @@ import { sourceSnippets } from '../server/sources/git/code-index.ts';
 import { matchLicense } from '../server/sources/git/license.ts';
 import { mergeOptions, selectFiles } from '../server/sources/git/selection.ts';
 import { GitFailed, runGit } from '../server/sources/git/run.ts';
+import { listRemote } from '../server/sources/git/remote.ts';
 import { rank } from '../server/search/ranker.ts';
 import { docsAreThin } from '../server/search/dynamic.ts';
 import { prepareQuery } from '../server/search/query.ts';
@@ -130,4 +132,20 @@ test('ranking: a dynamic snippet ranks below documentation of equal relevance; t
   assert.equal(docsAreThin(q, docs), true, 'the docs do not hold the question\'s words');
   assert.equal(docsAreThin(q, [1, 2, 3].map((i) => candidate(i, false, 'compute the frob checksum here'))), false);
   assert.equal(docsAreThin(q, docs.slice(0, 1)), true, 'too few candidates');
+});
+
+test('SSH: the key exists only while git runs; an unreachable host is a clean fetch_failed (no SSH server here: the transport itself is not exercised)', async () => {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-ssh-'));
+  try {
+    const addr = parseRepoUrl('ssh://git@127.0.0.1:1/acme/widget.git');
+    const auth = { kind: 'ssh' as const, username: 'git', secret: '-----BEGIN OPENSSH PRIVATE KEY-----\nnot-a-real-key\n-----END OPENSSH PRIVATE KEY-----' };
+    await assert.rejects(
+      listRemote(addr, { policy: { allowPrivate: true }, auth, timeoutMs: 20_000, workDir: work, knownHostsFile: path.join(work, 'known_hosts') }),
+      (e: Error & { code?: string }) => e.code === 'fetch_failed' && !e.message.includes('not-a-real-key'),
+    );
+    assert.deepEqual(fs.readdirSync(work).filter((f) => f.startsWith('key-')), [], 'the key file is removed');
+    await assert.rejects(listRemote(parseRepoUrl('ssh://git@169.254.169.254/x.git'), { policy: { allowPrivate: true }, auth: null, timeoutMs: 5_000, workDir: work, knownHostsFile: path.join(work, 'kh') }), (e: Error & { code?: string }) => e.code === 'forbidden');
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
 });

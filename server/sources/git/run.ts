@@ -145,5 +145,6 @@ export function dirBytes(dir: string, limit = Infinity): number {
 
 function lastLines(stderr: string): string {
   const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l && !/^(Cloning into|remote: (Counting|Compressing|Enumerating|Total))/.test(l));
-  return lines.slice(-3).join(' ').slice(0, 500) || 'no message';
+  // ssh and curl say why before git's closing "fatal:" lines.
+  return lines.slice(-5).join(' ').slice(0, 600) || 'no message';
 }

@@ -14,6 +14,7 @@ import { matchLicense } from '../server/sources/git/license.ts';
 import { mergeOptions, selectFiles } from '../server/sources/git/selection.ts';
 import { GitFailed, runGit } from '../server/sources/git/run.ts';
 import { listRemote } from '../server/sources/git/remote.ts';
+import { loadConfig } from '../server/config.ts';
 import { rank } from '../server/search/ranker.ts';
 import { docsAreThin } from '../server/search/dynamic.ts';
 import { prepareQuery } from '../server/search/query.ts';
@@ -148,4 +149,10 @@ test('SSH: the key exists only while git runs; an unreachable host is a clean fe
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
+});
+
+test('configuration: STACKS_GIT_CREDENTIALS_KEY must be 32 bytes; the git limits have defaults', () => {
+  assert.throws(() => loadConfig({}, { STACKS_GIT_CREDENTIALS_KEY: 'not-a-key' }), /STACKS_GIT_CREDENTIALS_KEY: 32 bytes as 64 hex digits or base64/);
+  const c = loadConfig({}, { STACKS_GIT_CREDENTIALS_KEY: 'ab'.repeat(32), STACKS_GIT_MAX_BYTES: '10485760' });
+  assert.deepEqual([c.gitCredentialsKey, c.gitMaxBytes, c.gitTimeoutMs], ['ab'.repeat(32), 10485760, 300_000]);
 });

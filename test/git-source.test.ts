@@ -112,6 +112,7 @@ test('refresh: only the changed file is parsed again; 409 while queued or runnin
   assert.equal(job.state, 'succeeded', job.error ?? '');
   assert.equal(job.progress.parsed, 1, JSON.stringify(job.progress));
   assert.equal(job.progress.reused, (job.progress.files as number) - 1);
+  assert.equal(typeof (job.progress.timings as Record<string, number>).fetchMs, 'number', 'the kept checkout was updated, not cloned again');
   const after = snippetsOf(s, '/acme/widget');
   assert.ok(after.some((x) => x.content.includes('warp coil')));
   assert.ok(!after.some((x) => x.content.includes('flux capacitor')));
@@ -171,6 +172,9 @@ test('a clone over the size limit is refused cleanly: the served version stays, 
   assert.match(job.error ?? '', /larger than .* bytes \(STACKS_GIT_MAX_BYTES\)/);
   assert.equal(s.services.store.libraries.currentVersion('/acme/growing', '')!.id, served.id);
   assert.deepEqual(fs.readdirSync(path.join(s.dataDir, 'git', 'work')).filter((f) => f.startsWith('job-')), []);
+  const kept = fs.readdirSync(path.join(s.dataDir, 'git', 'cache'));
+  assert.deepEqual(kept.filter((f) => f.endsWith('.lock')), [], 'no lock is left');
+  assert.ok(!kept.some((f) => f.endsWith('.json') && fs.readFileSync(path.join(s.dataDir, 'git', 'cache', f), 'utf8').includes('/acme/growing')), 'the failed checkout is dropped');
 });
 
 test('folders: a sparse checkout (root files come along for stacks.json and LICENSE; only the folders are indexed); excludeFolders leaves more out', async () => {

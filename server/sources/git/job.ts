@@ -9,7 +9,8 @@ import type { LibraryMeta, LibraryVisibility } from '../../../lib/model.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { parseRepoUrl, type RepoAddress } from './address.ts';
 import type { GitCredentials } from './credentials.ts';
-import { cloneRepo, treeBlobs } from './remote.ts';
+import { treeBlobs } from './remote.ts';
+import { checkoutRepo, type Checkout } from './checkout.ts';
 import { mergeOptions, previousTags, selectFiles, stacksJsonSchema, type SelectionOptions, type StacksJson } from './selection.ts';
 import { produceFiles } from './produce.ts';
 import { detectLicense } from './license.ts';
@@ -50,12 +51,19 @@ export async function runGitJob<P>(deps: GitJobDeps, ctx: JobContext<P>, p: GitJ
   const workDir = path.join(config.dataDir, 'git', 'work');
   fs.mkdirSync(workDir, { recursive: true, mode: 0o700 });
   const dir = fs.mkdtempSync(path.join(workDir, `job-${ctx.job.id}-`));
-  const repoDir = path.join(dir, 'repo');
+  let checkout: Checkout | null = null;
   try {
     ctx.progress({ phase: 'cloning', repoUrl: addr.url, ref: p.ref });
     const started = Date.now();
     const remote = { policy: { allowPrivate: config.crawlAllowPrivate }, auth: deps.credentials.forHost(addr.host, addr.port), timeoutMs: config.gitTimeoutMs, workDir: dir, knownHostsFile: path.join(config.dataDir, 'git', 'known_hosts'), signal: ctx.signal };
-    const cloned = await cloneRepo(addr, { ...remote, ref: p.ref, folders: p.options.folders ?? [], dir: repoDir, maxBytes: config.gitMaxBytes });
+    // The current documentation keeps its checkout between builds (a refresh fetches what changed); a tag clones afresh.
+    checkout = await checkoutRepo({
+      addr, libraryId: p.libraryId, cacheRoot: p.tag === '' ? path.join(config.dataDir, 'git', 'cache') : null, jobDir: dir, jobId: ctx.job.id,
+      reuse: store.git.repo(p.libraryId)?.repoUrl === addr.url,
+      clone: { ...remote, ref: p.ref, folders: p.options.folders ?? [], maxBytes: config.gitMaxBytes },
+    });
+    const cloned = checkout;
+    const repoDir = checkout.dir;
     const refName = p.ref ?? cloned.branch ?? 'HEAD';
     const cloneMs = Date.now() - started;
     const blobs = await treeBlobs(repoDir, config.gitTimeoutMs);
@@ -77,7 +85,7 @@ export async function runGitJob<P>(deps: GitJobDeps, ctx: JobContext<P>, p: GitJ
       produce: async (sink) => {
         const producing = Date.now();
         const report = await produceFiles(store, sink, { dir: repoDir, addr, ref: refName, docs: selected.docs, sources: selected.sources, blobs, previous });
-        const timings = { cloneMs, selectMs: producing - started - cloneMs, indexMs: Date.now() - producing };
+        const timings = { [cloned.updated ? 'fetchMs' : 'cloneMs']: cloneMs, selectMs: producing - started - cloneMs, indexMs: Date.now() - producing };
         sink.report({ phase: 'indexing', commit: cloned.commit, ref: refName, ...report, timings, ...(stacksJson.error ? { warning: stacksJson.error } : {}) }, true);
       },
       nothingIndexed: () => new ApiError('validation_error', `Nothing to index in ${addr.url} at ${refName}: no documentation (${['.md', '.mdx', '.markdown', '.rst', '.txt', '.ipynb'].join(', ')}) or source files were found${options.folders.length ? ` under ${options.folders.join(', ')}` : ''}.`),
@@ -89,6 +97,7 @@ export async function runGitJob<P>(deps: GitJobDeps, ctx: JobContext<P>, p: GitJ
       },
     });
   } finally {
+    checkout?.release();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

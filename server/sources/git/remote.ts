@@ -121,6 +121,19 @@ export function cloneRepo(addr: RepoAddress, o: CloneOptions): Promise<{ commit:
   });
 }
 
+/**
+ * Brings an earlier clone of the same repository, ref and folders (a library's kept checkout) to
+ * the remote's current commit: one shallow fetch of what changed, then a forced checkout of it.
+ */
+export function updateRepo(addr: RepoAddress, o: CloneOptions): Promise<{ commit: string }> {
+  return withRemote(addr, o, async (c, run) => {
+    const filter = o.folders.length > 0 ? ['--filter=blob:none'] : [];
+    await run({ args: ['fetch', '--depth', '1', '--no-tags', '--quiet', ...filter, '--', c.url, o.ref ?? 'HEAD'], cwd: o.dir, watch: { dir: o.dir, maxBytes: o.maxBytes } });
+    await run({ args: ['checkout', '--quiet', '--force', '--detach', 'FETCH_HEAD'], cwd: o.dir, watch: { dir: o.dir, maxBytes: o.maxBytes } });
+    return { commit: (await run({ args: ['rev-parse', 'HEAD'], cwd: o.dir })).stdout.trim() };
+  });
+}
+
 /** Files of the checked-out commit: path -> blob hash (regular files only; symlinks and submodules are skipped). */
 export async function treeBlobs(dir: string, timeoutMs: number): Promise<Map<string, string>> {
   const { stdout } = await runGit({ args: ['ls-tree', '-r', '-z', '--full-tree', 'HEAD'], cwd: dir, timeoutMs });

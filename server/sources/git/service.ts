@@ -11,6 +11,7 @@ import { parseRepoUrl } from './address.ts';
 import type { GitCredentials } from './credentials.ts';
 import { listRemote, type RemoteRefs } from './remote.ts';
 import { GIT_JOB, runGitJob, type GitJobDeps, type GitJobPayload } from './job.ts';
+import { sweepCache } from './checkout.ts';
 import type { SelectionOptions } from './selection.ts';
 
 /**
@@ -111,12 +112,14 @@ export class GitSourceService {
 
   /**
    * Removes clone folders left by jobs that are not running (a job interrupted by a crash reruns
-   * in a fresh folder). Folders of running jobs, in this or another process, are left alone.
+   * in a fresh folder), their locks on kept checkouts, and the kept checkouts of libraries no
+   * longer indexed from Git. Those of running jobs, in this or another process, are left alone.
    */
   sweepWork(): number {
+    const running = (id: number) => this.d.store.jobs.get(id)?.state === 'running';
+    let removed = sweepCache(path.join(this.d.config.dataDir, 'git', 'cache'), running, (id) => this.isGit(id));
     const dir = this.workDir();
-    if (!fs.existsSync(dir)) return 0;
-    let removed = 0;
+    if (!fs.existsSync(dir)) return removed;
     for (const name of fs.readdirSync(dir)) {
       const id = /^job-(\d+)-/.exec(name)?.[1];
       if (!id) continue;

@@ -15,6 +15,7 @@ import { mergeOptions, selectFiles } from '../server/sources/git/selection.ts';
 import { GitFailed, runGit } from '../server/sources/git/run.ts';
 import { listRemote } from '../server/sources/git/remote.ts';
 import { loadConfig } from '../server/config.ts';
+import { sweepCache } from '../server/sources/git/checkout.ts';
 import { rank } from '../server/search/ranker.ts';
 import { docsAreThin } from '../server/search/dynamic.ts';
 import { prepareQuery } from '../server/search/query.ts';
@@ -155,4 +156,28 @@ test('configuration: STACKS_GIT_CREDENTIALS_KEY must be 32 bytes; the git limits
   assert.throws(() => loadConfig({}, { STACKS_GIT_CREDENTIALS_KEY: 'not-a-key' }), /STACKS_GIT_CREDENTIALS_KEY: 32 bytes as 64 hex digits or base64/);
   const c = loadConfig({}, { STACKS_GIT_CREDENTIALS_KEY: 'ab'.repeat(32), STACKS_GIT_MAX_BYTES: '10485760' });
   assert.deepEqual([c.gitCredentialsKey, c.gitMaxBytes, c.gitTimeoutMs], ['ab'.repeat(32), 10485760, 300_000]);
+});
+
+test('kept checkouts: the start-up sweep keeps those of Git libraries and of running jobs, removes the rest', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-cache-'));
+  try {
+    const dir = (name: string, lib?: string, job?: number) => {
+      fs.mkdirSync(path.join(root, name));
+      if (lib) fs.writeFileSync(path.join(root, `${name}.json`), JSON.stringify({ libraryId: lib, url: 'u', ref: null, folders: [], branch: 'main' }));
+      if (job !== undefined) {
+        fs.mkdirSync(path.join(root, `${name}.lock`));
+        fs.writeFileSync(path.join(root, `${name}.lock`, 'job'), String(job));
+      }
+    };
+    dir('kept', '/a/git');
+    dir('deleted', '/a/gone');
+    dir('cloning', undefined, 5);
+    dir('crashed', '/a/git2', 6);
+    fs.writeFileSync(path.join(root, 'orphan.json'), '{}');
+    const removed = sweepCache(root, (job) => job === 5, (lib) => lib === '/a/git' || lib === '/a/git2');
+    assert.deepEqual(fs.readdirSync(root).sort(), ['cloning', 'cloning.lock', 'crashed', 'crashed.json', 'kept', 'kept.json']);
+    assert.equal(removed, 3);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
 });

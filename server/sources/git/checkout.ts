@@ -128,12 +128,14 @@ export function sweepCache(cacheRoot: string, running: (jobId: number) => boolea
       fs.rmSync(full, { recursive: true, force: true });
       removed++;
     } else if (name.endsWith('.json')) {
-      if (fs.existsSync(full.slice(0, -'.json'.length))) continue;
+      // Gone already (dropped with its checkout above), or still beside its checkout.
+      if (!fs.existsSync(full) || fs.existsSync(full.slice(0, -'.json'.length))) continue;
       fs.rmSync(full, { force: true });
       removed++;
     } else {
       const meta = readMeta(`${full}.json`);
-      if (meta && isGitLibrary(meta.libraryId)) continue;
+      // A checkout being cloned for a first parse has no Git library yet: its running job's lock keeps it.
+      if ((meta && isGitLibrary(meta.libraryId)) || (fs.existsSync(`${full}.lock`) && running(lockJob(`${full}.lock`)))) continue;
       drop(full, `${full}.json`);
       removed++;
     }

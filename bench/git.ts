@@ -4,6 +4,7 @@
 // POST /api/parse and job, and to refresh it after `changed` files changed (only those are parsed
 // again; the rest is copied from the previous build). The repository is served by
 // `git http-backend` on 127.0.0.1; builtin embedder, temp data dir. Prints each run and the medians.
+import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startTestServer, tempDir } from '../test/helpers/server.ts';
 import { startGitHttpServer, TestRepo } from '../test/helpers/git-repos.ts';
@@ -70,4 +71,5 @@ try {
   await s.close();
   await gitServer.close();
   repo.cleanup();
+  fs.rmSync(root, { recursive: true, force: true });
 }

@@ -43,5 +43,6 @@ test('stacks git-hosts add|list|remove, add git, libraries set (trust metadata) 
     await server.close();
     repo.cleanup();
     fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(root, { recursive: true, force: true });
   }
 });

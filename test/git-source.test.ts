@@ -17,12 +17,13 @@ import type { Job } from '../lib/model.ts';
 let s: TestServer;
 let gitServer: GitHttpServer;
 const repos: TestRepo[] = [];
+let root = '';
 const PASSWORD = 'pa55-word-never-shown';
 /** A clone may write at most this much (STACKS_GIT_MAX_BYTES): the "huge" repository goes over it. */
 const MAX_BYTES = 2 * 1024 * 1024;
 
 before(async () => {
-  const root = tempDir('stacks-git-served-');
+  root = tempDir('stacks-git-served-');
   repos.push(buildWidgetRepo(root));
   repos.push(new TestRepo(root, 'private/secret').write({ 'README.md': '# Secret\n\nThe secret handshake needs two knocks and a whistle.\n' }).commit('init').publish());
   repos.push(new TestRepo(root, 'acme/growing').write({ 'docs/intro.md': '# Growing\n\nThe growing repository explains seed germination in detail.\n' }).commit('init').publish());
@@ -35,6 +36,7 @@ before(async () => {
 after(async () => {
   await Promise.all([s?.close(), gitServer?.close()]);
   for (const r of repos) r.cleanup();
+  if (root) fs.rmSync(root, { recursive: true, force: true });
 });
 
 const url = (name: string) => `${gitServer.url}/${name}.git`;

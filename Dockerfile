@@ -1,8 +1,8 @@
-# Stacks on Debian (bookworm) with Node.js 20 and Debian's chromium for the crawler.
+# Stacks on Debian (bookworm) with Node.js 20, Debian's chromium for the crawler and git for Git repositories.
 FROM node:20-bookworm-slim
 
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium python3 make g++ ca-certificates \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium git openssh-client python3 make g++ ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app

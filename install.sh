@@ -40,6 +40,17 @@ else
   say "Chromium is missing and this is not root: run 'sudo apt-get install chromium' (needed only to crawl websites)."
 fi
 
+# 3b. git (and the SSH client) for Git repositories as a source (Debian's packages)
+if command -v git >/dev/null 2>&1; then
+  say "git found: $(git --version)."
+elif [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+  say "Installing Debian's git and openssh-client..."
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq git openssh-client
+else
+  say "git is missing and this is not root: run 'sudo apt-get install git openssh-client' (needed to index Git repositories)."
+fi
+
 # 4. The builtin embedder's compact table (converted once from the npm package)
 node scripts/build-embeddings.mjs
 

@@ -46,6 +46,8 @@ export interface InfoSnippetInput {
   /** Optional short title, used for ranking only. */
   title?: string;
   tokens?: number;
+  /** Repository-relative file the prose came from (git sources: a refresh reuses the snippets of unchanged files). */
+  sourceFile?: string;
 }
 
 export type SnippetInput = CodeSnippetInput | InfoSnippetInput;
@@ -114,6 +116,8 @@ export interface LibraryVersion {
   jobId: number | null;
   createdAt: string;
   updatedAt: string;
+  /** The repository's dynamic source-code index that belongs to this version (docs/git.md), or null. */
+  dynamicVersionId: number | null;
 }
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';

@@ -69,6 +69,18 @@ export const configSchema = z.object({
    * the request came over TLS (HSTS is sent only then). Default: a reverse proxy on the same machine.
    */
   trustProxy: trustProxy.default('loopback'),
+  /**
+   * Git sources (docs/git.md): the key that encrypts stored Git host credentials (AES-256-GCM;
+   * 64 hex digits or base64 of 32 bytes; without it only public repositories can be indexed),
+   * and the limits of one clone: its time and the bytes it may write.
+   */
+  gitCredentialsKey: z
+    .string()
+    .trim()
+    .refine((v) => /^[0-9a-fA-F]{64}$/.test(v) || (/^[A-Za-z0-9+/_-]{43}=?$/.test(v) && Buffer.from(v.replace(/-/g, '+').replace(/_/g, '/'), 'base64').length === 32), '32 bytes as 64 hex digits or base64 (e.g. `openssl rand -hex 32`)')
+    .optional(),
+  gitTimeoutMs: int(5_000, 24 * 3_600_000).default(300_000),
+  gitMaxBytes: int(1024 * 1024, 64 * 1024 ** 3).default(500 * 1024 * 1024),
   /** Whether MCP and search accept requests without an API key. */
   allowAnonymousSearch: bool.default(true),
   /**
@@ -143,6 +155,9 @@ const envMap: Record<string, keyof Config> = {
   STACKS_LEARN_RANKING: 'learnRanking',
   STACKS_RATE_LIMIT_PER_MINUTE: 'rateLimitPerMinute',
   STACKS_SEARCH_WORKERS: 'searchWorkers',
+  STACKS_GIT_CREDENTIALS_KEY: 'gitCredentialsKey',
+  STACKS_GIT_TIMEOUT_MS: 'gitTimeoutMs',
+  STACKS_GIT_MAX_BYTES: 'gitMaxBytes',
   STACKS_OIDC_ISSUER: 'oidcIssuer',
   STACKS_OIDC_CLIENT_ID: 'oidcClientId',
   STACKS_OIDC_CLIENT_SECRET: 'oidcClientSecret',

@@ -9,7 +9,7 @@ export function createLogger(level: string, destination: NodeJS.WritableStream =
       level,
       base: undefined,
       redact: {
-        paths: ['apiKey', 'key', 'token', 'authorization', 'headers.authorization', 'req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers["stacks_api_key"]', 'privateKey'],
+        paths: ['apiKey', 'key', 'token', 'authorization', 'headers.authorization', 'req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers["stacks_api_key"]', 'privateKey', 'secret', 'password', 'sshKey'],
         censor: '[redacted]',
       },
       formatters: { level: (label) => ({ level: label }) },

@@ -40,6 +40,9 @@ import { bundleMeta } from './ingest/bundle.ts';
 import { registerCrawlJob } from './sources/website/job.ts';
 import { queueOwnDocs, registerOwnDocsJob } from './sources/own-docs.ts';
 import { startCrawlSchedules } from './sources/website/schedule.ts';
+import { GitSourceService } from './sources/git/service.ts';
+import { GitCredentials, parseCredentialsKey } from './sources/git/credentials.ts';
+import { GIT_JOB, runGitJob, type GitJobDeps, type GitJobPayload } from './sources/git/job.ts';
 
 const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -76,6 +79,10 @@ export interface Services {
   crawler: CrawlService;
   /** OpenAPI, llms.txt and PDF/DOCX sources (server/sources/service.ts). */
   sources: SourceService;
+  /** Git repositories: parse, refresh, tags on request (server/sources/git/). */
+  git: GitSourceService;
+  /** Encrypted credentials per Git host. */
+  gitCredentials: GitCredentials;
   /** Append-only record of changes and refused authentications (server/audit). */
   audit: AuditLog;
   /** People who sign in to the console, their sessions, and how they sign in (server/auth). */
@@ -125,11 +132,13 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const librarySearch = new StoreLibrarySearch(() => ({ selector: search.selector(), access: services.access }));
   const crawler = new CrawlService({ store, jobs, config });
   const sources = new SourceService({ config, store, jobs, writer, log });
+  const gitCredentials = new GitCredentials(store.git, config.gitCredentialsKey ? parseCredentialsKey(config.gitCredentialsKey) : null);
+  const git = new GitSourceService({ config, store, jobs, credentials: gitCredentials });
   const libraries = new LibraryAccessService(store, () => services.access, () => teams.defaultTeamspaceId());
   const audit = new AuditLog(store.audit, config.auditRetentionDays, (err) => log.error({ err }, 'could not write an audit entry'));
   const { users, sessions, signIn, oidc } = people(config, log, store, teams, audit);
   const operations = createOperations({
-    config, license, teams, jobs, importer, crawler, sources, context, search, librarySearch, libraries, audit, users, signIn, ssoEnabled: oidc !== null,
+    config, license, teams, jobs, importer, crawler, sources, git, gitCredentials, context, search, librarySearch, libraries, audit, users, signIn, ssoEnabled: oidc !== null,
     systemReport: () => systemReport({ store, dataDir: config.dataDir, embedder, startedAt: services.startedAt }),
     // Read per call: a test or a bench may swap the access policy on the container.
     get access() {
@@ -143,7 +152,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const services: Services = {
     config, log, store, embedder, rarity, license, keys, jobs, writer, importer,
     access: teams.access,
-    teams, context, search, librarySearch, crawler, sources, audit, users, sessions, signIn, oidc,
+    teams, context, search, librarySearch, crawler, sources, git, gitCredentials, audit, users, sessions, signIn, oidc,
     cookieSecret: sessionSecret(config.dataDir), operations,
     startedAt: new Date(),
   };
@@ -189,7 +198,18 @@ function registerJobKinds(s: Services): void {
   registerReembedJob(jobs, { store, embedder }, () => {
     if (s.config.learnRanking) relearnAll(store, jobs, log);
   });
-  registerVersionFetch(jobs);
+  const gitDeps: GitJobDeps = {
+    store, writer, config: s.config, credentials: s.gitCredentials,
+    queueTag: (libraryId, tag) => s.git.queueTag(libraryId, tag),
+    setRepoRules: (libraryId, previous, next) => {
+      const owner = store.libraries.get(libraryId)?.teamspaceId ?? s.teams.defaultTeamspaceId();
+      for (const r of s.teams.rules.list(owner)) if (r.kind === 'libraryOwn' && r.libraryId === libraryId && previous.includes(r.text)) s.teams.rules.remove(owner, r.id);
+      for (const text of next) s.teams.rules.add(owner, { kind: 'libraryOwn', libraryId, text });
+    },
+  };
+  jobs.register<GitJobPayload>(GIT_JOB, (ctx) => runGitJob(gitDeps, ctx, ctx.job.payload));
+  if (s.git.sweepWork()) log.info('removed clone folders of git jobs that are no longer running');
+  registerVersionFetch(jobs, (ctx, libraryId, version) => s.git.fetchVersion(gitDeps, ctx, libraryId, version));
   registerCrawlJob(jobs, { store, writer, config: s.config, schedulesChanged: () => s.crawler.schedulesChanged() });
   s.sources.register(jobs);
   registerSearchModelJob(jobs, { store, embedder });

@@ -6,6 +6,7 @@ import { ApiError } from '../../lib/errors.ts';
 import type { Services } from '../../server/services.ts';
 import type { SubmissionResult } from '../../server/sources/service.ts';
 import { LOCAL } from '../../server/operations/index.ts';
+import { addGitCommand } from './git.ts';
 
 interface AddOpts extends CommonOpts {
   force?: boolean;
@@ -21,7 +22,8 @@ interface AddOpts extends CommonOpts {
  * teamspace), then the queue is worked until idle.
  */
 export function addCommand(program: Command): void {
-  const add = program.command('add').description('add a library from an OpenAPI spec, an llms.txt URL or PDF/DOCX files');
+  const add = program.command('add').description('add a library from a Git repository, an OpenAPI spec, an llms.txt URL or PDF/DOCX files');
+  addGitCommand(add);
   const common = (cmd: Command) => withDataDir(cmd).option('--force', 'index again and replace a library that already exists').addOption(visibilityOption());
 
   common(add.command('openapi').description('an OpenAPI 3.x / Swagger 2.0 spec: http(s) URL or local JSON/YAML file').argument('<url-or-file>'))

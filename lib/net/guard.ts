@@ -71,6 +71,22 @@ export async function checkUrl(url: string, policy: NetPolicy): Promise<URL> {
   return parsed;
 }
 
+/**
+ * Checks a host name or address literal the way checkUrl checks a URL's host (for transports
+ * that are not HTTP, such as git over SSH); returns the checked addresses, so the caller connects
+ * to one of them and not to what a second lookup might answer.
+ */
+export async function checkHost(hostname: string, policy: NetPolicy, label = hostname): Promise<string[]> {
+  const host = bareHost(hostname);
+  const forUrl = label;
+  if (METADATA_HOSTS.has(host)) throw forbidden(forUrl, 'cloud metadata host');
+  if (net.isIP(host)) {
+    enforce(forUrl, host, classify(host), policy);
+    return [host];
+  }
+  return (await resolveChecked(host, policy, forUrl)).map((a) => a.address);
+}
+
 function parseHttpUrl(url: string): URL {
   let parsed: URL;
   try {
@@ -92,7 +108,7 @@ function bareHost(hostname: string): string {
   return h;
 }
 
-async function resolveChecked(host: string, policy: NetPolicy, forUrl: URL): Promise<dns.LookupAddress[]> {
+async function resolveChecked(host: string, policy: NetPolicy, forUrl: URL | string): Promise<dns.LookupAddress[]> {
   let addresses: dns.LookupAddress[];
   try {
     addresses = await dns.promises.lookup(host, { all: true, verbatim: true });
@@ -105,15 +121,15 @@ async function resolveChecked(host: string, policy: NetPolicy, forUrl: URL): Pro
   return addresses;
 }
 
-function enforce(url: URL, address: string, verdict: Verdict, policy: NetPolicy): void {
+function enforce(url: URL | string, address: string, verdict: Verdict, policy: NetPolicy): void {
   if (verdict.kind === 'blocked') throw forbidden(url, `${verdict.reason} address ${address}`);
   if (verdict.kind === 'private' && !policy.allowPrivate) {
     throw forbidden(url, `${verdict.reason} address ${address} (private addresses are disabled by STACKS_CRAWL_ALLOW_PRIVATE=false)`);
   }
 }
 
-function forbidden(url: URL, why: string): ApiError {
-  return new ApiError('forbidden', `Fetching ${url.protocol}//${url.host} is not allowed: ${why}`);
+function forbidden(url: URL | string, why: string): ApiError {
+  return new ApiError('forbidden', `Fetching ${typeof url === 'string' ? url : `${url.protocol}//${url.host}`} is not allowed: ${why}`);
 }
 
 /** Classifies one IP address literal (v4 or v6). Exported for tests. */

@@ -5,6 +5,7 @@ import {
 } from './sources.ts';
 import { libraryDeleteOperation, libraryGetOperation, libraryRefreshOperation, librarySnippetsOperation, libraryUpdateOperation } from './libraries.ts';
 import { auditListOperation } from './audit.ts';
+import { gitHostAddOperation, gitHostRemoveOperation, gitHostsListOperation, parseRepoOperation, projectRefreshOperation } from './git.ts';
 import * as users from './users.ts';
 import { jobCancelOperation, jobGetOperation, jobRetryOperation, jobsListOperation } from './jobs.ts';
 import * as teams from './teams.ts';
@@ -13,7 +14,7 @@ import { healthOperation, licenseInstallOperation, licenseOperation, openApiOper
 /** Every operation of the HTTP API, in the order the OpenAPI description lists them. */
 export const OPERATIONS: readonly Operation[] = [
   searchOperation, contextOperation, libsSearchOperation, librariesOperation, libraryGetOperation, libraryUpdateOperation, librarySnippetsOperation, libraryDeleteOperation, libraryRefreshOperation,
-  importOperation, parseWebsiteOperation, addWebsiteOperation, addOpenApiOperation, openApiUploadOperation, addLlmsTxtOperation, fileUploadOperation,
+  importOperation, parseWebsiteOperation, parseRepoOperation, projectRefreshOperation, gitHostsListOperation, gitHostAddOperation, gitHostRemoveOperation, addWebsiteOperation, addOpenApiOperation, openApiUploadOperation, addLlmsTxtOperation, fileUploadOperation,
   jobsListOperation, jobGetOperation, jobCancelOperation, jobRetryOperation,
   teams.policiesGetOperation, teams.policiesUpdateOperation, teams.usageOperation, teams.teamspaceGetOperation, teams.teamspaceUpdateOperation,
   teams.rulesListOperation, teams.ruleAddOperation, teams.ruleRemoveOperation,

@@ -17,6 +17,11 @@ export const libraryView = z.object({
   visibility: z.enum(LIBRARY_VISIBILITIES),
   grants: z.array(z.string()).optional().describe('teamspaces granted read access; shown to those who may change it'),
   schedule: z.string().nullable().optional().describe("a crawled website's re-crawl schedule"),
+  stars: z.number().int().nullable(),
+  trustScore: z.number().nullable(),
+  verified: z.boolean(),
+  license: z.string().nullable().describe('SPDX identifier; detected from a Git repository\'s LICENSE file unless an admin set it'),
+  repoUrl: z.string().optional().describe('the repository of a library added from Git'),
   versions: z.array(z.object({ tag: z.string(), state: z.string(), snippets: z.number().int(), tokens: z.number().int(), updatedAt: z.string() })),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -39,12 +44,16 @@ export const libraryUpdateInput = z
     title: z.string().trim().min(1).max(200).optional(),
     description: z.string().trim().max(2000).optional(),
     schedule: z.string().trim().min(1).max(100).nullable().optional().describe('a crawled website\'s re-crawl schedule (cron); null removes it'),
+    stars: z.coerce.number().int().min(0).max(100_000_000).nullable().optional().describe('trust metadata: a star count (stars mean nothing offline; admins set it); null clears it'),
+    trustScore: z.coerce.number().min(0).max(10).nullable().optional().describe('trust metadata: 0-10; null clears it'),
+    verified: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).optional().describe('trust metadata: reviewed by an admin'),
+    license: z.string().trim().min(1).max(100).regex(/^[A-Za-z0-9.+() -]+$/, 'an SPDX identifier or expression').nullable().optional().describe('trust metadata: SPDX identifier (e.g. MIT); null clears it (a Git repository\'s is then detected again)'),
   })
-  .refine((v) => Object.keys(v).some((k) => k !== 'libraryId' && v[k as keyof typeof v] !== undefined), { message: 'Give at least one of visibility, grants, title, description, schedule.' });
+  .refine((v) => Object.keys(v).some((k) => k !== 'libraryId' && v[k as keyof typeof v] !== undefined), { message: 'Give at least one of visibility, grants, title, description, schedule, stars, trustScore, verified, license.' });
 
 export const libraryUpdateOperation = defineOperation({
   id: 'libraryUpdate',
-  summary: 'Change who may read a library, its title and description, a website\'s re-crawl schedule (owner or admin of its teamspace)',
+  summary: 'Change who may read a library, its title and description, a website\'s re-crawl schedule, its trust metadata (owner or admin of its teamspace)',
   input: libraryUpdateInput,
   access: { caller: 'key', roles: ADMINS },
   http: { method: 'patch', path: '/api/libraries/{libraryId}', from: 'path+body', status: 200, response: libraryView },
@@ -82,7 +91,7 @@ export const libraryDeleteOperation = defineOperation({
 
 export const libraryRefreshOperation = defineOperation({
   id: 'libraryRefresh',
-  summary: 'Index a library again from its source: re-crawl a website, fetch an OpenAPI or llms.txt URL again',
+  summary: 'Index a library again from its source: re-crawl a website, refresh a Git repository',
   input: z.object({ libraryId }),
   access: { caller: 'key', roles: ADMINS, license: true },
   http: { method: 'post', path: '/api/libraries/{libraryId}/refresh', from: 'path', status: 202, response: z.object({ libraryId: z.string(), jobId: z.number().int(), message: z.string() }) },

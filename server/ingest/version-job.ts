@@ -2,7 +2,7 @@ import type { Store } from '../store/index.ts';
 import type { JobContext } from '../jobs/queue.ts';
 import { JobCancelled } from '../jobs/queue.ts';
 import type { LibraryMeta, SnippetInput } from '../../lib/model.ts';
-import type { LibraryWriter, VersionBuild } from './writer.ts';
+import type { LibraryWriter, StoredCopy, VersionBuild } from './writer.ts';
 
 /**
  * The one frame every job that builds a library version runs in (import, crawl, OpenAPI,
@@ -25,8 +25,10 @@ export interface VersionJobDeps {
 
 /** What a source's content step sees of the build. */
 export interface VersionSink {
-  /** Stores snippets (batched, exact duplicates skipped); returns how many were new. */
+  /** Stores snippets (batched, exact duplicates skipped); returns how many were new. Dynamic ones go to the source partition (VersionJob.dynamicIndex). */
   add(snippets: SnippetInput[]): Promise<number>;
+  /** Stores snippets of the library's previous build as they are (no parsing, no embedding); routed like add(). */
+  addStored(copies: StoredCopy[]): number;
   /** Snippets in the build so far (a resumed build counts what the interrupted run stored). */
   readonly stored: number;
   /** Throws when the job was cancelled (here or from another process) or the server is shutting down. */
@@ -43,6 +45,11 @@ export interface VersionJob {
   resume?: boolean;
   /** Adds the source's content. */
   produce(sink: VersionSink): Promise<void>;
+  /**
+   * Build a second partition beside the version: the repository's dynamic source-code index.
+   * Snippets marked isDynamic go there; both are swapped in by one transaction (docs/git.md).
+   */
+  dynamicIndex?: boolean;
   /** The error when nothing at all was stored (the served version stays); without it an empty version is committed. */
   nothingIndexed?(): Error;
   /** Metadata known only at the end (a crawled site's name), written with the swap. */
@@ -56,6 +63,10 @@ export interface VersionJob {
 export interface BuildTotals {
   snippets: number;
   tokens: number;
+  /** The version swapped in. */
+  versionId: number;
+  /** Snippets of its source-code partition (0 without one). */
+  dynamicSnippets: number;
 }
 
 /** True when the job stops because the server is shutting down (not cancelled, not failed). */
@@ -79,22 +90,32 @@ export async function runVersionJob<P>(deps: VersionJobDeps, ctx: JobContext<P>,
   const checkCancelled = ctx.checkCancelled;
 
   let build: VersionBuild | null = null;
+  let partition: VersionBuild | null = null;
   let ended = false;
   try {
     checkCancelled();
     build = writer.begin(job.meta, { tag: job.tag ?? '', jobId, resume: job.resume ?? false });
+    if (job.dynamicIndex) partition = writer.begin(job.meta, { tag: job.tag ?? '', jobId, resume: job.resume ?? false, kind: 'source' });
     const current = build;
+    const target = (dynamic: boolean) => (dynamic && partition ? partition : current);
     const sink: VersionSink = {
       async add(snippets) {
         let stored = 0;
         for (let i = 0; i < snippets.length; i += BUILD_BATCH) {
           checkCancelled();
-          stored += await current.add(snippets.slice(i, i + BUILD_BATCH));
+          const batch = snippets.slice(i, i + BUILD_BATCH);
+          const dynamic = batch.filter((x) => x.kind === 'code' && x.isDynamic);
+          stored += await current.add(dynamic.length ? batch.filter((x) => !(x.kind === 'code' && x.isDynamic)) : batch);
+          if (dynamic.length) stored += await target(true).add(dynamic);
         }
         return stored;
       },
+      addStored(copies) {
+        checkCancelled();
+        return current.addStored(copies.filter((c) => !c.snippet.isDynamic)) + target(true).addStored(copies.filter((c) => c.snippet.isDynamic));
+      },
       get stored() {
-        return current.snippetCount;
+        return current.snippetCount + (partition?.snippetCount ?? 0);
       },
       checkCancelled,
       report,
@@ -102,7 +123,10 @@ export async function runVersionJob<P>(deps: VersionJobDeps, ctx: JobContext<P>,
     await job.produce(sink);
     checkCancelled();
     if (build.snippetCount === 0 && job.nothingIndexed) throw job.nothingIndexed();
-    const totals = build.commit(job.finalMeta?.());
+    const dynamicSnippets = partition?.snippetCount ?? 0;
+    const committed = build.commit(job.finalMeta?.(), partition && dynamicSnippets > 0 ? partition : null);
+    if (partition && dynamicSnippets === 0) partition.abort();
+    const totals: BuildTotals = { ...committed, versionId: build.versionId, dynamicSnippets };
     ended = true;
     job.afterCommit?.(totals);
     ctx.progress({ snippets: totals.snippets, ...last, phase: 'done', stored: totals.snippets, tokens: totals.tokens });
@@ -111,6 +135,7 @@ export async function runVersionJob<P>(deps: VersionJobDeps, ctx: JobContext<P>,
     if (!isShutdown(ctx.signal, err)) {
       ended = true;
       build?.abort();
+      partition?.abort();
       // A library created for this build and left without any version goes too.
       if (!servedBefore && store.libraries.get(libraryId) && store.libraries.versions(libraryId).length === 0) store.libraries.delete(libraryId);
       try {

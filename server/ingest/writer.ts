@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Store } from '../store/index.ts';
 import type { SnippetRow } from '../store/snippets.ts';
 import type { Embedder } from '../embed/types.ts';
-import type { LibraryMeta, SnippetInput } from '../../lib/model.ts';
+import type { LibraryMeta, SnippetInput, StoredSnippet } from '../../lib/model.ts';
+import type { VersionKind } from '../store/libraries.ts';
 import { countTokens } from './tokens.ts';
 import { indexColumns } from '../search/text.ts';
 import { embeddingText } from '../embed/text.ts';
@@ -16,6 +17,14 @@ export interface BuildOptions {
   jobId?: number | null;
   /** Continue this job's unfinished build instead of starting over (crawls resume page by page). */
   resume?: boolean;
+  /** `source`: a repository's dynamic source-code index, committed with its docs build (docs/git.md). */
+  kind?: VersionKind;
+}
+
+/** A stored snippet copied into a new build as it is (a git refresh reuses the snippets of unchanged files). */
+export interface StoredCopy {
+  snippet: StoredSnippet;
+  embedding: Float32Array | null;
 }
 
 /**
@@ -38,6 +47,7 @@ export class VersionBuild {
     private readonly meta: LibraryMeta,
     private readonly now: () => string,
     private readonly onCommit: CommitHook | null = null,
+    readonly kind: VersionKind = 'docs',
   ) {
     this.seen = store.snippets.hashes(versionId);
     const totals = store.snippets.totals(versionId);
@@ -69,7 +79,33 @@ export class VersionBuild {
       const vectors = await this.embedder.embed(rows.map(embeddingText));
       rows.forEach((r, i) => (r.vector = vectors[i] ?? null));
     }
-    const ids = this.store.snippets.insertBatch(this.versionId, rows, this.embedder ? this.store.vectors.table : null);
+    return this.store_(rows);
+  }
+
+  /**
+   * Stores snippets of another version of the same library as they are, with their embeddings
+   * (nothing is embedded again). Exact duplicates are skipped as in add(). Returns how many were stored.
+   */
+  addStored(copies: StoredCopy[]): number {
+    if (this.done) throw new Error('build already finished');
+    const rows: SnippetRow[] = [];
+    for (const { snippet: s, embedding } of copies) {
+      const key = `${s.kind}:${s.contentHash}`;
+      if (this.seen.has(key)) continue;
+      this.seen.add(key);
+      const row = {
+        kind: s.kind, sourceId: s.sourceId, title: s.title, description: s.description, language: s.language, pageTitle: s.pageTitle, breadcrumb: s.breadcrumb,
+        content: s.content, codeList: s.kind === 'code' ? s.codeList : null, tokens: s.tokens, contentHash: s.contentHash, position: this.position++,
+        isDynamic: s.isDynamic, sourceFile: s.sourceFile,
+      };
+      rows.push({ ...row, fts: indexColumns(row), vector: this.embedder && embedding && embedding.length === this.embedder.dims ? embedding : null });
+    }
+    return rows.length ? this.store_(rows) : 0;
+  }
+
+  private store_(rows: SnippetRow[]): number {
+    // A source partition stays out of the full-text index: that index chooses libraries, and code must not sway it.
+    const ids = this.store.snippets.insertBatch(this.versionId, rows, this.embedder ? this.store.vectors.table : null, { fts: this.kind === 'docs' });
     rows.forEach((r, i) => addToTermIndex(this.store, this.versionId, this.terms, ids[i]!, r.fts));
     for (const r of rows) this.tokens += r.tokens;
     this.count += rows.length;
@@ -77,12 +113,19 @@ export class VersionBuild {
   }
 
   /** Swaps the new version in and purges the one it replaces; `meta` replaces the metadata given at begin (known only at the end, such as a crawled site's name). */
-  commit(meta: LibraryMeta = this.meta): { snippets: number; tokens: number } {
+  commit(meta: LibraryMeta = this.meta, source: VersionBuild | null = null): { snippets: number; tokens: number } {
     if (this.done) throw new Error('build already finished');
+    if (source && (source.kind !== 'source' || source.done)) throw new Error('a source partition must be an unfinished source build');
     this.done = true;
     flushTermChunk(this.store, this.versionId, this.terms);
     this.store.libraries.markSearchIndexed(this.versionId);
-    const retired = this.store.libraries.swapIn(this.versionId, meta, { tokens: this.tokens, snippets: this.count }, this.now());
+    if (source) {
+      source.done = true;
+      flushTermChunk(this.store, source.versionId, source.terms);
+      this.store.libraries.markSearchIndexed(source.versionId);
+    }
+    const partition = source ? { versionId: source.versionId, tokens: source.tokens, snippets: source.count } : undefined;
+    const retired = this.store.libraries.swapIn(this.versionId, meta, { tokens: this.tokens, snippets: this.count }, this.now(), partition);
     for (const id of retired) this.store.libraries.deleteVersion(id);
     this.onCommit?.(this.versionId, meta.id);
     return { snippets: this.count, tokens: this.tokens };
@@ -111,16 +154,17 @@ export class LibraryWriter {
   begin(meta: LibraryMeta, options: BuildOptions = {}): VersionBuild {
     const tag = options.tag ?? '';
     const jobId = options.jobId ?? null;
+    const kind = options.kind ?? 'docs';
     if (jobId !== null) {
-      const previous = this.store.libraries.buildingVersionForJob(jobId);
-      if (previous && options.resume && previous.tag === tag) return new VersionBuild(this.store, this.embedder, previous.id, meta, this.now, this.onCommit);
+      const previous = this.store.libraries.buildingVersionForJob(jobId, kind);
+      if (previous && options.resume && previous.tag === tag) return new VersionBuild(this.store, this.embedder, previous.id, meta, this.now, this.onCommit, kind);
       if (previous) this.store.libraries.deleteVersion(previous.id);
     }
     // A library row must exist for the version's foreign key; a new library stays invisible to
     // search until its first version is swapped in.
     if (!this.store.libraries.get(meta.id)) this.store.libraries.upsert(meta, this.now());
-    const versionId = this.store.libraries.createVersion(meta.id, tag, jobId, this.now());
-    return new VersionBuild(this.store, this.embedder, versionId, meta, this.now, this.onCommit);
+    const versionId = this.store.libraries.createVersion(meta.id, tag, jobId, this.now(), kind);
+    return new VersionBuild(this.store, this.embedder, versionId, meta, this.now, this.onCommit, kind);
   }
 }
 
@@ -142,7 +186,7 @@ function toRow(s: SnippetInput, position: number): SnippetRow {
   const title = s.title ?? lastCrumb(s.breadcrumb) ?? s.pageTitle ?? '';
   const row = {
     kind: 'info' as const, sourceId: s.sourceId, title, description: '', language: '', pageTitle: s.pageTitle ?? '', breadcrumb: s.breadcrumb ?? '',
-    content: s.content, codeList: null, tokens: s.tokens ?? countTokens(s.content), contentHash: hash(s.content), position, isDynamic: false, sourceFile: null,
+    content: s.content, codeList: null, tokens: s.tokens ?? countTokens(s.content), contentHash: hash(s.content), position, isDynamic: false, sourceFile: s.sourceFile ?? null,
   };
   return { ...row, fts: indexColumns(row), vector: null };
 }

@@ -72,7 +72,7 @@ function ipOf(caller: Caller): string | null {
 }
 
 /** Fields that name what an operation acts on, in the input, then in the answer. */
-const INPUT_TARGETS = ['libraryId', 'websiteUrl', 'openApiUrl', 'llmstxtUrl', 'collectionName', 'projectTitle', 'libraryTitle', 'name'];
+const INPUT_TARGETS = ['libraryId', 'repoUrl', 'host', 'websiteUrl', 'openApiUrl', 'llmstxtUrl', 'collectionName', 'projectTitle', 'libraryTitle', 'name'];
 const RESULT_TARGETS = ['libraryName', 'project'];
 
 /** What an operation acted on, for the log: a library, an address, a name, or `#<id>`. */

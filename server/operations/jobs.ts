@@ -6,9 +6,10 @@ import { jobCancelOperation, jobGetOperation, jobRetryOperation, jobsListOperati
 import type { binder } from './bind.ts';
 import { CRAWL_JOB } from '../sources/website/service.ts';
 import { VERSION_FETCH_KIND } from '../search/version-fetch.ts';
+import { GIT_JOB } from '../sources/git/job.ts';
 
 /** Kinds whose input outlives the job (a crawl's address and options, a version to fetch). */
-const RETRYABLE = new Set([CRAWL_JOB, VERSION_FETCH_KIND]);
+const RETRYABLE = new Set([CRAWL_JOB, VERSION_FETCH_KIND, GIT_JOB]);
 
 export interface JobOperationDeps {
   jobs: Pick<JobQueue, 'list' | 'get' | 'cancel' | 'rerun'>;

@@ -1,5 +1,6 @@
 import type { LibraryAccessService } from '../teams/library-access.ts';
 import type { CrawlService } from '../sources/website/service.ts';
+import type { GitSourceService } from '../sources/git/service.ts';
 import { ApiError } from '../../lib/errors.ts';
 import {
   libraryDeleteOperation, libraryGetOperation, libraryRefreshOperation, librarySnippetsOperation, libraryUpdateOperation,
@@ -10,6 +11,7 @@ import { readerOf } from './search.ts';
 export interface LibraryOperationDeps {
   libraries: LibraryAccessService;
   crawler: Pick<CrawlService, 'recrawl' | 'setSchedule'>;
+  git: Pick<GitSourceService, 'isGit' | 'refresh'>;
 }
 
 /** /api/libraries/{libraryId}: details, snippets, who may read it, delete, refresh; `stacks libraries show|set|delete`. */
@@ -29,9 +31,13 @@ export function libraryOperations(bind: ReturnType<typeof binder>, d: LibraryOpe
     libraryDelete: bind(libraryDeleteOperation, (i, p, caller) => d.libraries.delete(readerOf(p, caller), i.libraryId)),
     libraryRefresh: bind(libraryRefreshOperation, (i, p, caller) => {
       const lib = d.libraries.managed(readerOf(p, caller), i.libraryId);
-      // Only a crawled website keeps what is needed to fetch it again (its start URL and options).
+      if (d.git.isGit(lib.id)) {
+        const r = d.git.refresh(lib, p?.memberId ?? null);
+        return { libraryId: lib.id, jobId: r.jobId, message: `Refresh of ${lib.id} queued (job ${r.jobId}); files whose blob did not change are reused.` };
+      }
+      // Only a crawled website and a Git repository keep what is needed to fetch them again.
       if (lib.sourceType !== 'website') {
-        throw new ApiError('conflict', `${lib.id} is not a crawled website: add or import it again (with force) to refresh it.`);
+        throw new ApiError('conflict', `${lib.id} is neither a crawled website nor a Git repository: add or import it again (with force) to refresh it.`);
       }
       const job = d.crawler.recrawl(lib.id, caller.kind === 'local' ? 'cli' : 'api');
       if (!job) throw new ApiError('conflict', `${lib.id} is being crawled right now.`);

@@ -10,6 +10,7 @@ import {
 } from '../contracts/sources.ts';
 import type { binder } from './bind.ts';
 import type { Caller } from './admit.ts';
+import { submitterFor } from './submitter.ts';
 
 export interface SourceOperationDeps {
   sources: SourceService;
@@ -23,20 +24,7 @@ export interface SourceOperationDeps {
 
 /** Adding libraries: crawl, OpenAPI, llms.txt, document files, bundle import. */
 export function sourceOperations(bind: ReturnType<typeof binder>, d: SourceOperationDeps) {
-  /**
-   * Who adds, and so owns, a new library: the key's member in its teamspace, or (no principal:
-   * the local CLI) the operator in the default teamspace. What a member adds is visible to its
-   * teamspace only; what an owner, an admin or the operator adds is visible to the instance unless
-   * they ask for `teamspace` (a member asking for `instance` is refused).
-   */
-  const submitter = (p: Principal | null, visibility: LibraryVisibility | undefined): Submitter => {
-    if (!p) return { memberId: null, teamspaceId: d.defaultTeamspaceId(), visibility: visibility ?? 'instance', operator: true };
-    if (p.role === 'member') {
-      if (visibility === 'instance') throw new ApiError('forbidden', 'Only an owner or admin can make a library visible to the whole instance; leave visibility out to add it for your teamspace.');
-      return { memberId: p.memberId, teamspaceId: p.teamspaceId, visibility: 'teamspace', operator: false };
-    }
-    return { memberId: p.memberId, teamspaceId: p.teamspaceId, visibility: visibility ?? 'instance', operator: false };
-  };
+  const submitter = (p: Principal | null, visibility: LibraryVisibility | undefined): Submitter => submitterFor(p, visibility, d.defaultTeamspaceId);
   return {
     parseWebsite: bind(parseWebsiteOperation, async (i, p, caller) => {
       const r = await d.crawler.submit({ ...i, trigger: caller.kind === 'local' ? 'cli' : 'api' }, submitter(p, i.visibility));

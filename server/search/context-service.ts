@@ -94,7 +94,7 @@ export class StoreContextService implements ContextService {
     if (error) this.deps.log.warn({ err: error.message }, 'context: query embedding failed; lexical retrieval only');
     const { resolved, items } = (await this.inWorker(req, principal, q, first)) ?? store.search.snapshot(() => {
       const r = resolveLibrary(store, access, principal, req.libraryId);
-      return { resolved: r, items: answerForVersion(store, q, r.choice.version.id, { libraryId: r.library.id, fast: req.fast }) };
+      return { resolved: r, items: answerForVersion(store, q, r.choice.version.id, { libraryId: r.library.id, fast: req.fast, dynamicVersionId: r.choice.version.dynamicVersionId }) };
     });
     const rules = contextRules(access, principal, resolved.library.id);
     this.queueMissingVersion(resolved, principal);
@@ -140,7 +140,7 @@ export class StoreContextService implements ContextService {
       const resolved = attempt === 0 ? first : resolveLibrary(this.deps.store, this.deps.access, principal, req.libraryId);
       let r: Candidate[] | 'stale';
       try {
-        r = await pool.answer(resolved.choice.version.id, q, { libraryId: resolved.library.id, fast: req.fast });
+        r = await pool.answer(resolved.choice.version.id, q, { libraryId: resolved.library.id, fast: req.fast, dynamicVersionId: resolved.choice.version.dynamicVersionId });
       } catch (err) {
         this.deps.log.warn({ err: (err as Error).message }, 'context: retrieval worker failed; answering in the request thread');
         return null;

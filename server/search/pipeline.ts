@@ -8,6 +8,7 @@ import { attachContext } from './neighbours.ts';
 import { pack } from './budget.ts';
 import { diversify } from './diversify.ts';
 import type { FUSION } from './retrieve.ts';
+import { withDynamic } from './dynamic.ts';
 
 /** Candidates loaded in fast mode: enough for dedupe and a full 20-snippet answer. */
 export const FAST_FETCH = 40;
@@ -21,6 +22,8 @@ export const RERANK_FETCH = 50;
 
 export interface VersionAnswerOptions {
   libraryId: string;
+  /** The version's dynamic source-code partition (LibraryVersion.dynamicVersionId): searched when the documentation is thin. */
+  dynamicVersionId?: number | null;
   /** Skip the ranking model and the context pulled around hits (fused order only). */
   fast?: boolean;
   /** Lists to use (evaluation switches them off one at a time). */
@@ -41,11 +44,12 @@ export interface VersionAnswerOptions {
  * The multi-library search runs the first steps per library and the rest globally.
  */
 export function answerForVersion(store: Store, q: PreparedQuery, versionId: number, opts: VersionAnswerOptions): Candidate[] {
-  const candidates = retrievePrepared(store, versionId, q, {
+  const retrieveOpts = {
     libraryId: opts.libraryId, lexical: opts.lexical, vector: opts.vector, completeSimilarity: !opts.fast, fusion: opts.fusion,
     // Only the head of the fused list is loaded and ranked (FAST_FETCH, RERANK_FETCH).
     fetchLimit: opts.unpacked ? undefined : opts.fast ? FAST_FETCH : RERANK_FETCH,
-  });
+  };
+  const candidates = withDynamic(store, q, retrievePrepared(store, versionId, q, retrieveOpts), opts.dynamicVersionId, retrieveOpts);
   const ranked = opts.fast ? rank(q, candidates, { fast: true }) : rank(q, candidates, { modelOf: () => modelFor(store, versionId) });
   let list = diversify(dedupe(ranked));
   if (!opts.fast) list = attachContext(store, list);

@@ -4,6 +4,9 @@ import { stem, type PreparedQuery } from './query.ts';
 import { DEFAULT_WEIGHTS } from './ranker-defaults.ts';
 import { sectionOf } from './source-url.ts';
 
+/** Source-code snippets (the dynamic index) rank below documentation of equal relevance (server/search/dynamic.ts keeps the same factor). */
+export const DYNAMIC_PENALTY = 0.8;
+
 /**
  * The ranking function: a linear model over features of each candidate, its score turned into a
  * probability of answering the question by Platt scaling. The weights are learned from each
@@ -218,7 +221,8 @@ export function rank(q: PreparedQuery, candidates: Candidate[], opts: RankOption
       const x = rows[i]!;
       const features: Record<string, number> = {};
       FEATURES.forEach((f, k) => (features[f] = x[k]!));
-      out.push({ ...c, score: probability(model, linearScore(model, x)), features });
+      const p = probability(model, linearScore(model, x));
+      out.push({ ...c, score: c.snippet.isDynamic ? p * DYNAMIC_PENALTY : p, features });
     });
   }
   return out.sort(byScore);

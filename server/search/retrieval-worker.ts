@@ -4,6 +4,7 @@ import { openDb } from '../store/db.ts';
 import { answerForVersion, type VersionAnswerOptions } from './pipeline.ts';
 import type { PreparedQuery } from './query.ts';
 import { retrievePrepared, type Candidate, type RetrieveOptions } from './retrieve.ts';
+import { withDynamic } from './dynamic.ts';
 import type { VersionProbe } from '../store/search-probe.ts';
 
 /** One retrieval request to a worker: a version resolved by the request thread and a prepared (embedded) question. */
@@ -19,6 +20,8 @@ export interface RetrievalJob {
 export interface SearchJobTarget {
   versionId: number;
   libraryId: string;
+  /** Its dynamic source-code partition, searched when its documentation is thin. */
+  dynamicVersionId?: number | null;
 }
 
 /** The candidate retrieval of a /api/v3/search (selection and the global rerank stay in the request thread). */
@@ -59,7 +62,10 @@ function served(versionId: number): boolean {
 }
 
 function searchLists(job: SearchJob): Candidate[][] {
-  return job.targets.map((t) => retrievePrepared(store, t.versionId, job.query, { libraryId: t.libraryId, ...job.limits }));
+  return job.targets.map((t) => {
+    const opts = { libraryId: t.libraryId, ...job.limits };
+    return withDynamic(store, job.query, retrievePrepared(store, t.versionId, job.query, opts), t.dynamicVersionId, opts);
+  });
 }
 
 parentPort!.on('message', (job: WorkerJob) => {

@@ -20,6 +20,7 @@ import { branchSatisfies, resolveVersion, worstStatus } from './version.ts';
 import { queueVersionFetch } from './version-fetch.ts';
 import type { RetrievalPool } from './retrieval-pool.ts';
 import { answerability, type Answerability, type WordRarity } from './nothing-found.ts';
+import { withDynamic } from './dynamic.ts';
 
 /** One selected library with the version it serves and what it reports about the request. */
 export interface SearchTarget {
@@ -187,14 +188,18 @@ export class MultiLibrarySearch implements SearchService {
       const inferred = req.libraries.length === 0 && selection.named === 0;
       if (!inThread) return { targets, limits, inferred, pending: null };
       const retrieve =
-        this.overrides.retrieve ?? (async (t: SearchTarget, pq: PreparedQuery) => retrievePrepared(d.store, t.version.id, pq, { libraryId: t.label, ...limits }));
+        this.overrides.retrieve ??
+        (async (t: SearchTarget, pq: PreparedQuery) => {
+          const opts = { libraryId: t.label, ...limits };
+          return withDynamic(d.store, pq, retrievePrepared(d.store, t.version.id, pq, opts), t.version.dynamicVersionId, opts);
+        });
       return { targets, limits, inferred, pending: targets.map((t) => retrieve(t, q)) };
     });
     let { targets, limits, inferred, pending } = plan(pool === null);
     if (pending === null) {
       let lists: Candidate[][] | 'stale' | null = null;
       try {
-        lists = await pool!.search(targets.map((t) => ({ versionId: t.version.id, libraryId: t.label })), q, limits);
+        lists = await pool!.search(targets.map((t) => ({ versionId: t.version.id, libraryId: t.label, dynamicVersionId: t.version.dynamicVersionId })), q, limits);
       } catch (err) {
         d.log.warn({ err: (err as Error).message }, 'search: retrieval worker failed; retrieving in the request thread');
       }

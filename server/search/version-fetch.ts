@@ -1,11 +1,11 @@
-import type { JobQueue } from '../jobs/queue.ts';
+import type { JobContext, JobQueue } from '../jobs/queue.ts';
 import type { Library } from '../../lib/model.ts';
 
 /**
  * Background indexing of a library version that a search asked for but the appliance does not
  * hold (behaviour rule 8). The job records the request so an admin sees it in the job list; the
- * appliance has no git source to fetch from yet, so the handler fails with a message saying what
- * to do instead (import a bundle of that version). When a git source exists, it plugs in here.
+ * fetcher (the git source, wired in server/services.ts) indexes the matching tag of a library
+ * added from a Git repository, and fails with a message saying what to do for any other library.
  */
 export const VERSION_FETCH_KIND = 'version-fetch';
 
@@ -40,14 +40,15 @@ export function queueVersionFetch(jobs: JobQueue, library: Library, version: str
   return { id, created: true };
 }
 
-/** The handler: there is no git fetcher on an offline appliance, so the job fails and says why. */
-export function registerVersionFetch(jobs: Pick<JobQueue, 'register'>): void {
-  jobs.register<VersionFetchPayload>(VERSION_FETCH_KIND, async ({ job, log }) => {
-    const { libraryId, version, repoUrl } = job.payload;
-    log.info({ libraryId, version }, 'version fetch requested');
-    throw new Error(
-      `Cannot index ${libraryId} at version ${version}: this appliance has no git source configured${repoUrl ? ` for ${repoUrl}` : ''}. ` +
-        `Import a bundle of that version (POST /api/import-libraries with "version": "${version}") to serve it.`,
-    );
+/** Indexes `version` of a library; returns the tag it indexed. Throws (the job fails) when it cannot. */
+export type VersionFetcher = (ctx: JobContext<VersionFetchPayload>, libraryId: string, version: string) => Promise<string>;
+
+/** The handler: the fetcher indexes the version, or says why it cannot. */
+export function registerVersionFetch(jobs: Pick<JobQueue, 'register'>, fetcher: VersionFetcher): void {
+  jobs.register<VersionFetchPayload>(VERSION_FETCH_KIND, async (ctx) => {
+    const { libraryId, version } = ctx.job.payload;
+    ctx.log.info({ libraryId, version }, 'version fetch requested');
+    const tag = await fetcher(ctx, libraryId, version);
+    ctx.log.info({ libraryId, version, tag }, 'version fetched');
   });
 }

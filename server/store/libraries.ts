@@ -16,7 +16,11 @@ const LIBRARY_SELECT = 'SELECT l.*, (SELECT group_concat(g.teamspace_id) FROM li
 interface VersionRow {
   id: number; library_id: string; tag: string; state: VersionState; is_current: number; verified: number;
   total_tokens: number; total_snippets: number; job_id: number | null; created_at: string; updated_at: string;
+  kind: 'docs' | 'source'; source_version_id: number | null;
 }
+
+/** What a version holds: documentation (served) or a repository's dynamic source-code index (reached through its docs version). */
+export type VersionKind = VersionRow['kind'];
 
 export function toLibrary(r: LibraryRow): Library {
   return {
@@ -31,8 +35,12 @@ function toVersion(r: VersionRow): LibraryVersion {
   return {
     id: r.id, libraryId: r.library_id, tag: r.tag, state: r.state, isCurrent: r.is_current === 1, verified: r.verified === 1,
     totalTokens: r.total_tokens, totalSnippets: r.total_snippets, jobId: r.job_id, createdAt: r.created_at, updatedAt: r.updated_at,
+    dynamicVersionId: r.source_version_id,
   };
 }
+
+/** Snippet rows deleted per statement when a version is purged. */
+const DELETE_CHUNK = 500;
 
 /** Libraries and their versions. */
 export class LibraryStore {
@@ -92,6 +100,20 @@ export class LibraryStore {
     );
   }
 
+  /** Sets trust metadata (undefined: unchanged; null: cleared); false when the library does not exist. */
+  setTrust(id: string, t: { stars?: number | null; trustScore?: number | null; verified?: boolean; license?: string | null }): boolean {
+    const fields: [string, unknown][] = [];
+    if (t.stars !== undefined) fields.push(['stars', t.stars]);
+    if (t.trustScore !== undefined) fields.push(['trust_score', t.trustScore]);
+    if (t.verified !== undefined) fields.push(['verified', t.verified ? 1 : 0]);
+    if (t.license !== undefined) fields.push(['license', t.license]);
+    const sets = fields.map(([c]) => `${c} = ?`);
+    const args = fields.map(([, v]) => v);
+    if (!sets.length) return this.get(id) !== null;
+    // access_rev: the search catalogue (and the policy filters on stars, trust and license) must see the change.
+    return this.db.prepare(`UPDATE libraries SET ${sets.join(', ')}, access_rev = access_rev + 1 WHERE id = ?`).run(...args, id).changes > 0;
+  }
+
   /** Sets who may read a library: its visibility and the teamspaces granted (replaced whole). False when it does not exist. */
   setAccess(id: string, visibility: LibraryVisibility, grants: number[]): boolean {
     return this.db.transaction(() => {
@@ -110,13 +132,15 @@ export class LibraryStore {
   /** Deletes a library with all versions and snippets (index rows included). */
   delete(id: string): boolean {
     return this.db.transaction(() => {
-      for (const v of this.versions(id)) this.deleteVersionRows(v.id);
+      const all = this.stmt('SELECT id FROM library_versions WHERE library_id = ?').all(id) as { id: number }[];
+      for (const v of all) this.deleteVersionRows(v.id);
       return this.stmt('DELETE FROM libraries WHERE id = ?').run(id).changes > 0;
     })();
   }
 
+  /** The documentation versions of a library (never the source-code partitions). */
   versions(libraryId: string): LibraryVersion[] {
-    return (this.stmt('SELECT * FROM library_versions WHERE library_id = ? ORDER BY id').all(libraryId) as VersionRow[]).map(toVersion);
+    return (this.stmt("SELECT * FROM library_versions WHERE library_id = ? AND kind = 'docs' ORDER BY id").all(libraryId) as VersionRow[]).map(toVersion);
   }
 
   version(id: number): LibraryVersion | null {
@@ -126,7 +150,7 @@ export class LibraryStore {
 
   /** The version readers are served for (library, tag), if any. */
   currentVersion(libraryId: string, tag: string): LibraryVersion | null {
-    const r = this.stmt('SELECT * FROM library_versions WHERE library_id = ? AND tag = ? AND is_current = 1').get(libraryId, tag) as VersionRow | undefined;
+    const r = this.stmt("SELECT * FROM library_versions WHERE library_id = ? AND tag = ? AND is_current = 1 AND kind = 'docs'").get(libraryId, tag) as VersionRow | undefined;
     return r ? toVersion(r) : null;
   }
 
@@ -145,15 +169,15 @@ export class LibraryStore {
     return (this.stmt("SELECT id FROM library_versions WHERE state = 'ready' AND search_indexed = 0 ORDER BY id").all() as { id: number }[]).map((r) => r.id);
   }
 
-  buildingVersionForJob(jobId: number): LibraryVersion | null {
-    const r = this.stmt("SELECT * FROM library_versions WHERE job_id = ? AND state = 'building' ORDER BY id DESC LIMIT 1").get(jobId) as VersionRow | undefined;
+  buildingVersionForJob(jobId: number, kind: VersionKind = 'docs'): LibraryVersion | null {
+    const r = this.stmt("SELECT * FROM library_versions WHERE job_id = ? AND state = 'building' AND kind = ? ORDER BY id DESC LIMIT 1").get(jobId, kind) as VersionRow | undefined;
     return r ? toVersion(r) : null;
   }
 
-  createVersion(libraryId: string, tag: string, jobId: number | null, now: string): number {
+  createVersion(libraryId: string, tag: string, jobId: number | null, now: string, kind: VersionKind = 'docs'): number {
     const info = this.db
-      .prepare("INSERT INTO library_versions (library_id, tag, state, is_current, job_id, created_at, updated_at) VALUES (?, ?, 'building', 0, ?, ?, ?)")
-      .run(libraryId, tag, jobId, now, now);
+      .prepare("INSERT INTO library_versions (library_id, tag, state, is_current, job_id, created_at, updated_at, kind) VALUES (?, ?, 'building', 0, ?, ?, ?, ?)")
+      .run(libraryId, tag, jobId, now, now, kind);
     return Number(info.lastInsertRowid);
   }
 
@@ -161,13 +185,18 @@ export class LibraryStore {
    * Makes a built version the served one for its (library, tag) in one transaction:
    * readers see the old or the new version, never both. Returns the ids of the retired versions.
    */
-  swapIn(versionId: number, meta: LibraryMeta | null, totals: { tokens: number; snippets: number }, now: string): number[] {
+  swapIn(versionId: number, meta: LibraryMeta | null, totals: { tokens: number; snippets: number }, now: string, source?: { versionId: number; tokens: number; snippets: number }): number[] {
     return this.db.transaction(() => {
       const v = this.version(versionId);
       if (!v || v.state !== 'building') throw new Error(`version ${versionId} is not being built`);
+      if (source) {
+        // The source partition is ready with its docs version, in the same transaction, and never current itself.
+        this.stmt("UPDATE library_versions SET state = 'ready', total_tokens = ?, total_snippets = ?, updated_at = ? WHERE id = ? AND kind = 'source'").run(source.tokens, source.snippets, now, source.versionId);
+        this.stmt('UPDATE library_versions SET source_version_id = ? WHERE id = ?').run(source.versionId, versionId);
+      }
       if (meta) this.upsert(meta, now);
-      const old = this.stmt('SELECT id FROM library_versions WHERE library_id = ? AND tag = ? AND is_current = 1').all(v.libraryId, v.tag) as { id: number }[];
-      this.stmt("UPDATE library_versions SET is_current = 0, state = 'retired', updated_at = ? WHERE library_id = ? AND tag = ? AND is_current = 1").run(now, v.libraryId, v.tag);
+      const old = this.stmt("SELECT id FROM library_versions WHERE library_id = ? AND tag = ? AND is_current = 1 AND kind = 'docs'").all(v.libraryId, v.tag) as { id: number }[];
+      this.stmt("UPDATE library_versions SET is_current = 0, state = 'retired', updated_at = ? WHERE library_id = ? AND tag = ? AND is_current = 1 AND kind = 'docs'").run(now, v.libraryId, v.tag);
       this.db
         .prepare("UPDATE library_versions SET is_current = 1, state = 'ready', total_tokens = ?, total_snippets = ?, updated_at = ? WHERE id = ?")
         .run(totals.tokens, totals.snippets, now, versionId);
@@ -187,6 +216,9 @@ export class LibraryStore {
 
   /** Deletes a version's snippets, index rows and the version row, in batches so writers are not blocked long. */
   deleteVersion(versionId: number, batch = 5000): void {
+    // A docs version takes its source-code partition with it.
+    const partition = this.version(versionId)?.dynamicVersionId ?? null;
+    if (partition !== null && partition !== versionId) this.deleteVersion(partition, batch);
     for (;;) {
       const done = this.db.transaction(() => {
         const ids = (this.stmt('SELECT id FROM snippets WHERE version_id = ? LIMIT ?').all(versionId, batch) as { id: number }[]).map((r) => r.id);
@@ -205,6 +237,12 @@ export class LibraryStore {
     this.stmt('DELETE FROM term_chunks WHERE version_id = ?').run(versionId);
   }
 
+  /** The source-code partition a docs version points at, when it is one (the retrieval of a thin answer reads it). */
+  dynamicPartition(versionId: number): LibraryVersion | null {
+    const r = this.stmt("SELECT * FROM library_versions WHERE id = ? AND kind = 'source'").get(versionId) as VersionRow | undefined;
+    return r ? toVersion(r) : null;
+  }
+
   private deleteVersionRows(versionId: number): void {
     const ids = (this.stmt('SELECT id FROM snippets WHERE version_id = ?').all(versionId) as { id: number }[]).map((r) => r.id);
     this.deleteSnippetRows(ids);
@@ -217,7 +255,17 @@ export class LibraryStore {
     const hasVec = this.stmt("SELECT 1 FROM sqlite_master WHERE name = 'snippet_vec'").get() !== undefined;
     const vec = hasVec ? this.stmt('DELETE FROM snippet_vec WHERE rowid = ?') : null;
     const row = this.stmt('DELETE FROM snippets WHERE id = ?');
-    for (const id of ids) {
+    // Whole chunks with one statement per table (half the time of a statement per row: a refresh
+    // that replaces a large version purges the old one in its commit); the rest row by row.
+    const whole = ids.length - (ids.length % DELETE_CHUNK);
+    const list = Array.from({ length: DELETE_CHUNK }, () => '?').join(',');
+    for (let i = 0; i < whole; i += DELETE_CHUNK) {
+      const chunk = ids.slice(i, i + DELETE_CHUNK);
+      this.stmt(`DELETE FROM snippet_fts WHERE rowid IN (${list})`).run(...chunk);
+      if (hasVec) this.stmt(`DELETE FROM snippet_vec WHERE rowid IN (${list})`).run(...chunk.map(BigInt));
+      this.stmt(`DELETE FROM snippets WHERE id IN (${list})`).run(...chunk);
+    }
+    for (const id of ids.slice(whole)) {
       fts.run(id);
       vec?.run(BigInt(id));
       row.run(id);

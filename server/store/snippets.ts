@@ -65,13 +65,13 @@ export class SnippetStore {
   }
 
   /** Inserts a batch in one transaction; returns the new rows' ids in order. */
-  insertBatch(versionId: number, rows: SnippetRow[], vectorTable: string | null): number[] {
+  insertBatch(versionId: number, rows: SnippetRow[], vectorTable: string | null, opts: { fts?: boolean } = {}): number[] {
     const ins = this.db.prepare(
       `INSERT INTO snippets (version_id, kind, source_id, title, description, language, page_title, breadcrumb, content, code_list_json,
          tokens, content_hash, position, is_dynamic, source_file, embedding)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const fts = this.db.prepare('INSERT INTO snippet_fts (rowid, scope, title, breadcrumb, description, code, content) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    const fts = opts.fts === false ? null : this.db.prepare('INSERT INTO snippet_fts (rowid, scope, title, breadcrumb, description, code, content) VALUES (?, ?, ?, ?, ?, ?, ?)');
     const vec = vectorTable ? this.db.prepare(`INSERT INTO ${vectorTable} (rowid, version_id, embedding) VALUES (?, ?, vec_int8(?))`) : null;
     const scope = ftsScope(versionId);
     const ids: number[] = [];
@@ -83,7 +83,7 @@ export class SnippetStore {
           r.vector ? blobOf(r.vector) : null,
         );
         const id = info.lastInsertRowid;
-        fts.run(id, scope, r.fts.title, r.fts.breadcrumb, r.fts.description, r.fts.code, r.fts.content);
+        fts?.run(id, scope, r.fts.title, r.fts.breadcrumb, r.fts.description, r.fts.code, r.fts.content);
         if (vec && r.vector) vec.run(BigInt(id), BigInt(versionId), int8Unit(r.vector));
         ids.push(Number(id));
       }
@@ -143,6 +143,12 @@ export class SnippetStore {
   }
 
   /** Snippets of a version in page order (paging for exports and tests). */
+  /** Every snippet of a version with its embedding, in id order (a git refresh copies those of unchanged files). */
+  allWithEmbeddings(versionId: number): { snippet: StoredSnippet; embedding: Float32Array | null }[] {
+    const rows = this.db.prepare(`SELECT ${COLUMNS}, embedding FROM snippets WHERE version_id = ? ORDER BY id`).all(versionId) as (Row & { embedding: Buffer | null })[];
+    return rows.map((r) => ({ snippet: toSnippet(r), embedding: r.embedding ? f32Of(r.embedding) : null }));
+  }
+
   list(versionId: number, limit: number, afterId = 0): StoredSnippet[] {
     return (this.db.prepare(`SELECT ${COLUMNS} FROM snippets WHERE version_id = ? AND id > ? ORDER BY id LIMIT ?`).all(versionId, afterId, limit) as Row[]).map(toSnippet);
   }

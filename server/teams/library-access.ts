@@ -14,9 +14,24 @@ export interface LibraryView {
   grants?: string[];
   /** A crawled website's re-crawl schedule (cron), or null. */
   schedule?: string | null;
+  /** Trust metadata (docs/git.md): set by admins; a Git repository's license is detected when not set. */
+  stars: number | null;
+  trustScore: number | null;
+  verified: boolean;
+  license: string | null;
+  /** A library added from a Git repository: its URL. */
+  repoUrl?: string;
   versions: { tag: string; state: string; snippets: number; tokens: number; updatedAt: string }[];
   createdAt: string;
   updatedAt: string;
+}
+
+/** Trust metadata an admin sets (stars mean nothing offline): undefined leaves a field, null clears it. */
+export interface TrustInput {
+  stars?: number | null;
+  trustScore?: number | null;
+  verified?: boolean;
+  license?: string | null;
 }
 
 export interface SnippetPage {
@@ -55,6 +70,17 @@ export class LibraryAccessService {
     return lib;
   }
 
+  /**
+   * A library the reader may index again from its source: one it may change, or (a member) one its
+   * own teamspace owns. library_not_found when it may not see it.
+   */
+  refreshable(reader: Reader, rawId: string): Library {
+    const lib = this.visible(reader, rawId);
+    const p = principalOf(reader);
+    if (this.manages(reader, lib) || (p && (lib.teamspaceId ?? this.defaultTeamspaceId()) === p.teamspaceId)) return lib;
+    throw new ApiError('forbidden', `Only members of the teamspace that owns ${lib.id} can refresh it.`);
+  }
+
   /** Deletes a library with every version and snippet. */
   delete(reader: Reader, rawId: string): void {
     const lib = this.managed(reader, rawId);
@@ -78,9 +104,12 @@ export class LibraryAccessService {
     };
   }
 
-  update(reader: Reader, rawId: string, input: { visibility?: LibraryVisibility; grants?: string[]; title?: string; description?: string }): LibraryView {
+  update(reader: Reader, rawId: string, input: { visibility?: LibraryVisibility; grants?: string[]; title?: string; description?: string } & TrustInput): LibraryView {
     const lib = this.managed(reader, rawId);
     if (input.title !== undefined || input.description !== undefined) this.store.libraries.setMeta(lib.id, { title: input.title, description: input.description });
+    if (input.stars !== undefined || input.trustScore !== undefined || input.verified !== undefined || input.license !== undefined) {
+      this.store.libraries.setTrust(lib.id, { stars: input.stars, trustScore: input.trustScore, verified: input.verified, license: input.license });
+    }
     const grants = input.grants === undefined ? lib.grants : input.grants.map((name) => this.teamspaceId(name));
     const owner = lib.teamspaceId ?? this.defaultTeamspaceId();
     if (input.visibility !== undefined || input.grants !== undefined) this.store.libraries.setAccess(lib.id, input.visibility ?? lib.visibility, grants.filter((t) => t !== owner));
@@ -117,6 +146,8 @@ export class LibraryAccessService {
       visibility: lib.visibility,
       ...(this.manages(reader, lib) ? { grants: lib.grants.map((t) => this.teamspaceName(t) ?? String(t)) } : {}),
       ...(lib.sourceType === 'website' ? { schedule: this.store.crawl.site(lib.id)?.schedule ?? null } : {}),
+      stars: lib.stars, trustScore: lib.trustScore, verified: lib.verified, license: lib.license,
+      ...(this.store.git.repo(lib.id) ? { repoUrl: this.store.git.repo(lib.id)!.repoUrl } : {}),
       versions: this.store.libraries
         .versions(lib.id)
         .filter((v) => v.isCurrent)

@@ -13,6 +13,7 @@ import { mountLibraries, type LibrariesRouteDeps } from './libraries.ts';
 import { mountWeb } from './web.ts';
 import { mountAudit, type AuditRouteDeps } from './audit.ts';
 import { mountSession, type SessionRouteDeps } from './session.ts';
+import { mountGit, type GitRouteDeps } from './git.ts';
 
 /** What the routes together need; each route module declares and receives its own part. */
 export type RouteDeps = SystemDeps &
@@ -27,7 +28,8 @@ export type RouteDeps = SystemDeps &
   SearchRouteDeps &
   LibrariesRouteDeps &
   AuditRouteDeps &
-  SessionRouteDeps;
+  SessionRouteDeps &
+  GitRouteDeps;
 
 /** Paths whose handlers read the raw request body themselves (streamed uploads); the JSON parser skips them. */
 export const rawBodyPaths = new Set<string>(['/api/import-libraries']);
@@ -44,6 +46,7 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
   mountSession(app, deps);
   mountCrawl(app, deps);
   mountSources(app, deps);
+  mountGit(app, deps);
   mountHealth(app, deps);
   mountMcp(app, deps);
   mountImport(app, deps);

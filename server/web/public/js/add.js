@@ -1,5 +1,5 @@
 // Adding libraries: upload an export bundle (with upload progress), crawl a website (every
-// parse-website option), an OpenAPI spec (URL or file), an llms.txt URL, PDF and DOCX files.
+// parse-website option), a Git repository, an OpenAPI spec (URL or file), an llms.txt URL, PDF and DOCX files.
 import { $, api, authHeaders, setStatus } from './core.js';
 
 /** The chosen visibility, or undefined for the server's default (a member's teamspace, else everyone). */
@@ -73,6 +73,27 @@ $('add-crawl').addEventListener('submit', async (event) => {
     done('crawl-status', `${body.message}`);
   } catch (err) {
     setStatus('crawl-status', err.message, true);
+  }
+});
+
+$('add-git').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const list = (id) => $(id).value.split(',').map((p) => p.trim()).filter(Boolean);
+  const json = {
+    repoUrl: $('git-url').value.trim(),
+    branch: $('git-branch').value.trim() || undefined,
+    folders: list('git-folders'),
+    excludeFolders: list('git-exclude-folders'),
+    excludeFiles: list('git-exclude-files'),
+    force: $('git-force').checked,
+    visibility: visibility(),
+  };
+  setStatus('git-status', 'Checking the repository…');
+  try {
+    const { body } = await api('/api/parse', { method: 'POST', json });
+    done('git-status', body.message);
+  } catch (err) {
+    setStatus('git-status', err.message, true);
   }
 });
 

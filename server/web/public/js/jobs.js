@@ -22,7 +22,7 @@ function render() {
       for (const v of [`#${j.id}`, j.kind, j.libraryId ?? '—', j.state, progressText(j), time(j.createdAt), j.error ?? '']) tr.append(el('td', v));
       const actions = el('td');
       if (isAdmin() && (j.state === 'queued' || j.state === 'running')) actions.append(actionButton('Cancel', 'jobs-status', () => api(`/api/jobs/${j.id}/cancel`, { method: 'POST' }).then(({ body }) => update(body))));
-      if (isAdmin() && (j.state === 'failed' || j.state === 'cancelled') && ['crawl', 'version-fetch'].includes(j.kind)) {
+      if (isAdmin() && (j.state === 'failed' || j.state === 'cancelled') && ['crawl', 'version-fetch', 'git'].includes(j.kind)) {
         actions.append(actionButton('Retry', 'jobs-status', () => api(`/api/jobs/${j.id}/retry`, { method: 'POST' }).then(({ body }) => update(body))));
       }
       tr.append(actions);

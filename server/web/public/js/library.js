@@ -36,6 +36,7 @@ export async function showLibrary(id) {
     ['Source', view.sourceUrl ?? view.sourceType], ['Type', view.sourceType], ['Owner', view.teamspace ?? '—'],
     ['Visible to', view.visibility === 'instance' ? 'everyone' : `teamspace ${view.teamspace}${view.grants?.length ? ` + ${view.grants.join(', ')}` : ''}`],
     ['Snippets', (current?.snippets ?? 0).toLocaleString()], ['Tokens', (current?.tokens ?? 0).toLocaleString()], ['Updated', day(view.updatedAt)],
+    ['License', view.license ?? '—'], ['Trust', [view.stars !== null && view.stars !== undefined ? `${view.stars} stars` : '', view.trustScore !== null && view.trustScore !== undefined ? `score ${view.trustScore}` : '', view.verified ? 'verified' : ''].filter(Boolean).join(', ') || '—'],
   ];
   $('library-facts').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', k), el('dd', v)]));
   $('versions').querySelector('tbody').replaceChildren(...view.versions.map((v) => row([v.tag, v.state, v.snippets.toLocaleString(), v.tokens.toLocaleString(), day(v.updatedAt)])));
@@ -46,7 +47,9 @@ export async function showLibrary(id) {
     $('meta-description').value = view.description;
     $('meta-schedule').value = view.schedule ?? '';
     $('schedule-field').hidden = view.sourceType !== 'website';
-    $('refresh').hidden = view.sourceType !== 'website';
+    // A crawled website is crawled again; a Git repository re-reads the files that changed.
+    $('refresh').hidden = view.sourceType !== 'website' && !view.repoUrl;
+    $('refresh').textContent = view.repoUrl ? 'Refresh from Git' : 'Re-crawl now';
   }
   $('ask-query').focus();
   await moreSnippets(true);

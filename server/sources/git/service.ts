@@ -1,0 +1,160 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import semver from 'semver';
+import type { Config } from '../../config.ts';
+import type { Store } from '../../store/index.ts';
+import type { JobContext, JobQueue } from '../../jobs/queue.ts';
+import type { Library } from '../../../lib/model.ts';
+import { ApiError } from '../../../lib/errors.ts';
+import { ownerConflict, type Submitter } from '../../../lib/owner.ts';
+import { parseRepoUrl } from './address.ts';
+import type { GitCredentials } from './credentials.ts';
+import { listRemote, type RemoteRefs } from './remote.ts';
+import { GIT_JOB, runGitJob, type GitJobDeps, type GitJobPayload } from './job.ts';
+import { sweepCache } from './checkout.ts';
+import type { SelectionOptions } from './selection.ts';
+
+/**
+ * Git repositories as a source (docs/git.md): submitting a repository (checked while the client
+ * waits: the address guard, the credentials and the branch, with one `git ls-remote`), refreshing
+ * it, indexing a tag on request (search rule 8), and the `git` job kind.
+ */
+export interface GitSubmission {
+  libraryId: string;
+  jobId: number;
+  position: number | null;
+}
+
+export interface GitServiceDeps {
+  config: Pick<Config, 'dataDir' | 'crawlAllowPrivate' | 'gitTimeoutMs' | 'gitMaxBytes'>;
+  store: Pick<Store, 'libraries' | 'git' | 'jobs'>;
+  jobs: Pick<JobQueue, 'enqueue'>;
+  credentials: GitCredentials;
+}
+
+/** Kinds of job that index a library from its repository (a refresh waits for all of them). */
+const INDEXING_KINDS = [GIT_JOB, 'version-fetch'];
+
+export class GitSourceService {
+  constructor(private readonly d: GitServiceDeps) {}
+
+  /** The remote's branches and tags, through the guard and with the host's credentials. */
+  refs(repoUrl: string, signal?: AbortSignal): Promise<RemoteRefs> {
+    const addr = parseRepoUrl(repoUrl);
+    return listRemote(addr, { policy: { allowPrivate: this.d.config.crawlAllowPrivate }, auth: this.d.credentials.forHost(addr.host, addr.port), timeoutMs: this.d.config.gitTimeoutMs, workDir: this.workDir(), knownHostsFile: path.join(this.d.config.dataDir, 'git', 'known_hosts'), signal });
+  }
+
+  async submit(input: { repoUrl: string; branch?: string; force?: boolean } & Partial<SelectionOptions>, who: Submitter): Promise<GitSubmission> {
+    const addr = parseRepoUrl(input.repoUrl);
+    const libraryId = addr.libraryId;
+    const existing = this.d.store.libraries.get(libraryId);
+    const taken = ownerConflict(existing, who);
+    if (taken) throw new ApiError('conflict', taken);
+    this.assertIdle(libraryId);
+    const repo = this.d.store.git.repo(libraryId);
+    if (repo && repo.repoUrl !== addr.url) throw new ApiError('conflict', `${libraryId} is indexed from ${repo.repoUrl}; delete it first to index ${addr.url} under the same ID.`);
+    if (existing && this.d.store.libraries.currentVersion(libraryId, '') && !input.force) {
+      throw new ApiError('conflict', `${libraryId} is already indexed; send "force": true to index it again, or refresh it (POST /api/projects${libraryId}/refresh).`);
+    }
+    const refs = await this.refs(addr.url);
+    if (input.branch && !refs.branches.includes(input.branch) && !refs.tags.includes(input.branch)) {
+      throw new ApiError('validation_error', `branch: ${addr.url} has no branch or tag "${input.branch}" (branches: ${refs.branches.slice(0, 10).join(', ') || 'none'}).`);
+    }
+    if (!input.branch && refs.branches.length === 0) throw new ApiError('fetch_failed', `${addr.url} has no branches (an empty repository).`);
+    const payload: GitJobPayload = {
+      libraryId, repoUrl: addr.url, ref: input.branch ?? null, tag: '', full: input.force ?? false,
+      options: { folders: input.folders ?? [], excludeFolders: input.excludeFolders ?? [], excludeFiles: input.excludeFiles ?? [] },
+      teamspaceId: who.teamspaceId, visibility: who.visibility,
+    };
+    const { id, position } = this.d.jobs.enqueue(GIT_JOB, payload, { libraryId, memberId: who.memberId, teamspaceId: who.teamspaceId });
+    return { libraryId, jobId: id, position };
+  }
+
+  /** Whether a library is indexed from a repository. */
+  isGit(libraryId: string): boolean {
+    return this.d.store.git.repo(libraryId) !== null;
+  }
+
+  /** Indexes a library's branch again; only files whose blob changed are parsed. 409 while it is being indexed. */
+  refresh(lib: Library, memberId: number | null): GitSubmission {
+    const repo = this.d.store.git.repo(lib.id);
+    if (!repo) throw new ApiError('conflict', `${lib.id} was not added from a Git repository; import or add it again to refresh it.`);
+    this.assertIdle(lib.id);
+    const payload: GitJobPayload = { libraryId: lib.id, repoUrl: repo.repoUrl, ref: repo.branch, tag: '', options: optionsOf(repo.options), teamspaceId: lib.teamspaceId, visibility: lib.visibility };
+    const { id, position } = this.d.jobs.enqueue(GIT_JOB, payload, { libraryId: lib.id, memberId, teamspaceId: lib.teamspaceId });
+    return { libraryId: lib.id, jobId: id, position };
+  }
+
+  /** Queues a tag of a git library (stacks.json previousVersions). */
+  queueTag(libraryId: string, tag: string): void {
+    const repo = this.d.store.git.repo(libraryId);
+    const lib = this.d.store.libraries.get(libraryId);
+    if (!repo || !lib) return;
+    if (this.d.store.jobs.active(GIT_JOB, libraryId).some((j) => (j.payload as Partial<GitJobPayload>).tag === tag)) return;
+    const payload: GitJobPayload = { libraryId, repoUrl: repo.repoUrl, ref: tag, tag, options: optionsOf(repo.options), teamspaceId: lib.teamspaceId, visibility: lib.visibility };
+    this.d.jobs.enqueue(GIT_JOB, payload, { libraryId, memberId: null, teamspaceId: lib.teamspaceId });
+  }
+
+  /**
+   * The version-fetch job's work for a git library: finds the tag the requested version names
+   * (exactly, else the newest stable tag under it: "2" -> v2.3.1) and indexes it.
+   */
+  async fetchVersion<P>(deps: GitJobDeps, ctx: JobContext<P>, libraryId: string, version: string): Promise<string> {
+    const repo = this.d.store.git.repo(libraryId);
+    const lib = this.d.store.libraries.get(libraryId);
+    if (!repo || !lib) throw new ApiError('validation_error', `Cannot index ${libraryId} at version ${version}: it was not added from a Git repository (there is no git source for it). Import a bundle of that version, or add the repository with POST /api/parse.`);
+    const refs = await this.refs(repo.repoUrl, ctx.signal);
+    const tag = matchTag(refs.tags, version);
+    if (!tag) throw new ApiError('validation_error', `${repo.repoUrl} has no tag for version ${version} (tags: ${refs.tags.slice(-10).join(', ') || 'none'}).`);
+    await runGitJob(deps, ctx, { libraryId, repoUrl: repo.repoUrl, ref: tag, tag, options: optionsOf(repo.options), teamspaceId: lib.teamspaceId, visibility: lib.visibility });
+    return tag;
+  }
+
+  /**
+   * Removes clone folders left by jobs that are not running (a job interrupted by a crash reruns
+   * in a fresh folder), their locks on kept checkouts, and the kept checkouts of libraries no
+   * longer indexed from Git. Those of running jobs, in this or another process, are left alone.
+   */
+  sweepWork(): number {
+    const running = (id: number) => this.d.store.jobs.get(id)?.state === 'running';
+    let removed = sweepCache(path.join(this.d.config.dataDir, 'git', 'cache'), running, (id) => this.isGit(id));
+    const dir = this.workDir();
+    if (!fs.existsSync(dir)) return removed;
+    for (const name of fs.readdirSync(dir)) {
+      const id = /^job-(\d+)-/.exec(name)?.[1];
+      if (!id) continue;
+      const job = this.d.store.jobs.get(Number(id));
+      if (job?.state === 'running') continue;
+      fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+      removed++;
+    }
+    return removed;
+  }
+
+  private assertIdle(libraryId: string): void {
+    const active = INDEXING_KINDS.flatMap((k) => this.d.store.jobs.active(k, libraryId));
+    if (active.length) throw new ApiError('conflict', `${libraryId} is being indexed right now (job ${active[0]!.id}); wait for it to finish.`);
+  }
+
+  private workDir(): string {
+    return path.join(this.d.config.dataDir, 'git', 'work');
+  }
+}
+
+function optionsOf(o: Record<string, unknown>): Partial<SelectionOptions> {
+  const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  return { folders: list(o.folders), excludeFolders: list(o.excludeFolders), excludeFiles: list(o.excludeFiles) };
+}
+
+/** The tag a requested version names: the same version ("1.2.0" = "v1.2.0"), else the newest stable tag within it ("1" or "1.2"). */
+export function matchTag(tags: string[], requested: string): string | null {
+  const norm = (s: string) => s.trim().replace(/^v(?=\d)/i, '').replace(/_/g, '.').toLowerCase();
+  const want = norm(requested);
+  const exact = tags.find((t) => norm(t) === want);
+  if (exact) return exact;
+  if (!/^\d+(\.\d+)?$/.test(want)) return null;
+  const within = tags
+    .map((t) => ({ t, v: semver.valid(norm(t)) }))
+    .filter((x): x is { t: string; v: string } => x.v !== null && semver.prerelease(x.v) === null && (`${x.v}.`).startsWith(`${want}.`));
+  return within.sort((a, b) => semver.rcompare(a.v, b.v))[0]?.t ?? null;
+}

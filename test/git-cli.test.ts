@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { runStacks, tempDir, devLicense } from './helpers/server.ts';
+import { startGitHttpServer, TestRepo } from './helpers/git-repos.ts';
+
+/** The CLI of the git source: credentials kept encrypted and never printed, `add git`, trust metadata, refresh. */
+test('stacks git-hosts add|list|remove, add git, libraries set (trust metadata) and refresh on a data dir', async () => {
+  const dir = tempDir();
+  const root = tempDir('stacks-git-served-');
+  const repo = new TestRepo(root, 'ops/runbook').write({ 'docs/restart.md': '# Restarting\n\nDrain the node before restarting the ingest service.\n\n```bash\nsystemctl restart ingest\n```\n' }).commit('init').publish();
+  const server = await startGitHttpServer(root, { '/ops/': { user: 'bot', password: 'hunter2-cli' } });
+  const env = { STACKS_GIT_CREDENTIALS_KEY: '5a'.repeat(32) };
+  try {
+    fs.writeFileSync(path.join(dir, 'license.json'), devLicense());
+    const secretFile = path.join(dir, 'pw.txt');
+    fs.writeFileSync(secretFile, 'hunter2-cli\n');
+    const host = `127.0.0.1:${new URL(server.url).port}`;
+    const add = await runStacks(['git-hosts', 'add', host, '--username', 'bot', '--password-file', secretFile, '--data-dir', dir, '--dev'], env);
+    assert.equal(add.code, 0, add.stderr);
+    assert.match(add.stdout, new RegExp(`Stored basic credentials for ${host.replace('.', '\\.')} \\(user bot\\)`));
+    const list = await runStacks(['git-hosts', 'list', '--json', '--data-dir', dir], env);
+    assert.deepEqual((JSON.parse(list.stdout) as { host: string; kind: string }[]).map((h) => [h.host, h.kind]), [[host, 'basic']]);
+    const parsed = await runStacks(['add', 'git', `${server.url}/ops/runbook.git`, '--data-dir', dir, '--dev'], env);
+    assert.equal(parsed.code, 0, parsed.stderr + parsed.stdout);
+    assert.match(parsed.stdout, /indexed \/ops\/runbook: \d+ snippets/);
+    const set = await runStacks(['libraries', 'set', '/ops/runbook', '--stars', '42', '--trust-score', '7.5', '--verified', 'true', '--license', 'Apache-2.0', '--json', '--data-dir', dir], env);
+    assert.equal(set.code, 0, set.stderr);
+    assert.deepEqual(JSON.parse(set.stdout) as object, { ...(JSON.parse(set.stdout) as object), stars: 42, trustScore: 7.5, verified: true, license: 'Apache-2.0' });
+    repo.write({ 'docs/restart.md': '# Restarting\n\nDrain the node, then restart the ingest service.\n' }).commit('edit').publish();
+    const refreshed = await runStacks(['libraries', 'refresh', '/ops/runbook', '--json', '--data-dir', dir, '--dev'], env);
+    assert.equal(refreshed.code, 0, refreshed.stderr);
+    assert.equal((JSON.parse(refreshed.stdout) as { state: string }).state, 'succeeded');
+    const audit = await runStacks(['audit', '--json', '--data-dir', dir], env);
+    assert.match(audit.stdout, /gitHostAdd/);
+    for (const out of [add, list, parsed, set, refreshed, audit]) assert.ok(!`${out.stdout}${out.stderr}`.includes('hunter2'), 'the secret is never printed');
+    const removed = await runStacks(['git-hosts', 'remove', host, '--data-dir', dir], env);
+    assert.equal(removed.code, 0, removed.stderr);
+    const none = await runStacks(['git-hosts', 'list', '--data-dir', dir], env);
+    assert.match(none.stdout, /no Git host credentials stored/);
+  } finally {
+    await server.close();
+    repo.cleanup();
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import { Store } from './store/index.ts';
@@ -40,8 +39,9 @@ import { bundleMeta } from './ingest/bundle.ts';
 import { registerCrawlJob } from './sources/website/job.ts';
 import { queueOwnDocs, registerOwnDocsJob } from './sources/own-docs.ts';
 import { startCrawlSchedules } from './sources/website/schedule.ts';
+import { APP_ROOT } from './version.ts';
 
-const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT_DIR = APP_ROOT;
 
 /**
  * The composition root. createServices builds every service of the appliance once, each with

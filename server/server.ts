@@ -6,6 +6,7 @@ import { createServices, startBackground, type ServiceOverrides, type Services }
 import { createApp } from './http/app.ts';
 import { answerClientError } from './http/client-error.ts';
 import type { CreatedKey } from './auth/keys.ts';
+import { claimPidFile } from './system/pid-file.ts';
 
 export interface RunningServer {
   url: string;
@@ -36,6 +37,8 @@ export async function startServer(config: Config, options: { log?: Logger; overr
     server.listen(config.port, config.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  // Names this process as the data dir's server (a restore refuses to run under it).
+  const releasePid = claimPidFile(config.dataDir);
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const url = `http://${shownHost}:${port}`;
   const setupUrl = setupToken ? `${url}/#/setup/${setupToken}` : null;
@@ -57,6 +60,7 @@ export async function startServer(config: Config, options: { log?: Logger; overr
       });
       await services.jobs.stop();
       services.store.close();
+      releasePid();
     },
   };
 }

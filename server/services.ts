@@ -40,6 +40,9 @@ import { registerCrawlJob } from './sources/website/job.ts';
 import { queueOwnDocs, registerOwnDocsJob } from './sources/own-docs.ts';
 import { startCrawlSchedules } from './sources/website/schedule.ts';
 import { APP_ROOT } from './version.ts';
+import { BackupService } from './backup/service.ts';
+import { startBackupSchedule } from './backup/schedule.ts';
+import { operatorActor } from './audit/log.ts';
 
 const ROOT_DIR = APP_ROOT;
 
@@ -86,6 +89,8 @@ export interface Services {
   oidc: OidcSignIn | null;
   /** Signs the console's cookies (`<dataDir>/session.secret`). */
   cookieSecret: string;
+  /** Backups of the whole instance (server/backup). */
+  backups: BackupService;
   /** Every operation of REST, MCP and the CLI: validated against its contract and admitted, then run (server/operations). */
   operations: Operations;
   startedAt: Date;
@@ -128,8 +133,10 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const libraries = new LibraryAccessService(store, () => services.access, () => teams.defaultTeamspaceId());
   const audit = new AuditLog(store.audit, config.auditRetentionDays, (err) => log.error({ err }, 'could not write an audit entry'));
   const { users, sessions, signIn, oidc } = people(config, log, store, teams, audit);
+  // In the server, the online backup copies in small steps between requests (its own connection's writes are carried over).
+  const backups = new BackupService({ db: store.db, dataDir: config.dataDir, backupDir: config.backupDir!, keep: config.backupKeep, pagesPerStep: 1000, log });
   const operations = createOperations({
-    config, license, teams, jobs, importer, crawler, sources, context, search, librarySearch, libraries, audit, users, signIn, ssoEnabled: oidc !== null,
+    config, license, teams, jobs, importer, crawler, sources, context, search, librarySearch, libraries, audit, users, signIn, backups, ssoEnabled: oidc !== null,
     systemReport: () => systemReport({ store, dataDir: config.dataDir, embedder, startedAt: services.startedAt }),
     // Read per call: a test or a bench may swap the access policy on the container.
     get access() {
@@ -143,7 +150,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const services: Services = {
     config, log, store, embedder, rarity, license, keys, jobs, writer, importer,
     access: teams.access,
-    teams, context, search, librarySearch, crawler, sources, audit, users, sessions, signIn, oidc,
+    teams, context, search, librarySearch, crawler, sources, audit, users, sessions, signIn, oidc, backups,
     cookieSecret: sessionSecret(config.dataDir), operations,
     startedAt: new Date(),
   };
@@ -206,6 +213,12 @@ export function startBackground(s: Services): () => void {
     startCrawlSchedules(s.crawler, s.log), importSweepTask(s.importer, s.log), walKeeperTask(s.store.db, s.log),
     auditPruneTask(s.audit, (n) => s.log.info({ entries: n }, 'audit entries past the retention pruned')),
   ];
+  if (s.config.backupSchedule) {
+    stops.push(startBackupSchedule(s.backups, s.config.backupSchedule, s.log, (r) => {
+      const detail = r instanceof Error ? { trigger: 'schedule', error: r.message } : { trigger: 'schedule', file: r.file, bytes: r.bytes };
+      s.audit.record({ actor: operatorActor(), action: 'backupCreate', target: r instanceof Error ? null : r.file, outcome: r instanceof Error ? 'failed' : 'ok', detail });
+    }));
+  }
   if (s.config.ownDocs) queueOwnDocs({ jobs: s.jobs, store: s.store, rootDir: ROOT_DIR, log: s.log });
   return () => stops.forEach((stop) => stop());
 }

@@ -8,6 +8,7 @@ import { auditListOperation } from './audit.ts';
 import * as users from './users.ts';
 import { jobCancelOperation, jobGetOperation, jobRetryOperation, jobsListOperation } from './jobs.ts';
 import * as teams from './teams.ts';
+import { backupCreateOperation, backupDownloadOperation, backupsListOperation } from './backup.ts';
 import { healthOperation, licenseInstallOperation, licenseOperation, openApiOperation, pingOperation, readyOperation, systemOperation } from './system.ts';
 
 /** Every operation of the HTTP API, in the order the OpenAPI description lists them. */
@@ -20,6 +21,7 @@ export const OPERATIONS: readonly Operation[] = [
   teams.membersListOperation, teams.memberAddOperation, teams.memberRoleOperation, teams.memberRemoveOperation,
   teams.keysListOperation, teams.keyCreateOperation, teams.keyRevokeOperation,
   auditListOperation,
+  backupCreateOperation, backupsListOperation, backupDownloadOperation,
   users.sessionCreateOperation, users.sessionGetOperation, users.sessionDeleteOperation, users.setupOperation,
   users.usersListOperation, users.userCreateOperation, users.userUpdateOperation,
   pingOperation, healthOperation, readyOperation, licenseOperation, licenseInstallOperation, systemOperation, openApiOperation,

@@ -48,9 +48,9 @@ export function admitter(deps: BindDeps) {
   };
 }
 
-/** State-changing operations that need a key. */
+/** State-changing operations that need a key, and those a contract marks (exports). */
 function audited(op: Operation): boolean {
-  return op.access.caller === 'key' && op.http.method !== 'get';
+  return op.audit ?? (op.access.caller === 'key' && op.http.method !== 'get');
 }
 
 function noteRefusal(deps: BindDeps, op: Operation, caller: Caller, raw: unknown, err: unknown): void {

@@ -8,6 +8,7 @@ import { libraryOperations, type LibraryOperationDeps } from './libraries.ts';
 import { auditOperations, type AuditOperationDeps } from './audit.ts';
 import { userOperations, type UserOperationDeps } from './users.ts';
 import { systemOperations, type SystemOperationDeps } from './system.ts';
+import { backupOperations, type BackupOperationDeps } from './backup.ts';
 
 /**
  * The service layer's front door: every operation that REST, MCP and the CLI offer, each one
@@ -19,7 +20,7 @@ import { systemOperations, type SystemOperationDeps } from './system.ts';
 export type { Caller, RequestSession } from './admit.ts';
 export { asKey, LOCAL } from './admit.ts';
 
-export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & UserOperationDeps & SystemOperationDeps & { teams: TeamService };
+export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & UserOperationDeps & SystemOperationDeps & BackupOperationDeps & { teams: TeamService };
 
 export function createOperations(d: OperationDeps) {
   const bind = binder(d);
@@ -33,6 +34,7 @@ export function createOperations(d: OperationDeps) {
     ...auditOperations(bind, d),
     ...userOperations(bind, d),
     ...systemOperations(bind, d),
+    ...backupOperations(bind, d),
     ...teamOperations(bind, d.teams),
   };
 }

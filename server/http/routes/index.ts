@@ -13,6 +13,7 @@ import { mountLibraries, type LibrariesRouteDeps } from './libraries.ts';
 import { mountWeb } from './web.ts';
 import { mountAudit, type AuditRouteDeps } from './audit.ts';
 import { mountSession, type SessionRouteDeps } from './session.ts';
+import { mountBackup, type BackupRouteDeps } from './backup.ts';
 
 /** What the routes together need; each route module declares and receives its own part. */
 export type RouteDeps = SystemDeps &
@@ -27,7 +28,8 @@ export type RouteDeps = SystemDeps &
   SearchRouteDeps &
   LibrariesRouteDeps &
   AuditRouteDeps &
-  SessionRouteDeps;
+  SessionRouteDeps &
+  BackupRouteDeps;
 
 /** Paths whose handlers read the raw request body themselves (streamed uploads); the JSON parser skips them. */
 export const rawBodyPaths = new Set<string>(['/api/import-libraries']);
@@ -41,6 +43,7 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
   mountTeams(app, deps);
   mountJobs(app, deps);
   mountAudit(app, deps);
+  mountBackup(app, deps);
   mountSession(app, deps);
   mountCrawl(app, deps);
   mountSources(app, deps);

@@ -41,6 +41,7 @@ import { queueOwnDocs, registerOwnDocsJob } from './sources/own-docs.ts';
 import { startCrawlSchedules } from './sources/website/schedule.ts';
 import { APP_ROOT } from './version.ts';
 import { BackupService } from './backup/service.ts';
+import { ExportService } from './ingest/export.ts';
 import { startBackupSchedule } from './backup/schedule.ts';
 import { operatorActor } from './audit/log.ts';
 
@@ -135,8 +136,9 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const { users, sessions, signIn, oidc } = people(config, log, store, teams, audit);
   // In the server, the online backup copies in small steps between requests (its own connection's writes are carried over).
   const backups = new BackupService({ db: store.db, dataDir: config.dataDir, backupDir: config.backupDir!, keep: config.backupKeep, pagesPerStep: 1000, log });
+  const exporter = new ExportService({ dbFile: () => store.db.name, access: () => services.access });
   const operations = createOperations({
-    config, license, teams, jobs, importer, crawler, sources, context, search, librarySearch, libraries, audit, users, signIn, backups, ssoEnabled: oidc !== null,
+    config, license, teams, jobs, importer, crawler, sources, context, search, librarySearch, libraries, audit, users, signIn, backups, exporter, ssoEnabled: oidc !== null,
     systemReport: () => systemReport({ store, dataDir: config.dataDir, embedder, startedAt: services.startedAt }),
     // Read per call: a test or a bench may swap the access policy on the container.
     get access() {

@@ -80,6 +80,8 @@ export function targetOf(input: unknown, result: unknown): string | null {
   const i = (input && typeof input === 'object' ? input : {}) as Record<string, unknown>;
   const r = (result && typeof result === 'object' ? result : {}) as Record<string, unknown>;
   for (const k of INPUT_TARGETS) if (typeof i[k] === 'string' && i[k]) return i[k];
+  if (Array.isArray(i.library) && i.library.length) return i.library.slice(0, 20).join(', ');
+  if (typeof i.library === 'string' && i.library) return i.library;
   for (const k of RESULT_TARGETS) if (typeof r[k] === 'string' && r[k]) return r[k];
   if (Array.isArray(r.queued) && r.queued.length) return r.queued.slice(0, 20).join(', ');
   const id = i.id ?? r.id;

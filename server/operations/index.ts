@@ -9,6 +9,7 @@ import { auditOperations, type AuditOperationDeps } from './audit.ts';
 import { userOperations, type UserOperationDeps } from './users.ts';
 import { systemOperations, type SystemOperationDeps } from './system.ts';
 import { backupOperations, type BackupOperationDeps } from './backup.ts';
+import { exportOperations, type ExportOperationDeps } from './exports.ts';
 
 /**
  * The service layer's front door: every operation that REST, MCP and the CLI offer, each one
@@ -20,7 +21,7 @@ import { backupOperations, type BackupOperationDeps } from './backup.ts';
 export type { Caller, RequestSession } from './admit.ts';
 export { asKey, LOCAL } from './admit.ts';
 
-export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & UserOperationDeps & SystemOperationDeps & BackupOperationDeps & { teams: TeamService };
+export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & UserOperationDeps & SystemOperationDeps & BackupOperationDeps & ExportOperationDeps & { teams: TeamService };
 
 export function createOperations(d: OperationDeps) {
   const bind = binder(d);
@@ -35,6 +36,7 @@ export function createOperations(d: OperationDeps) {
     ...userOperations(bind, d),
     ...systemOperations(bind, d),
     ...backupOperations(bind, d),
+    ...exportOperations(bind, d),
     ...teamOperations(bind, d.teams),
   };
 }

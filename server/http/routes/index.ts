@@ -14,6 +14,7 @@ import { mountWeb } from './web.ts';
 import { mountAudit, type AuditRouteDeps } from './audit.ts';
 import { mountSession, type SessionRouteDeps } from './session.ts';
 import { mountBackup, type BackupRouteDeps } from './backup.ts';
+import { mountExport, type ExportRouteDeps } from './exports.ts';
 
 /** What the routes together need; each route module declares and receives its own part. */
 export type RouteDeps = SystemDeps &
@@ -29,7 +30,8 @@ export type RouteDeps = SystemDeps &
   LibrariesRouteDeps &
   AuditRouteDeps &
   SessionRouteDeps &
-  BackupRouteDeps;
+  BackupRouteDeps &
+  ExportRouteDeps;
 
 /** Paths whose handlers read the raw request body themselves (streamed uploads); the JSON parser skips them. */
 export const rawBodyPaths = new Set<string>(['/api/import-libraries']);
@@ -44,6 +46,7 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
   mountJobs(app, deps);
   mountAudit(app, deps);
   mountBackup(app, deps);
+  mountExport(app, deps);
   mountSession(app, deps);
   mountCrawl(app, deps);
   mountSources(app, deps);

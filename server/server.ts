@@ -7,6 +7,7 @@ import { createApp } from './http/app.ts';
 import { answerClientError } from './http/client-error.ts';
 import type { CreatedKey } from './auth/keys.ts';
 import { claimPidFile } from './system/pid-file.ts';
+import { metricsServer } from './http/routes/metrics.ts';
 
 export interface RunningServer {
   url: string;
@@ -37,6 +38,7 @@ export async function startServer(config: Config, options: { log?: Logger; overr
     server.listen(config.port, config.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  const metricsPort = config.metricsPort ? await listen(metricsServer(services.metrics), config.metricsPort, config.metricsHost) : null;
   // Names this process as the data dir's server (a restore refuses to run under it).
   const releasePid = claimPidFile(config.dataDir);
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
@@ -58,9 +60,17 @@ export async function startServer(config: Config, options: { log?: Logger; overr
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      if (metricsPort) await new Promise<void>((resolve) => metricsPort.close(() => resolve()));
       await services.jobs.stop();
       services.store.close();
       releasePid();
     },
   };
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<http.Server> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
 }

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
@@ -42,6 +43,8 @@ import { startCrawlSchedules } from './sources/website/schedule.ts';
 import { APP_ROOT } from './version.ts';
 import { BackupService } from './backup/service.ts';
 import { ExportService } from './ingest/export.ts';
+import { Metrics } from './metrics/metrics.ts';
+import { modelCacheStats } from './search/models.ts';
 import { startBackupSchedule } from './backup/schedule.ts';
 import { operatorActor } from './audit/log.ts';
 
@@ -92,6 +95,10 @@ export interface Services {
   cookieSecret: string;
   /** Backups of the whole instance (server/backup). */
   backups: BackupService;
+  /** Libraries out as import bundles (server/ingest/export.ts). */
+  exporter: ExportService;
+  /** Prometheus metrics of this process (server/metrics). */
+  metrics: Metrics;
   /** Every operation of REST, MCP and the CLI: validated against its contract and admitted, then run (server/operations). */
   operations: Operations;
   startedAt: Date;
@@ -134,11 +141,9 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const libraries = new LibraryAccessService(store, () => services.access, () => teams.defaultTeamspaceId());
   const audit = new AuditLog(store.audit, config.auditRetentionDays, (err) => log.error({ err }, 'could not write an audit entry'));
   const { users, sessions, signIn, oidc } = people(config, log, store, teams, audit);
-  // In the server, the online backup copies in small steps between requests (its own connection's writes are carried over).
-  const backups = new BackupService({ db: store.db, dataDir: config.dataDir, backupDir: config.backupDir!, keep: config.backupKeep, pagesPerStep: 1000, log });
-  const exporter = new ExportService({ dbFile: () => store.db.name, access: () => services.access });
+  const { backups, exporter, metrics } = operationsAids(config, log, store, jobs, teams, context, () => services.access);
   const operations = createOperations({
-    config, license, teams, jobs, importer, crawler, sources, context, search, librarySearch, libraries, audit, users, signIn, backups, exporter, ssoEnabled: oidc !== null,
+    config, license, teams, jobs, importer, crawler, sources, context, search, librarySearch, libraries, audit, users, signIn, backups, exporter, metrics, ssoEnabled: oidc !== null,
     systemReport: () => systemReport({ store, dataDir: config.dataDir, embedder, startedAt: services.startedAt }),
     // Read per call: a test or a bench may swap the access policy on the container.
     get access() {
@@ -152,7 +157,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const services: Services = {
     config, log, store, embedder, rarity, license, keys, jobs, writer, importer,
     access: teams.access,
-    teams, context, search, librarySearch, crawler, sources, audit, users, sessions, signIn, oidc, backups,
+    teams, context, search, librarySearch, crawler, sources, audit, users, sessions, signIn, oidc, backups, exporter, metrics,
     cookieSecret: sessionSecret(config.dataDir), operations,
     startedAt: new Date(),
   };
@@ -161,6 +166,33 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   else if (lastReembedUnfinished(jobs)) scheduleReembed({ jobs, embedder, log }, 'previous run unfinished');
   else if (config.learnRanking) scheduleMissingModels(store, jobs, log);
   return services;
+}
+
+/** What day-two operations use: backups, exports, and the metrics (their gauges read the store, the retrieval pool and the caches). */
+function operationsAids(config: Config, log: Logger, store: Store, jobs: JobQueue, teams: TeamService, context: StoreContextService, access: () => AccessPolicy) {
+  // In the server, the online backup copies in small steps between requests (its own connection's writes are carried over).
+  const backups = new BackupService({ db: store.db, dataDir: config.dataDir, backupDir: config.backupDir!, keep: config.backupKeep, pagesPerStep: 1000, log });
+  const exporter = new ExportService({ dbFile: () => store.db.name, access });
+  const metrics = new Metrics({
+    jobCounts: () => store.jobs.counts(),
+    databaseBytes: () => Object.fromEntries(['stacks.db', 'stacks.db-wal', 'usage.db', 'usage.db-wal'].map((f) => [f, fileSize(path.join(config.dataDir, f))])),
+    catalog: () => {
+      const served = store.libraries.allCurrentVersions().filter((v) => v.state === 'ready');
+      return { libraries: new Set(served.map((v) => v.libraryId)).size, versions: served.length, snippets: served.reduce((n, v) => n + v.totalSnippets, 0) };
+    },
+    workers: () => context.poolStats(),
+    caches: () => ({ teamspace_policies: teams.cache.stats(), ranking_models: modelCacheStats() }),
+  });
+  jobs.observe((kind, outcome, seconds) => metrics.observeJob(kind, outcome, seconds));
+  return { backups, exporter, metrics };
+}
+
+function fileSize(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
 }
 
 /** Users, sessions and sign-in (password, setup link, single sign-on). Users join teamspaces as members, through the member service (license seats). */

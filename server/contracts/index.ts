@@ -10,6 +10,7 @@ import { jobCancelOperation, jobGetOperation, jobRetryOperation, jobsListOperati
 import * as teams from './teams.ts';
 import { backupCreateOperation, backupDownloadOperation, backupsListOperation } from './backup.ts';
 import { exportOperation } from './exports.ts';
+import { metricsOperation } from './metrics.ts';
 import { healthOperation, licenseInstallOperation, licenseOperation, openApiOperation, pingOperation, readyOperation, systemOperation } from './system.ts';
 
 /** Every operation of the HTTP API, in the order the OpenAPI description lists them. */
@@ -22,7 +23,7 @@ export const OPERATIONS: readonly Operation[] = [
   teams.membersListOperation, teams.memberAddOperation, teams.memberRoleOperation, teams.memberRemoveOperation,
   teams.keysListOperation, teams.keyCreateOperation, teams.keyRevokeOperation,
   auditListOperation,
-  backupCreateOperation, backupsListOperation, backupDownloadOperation, exportOperation,
+  backupCreateOperation, backupsListOperation, backupDownloadOperation, exportOperation, metricsOperation,
   users.sessionCreateOperation, users.sessionGetOperation, users.sessionDeleteOperation, users.setupOperation,
   users.usersListOperation, users.userCreateOperation, users.userUpdateOperation,
   pingOperation, healthOperation, readyOperation, licenseOperation, licenseInstallOperation, systemOperation, openApiOperation,

@@ -10,6 +10,7 @@ import { userOperations, type UserOperationDeps } from './users.ts';
 import { systemOperations, type SystemOperationDeps } from './system.ts';
 import { backupOperations, type BackupOperationDeps } from './backup.ts';
 import { exportOperations, type ExportOperationDeps } from './exports.ts';
+import { metricsOperations, type MetricsOperationDeps } from './metrics.ts';
 
 /**
  * The service layer's front door: every operation that REST, MCP and the CLI offer, each one
@@ -21,7 +22,7 @@ import { exportOperations, type ExportOperationDeps } from './exports.ts';
 export type { Caller, RequestSession } from './admit.ts';
 export { asKey, LOCAL } from './admit.ts';
 
-export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & UserOperationDeps & SystemOperationDeps & BackupOperationDeps & ExportOperationDeps & { teams: TeamService };
+export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & UserOperationDeps & SystemOperationDeps & BackupOperationDeps & ExportOperationDeps & MetricsOperationDeps & { teams: TeamService };
 
 export function createOperations(d: OperationDeps) {
   const bind = binder(d);
@@ -37,6 +38,7 @@ export function createOperations(d: OperationDeps) {
     ...systemOperations(bind, d),
     ...backupOperations(bind, d),
     ...exportOperations(bind, d),
+    ...metricsOperations(bind, d),
     ...teamOperations(bind, d.teams),
   };
 }

@@ -15,6 +15,7 @@ import { mountAudit, type AuditRouteDeps } from './audit.ts';
 import { mountSession, type SessionRouteDeps } from './session.ts';
 import { mountBackup, type BackupRouteDeps } from './backup.ts';
 import { mountExport, type ExportRouteDeps } from './exports.ts';
+import { mountMetrics, type MetricsRouteDeps } from './metrics.ts';
 
 /** What the routes together need; each route module declares and receives its own part. */
 export type RouteDeps = SystemDeps &
@@ -31,7 +32,8 @@ export type RouteDeps = SystemDeps &
   AuditRouteDeps &
   SessionRouteDeps &
   BackupRouteDeps &
-  ExportRouteDeps;
+  ExportRouteDeps &
+  MetricsRouteDeps;
 
 /** Paths whose handlers read the raw request body themselves (streamed uploads); the JSON parser skips them. */
 export const rawBodyPaths = new Set<string>(['/api/import-libraries']);
@@ -47,6 +49,7 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
   mountAudit(app, deps);
   mountBackup(app, deps);
   mountExport(app, deps);
+  mountMetrics(app, deps);
   mountSession(app, deps);
   mountCrawl(app, deps);
   mountSources(app, deps);

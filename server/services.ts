@@ -44,6 +44,8 @@ import { APP_ROOT } from './version.ts';
 import { BackupService } from './backup/service.ts';
 import { ExportService } from './ingest/export.ts';
 import { Metrics } from './metrics/metrics.ts';
+import { DeclaredSources } from './sources/declared/reconcile.ts';
+import { startDeclaredSources } from './sources/declared/schedule.ts';
 import { modelCacheStats } from './search/models.ts';
 import { startBackupSchedule } from './backup/schedule.ts';
 import { operatorActor } from './audit/log.ts';
@@ -99,6 +101,8 @@ export interface Services {
   exporter: ExportService;
   /** Prometheus metrics of this process (server/metrics). */
   metrics: Metrics;
+  /** <dataDir>/sources.yaml, reconciled (server/sources/declared). */
+  declared: DeclaredSources;
   /** Every operation of REST, MCP and the CLI: validated against its contract and admitted, then run (server/operations). */
   operations: Operations;
   startedAt: Date;
@@ -142,8 +146,9 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const audit = new AuditLog(store.audit, config.auditRetentionDays, (err) => log.error({ err }, 'could not write an audit entry'));
   const { users, sessions, signIn, oidc } = people(config, log, store, teams, audit);
   const { backups, exporter, metrics } = operationsAids(config, log, store, jobs, teams, context, () => services.access);
+  const declared = declaredSources(config, log, store, jobs, crawler, sources, license, () => keys.defaultTeamspaceId());
   const operations = createOperations({
-    config, license, teams, jobs, importer, crawler, sources, context, search, librarySearch, libraries, audit, users, signIn, backups, exporter, metrics, ssoEnabled: oidc !== null,
+    config, license, teams, jobs, importer, crawler, sources, context, search, librarySearch, libraries, audit, users, signIn, backups, exporter, metrics, declared, ssoEnabled: oidc !== null,
     systemReport: () => systemReport({ store, dataDir: config.dataDir, embedder, startedAt: services.startedAt }),
     // Read per call: a test or a bench may swap the access policy on the container.
     get access() {
@@ -157,7 +162,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const services: Services = {
     config, log, store, embedder, rarity, license, keys, jobs, writer, importer,
     access: teams.access,
-    teams, context, search, librarySearch, crawler, sources, audit, users, sessions, signIn, oidc, backups, exporter, metrics,
+    teams, context, search, librarySearch, crawler, sources, audit, users, sessions, signIn, oidc, backups, exporter, metrics, declared,
     cookieSecret: sessionSecret(config.dataDir), operations,
     startedAt: new Date(),
   };
@@ -185,6 +190,23 @@ function operationsAids(config: Config, log: Logger, store: Store, jobs: JobQueu
   });
   jobs.observe((kind, outcome, seconds) => metrics.observeJob(kind, outcome, seconds));
   return { backups, exporter, metrics };
+}
+
+/** sources.yaml: its entries queued through the same crawl and source services as the API, as the operator. */
+function declaredSources(config: Config, log: Logger, store: Store, jobs: JobQueue, crawler: CrawlService, sources: SourceService, license: LicenseService, defaultTeamspaceId: () => number) {
+  return new DeclaredSources({
+    store, dataDir: config.dataDir, log, defaultTeamspaceId,
+    submit: {
+      crawl: (req, who) => crawler.submit({ ...req, trigger: 'api' }, who),
+      openApi: (req, who) => sources.submitOpenApiUrl(req, who),
+      llmsTxt: (req, who) => sources.submitLlmsTxt(req, who),
+      license: (feature) => void license.require(feature),
+    },
+    deleteLibrary: (libraryId) => {
+      for (const state of ['queued', 'running'] as const) for (const j of jobs.list({ libraryId, state })) jobs.cancel(j.id);
+      store.libraries.delete(libraryId);
+    },
+  });
 }
 
 function fileSize(file: string): number {
@@ -253,6 +275,12 @@ export function startBackground(s: Services): () => void {
       s.audit.record({ actor: operatorActor(), action: 'backupCreate', target: r instanceof Error ? null : r.file, outcome: r instanceof Error ? 'failed' : 'ok', detail });
     }));
   }
+  stops.push(startDeclaredSources(s.declared, s.config.sourcesSchedule, s.log, (r, trigger) => {
+    // Only what changed something (or failed) is worth an audit entry.
+    if (!(r instanceof Error) && !r.created.length && !r.updated.length && !r.pruned.length && !r.errors.length) return;
+    const detail = r instanceof Error ? { trigger, error: r.message } : { trigger, created: r.created.length, updated: r.updated.length, pruned: r.pruned.length, errors: r.errors.length };
+    s.audit.record({ actor: operatorActor(), action: 'sourcesReconcile', target: s.declared.file, outcome: r instanceof Error ? 'failed' : 'ok', detail });
+  }));
   if (s.config.ownDocs) queueOwnDocs({ jobs: s.jobs, store: s.store, rootDir: ROOT_DIR, log: s.log });
   return () => stops.forEach((stop) => stop());
 }

@@ -18,7 +18,7 @@ export function startBackupSchedule(backups: Pick<BackupService, 'create'>, expr
         done(err as Error);
       }
     },
-    { name: 'backup', noOverlap: true },
+    { name: 'backup', noOverlap: true, unref: true },
   );
   return () => void task.destroy();
 }

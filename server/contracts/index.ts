@@ -11,6 +11,7 @@ import * as teams from './teams.ts';
 import { backupCreateOperation, backupDownloadOperation, backupsListOperation } from './backup.ts';
 import { exportOperation } from './exports.ts';
 import { metricsOperation } from './metrics.ts';
+import { reconcileOperation } from './declared.ts';
 import { healthOperation, licenseInstallOperation, licenseOperation, openApiOperation, pingOperation, readyOperation, systemOperation } from './system.ts';
 
 /** Every operation of the HTTP API, in the order the OpenAPI description lists them. */
@@ -23,7 +24,7 @@ export const OPERATIONS: readonly Operation[] = [
   teams.membersListOperation, teams.memberAddOperation, teams.memberRoleOperation, teams.memberRemoveOperation,
   teams.keysListOperation, teams.keyCreateOperation, teams.keyRevokeOperation,
   auditListOperation,
-  backupCreateOperation, backupsListOperation, backupDownloadOperation, exportOperation, metricsOperation,
+  backupCreateOperation, backupsListOperation, backupDownloadOperation, exportOperation, metricsOperation, reconcileOperation,
   users.sessionCreateOperation, users.sessionGetOperation, users.sessionDeleteOperation, users.setupOperation,
   users.usersListOperation, users.userCreateOperation, users.userUpdateOperation,
   pingOperation, healthOperation, readyOperation, licenseOperation, licenseInstallOperation, systemOperation, openApiOperation,

@@ -11,6 +11,7 @@ import { systemOperations, type SystemOperationDeps } from './system.ts';
 import { backupOperations, type BackupOperationDeps } from './backup.ts';
 import { exportOperations, type ExportOperationDeps } from './exports.ts';
 import { metricsOperations, type MetricsOperationDeps } from './metrics.ts';
+import { declaredOperations, type DeclaredOperationDeps } from './declared.ts';
 
 /**
  * The service layer's front door: every operation that REST, MCP and the CLI offer, each one
@@ -22,7 +23,7 @@ import { metricsOperations, type MetricsOperationDeps } from './metrics.ts';
 export type { Caller, RequestSession } from './admit.ts';
 export { asKey, LOCAL } from './admit.ts';
 
-export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & UserOperationDeps & SystemOperationDeps & BackupOperationDeps & ExportOperationDeps & MetricsOperationDeps & { teams: TeamService };
+export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & UserOperationDeps & SystemOperationDeps & BackupOperationDeps & ExportOperationDeps & MetricsOperationDeps & DeclaredOperationDeps & { teams: TeamService };
 
 export function createOperations(d: OperationDeps) {
   const bind = binder(d);
@@ -39,6 +40,7 @@ export function createOperations(d: OperationDeps) {
     ...backupOperations(bind, d),
     ...exportOperations(bind, d),
     ...metricsOperations(bind, d),
+    ...declaredOperations(bind, d),
     ...teamOperations(bind, d.teams),
   };
 }

@@ -13,6 +13,7 @@ import { TermStore } from './terms.ts';
 import { SearchModelStore } from './search-models.ts';
 import { AuditStore } from './audit.ts';
 import { UserStore } from './users.ts';
+import { DeclaredStore } from './declared.ts';
 
 export type { Db };
 
@@ -31,6 +32,7 @@ export class Store {
   readonly models: SearchModelStore;
   readonly audit: AuditStore;
   readonly users: UserStore;
+  readonly declared: DeclaredStore;
 
   constructor(readonly db: Db) {
     this.libraries = new LibraryStore(db);
@@ -44,6 +46,7 @@ export class Store {
     this.research = new ResearchUsageStore(db);
     this.audit = new AuditStore(db);
     this.users = new UserStore(db);
+    this.declared = new DeclaredStore(db);
     this.terms = new TermStore(db);
     this.models = new SearchModelStore(db);
   }

@@ -16,6 +16,7 @@ import { mountSession, type SessionRouteDeps } from './session.ts';
 import { mountBackup, type BackupRouteDeps } from './backup.ts';
 import { mountExport, type ExportRouteDeps } from './exports.ts';
 import { mountMetrics, type MetricsRouteDeps } from './metrics.ts';
+import { mountDeclared, type DeclaredRouteDeps } from './declared.ts';
 
 /** What the routes together need; each route module declares and receives its own part. */
 export type RouteDeps = SystemDeps &
@@ -33,7 +34,8 @@ export type RouteDeps = SystemDeps &
   SessionRouteDeps &
   BackupRouteDeps &
   ExportRouteDeps &
-  MetricsRouteDeps;
+  MetricsRouteDeps &
+  DeclaredRouteDeps;
 
 /** Paths whose handlers read the raw request body themselves (streamed uploads); the JSON parser skips them. */
 export const rawBodyPaths = new Set<string>(['/api/import-libraries']);
@@ -50,6 +52,7 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
   mountBackup(app, deps);
   mountExport(app, deps);
   mountMetrics(app, deps);
+  mountDeclared(app, deps);
   mountSession(app, deps);
   mountCrawl(app, deps);
   mountSources(app, deps);

@@ -10,8 +10,9 @@ import { m011 } from './011-key-scope.ts';
 import { m012 } from './012-library-visibility.ts';
 import { m013 } from './013-audit-log.ts';
 import { m014 } from './014-users.ts';
+import { m015 } from './015-declared-sources.ts';
 
 export type { Migration };
 
 /** Append new migrations here; never edit one that has shipped. */
-export const migrations: Migration[] = [m001, m004, m005, m007, m008, m009, m010, m011, m012, m013, m014];
+export const migrations: Migration[] = [m001, m004, m005, m007, m008, m009, m010, m011, m012, m013, m014, m015];

@@ -107,7 +107,7 @@ export const configSchema = z.object({
   /** Scheduled backups kept (the newest); manual ones are never deleted. */
   backupKeep: int(1, 10_000).default(7),
   /** A second port serving only GET /metrics without a key (for a scraper on a trusted network); unset: /metrics on the main port with an owner/admin key only. */
-  metricsPort: int(1, 65535).optional(),
+  metricsPort: int(0, 65535).optional(),
   /** Bind address of the metrics port. */
   metricsHost: z.string().min(1).default('127.0.0.1'),
   /** Cron expression for reconciling <dataDir>/sources.yaml (it is also reconciled at start and by POST /api/sources/reconcile); 'off' for never. */

@@ -15,6 +15,8 @@ export interface RunningServer {
   services: Services;
   /** The key created on first start (shown once), or null. */
   firstKey: CreatedKey | null;
+  /** The metrics port's /metrics (STACKS_METRICS_PORT), or null. */
+  metricsUrl: string | null;
   /** On first start: the one-time link for creating the first owner's console account (shown once), or null. */
   setupUrl: string | null;
   close(): Promise<void>;
@@ -38,7 +40,7 @@ export async function startServer(config: Config, options: { log?: Logger; overr
     server.listen(config.port, config.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const metricsPort = config.metricsPort ? await listen(metricsServer(services.metrics), config.metricsPort, config.metricsHost) : null;
+  const metricsPort = config.metricsPort !== undefined ? await listen(metricsServer(services.metrics), config.metricsPort, config.metricsHost) : null;
   // Names this process as the data dir's server (a restore refuses to run under it).
   const releasePid = claimPidFile(config.dataDir);
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
@@ -52,6 +54,7 @@ export async function startServer(config: Config, options: { log?: Logger; overr
     services,
     firstKey,
     setupUrl,
+    metricsUrl: metricsPort ? `http://${config.metricsHost.includes(':') ? `[${config.metricsHost}]` : config.metricsHost}:${(metricsPort.address() as AddressInfo).port}/metrics` : null,
     async close() {
       if (closed) return;
       closed = true;

@@ -175,8 +175,8 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
 
 /** What day-two operations use: backups, exports, and the metrics (their gauges read the store, the retrieval pool and the caches). */
 function operationsAids(config: Config, log: Logger, store: Store, jobs: JobQueue, teams: TeamService, context: StoreContextService, access: () => AccessPolicy) {
-  // In the server, the online backup copies in small steps between requests (its own connection's writes are carried over).
-  const backups = new BackupService({ db: store.db, dataDir: config.dataDir, backupDir: config.backupDir!, keep: config.backupKeep, pagesPerStep: 1000, log });
+  // In the server, the online backup copies in steps (32 MB) between which requests run (its own connection's writes are carried over).
+  const backups = new BackupService({ db: store.db, dataDir: config.dataDir, backupDir: config.backupDir!, keep: config.backupKeep, pagesPerStep: 8192, log });
   const exporter = new ExportService({ dbFile: () => store.db.name, access });
   const metrics = new Metrics({
     jobCounts: () => store.jobs.counts(),

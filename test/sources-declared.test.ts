@@ -79,19 +79,37 @@ sources:
     assert.deepEqual(ids(r.body), { created: [], updated: [], unchanged: [llms, site].sort(), pruned: [], adopted: [], released: [kratos], errors: [] });
     assert.ok(s.services.store.libraries.currentVersion(kratos, ''), 'released, not deleted: the file did not create it');
 
+    await brokenFilesChangeNothing(s, write, files, fixtures.url);
+
+    // Only the default teamspace's owners and admins reconcile; an empty list prunes what the file created.
+    const member = await call<{ key: { key: string } }>(s, 'POST', '/api/v2/members', { name: 'mia', role: 'member' });
+    assert.equal((await reconcile(s, member.body.key.key)).status, 403);
+    write('sources: []\n');
+    r = await reconcile(s);
+    assert.deepEqual(ids(r.body), { created: [], updated: [], unchanged: [], pruned: [llms, site].sort(), adopted: [], released: [], errors: [] });
+    assert.equal(s.services.store.libraries.get(site), null);
+    const audit = s.services.audit.list({ limit: 100, action: 'sourcesReconcile' }).entries;
+    assert.ok(audit.some((e) => e.outcome === 'ok') && audit.some((e) => e.outcome === 'failed'), 'reconciles are audited');
+  } finally {
+    await Promise.all([s.close(), fixtures.close()]);
+  }
+});
+
+/** A file that does not parse, or whose entries are invalid, is refused whole: 400 naming every line, and nothing applied. */
+async function brokenFilesChangeNothing(s: TestServer, write: (text: string) => void, files: string, origin: string): Promise<void> {
     // Broken files change nothing and name their lines.
-    const before = JSON.stringify(s.services.store.declared.list());
+  const before = JSON.stringify(s.services.store.declared.list());
     write(`sources:
   - llmstxt: ${files}/llmstxt/pydeprecate.llms-full.txt
-  - website: [${fixtures.url}/static/
+  - website: [${origin}/static/
 `);
-    r = await reconcile(s);
+    let r = await reconcile(s);
     assert.equal(r.status, 400);
     assert.equal(r.body.error, 'validation_error');
     assert.match(r.body.message!, /^sources\.yaml line \d+: /);
     write(`sources:
   - llmstxt: ${files}/llmstxt/pydeprecate.llms-full.txt
-  - website: ${fixtures.url}/static/
+  - website: ${origin}/static/
     maxPages: lots
     maxDeep: 1
   - git: https://example.com/repo.git
@@ -109,16 +127,4 @@ sources:
     ].join('\n'));
     assert.equal(JSON.stringify(s.services.store.declared.list()), before, 'nothing applied');
 
-    // Only the default teamspace's owners and admins reconcile; an empty list prunes what the file created.
-    const member = await call<{ key: { key: string } }>(s, 'POST', '/api/v2/members', { name: 'mia', role: 'member' });
-    assert.equal((await reconcile(s, member.body.key.key)).status, 403);
-    write('sources: []\n');
-    r = await reconcile(s);
-    assert.deepEqual(ids(r.body), { created: [], updated: [], unchanged: [], pruned: [llms, site].sort(), adopted: [], released: [], errors: [] });
-    assert.equal(s.services.store.libraries.get(site), null);
-    const audit = s.services.audit.list({ limit: 100, action: 'sourcesReconcile' }).entries;
-    assert.ok(audit.some((e) => e.outcome === 'ok') && audit.some((e) => e.outcome === 'failed'), 'reconciles are audited');
-  } finally {
-    await Promise.all([s.close(), fixtures.close()]);
-  }
-});
+}

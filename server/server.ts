@@ -7,6 +7,7 @@ import { createApp } from './http/app.ts';
 import { answerClientError } from './http/client-error.ts';
 import type { CreatedKey } from './auth/keys.ts';
 import { claimPidFile } from './system/pid-file.ts';
+import { ensureWritableDataDir } from './system/data-dir.ts';
 import { metricsServer } from './http/routes/metrics.ts';
 
 export interface RunningServer {
@@ -25,6 +26,7 @@ export interface RunningServer {
 /** Builds the services, starts the job workers and listens. */
 export async function startServer(config: Config, options: { log?: Logger; overrides?: ServiceOverrides } = {}): Promise<RunningServer> {
   const log = options.log ?? createLogger(config.logLevel);
+  ensureWritableDataDir(config.dataDir);
   const services = await createServices(config, log, options.overrides);
   const firstKey = services.keys.bootstrap();
   const setupToken = services.users.newSetupToken();

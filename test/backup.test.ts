@@ -69,8 +69,8 @@ test('a backup taken during a running import restores to a consistent state; the
     const backup = await a.api('/api/backup', { method: 'POST' });
     const made = (await backup.json()) as { file: string; activeJobs: number; libraries: number; snippets: number };
     assert.equal(backup.status, 200, JSON.stringify(made));
-    assert.equal(a.services.jobs.get(jobId!).state, 'running', 'the import was still running when the backup was done');
-    assert.equal(made.activeJobs, 1, 'the snapshot holds the running import');
+    // The snapshot is taken first (the archive is written after it, while the import goes on).
+    assert.equal(made.activeJobs, 1, 'the snapshot was taken while the import was running');
     assert.equal(made.libraries, 2);
     assert.ok(fs.statSync(made.file).size > 0 && path.dirname(made.file) === path.join(a.dataDir, 'backups'));
     const listed = (await (await a.api('/api/backups')).json()) as { backups: { name: string }[] };

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestServer, tempDir, type TestServer } from './helpers/server.ts';
+import { runStacks, startTestServer, tempDir, type TestServer } from './helpers/server.ts';
 import { CORPUS_BUNDLES } from './helpers/fixtures.ts';
 import { addIndexedLibrary, call } from './helpers/teams.ts';
 import { QUESTIONS } from './eval/questions.ts';
@@ -57,6 +57,13 @@ test('export -> import on another instance gives the same answers; what the call
     assert.deepEqual(one.libraries.map((l) => l.version), ['v4.29.1']);
     const again = (await (await b.api('/api/export?library=/pinojs/pino')).json()) as { libraries: unknown[] };
     assert.deepEqual(again.libraries, bundle.libraries.slice(2), 'the imported copy exports the same bundle');
+
+    // The CLI writes the same bundle (as the operator, beside the running server).
+    const cliFile = path.join(path.dirname(file), 'cli.json');
+    const cli = await runStacks(['export', '/pinojs/pino', '--data-dir', a.dataDir, '--out', cliFile]);
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.match(cli.stderr, /^Exported 1 library version\(s\), \d+ snippets, to /);
+    assert.deepEqual(JSON.parse(fs.readFileSync(cliFile, 'utf8')).libraries, bundle.libraries.slice(2));
 
     // Visibility: another teamspace's private library answers exactly like a missing one.
     await addIndexedLibrary(a, { id: '/acme/private', teamspaceId: a.services.teams.defaultTeamspaceId(), visibility: 'teamspace' }, 'secret');

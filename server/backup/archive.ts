@@ -63,6 +63,8 @@ export async function writeArchive(dir: string, manifest: Manifest, out: string)
   try {
     // gzip level 1: a database compresses nearly as well as at 6, at a third of the CPU (a backup of a large index stays short).
     await tar.create({ gzip: { level: 1 }, file: partial, cwd: dir, portable: true }, [MANIFEST, ...manifest.files.map((f) => f.path)]);
+    // It holds the databases (password and key hashes) and the session secret: its owner's alone.
+    fs.chmodSync(partial, 0o600);
     fs.renameSync(partial, out);
   } finally {
     fs.rmSync(partial, { force: true });

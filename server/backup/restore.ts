@@ -40,9 +40,15 @@ export async function restoreArchive(archive: string, dataDir: string, now = new
   try {
     const manifest = await verified(archive, work);
     const movedAside = moveAside(dataDir, path.join(dataDir, `pre-restore-${stamp}`));
-    for (const name of ['stacks.db', 'usage.db']) fs.renameSync(path.join(work, name), path.join(dataDir, name));
-    const files = path.join(work, 'files');
-    if (fs.existsSync(files)) for (const entry of fs.readdirSync(files)) fs.renameSync(path.join(files, entry), path.join(dataDir, entry));
+    try {
+      for (const name of ['stacks.db', 'usage.db']) fs.renameSync(path.join(work, name), path.join(dataDir, name));
+      const files = path.join(work, 'files');
+      if (fs.existsSync(files)) for (const entry of fs.readdirSync(files)) fs.renameSync(path.join(files, entry), path.join(dataDir, entry));
+    } catch (err) {
+      // Half moved in: the archive's files go, the data dir's come back.
+      if (movedAside) putBack(dataDir, movedAside);
+      throw err;
+    }
     return {
       archive, createdAt: manifest.createdAt, schemaVersion: manifest.schemaVersion, movedAside,
       libraries: manifest.libraries.length, snippets: manifest.libraries.reduce((n, l) => n + l.versions.reduce((m, v) => m + v.snippets, 0), 0),
@@ -69,6 +75,14 @@ function moveAside(dataDir: string, aside: string): string | null {
   fs.mkdirSync(aside, { recursive: true });
   for (const name of present) fs.renameSync(path.join(dataDir, name), path.join(aside, name));
   return aside;
+}
+
+function putBack(dataDir: string, aside: string): void {
+  for (const name of fs.readdirSync(aside)) {
+    fs.rmSync(path.join(dataDir, name), { recursive: true, force: true });
+    fs.renameSync(path.join(aside, name), path.join(dataDir, name));
+  }
+  fs.rmdirSync(aside);
 }
 
 function ensureDir(dir: string): string {

@@ -55,10 +55,11 @@ export class BackupService {
     if (this.running) throw new ApiError('conflict', 'A backup is being written right now; wait for it to finish.');
     this.running = true;
     const now = (this.d.now ?? (() => new Date()))();
-    fs.mkdirSync(outDir, { recursive: true });
-    // Beside the data (hard links need the same file system), never inside the archive folder's listing.
-    const work = fs.mkdtempSync(path.join(this.d.dataDir, '.backup-'));
+    let work: string | null = null;
     try {
+      fs.mkdirSync(outDir, { recursive: true });
+      // Beside the data (hard links need the same file system), never inside the archive folder's listing.
+      work = fs.mkdtempSync(path.join(this.d.dataDir, '.backup-'));
       const files = path.join(work, 'files');
       linkDataFiles(this.d.dataDir, files);
       await snapshotDatabases(this.d.db, work, options.pagesPerStep ?? this.d.pagesPerStep);
@@ -77,7 +78,7 @@ export class BackupService {
       if (trigger === 'schedule') this.prune(outDir);
       return { file, bytes, createdAt: manifest.createdAt, schemaVersion: SCHEMA_VERSION, libraries: summary.counts.libraries, snippets: summary.counts.snippets, activeJobs: summary.counts.activeJobs };
     } finally {
-      fs.rmSync(work, { recursive: true, force: true });
+      if (work) fs.rmSync(work, { recursive: true, force: true });
       this.running = false;
     }
   }

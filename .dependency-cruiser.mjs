@@ -6,13 +6,13 @@
 //   server/services.ts                     the composition root: builds every service, registers jobs and tasks
 //   server/http/, server/mcp/, server/web/ entry points: translate a protocol into service calls
 //   server/operations/                     the service layer's front door: every operation validated and admitted, then run
-//   server/<feature>/                      services: auth license teams jobs embed ingest search sources
+//   server/<feature>/                      services: auth license teams jobs embed ingest search sources backup metrics system audit
 //   server/contracts/                      one zod contract per operation (input, access, answer); lib/ only
 //   server/store/                          all SQL; imports no service
 //   server/config.ts log.ts version.ts     server base: configuration, logging, version
 //   lib/                                   shared pure helpers: model types, errors, text, net guard, vector kernel
 //   crawler/                               the website crawler, a library: imports lib/ only
-const SERVICES = '^server/(auth|license|teams|jobs|embed|ingest|search|sources)/';
+const SERVICES = '^server/(auth|license|teams|jobs|embed|ingest|search|sources|backup|metrics|system|audit)/';
 const ENTRY = '^server/(http|mcp|web)/';
 const ROOT = '^server/(services|server)[.]ts$';
 const BASE = '^server/(config|log|version)[.]ts$';

@@ -4,7 +4,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'server/web/public/**', '.tmp/**', 'scratch/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'dist/**', 'build/**', 'server/web/public/**', '.tmp/**', 'scratch/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.{ts,mjs,js}'],

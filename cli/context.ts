@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../lib/sqlite.ts';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { loadConfig, type Config } from '../server/config.ts';
 import { ApiError } from '../lib/errors.ts';
@@ -81,7 +81,7 @@ export function hasStacksDatabase(dataDir: string): boolean {
   const file = path.join(dataDir, 'stacks.db');
   if (!fs.existsSync(file) || !fs.statSync(file).isFile()) return false;
   try {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
+    const db = openSqlite(file, { readonly: true, fileMustExist: true });
     try {
       return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined;
     } finally {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import cron from 'node-cron';
 
 /**
  * One validated configuration object. Sources, lowest precedence first:
@@ -32,6 +33,9 @@ const roleMap = z
     }
     return out;
   });
+
+/** A node-cron expression (five or six fields). */
+const cronExpr = z.string().trim().refine((v) => cron.validate(v), 'a cron expression such as "0 3 * * *"');
 
 export const configSchema = z.object({
   port: int(0, 65535).default(3000),
@@ -108,6 +112,18 @@ export const configSchema = z.object({
   oidcRoleMap: roleMap.optional(),
   /** Only for an identity provider reached over plain http (a test, a lab); never in production. */
   oidcAllowHttp: bool.default(false),
+  /** Where backup archives go (default <dataDir>/backups). */
+  backupDir: z.string().min(1).optional(),
+  /** Cron expression for scheduled backups; unset: none. */
+  backupSchedule: cronExpr.optional(),
+  /** Scheduled backups kept (the newest); manual ones are never deleted. */
+  backupKeep: int(1, 10_000).default(7),
+  /** A second port serving only GET /metrics without a key (for a scraper on a trusted network); unset: /metrics on the main port with an owner/admin key only. */
+  metricsPort: int(0, 65535).optional(),
+  /** Bind address of the metrics port. */
+  metricsHost: z.string().min(1).default('127.0.0.1'),
+  /** Cron expression for reconciling <dataDir>/sources.yaml (it is also reconciled at start and by POST /api/sources/reconcile); 'off' for never. */
+  sourcesSchedule: z.union([z.literal('off'), cronExpr]).default('*/15 * * * *'),
 }).superRefine((c, ctx) => {
   if (c.oidcIssuer === undefined) return;
   if (!c.oidcClientId) ctx.addIssue({ code: 'custom', path: ['oidcClientId'], message: 'required with STACKS_OIDC_ISSUER' });
@@ -166,6 +182,12 @@ const envMap: Record<string, keyof Config> = {
   STACKS_OIDC_GROUPS_CLAIM: 'oidcGroupsClaim',
   STACKS_OIDC_ROLE_MAP: 'oidcRoleMap',
   STACKS_OIDC_ALLOW_HTTP: 'oidcAllowHttp',
+  STACKS_BACKUP_DIR: 'backupDir',
+  STACKS_BACKUP_SCHEDULE: 'backupSchedule',
+  STACKS_BACKUP_KEEP: 'backupKeep',
+  STACKS_METRICS_PORT: 'metricsPort',
+  STACKS_METRICS_HOST: 'metricsHost',
+  STACKS_SOURCES_SCHEDULE: 'sourcesSchedule',
 };
 
 /** STACKS_* variables that are read elsewhere on purpose (the CLI's key, stack traces, the bench corpus) and are not config keys. */
@@ -196,6 +218,7 @@ export function loadConfig(flags: Partial<Record<keyof Config, unknown>> = {}, e
   const config = parsed.data;
   config.dataDir = path.resolve(config.dataDir);
   if (config.licenseFile) config.licenseFile = path.resolve(config.licenseFile);
+  config.backupDir = path.resolve(config.backupDir ?? path.join(config.dataDir, 'backups'));
   if (config.embedProvider === 'openai' && !config.embedUrl) throw new ConfigError('STACKS_EMBED_URL is required when STACKS_EMBED_PROVIDER=openai');
   return config;
 }

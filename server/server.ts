@@ -6,6 +6,9 @@ import { createServices, startBackground, type ServiceOverrides, type Services }
 import { createApp } from './http/app.ts';
 import { answerClientError } from './http/client-error.ts';
 import type { CreatedKey } from './auth/keys.ts';
+import { claimPidFile } from './system/pid-file.ts';
+import { ensureWritableDataDir } from './system/data-dir.ts';
+import { metricsServer } from './http/routes/metrics.ts';
 
 export interface RunningServer {
   url: string;
@@ -13,6 +16,8 @@ export interface RunningServer {
   services: Services;
   /** The key created on first start (shown once), or null. */
   firstKey: CreatedKey | null;
+  /** The metrics port's /metrics (STACKS_METRICS_PORT), or null. */
+  metricsUrl: string | null;
   /** On first start: the one-time link for creating the first owner's console account (shown once), or null. */
   setupUrl: string | null;
   close(): Promise<void>;
@@ -21,6 +26,7 @@ export interface RunningServer {
 /** Builds the services, starts the job workers and listens. */
 export async function startServer(config: Config, options: { log?: Logger; overrides?: ServiceOverrides } = {}): Promise<RunningServer> {
   const log = options.log ?? createLogger(config.logLevel);
+  ensureWritableDataDir(config.dataDir);
   const services = await createServices(config, log, options.overrides);
   const firstKey = services.keys.bootstrap();
   const setupToken = services.users.newSetupToken();
@@ -36,6 +42,9 @@ export async function startServer(config: Config, options: { log?: Logger; overr
     server.listen(config.port, config.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  const metricsPort = config.metricsPort !== undefined ? await listen(metricsServer(services.metrics), config.metricsPort, config.metricsHost) : null;
+  // Names this process as the data dir's server (a restore refuses to run under it).
+  const releasePid = claimPidFile(config.dataDir);
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const url = `http://${shownHost}:${port}`;
   const setupUrl = setupToken ? `${url}/#/setup/${setupToken}` : null;
@@ -47,6 +56,7 @@ export async function startServer(config: Config, options: { log?: Logger; overr
     services,
     firstKey,
     setupUrl,
+    metricsUrl: metricsPort ? `http://${config.metricsHost.includes(':') ? `[${config.metricsHost}]` : config.metricsHost}:${(metricsPort.address() as AddressInfo).port}/metrics` : null,
     async close() {
       if (closed) return;
       closed = true;
@@ -55,8 +65,17 @@ export async function startServer(config: Config, options: { log?: Logger; overr
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      if (metricsPort) await new Promise<void>((resolve) => metricsPort.close(() => resolve()));
       await services.jobs.stop();
       services.store.close();
+      releasePid();
     },
   };
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<http.Server> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
 }

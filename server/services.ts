@@ -1,5 +1,5 @@
+import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import { Store } from './store/index.ts';
@@ -43,8 +43,17 @@ import { startCrawlSchedules } from './sources/website/schedule.ts';
 import { GitSourceService } from './sources/git/service.ts';
 import { GitCredentials, parseCredentialsKey } from './sources/git/credentials.ts';
 import { GIT_JOB, runGitJob, type GitJobDeps, type GitJobPayload } from './sources/git/job.ts';
+import { APP_ROOT } from './version.ts';
+import { BackupService } from './backup/service.ts';
+import { ExportService } from './ingest/export.ts';
+import { Metrics } from './metrics/metrics.ts';
+import { DeclaredSources } from './sources/declared/reconcile.ts';
+import { startDeclaredSources } from './sources/declared/schedule.ts';
+import { modelCacheStats } from './search/models.ts';
+import { startBackupSchedule } from './backup/schedule.ts';
+import { operatorActor } from './audit/log.ts';
 
-const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT_DIR = APP_ROOT;
 
 /**
  * The composition root. createServices builds every service of the appliance once, each with
@@ -93,6 +102,14 @@ export interface Services {
   oidc: OidcSignIn | null;
   /** Signs the console's cookies (`<dataDir>/session.secret`). */
   cookieSecret: string;
+  /** Backups of the whole instance (server/backup). */
+  backups: BackupService;
+  /** Libraries out as import bundles (server/ingest/export.ts). */
+  exporter: ExportService;
+  /** Prometheus metrics of this process (server/metrics). */
+  metrics: Metrics;
+  /** <dataDir>/sources.yaml, reconciled (server/sources/declared). */
+  declared: DeclaredSources;
   /** Every operation of REST, MCP and the CLI: validated against its contract and admitted, then run (server/operations). */
   operations: Operations;
   startedAt: Date;
@@ -137,8 +154,10 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const libraries = new LibraryAccessService(store, () => services.access, () => teams.defaultTeamspaceId());
   const audit = new AuditLog(store.audit, config.auditRetentionDays, (err) => log.error({ err }, 'could not write an audit entry'));
   const { users, sessions, signIn, oidc } = people(config, log, store, teams, audit);
+  const { backups, exporter, metrics } = operationsAids(config, log, store, jobs, teams, context, () => services.access);
+  const declared = declaredSources(config, log, store, jobs, crawler, sources, license, () => keys.defaultTeamspaceId());
   const operations = createOperations({
-    config, license, teams, jobs, importer, crawler, sources, git, gitCredentials, context, search, librarySearch, libraries, audit, users, signIn, ssoEnabled: oidc !== null,
+    config, license, teams, jobs, importer, crawler, sources, git, gitCredentials, context, search, librarySearch, libraries, audit, users, signIn, backups, exporter, metrics, declared, ssoEnabled: oidc !== null,
     systemReport: () => systemReport({ store, dataDir: config.dataDir, embedder, startedAt: services.startedAt }),
     // Read per call: a test or a bench may swap the access policy on the container.
     get access() {
@@ -152,7 +171,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const services: Services = {
     config, log, store, embedder, rarity, license, keys, jobs, writer, importer,
     access: teams.access,
-    teams, context, search, librarySearch, crawler, sources, git, gitCredentials, audit, users, sessions, signIn, oidc,
+    teams, context, search, librarySearch, crawler, sources, git, gitCredentials, audit, users, sessions, signIn, oidc, backups, exporter, metrics, declared,
     cookieSecret: sessionSecret(config.dataDir), operations,
     startedAt: new Date(),
   };
@@ -161,6 +180,50 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   else if (lastReembedUnfinished(jobs)) scheduleReembed({ jobs, embedder, log }, 'previous run unfinished');
   else if (config.learnRanking) scheduleMissingModels(store, jobs, log);
   return services;
+}
+
+/** What day-two operations use: backups, exports, and the metrics (their gauges read the store, the retrieval pool and the caches). */
+function operationsAids(config: Config, log: Logger, store: Store, jobs: JobQueue, teams: TeamService, context: StoreContextService, access: () => AccessPolicy) {
+  // In the server, the online backup copies in steps (32 MB) between which requests run (its own connection's writes are carried over).
+  const backups = new BackupService({ db: store.db, dataDir: config.dataDir, backupDir: config.backupDir!, keep: config.backupKeep, pagesPerStep: 8192, log });
+  const exporter = new ExportService({ dbFile: () => store.db.name, access });
+  const metrics = new Metrics({
+    jobCounts: () => store.jobs.counts(),
+    databaseBytes: () => Object.fromEntries(['stacks.db', 'stacks.db-wal', 'usage.db', 'usage.db-wal'].map((f) => [f, fileSize(path.join(config.dataDir, f))])),
+    catalog: () => {
+      const served = store.libraries.allCurrentVersions().filter((v) => v.state === 'ready');
+      return { libraries: new Set(served.map((v) => v.libraryId)).size, versions: served.length, snippets: served.reduce((n, v) => n + v.totalSnippets, 0) };
+    },
+    workers: () => context.poolStats(),
+    caches: () => ({ teamspace_policies: teams.cache.stats(), ranking_models: modelCacheStats() }),
+  });
+  jobs.observe((kind, outcome, seconds) => metrics.observeJob(kind, outcome, seconds));
+  return { backups, exporter, metrics };
+}
+
+/** sources.yaml: its entries queued through the same crawl and source services as the API, as the operator. */
+function declaredSources(config: Config, log: Logger, store: Store, jobs: JobQueue, crawler: CrawlService, sources: SourceService, license: LicenseService, defaultTeamspaceId: () => number) {
+  return new DeclaredSources({
+    store, dataDir: config.dataDir, log, defaultTeamspaceId,
+    submit: {
+      crawl: (req, who) => crawler.submit({ ...req, trigger: 'api' }, who),
+      openApi: (req, who) => sources.submitOpenApiUrl(req, who),
+      llmsTxt: (req, who) => sources.submitLlmsTxt(req, who),
+      license: (feature) => void license.require(feature),
+    },
+    deleteLibrary: (libraryId) => {
+      for (const state of ['queued', 'running'] as const) for (const j of jobs.list({ libraryId, state })) jobs.cancel(j.id);
+      store.libraries.delete(libraryId);
+    },
+  });
+}
+
+function fileSize(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
 }
 
 /** Users, sessions and sign-in (password, setup link, single sign-on). Users join teamspaces as members, through the member service (license seats). */
@@ -226,6 +289,18 @@ export function startBackground(s: Services): () => void {
     startCrawlSchedules(s.crawler, s.log), importSweepTask(s.importer, s.log), walKeeperTask(s.store.db, s.log),
     auditPruneTask(s.audit, (n) => s.log.info({ entries: n }, 'audit entries past the retention pruned')),
   ];
+  if (s.config.backupSchedule) {
+    stops.push(startBackupSchedule(s.backups, s.config.backupSchedule, s.log, (r) => {
+      const detail = r instanceof Error ? { trigger: 'schedule', error: r.message } : { trigger: 'schedule', file: r.file, bytes: r.bytes };
+      s.audit.record({ actor: operatorActor(), action: 'backupCreate', target: r instanceof Error ? null : r.file, outcome: r instanceof Error ? 'failed' : 'ok', detail });
+    }));
+  }
+  stops.push(startDeclaredSources(s.declared, s.config.sourcesSchedule, s.log, (r, trigger) => {
+    // Only what changed something (or failed) is worth an audit entry.
+    if (!(r instanceof Error) && !r.created.length && !r.updated.length && !r.pruned.length && !r.errors.length) return;
+    const detail = r instanceof Error ? { trigger, error: r.message } : { trigger, created: r.created.length, updated: r.updated.length, pruned: r.pruned.length, errors: r.errors.length };
+    s.audit.record({ actor: operatorActor(), action: 'sourcesReconcile', target: s.declared.file, outcome: r instanceof Error ? 'failed' : 'ok', detail });
+  }));
   if (s.config.ownDocs) queueOwnDocs({ jobs: s.jobs, store: s.store, rootDir: ROOT_DIR, log: s.log });
   return () => stops.forEach((stop) => stop());
 }

@@ -40,7 +40,9 @@ const RUN_TIMEOUT_MS = ms('TEST_RUN_TIMEOUT_MS', 30 * 60_000);
 const [major, minor] = process.versions.node.split('.').map(Number);
 const forceExit = major > 20 || (major === 20 && minor >= 14) ? ['--test-force-exit'] : [];
 
-const args = ['--import', 'tsx', '--test', ...forceExit, `--test-timeout=${FILE_TIMEOUT_MS}`, '--test-concurrency=2', '--test-reporter=spec', ...selected.sort()];
+// Test files run at once (TEST_CONCURRENCY, default 2): per Node.js version when test/run-versions.mjs runs two.
+const CONCURRENCY = ms('TEST_CONCURRENCY', 2);
+const args = ['--import', 'tsx', '--test', ...forceExit, `--test-timeout=${FILE_TIMEOUT_MS}`, `--test-concurrency=${CONCURRENCY}`, '--test-reporter=spec', ...selected.sort()];
 // detached: the runner leads a new process group, which every test file and every process they
 // spawn join (Chromium excepted: playwright puts it in a group of its own and kills it itself).
 const runner = spawn(process.execPath, args, { stdio: 'inherit', detached: true });

@@ -1,6 +1,6 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../lib/sqlite.ts';
 import path from 'node:path';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { loadSearchCorpus } from './helpers/search-corpus.ts';
@@ -108,7 +108,7 @@ test('a database from before the term index gets it at start-up and answers as b
   const before = await Promise.all(QUESTIONS.map((q) => ask(s, q)));
   await s.close();
   // What a database written before migration 009 looks like: no term index, versions not marked.
-  const db = new Database(path.join(s.dataDir, 'stacks.db'));
+  const db = openSqlite(path.join(s.dataDir, 'stacks.db'));
   db.exec('DELETE FROM term_postings; DELETE FROM term_chunks; UPDATE library_versions SET search_indexed = 0;');
   db.close();
   const again = await startTestServer({ dataDir: s.dataDir });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../lib/sqlite.ts';
 import { migrate } from '../server/store/db.ts';
 import { migrations } from '../server/store/migrations/index.ts';
 import { runStacks, startTestServer, waitFor, type TestServer } from './helpers/server.ts';
@@ -229,7 +229,7 @@ test('visibility: an owner\'s import is owned by its teamspace and instance-wide
 });
 
 test('visibility: the upgrade keeps every library readable by whoever read it before', () => {
-  const db = new Database(':memory:');
+  const db = openSqlite(':memory:');
   db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
   // The schema as it was before migration 012, with a public and a teamspace-owned library.
   for (const m of migrations.filter((x) => x.version < 12)) {

@@ -13,6 +13,9 @@ import { jobsCommand } from './jobs.ts';
 import { auditCommand } from './audit.ts';
 import { usersCommand } from './users.ts';
 import { gitHostsCommand } from './git.ts';
+import { backupCommand } from './backup.ts';
+import { exportCommand } from './export.ts';
+import { sourcesCommand } from './sources.ts';
 
 /** Every CLI command module; each adds its commands to the program. */
-export const commands: ((program: Command) => void)[] = [serveCommand, keysCommand, licenseCommand, librariesCommand, mcpCommand, importCommand, teamsCommand, addCommand, searchCommand, crawlCommand, jobsCommand, auditCommand, usersCommand, gitHostsCommand];
+export const commands: ((program: Command) => void)[] = [serveCommand, keysCommand, licenseCommand, librariesCommand, mcpCommand, importCommand, teamsCommand, addCommand, searchCommand, crawlCommand, jobsCommand, auditCommand, usersCommand, gitHostsCommand, backupCommand, exportCommand, sourcesCommand];

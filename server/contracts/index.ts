@@ -9,6 +9,10 @@ import { gitHostAddOperation, gitHostRemoveOperation, gitHostsListOperation, par
 import * as users from './users.ts';
 import { jobCancelOperation, jobGetOperation, jobRetryOperation, jobsListOperation } from './jobs.ts';
 import * as teams from './teams.ts';
+import { backupCreateOperation, backupDownloadOperation, backupsListOperation } from './backup.ts';
+import { exportOperation } from './exports.ts';
+import { metricsOperation } from './metrics.ts';
+import { reconcileOperation } from './declared.ts';
 import { healthOperation, licenseInstallOperation, licenseOperation, openApiOperation, pingOperation, readyOperation, systemOperation } from './system.ts';
 
 /** Every operation of the HTTP API, in the order the OpenAPI description lists them. */
@@ -21,6 +25,7 @@ export const OPERATIONS: readonly Operation[] = [
   teams.membersListOperation, teams.memberAddOperation, teams.memberRoleOperation, teams.memberRemoveOperation,
   teams.keysListOperation, teams.keyCreateOperation, teams.keyRevokeOperation,
   auditListOperation,
+  backupCreateOperation, backupsListOperation, backupDownloadOperation, exportOperation, metricsOperation, reconcileOperation,
   users.sessionCreateOperation, users.sessionGetOperation, users.sessionDeleteOperation, users.setupOperation,
   users.usersListOperation, users.userCreateOperation, users.userUpdateOperation,
   pingOperation, healthOperation, readyOperation, licenseOperation, licenseInstallOperation, systemOperation, openApiOperation,

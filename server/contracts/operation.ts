@@ -41,6 +41,8 @@ export interface Operation<I extends z.ZodType = z.ZodType> {
   http: HttpBinding;
   /** Error codes this operation answers besides validation_error (for the OpenAPI description). */
   errors?: string[];
+  /** Recorded in the audit log although it changes nothing (an export: data leaves the box). Default: state-changing operations that need a key. */
+  audit?: boolean;
 }
 
 export function defineOperation<I extends z.ZodType>(op: Operation<I>): Operation<I> {

@@ -1,14 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { Embedder } from './types.ts';
 import { BuiltinEmbedder, WordTable } from './builtin.ts';
 import { OpenAIEmbedder } from './openai.ts';
+import { APP_ROOT } from '../version.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = APP_ROOT;
 export const TABLE_FILE = 'wink-sg-100d.bin';
 
 /**

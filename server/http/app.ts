@@ -12,6 +12,7 @@ import cookieParser from 'cookie-parser';
 import { sendError } from './handler.ts';
 import { meterRequests, type MeteringDeps } from './metering.ts';
 import { mountRoutes, rawBodyPaths, type RouteDeps } from './routes/index.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 
 /** What the app needs: the routes' dependencies, the key check, the meter, the log and the limits. */
 export type AppDeps = RouteDeps &
@@ -23,6 +24,7 @@ export type AppDeps = RouteDeps &
     cookieSecret: string;
     log: Logger;
     config: Pick<Config, 'bodyLimit' | 'trustProxy'>;
+    metrics: Pick<Metrics, 'observeRequest'>;
   };
 
 /**
@@ -46,7 +48,9 @@ export function createApp(services: AppDeps): express.Express {
   app.use((req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
-      services.log.debug({ method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      services.log.debug({ method: req.method, path: req.path, status: res.statusCode, ms }, 'request');
+      services.metrics.observeRequest(req.method, routeLabel(req, res.statusCode), res.statusCode, ms / 1000);
     });
     next();
   });
@@ -61,6 +65,17 @@ export function createApp(services: AppDeps): express.Express {
   app.use((req: Request, _res: Response, next: NextFunction) => next(new ApiError('not_found', `No route for ${req.method} ${req.path}.`)));
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, toApiError(err, services)));
   return app;
+}
+
+/**
+ * The matched route's pattern (never the raw path: one label per route, whatever the IDs in it);
+ * without a route, `static` for the console's files and `unmatched` for what was refused or not
+ * found before any route (a bad key, an unknown path).
+ */
+function routeLabel(req: Request, status: number): string {
+  const pattern = (req.route as { path?: unknown } | undefined)?.path;
+  if (typeof pattern === 'string') return `${req.baseUrl}${pattern}`;
+  return status < 400 ? 'static' : 'unmatched';
 }
 
 /** STACKS_TRUST_PROXY as Express takes it (the value was validated with the configuration). */

@@ -16,6 +16,8 @@ export const bundleCodeSnippetSchema = z.object({
   tokens: z.number().int().nonnegative().optional(),
   pageTitle: z.string().optional(),
   breadcrumb: z.string().optional(),
+  isDynamic: z.boolean().optional(),
+  sourceFile: z.string().optional(),
 });
 
 export const bundleInfoSnippetSchema = z.object({
@@ -24,6 +26,8 @@ export const bundleInfoSnippetSchema = z.object({
   breadcrumb: z.string().optional(),
   tokens: z.number().int().nonnegative().optional(),
   pageTitle: z.string().optional(),
+  /** Our addition (exports write it): the snippet's short title, used for ranking; default: its last breadcrumb, else its page title. */
+  title: z.string().optional(),
 });
 
 /** Library fields without the snippet arrays. */
@@ -42,6 +46,8 @@ export const bundleHeaderSchema = z.object({
   stars: z.number().int().optional(),
   license: z.string().optional(),
   verified: z.boolean().optional(),
+  /** Our addition (exports write it): where the documentation was taken from (a crawl's start page, a specification's URL). */
+  sourceUrl: z.string().optional(),
 });
 
 export type BundleCodeSnippet = z.infer<typeof bundleCodeSnippetSchema>;
@@ -69,6 +75,7 @@ export function bundleMeta(header: BundleHeader, id: string): LibraryMeta {
     title: header.title,
     description: header.description,
     sourceType: sourceTypes[header.type.toLowerCase()] ?? 'repo',
+    sourceUrl: header.sourceUrl ?? null,
     language: header.language,
     branch: header.branch ?? null,
     docsRepoUrl: header.docsRepoUrl ?? null,
@@ -94,10 +101,10 @@ function pageTitleOf(id: string, title: string): string {
 export function codeSnippetInput(s: BundleCodeSnippet): SnippetInput {
   return {
     kind: 'code', sourceId: s.id, title: s.title, description: s.description, language: s.language || s.codeList[0]?.language || '',
-    pageTitle: s.pageTitle ?? pageTitleOf(s.id, s.title), breadcrumb: s.breadcrumb, codeList: s.codeList, tokens: s.tokens,
+    pageTitle: s.pageTitle ?? pageTitleOf(s.id, s.title), breadcrumb: s.breadcrumb, codeList: s.codeList, tokens: s.tokens, isDynamic: s.isDynamic, sourceFile: s.sourceFile,
   };
 }
 
 export function infoSnippetInput(s: BundleInfoSnippet): SnippetInput {
-  return { kind: 'info', sourceId: s.id, content: s.content, breadcrumb: s.breadcrumb, pageTitle: s.pageTitle ?? pageTitleOf(s.id, ''), tokens: s.tokens };
+  return { kind: 'info', sourceId: s.id, content: s.content, breadcrumb: s.breadcrumb, pageTitle: s.pageTitle ?? pageTitleOf(s.id, ''), tokens: s.tokens, title: s.title };
 }

@@ -18,6 +18,9 @@ export interface JobContext<P> {
 
 export type JobHandler<P> = (ctx: JobContext<P>) => Promise<void>;
 
+/** Hears every job run that ended here: its kind, how it ended, and how long the handler ran (seconds). */
+export type JobListener = (kind: string, outcome: 'succeeded' | 'failed' | 'cancelled' | 'interrupted', seconds: number) => void;
+
 /** Thrown by a handler (or raised by the signal) when a job was cancelled. */
 export class JobCancelled extends Error {
   override name = 'JobCancelled';
@@ -62,6 +65,7 @@ export class JobQueue {
   private readonly instance = randomUUID();
   private readonly owner = `${os.hostname()}:${process.pid}:${this.instance}`;
   private lastBeat = 0;
+  private readonly listeners: JobListener[] = [];
 
   constructor(
     private readonly store: Store,
@@ -74,6 +78,15 @@ export class JobQueue {
   register<P>(kind: string, handler: JobHandler<P>, options: { background?: boolean } = {}): void {
     this.handlers.set(kind, handler as JobHandler<never>);
     if (options.background) this.background.push(kind);
+  }
+
+  /** Adds a listener told of every job run that ends in this process (for /metrics). */
+  observe(listener: JobListener): void {
+    this.listeners.push(listener);
+  }
+
+  private told(kind: string, outcome: Parameters<JobListener>[1], startedMs: number): void {
+    for (const l of this.listeners) l(kind, outcome, (performance.now() - startedMs) / 1000);
   }
 
   /** Place of a queued job in the order jobs are taken (null when it is not queued). */
@@ -186,6 +199,7 @@ export class JobQueue {
     const controller = new AbortController();
     const log = this.log.child({ jobId: job.id, kind: job.kind });
     const promise = (async () => {
+      const startedMs = performance.now();
       log.info({ attempt: job.attempts }, 'job started');
       try {
         if (job.cancelRequested) throw new JobCancelled('cancelled');
@@ -197,15 +211,18 @@ export class JobQueue {
           log,
         });
         this.store.jobs.finish(job.id, 'succeeded', null, this.now());
+        this.told(job.kind, 'succeeded', startedMs);
         log.info('job succeeded');
       } catch (err) {
         if (this.stopped && !(err instanceof JobCancelled)) {
           log.warn('job interrupted by shutdown; it resumes on next start');
+          this.told(job.kind, 'interrupted', startedMs);
           return;
         }
         const cancelled = err instanceof JobCancelled || this.store.jobs.isCancelRequested(job.id);
         const message = err instanceof Error ? err.message : String(err);
         this.store.jobs.finish(job.id, cancelled ? 'cancelled' : 'failed', cancelled ? 'cancelled' : message, this.now());
+        this.told(job.kind, cancelled ? 'cancelled' : 'failed', startedMs);
         if (cancelled) log.info('job cancelled');
         else log.error({ err: message }, 'job failed');
       } finally {

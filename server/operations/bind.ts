@@ -48,9 +48,9 @@ export function admitter(deps: BindDeps) {
   };
 }
 
-/** State-changing operations that need a key. */
+/** State-changing operations that need a key, and those a contract marks (exports). */
 function audited(op: Operation): boolean {
-  return op.access.caller === 'key' && op.http.method !== 'get';
+  return op.audit ?? (op.access.caller === 'key' && op.http.method !== 'get');
 }
 
 function noteRefusal(deps: BindDeps, op: Operation, caller: Caller, raw: unknown, err: unknown): void {
@@ -80,6 +80,8 @@ export function targetOf(input: unknown, result: unknown): string | null {
   const i = (input && typeof input === 'object' ? input : {}) as Record<string, unknown>;
   const r = (result && typeof result === 'object' ? result : {}) as Record<string, unknown>;
   for (const k of INPUT_TARGETS) if (typeof i[k] === 'string' && i[k]) return i[k];
+  if (Array.isArray(i.library) && i.library.length) return i.library.slice(0, 20).join(', ');
+  if (typeof i.library === 'string' && i.library) return i.library;
   for (const k of RESULT_TARGETS) if (typeof r[k] === 'string' && r[k]) return r[k];
   if (Array.isArray(r.queued) && r.queued.length) return r.queued.slice(0, 20).join(', ');
   const id = i.id ?? r.id;

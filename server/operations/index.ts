@@ -9,6 +9,10 @@ import { auditOperations, type AuditOperationDeps } from './audit.ts';
 import { userOperations, type UserOperationDeps } from './users.ts';
 import { systemOperations, type SystemOperationDeps } from './system.ts';
 import { gitOperations, type GitOperationDeps } from './git.ts';
+import { backupOperations, type BackupOperationDeps } from './backup.ts';
+import { exportOperations, type ExportOperationDeps } from './exports.ts';
+import { metricsOperations, type MetricsOperationDeps } from './metrics.ts';
+import { declaredOperations, type DeclaredOperationDeps } from './declared.ts';
 
 /**
  * The service layer's front door: every operation that REST, MCP and the CLI offer, each one
@@ -20,7 +24,7 @@ import { gitOperations, type GitOperationDeps } from './git.ts';
 export type { Caller, RequestSession } from './admit.ts';
 export { asKey, LOCAL } from './admit.ts';
 
-export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & UserOperationDeps & SystemOperationDeps & GitOperationDeps & { teams: TeamService };
+export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & UserOperationDeps & SystemOperationDeps & GitOperationDeps & BackupOperationDeps & ExportOperationDeps & MetricsOperationDeps & DeclaredOperationDeps & { teams: TeamService };
 
 export function createOperations(d: OperationDeps) {
   const bind = binder(d);
@@ -35,6 +39,10 @@ export function createOperations(d: OperationDeps) {
     ...userOperations(bind, d),
     ...systemOperations(bind, d),
     ...gitOperations(bind, d),
+    ...backupOperations(bind, d),
+    ...exportOperations(bind, d),
+    ...metricsOperations(bind, d),
+    ...declaredOperations(bind, d),
     ...teamOperations(bind, d.teams),
   };
 }

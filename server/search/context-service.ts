@@ -118,6 +118,12 @@ export class StoreContextService implements ContextService {
     return this.poolOf();
   }
 
+  /** Live workers and requests in flight, without starting a pool that no search has needed yet (for /metrics). */
+  poolStats(): { live: number; inFlight: number } {
+    const pool = this.pool ?? null;
+    return { live: pool?.size ?? 0, inFlight: pool?.pending ?? 0 };
+  }
+
   private poolOf(): RetrievalPool | null {
     if (this.pool !== undefined) return this.pool;
     const { config, store } = this.deps;

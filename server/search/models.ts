@@ -4,6 +4,12 @@ import { DEFAULT_MODEL, FEATURES, MODEL_FORMAT, type LearnedModel, type RankingM
 /** Parsed models per store (each worker thread has its own), keyed by version and build time. */
 const cache = new WeakMap<Store, Map<number, { builtAt: string; model: RankingModel }>>();
 const MAX_CACHED = 2000;
+/** Parsed models held, and lookups served from the cache or parsed, in this thread since start (for /metrics). */
+const stats = { entries: 0, hits: 0, misses: 0 };
+
+export function modelCacheStats(): { entries: number; hits: number; misses: number } {
+  return { ...stats };
+}
 
 /**
  * The ranking model a version is served with: the one its `search-model` job learned, or the
@@ -15,10 +21,16 @@ export function modelFor(store: Store, versionId: number): RankingModel {
   let byVersion = cache.get(store);
   if (!byVersion) cache.set(store, (byVersion = new Map()));
   const hit = byVersion.get(versionId);
-  if (hit && hit.builtAt === row.builtAt) return hit.model;
+  if (hit && hit.builtAt === row.builtAt) {
+    stats.hits++;
+    return hit.model;
+  }
+  stats.misses++;
   const parsed = JSON.parse(row.model) as LearnedModel;
   const model: RankingModel = parsed.weights.length === FEATURES.length ? { weights: parsed.weights, calibration: parsed.calibration } : DEFAULT_MODEL;
+  const before = byVersion.size;
   if (byVersion.size >= MAX_CACHED) byVersion.delete(byVersion.keys().next().value!);
   byVersion.set(versionId, { builtAt: row.builtAt, model });
+  stats.entries += byVersion.size - before;
   return model;
 }

@@ -17,6 +17,9 @@ interface Pending {
  * request thread. better-sqlite3 is synchronous, so without them every answer queues behind the
  * one thread; with them a 2-core box answers on both cores. Each job goes to the least busy worker.
  */
+/** The worker's entry: the tsx shim beside the TypeScript source, or the compiled module in dist/. */
+const WORKER_ENTRY = new URL(import.meta.url.endsWith('.ts') ? './retrieval-worker.mjs' : './retrieval-worker.js', import.meta.url);
+
 export class RetrievalPool {
   private readonly workers: { worker: Worker; pending: Map<number, Pending> }[] = [];
   private nextId = 1;
@@ -27,7 +30,7 @@ export class RetrievalPool {
     for (let i = 0; i < size; i++) {
       // A small young generation: the KNN scan reads ~0.5 MB of vector blobs per library into Buffers
       // that only a scavenge frees, and with the default size they piled up to ~80 MB more RSS.
-      const worker = new Worker(new URL('./retrieval-worker.mjs', import.meta.url), { workerData: { dbFile }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+      const worker = new Worker(WORKER_ENTRY, { workerData: { dbFile }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
       const pending = new Map<number, Pending>();
       worker.on('message', (r: RetrievalReply) => {
         const p = pending.get(r.id);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqlite } from '../../lib/sqlite.ts';
 import * as sqliteVec from 'sqlite-vec';
 import { migrations } from './migrations/index.ts';
 import { attachUsageDb, usageDbFile } from './usage-db.ts';
@@ -17,7 +18,7 @@ export class StoreOpenError extends Error {
  */
 export function openDb(file: string, options: { readonly?: boolean } = {}): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-  const db = new Database(file, { readonly: options.readonly ?? false });
+  const db = openSqlite(file, { readonly: options.readonly ?? false });
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');

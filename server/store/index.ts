@@ -14,6 +14,7 @@ import { SearchModelStore } from './search-models.ts';
 import { AuditStore } from './audit.ts';
 import { UserStore } from './users.ts';
 import { GitStore } from './git.ts';
+import { DeclaredStore } from './declared.ts';
 
 export type { Db };
 
@@ -33,6 +34,7 @@ export class Store {
   readonly audit: AuditStore;
   readonly users: UserStore;
   readonly git: GitStore;
+  readonly declared: DeclaredStore;
 
   constructor(readonly db: Db) {
     this.libraries = new LibraryStore(db);
@@ -47,6 +49,7 @@ export class Store {
     this.audit = new AuditStore(db);
     this.users = new UserStore(db);
     this.git = new GitStore(db);
+    this.declared = new DeclaredStore(db);
     this.terms = new TermStore(db);
     this.models = new SearchModelStore(db);
   }

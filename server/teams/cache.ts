@@ -25,6 +25,13 @@ export class TeamCache {
   private entries = new Map<number, Entry>();
   private checkedAt = 0;
   private version = -1;
+  private hits = 0;
+  private misses = 0;
+
+  /** Teamspaces held, and lookups served from memory or read from the database since start (for /metrics). */
+  stats(): { entries: number; hits: number; misses: number } {
+    return { entries: this.entries.size, hits: this.hits, misses: this.misses };
+  }
 
   constructor(
     private readonly store: TeamStore,
@@ -49,7 +56,9 @@ export class TeamCache {
   private entry(teamspaceId: number): Entry | null {
     this.refresh();
     let e = this.entries.get(teamspaceId);
-    if (!e) {
+    if (e) this.hits++;
+    else {
+      this.misses++;
       const row = this.store.teamspace(teamspaceId);
       if (!row) return null;
       e = { row, compiled: compilePolicy(parseStoredPolicy(row.policy_json)) };

@@ -14,6 +14,10 @@ import { mountWeb } from './web.ts';
 import { mountAudit, type AuditRouteDeps } from './audit.ts';
 import { mountSession, type SessionRouteDeps } from './session.ts';
 import { mountGit, type GitRouteDeps } from './git.ts';
+import { mountBackup, type BackupRouteDeps } from './backup.ts';
+import { mountExport, type ExportRouteDeps } from './exports.ts';
+import { mountMetrics, type MetricsRouteDeps } from './metrics.ts';
+import { mountDeclared, type DeclaredRouteDeps } from './declared.ts';
 
 /** What the routes together need; each route module declares and receives its own part. */
 export type RouteDeps = SystemDeps &
@@ -29,7 +33,11 @@ export type RouteDeps = SystemDeps &
   LibrariesRouteDeps &
   AuditRouteDeps &
   SessionRouteDeps &
-  GitRouteDeps;
+  GitRouteDeps &
+  BackupRouteDeps &
+  ExportRouteDeps &
+  MetricsRouteDeps &
+  DeclaredRouteDeps;
 
 /** Paths whose handlers read the raw request body themselves (streamed uploads); the JSON parser skips them. */
 export const rawBodyPaths = new Set<string>(['/api/import-libraries']);
@@ -43,6 +51,10 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
   mountTeams(app, deps);
   mountJobs(app, deps);
   mountAudit(app, deps);
+  mountBackup(app, deps);
+  mountExport(app, deps);
+  mountMetrics(app, deps);
+  mountDeclared(app, deps);
   mountSession(app, deps);
   mountCrawl(app, deps);
   mountSources(app, deps);

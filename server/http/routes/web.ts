@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import express, { type Express } from 'express';
+import { APP_ROOT } from '../../version.ts';
 
-/** server/web/public, from this file's place (server/http/routes/). */
-const PUBLIC_DIR = path.resolve(import.meta.dirname, '../../web/public');
-/** The installation's documentation, which the built-in library /stacks/stacks links to. */
-const ROOT_DIR = path.resolve(import.meta.dirname, '../../..');
+/** The installation's documentation (which the built-in library /stacks/stacks links to) and the console's static files. */
+const ROOT_DIR = APP_ROOT;
+const PUBLIC_DIR = path.join(APP_ROOT, 'server/web/public');
 
 const resolve = createRequire(import.meta.url).resolve;
 /**

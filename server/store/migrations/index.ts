@@ -11,8 +11,9 @@ import { m012 } from './012-library-visibility.ts';
 import { m013 } from './013-audit-log.ts';
 import { m014 } from './014-users.ts';
 import { m015 } from './015-git-sources.ts';
+import { m016 } from './016-declared-sources.ts';
 
 export type { Migration };
 
 /** Append new migrations here; never edit one that has shipped. */
-export const migrations: Migration[] = [m001, m004, m005, m007, m008, m009, m010, m011, m012, m013, m014, m015];
+export const migrations: Migration[] = [m001, m004, m005, m007, m008, m009, m010, m011, m012, m013, m014, m015, m016];

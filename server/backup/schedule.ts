@@ -1,0 +1,24 @@
+import cron from 'node-cron';
+import type { Logger } from '../log.ts';
+import type { BackupResult, BackupService } from './service.ts';
+
+/**
+ * Background task: a backup at every firing of the cron expression (STACKS_BACKUP_SCHEDULE), the
+ * newest scheduled archives kept (STACKS_BACKUP_KEEP). A firing while a backup is still being
+ * written is skipped. Returns a stop function.
+ */
+export function startBackupSchedule(backups: Pick<BackupService, 'create'>, expr: string, log: Logger, done: (r: BackupResult | Error) => void): () => void {
+  const task = cron.schedule(
+    expr,
+    async () => {
+      try {
+        done(await backups.create('schedule'));
+      } catch (err) {
+        log.error({ err: (err as Error).message }, 'scheduled backup failed');
+        done(err as Error);
+      }
+    },
+    { name: 'backup', noOverlap: true, unref: true },
+  );
+  return () => void task.destroy();
+}

@@ -1,0 +1,85 @@
+import client from 'prom-client';
+
+/** What the gauges read at each scrape (the composition root wires them to the store, the search pool and the caches). */
+export interface MetricsSources {
+  /** Jobs by state (queued, running, succeeded, failed, cancelled). */
+  jobCounts(): Record<string, number>;
+  /** Bytes per database file (stacks.db, stacks.db-wal, usage.db, ...). */
+  databaseBytes(): Record<string, number>;
+  /** Served library versions and their snippets. */
+  catalog(): { libraries: number; versions: number; snippets: number };
+  /** Retrieval worker threads alive, and requests sent to them and not yet answered. */
+  workers(): { live: number; inFlight: number };
+  /** In-memory caches: entries held, lookups served from memory (hits) and read again (misses) since start. */
+  caches(): Record<string, { entries: number; hits: number; misses: number }>;
+}
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const JOB_BUCKETS = [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600, 14_400];
+
+/**
+ * The Prometheus metrics of one server (its own registry: several servers in one test process
+ * never mix): request counts and latency per route, job durations, and gauges read when scraped.
+ */
+export class Metrics {
+  readonly registry = new client.Registry();
+  private readonly requests: client.Counter<'method' | 'route' | 'status'>;
+  private readonly latency: client.Histogram<'method' | 'route'>;
+  private readonly jobs: client.Histogram<'kind' | 'outcome'>;
+
+  constructor(sources: MetricsSources) {
+    const registers = [this.registry];
+    client.collectDefaultMetrics({ register: this.registry });
+    this.requests = new client.Counter({ name: 'stacks_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status', labelNames: ['method', 'route', 'status'], registers });
+    this.latency = new client.Histogram({ name: 'stacks_http_request_duration_seconds', help: 'HTTP request latency by method and route pattern', labelNames: ['method', 'route'], buckets: LATENCY_BUCKETS, registers });
+    this.jobs = new client.Histogram({ name: 'stacks_job_duration_seconds', help: 'Background job runs by kind and outcome', labelNames: ['kind', 'outcome'], buckets: JOB_BUCKETS, registers });
+    gauges(registers, sources);
+  }
+
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    this.requests.inc({ method, route, status: String(status) });
+    this.latency.observe({ method, route }, seconds);
+  }
+
+  observeJob(kind: string, outcome: string, seconds: number): void {
+    this.jobs.observe({ kind, outcome }, seconds);
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
+
+/** Gauges (and counters kept elsewhere) whose values are read from the sources at each scrape. */
+function gauges(registers: client.Registry[], s: MetricsSources): void {
+  const gauge = (name: string, help: string, labelNames: string[], read: (g: client.Gauge<string>) => void) =>
+    new client.Gauge({ name, help, labelNames, registers, collect() { this.reset(); read(this); } });
+  gauge('stacks_jobs', 'Jobs in the durable queue by state (queued and running: the queue depth)', ['state'], (g) => {
+    for (const [state, n] of Object.entries(s.jobCounts())) g.set({ state }, n);
+  });
+  gauge('stacks_database_bytes', 'Size of the database files', ['file'], (g) => {
+    for (const [file, n] of Object.entries(s.databaseBytes())) g.set({ file }, n);
+  });
+  gauge('stacks_libraries', 'Libraries with a served version', [], (g) => g.set(s.catalog().libraries));
+  gauge('stacks_library_versions', 'Served library versions (current documentation and tags)', [], (g) => g.set(s.catalog().versions));
+  gauge('stacks_snippets', 'Snippets in the served versions', [], (g) => g.set(s.catalog().snippets));
+  gauge('stacks_retrieval_workers', 'Retrieval worker threads alive', [], (g) => g.set(s.workers().live));
+  gauge('stacks_retrieval_in_flight', 'Retrieval requests sent to the workers and not yet answered', [], (g) => g.set(s.workers().inFlight));
+  gauge('stacks_cache_entries', 'Entries held by an in-memory cache', ['cache'], (g) => {
+    for (const [cache, c] of Object.entries(s.caches())) g.set({ cache }, c.entries);
+  });
+  const counter = (name: string, help: string, pick: (c: { hits: number; misses: number }) => number) =>
+    new client.Counter({
+      name, help, labelNames: ['cache'], registers,
+      collect() {
+        this.reset();
+        for (const [cache, c] of Object.entries(s.caches())) this.inc({ cache }, pick(c));
+      },
+    });
+  counter('stacks_cache_hits_total', 'Lookups an in-memory cache answered', (c) => c.hits);
+  counter('stacks_cache_misses_total', 'Lookups an in-memory cache had to read or compute', (c) => c.misses);
+}

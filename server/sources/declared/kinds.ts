@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { LIBRARY_VISIBILITIES } from '../../../lib/model.ts';
+import type { Submitter } from '../../../lib/owner.ts';
+import { libraryIdFor } from '../../../crawler/url.ts';
+import { urlSlug } from '../names.ts';
+import { MAX_CRAWL_PAGES } from '../../contracts/sources.ts';
+
+/**
+ * The kinds of source a sources.yaml entry may declare. Each entry is a mapping with exactly one
+ * kind key (its value: the address) and that kind's options. A kind says which library the entry
+ * becomes, and how to queue its indexing through the same service the API uses.
+ *
+ * Extension point: a new source (git repositories, coming as POST /api/parse) is one more entry
+ * in DECLARED_KINDS: `key: 'git'`, a zod schema of its options, `libraryId` as its service assigns
+ * it, and `submit` calling that service; reconcile, pruning, schedules and the line-numbered
+ * validation need nothing else.
+ */
+
+const url = z.string().trim().url('must be an http(s) URL').max(2048);
+const schedule = z.string().trim().min(1).max(100).describe('cron expression: re-index on this schedule');
+const common = { schedule: schedule.optional(), visibility: z.enum(LIBRARY_VISIBILITIES).optional() };
+
+export interface SubmitContext {
+  /** Queues a crawl (CrawlService.submit). */
+  crawl(req: { websiteUrl: string; maxPages?: number; maxDepth?: number | null; excludePatterns?: string[]; name?: string | null; description?: string | null; respectRobots?: boolean | null; force: boolean }, who: Submitter): Promise<{ libraryId: string; jobId: number }>;
+  /** Fetches, checks and queues an OpenAPI document (SourceService.submitOpenApiUrl). */
+  openApi(req: { url: string; force: boolean }, who: Submitter): Promise<{ libraryName: string; jobId: number }>;
+  /** Fetches, checks and queues an llms.txt (SourceService.submitLlmsTxt). */
+  llmsTxt(req: { url: string; force: boolean }, who: Submitter): Promise<{ libraryName: string; jobId: number }>;
+  /** Requires the license feature for this kind of source. */
+  license(feature?: string): void;
+}
+
+export interface DeclaredKind<E extends Record<string, unknown> = Record<string, unknown>> {
+  /** The YAML key that names the kind and holds the address. */
+  key: string;
+  /** The entry with its options; unknown keys are refused. */
+  schema: z.ZodType<E>;
+  /** The library the entry becomes (as the kind's service names it). */
+  libraryId(entry: E): string;
+  /** Queues (re)indexing; `force`: replace what is indexed. Returns the library and the job. */
+  submit(entry: E, force: boolean, who: Submitter, ctx: SubmitContext): Promise<{ libraryId: string; jobId: number }>;
+}
+
+const website = z
+  .object({
+    website: url,
+    name: z.string().trim().min(1).max(200).optional(),
+    description: z.string().trim().max(2000).optional(),
+    maxPages: z.number().int().min(1).max(MAX_CRAWL_PAGES).optional(),
+    maxDepth: z.number().int().min(0).max(100).optional(),
+    excludePatterns: z.array(z.string().trim().min(1).max(500)).max(100).optional(),
+    respectRobots: z.boolean().optional(),
+    ...common,
+  })
+  .strict();
+
+const llmstxt = z.object({ llmstxt: url, ...common }).strict();
+const openapi = z.object({ openapi: url, ...common }).strict();
+
+export const DECLARED_KINDS: readonly DeclaredKind[] = [
+  kind({
+    key: 'website',
+    schema: website,
+    libraryId: (e) => libraryIdFor(withoutHash(e.website)),
+    async submit(e, force, who, ctx) {
+      ctx.license('crawl');
+      const r = await ctx.crawl({ websiteUrl: e.website, maxPages: e.maxPages, maxDepth: e.maxDepth ?? null, excludePatterns: e.excludePatterns, name: e.name ?? null, description: e.description ?? null, respectRobots: e.respectRobots ?? null, force }, who);
+      return { libraryId: r.libraryId, jobId: r.jobId };
+    },
+  }),
+  kind({
+    key: 'llmstxt',
+    schema: llmstxt,
+    libraryId: (e) => `/llmstxt/${urlSlug(e.llmstxt)}`,
+    async submit(e, force, who, ctx) {
+      ctx.license();
+      const r = await ctx.llmsTxt({ url: e.llmstxt, force }, who);
+      return { libraryId: r.libraryName, jobId: r.jobId };
+    },
+  }),
+  kind({
+    key: 'openapi',
+    schema: openapi,
+    libraryId: (e) => `/openapi/${urlSlug(e.openapi)}`,
+    async submit(e, force, who, ctx) {
+      ctx.license();
+      const r = await ctx.openApi({ url: e.openapi, force }, who);
+      return { libraryId: r.libraryName, jobId: r.jobId };
+    },
+  }),
+];
+
+/** Keeps each kind's entry type inside its own functions while the list holds them alike. */
+function kind<E extends Record<string, unknown>>(k: DeclaredKind<E>): DeclaredKind {
+  return k as unknown as DeclaredKind;
+}
+
+function withoutHash(raw: string): string {
+  const u = new URL(raw);
+  u.hash = '';
+  return u.href;
+}

@@ -155,7 +155,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const audit = new AuditLog(store.audit, config.auditRetentionDays, (err) => log.error({ err }, 'could not write an audit entry'));
   const { users, sessions, signIn, oidc } = people(config, log, store, teams, audit);
   const { backups, exporter, metrics } = operationsAids(config, log, store, jobs, teams, context, () => services.access);
-  const declared = declaredSources(config, log, store, jobs, crawler, sources, license, () => keys.defaultTeamspaceId());
+  const declared = declaredSources(config, log, store, jobs, { crawler, sources, git }, license, () => keys.defaultTeamspaceId());
   const operations = createOperations({
     config, license, teams, jobs, importer, crawler, sources, git, gitCredentials, context, search, librarySearch, libraries, audit, users, signIn, backups, exporter, metrics, declared, ssoEnabled: oidc !== null,
     systemReport: () => systemReport({ store, dataDir: config.dataDir, embedder, startedAt: services.startedAt }),
@@ -202,13 +202,18 @@ function operationsAids(config: Config, log: Logger, store: Store, jobs: JobQueu
 }
 
 /** sources.yaml: its entries queued through the same crawl and source services as the API, as the operator. */
-function declaredSources(config: Config, log: Logger, store: Store, jobs: JobQueue, crawler: CrawlService, sources: SourceService, license: LicenseService, defaultTeamspaceId: () => number) {
+function declaredSources(
+  config: Config, log: Logger, store: Store, jobs: JobQueue,
+  { crawler, sources, git }: { crawler: CrawlService; sources: SourceService; git: GitSourceService },
+  license: LicenseService, defaultTeamspaceId: () => number,
+) {
   return new DeclaredSources({
     store, dataDir: config.dataDir, log, defaultTeamspaceId,
     submit: {
       crawl: (req, who) => crawler.submit({ ...req, trigger: 'api' }, who),
       openApi: (req, who) => sources.submitOpenApiUrl(req, who),
       llmsTxt: (req, who) => sources.submitLlmsTxt(req, who),
+      git: (req, who) => git.submit(req, who),
       license: (feature) => void license.require(feature),
     },
     deleteLibrary: (libraryId) => {

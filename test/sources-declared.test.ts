@@ -111,9 +111,10 @@ async function brokenFilesChangeNothing(s: TestServer, write: (text: string) => 
   - website: ${origin}/static/
     maxPages: lots
     maxDeep: 1
-  - git: https://example.com/repo.git
+  - svn: https://example.com/repo
   - openapi: ${files}/openapi/uspto.openapi.yaml
     schedule: every night
+  - git: not a repository
 `);
   r = await reconcile(s);
   assert.equal(r.status, 400);
@@ -121,8 +122,9 @@ async function brokenFilesChangeNothing(s: TestServer, write: (text: string) => 
     'sources.yaml is not valid, nothing was applied:',
     'sources.yaml line 4: sources[1].maxPages: Invalid input: expected number, received string',
     'sources.yaml line 5: sources[1].maxDeep: unknown option "maxDeep"',
-    'sources.yaml line 6: sources[2]: names no kind of source: add one of website, llmstxt, openapi',
+    'sources.yaml line 6: sources[2]: names no kind of source: add one of website, llmstxt, git, openapi',
     'sources.yaml line 8: sources[3].schedule: "every night" is not a cron expression (e.g. "0 3 * * *")',
+    'sources.yaml line 9: sources[4].git: must be a Git repository URL (https://, ssh://, git:// or git@host:owner/repo)',
   ].join('\n'));
   assert.equal(JSON.stringify(s.services.store.declared.list()), before, 'nothing applied');
 }

@@ -4,16 +4,16 @@ import type { Submitter } from '../../../lib/owner.ts';
 import { libraryIdFor } from '../../../crawler/url.ts';
 import { urlSlug } from '../names.ts';
 import { MAX_CRAWL_PAGES } from '../../contracts/sources.ts';
+import { parseRepoUrl, type RepoAddress } from '../git/address.ts';
 
 /**
  * The kinds of source a sources.yaml entry may declare. Each entry is a mapping with exactly one
  * kind key (its value: the address) and that kind's options. A kind says which library the entry
  * becomes, and how to queue its indexing through the same service the API uses.
  *
- * Extension point: a new source (git repositories, coming as POST /api/parse) is one more entry
- * in DECLARED_KINDS: `key: 'git'`, a zod schema of its options, `libraryId` as its service assigns
- * it, and `submit` calling that service; reconcile, pruning, schedules and the line-numbered
- * validation need nothing else.
+ * A new source is one more entry in DECLARED_KINDS: its key, a zod schema of its options,
+ * `libraryId` as its service assigns it, and `submit` calling that service; reconcile, pruning,
+ * schedules and the line-numbered validation need nothing else.
  */
 
 const url = z.string().trim().url('must be an http(s) URL').max(2048);
@@ -27,6 +27,8 @@ export interface SubmitContext {
   openApi(req: { url: string; force: boolean }, who: Submitter): Promise<{ libraryName: string; jobId: number }>;
   /** Fetches, checks and queues an llms.txt (SourceService.submitLlmsTxt). */
   llmsTxt(req: { url: string; force: boolean }, who: Submitter): Promise<{ libraryName: string; jobId: number }>;
+  /** Checks and queues a Git repository (GitSourceService.submit, as POST /api/parse). */
+  git(req: { repoUrl: string; branch?: string; folders?: string[]; excludeFolders?: string[]; excludeFiles?: string[]; force: boolean }, who: Submitter): Promise<{ libraryId: string; jobId: number }>;
   /** Requires the license feature for this kind of source. */
   license(feature?: string): void;
 }
@@ -56,6 +58,18 @@ const website = z
   .strict();
 
 const llmstxt = z.object({ llmstxt: url, ...common }).strict();
+const paths = z.array(z.string().trim().min(1).max(500)).max(100).optional();
+const git = z
+  .object({
+    // https://, ssh://, git:// or scp-like git@host:owner/repo: parseRepoUrl decides (as POST /api/parse does).
+    git: z.string().trim().min(1).max(2048).refine((v) => tryRepo(v) !== null, 'must be a Git repository URL (https://, ssh://, git:// or git@host:owner/repo)'),
+    branch: z.string().trim().min(1).max(255).optional(),
+    folders: paths,
+    excludeFolders: paths,
+    excludeFiles: paths,
+    ...common,
+  })
+  .strict();
 const openapi = z.object({ openapi: url, ...common }).strict();
 
 export const DECLARED_KINDS: readonly DeclaredKind[] = [
@@ -80,6 +94,16 @@ export const DECLARED_KINDS: readonly DeclaredKind[] = [
     },
   }),
   kind({
+    key: 'git',
+    schema: git,
+    libraryId: (e) => tryRepo(e.git)!.libraryId,
+    async submit(e, force, who, ctx) {
+      ctx.license();
+      const r = await ctx.git({ repoUrl: e.git, branch: e.branch, folders: e.folders, excludeFolders: e.excludeFolders, excludeFiles: e.excludeFiles, force }, who);
+      return { libraryId: r.libraryId, jobId: r.jobId };
+    },
+  }),
+  kind({
     key: 'openapi',
     schema: openapi,
     libraryId: (e) => `/openapi/${urlSlug(e.openapi)}`,
@@ -94,6 +118,14 @@ export const DECLARED_KINDS: readonly DeclaredKind[] = [
 /** Keeps each kind's entry type inside its own functions while the list holds them alike. */
 function kind<E extends Record<string, unknown>>(k: DeclaredKind<E>): DeclaredKind {
   return k as unknown as DeclaredKind;
+}
+
+function tryRepo(raw: string): RepoAddress | null {
+  try {
+    return parseRepoUrl(raw);
+  } catch {
+    return null;
+  }
 }
 
 function withoutHash(raw: string): string {

@@ -7,6 +7,17 @@ import { migrations } from './migrations/index.ts';
 import { attachUsageDb, usageDbFile } from './usage-db.ts';
 
 export type Db = Database.Database;
+export type Statement = Database.Statement<unknown[], unknown>;
+
+/** A prepare() that prepares each SQL text once: stores on a request's path reuse their statements. */
+export function statementCache(db: Db): (sql: string) => Statement {
+  const cache = new Map<string, Statement>();
+  return (sql) => {
+    let st = cache.get(sql);
+    if (!st) cache.set(sql, (st = db.prepare(sql)));
+    return st;
+  };
+}
 
 export class StoreOpenError extends Error {
   override name = 'StoreOpenError';

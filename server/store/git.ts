@@ -1,5 +1,4 @@
-import type Database from 'better-sqlite3';
-import type { Db } from './db.ts';
+import { statementCache, type Db, type Statement } from './db.ts';
 
 /** A library's repository and how it is indexed (docs/git.md). */
 export interface GitRepo {
@@ -42,14 +41,10 @@ interface HostRow {
 
 /** Git repositories, per-file blob hashes of built versions, and host credentials. */
 export class GitStore {
-  private readonly stmts = new Map<string, Database.Statement<unknown[], unknown>>();
+  private readonly stmt: (sql: string) => Statement;
 
-  constructor(private readonly db: Db) {}
-
-  private stmt(sql: string): Database.Statement<unknown[], unknown> {
-    let st = this.stmts.get(sql);
-    if (!st) this.stmts.set(sql, (st = this.db.prepare(sql)));
-    return st;
+  constructor(private readonly db: Db) {
+    this.stmt = statementCache(db);
   }
 
   repo(libraryId: string): GitRepo | null {

@@ -1,5 +1,4 @@
-import type Database from 'better-sqlite3';
-import type { Db } from './db.ts';
+import { statementCache, type Db, type Statement } from './db.ts';
 import type { Library, LibraryMeta, LibraryVersion, LibraryVisibility, VersionState } from '../../lib/model.ts';
 
 interface LibraryRow {
@@ -45,14 +44,10 @@ const DELETE_CHUNK = 500;
 /** Libraries and their versions. */
 export class LibraryStore {
   /** Prepared once per SQL text: version and library lookups run on every search request. */
-  private readonly stmts = new Map<string, Database.Statement<unknown[], unknown>>();
+  private readonly stmt: (sql: string) => Statement;
 
-  constructor(private readonly db: Db) {}
-
-  private stmt(sql: string): Database.Statement<unknown[], unknown> {
-    let st = this.stmts.get(sql);
-    if (!st) this.stmts.set(sql, (st = this.db.prepare(sql)));
-    return st;
+  constructor(private readonly db: Db) {
+    this.stmt = statementCache(db);
   }
 
   get(id: string): Library | null {

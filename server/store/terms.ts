@@ -1,8 +1,6 @@
-import type Database from 'better-sqlite3';
-import type { Db } from './db.ts';
+import { statementCache, type Db, type Statement } from './db.ts';
 import { blobOf, f32Of, u16Of } from './blobs.ts';
 
-type Statement = Database.Statement<unknown[], unknown>;
 
 /** One chunk of the term index: documents with ids in [baseId, baseId + 65535], their lengths and postings. */
 export interface TermChunk {
@@ -39,14 +37,10 @@ export interface PostingRow {
 
 /** The term index of each library version: chunks of document lengths and per-term postings (migration 009). */
 export class TermStore {
-  private readonly stmts = new Map<string, Statement>();
+  private readonly stmt: (sql: string) => Statement;
 
-  constructor(private readonly db: Db) {}
-
-  private stmt(sql: string): Statement {
-    let s = this.stmts.get(sql);
-    if (!s) this.stmts.set(sql, (s = this.db.prepare(sql)));
-    return s;
+  constructor(private readonly db: Db) {
+    this.stmt = statementCache(db);
   }
 
   /** Stores one chunk in one transaction. */

@@ -69,7 +69,8 @@ test('SSO: sign in through a real OpenID Connect provider in Chromium; provision
   await alice.page.getByRole('link', { name: 'My keys' }).click();
   await alice.page.locator('#keys-page').getByLabel('Name', { exact: true }).fill('assistant');
   await alice.page.getByRole('button', { name: 'Create key' }).click();
-  assert.match(await alice.page.locator('#new-key-value').textContent() ?? '', /^stk_/);
+  // The key appears when the request returns, not at the click: wait for it (a timeout fails the test).
+  await alice.page.locator('#new-key-value', { hasText: /^stk_/ }).waitFor();
 
   const mallory = await signIn('mallory');
   await mallory.page.locator('#signin-status', { hasText: 'none of their groups may use Stacks' }).waitFor();

@@ -16,8 +16,12 @@ import type { SnippetInput } from '../lib/model.ts';
 /**
  * The term index (server/search/bm25.ts) ranks a version's snippets by FTS5's bm25() formula
  * with per-version statistics. With one library in the database the statistics of the version
- * and of the whole FTS5 index are the same, so both must give the same list and scores.
+ * and of the whole FTS5 index are the same, so both must give the same list and scores when every
+ * form is scored as its own term, as FTS5's OR does.
  */
+
+/** Every form of the question's terms as a term of its own (FTS5's `a OR b` semantics). */
+const formsApart = (question: string) => analyzeQuery(question).termForms.flat().map((f) => [f]);
 
 const QUESTIONS = [
   'create a child logger with bindings',
@@ -54,7 +58,7 @@ test('with one library, the term index gives FTS5 bm25() lists and scores', asyn
   const store = s.services.store;
   const versionId = currentVersion(store, '/pinojs/pino');
   for (const question of QUESTIONS) {
-    const ours = lexicalTop(store, versionId, analyzeQuery(question).forms, 40);
+    const ours = lexicalTop(store, versionId, formsApart(question), 40);
     const theirs = fts5Top(store, versionId, question, 40);
     assert.ok(theirs.length > 5, `"${question}" matches`);
     assert.equal(ours.length, theirs.length, question);
@@ -89,8 +93,8 @@ test('a resumed build indexes what the interrupted run stored; a retired version
   const copy = currentVersion(store, '/acme/pino-copy');
   const position = (id: number) => store.snippets.byIds([id])[0]!.position;
   for (const question of QUESTIONS) {
-    const a = lexicalTop(store, complete, analyzeQuery(question).forms, 20);
-    const b = lexicalTop(store, copy, analyzeQuery(question).forms, 20);
+    const a = lexicalTop(store, complete, analyzeQuery(question).termForms, 20);
+    const b = lexicalTop(store, copy, analyzeQuery(question).termForms, 20);
     assert.deepEqual(b.map((h) => [position(h.id), h.score.toFixed(9)]), a.map((h) => [position(h.id), h.score.toFixed(9)]), question);
   }
   // Importing pino again retires the old version and purges its term index.
@@ -98,6 +102,34 @@ test('a resumed build indexes what the interrupted run stored; a retired version
   const rows = store.db.prepare('SELECT count(*) AS n FROM term_postings WHERE version_id = ?').get(complete) as { n: number };
   assert.equal(rows.n, 0);
   assert.equal((store.db.prepare('SELECT count(*) AS n FROM term_chunks WHERE version_id = ?').get(complete) as { n: number }).n, 0);
+});
+
+test("a term's inflected forms count as one term: a rare form does not outweigh the word itself", async () => {
+  const s = await startTestServer();
+  servers.push(s);
+  const meta = { id: '/acme/moles', title: 'moles', description: '', sourceType: 'repo' as const };
+  const info = (anchor: string, content: string): SnippetInput => ({ kind: 'info', sourceId: `https://moles.test/guide#${anchor}`, title: anchor, pageTitle: 'Guide', breadcrumb: 'Guide', content });
+  const build = s.services.writer.begin(meta);
+  await build.add([
+    info('a', 'Moles tunnel and burrow under the lawn at night.'),
+    info('b', 'To tunnel and burrow, a mole needs soft and damp soil.'),
+    info('c', 'Rabbits tunnel and burrow too, though not as deep.'),
+    info('d', 'A mole tunnels and burrows wherever the worms are.'),
+  ]);
+  build.commit();
+  const store = s.services.store;
+  const versionId = currentVersion(store, '/acme/moles');
+  const termForms = analyzeQuery('tunnel and burrow').termForms;
+  assert.deepEqual(termForms, [['tunnel', 'tunnels'], ['burrow', 'burrows']]);
+  const position = (id: number) => store.snippets.byIds([id])[0]!.sourceId.split('#')[1];
+  // Scored apart, `tunnels` and `burrows` are rare (one snippet of four) and `d` wins by far.
+  const apart = lexicalTop(store, versionId, termForms.flat().map((f) => [f]), 4);
+  assert.equal(position(apart[0]!.id), 'd');
+  assert.ok(apart[0]!.score > 100 * apart[1]!.score);
+  // As one term each, every snippet holds both words: none stands out.
+  const grouped = lexicalTop(store, versionId, termForms, 4);
+  assert.equal(grouped.length, 4);
+  assert.ok(grouped[0]!.score < 0.01, `${grouped[0]!.score}`);
 });
 
 test('a database from before the term index gets it at start-up and answers as before', async () => {

@@ -1,5 +1,6 @@
 import type { Store } from '../store/index.ts';
 import type { LexicalHit } from '../store/search.ts';
+import type { PostingRow } from '../store/terms.ts';
 
 /** FTS5's bm25() constants (k1, b). */
 export const BM25 = { k1: 1.2, b: 0.75 } as const;
@@ -76,6 +77,9 @@ function versionStats(store: Store, versionId: number): VersionStats | null {
 let scores = new Float64Array(1 << 14);
 let cosines = new Float64Array(1 << 14);
 let touched = new Int32Array(1 << 14);
+/** Marks, by id - lo, the snippets holding a form of the term being counted (unionDf). */
+let seen = new Uint8Array(1 << 14);
+let seenDocs = new Int32Array(1 << 14);
 
 /** A lexical candidate: its BM25 score and its cosine score (both larger is better). */
 export interface LexicalScore extends LexicalHit {
@@ -97,9 +101,14 @@ export interface LexicalScan {
  * of the whole index, and without FTS5's per-query pass over every library. The same pass gives a
  * cosine score, sum over terms of idf(t)^2 * (1 + ln f) / |doc|, whose length normalization favours
  * short, focused snippets where BM25 saturates (a second view the ranker weighs).
- * `terms` are exact index tokens (a query term and its inflected forms).
+ * `terms` lists each query term as its exact index tokens (the word and its inflected forms,
+ * query.ts wordForms). The forms of a term share one idf, from the number of snippets holding any
+ * of them: with an idf of its own, a rare form (`burrows`) would outweigh the word itself and lift
+ * whichever snippets happen to use it (in a small library, above the section that answers). Each
+ * form still adds its own frequency term, so a snippet using several forms of a word counts it
+ * more (summing the frequencies instead lost a point of hit@1 on the dev split of test/eval).
  */
-export function lexicalScan(store: Store, versionId: number, terms: readonly string[], limit: number, extra: Iterable<number> = []): LexicalScan {
+export function lexicalScan(store: Store, versionId: number, terms: readonly (readonly string[])[], limit: number, extra: Iterable<number> = []): LexicalScan {
   const empty: LexicalScan = { top: [], others: new Map() };
   if (terms.length === 0) return empty;
   const stats = versionStats(store, versionId);
@@ -109,27 +118,30 @@ export function lexicalScan(store: Store, versionId: number, terms: readonly str
     scores = new Float64Array(span);
     cosines = new Float64Array(span);
     touched = new Int32Array(span);
+    seen = new Uint8Array(span);
+    seenDocs = new Int32Array(span);
   }
   let nTouched = 0;
   const { k1 } = BM25;
-  for (const term of terms) {
-    const rows = store.terms.postings(versionId, term);
-    if (rows.length === 0) continue;
-    let df = 0;
-    for (const r of rows) df += r.df;
+  for (const forms of terms) {
+    const lists = forms.map((t) => store.terms.postings(versionId, t)).filter((rows) => rows.length > 0);
+    if (lists.length === 0) continue;
+    const df = lists.length === 1 ? lists[0]!.reduce((n, r) => n + r.df, 0) : unionDf(lists, stats.lo);
     let idf = Math.log((stats.docs - df + 0.5) / (df + 0.5));
     if (idf <= 0) idf = 1e-6;
     const weight = idf * (k1 + 1);
     const idf2 = idf * idf;
-    for (const r of rows) {
-      const at = r.baseId - stats.lo;
-      const data = r.data;
-      for (let i = 0; i < data.length; i += 2) {
-        const doc = at + data[i]!;
-        const f = data[i + 1]! / 10;
-        if (scores[doc] === 0) touched[nTouched++] = doc;
-        scores[doc] += (weight * f) / (f + stats.norm[doc]!);
-        cosines[doc] += idf2 * termWeight(data[i + 1]!) * stats.inverseNorm[doc]!;
+    for (const rows of lists) {
+      for (const r of rows) {
+        const at = r.baseId - stats.lo;
+        const data = r.data;
+        for (let i = 0; i < data.length; i += 2) {
+          const doc = at + data[i]!;
+          const f = data[i + 1]! / 10;
+          if (scores[doc] === 0) touched[nTouched++] = doc;
+          scores[doc] += (weight * f) / (f + stats.norm[doc]!);
+          cosines[doc] += idf2 * termWeight(data[i + 1]!) * stats.inverseNorm[doc]!;
+        }
       }
     }
   }
@@ -161,7 +173,26 @@ export function lexicalScan(store: Store, versionId: number, terms: readonly str
   return { top: best, others };
 }
 
+/** How many snippets hold any of the forms (each counted once). */
+function unionDf(lists: PostingRow[][], lo: number): number {
+  let n = 0;
+  for (const rows of lists) {
+    for (const r of rows) {
+      const at = r.baseId - lo;
+      for (let i = 0; i < r.data.length; i += 2) {
+        const doc = at + r.data[i]!;
+        if (seen[doc] === 0) {
+          seen[doc] = 1;
+          seenDocs[n++] = doc;
+        }
+      }
+    }
+  }
+  for (let k = 0; k < n; k++) seen[seenDocs[k]!] = 0;
+  return n;
+}
+
 /** The `limit` best snippets of one version for a query's terms by BM25 (see lexicalScan). Best first; ties by id. */
-export function lexicalTop(store: Store, versionId: number, terms: readonly string[], limit: number): LexicalHit[] {
+export function lexicalTop(store: Store, versionId: number, terms: readonly (readonly string[])[], limit: number): LexicalHit[] {
   return lexicalScan(store, versionId, terms, limit).top.map(({ id, score }) => ({ id, score }));
 }

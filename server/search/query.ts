@@ -18,8 +18,8 @@ export interface PreparedQuery {
   terms: string[];
   /** Code identifiers named in the question (camelCase, snake_case, dotted, calls, flags). */
   identifiers: string[];
-  /** The index tokens looked up: each term (the first SCAN_TERMS) and its inflected forms. */
-  forms: string[];
+  /** The index tokens looked up: for each term (the first SCAN_TERMS), the term and its inflected forms (scored as one term). */
+  termForms: string[][];
   /** FTS5 expression for the text columns (the first MATCH_TERMS terms' forms ORed, each quoted), for the library probes. */
   match: string;
   /** The longest run of consecutive content words ("custom error handler"), lower case; '' when under two words. */
@@ -162,12 +162,13 @@ export function analyzeQuery(asked: string): Omit<PreparedQuery, 'vector'> {
   }
   const clauses: string[] = [];
   const seenForms = new Set<string>();
+  const termForms: string[][] = [];
   terms.slice(0, SCAN_TERMS).forEach((t, i) => {
-    for (const form of wordForms(t)) {
-      if (seenForms.has(form)) continue;
-      seenForms.add(form);
-      if (i < MATCH_TERMS) clauses.push(quote(form));
-    }
+    // A form claimed by an earlier term (plugins -> plugin after "plugin") is not counted twice.
+    const forms = wordForms(t).filter((form) => !seenForms.has(form));
+    for (const form of forms) seenForms.add(form);
+    if (forms.length > 0) termForms.push(forms);
+    if (i < MATCH_TERMS) for (const form of forms) clauses.push(quote(form));
   });
   const languages = new Set<string>();
   // hasOwn: a question word like "constructor" must not reach Object.prototype.
@@ -180,7 +181,7 @@ export function analyzeQuery(asked: string): Omit<PreparedQuery, 'vector'> {
     packages: reduced.packages,
     terms,
     identifiers: [...new Set(identifiers)],
-    forms: [...seenForms],
+    termForms,
     match: clauses.join(' OR '),
     phrase: phrase.length > 1 ? phrase.join(' ') : '',
     codeIntent: codeCue && !proseCue ? 1 : proseCue && !codeCue ? -1 : 0,

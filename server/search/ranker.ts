@@ -46,7 +46,7 @@ export const FEATURES = [
 export type Feature = (typeof FEATURES)[number];
 
 /** Bump when FEATURES or the learning change: stored models of another format are learned again. */
-export const MODEL_FORMAT = 1;
+export const MODEL_FORMAT = 2;
 
 /** A ranking model: weights in FEATURES order and the Platt scaling of the weighted sum. */
 export interface RankingModel {

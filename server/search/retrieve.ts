@@ -90,7 +90,7 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
   const useVec = opts.vector !== false && q.vector !== null;
   const knn = useVec && q.vector ? store.search.knn(versionId, q.vector, opts.vectorLimit ?? fusion.vectorLimit) : [];
   // The lexical pass also scores the vector list's neighbours, so every candidate has complete lexical features.
-  const scan = useLex ? lexicalScan(store, versionId, q.forms, opts.lexicalLimit ?? fusion.lexicalLimit, knn.map((h) => h.id)) : null;
+  const scan = useLex ? lexicalScan(store, versionId, q.termForms, opts.lexicalLimit ?? fusion.lexicalLimit, knn.map((h) => h.id)) : null;
   const lex = scan?.top ?? [];
   // Without a fetch limit every candidate is loaded, rows and float embeddings in one query, and
   // the neighbours are ordered by exact cosine. With one, they are fused in the order and with the

@@ -165,6 +165,13 @@ function explain(err: unknown, addr: RepoAddress, auth: GitAuth | null): unknown
         : `The Git host ${where} asks for credentials to read ${addr.url}; store them with \`stacks git-hosts add ${where} --token ...\` (or --username/--password, --ssh-key).`,
     );
   }
+  // StrictHostKeyChecking=accept-new: a host key is learned on first use and must not change after.
+  if (/REMOTE HOST IDENTIFICATION HAS CHANGED|Host key verification failed/i.test(s)) {
+    return new ApiError(
+      'fetch_failed',
+      `The SSH host key of ${where} is not the one first seen for ${addr.host} (kept in the data dir's git/known_hosts), so the connection was refused: it may be an impostor. If the host really changed its key, remove its line from that file.`,
+    );
+  }
   if (/Remote branch .* not found|couldn't find remote ref/i.test(s)) return new ApiError('fetch_failed', `${addr.url} has no branch or tag of that name: ${err.message}`);
   if (/not found|does not appear to be a git repository|returned error: 404/i.test(s)) return new ApiError('fetch_failed', `No repository at ${addr.url}: ${err.message}`);
   return new ApiError('fetch_failed', `Reading ${addr.url} failed: ${err.message}`);

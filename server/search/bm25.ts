@@ -106,7 +106,7 @@ export interface LexicalScan {
  * of them: with an idf of its own, a rare form (`burrows`) would outweigh the word itself and lift
  * whichever snippets happen to use it (in a small library, above the section that answers). Each
  * form still adds its own frequency term, so a snippet using several forms of a word counts it
- * more (summing the frequencies instead lost a point of hit@1 on the dev split of test/eval).
+ * more (summing the frequencies instead lost one to two points of hit@1 on the dev split of test/eval).
  */
 export function lexicalScan(store: Store, versionId: number, terms: readonly (readonly string[])[], limit: number, extra: Iterable<number> = []): LexicalScan {
   const empty: LexicalScan = { top: [], others: new Map() };

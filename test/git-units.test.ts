@@ -136,7 +136,7 @@ test('ranking: a dynamic snippet ranks below documentation of equal relevance; t
   assert.equal(docsAreThin(q, docs.slice(0, 1)), true, 'too few candidates');
 });
 
-test('SSH: the key exists only while git runs; an unreachable host is a clean fetch_failed (no SSH server here: the transport itself is not exercised)', async () => {
+test('SSH: an unreachable host is a clean fetch_failed that does not show the key, which is removed; a metadata address is forbidden (a real SSH server: git-ssh.test.ts)', async () => {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-ssh-'));
   try {
     const addr = parseRepoUrl('ssh://git@127.0.0.1:1/acme/widget.git');

@@ -124,6 +124,40 @@ export async function withServices<T>(opts: { dataDir?: string; dev?: boolean },
   }
 }
 
+/** Works this process's job queue until nothing is queued or running, then stops it (the CLI runs its jobs itself). */
+export async function workQueue(s: Services): Promise<void> {
+  s.jobs.start();
+  try {
+    await s.jobs.idle();
+  } finally {
+    await s.jobs.stop();
+  }
+}
+
+/**
+ * Submits an indexing job in this process (`stacks add ...`), works the queue until idle and
+ * reports the job: the submission with the job's state as JSON, else what was indexed, or the
+ * error and the files that failed. The exit code is 1 when the job did not succeed.
+ */
+export async function runIndexing<R extends { message: string }>(opts: CommonOpts, submit: (s: Services) => Promise<R>, ids: (r: R) => { jobId: number; libraryId: string }): Promise<void> {
+  const ok = await withServices(opts, async (s) => {
+    const result = await submit(s);
+    const { jobId, libraryId } = ids(result);
+    if (!opts.json) process.stdout.write(`${result.message}\n`);
+    await workQueue(s);
+    const job = s.jobs.get(jobId);
+    const version = s.store.libraries.currentVersion(libraryId, '');
+    if (opts.json) printJson({ ...result, state: job.state, error: job.error, progress: job.progress });
+    else if (job.state === 'succeeded') process.stdout.write(`indexed ${libraryId}: ${version?.totalSnippets ?? 0} snippets, ${version?.totalTokens ?? 0} tokens\n`);
+    else process.stdout.write(`job ${job.id} ${job.state}: ${job.error ?? ''}\n`);
+    // File sources list their files; a Git job's `files` is a count.
+    const files = Array.isArray(job.progress.files) ? (job.progress.files as { name: string; state: string; error?: string }[]) : [];
+    for (const f of files) if (f.state === 'failed' && !opts.json) process.stdout.write(`  ${f.name}: ${f.error}\n`);
+    return job.state === 'succeeded';
+  }, { create: true });
+  if (!ok) process.exitCode = 1;
+}
+
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }

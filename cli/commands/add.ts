@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { printJson, visibilityOption, withDataDir, withServices, type CommonOpts } from '../context.ts';
+import { runIndexing, visibilityOption, withDataDir, type CommonOpts } from '../context.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { Services } from '../../server/services.ts';
 import type { SubmissionResult } from '../../server/sources/service.ts';
@@ -76,23 +76,7 @@ function existingFile(f: string): string {
   return abs;
 }
 
-async function run(opts: AddOpts, submit: (s: Services) => Promise<SubmissionResult>): Promise<void> {
-  const ok = await withServices(opts, async (s) => {
-    const result = await submit(s);
-    if (!opts.json) process.stdout.write(`${result.message}\n`);
-    s.jobs.start();
-    try {
-      await s.jobs.idle();
-    } finally {
-      await s.jobs.stop();
-    }
-    const job = s.jobs.get(result.jobId);
-    const version = s.store.libraries.currentVersion(result.libraryName, '');
-    if (opts.json) printJson({ ...result, state: job.state, error: job.error, progress: job.progress });
-    else if (job.state === 'succeeded') process.stdout.write(`indexed ${result.libraryName}: ${version?.totalSnippets ?? 0} snippets, ${version?.totalTokens ?? 0} tokens\n`);
-    else process.stdout.write(`job ${job.id} ${job.state}: ${job.error ?? ''}\n`);
-    for (const f of (job.progress.files as { name: string; state: string; error?: string }[] | undefined) ?? []) if (f.state === 'failed' && !opts.json) process.stdout.write(`  ${f.name}: ${f.error}\n`);
-    return job.state === 'succeeded';
-  }, { create: true });
-  if (!ok) process.exitCode = 1;
+/** Runs one submission of `stacks add` to the end (cli/context.ts runIndexing). */
+function run(opts: AddOpts, submit: (s: Services) => Promise<SubmissionResult>): Promise<void> {
+  return runIndexing(opts, submit, (r) => ({ jobId: r.jobId, libraryId: r.libraryName }));
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { output, printJson, visibilityOption, withDataDir, withServices, type CommonOpts } from '../context.ts';
+import { output, runIndexing, visibilityOption, withDataDir, withServices, type CommonOpts } from '../context.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { LOCAL } from '../../server/operations/index.ts';
 
@@ -25,24 +25,8 @@ export function addGitCommand(add: Command): void {
     .option('--force', 'index again, every file, when the repository is already indexed')
     .addOption(visibilityOption())
     .action(async (repoUrl: string, opts: AddGitOpts) => {
-      const ok = await withServices(opts, async (s) => {
-        const input = { repoUrl, branch: opts.branch, folders: list(opts.folders), excludeFolders: list(opts.excludeFolders), excludeFiles: list(opts.excludeFiles), force: !!opts.force, visibility: opts.visibility };
-        const r = await s.operations.parseRepo(input, LOCAL);
-        if (!opts.json) process.stdout.write(`${r.message}\n`);
-        s.jobs.start();
-        try {
-          await s.jobs.idle();
-        } finally {
-          await s.jobs.stop();
-        }
-        const job = s.jobs.get(r.queueId);
-        const version = s.store.libraries.currentVersion(r.project, '');
-        if (opts.json) printJson({ ...r, state: job.state, error: job.error, progress: job.progress });
-        else if (job.state === 'succeeded') process.stdout.write(`indexed ${r.project}: ${version?.totalSnippets ?? 0} snippets, ${version?.totalTokens ?? 0} tokens\n`);
-        else process.stdout.write(`job ${job.id} ${job.state}: ${job.error ?? ''}\n`);
-        return job.state === 'succeeded';
-      }, { create: true });
-      if (!ok) process.exitCode = 1;
+      const input = { repoUrl, branch: opts.branch, folders: list(opts.folders), excludeFolders: list(opts.excludeFolders), excludeFiles: list(opts.excludeFiles), force: !!opts.force, visibility: opts.visibility };
+      await runIndexing(opts, (s) => s.operations.parseRepo(input, LOCAL), (r) => ({ jobId: r.queueId, libraryId: r.project }));
     });
 }
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { choiceOption, output, printJson, withDataDir, withServices, type CommonOpts } from '../context.ts';
+import { choiceOption, output, printJson, withDataDir, withServices, workQueue, type CommonOpts } from '../context.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { LIBRARY_VISIBILITIES } from '../../lib/model.ts';
 import { LOCAL } from '../../server/operations/index.ts';
@@ -48,12 +48,7 @@ export function librariesCommand(program: Command): void {
       await withServices(opts, async (s) => {
         const r = await s.operations.libraryRefresh({ libraryId: id }, LOCAL);
         process.stderr.write(`${r.message}\n`);
-        s.jobs.start();
-        try {
-          await s.jobs.idle();
-        } finally {
-          await s.jobs.stop();
-        }
+        await workQueue(s);
         const job = s.jobs.get(r.jobId);
         output(opts, { ...r, state: job.state, error: job.error, progress: job.progress }, () => `job ${job.id} ${job.state}${job.error ? `: ${job.error}` : ''}`);
         if (job.state !== 'succeeded') process.exitCode = 1;

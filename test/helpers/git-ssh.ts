@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
 import ssh2 from 'ssh2';
+import { GIT_ENV } from './git-repos.ts';
 import { trackChild, trackOpen } from './lifecycle.ts';
 
 const { Server, utils } = ssh2;
@@ -62,7 +63,7 @@ export async function startGitSshServer(root: string, clientKey: SshKeyPair, hos
           const dir = m ? path.resolve(root, m[1]!) : null;
           if (!dir || !dir.startsWith(root + path.sep) || dir.includes('..')) return reject();
           const stream = accept();
-          const child = trackChild(spawn('git', ['upload-pack', '--strict', dir], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] }));
+          const child = trackChild(spawn('git', ['upload-pack', '--strict', dir], { env: { ...GIT_ENV, ...env }, stdio: ['pipe', 'pipe', 'pipe'] }));
           stream.pipe(child.stdin);
           child.stdout.pipe(stream, { end: false });
           child.stderr.pipe(stream.stderr, { end: false });

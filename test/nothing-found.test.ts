@@ -35,6 +35,10 @@ test('the decision: words no document holds, or held by none of the best snippet
   assert.equal(scattered.nothingFound, true);
   // Half of them held together: answered.
   assert.equal(answerability(words, [candidate('banana bread with walnuts, butter and sugar')], everything, rarity).nothingFound, false);
+  // A dotted identifier is asked for by its joined token (`c.set` -> `cset`), which the text holds written with its dot.
+  const joined = answerability(['cset', 'set', 'cget', 'get'], [candidate('Set a value with c.set(key, value) and read it with c.get(key).')], everything, rarity);
+  assert.equal(joined.coverage, 1);
+  assert.equal(joined.nothingFound, false);
   // Nothing ranked at all: nothing found; no content words: left to the ranking.
   assert.equal(answerability(['anything'], [], nothing, rarity).nothingFound, true);
   assert.equal(answerability(['how', 'to'], [candidate('x')], nothing, rarity).nothingFound, false);
@@ -71,7 +75,7 @@ test('library-less: off-topic questions are answered 404 no_documentation_found,
     assert.equal(r.body.error, 'no_documentation_found');
     assert.match(r.body.message!, /Nothing in the indexed documentation answers this question/);
   }
-  for (const query of ['redact sensitive keys from log lines and create child loggers with bindings', 'discriminated union of object schemas with safeParse', 'c.req.query to read a query parameter']) {
+  for (const query of ['redact sensitive keys from log lines and create child loggers with bindings', 'discriminated union of object schemas with safeParse', 'c.req.query to read a query parameter', 'c.set c.get']) {
     const r = await search({ query });
     assert.equal(r.status, 200, `${query}: ${JSON.stringify(r.body).slice(0, 200)}`);
     assert.ok((r.body.codeSnippets?.length ?? 0) + (r.body.infoSnippets?.length ?? 0) > 0);

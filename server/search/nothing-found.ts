@@ -1,6 +1,7 @@
 import type { Candidate } from './retrieve.ts';
 import { STOPWORDS } from './query.ts';
 import { searchableText } from './ranker.ts';
+import { joinSeparated } from './text.ts';
 
 /**
  * The "nothing found" decision of a library-less search (the question names no library and none
@@ -52,9 +53,11 @@ export function answerability(terms: string[], ranked: Candidate[], indexed: (wo
   let coverage = 0;
   for (const c of ranked.slice(0, NOTHING_FOUND.candidates)) {
     const text = searchableText(c);
+    // A joined token (`cset` for `c.set`) is in the text only with its separators.
+    const joined = joinSeparated(text);
     let held = 0;
     words.forEach((w, i) => {
-      if (text.includes(w)) held += weights[i]!;
+      if (text.includes(w) || joined.includes(w)) held += weights[i]!;
     });
     coverage = Math.max(coverage, held / total);
   }

@@ -30,6 +30,11 @@ export function joinedTokens(word: string): string[] {
   return [...out].filter((t) => t.length > 2 && t.length <= 64);
 }
 
+/** The text with the separators inside identifiers removed (`c.set(` -> `cset(`), where a question's joined tokens can be found. */
+export function joinSeparated(text: string): string {
+  return text.replace(/([a-z0-9])[._:$-]+(?=[a-z0-9])/gi, '$1');
+}
+
 /** The text plus the parts of every compound identifier in it, and the joined forms of separated ones, for the full-text index. */
 export function expandForIndex(text: string): string {
   if (!text) return '';

@@ -68,11 +68,18 @@ describe('library selection', () => {
     for (const [name, id] of [
       ['fastify', '/fastify/fastify'], ['fastfy', '/fastify/fastify'], ['Fastify.js', '/fastify/fastify'], ['vite js', '/vitejs/vite'],
       ['vitejs', '/vitejs/vite'], ['hono', '/honojs/website'], ['honojs', '/honojs/website'], ['pino', '/pinojs/pino'], ['zod', '/colinhacks/zod'],
-      ['colinhacks/zod', '/colinhacks/zod'],
+      ['colinhacks/zod', '/colinhacks/zod'], ['zdo', '/colinhacks/zod'], ['ozd', '/colinhacks/zod'],
     ]) {
       const { res, body } = await search({ query: 'getting started', library: name! });
       assert.equal(res.status, 200, name);
       assert.deepEqual([...libsOf(body)], [id], name);
+    }
+  });
+
+  test('a three-letter name matches only exactly or with two letters swapped', async () => {
+    for (const name of ['zed', 'zo', 'dzo']) {
+      const { res } = await search({ query: 'getting started', library: name });
+      assert.equal(res.status, 404, name);
     }
   });
 

@@ -116,6 +116,12 @@ function typoBudget(shortest: number, longest: number): number {
   return shortest < 3 || longest < 4 ? 0 : shortest < 8 ? 1 : 2;
 }
 
+/** Two 3-letter names that differ by two adjacent letters swapped ("zdo" for "zod"): a slip of the keys, not another product. */
+function swapped(a: string, b: string): boolean {
+  if (a.length !== 3 || b.length !== 3 || a === b) return false;
+  return (a[0] === b[1] && a[1] === b[0] && a[2] === b[2]) || (a[0] === b[0] && a[1] === b[2] && a[2] === b[1]);
+}
+
 export interface NameMatch {
   score: number;
   reason: string;
@@ -142,6 +148,7 @@ export function scoreName(t: TypedName, keys: NameKey[], library: Pick<Library, 
     }
     if (!k.fuzzy || 0.7 * k.weight <= score) continue;
     const budget = typoBudget(Math.min(ns.length, k.key.length), Math.max(ns.length, k.key.length));
+    if (budget === 0 && swapped(ns, k.key) && 0.7 * k.weight > score) [score, reason] = [0.7 * k.weight, `"${t.typed}" is "${k.key}" with two letters swapped`];
     if (budget > 0) {
       const d = ns === n ? editDistance(n, k.key, budget) : Math.min(editDistance(ns, k.key, budget), editDistance(n, k.key, budget));
       const typo = (d === 1 ? 0.7 : 0.55) * k.weight;

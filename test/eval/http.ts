@@ -121,14 +121,21 @@ export interface Report {
   /** Per endpoint and order: metrics by kind, on-topic overall (dev / blind / all). */
   tables: Record<`${Endpoint}:${Order}`, Record<string, Metrics>>;
   /** Library-less off-topic questions answered 404 no_documentation_found by /api/v3/search (also per split). */
-  offtopic: { n: number; refused: number; snippets: number[]; dev: [number, number]; blind: [number, number]; fresh: [number, number] };
-  /** On-topic /api/v3/search questions wrongly answered "nothing found". */
-  falseRefusals: { n: number; refused: number; ids: string[] };
+  offtopic: { n: number; refused: number; snippets: number[]; dev: [number, number]; blind: [number, number]; holdouts: Record<string, [number, number]> };
+  /** On-topic /api/v3/search questions wrongly answered "nothing found" (ids of the dev split only; blind ones are counted). */
+  falseRefusals: { n: number; refused: number; ids: string[]; blind: number };
   /** Version questions whose first /api/v3/search snippet comes from the expected version. */
   versions: { n: number; right: number };
 }
 
 const KEYS = ['search:txt', 'search:json', 'context:txt', 'context:json'] as const;
+
+/** The held-out questions by the set they come from (`fresh`, `nov26`), in file order. */
+function holdouts(asked: Asked[]): Map<string, Asked[]> {
+  const out = new Map<string, Asked[]>();
+  for (const a of asked) if (a.q.holdout) out.set(a.q.holdout, [...(out.get(a.q.holdout) ?? []), a]);
+  return out;
+}
 
 export function report(asked: Asked[]): Report {
   const onTopic = asked.filter((a) => a.q.kind !== 'offtopic');
@@ -136,9 +143,8 @@ export function report(asked: Asked[]): Report {
   for (const key of KEYS) {
     const rows: Record<string, Metrics> = {};
     const answered = onTopic.filter((a) => a.answers[key] !== undefined);
-    // The fresh set has rows of its own, so the older rows keep meaning what they meant.
+    // Each held-out set has rows of its own, so the older rows keep meaning what they meant.
     const usable = answered.filter((a) => a.q.set !== 'fresh');
-    const fresh = answered.filter((a) => a.q.set === 'fresh');
     const groups: [string, Asked[]][] = [
       ['all', usable],
       ['dev', usable.filter((a) => a.q.split === 'dev')],
@@ -148,13 +154,14 @@ export function report(asked: Asked[]): Report {
     ];
     for (const kind of new Set(usable.map((a) => a.q.kind))) groups.push([`kind ${kind}`, usable.filter((a) => a.q.kind === kind)]);
     for (const kind of new Set(usable.map((a) => a.q.kind))) groups.push([`blind ${kind}`, usable.filter((a) => a.q.kind === kind && a.q.split === 'blind')]);
-    if (fresh.length) groups.push(['fresh (blind)', fresh]);
-    for (const kind of new Set(fresh.map((a) => a.q.kind))) groups.push([`fresh ${kind}`, fresh.filter((a) => a.q.kind === kind)]);
+    for (const [name, held] of holdouts(answered)) {
+      groups.push([`${name} (blind)`, held]);
+      for (const kind of new Set(held.map((a) => a.q.kind))) groups.push([`${name} ${kind}`, held.filter((a) => a.q.kind === kind)]);
+    }
     for (const [name, group] of groups) rows[name] = summarize(group.map((a) => rankOf(a, key)));
     tables[key] = rows;
   }
   const off = asked.filter((a) => a.q.kind === 'offtopic' && a.q.set !== 'fresh');
-  const freshOff = asked.filter((a) => a.q.kind === 'offtopic' && a.q.set === 'fresh');
   const refusedCount = (group: Asked[]) => group.filter((a) => a.answers['search:json']!.error === 'no_documentation_found').length;
   const offAnswers = off.map((a) => a.answers['search:json']!);
   const refusedOn = onTopic.filter((a) => a.answers['search:json']?.error === 'no_documentation_found');
@@ -171,9 +178,16 @@ export function report(asked: Asked[]): Report {
         const group = off.filter((a) => a.q.split === split);
         return [split, [group.filter((a) => a.answers['search:json']!.error === 'no_documentation_found').length, group.length]];
       })) as { dev: [number, number]; blind: [number, number] },
-      fresh: [refusedCount(freshOff), freshOff.length],
+      holdouts: Object.fromEntries(
+        [...holdouts(asked.filter((a) => a.q.kind === 'offtopic'))].map(([name, group]): [string, [number, number]] => [name, [refusedCount(group), group.length]]),
+      ),
     },
-    falseRefusals: { n: onTopic.length, refused: refusedOn.length, ids: refusedOn.map((a) => a.q.id) },
+    falseRefusals: {
+      n: onTopic.length,
+      refused: refusedOn.length,
+      ids: refusedOn.filter((a) => a.q.split === 'dev').map((a) => a.q.id),
+      blind: refusedOn.filter((a) => a.q.split === 'blind').length,
+    },
     versions: {
       n: versionQs.length,
       right: versionQs.filter((a) => {
@@ -202,9 +216,12 @@ export function formatReport(r: Report, opts: { kinds?: boolean } = {}): string 
   lines.push('');
   lines.push(
     `off-topic, library-less /api/v3/search: ${r.offtopic.refused} of ${r.offtopic.n} answered 404 no_documentation_found ` +
-      `(dev ${r.offtopic.dev[0]} of ${r.offtopic.dev[1]}, blind ${r.offtopic.blind[0]} of ${r.offtopic.blind[1]}${r.offtopic.fresh[1] ? `, fresh ${r.offtopic.fresh[0]} of ${r.offtopic.fresh[1]}` : ''}; snippets returned otherwise: ${r.offtopic.snippets.filter((n) => n > 0).join(', ') || 'none'})`,
+      `(dev ${r.offtopic.dev[0]} of ${r.offtopic.dev[1]}, blind ${r.offtopic.blind[0]} of ${r.offtopic.blind[1]}` +
+      Object.entries(r.offtopic.holdouts).map(([name, [refused, n]]) => `, ${name} ${refused} of ${n}`).join('') +
+      `; snippets returned otherwise: ${r.offtopic.snippets.filter((n) => n > 0).join(', ') || 'none'})`,
   );
-  lines.push(`on-topic /api/v3/search answered "nothing found": ${r.falseRefusals.refused} of ${r.falseRefusals.n}${r.falseRefusals.ids.length ? ` (${r.falseRefusals.ids.join(', ')})` : ''}`);
+  const refusedIds = [...r.falseRefusals.ids, ...(r.falseRefusals.blind ? [`${r.falseRefusals.blind} blind`] : [])];
+  lines.push(`on-topic /api/v3/search answered "nothing found": ${r.falseRefusals.refused} of ${r.falseRefusals.n}${refusedIds.length ? ` (${refusedIds.join(', ')})` : ''}`);
   lines.push(`version questions served from the expected version: ${r.versions.right} of ${r.versions.n}`);
   return lines.join('\n');
 }

@@ -27,10 +27,12 @@ export interface EvalItem {
   expect: string[];
   split: 'dev' | 'blind';
   /**
-   * Where it comes from: the older hand-tuned set, the written-first set, or the fresh set
-   * (questions/holdout/, written Nov 25 before any change it measures; all of it blind).
+   * Where it comes from: the older hand-tuned set, the written-first set, or a held-out set
+   * (questions/holdout/, each written before any change it measures; all of it blind).
    */
   set: 'legacy' | 'written' | 'fresh';
+  /** For a held-out question, the name of its file (`fresh`, `nov26`): each held-out set is reported on its own. */
+  holdout?: string;
 }
 
 const DIR = path.join(import.meta.dirname, 'questions');
@@ -63,12 +65,12 @@ export function loadQuestions(): EvalItem[] {
       out.push({ ...q, library: q.library ?? [], expect: q.expect ?? [], split: splitOf(q.id), set: 'written' });
     }
   }
-  // The fresh set is blind as a whole: only its aggregate figures are printed.
+  // A held-out set is blind as a whole: only its aggregate figures are printed.
   for (const file of fs.existsSync(HOLDOUT_DIR) ? fs.readdirSync(HOLDOUT_DIR).filter((f) => f.endsWith('.json')).sort() : []) {
     const items = JSON.parse(fs.readFileSync(path.join(HOLDOUT_DIR, file), 'utf8')) as Omit<EvalItem, 'split' | 'set'>[];
     for (const q of items) {
       if (!KINDS.includes(q.kind)) throw new Error(`holdout/${file}: ${q.id} has unknown kind ${q.kind}`);
-      out.push({ ...q, library: q.library ?? [], expect: q.expect ?? [], split: 'blind', set: 'fresh' });
+      out.push({ ...q, library: q.library ?? [], expect: q.expect ?? [], split: 'blind', set: 'fresh', holdout: path.basename(file, '.json') });
     }
   }
   const ids = new Set<string>();

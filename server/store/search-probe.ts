@@ -1,5 +1,4 @@
-import type { Db } from './db.ts';
-import type { Statement } from 'better-sqlite3';
+import { statementCache, type Db, type Statement } from './db.ts';
 import { ftsScope } from './snippets.ts';
 import { textColumnsMatch } from './search.ts';
 
@@ -17,15 +16,20 @@ export interface VersionProbe {
  * `match` is an FTS5 expression built by the caller with user text quoted.
  */
 export class SearchProbeStore {
-  constructor(private readonly db: Db) {}
+  /** Prepared once per SQL text: a library-less search runs these on every request. */
+  private readonly stmt: (sql: string) => Statement;
+
+  constructor(db: Db) {
+    this.stmt = statementCache(db);
+  }
 
   /**
    * Groups the `limit` best-matching rows of the whole index by version; a version's score sums its
    * `perVersion` best rows (its best evidence, not how many loosely matching snippets it has).
    */
   topVersions(match: string, limit: number, perVersion = 3): VersionProbe[] {
-    const rows = this.db
-      .prepare(
+    const rows = this
+      .stmt(
         `SELECT s.version_id AS versionId, -m.rank AS score
            FROM (SELECT rowid, rank FROM snippet_fts WHERE snippet_fts MATCH ? ORDER BY rank LIMIT ?) m
            JOIN snippets s ON s.id = m.rowid`,
@@ -44,8 +48,8 @@ export class SearchProbeStore {
 
   /** The `limit` best rows of one version (restricted inside the index), summed. */
   versionScore(versionId: number, match: string, limit: number): VersionProbe {
-    const rows = this.db
-      .prepare('SELECT -rank AS score FROM snippet_fts WHERE snippet_fts MATCH ? ORDER BY rank LIMIT ?')
+    const rows = this
+      .stmt('SELECT -rank AS score FROM snippet_fts WHERE snippet_fts MATCH ? ORDER BY rank LIMIT ?')
       .all(`scope:"${ftsScope(versionId)}" AND ${textColumnsMatch(match)}`, limit) as { score: number }[];
     return { versionId, hits: rows.length, score: rows.reduce((t, r) => t + r.score, 0) };
   }
@@ -54,7 +58,7 @@ export class SearchProbeStore {
   documentFrequencies(terms: string[]): Map<string, number> {
     const out = new Map<string, number>();
     if (terms.length === 0) return out;
-    const stmt = this.db.prepare('SELECT doc FROM snippet_fts_vocab WHERE term = ?');
+    const stmt = this.stmt('SELECT doc FROM snippet_fts_vocab WHERE term = ?');
     for (const t of terms) {
       const r = stmt.get(t) as { doc: number } | undefined;
       if (r && r.doc > 0) out.set(t, r.doc);
@@ -62,20 +66,17 @@ export class SearchProbeStore {
     return out;
   }
 
-  private stampStmt: Statement | null = null;
-
   /**
    * Changes whenever a library or a served version is added, removed or swapped, or a library's
    * visibility or grants change: lets the search layer cache its library catalogue and rebuild it
    * only when this differs.
    */
   catalogStamp(): string {
-    // Read on every search request: prepared once.
-    const r = (this.stampStmt ??= this.db
-      .prepare(
+    const r = this
+      .stmt(
         `SELECT (SELECT count(*) || ':' || coalesce(max(updated_at), '') || ':' || total(access_rev) FROM libraries) || '|' ||
                 (SELECT count(*) || ':' || coalesce(max(id), 0) || ':' || coalesce(max(updated_at), '') FROM library_versions WHERE is_current = 1) AS stamp`,
-      ))
+      )
       .get() as { stamp: string };
     return r.stamp;
   }

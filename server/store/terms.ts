@@ -1,7 +1,6 @@
 import { statementCache, type Db, type Statement } from './db.ts';
 import { blobOf, f32Of, u16Of } from './blobs.ts';
 
-
 /** One chunk of the term index: documents with ids in [baseId, baseId + 65535], their lengths and postings. */
 export interface TermChunk {
   baseId: number;

@@ -101,6 +101,8 @@ export const configSchema = z.object({
   rateLimitPerMinute: int(0, 1_000_000).default(600),
   /** Worker threads answering /api/v2/context retrieval (0 = in the request thread). Unset: 2, or 0 in dev mode. */
   searchWorkers: int(0, 16).optional(),
+  /** MB per searching thread for the vectors of recently searched library versions (about 110 MB per million snippets; 0 = off). */
+  vectorCacheMb: int(0, 1_048_576).default(128),
   /** Single sign-on with OpenID Connect (authorization code + PKCE): the issuer, this client, and the group mapping. */
   oidcIssuer: z.string().url().optional(),
   oidcClientId: z.string().min(1).optional(),
@@ -171,6 +173,7 @@ const envMap: Record<string, keyof Config> = {
   STACKS_LEARN_RANKING: 'learnRanking',
   STACKS_RATE_LIMIT_PER_MINUTE: 'rateLimitPerMinute',
   STACKS_SEARCH_WORKERS: 'searchWorkers',
+  STACKS_VECTOR_CACHE_MB: 'vectorCacheMb',
   STACKS_GIT_CREDENTIALS_KEY: 'gitCredentialsKey',
   STACKS_GIT_TIMEOUT_MS: 'gitTimeoutMs',
   STACKS_GIT_MAX_BYTES: 'gitMaxBytes',

@@ -124,7 +124,7 @@ export interface ServiceOverrides {
 }
 
 export async function createServices(config: Config, log: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
-  const store = overrides.store ?? Store.open(config.dataDir);
+  const store = overrides.store ?? Store.open(config.dataDir, { vectorCacheBytes: config.vectorCacheMb * 1024 * 1024 });
   const embedder = overrides.embedder !== undefined ? overrides.embedder : await createEmbedder(config, log);
   const vectorsReset = embedder !== null && store.vectors.ensure(embedder.id, embedder.dims);
   if (vectorsReset) log.info({ embedder: embedder.id }, 'vector table (re)created for the embedder');

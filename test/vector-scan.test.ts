@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Int8Nearest } from '../lib/vector/int8-l2.ts';
 import { openDb } from '../server/store/db.ts';
 import { Store } from '../server/store/index.ts';
+import { VectorChunkCache, type VectorChunk } from '../server/store/vector-chunks.ts';
 import { rng } from './helpers/rng.ts';
 
 /**
@@ -86,6 +87,68 @@ test('SearchStore.knn over the chunks finds what vec0 finds, without deleted row
         const strict = (hs: { id: number; distance: number }[]) => hs.filter((h) => h.distance < last - 1e-3).map((h) => h.id).sort((a, b) => a - b);
         assert.deepEqual(strict(got), strict(want));
       }
+    }
+  } finally {
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('VectorChunkCache keeps recently used versions within its budget and forgets everything when the stamp changes', () => {
+  const chunk = (bytes: number): VectorChunk => ({ size: 1, validity: Buffer.alloc(0), rowids: Buffer.alloc(0), vectors: Buffer.alloc(bytes) });
+  const cache = new VectorChunkCache(300);
+  let loads = 0;
+  const load = (bytes: number) => () => (loads++, [chunk(bytes)]);
+  cache.get(1, 's1', load(100));
+  cache.get(2, 's1', load(100));
+  cache.get(1, 's1', load(100)); // a hit, and 1 becomes the most recent
+  assert.equal(loads, 2);
+  cache.get(3, 's1', load(150)); // 2 (least recent) leaves to make room
+  assert.equal(cache.heldBytes, 250);
+  cache.get(1, 's1', load(100));
+  assert.equal(loads, 3, 'version 1 stayed');
+  cache.get(2, 's1', load(100)); // 3 is now the least recent and leaves
+  assert.equal(loads, 4, 'version 2 had left');
+  assert.equal(cache.heldBytes, 200);
+  cache.get(4, 's1', load(400)); // larger than the budget: served, not kept
+  assert.equal(cache.heldBytes, 200);
+  cache.get(5, 's1', () => null); // unreadable: not kept
+  cache.get(1, 's2', load(100)); // a commit: everything is read again
+  assert.equal(loads, 6);
+  assert.equal(cache.heldBytes, 100);
+  const off = new VectorChunkCache(0);
+  off.get(1, 's1', load(10));
+  off.get(1, 's1', load(10));
+  assert.equal(loads, 8, 'a budget of 0 keeps nothing');
+});
+
+test('SearchStore.knn with its vector cache sees rows deleted by this connection and by another one', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-vcache-'));
+  const file = path.join(dir, 'stacks.db');
+  const db = openDb(file);
+  try {
+    const writer = new Store(db, { vectorCacheBytes: 1 << 20 });
+    const dims = 16;
+    writer.vectors.ensure('test', dims);
+    const r = rng(5);
+    const ins = db.prepare('INSERT INTO snippet_vec (rowid, version_id, embedding) VALUES (?, 1, vec_int8(?))');
+    db.transaction(() => {
+      for (let id = 1; id <= 500; id++) ins.run(BigInt(id), Buffer.from(randomInt8(r, dims).buffer));
+    })();
+    const reader = new Store(openDb(file, { readonly: true }), { vectorCacheBytes: 1 << 20 });
+    try {
+      const query = Float32Array.from({ length: dims }, () => r() - 0.5);
+      const ids = (s: Store) => s.search.knn(1, query, 5).map((h) => h.id);
+      const first = ids(writer);
+      assert.deepEqual(ids(reader), first);
+      // This connection deletes the nearest: its own cache must not answer with it.
+      db.prepare('DELETE FROM snippet_vec WHERE rowid = ?').run(BigInt(first[0]!));
+      assert.ok(!ids(writer).includes(first[0]!), 'the writer served a deleted row from its cache');
+      // The other connection's cache must not either.
+      assert.ok(!ids(reader).includes(first[0]!), 'the reader served a deleted row from its cache');
+      assert.deepEqual(ids(reader), ids(writer));
+    } finally {
+      reader.close();
     }
   } finally {
     db.close();

@@ -130,7 +130,7 @@ export class StoreContextService implements ContextService {
     const size = config.searchWorkers ?? (config.dev ? 0 : 2);
     const file = store.db.name;
     const lost = (err: Error) => this.deps.log.error({ err: err.message }, 'a retrieval worker stopped; its share of the searches runs in the request thread');
-    this.pool = size > 0 && file && file !== ':memory:' && fs.existsSync(file) ? new RetrievalPool(file, size, lost) : null;
+    this.pool = size > 0 && file && file !== ':memory:' && fs.existsSync(file) ? new RetrievalPool(file, size, config.vectorCacheMb * 1024 * 1024, lost) : null;
     return this.pool;
   }
 

@@ -25,12 +25,15 @@ export class RetrievalPool {
   private nextId = 1;
   private closed = false;
 
-  /** `onWorkerLost` hears why a worker left the pool (its requests then run in the request thread). */
-  constructor(dbFile: string, size: number, onWorkerLost: (err: Error) => void = () => {}) {
+  /**
+   * `vectorCacheBytes`: each worker's memory for the vectors of recently searched versions.
+   * `onWorkerLost` hears why a worker left the pool (its requests then run in the request thread).
+   */
+  constructor(dbFile: string, size: number, vectorCacheBytes: number, onWorkerLost: (err: Error) => void = () => {}) {
     for (let i = 0; i < size; i++) {
       // A small young generation: the KNN scan reads ~0.5 MB of vector blobs per library into Buffers
       // that only a scavenge frees, and with the default size they piled up to ~80 MB more RSS.
-      const worker = new Worker(WORKER_ENTRY, { workerData: { dbFile }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+      const worker = new Worker(WORKER_ENTRY, { workerData: { dbFile, vectorCacheBytes }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
       const pending = new Map<number, Pending>();
       worker.on('message', (r: RetrievalReply) => {
         const p = pending.get(r.id);

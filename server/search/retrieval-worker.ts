@@ -53,7 +53,8 @@ export type RetrievalReply =
   | { id: number; error: string };
 
 // Each worker reads through its own read-only connection to the same database file.
-const store = new Store(openDb((workerData as { dbFile: string }).dbFile, { readonly: true }));
+const { dbFile, vectorCacheBytes } = workerData as { dbFile: string; vectorCacheBytes: number };
+const store = new Store(openDb(dbFile, { readonly: true }), { vectorCacheBytes });
 
 /** Inside the snapshot: the version must still be the one served, or the answer would come from a retired version. */
 function served(versionId: number): boolean {

@@ -36,7 +36,8 @@ export class Store {
   readonly git: GitStore;
   readonly declared: DeclaredStore;
 
-  constructor(readonly db: Db) {
+  /** `vectorCacheBytes`: memory for the vectors of recently searched versions on this connection (vector-chunks.ts); default none. */
+  constructor(readonly db: Db, options: { vectorCacheBytes?: number } = {}) {
     this.libraries = new LibraryStore(db);
     this.snippets = new SnippetStore(db);
     this.vectors = new VectorStore(db);
@@ -44,7 +45,7 @@ export class Store {
     this.accounts = new AccountStore(db);
     this.crawl = new CrawlStore(db);
     this.probe = new SearchProbeStore(db);
-    this.search = new SearchStore(db);
+    this.search = new SearchStore(db, options);
     this.research = new ResearchUsageStore(db);
     this.audit = new AuditStore(db);
     this.users = new UserStore(db);
@@ -54,8 +55,8 @@ export class Store {
     this.models = new SearchModelStore(db);
   }
 
-  static open(dataDir: string): Store {
-    return new Store(openDb(path.join(dataDir, 'stacks.db')));
+  static open(dataDir: string, options: { vectorCacheBytes?: number } = {}): Store {
+    return new Store(openDb(path.join(dataDir, 'stacks.db')), options);
   }
 
   /** True when the database answers a query. */

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Db } from './db.ts';
 import { int8Unit } from '../../lib/vector/quantize.ts';
 import { Int8Nearest } from '../../lib/vector/int8-l2.ts';
+import { VectorChunkCache, type VectorChunk } from './vector-chunks.ts';
 
 type Statement = Database.Statement<unknown[], unknown>;
 
@@ -36,8 +37,14 @@ export class SearchStore {
 
   private readonly pageStmt;
   private readonly sectionCodeStmt;
+  private readonly stampStmt;
+  private readonly chunkCache: VectorChunkCache;
 
-  constructor(private readonly db: Db) {
+  /** `vectorCacheBytes`: memory for the vector chunks of recently searched versions (vector-chunks.ts). */
+  constructor(private readonly db: Db, options: { vectorCacheBytes?: number } = {}) {
+    this.chunkCache = new VectorChunkCache(options.vectorCacheBytes ?? 0);
+    // Changes with every commit that may have touched the vectors: another connection's, or this one's.
+    this.stampStmt = db.prepare("SELECT (SELECT data_version FROM pragma_data_version) || ':' || total_changes() AS stamp").pluck();
     // Range over the (version_id, source_id) index: the page URL itself and every URL#anchor on it.
     this.pageStmt = db.prepare("SELECT id FROM snippets WHERE version_id = ? AND source_id >= ? AND source_id < ? ORDER BY position LIMIT ?");
     this.sectionCodeStmt = db.prepare(
@@ -110,13 +117,15 @@ export class SearchStore {
   scan(versionId: number, q: Buffer, k: number): VectorHit[] | null {
     const chunks = this.vec()?.chunks;
     if (!chunks) return null;
-    const rows = chunks.all(versionId) as { size: number; validity: Buffer; rowids: Buffer; vectors: Buffer }[];
     const dims = q.length;
+    const rows = this.chunkCache.get(versionId, this.stampStmt.get() as string, () => {
+      const all = chunks.all(versionId) as VectorChunk[];
+      const laidOut = all.every((r) => r.vectors.length === r.size * dims && r.rowids.length === r.size * 8 && r.validity.length * 8 >= r.size);
+      return laidOut ? all : null;
+    });
+    if (!rows) return null;
     const nearest = new Int8Nearest(new Int8Array(q.buffer, q.byteOffset, dims), k);
-    for (const r of rows) {
-      if (r.vectors.length !== r.size * dims || r.rowids.length !== r.size * 8 || r.validity.length * 8 < r.size) return null;
-      nearest.add(r.vectors, r.size, r.validity);
-    }
+    for (const r of rows) nearest.add(r.vectors, r.size, r.validity);
     return nearest.best().map((n) => ({ id: Number(rows[n.block]!.rowids.readBigInt64LE(n.slot * 8)), distance: Math.sqrt(n.l2sq) }));
   }
 

@@ -46,7 +46,7 @@ export class VectorChunkCache {
     return chunks;
   }
 
-  /** Bytes held (for tests and metrics). */
+  /** Bytes held (what the tests check). */
   get heldBytes(): number {
     return this.bytes;
   }

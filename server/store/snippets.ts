@@ -142,13 +142,13 @@ export class SnippetStore {
       .all(versionId, afterId, limit) as { id: number; sourceId: string; kind: 'code' | 'info'; title: string; breadcrumb: string }[];
   }
 
-  /** Snippets of a version in page order (paging for exports and tests). */
   /** Every snippet of a version with its embedding, in id order (a git refresh copies those of unchanged files). */
   allWithEmbeddings(versionId: number): { snippet: StoredSnippet; embedding: Float32Array | null }[] {
     const rows = this.db.prepare(`SELECT ${COLUMNS}, embedding FROM snippets WHERE version_id = ? ORDER BY id`).all(versionId) as (Row & { embedding: Buffer | null })[];
     return rows.map((r) => ({ snippet: toSnippet(r), embedding: r.embedding ? f32Of(r.embedding) : null }));
   }
 
+  /** Snippets of a version in id order, `limit` after `afterId` (paging for exports and tests). */
   list(versionId: number, limit: number, afterId = 0): StoredSnippet[] {
     return (this.db.prepare(`SELECT ${COLUMNS} FROM snippets WHERE version_id = ? AND id > ? ORDER BY id LIMIT ?`).all(versionId, afterId, limit) as Row[]).map(toSnippet);
   }

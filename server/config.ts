@@ -134,6 +134,21 @@ export const configSchema = z.object({
 });
 
 export type Config = z.infer<typeof configSchema>;
+
+/** Retrieval worker threads: `searchWorkers`, else 2, or none in dev mode. */
+export function searchWorkerCount(config: Pick<Config, 'searchWorkers' | 'dev'>): number {
+  return config.searchWorkers ?? (config.dev ? 0 : 2);
+}
+
+/**
+ * The vector cache of the request thread's connection. With workers it only scans for the
+ * search-model job (one version at a time) and when a worker fails: a few versions' worth, not
+ * a copy of the whole index held idle after the models are learned.
+ */
+export function requestThreadVectorCacheBytes(config: Pick<Config, 'searchWorkers' | 'dev' | 'vectorCacheMb'>): number {
+  const bytes = config.vectorCacheMb * 1024 * 1024;
+  return searchWorkerCount(config) > 0 ? Math.min(bytes, 32 * 1024 * 1024) : bytes;
+}
 export type ConfigInput = z.input<typeof configSchema>;
 
 /** Environment variable -> config key. Every STACKS_* variable must be listed here. */

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from './config.ts';
+import { requestThreadVectorCacheBytes, type Config } from './config.ts';
 import type { Logger } from './log.ts';
 import { Store } from './store/index.ts';
 import { LicenseService, loadVerifyKeys } from './license/license.ts';
@@ -124,7 +124,7 @@ export interface ServiceOverrides {
 }
 
 export async function createServices(config: Config, log: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
-  const store = overrides.store ?? Store.open(config.dataDir, { vectorCacheBytes: config.vectorCacheMb * 1024 * 1024 });
+  const store = overrides.store ?? Store.open(config.dataDir, { vectorCacheBytes: requestThreadVectorCacheBytes(config) });
   const embedder = overrides.embedder !== undefined ? overrides.embedder : await createEmbedder(config, log);
   const vectorsReset = embedder !== null && store.vectors.ensure(embedder.id, embedder.dims);
   if (vectorsReset) log.info({ embedder: embedder.id }, 'vector table (re)created for the embedder');

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig, ConfigError } from '../server/config.ts';
+import { loadConfig, ConfigError, requestThreadVectorCacheBytes, searchWorkerCount } from '../server/config.ts';
 import { runStacks, tempDir } from './helpers/server.ts';
 
 test('config: env and flags, flags win; invalid or unknown values are named', () => {
@@ -15,6 +15,20 @@ test('config: env and flags, flags win; invalid or unknown values are named', ()
   assert.equal(loadConfig({}, {}).trustProxy, 'loopback');
   assert.equal(loadConfig({}, { STACKS_TRUST_PROXY: '10.0.0.0/8, loopback' }).trustProxy, '10.0.0.0/8, loopback');
   assert.throws(() => loadConfig({}, { STACKS_TRUST_PROXY: 'my-proxy' }), (e: Error) => /STACKS_TRUST_PROXY/.test(e.message));
+});
+
+test('config: search workers and the vector cache each searching thread gets', () => {
+  const MB = 1024 * 1024;
+  assert.equal(searchWorkerCount(loadConfig({}, {})), 2);
+  assert.equal(searchWorkerCount(loadConfig({}, { STACKS_DEV: '1' })), 0);
+  assert.equal(searchWorkerCount(loadConfig({}, { STACKS_DEV: '1', STACKS_SEARCH_WORKERS: '3' })), 3);
+  assert.equal(loadConfig({}, {}).vectorCacheMb, 128);
+  // With workers the request thread keeps a few versions for the model learning; without, it searches and gets it all.
+  assert.equal(requestThreadVectorCacheBytes(loadConfig({}, {})), 32 * MB);
+  assert.equal(requestThreadVectorCacheBytes(loadConfig({}, { STACKS_SEARCH_WORKERS: '0' })), 128 * MB);
+  assert.equal(requestThreadVectorCacheBytes(loadConfig({}, { STACKS_VECTOR_CACHE_MB: '8' })), 8 * MB);
+  assert.equal(requestThreadVectorCacheBytes(loadConfig({}, { STACKS_VECTOR_CACHE_MB: '0' })), 0);
+  assert.throws(() => loadConfig({}, { STACKS_VECTOR_CACHE_MB: '-1' }), (e: Error) => /STACKS_VECTOR_CACHE_MB/.test(e.message));
 });
 
 test('serve refuses to start with an invalid setting and names it', async () => {

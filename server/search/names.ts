@@ -148,7 +148,8 @@ export function scoreName(t: TypedName, keys: NameKey[], library: Pick<Library, 
     }
     if (!k.fuzzy || 0.7 * k.weight <= score) continue;
     const budget = typoBudget(Math.min(ns.length, k.key.length), Math.max(ns.length, k.key.length));
-    if (budget === 0 && swapped(ns, k.key) && 0.7 * k.weight > score) [score, reason] = [0.7 * k.weight, `"${t.typed}" is "${k.key}" with two letters swapped`];
+    // Three-letter names have no typo budget (below); the `continue` above already kept only a better score.
+    if (swapped(ns, k.key)) [score, reason] = [0.7 * k.weight, `"${t.typed}" is "${k.key}" with two letters swapped`];
     if (budget > 0) {
       const d = ns === n ? editDistance(n, k.key, budget) : Math.min(editDistance(ns, k.key, budget), editDistance(n, k.key, budget));
       const typo = (d === 1 ? 0.7 : 0.55) * k.weight;

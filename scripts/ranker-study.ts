@@ -68,7 +68,7 @@ async function devExamples(services: Services): Promise<{ examples: Example[]; v
   const store = services.store;
   const examples: Example[] = [];
   const versions = new Set<number>();
-  const questions = loadQuestions().filter((q) => q.split === 'dev' && q.set !== 'fresh' && q.libraryId && q.kind !== 'offtopic' && q.kind !== 'multi');
+  const questions = loadQuestions().filter((q) => q.split === 'dev' && q.libraryId && q.kind !== 'offtopic' && q.kind !== 'multi');
   for (const q of questions) {
     const r = resolveLibrary(store, services.access, OPERATOR, q.libraryId!);
     versions.add(r.choice.version.id);

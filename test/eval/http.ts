@@ -144,7 +144,7 @@ export function report(asked: Asked[]): Report {
     const rows: Record<string, Metrics> = {};
     const answered = onTopic.filter((a) => a.answers[key] !== undefined);
     // Each held-out set has rows of its own, so the older rows keep meaning what they meant.
-    const usable = answered.filter((a) => a.q.set !== 'fresh');
+    const usable = answered.filter((a) => a.q.set !== 'holdout');
     const groups: [string, Asked[]][] = [
       ['all', usable],
       ['dev', usable.filter((a) => a.q.split === 'dev')],
@@ -161,7 +161,7 @@ export function report(asked: Asked[]): Report {
     for (const [name, group] of groups) rows[name] = summarize(group.map((a) => rankOf(a, key)));
     tables[key] = rows;
   }
-  const off = asked.filter((a) => a.q.kind === 'offtopic' && a.q.set !== 'fresh');
+  const off = asked.filter((a) => a.q.kind === 'offtopic' && a.q.set !== 'holdout');
   const refusedCount = (group: Asked[]) => group.filter((a) => a.answers['search:json']!.error === 'no_documentation_found').length;
   const offAnswers = off.map((a) => a.answers['search:json']!);
   const refusedOn = onTopic.filter((a) => a.answers['search:json']?.error === 'no_documentation_found');

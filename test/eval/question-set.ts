@@ -30,7 +30,7 @@ export interface EvalItem {
    * Where it comes from: the older hand-tuned set, the written-first set, or a held-out set
    * (questions/holdout/, each written before any change it measures; all of it blind).
    */
-  set: 'legacy' | 'written' | 'fresh';
+  set: 'legacy' | 'written' | 'holdout';
   /** For a held-out question, the name of its file (`fresh`, `nov26`): each held-out set is reported on its own. */
   holdout?: string;
 }
@@ -70,7 +70,7 @@ export function loadQuestions(): EvalItem[] {
     const items = JSON.parse(fs.readFileSync(path.join(HOLDOUT_DIR, file), 'utf8')) as Omit<EvalItem, 'split' | 'set'>[];
     for (const q of items) {
       if (!KINDS.includes(q.kind)) throw new Error(`holdout/${file}: ${q.id} has unknown kind ${q.kind}`);
-      out.push({ ...q, library: q.library ?? [], expect: q.expect ?? [], split: 'blind', set: 'fresh', holdout: path.basename(file, '.json') });
+      out.push({ ...q, library: q.library ?? [], expect: q.expect ?? [], split: 'blind', set: 'holdout', holdout: path.basename(file, '.json') });
     }
   }
   const ids = new Set<string>();

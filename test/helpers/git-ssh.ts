@@ -3,8 +3,10 @@
 // an SSH Git host does for `git clone ssh://...`). The client side is the system OpenSSH that
 // Stacks runs. Close the server in `after`/`finally`; one left open is closed after the file's
 // tests (lifecycle.ts).
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import ssh2 from 'ssh2';
 import { GIT_ENV } from './git-repos.ts';
@@ -19,9 +21,20 @@ export interface SshKeyPair {
   public: string;
 }
 
+/**
+ * A fresh ed25519 key pair made by the system's ssh-keygen. Not ssh2's generateKeyPairSync: it
+ * strips leading zero bytes from the public key, so about one key in 256 cannot be parsed back
+ * (mscdex/ssh2#1390), which failed these tests now and then.
+ */
 export function sshKeyPair(): SshKeyPair {
-  const k = utils.generateKeyPairSync('ed25519');
-  return { private: k.private, public: k.public };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-sshkey-'));
+  try {
+    const file = path.join(dir, 'key');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'stacks-test', '-f', file]);
+    return { private: fs.readFileSync(file, 'utf8'), public: fs.readFileSync(`${file}.pub`, 'utf8').trim() };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export interface GitSshServer {

@@ -245,21 +245,36 @@ const MUTATION_TRACKER = `(() => {
 
 /**
  * Waits until the page has settled: no request in flight and the DOM unchanged for a short
- * quiet period (client-side rendering finished), or the time limit passes.
+ * quiet period (client-side rendering finished), or the time limit passes. A page that shows no
+ * text yet is not settled: a client-rendered app writes nothing until its data has arrived and
+ * been rendered, and on a loaded machine that can take longer than the quiet period after the
+ * last response (seen: a large page indexed empty). Such a page gets up to BLANK_WAIT_MS more.
  */
 async function waitForQuiet(page: Page, inflight: () => number, lastActivity: () => number, limitMs: number): Promise<void> {
   const QUIET_MS = 150;
+  const BLANK_WAIT_MS = 5_000;
   const deadline = Date.now() + limitMs;
+  let blankSince = 0;
   while (Date.now() < deadline) {
     const networkQuietFor = inflight() === 0 ? Date.now() - lastActivity() : 0;
     if (networkQuietFor < QUIET_MS) {
       await new Promise((r) => setTimeout(r, Math.max(20, QUIET_MS - networkQuietFor)));
       continue;
     }
-    const domQuietFor = await page
-      .evaluate(() => performance.now() - ((window as unknown as { __stacksLastMutation?: number }).__stacksLastMutation ?? 0))
-      .catch(() => -1);
-    if (domQuietFor < 0 || domQuietFor >= QUIET_MS) return;
-    await new Promise((r) => setTimeout(r, Math.max(20, QUIET_MS - domQuietFor)));
+    const state = await page
+      .evaluate(() => ({
+        quietFor: performance.now() - ((window as unknown as { __stacksLastMutation?: number }).__stacksLastMutation ?? 0),
+        blank: !document.body || document.body.innerText.trim() === '',
+      }))
+      .catch(() => null);
+    if (!state) return;
+    if (state.quietFor < QUIET_MS) {
+      await new Promise((r) => setTimeout(r, Math.max(20, QUIET_MS - state.quietFor)));
+      continue;
+    }
+    if (!state.blank) return;
+    blankSince ||= Date.now();
+    if (Date.now() - blankSince >= BLANK_WAIT_MS) return;
+    await new Promise((r) => setTimeout(r, QUIET_MS));
   }
 }

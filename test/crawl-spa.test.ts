@@ -217,3 +217,27 @@ test('browser redirects are checked hop by hop: a page or a fetch that redirects
     await renderer.close();
   }
 });
+
+test('a client-rendered page that has shown no text yet is waited for, not indexed blank', async (t) => {
+  // The app writes nothing until its data has arrived and a slow render is done: long after the
+  // network and the DOM went quiet (on a loaded machine the fixture's largest page was once
+  // indexed empty this way). A page that stays blank is given up on after a bounded wait.
+  const site = await listen(http.createServer((req, res) => {
+    if (req.url === '/data.json') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: 'Late rendered guide text.' }));
+    else if (req.url === '/blank') res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Blank</title><div id="app"></div>');
+    else
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Slow</title><div id="app"></div><script>
+        fetch('/data.json').then((r) => r.json()).then((d) => setTimeout(() => { document.getElementById('app').innerHTML = '<main><p>' + d.text + '</p></main>'; }, 800));
+      </script>`);
+  }));
+  t.after(() => site.close());
+  const renderer = new BrowserRenderer({ executablePath: '/usr/bin/chromium', policy: { allowPrivate: true }, timeoutMs: 20_000, maxPages: 1, log: createLogger('silent') });
+  try {
+    assert.match((await renderer.render(`${site.url}/slow`)).html, /Late rendered guide text/);
+    const started = Date.now();
+    assert.doesNotMatch((await renderer.render(`${site.url}/blank`)).html, /<main>/);
+    assert.ok(Date.now() - started < 10_000, 'a blank page is given up on');
+  } finally {
+    await renderer.close();
+  }
+});

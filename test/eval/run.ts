@@ -1,8 +1,10 @@
 /**
- * Retrieval evaluation: `npm run eval` (add `-- --verbose` for per-question misses,
- * `-- --only pino,zod` to load and ask a subset). Loads the corpus bundles into a temporary data
- * dir through the writer, then asks every question of test/eval/questions.ts in four modes and
- * prints hit@1, hit@5 and MRR@10, overall and on the paraphrase subset.
+ * Retrieval evaluation: `npm run eval`. Starts the real server on a temporary data dir, imports the
+ * corpus bundles over HTTP and asks every question of test/eval/questions* of both endpoints in both
+ * orders (docs/retrieval.md, "Evaluation"). `-- --verbose` lists the dev split's misses, `-- --only
+ * pino,zod` loads and asks a subset, `-- --save FILE` writes the dev split's ranks per question and
+ * `-- --compare FILE` compares this run with a saved one question by question, to tell a change
+ * from noise. `-- --modes` runs the older in-process comparison of the pipeline's modes.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,6 +18,7 @@ import { parseLibraryId } from '../../lib/model.ts';
 import { BUNDLES, loadCorpus } from './corpus.ts';
 import { evaluateSelection, formatSelection } from './selection.ts';
 import { firstHit, loadQuestions, summarize, type Metrics } from './question-set.ts';
+import { compareRuns, type SavedRank } from './compare.ts';
 
 export type { Metrics };
 export { BUNDLES, loadCorpus };
@@ -100,12 +103,15 @@ async function main(): Promise<void> {
     const asked = await askAll(server, questions);
     console.log(formatReport(report(asked), { kinds: true }));
     if (verbose) for (const line of [...devMisses(asked, 'search:txt'), ...devOfftopicAnswered(asked)]) console.log(line);
-    // --save FILE: per-question ranks of the dev split (to compare two runs question by question).
+    // --save FILE: per-question ranks of the dev split; --compare FILE: this run against a saved one,
+    // question by question, with paired bootstrap intervals (test/eval/compare.ts).
     const saveIdx = args.indexOf('--save');
-    if (saveIdx >= 0) {
+    const compareIdx = args.indexOf('--compare');
+    if (saveIdx >= 0 || compareIdx >= 0) {
       const { rankOf } = await import('./http.ts');
-      const rows = asked.filter((a) => a.q.split === 'dev').map((a) => ({ id: a.q.id, kind: a.q.kind, search: rankOf(a, 'search:txt'), searchJson: rankOf(a, 'search:json'), context: rankOf(a, 'context:txt'), contextJson: rankOf(a, 'context:json') }));
-      fs.writeFileSync(args[saveIdx + 1]!, JSON.stringify(rows, null, 1));
+      const rows: SavedRank[] = asked.filter((a) => a.q.split === 'dev').map((a) => ({ id: a.q.id, kind: a.q.kind, search: rankOf(a, 'search:txt'), searchJson: rankOf(a, 'search:json'), context: rankOf(a, 'context:txt'), contextJson: rankOf(a, 'context:json') }));
+      if (compareIdx >= 0) console.log(['', ...compareRuns(JSON.parse(fs.readFileSync(args[compareIdx + 1]!, 'utf8')) as SavedRank[], rows)].join('\n'));
+      if (saveIdx >= 0) fs.writeFileSync(args[saveIdx + 1]!, JSON.stringify(rows, null, 1));
     }
   } finally {
     await server.close();

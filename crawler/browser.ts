@@ -248,7 +248,8 @@ const MUTATION_TRACKER = `(() => {
  * quiet period (client-side rendering finished), or the time limit passes. A page that shows no
  * text yet is not settled: a client-rendered app writes nothing until its data has arrived and
  * been rendered, and on a loaded machine that can take longer than the quiet period after the
- * last response (seen: a large page indexed empty). Such a page gets up to BLANK_WAIT_MS more.
+ * last response (the likely cause of a large page once indexed empty in a loaded test run).
+ * Such a page gets up to BLANK_WAIT_MS more.
  */
 async function waitForQuiet(page: Page, inflight: () => number, lastActivity: () => number, limitMs: number): Promise<void> {
   const QUIET_MS = 150;

@@ -220,8 +220,8 @@ test('browser redirects are checked hop by hop: a page or a fetch that redirects
 
 test('a client-rendered page that has shown no text yet is waited for, not indexed blank', async (t) => {
   // The app writes nothing until its data has arrived and a slow render is done: long after the
-  // network and the DOM went quiet (on a loaded machine the fixture's largest page was once
-  // indexed empty this way). A page that stays blank is given up on after a bounded wait.
+  // network and the DOM went quiet (most likely how the fixture's largest page was once indexed
+  // empty in a loaded test run). A page that stays blank is given up on after a bounded wait.
   const site = await listen(http.createServer((req, res) => {
     if (req.url === '/data.json') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: 'Late rendered guide text.' }));
     else if (req.url === '/blank') res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Blank</title><div id="app"></div>');

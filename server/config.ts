@@ -140,13 +140,18 @@ export function searchWorkerCount(config: Pick<Config, 'searchWorkers' | 'dev'>)
   return config.searchWorkers ?? (config.dev ? 0 : 2);
 }
 
+/** The vector cache of each retrieval worker's connection, in bytes. */
+export function workerVectorCacheBytes(config: Pick<Config, 'vectorCacheMb'>): number {
+  return config.vectorCacheMb * 1024 * 1024;
+}
+
 /**
  * The vector cache of the request thread's connection. With workers it only scans for the
  * search-model job (one version at a time) and when a worker fails: a few versions' worth, not
  * a copy of the whole index held idle after the models are learned.
  */
 export function requestThreadVectorCacheBytes(config: Pick<Config, 'searchWorkers' | 'dev' | 'vectorCacheMb'>): number {
-  const bytes = config.vectorCacheMb * 1024 * 1024;
+  const bytes = workerVectorCacheBytes(config);
   return searchWorkerCount(config) > 0 ? Math.min(bytes, 32 * 1024 * 1024) : bytes;
 }
 export type ConfigInput = z.input<typeof configSchema>;

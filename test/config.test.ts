@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig, ConfigError, requestThreadVectorCacheBytes, searchWorkerCount } from '../server/config.ts';
+import { loadConfig, ConfigError, requestThreadVectorCacheBytes, searchWorkerCount, workerVectorCacheBytes } from '../server/config.ts';
 import { runStacks, tempDir } from './helpers/server.ts';
 
 test('config: env and flags, flags win; invalid or unknown values are named', () => {
@@ -23,6 +23,7 @@ test('config: search workers and the vector cache each searching thread gets', (
   assert.equal(searchWorkerCount(loadConfig({}, { STACKS_DEV: '1' })), 0);
   assert.equal(searchWorkerCount(loadConfig({}, { STACKS_DEV: '1', STACKS_SEARCH_WORKERS: '3' })), 3);
   assert.equal(loadConfig({}, {}).vectorCacheMb, 128);
+  assert.equal(workerVectorCacheBytes(loadConfig({}, {})), 128 * MB);
   // With workers the request thread keeps a few versions for the model learning; without, it searches and gets it all.
   assert.equal(requestThreadVectorCacheBytes(loadConfig({}, {})), 32 * MB);
   assert.equal(requestThreadVectorCacheBytes(loadConfig({}, { STACKS_SEARCH_WORKERS: '0' })), 128 * MB);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Store } from '../store/index.ts';
 import type { Embedder } from '../embed/types.ts';
-import { searchWorkerCount, type Config } from '../config.ts';
+import { searchWorkerCount, workerVectorCacheBytes, type Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { queueVersionFetch } from './version-fetch.ts';
@@ -130,7 +130,7 @@ export class StoreContextService implements ContextService {
     const size = searchWorkerCount(config);
     const file = store.db.name;
     const lost = (err: Error) => this.deps.log.error({ err: err.message }, 'a retrieval worker stopped; its share of the searches runs in the request thread');
-    this.pool = size > 0 && file && file !== ':memory:' && fs.existsSync(file) ? new RetrievalPool(file, size, config.vectorCacheMb * 1024 * 1024, lost) : null;
+    this.pool = size > 0 && file && file !== ':memory:' && fs.existsSync(file) ? new RetrievalPool(file, size, workerVectorCacheBytes(config), lost) : null;
     return this.pool;
   }
 

@@ -6,6 +6,7 @@
  * down. Deterministic: the resampling uses a fixed seed.
  */
 import { rng } from '../helpers/rng.ts';
+import { reciprocalRank } from './question-set.ts';
 
 /** Per-question ranks of one run, as `--save` writes them (1-based, null: not in the first 10). */
 export interface SavedRank {
@@ -30,13 +31,11 @@ export interface PairedDelta {
   worse: number;
 }
 
-const reciprocal = (r: number | null): number => (r !== null && r <= 10 ? 1 / r : 0);
-
 /** Paired bootstrap of the MRR@10 difference between two lists of ranks of the same questions. */
 export function pairedDelta(before: (number | null)[], after: (number | null)[], resamples = 2000, seed = 1): PairedDelta {
   if (before.length !== after.length) throw new Error('the two runs must rank the same questions');
   const n = before.length;
-  const d = before.map((b, i) => reciprocal(after[i]!) - reciprocal(b));
+  const d = before.map((b, i) => reciprocalRank(after[i]!) - reciprocalRank(b));
   const better = d.filter((x) => x > 0).length;
   const worse = d.filter((x) => x < 0).length;
   if (n === 0) return { n, delta: 0, low: 0, high: 0, better, worse };

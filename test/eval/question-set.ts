@@ -101,6 +101,11 @@ export interface Metrics {
 }
 
 /** hit@1, hit@5 and MRR@10 of first-hit ranks (null: no relevant snippet in the first 10). */
+/** The reciprocal rank MRR@10 averages: 1/rank within the first 10, else 0. */
+export function reciprocalRank(rank: number | null): number {
+  return rank !== null && rank <= 10 ? 1 / rank : 0;
+}
+
 export function summarize(ranks: (number | null)[]): Metrics {
   const n = ranks.length;
   if (n === 0) return { n, hit1: 0, hit5: 0, mrr10: 0 };
@@ -108,6 +113,6 @@ export function summarize(ranks: (number | null)[]): Metrics {
     n,
     hit1: ranks.filter((r) => r === 1).length / n,
     hit5: ranks.filter((r) => r !== null && r <= 5).length / n,
-    mrr10: ranks.reduce<number>((sum, r) => sum + (r !== null && r <= 10 ? 1 / r : 0), 0) / n,
+    mrr10: ranks.reduce<number>((sum, r) => sum + reciprocalRank(r), 0) / n,
   };
 }

@@ -3,13 +3,15 @@ import assert from 'node:assert/strict';
 import type { TestServer } from './helpers/server.ts';
 import { hdr, libsOf, searchSuite } from './helpers/search-api.ts';
 import type { GlobalRerank, LibraryRetrieval } from '../server/search/search-service.ts';
-import { retrievePrepared } from '../server/search/retrieve.ts';
+import { byScore, retrievePrepared, type Candidate } from '../server/search/retrieve.ts';
+import { sectionOf } from '../server/search/source-url.ts';
 import { rank } from '../server/search/ranker.ts';
 import { modelFor } from '../server/search/models.ts';
 
 /**
  * GET /api/v3/search over HTTP against the real corpora (test/helpers/search-api.ts): parameter
- * validation, and failure answers (404, 503, 401, partial results when a library or the reranker fails).
+ * validation, the per-section diversity of the answer, and failure answers (404, 503, 401, partial
+ * results when a library or the reranker fails).
  */
 
 let s: TestServer;
@@ -83,6 +85,38 @@ describe('parameters', () => {
     const { res, body } = await search({ query: 'install fastify', library: 'fastify', language: 'typescript' });
     assert.equal(res.status, 200);
     assert.ok(body.codeSnippets.length + body.infoSnippets.length > 0);
+  });
+});
+
+describe('answer shape', () => {
+  test('a section does not fill the head of the answer: its further snippets yield to another section within the decay', async () => {
+    let a: Candidate[] = [];
+    let b: Candidate | undefined;
+    // Real candidates, fixed scores: three snippets of one section just above one snippet of another.
+    faults.rerank = (q, cs) => {
+      const ranked = rank(q, cs, { modelOf: (v) => modelFor(s.services.store, v) });
+      const bySection = new Map<string, Candidate[]>();
+      for (const c of ranked) bySection.set(sectionOf(c.snippet.sourceId), [...(bySection.get(sectionOf(c.snippet.sourceId)) ?? []), c]);
+      a = [...bySection.values()].find((g) => g.length >= 3)?.slice(0, 3) ?? [];
+      b = ranked.find((c) => a.length > 0 && sectionOf(c.snippet.sourceId) !== sectionOf(a[0]!.snippet.sourceId));
+      const fixed = new Map<Candidate, number>([...a.map((c, i) => [c, 0.99 - i * 0.01] as const), ...(b ? [[b, 0.96] as const] : [])]);
+      return ranked.map((c) => ({ ...c, score: fixed.get(c) ?? 0.2 })).sort(byScore);
+    };
+    try {
+      const res = await get('/api/v3/search?query=register%20a%20plugin%20with%20options&library=fastify&type=txt');
+      assert.equal(res.status, 200);
+      const sources = [...(await res.text()).matchAll(/^Source: (\S+)$/gm)].map((m) => m[1]!);
+      assert.equal(a.length, 3, 'the candidates hold a section with three snippets');
+      assert.ok(b, 'and another section');
+      const section = sectionOf(a[0]!.snippet.sourceId);
+      const ofA = sources.map((u, i) => (sectionOf(u) === section ? i : -1)).filter((i) => i >= 0);
+      const ofB = sources.indexOf(b.snippet.sourceId);
+      assert.ok(ofA.length >= 2 && ofB >= 0, sources.slice(0, 6).join(' '));
+      // 0.99, 0.98 x 0.85, 0.97 x 0.85^2 against 0.96: the other section comes second.
+      assert.ok(ofB < ofA[1]!, `the other section (${ofB}) before the section's second snippet (${ofA[1]}): ${sources.slice(0, 6).join(' ')}`);
+    } finally {
+      delete faults.rerank;
+    }
   });
 });
 

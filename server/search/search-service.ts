@@ -13,6 +13,7 @@ import { retrievePrepared, byScore, type Candidate } from './retrieve.ts';
 import { rank } from './ranker.ts';
 import { modelFor } from './models.ts';
 import { dedupe } from './dedupe.ts';
+import { diversify } from './diversify.ts';
 import { attachContext } from './neighbours.ts';
 import { pack, DEFAULT_BUDGET } from './budget.ts';
 import { codeSnippetJson, infoSnippetJson, lazyRendered, renderText } from './render.ts';
@@ -266,7 +267,7 @@ export class MultiLibrarySearch implements SearchService {
   ): Rendered<SearchContextResponse> {
     const budget = searchBudget(targets.length);
     // Dedupe compares every kept snippet with the next one: only the head that can reach the answer is worth it.
-    let list = dedupe(ranked.slice(0, budget.maxSnippets * MULTI.dedupeHead));
+    let list = diversify(dedupe(ranked.slice(0, budget.maxSnippets * MULTI.dedupeHead)));
     try {
       list = attachContext(d.store, list);
     } catch (err) {

@@ -7,7 +7,7 @@ import type { LibrarySearchEntry, AccessPolicy } from '../server/search/contract
 /**
  * Which libraries answer, over HTTP against the real corpora (test/helpers/search-api.ts): several
  * libraries in one bounded response on GET /api/v3/search, library selection (fuzzy names, inference,
- * access policy), and GET /api/v2/libs/search.
+ * access policy), GET /api/v2/libs/search, and one library's question answered alike by both endpoints.
  */
 
 let s: TestServer;
@@ -175,5 +175,24 @@ describe('GET /api/v2/libs/search', () => {
     const none = await libs('qwertyuiop');
     assert.equal(none.status, 404);
     assert.equal(none.body.error, 'no_libraries_found');
+  });
+});
+
+describe('endpoints agree', () => {
+  test('a question about one library gets the same ranking from /api/v3/search and /api/v2/context', async () => {
+    const sourcesOf = async (path: string) => [...(await (await get(path)).text()).matchAll(/^Source: (\S+)$/gm)].map((m) => m[1]!);
+    for (const [library, query] of [
+      ['/fastify/fastify', 'Attach a helper property to every incoming req object'],
+      ['/honojs/website', 'createMiddleware with a Variables generic so c.var is typed in the route handler'],
+      ['/pinojs/pino', 'redact sensitive fields from the log output'],
+      ['/vitejs/vite', 'Host the app under a sub-path like /my-app/ instead of the domain root'],
+      ['/colinhacks/zod', 'A field holds one of several object shapes depending on a tag property'],
+    ]) {
+      const q = encodeURIComponent(query!);
+      const searched = await sourcesOf(`/api/v3/search?query=${q}&library=${encodeURIComponent(library!)}&type=txt`);
+      const context = await sourcesOf(`/api/v2/context?query=${q}&libraryId=${encodeURIComponent(library!)}&type=txt`);
+      assert.ok(searched.length >= 5, query);
+      assert.deepEqual(searched.slice(0, 5), context.slice(0, 5), query);
+    }
   });
 });

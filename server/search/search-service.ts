@@ -13,6 +13,7 @@ import { retrievePrepared, byScore, type Candidate } from './retrieve.ts';
 import { rank } from './ranker.ts';
 import { modelFor } from './models.ts';
 import { dedupe } from './dedupe.ts';
+import { RERANK_FETCH } from './pipeline.ts';
 import { diversify } from './diversify.ts';
 import { attachContext } from './neighbours.ts';
 import { pack, DEFAULT_BUDGET } from './budget.ts';
@@ -184,7 +185,7 @@ export class MultiLibrarySearch implements SearchService {
       }
       // Several libraries: fewer candidates per library, and only each library's best fused ones
       // reach the global reranker (its cost grows with every candidate; the answer holds ~25).
-      const limits = targets.length > 1 ? { lexicalLimit: MULTI.listLimit, vectorLimit: MULTI.listLimit, fetchLimit: MULTI.perLibrary } : {};
+      const limits = targets.length > 1 ? { lexicalLimit: MULTI.listLimit, vectorLimit: MULTI.listLimit, fetchLimit: MULTI.perLibrary } : { fetchLimit: RERANK_FETCH };
       // Only a question that names no library, answered from libraries its words pointed to, may be "nothing found".
       const inferred = req.libraries.length === 0 && selection.named === 0;
       if (!inThread) return { targets, limits, inferred, pending: null };

@@ -267,8 +267,11 @@ export class MultiLibrarySearch implements SearchService {
     d: SearchDeps,
   ): Rendered<SearchContextResponse> {
     const budget = searchBudget(targets.length);
-    // Dedupe compares every kept snippet with the next one: only the head that can reach the answer is worth it.
-    let list = diversify(dedupe(ranked.slice(0, budget.maxSnippets * MULTI.dedupeHead)));
+    // Dedupe compares every kept snippet with the next one: across libraries only the head that can
+    // reach the answer is worth it. One library's list is kept whole, as /api/v2/context keeps it
+    // (the context around hits looks at what the list holds), so both endpoints answer alike.
+    const head = targets.length > 1 ? ranked.slice(0, budget.maxSnippets * MULTI.dedupeHead) : ranked;
+    let list = diversify(dedupe(head));
     try {
       list = attachContext(d.store, list);
     } catch (err) {

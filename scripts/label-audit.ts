@@ -16,12 +16,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { startEvalServer, textSources } from '../test/eval/http.ts';
+import { requestPath, startEvalServer, textSources } from '../test/eval/http.ts';
+import { TEXT_SEPARATOR } from '../server/search/render.ts';
 import { firstHit, loadQuestions, type EvalItem } from '../test/eval/question-set.ts';
 
 const PARTS = 4;
 const SAMPLE = 40;
-const SEPARATOR = `\n\n${'-'.repeat(32)}\n\n`;
 
 interface Served {
   q: EvalItem;
@@ -61,12 +61,9 @@ async function serve(): Promise<Served[]> {
   const served: Served[] = [];
   try {
     for (const q of loadQuestions().filter((x) => x.split === 'dev' && x.set !== 'holdout' && x.kind !== 'offtopic')) {
-      const params = new URLSearchParams({ query: q.query, type: 'txt' });
-      for (const l of q.library) params.append('library', l);
-      if (q.version) params.set('version', q.version);
-      const res = await server.api(`/api/v3/search?${params}`, { auth: null });
+      const res = await server.api(requestPath('search', 'txt', q)!, { auth: null });
       const body = res.ok ? await res.text() : (await res.body?.cancel(), '');
-      const blocks = body.split(SEPARATOR).filter((b) => /^Source: /m.test(b)).slice(0, 5);
+      const blocks = body.split(TEXT_SEPARATOR).filter((b) => /^Source: /m.test(b)).slice(0, 5);
       served.push({ q, blocks, rank: firstHit(textSources(body), q.expect) });
     }
   } finally {

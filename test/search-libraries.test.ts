@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestServer } from './helpers/server.ts';
 import { libsOf, searchSuite } from './helpers/search-api.ts';
+import { textSources } from './eval/http.ts';
 import type { LibrarySearchEntry, AccessPolicy } from '../server/search/contracts.ts';
 
 /**
@@ -180,7 +181,7 @@ describe('GET /api/v2/libs/search', () => {
 
 describe('endpoints agree', () => {
   test('a question about one library gets the same answer from /api/v3/search and /api/v2/context', async () => {
-    const sourcesOf = async (path: string) => [...(await (await get(path)).text()).matchAll(/^Source: (\S+)$/gm)].map((m) => m[1]!);
+    const sourcesOf = async (path: string) => textSources(await (await get(path)).text());
     for (const [library, query] of [
       ['/fastify/fastify', 'Attach a helper property to every incoming req object'],
       ['/honojs/website', 'createMiddleware with a Variables generic so c.var is typed in the route handler'],

@@ -5,6 +5,7 @@ import { hdr, libsOf, searchSuite } from './helpers/search-api.ts';
 import type { GlobalRerank, LibraryRetrieval } from '../server/search/search-service.ts';
 import { byScore, retrievePrepared, type Candidate } from '../server/search/retrieve.ts';
 import { sectionOf } from '../server/search/source-url.ts';
+import { textSources } from './eval/http.ts';
 import { rank } from '../server/search/ranker.ts';
 import { modelFor } from '../server/search/models.ts';
 
@@ -105,7 +106,7 @@ describe('answer shape', () => {
     try {
       const res = await get('/api/v3/search?query=register%20a%20plugin%20with%20options&library=fastify&type=txt');
       assert.equal(res.status, 200);
-      const sources = [...(await res.text()).matchAll(/^Source: (\S+)$/gm)].map((m) => m[1]!);
+      const sources = textSources(await res.text());
       assert.equal(a.length, 3, 'the candidates hold a section with three snippets');
       assert.ok(b, 'and another section');
       const section = sectionOf(a[0]!.snippet.sourceId);

@@ -71,7 +71,8 @@ export function jsonSources(body: { codeSnippets?: { codeId: string }[]; infoSni
   return [...(body.codeSnippets ?? []).map((c) => c.codeId), ...(body.infoSnippets ?? []).map((i) => i.pageId)];
 }
 
-async function ask(s: TestServer, endpoint: Endpoint, order: Order, q: EvalItem): Promise<Answer | null> {
+/** The request that asks a question of an endpoint, as a client would; null when it cannot be asked there (context without a library). */
+export function requestPath(endpoint: Endpoint, order: Order, q: EvalItem): string | null {
   const params = new URLSearchParams({ query: q.query, type: order });
   if (endpoint === 'search') {
     for (const l of q.library) params.append('library', l);
@@ -82,7 +83,13 @@ async function ask(s: TestServer, endpoint: Endpoint, order: Order, q: EvalItem)
     // /api/v2/context takes up to 500 characters: a client cuts a long paste there.
     params.set('query', q.query.slice(0, 500));
   }
-  const res = await s.api(`/api/${endpoint === 'search' ? 'v3/search' : 'v2/context'}?${params}`, { auth: null });
+  return `/api/${endpoint === 'search' ? 'v3/search' : 'v2/context'}?${params}`;
+}
+
+async function ask(s: TestServer, endpoint: Endpoint, order: Order, q: EvalItem): Promise<Answer | null> {
+  const request = requestPath(endpoint, order, q);
+  if (request === null) return null;
+  const res = await s.api(request, { auth: null });
   if (!res.ok) {
     const body = (await res.json().catch(() => ({}))) as { error?: string };
     return { status: res.status, error: body.error ?? 'unknown', sources: [] };

@@ -100,12 +100,12 @@ export interface Metrics {
   mrr10: number;
 }
 
-/** hit@1, hit@5 and MRR@10 of first-hit ranks (null: no relevant snippet in the first 10). */
 /** The reciprocal rank MRR@10 averages: 1/rank within the first 10, else 0. */
 export function reciprocalRank(rank: number | null): number {
   return rank !== null && rank <= 10 ? 1 / rank : 0;
 }
 
+/** hit@1, hit@5 and MRR@10 of first-hit ranks (null: no relevant snippet in the first 10). */
 export function summarize(ranks: (number | null)[]): Metrics {
   const n = ranks.length;
   if (n === 0) return { n, hit1: 0, hit5: 0, mrr10: 0 };

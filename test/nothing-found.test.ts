@@ -39,9 +39,13 @@ test('the decision: words no document holds, or held by none of the best snippet
   const joined = answerability(['cset', 'set', 'cget', 'get'], [candidate('Set a value with c.set(key, value) and read it with c.get(key).')], everything, rarity);
   assert.equal(joined.coverage, 1);
   assert.equal(joined.nothingFound, false);
-  // Nothing ranked at all: nothing found; no content words: left to the ranking.
+  // Nothing ranked at all: nothing found.
   assert.equal(answerability(['anything'], [], nothing, rarity).nothingFound, true);
-  assert.equal(answerability(['how', 'to'], [candidate('x')], nothing, rarity).nothingFound, false);
+  // Only stopwords and single letters (the query keeps them when nothing else is left): no word to search for.
+  assert.deepEqual(answerability(['how', 'do', 'i'], [candidate('how do i')], everything, rarity).reason, 'no-words');
+  assert.equal(answerability(['a', 'b', 'c'], [candidate('a b c')], everything, rarity).nothingFound, true);
+  // Codes and short names are something to search for, with no English word to weigh: left to the ranking.
+  for (const terms of [['ts2345'], ['fs'], ['how', 'fs']]) assert.equal(answerability(terms, [candidate('x')], nothing, rarity).nothingFound, false, terms.join(' '));
 });
 
 let s: TestServer;
@@ -75,6 +79,13 @@ test('library-less: off-topic questions are answered 404 no_documentation_found,
     assert.equal(r.body.error, 'no_documentation_found');
     assert.match(r.body.message!, /Nothing in the indexed documentation answers this question/);
   }
+  // Nothing to search for: only common words.
+  for (const query of ['the', 'How do I?', 'how does it work']) {
+    const r = await search({ query });
+    assert.equal(r.status, 404, `${query}: ${JSON.stringify(r.body).slice(0, 200)}`);
+    assert.equal(r.body.error, 'no_documentation_found');
+    assert.match(r.body.message!, /it has no word to search for/);
+  }
   for (const query of ['redact sensitive keys from log lines and create child loggers with bindings', 'discriminated union of object schemas with safeParse', 'c.req.query to read a query parameter', 'c.set c.get']) {
     const r = await search({ query });
     assert.equal(r.status, 200, `${query}: ${JSON.stringify(r.body).slice(0, 200)}`);
@@ -86,6 +97,8 @@ test('with a library given, or a library named in the question, the search alway
   const q = 'How do I configure a Kubernetes ingress with cert-manager annotations for TLS?';
   assert.equal((await search({ query: q, library: 'hono' })).status, 200);
   assert.equal((await search({ query: `${q} in hono` })).status, 200);
+  assert.equal((await search({ query: 'how does it work', library: 'pino' })).status, 200);
+  assert.equal((await search({ query: 'how does Hono work' })).status, 200);
 });
 
 test('MCP search-docs says plainly that nothing was found (not a tool error)', async () => {

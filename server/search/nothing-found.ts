@@ -29,6 +29,8 @@ export interface Answerability {
   coverage: number;
   z: number;
   nothingFound: boolean;
+  /** Why nothing was found: no word to search for, or the words are not answered; null when answered. */
+  reason: 'no-words' | 'not-answered' | null;
 }
 
 /** The content words the decision weighs: lower-case letters only, no stopwords, 3+ letters. */
@@ -37,12 +39,25 @@ export function contentWords(terms: string[]): string[] {
 }
 
 /**
+ * Whether a question has anything to search for: a term that is not a stopword and not a single
+ * letter. The query keeps all words when every one is a stopword ("how does it work"), which a
+ * library given or named makes a question about that library; without one it asks about nothing.
+ */
+export function hasSearchableTerm(terms: string[]): boolean {
+  return terms.some((t) => !STOPWORDS.has(t) && (t.length > 1 || /\d/.test(t)));
+}
+
+/**
  * Decides whether the ranked candidates answer the question at all. `indexed` tells which of the
  * words any indexed document holds.
  */
 export function answerability(terms: string[], ranked: Candidate[], indexed: (words: string[]) => Set<string>, rarity: WordRarity): Answerability {
+  if (ranked.length === 0 || !hasSearchableTerm(terms)) {
+    return { unknown: 0, coverage: 0, z: Infinity, nothingFound: true, reason: ranked.length === 0 ? 'not-answered' : 'no-words' };
+  }
   const words = contentWords(terms);
-  if (words.length === 0 || ranked.length === 0) return { unknown: 0, coverage: 0, z: -Infinity, nothingFound: ranked.length === 0 };
+  // Only codes, numbers or short names ("TS2345", "fs"): nothing to weigh, left to the ranking.
+  if (words.length === 0) return { unknown: 0, coverage: 0, z: -Infinity, nothingFound: false, reason: null };
   const weights = words.map(rarity);
   const total = weights.reduce((a, b) => a + b, 0);
   const known = indexed(words);
@@ -63,5 +78,5 @@ export function answerability(terms: string[], ranked: Candidate[], indexed: (wo
   }
   const unknown = absent / total;
   const z = NOTHING_FOUND.bias + NOTHING_FOUND.unknown * unknown + NOTHING_FOUND.coverage * coverage;
-  return { unknown, coverage, z, nothingFound: z > 0 };
+  return { unknown, coverage, z, nothingFound: z > 0, reason: z > 0 ? 'not-answered' : null };
 }

@@ -247,10 +247,12 @@ export class MultiLibrarySearch implements SearchService {
       const verdict = answerability(q.terms, ranked, (words) => new Set(d.store.probe.documentFrequencies(words).keys()), d.rarity);
       this.overrides.observeVerdict?.(verdict);
       if (verdict.nothingFound) {
-        d.log.debug({ query: req.query.slice(0, 200), unknown: verdict.unknown, coverage: verdict.coverage }, 'search: nothing found');
+        d.log.debug({ query: req.query.slice(0, 200), unknown: verdict.unknown, coverage: verdict.coverage, reason: verdict.reason }, 'search: nothing found');
         throw new ApiError(
           'no_documentation_found',
-          'Nothing in the indexed documentation answers this question: its main words are missing from every library or are not found together. Name a library with the library parameter to search it anyway.',
+          verdict.reason === 'no-words'
+            ? 'Nothing in the indexed documentation answers this question: it has no word to search for, only common words such as "how" or "the". Ask about a topic, or name a library with the library parameter.'
+            : 'Nothing in the indexed documentation answers this question: its main words are missing from every library or are not found together. Name a library with the library parameter to search it anyway.',
         );
       }
     }

@@ -59,10 +59,18 @@ test('system error codes are found; timestamps and ids are dropped; repeated lin
 });
 
 test('a plain question is left alone', () => {
-  const q = 'How do I register a plugin in fastify? It says ERR_X sometimes';
+  const q = 'How do I register a plugin in fastify? It says ERR_X sometimes, z.object/z.string';
   const r = reduceErrorText(q);
   assert.equal(r.pasted, false);
   assert.equal(r.text, q);
+});
+
+test('an address a plain question quotes is reduced to the page it names; the question keeps naming its product', () => {
+  const asked = 'what does https://fastify.dev/docs/latest/Reference/Server/#trustproxy do?';
+  const r = reduceErrorText(asked);
+  assert.equal(r.pasted, false);
+  assert.equal(r.text, 'what does  Server trustproxy  do?');
+  assert.deepEqual(analyzeQuery(asked).terms, ['server', 'trustproxy']);
 });
 
 test('analyzeQuery ranks on the reduced text and keeps the asked text', () => {

@@ -107,6 +107,9 @@ describe('library selection', () => {
     r = await search({ query: 'z.discriminatedUnion refine superRefine safeParse' });
     assert.equal(r.res.status, 200);
     assert.equal([...r.body.codeSnippets, ...r.body.infoSnippets][0]!.libraryId, '/colinhacks/zod');
+    // A quoted address names its product (the host) and its page (the last segment and fragment).
+    const quoted = textSources(await (await get(`/api/v3/search?type=txt&query=${encodeURIComponent('what does https://fastify.dev/docs/latest/Reference/Server/#trustproxy do?')}`)).text());
+    assert.equal(quoted[0]?.replace(/~\d+$/, ''), 'https://fastify.dev/docs/latest/Reference/Server/#trustproxy');
   });
 
   test('the access policy filters every candidate (named, fuzzy or inferred)', async () => {

@@ -30,6 +30,9 @@ const PATH = /(?<![\w@.~-])(?:[A-Za-z]:\\|file:\/\/\/?|\/)[\w@.\-]+(?:[\\/][\w@.
 /** A web address, with or without its scheme (`https://vitest.dev/api/vi.html#vi-mock`, `fastify.dev/docs/latest/Reference/Middleware/`). */
 const WEB_ADDRESS = /\b(?:https?:\/\/)?(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?\/[^\s'"`<>)\]]*|\bhttps?:\/\/[^\s'"`<>)\]]+/gi;
 
+/** A web address written with its scheme. */
+const SCHEMED_ADDRESS = /\bhttps?:\/\/[^\s'"`<>)\]]+/gi;
+
 /**
  * An address an error message points to names the page about the error: its last path segment
  * and its fragment (`vi mock`, `Middleware`). The host and the rest of the path (`docs latest
@@ -142,7 +145,7 @@ function baseName(p: string): string {
  * Reduces pasted error output to what identifies the error. Lines of stack frames are dropped
  * (the packages their node_modules paths name are kept apart), code frames keep their code without
  * the gutter, every other line loses its paths, positions, timestamps and ids. Text that does not
- * look pasted comes back unchanged.
+ * look pasted comes back unchanged but for the addresses it quotes with their scheme.
  */
 export function reduceErrorText(input: string): ReducedQuestion {
   const raw = input.split(/\r?\n/);
@@ -176,7 +179,10 @@ export function reduceErrorText(input: string): ReducedQuestion {
     if (c) kept.push(c);
   }
   const pasted = frames > 0 || positions > 0 || json || (headers > 0 && codes.length > 0) || (lines.length > 3 && (headers > 0 || terminal > 1));
-  if (!pasted) return { text: input, codes, packages: [...packages], pasted: false };
+  // A question that quotes an address ("what does https://fastify.dev/docs/latest/Reference/Server/#trustproxy
+  // do") asks about the page it names, as an error message's address does; only an address with its
+  // scheme is taken for one here (`z.object/z.string` in a question is not an address).
+  if (!pasted) return { text: input.replace(SCHEMED_ADDRESS, (m) => urlTopic(m)), codes, packages: [...packages], pasted: false };
   // Repeated lines (the same warning printed for every file) count once.
   const text = [...new Set(kept)].join('\n');
   return { text: text || input, codes, packages: [...packages], pasted: true };

@@ -143,7 +143,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const rarity = await wordRarity(embedder, config, log);
   // The search services take their dependencies per request, the access policy from `services`:
   // one swapped in later (tests, bench/accounting.ts) is used.
-  const context = new StoreContextService(() => ({ store, jobs, embedder, access: services.access, config, log }));
+  const context = new StoreContextService(() => ({ store, jobs, embedder, rarity, access: services.access, config, log }));
   // /api/v3/search retrieves on the context service's worker threads (one pool per process).
   const search = new MultiLibrarySearch(() => ({ store, embedder, rarity, access: services.access, jobs, log }), overrides.search ?? {}, () => context.retrievalPool());
   const librarySearch = new StoreLibrarySearch(() => ({ selector: search.selector(), access: services.access }));

@@ -200,4 +200,18 @@ describe('endpoints agree', () => {
       assert.deepEqual(searched, context, query);
     }
   });
+
+  test('a misspelled word is read as the documents spell it, alike on both endpoints', async () => {
+    const sourcesOf = async (path: string) => textSources(await (await get(path)).text()).map((u) => u.replace(/~\d+$/, ''));
+    for (const [library, typed, spelled] of [
+      ['/fastify/fastify', 'custom serilaizer for a route', 'custom serializer for a route'],
+      ['/pinojs/pino', 'redcat sensitive keys', 'redact sensitive keys'],
+    ]) {
+      const lib = encodeURIComponent(library!);
+      const searched = await sourcesOf(`/api/v3/search?query=${encodeURIComponent(typed!)}&library=${lib}&type=txt`);
+      assert.deepEqual(searched, await sourcesOf(`/api/v2/context?query=${encodeURIComponent(typed!)}&libraryId=${lib}&type=txt`), typed);
+      // The first answer is the one to the question spelled right (the rest may differ: the embedding is the typed question's).
+      assert.equal(searched[0], (await sourcesOf(`/api/v3/search?query=${encodeURIComponent(spelled!)}&library=${lib}&type=txt`))[0], typed);
+    }
+  });
 });

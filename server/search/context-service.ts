@@ -10,6 +10,8 @@ import { parseLibraryId } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { AccessPolicy, ContextRequest, ContextResponse, ContextRules, ContextService, Rendered } from './contracts.ts';
 import { prepareQueryOrLexical, type PreparedQuery } from './query.ts';
+import { correctSpelling } from './spelling.ts';
+import type { WordRarity } from './nothing-found.ts';
 import type { Candidate } from './retrieve.ts';
 import { RetrievalPool } from './retrieval-pool.ts';
 import { answerForVersion } from './pipeline.ts';
@@ -23,6 +25,8 @@ export interface ContextDeps {
   /** For rule 8 of /v3/search: a missing version of a repository library is queued for indexing. */
   jobs?: JobQueue;
   embedder: Embedder | null;
+  /** Word rarity in English (the builtin word table): tells a typo from a word; null: nothing is corrected. */
+  rarity: WordRarity | null;
   access: AccessPolicy;
   config: Config;
   log: Logger;
@@ -90,8 +94,11 @@ export class StoreContextService implements ContextService {
     const first = resolveLibrary(store, access, principal, req.libraryId);
     if (req.researchMode) return this.research(req, principal);
 
-    const { q, error } = await prepareQueryOrLexical(req.query, this.deps.embedder);
+    const prepared = await prepareQueryOrLexical(req.query, this.deps.embedder);
+    const error = prepared.error;
     if (error) this.deps.log.warn({ err: error.message }, 'context: query embedding failed; lexical retrieval only');
+    const { q, corrections } = correctSpelling(prepared.q, store.terms, this.deps.rarity, [first.choice.version.id]);
+    if (corrections.length) this.deps.log.debug({ corrections }, 'context: misspelled words read as the documents spell them');
     const { resolved, items } = (await this.inWorker(req, principal, q, first)) ?? store.search.snapshot(() => {
       const r = resolveLibrary(store, access, principal, req.libraryId);
       return { resolved: r, items: answerForVersion(store, q, r.choice.version.id, { libraryId: r.library.id, fast: req.fast, dynamicVersionId: r.choice.version.dynamicVersionId }) };

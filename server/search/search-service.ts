@@ -22,6 +22,7 @@ import { branchSatisfies, resolveVersion, worstStatus } from './version.ts';
 import { queueVersionFetch } from './version-fetch.ts';
 import type { RetrievalPool } from './retrieval-pool.ts';
 import { answerability, type Answerability, type WordRarity } from './nothing-found.ts';
+import { correctSpelling } from './spelling.ts';
 import { withDynamic } from './dynamic.ts';
 
 /** One selected library with the version it serves and what it reports about the request. */
@@ -115,7 +116,7 @@ export class MultiLibrarySearch implements SearchService {
     const q = question.q;
     let failed = question.failed;
     const versionParam = req.version && !/^latest$/i.test(req.version) ? req.version : undefined;
-    const { targets, inferred, pending } = await this.retrieveTargets(req, principal, q, versionParam, d);
+    const { targets, inferred, pending, spelled } = await this.retrieveTargets(req, principal, q, versionParam, d);
     this.queueMissingVersions(targets, principal);
     const { merged, partial } = await this.mergeLists(targets, pending, d);
     if (partial) failed = true;
@@ -123,7 +124,7 @@ export class MultiLibrarySearch implements SearchService {
       if (failed) throw new ApiError('search_failed', 'The documentation search could not be completed for every library; see the server log.');
       throw new ApiError('no_documentation_found', `No documentation in ${targets.map((t) => t.label).join(', ')} matched the question.`);
     }
-    const r = this.rankMerged(req, q, merged, inferred, d);
+    const r = this.rankMerged(req, q, spelled, merged, inferred, d);
     return this.answer(targets, r.ranked, versionParam, failed || r.failed, principal, d);
   }
 
@@ -142,7 +143,8 @@ export class MultiLibrarySearch implements SearchService {
 
   /**
    * Selects the libraries, resolves their versions and retrieves each one's candidates (on a
-   * worker thread when there is a pool). Returns the targets and one pending list per target.
+   * worker thread when there is a pool). Returns the targets, one pending list per target and the
+   * question as retrieved: its misspelled words read as the chosen versions spell them.
    */
   private async retrieveTargets(
     req: SearchRequest,
@@ -150,7 +152,7 @@ export class MultiLibrarySearch implements SearchService {
     q: PreparedQuery,
     versionParam: string | undefined,
     d: SearchDeps,
-  ): Promise<{ targets: SearchTarget[]; inferred: boolean; pending: Promise<Candidate[]>[] }> {
+  ): Promise<{ targets: SearchTarget[]; inferred: boolean; pending: Promise<Candidate[]>[]; spelled: PreparedQuery }> {
     // Selection, version resolution and the retrieval queries run in one read snapshot, so a
     // version swapped in by an import meanwhile is never half-seen (the embedding came first: it is async).
     // With worker threads, the request thread only selects and resolves; the worker retrieves in its
@@ -188,27 +190,29 @@ export class MultiLibrarySearch implements SearchService {
       const limits = targets.length > 1 ? { lexicalLimit: MULTI.listLimit, vectorLimit: MULTI.listLimit, fetchLimit: MULTI.perLibrary } : { fetchLimit: RERANK_FETCH };
       // Only a question that names no library, answered from libraries its words pointed to, may be "nothing found".
       const inferred = req.libraries.length === 0 && selection.named === 0;
-      if (!inThread) return { targets, limits, inferred, pending: null };
+      const { q: spelled, corrections } = correctSpelling(q, d.store.terms, d.rarity, targets.map((t) => t.version.id));
+      if (corrections.length) d.log.debug({ corrections }, 'search: misspelled words read as the documents spell them');
+      if (!inThread) return { targets, limits, inferred, spelled, pending: null };
       const retrieve =
         this.overrides.retrieve ??
         (async (t: SearchTarget, pq: PreparedQuery) => {
           const opts = { libraryId: t.label, ...limits };
           return withDynamic(d.store, pq, retrievePrepared(d.store, t.version.id, pq, opts), t.version.dynamicVersionId, opts);
         });
-      return { targets, limits, inferred, pending: targets.map((t) => retrieve(t, q)) };
+      return { targets, limits, inferred, spelled, pending: targets.map((t) => retrieve(t, spelled)) };
     });
-    let { targets, limits, inferred, pending } = plan(pool === null);
+    let { targets, limits, inferred, spelled, pending } = plan(pool === null);
     if (pending === null) {
       let lists: Candidate[][] | 'stale' | null = null;
       try {
-        lists = await pool!.search(targets.map((t) => ({ versionId: t.version.id, libraryId: t.label, dynamicVersionId: t.version.dynamicVersionId })), q, limits);
+        lists = await pool!.search(targets.map((t) => ({ versionId: t.version.id, libraryId: t.label, dynamicVersionId: t.version.dynamicVersionId })), spelled, limits);
       } catch (err) {
         d.log.warn({ err: (err as Error).message }, 'search: retrieval worker failed; retrieving in the request thread');
       }
       if (lists !== null && lists !== 'stale') pending = lists.map((l) => Promise.resolve(l));
-      else ({ targets, limits, inferred, pending } = plan(true));
+      else ({ targets, limits, inferred, spelled, pending } = plan(true));
     }
-    return { targets, inferred, pending: pending! };
+    return { targets, inferred, pending: pending!, spelled };
   }
 
   /** The libraries' candidates in one list (each library's best when several); partial when one library failed, an error when all did. */
@@ -232,12 +236,16 @@ export class MultiLibrarySearch implements SearchService {
     return { merged, partial: failures > 0 };
   }
 
-  /** The global rerank (the fused order when the reranker fails), and the "nothing found" decision for a library-less question. */
-  private rankMerged(req: SearchRequest, q: PreparedQuery, merged: Candidate[], inferred: boolean, d: SearchDeps): { ranked: Candidate[]; failed: boolean } {
+  /**
+   * The global rerank of the question as retrieved (the fused order when the reranker fails), and
+   * the "nothing found" decision for a library-less question, on the words as asked: a word no
+   * document holds counts as unknown even when it reads like one they do.
+   */
+  private rankMerged(req: SearchRequest, q: PreparedQuery, spelled: PreparedQuery, merged: Candidate[], inferred: boolean, d: SearchDeps): { ranked: Candidate[]; failed: boolean } {
     let failed = false;
     let ranked: Candidate[];
     try {
-      ranked = (this.overrides.rerank ?? ((pq, cs) => rank(pq, cs, { modelOf: (v) => modelFor(d.store, v) })))(q, merged);
+      ranked = (this.overrides.rerank ?? ((pq, cs) => rank(pq, cs, { modelOf: (v) => modelFor(d.store, v) })))(spelled, merged);
     } catch (err) {
       d.log.warn({ err: (err as Error).message }, 'search: reranker failed; fused order served');
       ranked = merged.map((c) => ({ ...c, score: c.fused })).sort(byScore);

@@ -63,6 +63,20 @@ export class TermStore {
     return rows.map(([baseId, docs, tokens, lengths, norms]) => ({ baseId, docs, tokens, lengths: u16Of(lengths), norms: f32Of(norms) }));
   }
 
+  /** Whether a version's term index holds a term at all. */
+  holds(versionId: number, term: string): boolean {
+    return this.stmt('SELECT 1 FROM term_postings WHERE version_id = ? AND term = ? LIMIT 1').get(versionId, term) !== undefined;
+  }
+
+  /** A version's terms that start with `first` (one character) and are minLength to maxLength long, with how many documents hold each. */
+  termsStartingWith(versionId: number, first: string, minLength: number, maxLength: number): Map<string, number> {
+    const next = String.fromCharCode(first.charCodeAt(0) + 1);
+    const rows = this.stmt('SELECT term, sum(df) FROM term_postings WHERE version_id = ? AND term >= ? AND term < ? AND length(term) BETWEEN ? AND ? GROUP BY term')
+      .raw()
+      .all(versionId, first, next, minLength, maxLength) as [string, number][];
+    return new Map(rows);
+  }
+
   postings(versionId: number, term: string): PostingRow[] {
     const rows = this.stmt('SELECT base_id, df, data FROM term_postings WHERE version_id = ? AND term = ?').raw().all(versionId, term) as [number, number, Buffer][];
     return rows.map(([baseId, df, data]) => ({ baseId, df, data: u16Of(data) }));

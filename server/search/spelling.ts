@@ -1,0 +1,87 @@
+import { analyzeQuery, STOPWORDS, wordForms, type PreparedQuery } from './query.ts';
+import { editDistance } from './names.ts';
+import type { WordRarity } from './nothing-found.ts';
+
+/**
+ * A word the word table ranks beyond this many more frequent ones (or does not hold) may be a
+ * typo: past it the table holds mostly misspellings, names and joined words ("enviroment",
+ * "redcat"); the everyday and technical words of questions rank before it ("resizing" 136,000).
+ */
+export const TYPO_RANK = 150_000;
+
+/**
+ * Spelling: a question word that no searched version holds and that is not an English word
+ * ("serilaizer", "redcat") is read as the version's word closest to it ("serializer", "redact"),
+ * so a typo does not lose the word that mattered most. The vocabulary is the versions' own term
+ * index; the builtin word table tells a typo from a word the documents happen not to use
+ * ("refuse", "stripe", "hangs" are left as they are).
+ */
+
+/** The term index as spelling reads it (server/store/terms.ts). */
+export interface Vocabulary {
+  holds(versionId: number, term: string): boolean;
+  termsStartingWith(versionId: number, first: string, minLength: number, maxLength: number): Map<string, number>;
+}
+
+export interface Correction {
+  from: string;
+  to: string;
+}
+
+/**
+ * Typos allowed in a word: none under 5 letters (short words have too many neighbours: "rout" is
+ * "route" and "rout"), one up to 7 letters, two from 8. The first letter is taken as typed (the
+ * vocabulary is read by it).
+ */
+function typoBudget(length: number): number {
+  return length < 5 ? 0 : length < 8 ? 1 : 2;
+}
+
+/** A word written on its own in the question, not as part of an identifier (`customSerilaizer`, `c.set`, `--flag`). */
+function standalone(word: string): RegExp {
+  return new RegExp(`(?<![\\w$.@/-])${word}(?![\\w$])`, 'gi');
+}
+
+/** Whether the question writes the word as a word (lower case, or capitalized), not as an identifier (`startsAt`, `FormData`). */
+function writtenAsWord(word: string, text: string): boolean {
+  return [...text.matchAll(standalone(word))].some((m) => /^[A-Za-z][a-z]*$/.test(m[0]));
+}
+
+/** The words of a question no version holds, each with the closest word the versions do hold (fewest edits, then most documents). */
+export function spellingCorrections(q: PreparedQuery, vocabulary: Vocabulary, rarity: WordRarity, versionIds: number[]): Correction[] {
+  const out: Correction[] = [];
+  const typoRarity = Math.log(2 + TYPO_RANK);
+  for (const word of q.terms) {
+    const budget = typoBudget(word.length);
+    if (budget === 0 || !/^[a-z]+$/.test(word) || STOPWORDS.has(word) || rarity(word) < typoRarity || !writtenAsWord(word, q.text)) continue;
+    // A form the lexical scan looks up anyway ("caching" -> "cache") is not a typo.
+    if (wordForms(word).some((form) => versionIds.some((v) => vocabulary.holds(v, form)))) continue;
+    const documents = new Map<string, number>();
+    for (const v of versionIds) {
+      for (const [term, df] of vocabulary.termsStartingWith(v, word[0]!, word.length - budget, word.length + budget)) {
+        if (/^[a-z]+$/.test(term)) documents.set(term, (documents.get(term) ?? 0) + df);
+      }
+    }
+    let best: { term: string; distance: number; df: number } | null = null;
+    for (const [term, df] of documents) {
+      const distance = editDistance(word, term, budget);
+      if (distance > budget) continue;
+      if (!best || distance < best.distance || (distance === best.distance && (df > best.df || (df === best.df && term < best.term)))) best = { term, distance, df };
+    }
+    if (best) out.push({ from: word, to: best.term });
+  }
+  return out;
+}
+
+/**
+ * The question with its misspelled words corrected (analyzed again from the corrected text; the
+ * embedding is kept, its character n-grams already place a typo near its word), and the corrections.
+ */
+export function correctSpelling(q: PreparedQuery, vocabulary: Vocabulary, rarity: WordRarity | null, versionIds: number[]): { q: PreparedQuery; corrections: Correction[] } {
+  // Without the word table a typo cannot be told from a word: nothing is corrected.
+  const corrections = rarity ? spellingCorrections(q, vocabulary, rarity, versionIds) : [];
+  if (corrections.length === 0) return { q, corrections };
+  let text = q.text;
+  for (const c of corrections) text = text.replace(standalone(c.from), (m) => (/^[A-Za-z][a-z]*$/.test(m) ? c.to : m));
+  return { q: { ...analyzeQuery(text), text: q.text, vector: q.vector }, corrections };
+}

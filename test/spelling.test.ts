@@ -1,0 +1,55 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { correctSpelling, spellingCorrections, TYPO_RANK, type Vocabulary } from '../server/search/spelling.ts';
+import { analyzeQuery, type PreparedQuery } from '../server/search/query.ts';
+
+/** Two versions' term indexes: term -> documents holding it. */
+const versions: Record<number, Record<string, number>> = {
+  1: { serializer: 40, serializers: 12, route: 90, redact: 7, reduce: 30, cache: 20, catching: 3, schema: 50 },
+  2: { redact: 2, redacts: 1, redcap: 9, logger: 60 },
+};
+
+const vocabulary: Vocabulary = {
+  holds: (v, term) => (versions[v]?.[term] ?? 0) > 0,
+  termsStartingWith: (v, first, min, max) =>
+    new Map(Object.entries(versions[v] ?? {}).filter(([t]) => t.startsWith(first) && t.length >= min && t.length <= max)),
+};
+
+/** English words rank before TYPO_RANK; anything else is rarer (a typo, a name). */
+const english = new Set(['custom', 'sensitive', 'fields', 'refuse', 'caching', 'route', 'reduce']);
+const rarity = (w: string) => Math.log(2 + (english.has(w) ? 1_000 : TYPO_RANK + 1));
+
+const question = (text: string): PreparedQuery => ({ ...analyzeQuery(text), vector: new Float32Array([1, 0]) });
+
+test('a word no version holds and English does not know is read as the closest word the versions hold', () => {
+  assert.deepEqual(spellingCorrections(question('custom serilaizer for a route'), vocabulary, rarity, [1]), [{ from: 'serilaizer', to: 'serializer' }]);
+  // Swapped letters are one edit, as is one wrong letter; among words as close, the one more
+  // documents of the versions searched hold, then the first in alphabetical order.
+  assert.deepEqual(spellingCorrections(question('redcat sensitive fields'), vocabulary, rarity, [2]), [{ from: 'redcat', to: 'redcap' }]);
+  assert.deepEqual(spellingCorrections(question('redcat sensitive fields'), vocabulary, rarity, [1, 2]), [{ from: 'redcat', to: 'redact' }]);
+});
+
+test('words left as written: English words, held words and their forms, short words, identifiers, no close word', () => {
+  for (const text of [
+    'refuse uploads that are too big', // English, though no version holds it
+    'the serializer of a route', // held
+    'caching a schema', // "cache" is held: a form, not a typo
+    'rout', // under 5 letters
+    'customSerilaizer and serilaizer_options', // identifiers
+    'kubectl annotations', // nothing close
+  ]) {
+    assert.deepEqual(spellingCorrections(question(text), vocabulary, rarity, [1, 2]), [], text);
+  }
+});
+
+test('the corrected question is analyzed again; the question as asked and its embedding are kept', () => {
+  const q = question('Serilaizer for one route');
+  const { q: corrected, corrections } = correctSpelling(q, vocabulary, rarity, [1]);
+  assert.deepEqual(corrections, [{ from: 'serilaizer', to: 'serializer' }]);
+  assert.ok(corrected.terms.includes('serializer') && !corrected.terms.includes('serilaizer'));
+  assert.ok(corrected.termForms.some((forms) => forms.includes('serializers')));
+  assert.equal(corrected.text, 'Serilaizer for one route');
+  assert.equal(corrected.vector, q.vector);
+  // Without the word table a typo cannot be told from a word: the question is left alone.
+  assert.equal(correctSpelling(q, vocabulary, null, [1]).q, q);
+});

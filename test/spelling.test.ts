@@ -5,7 +5,7 @@ import { analyzeQuery, type PreparedQuery } from '../server/search/query.ts';
 
 /** Two versions' term indexes: term -> documents holding it. */
 const versions: Record<number, Record<string, number>> = {
-  1: { serializer: 40, serializers: 12, route: 90, redact: 7, reduce: 30, cache: 20, catching: 3, schema: 50 },
+  1: { serializer: 40, serializers: 12, route: 90, redact: 7, reduce: 30, cache: 20, catching: 3, schema: 50, behavior: 8, customize: 5, canceled: 2, catalog: 4, license: 6 },
   2: { redact: 2, redacts: 1, redcap: 9, logger: 60 },
 };
 
@@ -16,7 +16,7 @@ const vocabulary: Vocabulary = {
 };
 
 /** English words rank before TYPO_RANK; anything else is rarer (a typo, a name). */
-const english = new Set(['custom', 'sensitive', 'fields', 'refuse', 'caching', 'route', 'reduce']);
+const english = new Set(['custom', 'sensitive', 'fields', 'refuse', 'caching', 'route', 'reduce', 'behaviour', 'customise', 'cancelled', 'catalogue', 'licence', 'promise', 'hours']);
 const rarity = (w: string) => Math.log(2 + (english.has(w) ? 1_000 : TYPO_RANK + 1));
 
 const question = (text: string): PreparedQuery => ({ ...analyzeQuery(text), vector: new Float32Array([1, 0]) });
@@ -27,6 +27,20 @@ test('a word no version holds and English does not know is read as the closest w
   // documents of the versions searched hold, then the first in alphabetical order.
   assert.deepEqual(spellingCorrections(question('redcat sensitive fields'), vocabulary, rarity, [2]), [{ from: 'redcat', to: 'redcap' }]);
   assert.deepEqual(spellingCorrections(question('redcat sensitive fields'), vocabulary, rarity, [1, 2]), [{ from: 'redcat', to: 'redact' }]);
+});
+
+test('a British spelling is read as the American one the documents use', () => {
+  assert.deepEqual(spellingCorrections(question('customise the behaviour when a request is cancelled'), vocabulary, rarity, [1]), [
+    { from: 'customise', to: 'customize' },
+    { from: 'behaviour', to: 'behavior' },
+    { from: 'cancelled', to: 'canceled' },
+  ]);
+  assert.deepEqual(spellingCorrections(question('plugin catalogue and licence'), vocabulary, rarity, [1]), [
+    { from: 'catalogue', to: 'catalog' },
+    { from: 'licence', to: 'license' },
+  ]);
+  // Only to a spelling the documents hold: "promize" is nobody's word.
+  assert.deepEqual(spellingCorrections(question('a promise that resolves in hours'), vocabulary, rarity, [1]), []);
 });
 
 test('words left as written: English words, held words and their forms, short words, identifiers, no close word', () => {

@@ -47,15 +47,49 @@ function writtenAsWord(word: string, text: string): boolean {
   return [...text.matchAll(standalone(word))].some((m) => /^[A-Za-z][a-z]*$/.test(m[0]));
 }
 
-/** The words of a question no version holds, each with the closest word the versions do hold (fewest edits, then most documents). */
+/** British endings and their American spellings, which documentation mostly uses (behaviour, customise, catalogue, cancelled, licence). */
+const AMERICAN: [RegExp, string][] = [
+  [/our(s|ed|ing|ite|ites|able|ably)?$/, 'or$1'],
+  [/is(e|es|ed|ing|ation|ations|er|ers)$/, 'iz$1'],
+  [/ys(e|es|ed|ing|er|ers)$/, 'yz$1'],
+  [/tre(s)?$/, 'ter$1'],
+  [/ogue(s)?$/, 'og$1'],
+  [/ell(ed|ing|er|ers)$/, 'el$1'],
+  [/^(lic|def|off|pret)ence(s)?$/, '$1ense$2'],
+];
+
+/**
+ * The American spellings of a British word (none for most words; 6+ letters only, so `hours` stays
+ * `hours`). A spelling that is no word (`promize` for `promise`) is held by no version: never used.
+ */
+function americanSpellings(word: string): string[] {
+  if (word.length < 6) return [];
+  return [...new Set(AMERICAN.map(([from, to]) => word.replace(from, to)).filter((w) => w !== word))];
+}
+
+/**
+ * The words of a question no version holds, each with the word the versions hold instead: its
+ * American spelling, or for a word English does not know, the closest one (fewest edits, then most documents).
+ */
 export function spellingCorrections(q: PreparedQuery, vocabulary: Vocabulary, rarity: WordRarity, versionIds: number[]): Correction[] {
   const out: Correction[] = [];
   const typoRarity = Math.log(2 + TYPO_RANK);
+  const held = (term: string) => versionIds.some((v) => vocabulary.holds(v, term));
   for (const word of q.terms) {
     const budget = typoBudget(word.length);
-    if (budget === 0 || !/^[a-z]+$/.test(word) || STOPWORDS.has(word) || rarity(word) < typoRarity || !writtenAsWord(word, q.text)) continue;
-    // A form the lexical scan looks up anyway ("caching" -> "cache") is not a typo.
-    if (wordForms(word).some((form) => versionIds.some((v) => vocabulary.holds(v, form)))) continue;
+    if (budget === 0 || !/^[a-z]+$/.test(word) || STOPWORDS.has(word)) continue;
+    const americans = americanSpellings(word);
+    const maybeTypo = rarity(word) >= typoRarity;
+    // Most words are neither: no lookup at all.
+    if ((americans.length === 0 && !maybeTypo) || !writtenAsWord(word, q.text)) continue;
+    // A form the lexical scan looks up anyway ("caching" -> "cache") is no misspelling.
+    if (wordForms(word).some(held)) continue;
+    const american = americans.find(held);
+    if (american) {
+      out.push({ from: word, to: american });
+      continue;
+    }
+    if (!maybeTypo) continue;
     const documents = new Map<string, number>();
     for (const v of versionIds) {
       for (const [term, df] of vocabulary.termsStartingWith(v, word[0]!, word.length - budget, word.length + budget)) {

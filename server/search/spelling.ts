@@ -3,19 +3,19 @@ import { editDistance } from './names.ts';
 import type { WordRarity } from './nothing-found.ts';
 
 /**
+ * Spelling: a question word that no searched version holds is read as the word they hold instead,
+ * so a misspelling does not lose the word that mattered most: its American spelling (`behaviour`
+ * -> `behavior`), or, for a word that is not English (`serilaizer`, `redcat`), the closest word
+ * (`serializer`, `redact`). The vocabulary is the versions' own term index; the builtin word table
+ * tells a typo from a word the documents happen not to use (`refuse`, `stripe`, `hangs` stay).
+ */
+
+/**
  * A word the word table ranks beyond this many more frequent ones (or does not hold) may be a
  * typo: past it the table holds mostly misspellings, names and joined words ("enviroment",
  * "redcat"); the everyday and technical words of questions rank before it ("resizing" 136,000).
  */
 export const TYPO_RANK = 150_000;
-
-/**
- * Spelling: a question word that no searched version holds and that is not an English word
- * ("serilaizer", "redcat") is read as the version's word closest to it ("serializer", "redact"),
- * so a typo does not lose the word that mattered most. The vocabulary is the versions' own term
- * index; the builtin word table tells a typo from a word the documents happen not to use
- * ("refuse", "stripe", "hangs" are left as they are).
- */
 
 /** The term index as spelling reads it (server/store/terms.ts). */
 export interface Vocabulary {
@@ -42,9 +42,11 @@ function standalone(word: string): RegExp {
   return new RegExp(`(?<![\\w$.@/-])${word}(?![\\w$])`, 'gi');
 }
 
-/** Whether the question writes the word as a word (lower case, or capitalized), not as an identifier (`startsAt`, `FormData`). */
+/** A word as prose writes it: lower case, or capitalized; not an identifier (`startsAt`, `FormData`). */
+const PROSE_WORD = /^[A-Za-z][a-z]*$/;
+
 function writtenAsWord(word: string, text: string): boolean {
-  return [...text.matchAll(standalone(word))].some((m) => /^[A-Za-z][a-z]*$/.test(m[0]));
+  return [...text.matchAll(standalone(word))].some((m) => PROSE_WORD.test(m[0]));
 }
 
 /** British endings and their American spellings, which documentation mostly uses (behaviour, customise, catalogue, cancelled, licence). */
@@ -116,6 +118,6 @@ export function correctSpelling(q: PreparedQuery, vocabulary: Vocabulary, rarity
   const corrections = rarity ? spellingCorrections(q, vocabulary, rarity, versionIds) : [];
   if (corrections.length === 0) return { q, corrections };
   let text = q.text;
-  for (const c of corrections) text = text.replace(standalone(c.from), (m) => (/^[A-Za-z][a-z]*$/.test(m) ? c.to : m));
+  for (const c of corrections) text = text.replace(standalone(c.from), (m) => (PROSE_WORD.test(m) ? c.to : m));
   return { q: { ...analyzeQuery(text), text: q.text, vector: q.vector }, corrections };
 }

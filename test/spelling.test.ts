@@ -5,7 +5,7 @@ import { analyzeQuery, type PreparedQuery } from '../server/search/query.ts';
 
 /** Two versions' term indexes: term -> documents holding it. */
 const versions: Record<number, Record<string, number>> = {
-  1: { serializer: 40, serializers: 12, route: 90, redact: 7, reduce: 30, cache: 20, catching: 3, schema: 50, behavior: 8, customize: 5, canceled: 2, catalog: 4, license: 6 },
+  1: { serializer: 40, serializers: 12, route: 90, register: 30, redact: 7, reduce: 30, cache: 20, catching: 3, schema: 50, behavior: 8, customize: 5, canceled: 2, catalog: 4, license: 6 },
   2: { redact: 2, redacts: 1, redcap: 9, logger: 60 },
 };
 
@@ -23,6 +23,10 @@ const question = (text: string): PreparedQuery => ({ ...analyzeQuery(text), vect
 
 test('a word no version holds and English does not know is read as the closest word the versions hold', () => {
   assert.deepEqual(spellingCorrections(question('custom serilaizer for a route'), vocabulary, rarity, [1]), [{ from: 'serilaizer', to: 'serializer' }]);
+  // Also the member of a dotted identifier; the corrected question asks for the identifier's joined token.
+  const dotted = correctSpelling(question('fastify.regsiter(plugin)'), vocabulary, rarity, [1]);
+  assert.deepEqual(dotted.corrections, [{ from: 'regsiter', to: 'register' }]);
+  assert.ok(dotted.q.terms.includes('fastifyregister'));
   // Swapped letters are one edit, as is one wrong letter; among words as close, the one more
   // documents of the versions searched hold, then the first in alphabetical order.
   assert.deepEqual(spellingCorrections(question('redcat sensitive fields'), vocabulary, rarity, [2]), [{ from: 'redcat', to: 'redcap' }]);

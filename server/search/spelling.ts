@@ -37,9 +37,12 @@ function typoBudget(length: number): number {
   return length < 5 ? 0 : length < 8 ? 1 : 2;
 }
 
-/** A word written on its own in the question, not as part of an identifier (`customSerilaizer`, `c.set`, `--flag`). */
+/**
+ * A word written on its own in the question, or as the member of a dotted identifier
+ * (`fastify.regsiter`, `z.stirng()`); not inside a longer name (`customSerilaizer`, `--flag`).
+ */
 function standalone(word: string): RegExp {
-  return new RegExp(`(?<![\\w$.@/-])${word}(?![\\w$])`, 'gi');
+  return new RegExp(`(?:(?<![\\w$.@/-])|(?<=[\\w$]\\.))${word}(?![\\w$])`, 'gi');
 }
 
 /** A word as prose writes it: lower case, or capitalized; not an identifier (`startsAt`, `FormData`). */

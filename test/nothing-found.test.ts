@@ -7,6 +7,9 @@ import { startTestServer, type TestServer } from './helpers/server.ts';
 import { httpMcpClient } from './helpers/mcp.ts';
 import { bundlePath, loadBundleFile } from './eval/bundles.ts';
 
+/** A question without pasted code: every term is asked. */
+const plain = (terms: string[]) => ({ terms, askedTerms: terms });
+
 function candidate(content: string): Candidate {
   const snippet: StoredSnippet = {
     id: 1, versionId: 1, kind: 'info', sourceId: 'https://x.test/a#b', title: '', description: '', language: '', pageTitle: '', breadcrumb: '',
@@ -20,32 +23,38 @@ test('the decision: words no document holds, or held by none of the best snippet
   const everything = (ws: string[]) => new Set(ws);
   const nothing = () => new Set<string>();
   // Every word known and held together by the best snippet: answered.
-  const held = answerability(['redact', 'sensitive', 'keys'], [candidate('redact sensitive keys from logs')], everything, rarity);
+  const held = answerability(plain(['redact', 'sensitive', 'keys']), [candidate('redact sensitive keys from logs')], everything, rarity);
   assert.equal(held.nothingFound, false);
   assert.equal(held.coverage, 1);
   // The rare words of the question are in no document at all: nothing found.
-  const unknown = answerability(['kubectl', 'ingress', 'annotations'], [candidate('annotations')], (ws) => new Set(ws.filter((w) => w === 'annotations')), rarity);
+  const unknown = answerability(plain(['kubectl', 'ingress', 'annotations']), [candidate('annotations')], (ws) => new Set(ws.filter((w) => w === 'annotations')), rarity);
   assert.equal(unknown.nothingFound, true);
   assert.ok(unknown.unknown > 0.7);
   // Known words, but the best snippets hold few of them together: nothing found.
   const words = ['banana', 'bread', 'walnuts', 'oven', 'butter', 'sugar', 'flour', 'eggs', 'loaf', 'minutes'];
-  const scattered = answerability(words, [candidate('the bread of the build'), candidate('an oven')], everything, rarity);
+  const scattered = answerability(plain(words), [candidate('the bread of the build'), candidate('an oven')], everything, rarity);
   assert.equal(scattered.coverage, 0.1);
   assert.equal(scattered.z, NOTHING_FOUND.bias + NOTHING_FOUND.coverage * 0.1);
   assert.equal(scattered.nothingFound, true);
   // Half of them held together: answered.
-  assert.equal(answerability(words, [candidate('banana bread with walnuts, butter and sugar')], everything, rarity).nothingFound, false);
+  assert.equal(answerability(plain(words), [candidate('banana bread with walnuts, butter and sugar')], everything, rarity).nothingFound, false);
   // A dotted identifier is asked for by its joined token (`c.set` -> `cset`), which the text holds written with its dot.
-  const joined = answerability(['cset', 'set', 'cget', 'get'], [candidate('Set a value with c.set(key, value) and read it with c.get(key).')], everything, rarity);
+  const joined = answerability(plain(['cset', 'set', 'cget', 'get']), [candidate('Set a value with c.set(key, value) and read it with c.get(key).')], everything, rarity);
   assert.equal(joined.coverage, 1);
   assert.equal(joined.nothingFound, false);
   // Nothing ranked at all: nothing found.
-  assert.equal(answerability(['anything'], [], nothing, rarity).nothingFound, true);
+  assert.equal(answerability(plain(['anything']), [], nothing, rarity).nothingFound, true);
   // Only stopwords and single letters (the query keeps them when nothing else is left): no word to search for.
-  assert.deepEqual(answerability(['how', 'do', 'i'], [candidate('how do i')], everything, rarity).reason, 'no-words');
-  assert.equal(answerability(['a', 'b', 'c'], [candidate('a b c')], everything, rarity).nothingFound, true);
+  assert.deepEqual(answerability(plain(['how', 'do', 'i']), [candidate('how do i')], everything, rarity).reason, 'no-words');
+  assert.equal(answerability(plain(['a', 'b', 'c']), [candidate('a b c')], everything, rarity).nothingFound, true);
+  // Pasted code: the asker's own names no document holds (createapp, observe) are not unknown words;
+  // the APIs it calls that documents hold (middleware) count with the words that ask.
+  const code = { terms: ['print', 'request', 'timing', 'createapp', 'observe', 'middleware'], askedTerms: ['print', 'request', 'timing'] };
+  const coded = answerability(code, [candidate('print the request timing from a middleware')], (ws) => new Set(ws.filter((w) => !['createapp', 'observe'].includes(w))), rarity);
+  assert.equal(coded.unknown, 0);
+  assert.equal(coded.coverage, 1);
   // Codes and short names are something to search for, with no English word to weigh: left to the ranking.
-  for (const terms of [['ts2345'], ['fs'], ['how', 'fs']]) assert.equal(answerability(terms, [candidate('x')], nothing, rarity).nothingFound, false, terms.join(' '));
+  for (const terms of [['ts2345'], ['fs'], ['how', 'fs']]) assert.equal(answerability(plain(terms), [candidate('x')], nothing, rarity).nothingFound, false, terms.join(' '));
 });
 
 let s: TestServer;
@@ -86,6 +95,32 @@ test('library-less: off-topic questions are answered 404 no_documentation_found,
     assert.equal(r.body.error, 'no_documentation_found');
     assert.match(r.body.message!, /it has no word to search for/);
   }
+  // The asker's own code, naming no library: answered from what the sentence asks and the APIs the code calls.
+  const pastedCode = `const app = createApp()
+app.use('*', async (c, next) => {
+  const started = Date.now()
+  await next()
+  metrics.observe(Date.now() - started)
+})
+app.get('/health', (c) => c.text('ok'))
+
+How can I print each request's method, path and response time to the console without writing this myself?`;
+  const answered = await search({ query: pastedCode });
+  assert.equal(answered.status, 200, JSON.stringify(answered.body).slice(0, 200));
+  // Refused until Nov 26: the names of the asker's code (buildSignup, renderErrors) counted as words no document holds.
+  const schemaCode = `const signupSchema = buildSignup({
+  username: textField().min(3),
+  password: textField().min(12),
+  confirmPassword: textField(),
+}).refine((v) => v.password === v.confirmPassword, { message: 'Passwords differ' })
+
+const outcome = signupSchema.safeParse(formValues)
+if (!outcome.success) renderErrors(outcome.error)
+
+The mismatch message shows up at the top of the form instead of next to the confirm field. How do I attach it to that field?`;
+  const schema = await search({ query: schemaCode });
+  assert.equal(schema.status, 200, JSON.stringify(schema.body).slice(0, 200));
+  assert.equal([...(schema.body.codeSnippets ?? []), ...(schema.body.infoSnippets ?? [])].map((x) => (x as { libraryId: string }).libraryId)[0], '/colinhacks/zod');
   for (const query of ['redact sensitive keys from log lines and create child loggers with bindings', 'discriminated union of object schemas with safeParse', 'c.req.query to read a query parameter', 'c.set c.get']) {
     const r = await search({ query });
     assert.equal(r.status, 200, `${query}: ${JSON.stringify(r.body).slice(0, 200)}`);

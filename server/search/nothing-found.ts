@@ -1,4 +1,5 @@
 import type { Candidate } from './retrieve.ts';
+import type { PreparedQuery } from './query.ts';
 import { STOPWORDS } from './query.ts';
 import { searchableText } from './ranker.ts';
 import { joinSeparated } from './text.ts';
@@ -51,11 +52,16 @@ export function hasSearchableTerm(terms: string[]): boolean {
  * Decides whether the ranked candidates answer the question at all. `indexed` tells which of the
  * words any indexed document holds.
  */
-export function answerability(terms: string[], ranked: Candidate[], indexed: (words: string[]) => Set<string>, rarity: WordRarity): Answerability {
-  if (ranked.length === 0 || !hasSearchableTerm(terms)) {
+export function answerability(q: Pick<PreparedQuery, 'terms' | 'askedTerms'>, ranked: Candidate[], indexed: (words: string[]) => Set<string>, rarity: WordRarity): Answerability {
+  if (ranked.length === 0 || !hasSearchableTerm(q.terms)) {
     return { unknown: 0, coverage: 0, z: Infinity, nothingFound: true, reason: ranked.length === 0 ? 'not-answered' : 'no-words' };
   }
-  const words = contentWords(terms);
+  const asked = contentWords(q.askedTerms);
+  // Of pasted code, only the words some document holds (the APIs it calls): the asker's own names
+  // (`createApp`, `warehouseId`) say nothing about whether the documents answer.
+  const coded = contentWords(q.terms).filter((w) => !asked.includes(w));
+  const codedKnown = coded.length ? indexed(coded) : new Set<string>();
+  const words = [...asked, ...coded.filter((w) => codedKnown.has(w))];
   // Only codes, numbers or short names ("TS2345", "fs"): nothing to weigh, left to the ranking.
   if (words.length === 0) return { unknown: 0, coverage: 0, z: -Infinity, nothingFound: false, reason: null };
   const weights = words.map(rarity);

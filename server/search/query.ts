@@ -1,6 +1,7 @@
 import type { Embedder } from '../embed/types.ts';
 import { joinedTokens, splitIdentifier } from './text.ts';
 import { reduceErrorText } from './error-text.ts';
+import { splitCode } from './code-text.ts';
 
 /**
  * A question prepared once and reused for every library version it is run against: its terms,
@@ -10,12 +11,21 @@ import { reduceErrorText } from './error-text.ts';
 export interface PreparedQuery {
   /** The question as asked. */
   text: string;
-  /** What is ranked on: the question, or for pasted error output its message, codes and names (server/search/error-text.ts). */
+  /**
+   * What is embedded: the question; for pasted error output its message, codes and names
+   * (server/search/error-text.ts); for pasted code the sentences that ask (server/search/code-text.ts).
+   */
   searchText: string;
   /** Packages named by node_modules paths in pasted frames (a hint for library selection). */
   packages: string[];
   /** Lower-case content words (stopwords removed), identifiers split into parts and kept whole. */
   terms: string[];
+  /**
+   * The terms of what the question asks in its own words: `terms` without those of the code it
+   * pastes (server/search/code-text.ts), whose names are the asker's own. The "nothing found"
+   * decision weighs these.
+   */
+  askedTerms: string[];
   /** Code identifiers named in the question (camelCase, snake_case, dotted, calls, flags). */
   identifiers: string[];
   /** The index tokens looked up: for each term (the first SCAN_TERMS), the term and its inflected forms (scored as one term). */
@@ -111,10 +121,18 @@ export function wordForms(t: string): string[] {
   return out;
 }
 
+/** The terms of the sentences that ask; all terms when they ask in stopwords only ("how do I do this?"). */
+function askedTermsOf(prose: string, terms: string[]): string[] {
+  const asked = analyzeQuery(prose).terms;
+  return asked.some((t) => !STOPWORDS.has(t)) ? asked : terms;
+}
+
 /** Terms, identifiers and the FTS5 match expression of a question (no embedding). */
 export function analyzeQuery(asked: string): Omit<PreparedQuery, 'vector'> {
   const reduced = reduceErrorText(asked);
-  const text = reduced.text;
+  // Pasted code: what the question asks first, then the code's own words (server/search/code-text.ts).
+  const split = reduced.pasted ? null : splitCode(reduced.text);
+  const text = split ? `${split.prose}\n${split.code}` : reduced.text;
   const terms: string[] = [];
   const identifiers: string[] = [];
   const seen = new Set<string>();
@@ -177,9 +195,10 @@ export function analyzeQuery(asked: string): Omit<PreparedQuery, 'vector'> {
   const proseCue = PROSE_CUES.test(text);
   return {
     text: asked,
-    searchText: text,
+    searchText: split ? split.prose : text,
     packages: reduced.packages,
     terms,
+    askedTerms: split ? askedTermsOf(split.prose, terms) : terms,
     identifiers: [...new Set(identifiers)],
     termForms,
     match: clauses.join(' OR '),

@@ -252,7 +252,7 @@ export class MultiLibrarySearch implements SearchService {
       failed = true;
     }
     if (inferred && d.rarity) {
-      const verdict = answerability(q.terms, ranked, (words) => new Set(d.store.probe.documentFrequencies(words).keys()), d.rarity);
+      const verdict = answerability(q, ranked, (words) => new Set(d.store.probe.documentFrequencies(words).keys()), d.rarity);
       this.overrides.observeVerdict?.(verdict);
       if (verdict.nothingFound) {
         d.log.debug({ query: req.query.slice(0, 200), unknown: verdict.unknown, coverage: verdict.coverage, reason: verdict.reason }, 'search: nothing found');

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { editDistance } from '../server/search/names.ts';
+import { editDistance, MentionIndex, namesOf } from '../server/search/names.ts';
+import type { Library } from '../lib/model.ts';
 import { rng } from './helpers/rng.ts';
 
 /** The textbook table form of the optimal string alignment distance, uncapped. */
@@ -31,4 +32,13 @@ test('editDistance (reused rows, early exit) equals the table form, capped', () 
       assert.equal(editDistance(a, b, cap), exact <= cap ? exact : cap + 1, `${a} / ${b}, cap ${cap}`);
     }
   }
+});
+
+test('an npm package scope names the library its owner publishes; the owner in prose does not', () => {
+  const query = { id: '/tanstack/query', title: 'TanStack Query', docsRepoUrl: null, sourceUrl: 'https://github.com/TanStack/query', docsSiteUrl: 'https://tanstack.com/query/latest' } as unknown as Library;
+  const index = new MentionIndex([{ item: 'query', keys: namesOf(query) }]);
+  const found = index.find("import { useQuery } from '@tanstack/react-query'\n\nHow do I refetch after a mutation?");
+  assert.match(found.get('query')!.reason, /@tanstack scope/);
+  assert.equal(index.find('a tanstack engineer wrote about caching').size, 0);
+  assert.equal(index.find('a library like @types/node').size, 0);
 });

@@ -214,11 +214,18 @@ function deletions(w: string): string[] {
 export class MentionIndex<T> {
   private readonly exact = new Map<string, { item: T; key: NameKey }[]>();
   private readonly fuzzy = new Map<string, { item: T; key: NameKey }[]>();
+  /** Owner and host names: a mention only as the scope of an npm package (`@tanstack/react-query`). */
+  private readonly scopes = new Map<string, { item: T; key: NameKey }[]>();
 
   constructor(items: { item: T; keys: NameKey[] }[]) {
     for (const { item, keys } of items) {
       for (const key of keys) {
-        if (key.weight < 0.9) continue; // owner and host names do not count as mentions
+        if (key.weight < 0.9) {
+          // Owner and host names do not count as mentions in prose ("facebook", "vercel"), but a
+          // package scope is the publishing organisation.
+          push(this.scopes, key.key, { item, key });
+          continue;
+        }
         push(this.exact, key.key, { item, key });
         if (key.fuzzy && key.key.length >= 5) for (const d of new Set(deletions(key.key))) push(this.fuzzy, d, { item, key });
       }
@@ -228,7 +235,8 @@ export class MentionIndex<T> {
   /**
    * The first mention of each library in a question: a word or two-word phrase equal to one of
    * its names (one typo allowed on words of 6+ letters), dotted identifiers split into their
-   * parts; everyday words count only when written like a product name.
+   * parts, or the scope of an npm package its owner publishes (`@tanstack/react-query`); everyday
+   * words count only when written like a product name.
    */
   find(question: string): Map<T, Mention> {
     const found = new Map<T, Mention>();
@@ -259,6 +267,13 @@ export class MentionIndex<T> {
         }
       }
     };
+    for (const m of question.matchAll(/@([A-Za-z0-9][\w.-]*)\//g)) {
+      for (const e of this.scopes.get(normalizeName(m[1]!)) ?? []) {
+        const at = m.index ?? 0;
+        const prev = found.get(e.item);
+        if (!prev || at < prev.at) found.set(e.item, { at, text: `@${m[1]}/`, reason: `imports a package of the @${m[1]} scope` });
+      }
+    }
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i]!;
       consider(t.text, t.at, tokens[i + 1]?.text);

@@ -57,16 +57,15 @@ export function answerability(q: Pick<PreparedQuery, 'terms' | 'askedTerms'>, ra
     return { unknown: 0, coverage: 0, z: Infinity, nothingFound: true, reason: ranked.length === 0 ? 'not-answered' : 'no-words' };
   }
   const asked = contentWords(q.askedTerms);
+  const coded = contentWords(q.terms).filter((w) => !asked.includes(w));
+  const known = indexed([...asked, ...coded]);
   // Of pasted code, only the words some document holds (the APIs it calls): the asker's own names
   // (`createApp`, `warehouseId`) say nothing about whether the documents answer.
-  const coded = contentWords(q.terms).filter((w) => !asked.includes(w));
-  const codedKnown = coded.length ? indexed(coded) : new Set<string>();
-  const words = [...asked, ...coded.filter((w) => codedKnown.has(w))];
+  const words = [...asked, ...coded.filter((w) => known.has(w))];
   // Only codes, numbers or short names ("TS2345", "fs"): nothing to weigh, left to the ranking.
   if (words.length === 0) return { unknown: 0, coverage: 0, z: -Infinity, nothingFound: false, reason: null };
   const weights = words.map(rarity);
   const total = weights.reduce((a, b) => a + b, 0);
-  const known = indexed(words);
   let absent = 0;
   words.forEach((w, i) => {
     if (!known.has(w)) absent += weights[i]!;

@@ -23,7 +23,7 @@ export interface PreparedQuery {
   /**
    * The terms of what the question asks in its own words: `terms` without those of the code it
    * pastes (server/search/code-text.ts), whose names are the asker's own. The "nothing found"
-   * decision weighs these.
+   * decision weighs these, and of the code's terms only those some document holds.
    */
   askedTerms: string[];
   /** Code identifiers named in the question (camelCase, snake_case, dotted, calls, flags). */

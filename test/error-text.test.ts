@@ -17,7 +17,6 @@ test('a Node stack trace keeps its message and code, drops frames, paths and pos
   );
   assert.equal(r.pasted, true);
   assert.deepEqual(r.codes, ['FST_ERR_CTP_INVALID_MEDIA_TYPE']);
-  assert.deepEqual(r.packages, ['fastify']);
   assert.match(r.text, /^FastifyError \[FST_ERR_CTP_INVALID_MEDIA_TYPE\]: Unsupported Media Type: application\/xml/);
   assert.doesNotMatch(r.text, /contentTypeParser|node:internal|180|207|processTicks/);
 });
@@ -78,7 +77,6 @@ test('analyzeQuery ranks on the reduced text and keeps the asked text', () => {
   const q = analyzeQuery(asked);
   assert.equal(q.text, asked);
   assert.equal(q.searchText, 'TypeError: c.req.valid is not a function');
-  assert.deepEqual(q.packages, ['hono']);
   assert.ok(q.identifiers.includes('c.req.valid'));
   assert.ok(!q.terms.includes('compose') && !q.terms.includes('41'));
 });

@@ -42,3 +42,9 @@ test('an npm package scope names the library its owner publishes; the owner in p
   assert.equal(index.find('a tanstack engineer wrote about caching').size, 0);
   assert.equal(index.find('a library like @types/node').size, 0);
 });
+
+test('a node_modules path in a pasted stack frame names its library', () => {
+  const hono = { id: '/honojs/website', title: 'Hono', docsRepoUrl: null, sourceUrl: 'https://github.com/honojs/website', docsSiteUrl: 'https://hono.dev' } as unknown as Library;
+  const index = new MentionIndex([{ item: 'hono', keys: namesOf(hono) }]);
+  assert.ok(index.find('TypeError: c.req.valid is not a function\n    at dispatch (/srv/app/node_modules/hono/dist/compose.js:22:23)').has('hono'));
+});

@@ -11,8 +11,6 @@ export interface ReducedQuestion {
   text: string;
   /** Error codes it names (FST_ERR_CTP_INVALID_MEDIA_TYPE, ERR_REQUIRE_ESM, TS2322, ENOSPC), in order. */
   codes: string[];
-  /** Packages named by node_modules paths in the frames (`fastify`, `@hono/node-server`). */
-  packages: string[];
   /** True when the text looked like pasted output (frames, paths with positions, error headers). */
   pasted: boolean;
 }
@@ -47,7 +45,6 @@ function urlTopic(url: string): string {
 
 /** Relative paths of files without positions (`src/api/client.test.ts` in a test runner's FAIL line). */
 const RELATIVE_PATH = /(?<![\w@.~\/:-])(?:\.{1,2}\/)?[\w@-][\w@.-]*(?:\/[\w@.-]+)+\.[A-Za-z]{1,5}\b/g;
-const NODE_MODULES = /node_modules[\\/]((?:@[\w.-]+[\\/])?[\w.-]+)/g;
 /** A terminal session's lines: a shell prompt, a test runner's status marks (`✓ src/x.test.ts`, ` FAIL `, ` RUN  v5`). */
 const TERMINAL = /^\s*(?:\$ \S|[✓✔✗✘×❯]\s|(?:FAIL|PASS|RUN)\s)/u;
 /** Error codes: FST_ERR_X, ERR_X, TS1234, E-codes of the system (ENOENT, EADDRINUSE). */
@@ -143,7 +140,8 @@ function baseName(p: string): string {
 
 /**
  * Reduces pasted error output to what identifies the error. Lines of stack frames are dropped
- * (the packages their node_modules paths name are kept apart), code frames keep their code without
+ * (library selection reads the question as asked, so a `node_modules/fastify/` path still names
+ * its library), code frames keep their code without
  * the gutter, every other line loses its paths, positions, timestamps and ids. Text that does not
  * look pasted comes back unchanged but for the addresses it quotes with their scheme.
  */
@@ -151,8 +149,6 @@ export function reduceErrorText(input: string): ReducedQuestion {
   const raw = input.split(/\r?\n/);
   const lines = replaceJson(raw);
   const json = lines.length !== raw.length || lines.some((l, i) => l !== raw[i]);
-  const packages = new Set<string>();
-  for (const m of input.matchAll(NODE_MODULES)) if (!m[1]!.startsWith('.')) packages.add(m[1]!.replace(/\\/g, '/'));
   const codes = [...new Set([...input.matchAll(CODE)].map((m) => m[0]))];
   let frames = 0;
   let headers = 0;
@@ -182,8 +178,8 @@ export function reduceErrorText(input: string): ReducedQuestion {
   // A question that quotes an address ("what does https://fastify.dev/docs/latest/Reference/Server/#trustproxy
   // do") asks about the page it names, as an error message's address does; only an address with its
   // scheme is taken for one here (`z.object/z.string` in a question is not an address).
-  if (!pasted) return { text: input.replace(SCHEMED_ADDRESS, (m) => urlTopic(m)), codes, packages: [...packages], pasted: false };
+  if (!pasted) return { text: input.replace(SCHEMED_ADDRESS, (m) => urlTopic(m)), codes, pasted: false };
   // Repeated lines (the same warning printed for every file) count once.
   const text = [...new Set(kept)].join('\n');
-  return { text: text || input, codes, packages: [...packages], pasted: true };
+  return { text: text || input, codes, pasted: true };
 }

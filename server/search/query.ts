@@ -16,8 +16,6 @@ export interface PreparedQuery {
    * (server/search/error-text.ts); for pasted code the sentences that ask (server/search/code-text.ts).
    */
   searchText: string;
-  /** Packages named by node_modules paths in pasted frames (a hint for library selection). */
-  packages: string[];
   /** Lower-case content words (stopwords removed), identifiers split into parts and kept whole. */
   terms: string[];
   /**
@@ -196,7 +194,6 @@ export function analyzeQuery(asked: string): Omit<PreparedQuery, 'vector'> {
   return {
     text: asked,
     searchText: split ? split.prose : text,
-    packages: reduced.packages,
     terms,
     askedTerms: split ? askedTermsOf(split.prose, terms) : terms,
     identifiers: [...new Set(identifiers)],

@@ -135,3 +135,11 @@ test('an address in an error message is reduced to the page it names (last segme
   assert.match(r.text, /Read more: vi vi mock/);
   assert.doesNotMatch(r.text, /fastify\.dev|docs|latest|Reference|https/);
 });
+
+test('a long question is searched whole: the terms of its last sentence are looked up', () => {
+  // A story of 100 distinct words, then the question (about 150 terms fit; a 2,000-character question has about that many).
+  const story = Array.from({ length: 100 }, (_, i) => `story${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`).join(' ');
+  const q = analyzeQuery(`${story}. How do I make the server trust the forwarded header?`);
+  const looked = q.termForms.flat();
+  for (const t of ['trust', 'forwarded', 'header']) assert.ok(looked.includes(t), t);
+});

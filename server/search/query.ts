@@ -77,10 +77,12 @@ const LANGUAGE_WORDS: Record<string, string[]> = {
 
 /**
  * Terms the per-version lexical scan looks up. BM25 weighs each by its rarity in the version, so
- * the cap only bounds the cost of a long paste: at 16, a stack trace's first lines used them all and
- * the error message below was never searched (dev error questions, MRR@10 0.676 -> 0.778 at 64).
+ * the cap only bounds the cost of a long question: at 16, a stack trace's first lines used them all
+ * and the error message below was never searched (dev error questions, MRR@10 0.676 -> 0.778 at
+ * 64); at 64, a question that tells its story first was cut before it asked (questions of 150-200
+ * words, MRR@10 0.576 -> 0.714 at 128). A 2,000-character question has about 150 terms.
  */
-const SCAN_TERMS = 64;
+const SCAN_TERMS = 128;
 /** Terms of the FTS5 expression (whole-index queries, whose cost grows faster with terms). */
 const MATCH_TERMS = 16;
 

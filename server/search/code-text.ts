@@ -1,9 +1,8 @@
 /**
  * Question understanding for pasted code: a question that is the asker's own code followed (or
  * preceded) by a sentence asking about it. The sentence says what is wanted; the code says which
- * APIs are in play, in many words that are not (keywords, the asker's own names). Without this the
- * code's words came first and the sentence, past the lexical scan's 64 terms, was often not
- * searched at all.
+ * APIs are in play, in many words that are not (keywords, the asker's own names). So the sentence
+ * leads the terms (the library probe reads the first 16) and alone is embedded.
  */
 
 /** Lines that start like code: declarations, statements, decorators, comments, markup, closing brackets, chained calls. */

@@ -1,6 +1,5 @@
 import type { Candidate } from './retrieve.ts';
-import type { PreparedQuery } from './query.ts';
-import { STOPWORDS } from './query.ts';
+import { hasSearchableTerm, STOPWORDS, type PreparedQuery } from './query.ts';
 import { searchableText } from './ranker.ts';
 import { joinSeparated } from './text.ts';
 
@@ -37,15 +36,6 @@ export interface Answerability {
 /** The content words the decision weighs: lower-case letters only, no stopwords, 3+ letters. */
 export function contentWords(terms: string[]): string[] {
   return [...new Set(terms.filter((t) => /^[a-z]{3,}$/.test(t) && !STOPWORDS.has(t)))];
-}
-
-/**
- * Whether a question has anything to search for: a term that is not a stopword and not a single
- * letter. The query keeps all words when every one is a stopword ("how does it work"), which a
- * library given or named makes a question about that library; without one it asks about nothing.
- */
-export function hasSearchableTerm(terms: string[]): boolean {
-  return terms.some((t) => !STOPWORDS.has(t) && (t.length > 1 || /\d/.test(t)));
 }
 
 /**

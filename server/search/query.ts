@@ -121,10 +121,19 @@ export function wordForms(t: string): string[] {
   return out;
 }
 
-/** The terms of the sentences that ask; all terms when they ask in stopwords only ("how do I do this?"). */
+/**
+ * Whether a question has anything to search for: a term that is not a stopword and not a single
+ * letter. The query keeps all words when every one is a stopword ("how does it work"), which a
+ * library given or named makes a question about that library; without one it asks about nothing.
+ */
+export function hasSearchableTerm(terms: string[]): boolean {
+  return terms.some((t) => !STOPWORDS.has(t) && (t.length > 1 || /\d/.test(t)));
+}
+
+/** The terms of the sentences that ask; all terms when they ask nothing searchable ("how do I do this?"). */
 function askedTermsOf(prose: string, terms: string[]): string[] {
   const asked = analyzeQuery(prose).terms;
-  return asked.some((t) => !STOPWORDS.has(t)) ? asked : terms;
+  return hasSearchableTerm(asked) ? asked : terms;
 }
 
 /** Terms, identifiers and the FTS5 match expression of a question (no embedding). */

@@ -241,6 +241,11 @@ export class MentionIndex<T> {
   find(question: string): Map<T, Mention> {
     const found = new Map<T, Mention>();
     const tokens = [...question.matchAll(/[A-Za-z0-9][A-Za-z0-9.+_-]*[A-Za-z0-9+]|[A-Za-z0-9]/g)].map((m) => ({ text: m[0], at: m.index ?? 0 }));
+    // A library's first mention is the one kept.
+    const keep = (item: T, m: Mention) => {
+      const prev = found.get(item);
+      if (!prev || m.at < prev.at) found.set(item, m);
+    };
     const offer = (item: T, key: NameKey, text: string, at: number, nextText: string | undefined, typo: boolean) => {
       const n = normalizeName(text);
       // An everyday word counts only when written like a product name.
@@ -249,8 +254,7 @@ export class MentionIndex<T> {
         const looksLikeName = (/^[A-Z]/.test(text) && !sentenceStart) || /\.?js$/i.test(text) || /^js$/i.test(nextText ?? '');
         if (!looksLikeName) return;
       }
-      const prev = found.get(item);
-      if (!prev || at < prev.at) found.set(item, { at, text, reason: typo ? `mentions "${text}" (typo of "${key.key}")` : `mentions "${text}"` });
+      keep(item, { at, text, reason: typo ? `mentions "${text}" (typo of "${key.key}")` : `mentions "${text}"` });
     };
     const consider = (text: string, at: number, nextText: string | undefined) => {
       const n = normalizeName(text);
@@ -268,11 +272,7 @@ export class MentionIndex<T> {
       }
     };
     for (const m of question.matchAll(/@([A-Za-z0-9][\w.-]*)\//g)) {
-      for (const e of this.scopes.get(normalizeName(m[1]!)) ?? []) {
-        const at = m.index ?? 0;
-        const prev = found.get(e.item);
-        if (!prev || at < prev.at) found.set(e.item, { at, text: `@${m[1]}/`, reason: `imports a package of the @${m[1]} scope` });
-      }
+      for (const e of this.scopes.get(normalizeName(m[1]!)) ?? []) keep(e.item, { at: m.index ?? 0, text: `@${m[1]}/`, reason: `imports a package of the @${m[1]} scope` });
     }
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i]!;

@@ -11,6 +11,8 @@ import { ApiError } from '../../lib/errors.ts';
 import type { AccessPolicy, ContextRequest, ContextResponse, ContextRules, ContextService, Rendered } from './contracts.ts';
 import { prepareQueryOrLexical, type PreparedQuery } from './query.ts';
 import { correctSpelling } from './spelling.ts';
+import { overviewText } from './overview.ts';
+import { namesOf } from './names.ts';
 import type { WordRarity } from './nothing-found.ts';
 import type { Candidate } from './retrieve.ts';
 import { RetrievalPool } from './retrieval-pool.ts';
@@ -94,7 +96,9 @@ export class StoreContextService implements ContextService {
     const first = resolveLibrary(store, access, principal, req.libraryId);
     if (req.researchMode) return this.research(req, principal);
 
-    const prepared = await prepareQueryOrLexical(req.query, this.deps.embedder);
+    // A question asking only what the library is ("pino", "what is hono") is searched with its description.
+    const asked = overviewText(req.query, first.library, namesOf(first.library)) ?? req.query;
+    const prepared = await prepareQueryOrLexical(asked, this.deps.embedder);
     const error = prepared.error;
     if (error) this.deps.log.warn({ err: error.message }, 'context: query embedding failed; lexical retrieval only');
     const { q, corrections } = correctSpelling(prepared.q, store.terms, this.deps.rarity, [first.choice.version.id]);

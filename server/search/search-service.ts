@@ -23,6 +23,7 @@ import { queueVersionFetch } from './version-fetch.ts';
 import type { RetrievalPool } from './retrieval-pool.ts';
 import { answerability, type Answerability, type WordRarity } from './nothing-found.ts';
 import { correctSpelling } from './spelling.ts';
+import { mayAskOverview, overviewText } from './overview.ts';
 import { withDynamic } from './dynamic.ts';
 
 /** One selected library with the version it serves and what it reports about the request. */
@@ -112,7 +113,7 @@ export class MultiLibrarySearch implements SearchService {
 
   async search(req: SearchRequest, principal: Reader): Promise<Rendered<SearchContextResponse>> {
     const d = this.depsOf();
-    const question = await this.prepareQuestion(req, d);
+    const question = await this.prepareQuestion(req, principal, d);
     const q = question.q;
     let failed = question.failed;
     const versionParam = req.version && !/^latest$/i.test(req.version) ? req.version : undefined;
@@ -129,8 +130,10 @@ export class MultiLibrarySearch implements SearchService {
   }
 
   /** The question prepared for retrieval (lexical only when the embedder is down: failed), with the language's aliases. */
-  private async prepareQuestion(req: SearchRequest, d: SearchDeps): Promise<{ q: PreparedQuery; failed: boolean }> {
-    const prepared = await prepareQueryOrLexical(req.query, d.embedder);
+  private async prepareQuestion(req: SearchRequest, principal: Reader, d: SearchDeps): Promise<{ q: PreparedQuery; failed: boolean }> {
+    // A short question asking only what its one library is ("what is hono") is searched with the library's description.
+    const sole = mayAskOverview(req.query) ? d.store.search.snapshot(() => this.selector().soleNamed(req, principal)) : null;
+    const prepared = await prepareQueryOrLexical((sole && overviewText(req.query, sole.library, sole.keys)) ?? req.query, d.embedder);
     // Embedder down: lexical only, and the answer says it is partial.
     if (prepared.error) d.log.warn({ err: prepared.error.message }, 'search: query embedding failed; lexical retrieval only');
     let q = prepared.q;
@@ -383,7 +386,7 @@ export function packAcross(list: Candidate[], labels: string[], budget: { tokens
     let used = packed.reduce((t, c) => t + c.snippet.tokens, 0);
     while (packed.length > 1 && (used + best.snippet.tokens > budget.tokens || packed.length >= budget.maxSnippets)) {
       // Drop the lowest-ranked item whose library keeps another item.
-      const idx = findLastIndex(packed, (c) => packed.filter((x) => x.libraryId === c.libraryId).length > 1);
+      const idx = packed.findLastIndex((c) => packed.filter((x) => x.libraryId === c.libraryId).length > 1);
       if (idx < 0) break;
       used -= packed[idx]!.snippet.tokens;
       packed.splice(idx, 1);
@@ -392,9 +395,4 @@ export function packAcross(list: Candidate[], labels: string[], budget: { tokens
   }
   const order = new Map(list.map((c, i) => [c, i]));
   return packed.sort((a, b) => order.get(a)! - order.get(b)!);
-}
-
-function findLastIndex<T>(xs: T[], fn: (x: T) => boolean): number {
-  for (let i = xs.length - 1; i >= 0; i--) if (fn(xs[i]!)) return i;
-  return -1;
 }

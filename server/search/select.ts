@@ -178,6 +178,12 @@ export class LibrarySelector {
     return { choices, named, versionIgnored: version !== null && named !== 1 };
   }
 
+  /** The one library a request gives or its question names (the index is not probed); null when none or several. */
+  soleNamed(req: { query: string; libraries: string[]; version?: string }, principal: Reader): CatalogEntry | null {
+    const { choices } = this.select(req, principal, []);
+    return choices.length === 1 ? choices[0]!.entry : null;
+  }
+
   private mentions(query: string, principal: Reader): { at: number; entry: CatalogEntry; reason: string }[] {
     const out: { at: number; entry: CatalogEntry; reason: string }[] = [];
     for (const [entry, m] of this.catalog.mentions().find(query)) {

@@ -32,6 +32,8 @@ export interface PreparedQuery {
   match: string;
   /** The longest run of consecutive content words ("custom error handler"), lower case; '' when under two words. */
   phrase: string;
+  /** The question is pasted output (a stack trace, a compiler error, a log line; server/search/error-text.ts). */
+  pasted: boolean;
   /** +1 the question asks for code (how to, example, snippet), -1 for explanation (what is, why), 0 neither. */
   codeIntent: number;
   /** Programming languages the question names (ts, js, bash...), as codeLanguage values. */
@@ -211,6 +213,7 @@ export function analyzeQuery(asked: string): Omit<PreparedQuery, 'vector'> {
     termForms,
     match: clauses.join(' OR '),
     phrase: phrase.length > 1 ? phrase.join(' ') : '',
+    pasted: reduced.pasted,
     codeIntent: codeCue && !proseCue ? 1 : proseCue && !codeCue ? -1 : 0,
     languages: [...languages],
   };

@@ -3,6 +3,7 @@ import { byScore } from './retrieve.ts';
 import { stem, type PreparedQuery } from './query.ts';
 import { DEFAULT_WEIGHTS } from './ranker-defaults.ts';
 import { sectionOf } from './source-url.ts';
+import { asksAboutChange, CHANGE_PAGE_PRIOR, isChangePage } from './change-pages.ts';
 
 /** Source-code snippets (the dynamic index) rank below documentation of equal relevance (server/search/dynamic.ts keeps the same factor). */
 export const DYNAMIC_PENALTY = 0.8;
@@ -217,11 +218,13 @@ export function rank(q: PreparedQuery, candidates: Candidate[], opts: RankOption
   for (const [versionId, group] of groups) {
     const model = opts.modelOf?.(versionId) ?? DEFAULT_MODEL;
     const rows = featureRows(q, group);
+    const changePrior = asksAboutChange(q) ? 1 : CHANGE_PAGE_PRIOR;
     group.forEach((c, i) => {
       const x = rows[i]!;
       const features: Record<string, number> = {};
       FEATURES.forEach((f, k) => (features[f] = x[k]!));
-      const p = probability(model, linearScore(model, x));
+      let p = probability(model, linearScore(model, x));
+      if (changePrior < 1 && isChangePage(c.snippet)) p *= changePrior;
       out.push({ ...c, score: c.snippet.isDynamic ? p * DYNAMIC_PENALTY : p, features });
     });
   }

@@ -1,0 +1,30 @@
+/**
+ * Release notes, changelogs, migration guides and release announcements describe how an API
+ * changed, not how to use it. They repeat the API's names in every heading (`Adds z.transform()`,
+ * `Async validation` in each "migrate from ..." guide), so for a question that does not ask about a
+ * change they outrank the page that documents the API.
+ */
+import type { StoredSnippet } from '../../lib/model.ts';
+import type { PreparedQuery } from './query.ts';
+
+/** Probability factor of a change page's snippet for a question that does not ask about a change. */
+export const CHANGE_PAGE_PRIOR = 0.5;
+
+/** A path segment naming a change page (`/blog/announcing-vite8`, `/guides/migrating-to-v5`, `/v4/changelog`, `(migration)/`). */
+const CHANGE_PATH = /(^|[/\-_.(])(blog|changelog|changes|release-notes|releases|migration|migrating|migrate|upgrade|upgrading|whats-new|announcing)/i;
+const CHANGE_TITLE = /\b(change ?log|release notes?|migrat(e|ion|ing)|upgrad(e|ing)|what'?s new|announcing|breaking changes)\b/i;
+/** Words of a question about a change: an upgrade, a migration, a version, what was removed or renamed, moving from another library. */
+const ASKS_CHANGE =
+  /\b(upgrad\w*|migrat\w*|change ?log|breaking|deprecat\w*|removed?|renamed?|no longer|release notes?|what'?s new|new in|changed|changes|since|version\w*|v\d+|\d+\.\d+(\.\d+)?|(moving|coming|switching|porting|converting) (off|from|away))\b/i;
+
+/** True when a snippet comes from a change page, by its address or its page title. */
+export function isChangePage(s: Pick<StoredSnippet, 'sourceId' | 'pageTitle' | 'breadcrumb'>): boolean {
+  const path = s.sourceId.replace(/^[a-z]+:\/\/[^/]+/i, '').replace(/#.*$/, '');
+  const title = s.pageTitle || s.breadcrumb.split(' > ')[0] || '';
+  return CHANGE_PATH.test(path) || CHANGE_TITLE.test(title);
+}
+
+/** True when a question asks about a change, or is pasted output (an error after an upgrade is answered by the migration guide). */
+export function asksAboutChange(q: Pick<PreparedQuery, 'text' | 'pasted'>): boolean {
+  return q.pasted || ASKS_CHANGE.test(q.text);
+}

@@ -12,7 +12,6 @@ import type { AccessPolicy, ContextRequest, ContextResponse, ContextRules, Conte
 import { prepareQueryOrLexical, type PreparedQuery } from './query.ts';
 import { correctSpelling } from './spelling.ts';
 import { overviewText } from './overview.ts';
-import { namesOf } from './names.ts';
 import type { WordRarity } from './nothing-found.ts';
 import type { Candidate } from './retrieve.ts';
 import { RetrievalPool } from './retrieval-pool.ts';
@@ -97,7 +96,7 @@ export class StoreContextService implements ContextService {
     if (req.researchMode) return this.research(req, principal);
 
     // A question asking only what the library is ("pino", "what is hono") is searched with its description.
-    const asked = overviewText(req.query, first.library, namesOf(first.library)) ?? req.query;
+    const asked = overviewText(req.query, first.library) ?? req.query;
     const prepared = await prepareQueryOrLexical(asked, this.deps.embedder);
     const error = prepared.error;
     if (error) this.deps.log.warn({ err: error.message }, 'context: query embedding failed; lexical retrieval only');

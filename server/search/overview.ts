@@ -7,7 +7,7 @@
  * searched together with the question.
  */
 import type { Library } from '../../lib/model.ts';
-import { normalizeName, type NameKey } from './names.ts';
+import { namesOf, normalizeName, type NameKey } from './names.ts';
 import { STOPWORDS } from './query.ts';
 
 /**
@@ -40,13 +40,18 @@ export function mayAskOverview(question: string): boolean {
 /**
  * The text to search for a question that asks only for the overview of `library` (every word one
  * of its names, a stopword or an overview word): the question followed by the library's title and
- * description. Null for any other question, and for a library without a description.
+ * description. Null for any other question, and for a library without a description. `keys` are
+ * the library's names when the caller has them (the catalogue's), else they are derived here.
  */
-export function overviewText(question: string, library: Pick<Library, 'title' | 'description'>, keys: NameKey[]): string | null {
+export function overviewText(question: string, library: Library, keys?: NameKey[]): string | null {
   const description = library.description.trim();
   const words = topicWords(question);
-  if (!description || words === null) return null;
-  const names = new Set(keys.map((k) => k.key));
+  if (!description || words === null || words.length > 3) return null;
+  // Every name is drawn from these strings, so a word none of them spells is no name: most questions
+  // stop here, before the names are derived (which parses addresses).
+  const spelled = normalizeName([library.id, library.title, library.docsRepoUrl, library.sourceUrl, library.docsSiteUrl].join(' '));
+  if (!words.every((w) => spelled.includes(normalizeName(w).replace(/(.{3})js$/, '$1')))) return null;
+  const names = new Set((keys ?? namesOf(library)).map((k) => k.key));
   const isName = (s: string) => {
     const n = normalizeName(s);
     return names.has(n) || (n.endsWith('js') && names.has(n.slice(0, -2)));

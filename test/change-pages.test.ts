@@ -2,8 +2,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { asksAboutChange, isChangePage } from '../server/search/change-pages.ts';
 import { analyzeQuery } from '../server/search/query.ts';
-import { startTestServer, type TestServer } from './helpers/server.ts';
-import { bundlePath, loadBundleFile } from './eval/bundles.ts';
+import type { TestServer } from './helpers/server.ts';
+import { serverWithBundles } from './eval/bundles.ts';
 import { textSources } from './eval/http.ts';
 
 const page = (sourceId: string, breadcrumb = '') => ({ sourceId, pageTitle: '', breadcrumb });
@@ -42,9 +42,7 @@ test('a question asks about a change when it names an upgrade, a version or a re
 let s: TestServer;
 
 before(async () => {
-  s = await startTestServer();
-  await loadBundleFile(s.services.writer, bundlePath('zod'));
-  await s.services.jobs.idle();
+  s = await serverWithBundles(['zod']);
 });
 
 after(async () => {

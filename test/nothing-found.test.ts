@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { answerability, NOTHING_FOUND } from '../server/search/nothing-found.ts';
 import type { Candidate } from '../server/search/retrieve.ts';
 import type { StoredSnippet } from '../lib/model.ts';
-import { startTestServer, type TestServer } from './helpers/server.ts';
+import type { TestServer } from './helpers/server.ts';
 import { httpMcpClient } from './helpers/mcp.ts';
-import { bundlePath, loadBundleFile } from './eval/bundles.ts';
+import { serverWithBundles } from './eval/bundles.ts';
 
 /** A question without pasted code: every term is asked. */
 const plain = (terms: string[]) => ({ terms, askedTerms: terms });
@@ -60,9 +60,7 @@ test('the decision: words no document holds, or held by none of the best snippet
 let s: TestServer;
 
 before(async () => {
-  s = await startTestServer();
-  for (const name of ['pino', 'zod', 'hono']) await loadBundleFile(s.services.writer, bundlePath(name));
-  await s.services.jobs.idle();
+  s = await serverWithBundles(['pino', 'zod', 'hono']);
 });
 
 after(async () => {

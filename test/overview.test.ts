@@ -2,8 +2,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mayAskOverview, overviewText } from '../server/search/overview.ts';
 import type { Library } from '../lib/model.ts';
-import { startTestServer, type TestServer } from './helpers/server.ts';
-import { bundlePath, loadBundleFile } from './eval/bundles.ts';
+import type { TestServer } from './helpers/server.ts';
+import { serverWithBundles } from './eval/bundles.ts';
 import { textSources } from './eval/http.ts';
 
 const query = {
@@ -38,9 +38,7 @@ test('any other question is searched as asked', () => {
 let s: TestServer;
 
 before(async () => {
-  s = await startTestServer();
-  for (const name of ['pino', 'zod', 'hono']) await loadBundleFile(s.services.writer, bundlePath(name));
-  await s.services.jobs.idle();
+  s = await serverWithBundles(['pino', 'zod', 'hono']);
 });
 
 after(async () => {

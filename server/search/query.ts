@@ -88,6 +88,13 @@ const SCAN_TERMS = 128;
 /** Terms of the FTS5 expression (whole-index queries, whose cost grows faster with terms). */
 const MATCH_TERMS = 16;
 
+/**
+ * A file's name: dotted parts and a source extension (vite.config.ts, app.module.ts; one dot is
+ * rather a product, Node.js), or a configuration extension after a name of 4+ characters
+ * (nest-cli.json, tsconfig.json; `c.json` is Hono's method). Never when written as a call.
+ */
+const FILE_NAME = /^[A-Za-z0-9_@-]+(\.[A-Za-z0-9_-]+)+\.[cm]?[jt]sx?$|^[A-Za-z0-9_@.-]{4,}\.(json|jsonc|ya?ml|toml)$/;
+
 const WORD = /[A-Za-z_$@][A-Za-z0-9_$]*(?:[.:\-/][A-Za-z_$][A-Za-z0-9_$]*)*(?:\(\))?|\d+(?:\.\d+)*/g;
 
 /** A light suffix stripper: the index has no stemmer, so plural and -ing/-ed forms are matched by prefix. */
@@ -138,6 +145,27 @@ function askedTermsOf(prose: string, terms: string[]): string[] {
   return hasSearchableTerm(asked) ? asked : terms;
 }
 
+/** The terms one word of a question asks for; the identifier it names, if any; whether it is a file's name. */
+function wordTerms(word: string): { terms: string[]; identifier: string | null; file: boolean } {
+  const call = word.endsWith('()');
+  const raw = word.replace(/\(\)$/, '');
+  const parts = splitIdentifier(raw);
+  const terms: string[] = [];
+  // A file's name (vite.config.ts, nest-cli.json) says where the answer goes, not what it is: its
+  // joined token is rare and exact, and would rank every page showing that file first. Its parts stay.
+  const file = !call && FILE_NAME.test(raw);
+  const isIdent = !file && (parts.length > 1 || /[A-Z_$.]/.test(raw.slice(1)) || call || raw.startsWith('@'));
+  // The whole identifier is one token in the index when it has no separators (useEffect -> useeffect);
+  // with separators the index holds its joined forms (c.req.valid -> creqvalid, reqvalid; see
+  // text.ts), of which the question asks for the whole one (its parts already count on their own).
+  if (parts.length > 1 && /^[A-Za-z0-9]+$/.test(raw)) terms.push(raw.toLowerCase());
+  const joined = file ? undefined : joinedTokens(raw).sort((a, b) => b.length - a.length)[0];
+  if (joined) terms.push(joined);
+  // Parts of an identifier are kept even when they are stopwords on their own (c.set, useEffect).
+  for (const p of parts) if ((parts.length > 1 || !STOPWORDS.has(p)) && (p.length > 1 || /\d/.test(p))) terms.push(p);
+  return { terms, identifier: isIdent && raw.length > 2 ? raw : null, file };
+}
+
 /** Terms, identifiers and the FTS5 match expression of a question (no embedding). */
 export function analyzeQuery(asked: string): Omit<PreparedQuery, 'vector'> {
   const reduced = reduceErrorText(asked);
@@ -146,6 +174,7 @@ export function analyzeQuery(asked: string): Omit<PreparedQuery, 'vector'> {
   const text = split ? `${split.prose}\n${split.code}` : reduced.text;
   const terms: string[] = [];
   const identifiers: string[] = [];
+  let fileNames = 0;
   const seen = new Set<string>();
   const add = (t: string) => {
     if (t.length === 0 || seen.has(t)) return;
@@ -153,18 +182,10 @@ export function analyzeQuery(asked: string): Omit<PreparedQuery, 'vector'> {
     terms.push(t);
   };
   for (const m of text.matchAll(WORD)) {
-    const raw = m[0].replace(/\(\)$/, '');
-    const parts = splitIdentifier(raw);
-    const isIdent = parts.length > 1 || /[A-Z_$.]/.test(raw.slice(1)) || m[0].endsWith('()') || raw.startsWith('@');
-    if (isIdent && raw.length > 2) identifiers.push(raw);
-    // The whole identifier is one token in the index when it has no separators (useEffect -> useeffect);
-    // with separators the index holds its joined forms (c.req.valid -> creqvalid, reqvalid; see
-    // text.ts), of which the question asks for the whole one (its parts already count on their own).
-    if (parts.length > 1 && /^[A-Za-z0-9]+$/.test(raw)) add(raw.toLowerCase());
-    const joined = joinedTokens(raw).sort((a, b) => b.length - a.length)[0];
-    if (joined) add(joined);
-    // Parts of an identifier are kept even when they are stopwords on their own (c.set, useEffect).
-    for (const p of parts) if ((parts.length > 1 || !STOPWORDS.has(p)) && (p.length > 1 || /\d/.test(p))) add(p);
+    const w = wordTerms(m[0]);
+    if (w.file) fileNames++;
+    if (w.identifier) identifiers.push(w.identifier);
+    w.terms.forEach(add);
   }
   // Pasted output: the words every error message has (error, uncaught, failed) match every page about
   // errors; what is left names this error.
@@ -202,7 +223,7 @@ export function analyzeQuery(asked: string): Omit<PreparedQuery, 'vector'> {
   const languages = new Set<string>();
   // hasOwn: a question word like "constructor" must not reach Object.prototype.
   for (const t of terms) if (Object.hasOwn(LANGUAGE_WORDS, t)) for (const l of LANGUAGE_WORDS[t]!) languages.add(l);
-  const codeCue = CODE_CUES.test(text) || identifiers.length > 0;
+  const codeCue = CODE_CUES.test(text) || identifiers.length > 0 || fileNames > 0;
   const proseCue = PROSE_CUES.test(text);
   return {
     text: asked,

@@ -29,7 +29,7 @@ export function normalizeName(s: string): string {
 }
 
 /** "nextjs" -> "next", "honojs" -> "hono", "vue.js" -> "vue": the js suffix is noise in a name. */
-function stripJs(n: string): string {
+export function stripJs(n: string): string {
   return n.length > 4 && n.endsWith('js') ? n.slice(0, -2) : n;
 }
 

@@ -7,7 +7,7 @@
  * searched together with the question.
  */
 import type { Library } from '../../lib/model.ts';
-import { namesOf, normalizeName, type NameKey } from './names.ts';
+import { namesOf, normalizeName, stripJs, type NameKey } from './names.ts';
 import { STOPWORDS } from './query.ts';
 
 /**
@@ -50,12 +50,9 @@ export function overviewText(question: string, library: Library, keys?: NameKey[
   // Every name is drawn from these strings, so a word none of them spells is no name: most questions
   // stop here, before the names are derived (which parses addresses).
   const spelled = normalizeName([library.id, library.title, library.docsRepoUrl, library.sourceUrl, library.docsSiteUrl].join(' '));
-  if (!words.every((w) => spelled.includes(normalizeName(w).replace(/(.{3})js$/, '$1')))) return null;
+  if (!words.every((w) => spelled.includes(stripJs(normalizeName(w))))) return null;
   const names = new Set((keys ?? namesOf(library)).map((k) => k.key));
-  const isName = (s: string) => {
-    const n = normalizeName(s);
-    return names.has(n) || (n.endsWith('js') && names.has(n.slice(0, -2)));
-  };
+  const isName = (s: string) => names.has(normalizeName(s)) || names.has(stripJs(normalizeName(s)));
   for (let i = 0; i < words.length; i++) {
     // Two-word names ("tanstack query") are one name.
     if (i + 1 < words.length && isName(words[i]! + words[i + 1]!)) i++;

@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { asksAboutChange, isChangePage } from '../server/search/change-pages.ts';
+import { asksAboutChange, changePagesOf, isChangePage } from '../server/search/change-pages.ts';
 import { analyzeQuery } from '../server/search/query.ts';
 import type { TestServer } from './helpers/server.ts';
 import { serverWithBundles } from './eval/bundles.ts';
@@ -27,6 +27,27 @@ test('change pages are told by their address or their page title', () => {
   ]) {
     assert.equal(isChangePage(p), false, p.sourceId);
   }
+});
+
+test("a page is a change page by its headings when most of them name a change, whatever its address", () => {
+  const row = (sourceId: string, breadcrumb: string) => ({ sourceId, breadcrumb, title: '' });
+  const rows = [
+    // Zod's release notes: most sections under "Release notes", some standing alone under their own heading.
+    row('https://zod.dev/v4/#stringbool', 'Release notes > Stringbool'),
+    row('https://zod.dev/v4/#metadata', 'Release notes > Metadata'),
+    row('https://zod.dev/v4/#upgraded-zdiscriminatedunion', 'Upgraded z.discriminatedUnion()'),
+    row('https://zod.dev/v4/#upgraded-zdiscriminatedunion~2', 'Upgraded z.discriminatedUnion()'),
+    row('https://zod.dev/v4/#wrapping-up', 'Release notes > Wrapping up'),
+    // A recipe with a section named for database migrations: one heading of many.
+    row('https://hono.dev/examples/prisma#prisma-migrate', 'Prisma Migrate'),
+    row('https://hono.dev/examples/prisma#setup', 'Prisma > Setup'),
+    row('https://hono.dev/examples/prisma#client', 'Prisma > Client'),
+    // A page without an anchor, repeated (`~2`), is one page.
+    row('https://example.dev/changelog-notes', 'Changelog'),
+    row('https://example.dev/changelog-notes~2', 'Changelog'),
+  ];
+  assert.deepEqual(changePagesOf(rows), ['https://example.dev/changelog-notes', 'https://zod.dev/v4/']);
+  assert.deepEqual(changePagesOf([...rows].reverse()), changePagesOf(rows));
 });
 
 test('a question asks about a change when it names an upgrade, a version or a removal, or is pasted output', () => {

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, tempDir } from './helpers/server.ts';
 import { bundlePath, loadBundleFile } from './eval/bundles.ts';
+import { textSources } from './eval/http.ts';
 import { learnModel } from '../server/search/learn.ts';
 import { DEFAULT_MODEL, MODEL_FORMAT, type LearnedModel } from '../server/search/ranker.ts';
 import { modelFor } from '../server/search/models.ts';
@@ -45,9 +46,13 @@ test('a new version learns its model in a background job; searches use the defau
     const row = s.services.store.models.get(v)!;
     assert.equal(row.format, MODEL_FORMAT);
     const stored = JSON.parse(row.model) as LearnedModel;
-    assert.deepEqual(modelFor(s.services.store, v), { weights: stored.weights, calibration: stored.calibration });
+    assert.deepEqual(modelFor(s.services.store, v), { weights: stored.weights, calibration: stored.calibration, changePages: new Set(stored.changePages) });
     assert.ok(['learned', 'default'].includes(stored.source));
     assert.equal(stored.report.questions > 50, true);
+    // Zod's "Release notes" page (/v4/) is a change page by its headings only: its address says nothing.
+    assert.deepEqual(stored.changePages, ['https://zod.dev/v4/', 'https://zod.dev/v4/changelog']);
+    const learned = await s.api(`/api/v3/search?library=/colinhacks/zod&query=${encodeURIComponent('discriminated union')}&type=txt`, { auth: null });
+    assert.match(textSources(await learned.text())[0]!, /^https:\/\/zod\.dev\/api#discriminated-unions/);
 
     // A re-import is a new version: the old one leaves with its model, the new one learns its own.
     await loadBundleFile(s.services.writer, bundlePath('zod'));

@@ -6,6 +6,7 @@
  */
 import type { StoredSnippet } from '../../lib/model.ts';
 import type { PreparedQuery } from './query.ts';
+import { pageOf, sectionOf } from './source-url.ts';
 
 /** Probability factor of a change page's snippet for a question that does not ask about a change. */
 export const CHANGE_PAGE_PRIOR = 0.5;
@@ -22,6 +23,33 @@ export function isChangePage(s: Pick<StoredSnippet, 'sourceId' | 'pageTitle' | '
   const path = s.sourceId.replace(/^[a-z]+:\/\/[^/]+/i, '').replace(/#.*$/, '');
   const title = s.pageTitle || s.breadcrumb.split(' > ')[0] || '';
   return CHANGE_PATH.test(path) || CHANGE_TITLE.test(title);
+}
+
+/**
+ * The pages of a version that are change pages by their sections' headings, not by their address:
+ * a page whose most frequent heading root is a change title. A bundle gives no page title, and some
+ * pages' sections stand alone under their own heading (`Upgraded z.discriminatedUnion()` of Zod's
+ * "Release notes" page at `/v4/`), so a section alone does not tell; the page's headings together
+ * do. Learned with the version's ranking model (server/search/learn.ts); sorted, so the same
+ * documents give the same list.
+ */
+export function changePagesOf(rows: Iterable<Pick<StoredSnippet, 'sourceId' | 'breadcrumb' | 'title'>>): string[] {
+  const roots = new Map<string, Map<string, number>>();
+  for (const r of rows) {
+    const page = sectionOf(pageOf(r.sourceId));
+    const root = (r.breadcrumb || r.title).split(' > ')[0]!.trim();
+    let counts = roots.get(page);
+    if (!counts) roots.set(page, (counts = new Map()));
+    counts.set(root, (counts.get(root) ?? 0) + 1);
+  }
+  const out: string[] = [];
+  for (const [page, counts] of roots) {
+    let best = '';
+    let most = 0;
+    for (const [root, n] of counts) if (n > most || (n === most && root < best)) [best, most] = [root, n];
+    if (CHANGE_TITLE.test(best)) out.push(page);
+  }
+  return out.sort();
 }
 
 /** True when a question asks about a change, or is pasted output (an error after an upgrade is answered by the migration guide). */

@@ -5,6 +5,7 @@ import { retrievePrepared } from './retrieve.ts';
 import { RERANK_FETCH } from './pipeline.ts';
 import { DEFAULT_MODEL, featureRows, linearScore, type LearnedModel, type RankingModel } from './ranker.ts';
 import { pageOf, sectionOf } from './source-url.ts';
+import { changePagesOf } from './change-pages.ts';
 
 /**
  * Learning a version's ranking model from its own documents (no labelled questions, no language
@@ -220,8 +221,7 @@ export function fitCalibration(examples: Example[], weights: number[]): { a: num
   return Number.isFinite(a) && Number.isFinite(b) && a > 0 ? { a, b } : DEFAULT_MODEL.calibration;
 }
 
-/** The headings of one version asked as questions: their candidates' features and labels. */
-export async function examplesOf(store: Store, embedder: Embedder | null, versionId: number, signal?: AbortSignal): Promise<Example[]> {
+async function headingsOf(store: Store, versionId: number): Promise<HeadingRow[]> {
   // Only the headings are read, a page at a time: a 200,000-snippet version must not hold the event loop (or its memory).
   const rows: HeadingRow[] = [];
   for (let after = 0; ; ) {
@@ -231,6 +231,12 @@ export async function examplesOf(store: Store, embedder: Embedder | null, versio
     after = page[page.length - 1]!.id;
     await yieldToEventLoop();
   }
+  return rows;
+}
+
+/** The headings of one version asked as questions: their candidates' features and labels. */
+export async function examplesOf(store: Store, embedder: Embedder | null, versionId: number, signal?: AbortSignal, rows?: HeadingRow[]): Promise<Example[]> {
+  rows ??= await headingsOf(store, versionId);
   const out: Example[] = [];
   // One question at a time between yields: on a large version one retrieval takes tens of milliseconds.
   for (const pq of await pseudoQuestions(rows)) {
@@ -247,7 +253,8 @@ export async function examplesOf(store: Store, embedder: Embedder | null, versio
 
 /** Learns the ranking model of one version from its documents. */
 export async function learnModel(store: Store, embedder: Embedder | null, versionId: number, signal?: AbortSignal): Promise<LearnedModel> {
-  const examples = await examplesOf(store, embedder, versionId, signal);
+  const rows = await headingsOf(store, versionId);
+  const examples = await examplesOf(store, embedder, versionId, signal, rows);
   const train = examples.filter((e) => !e.heldOut);
   const held = examples.filter((e) => e.heldOut);
   const prior = DEFAULT_MODEL.weights;
@@ -264,6 +271,7 @@ export async function learnModel(store: Store, embedder: Embedder | null, versio
   return {
     weights: [...weights],
     calibration: fitCalibration(examples, weights),
+    changePages: changePagesOf(rows),
     source,
     report: { questions: examples.length, heldOut: held.length, defaultMrr, learnedMrr },
   };

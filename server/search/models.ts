@@ -27,7 +27,7 @@ export function modelFor(store: Store, versionId: number): RankingModel {
   }
   stats.misses++;
   const parsed = JSON.parse(row.model) as LearnedModel;
-  const model: RankingModel = parsed.weights.length === FEATURES.length ? { weights: parsed.weights, calibration: parsed.calibration } : DEFAULT_MODEL;
+  const model: RankingModel = parsed.weights.length === FEATURES.length ? { weights: parsed.weights, calibration: parsed.calibration, changePages: new Set(parsed.changePages) } : DEFAULT_MODEL;
   const before = byVersion.size;
   if (byVersion.size >= MAX_CACHED) byVersion.delete(byVersion.keys().next().value!);
   byVersion.set(versionId, { builtAt: row.builtAt, model });

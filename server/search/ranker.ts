@@ -2,7 +2,7 @@ import type { Candidate } from './retrieve.ts';
 import { byScore } from './retrieve.ts';
 import { stem, type PreparedQuery } from './query.ts';
 import { DEFAULT_WEIGHTS } from './ranker-defaults.ts';
-import { sectionOf } from './source-url.ts';
+import { pageOf, sectionOf } from './source-url.ts';
 import { asksAboutChange, CHANGE_PAGE_PRIOR, isChangePage } from './change-pages.ts';
 
 /** Source-code snippets (the dynamic index) rank below documentation of equal relevance (server/search/dynamic.ts keeps the same factor). */
@@ -47,19 +47,23 @@ export const FEATURES = [
 export type Feature = (typeof FEATURES)[number];
 
 /** Bump when FEATURES or the learning change: stored models of another format are learned again. */
-export const MODEL_FORMAT = 2;
+export const MODEL_FORMAT = 3;
 
 /** A ranking model: weights in FEATURES order and the Platt scaling of the weighted sum. */
 export interface RankingModel {
   weights: number[];
   /** Probability that a candidate answers: 1 / (1 + exp(-(a * score + b))). */
   calibration: { a: number; b: number };
+  /** Pages the version's headings tell as change pages (`changePagesOf`); the default model knows none. */
+  changePages?: ReadonlySet<string>;
 }
 
 export const DEFAULT_MODEL: RankingModel = DEFAULT_WEIGHTS;
 
 /** A model as the `search-model` job stores it: what it learned and how it validated. */
-export interface LearnedModel extends RankingModel {
+export interface LearnedModel extends Pick<RankingModel, 'weights' | 'calibration'> {
+  /** Change pages by their headings (`changePagesOf`), sorted. */
+  changePages: string[];
   /** 'default': the learned weights did not rank held-out headings better, so the default weights are kept (with this version's calibration). */
   source: 'learned' | 'default';
   report: {
@@ -224,7 +228,7 @@ export function rank(q: PreparedQuery, candidates: Candidate[], opts: RankOption
       const features: Record<string, number> = {};
       FEATURES.forEach((f, k) => (features[f] = x[k]!));
       let p = probability(model, linearScore(model, x));
-      if (changePrior < 1 && isChangePage(c.snippet)) p *= changePrior;
+      if (changePrior < 1 && (isChangePage(c.snippet) || model.changePages?.has(sectionOf(pageOf(c.snippet.sourceId))))) p *= changePrior;
       out.push({ ...c, score: c.snippet.isDynamic ? p * DYNAMIC_PENALTY : p, features });
     });
   }

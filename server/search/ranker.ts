@@ -223,12 +223,13 @@ export function rank(q: PreparedQuery, candidates: Candidate[], opts: RankOption
     const model = opts.modelOf?.(versionId) ?? DEFAULT_MODEL;
     const rows = featureRows(q, group);
     const changePrior = asksAboutChange(q) ? 1 : CHANGE_PAGE_PRIOR;
+    const changePages = changePrior < 1 && model.changePages?.size ? model.changePages : null;
     group.forEach((c, i) => {
       const x = rows[i]!;
       const features: Record<string, number> = {};
       FEATURES.forEach((f, k) => (features[f] = x[k]!));
       let p = probability(model, linearScore(model, x));
-      if (changePrior < 1 && (isChangePage(c.snippet) || model.changePages?.has(sectionOf(pageOf(c.snippet.sourceId))))) p *= changePrior;
+      if (changePrior < 1 && (isChangePage(c.snippet) || changePages?.has(sectionOf(pageOf(c.snippet.sourceId))))) p *= changePrior;
       out.push({ ...c, score: c.snippet.isDynamic ? p * DYNAMIC_PENALTY : p, features });
     });
   }

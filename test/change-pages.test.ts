@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { asksAboutChange, changePagesOf, isChangePage } from '../server/search/change-pages.ts';
+import { asksAboutChange, HeadingRoots, isChangePage } from '../server/search/change-pages.ts';
 import { analyzeQuery } from '../server/search/query.ts';
 import type { TestServer } from './helpers/server.ts';
 import { serverWithBundles } from './eval/bundles.ts';
@@ -46,6 +46,11 @@ test("a page is a change page by its headings when most of them name a change, w
     row('https://example.dev/changelog-notes', 'Changelog'),
     row('https://example.dev/changelog-notes~2', 'Changelog'),
   ];
+  const changePagesOf = (list: typeof rows) => {
+    const roots = new HeadingRoots();
+    for (const r of list) roots.add(r);
+    return roots.changePages();
+  };
   assert.deepEqual(changePagesOf(rows), ['https://example.dev/changelog-notes', 'https://zod.dev/v4/']);
   assert.deepEqual(changePagesOf([...rows].reverse()), changePagesOf(rows));
 });

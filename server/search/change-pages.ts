@@ -30,26 +30,33 @@ export function isChangePage(s: Pick<StoredSnippet, 'sourceId' | 'pageTitle' | '
  * a page whose most frequent heading root is a change title. A bundle gives no page title, and some
  * pages' sections stand alone under their own heading (`Upgraded z.discriminatedUnion()` of Zod's
  * "Release notes" page at `/v4/`), so a section alone does not tell; the page's headings together
- * do. Learned with the version's ranking model (server/search/learn.ts); sorted, so the same
- * documents give the same list.
+ * do. Fed a version's rows as they are read (server/search/learn.ts reads them a page of rows at a
+ * time and yields between them), so a large version does not hold the event loop.
  */
-export function changePagesOf(rows: Iterable<Pick<StoredSnippet, 'sourceId' | 'breadcrumb' | 'title'>>): string[] {
-  const roots = new Map<string, Map<string, number>>();
-  for (const r of rows) {
+export class HeadingRoots {
+  private readonly counts = new Map<string, Map<string, number>>();
+
+  add(r: Pick<StoredSnippet, 'sourceId' | 'breadcrumb' | 'title'>): void {
     const page = sectionOf(pageOf(r.sourceId));
-    const root = (r.breadcrumb || r.title).split(' > ')[0]!.trim();
-    let counts = roots.get(page);
-    if (!counts) roots.set(page, (counts = new Map()));
-    counts.set(root, (counts.get(root) ?? 0) + 1);
+    const path = r.breadcrumb || r.title;
+    const cut = path.indexOf(' > ');
+    const root = (cut < 0 ? path : path.slice(0, cut)).trim();
+    let roots = this.counts.get(page);
+    if (!roots) this.counts.set(page, (roots = new Map()));
+    roots.set(root, (roots.get(root) ?? 0) + 1);
   }
-  const out: string[] = [];
-  for (const [page, counts] of roots) {
-    let best = '';
-    let most = 0;
-    for (const [root, n] of counts) if (n > most || (n === most && root < best)) [best, most] = [root, n];
-    if (CHANGE_TITLE.test(best)) out.push(page);
+
+  /** The change pages, sorted, so the same documents give the same list. */
+  changePages(): string[] {
+    const out: string[] = [];
+    for (const [page, roots] of this.counts) {
+      let best = '';
+      let most = 0;
+      for (const [root, n] of roots) if (n > most || (n === most && root < best)) [best, most] = [root, n];
+      if (CHANGE_TITLE.test(best)) out.push(page);
+    }
+    return out.sort();
   }
-  return out.sort();
 }
 
 /** True when a question asks about a change, or is pasted output (an error after an upgrade is answered by the migration guide). */

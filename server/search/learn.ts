@@ -5,7 +5,7 @@ import { retrievePrepared } from './retrieve.ts';
 import { RERANK_FETCH } from './pipeline.ts';
 import { DEFAULT_MODEL, featureRows, linearScore, type LearnedModel, type RankingModel } from './ranker.ts';
 import { pageOf, sectionOf } from './source-url.ts';
-import { changePagesOf } from './change-pages.ts';
+import { HeadingRoots } from './change-pages.ts';
 
 /**
  * Learning a version's ranking model from its own documents (no labelled questions, no language
@@ -221,22 +221,25 @@ export function fitCalibration(examples: Example[], weights: number[]): { a: num
   return Number.isFinite(a) && Number.isFinite(b) && a > 0 ? { a, b } : DEFAULT_MODEL.calibration;
 }
 
-async function headingsOf(store: Store, versionId: number): Promise<HeadingRow[]> {
+/** A version's rows as the learning reads them, and the change pages their headings tell. */
+async function headingsOf(store: Store, versionId: number): Promise<{ rows: HeadingRow[]; changePages: string[] }> {
   // Only the headings are read, a page at a time: a 200,000-snippet version must not hold the event loop (or its memory).
   const rows: HeadingRow[] = [];
+  const roots = new HeadingRoots();
   for (let after = 0; ; ) {
     const page = store.snippets.headings(versionId, after, 5000);
     if (page.length === 0) break;
     rows.push(...page);
+    for (const r of page) roots.add(r);
     after = page[page.length - 1]!.id;
     await yieldToEventLoop();
   }
-  return rows;
+  return { rows, changePages: roots.changePages() };
 }
 
 /** The headings of one version asked as questions: their candidates' features and labels. */
 export async function examplesOf(store: Store, embedder: Embedder | null, versionId: number, signal?: AbortSignal, rows?: HeadingRow[]): Promise<Example[]> {
-  rows ??= await headingsOf(store, versionId);
+  rows ??= (await headingsOf(store, versionId)).rows;
   const out: Example[] = [];
   // One question at a time between yields: on a large version one retrieval takes tens of milliseconds.
   for (const pq of await pseudoQuestions(rows)) {
@@ -253,7 +256,7 @@ export async function examplesOf(store: Store, embedder: Embedder | null, versio
 
 /** Learns the ranking model of one version from its documents. */
 export async function learnModel(store: Store, embedder: Embedder | null, versionId: number, signal?: AbortSignal): Promise<LearnedModel> {
-  const rows = await headingsOf(store, versionId);
+  const { rows, changePages } = await headingsOf(store, versionId);
   const examples = await examplesOf(store, embedder, versionId, signal, rows);
   const train = examples.filter((e) => !e.heldOut);
   const held = examples.filter((e) => e.heldOut);
@@ -271,7 +274,7 @@ export async function learnModel(store: Store, embedder: Embedder | null, versio
   return {
     weights: [...weights],
     calibration: fitCalibration(examples, weights),
-    changePages: changePagesOf(rows),
+    changePages,
     source,
     report: { questions: examples.length, heldOut: held.length, defaultMrr, learnedMrr },
   };

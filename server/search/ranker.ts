@@ -54,7 +54,7 @@ export interface RankingModel {
   weights: number[];
   /** Probability that a candidate answers: 1 / (1 + exp(-(a * score + b))). */
   calibration: { a: number; b: number };
-  /** Pages the version's headings tell as change pages (`changePagesOf`); the default model knows none. */
+  /** Pages the version's headings tell as change pages (`HeadingRoots`); the default model knows none. */
   changePages?: ReadonlySet<string>;
 }
 
@@ -62,7 +62,7 @@ export const DEFAULT_MODEL: RankingModel = DEFAULT_WEIGHTS;
 
 /** A model as the `search-model` job stores it: what it learned and how it validated. */
 export interface LearnedModel extends Pick<RankingModel, 'weights' | 'calibration'> {
-  /** Change pages by their headings (`changePagesOf`), sorted. */
+  /** Change pages by their headings (`HeadingRoots`), sorted. */
   changePages: string[];
   /** 'default': the learned weights did not rank held-out headings better, so the default weights are kept (with this version's calibration). */
   source: 'learned' | 'default';

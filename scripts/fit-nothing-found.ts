@@ -26,7 +26,7 @@ async function collect(): Promise<Row[]> {
       // A question naming a library is never refused: no verdict.
       const v = last as Answerability | null;
       if (v && Number.isFinite(v.z)) {
-        rows.push({ off: q.kind === 'offtopic', weight: q.kind === 'offtopic' || q.kind === 'libraryless' ? 1 : 0.2, unknown: v.unknown, coverage: v.coverage });
+        rows.push({ off: q.kind === 'offtopic', weight: q.kind === 'offtopic' || q.kind === 'libraryless' || q.kind === 'language' ? 1 : 0.2, unknown: v.unknown, coverage: v.coverage });
       }
     }
   } finally {

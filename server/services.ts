@@ -13,7 +13,7 @@ import { importSweepTask, registerImportJob } from './ingest/import-job.ts';
 import type { Embedder } from './embed/types.ts';
 import { createEmbedder, loadBuiltin } from './embed/index.ts';
 import { BuiltinEmbedder } from './embed/builtin.ts';
-import type { WordRarity } from './search/nothing-found.ts';
+import type { WordRarity } from './search/word-rarity.ts';
 import { lastReembedUnfinished, registerReembedJob, scheduleReembed } from './embed/reembed-job.ts';
 import type { AccessPolicy, ContextService, LibrarySearchService, SearchService } from './search/contracts.ts';
 import { StoreContextService } from './search/context-service.ts';

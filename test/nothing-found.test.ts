@@ -8,7 +8,7 @@ import { httpMcpClient } from './helpers/mcp.ts';
 import { serverWithBundles } from './eval/bundles.ts';
 
 /** A question without pasted code: every term is asked. */
-const plain = (terms: string[]) => ({ terms, askedTerms: terms });
+const plain = (terms: string[]) => ({ terms, askedTerms: terms, language: null });
 
 function candidate(content: string): Candidate {
   const snippet: StoredSnippet = {
@@ -49,7 +49,7 @@ test('the decision: words no document holds, or held by none of the best snippet
   assert.equal(answerability(plain(['a', 'b', 'c']), [candidate('a b c')], everything, rarity).nothingFound, true);
   // Pasted code: the asker's own names no document holds (createapp, observe) are not unknown words;
   // the APIs it calls that documents hold (middleware) count with the words that ask.
-  const code = { terms: ['print', 'request', 'timing', 'createapp', 'observe', 'middleware'], askedTerms: ['print', 'request', 'timing'] };
+  const code = { terms: ['print', 'request', 'timing', 'createapp', 'observe', 'middleware'], askedTerms: ['print', 'request', 'timing'], language: null };
   const coded = answerability(code, [candidate('print the request timing from a middleware')], (ws) => new Set(ws.filter((w) => !['createapp', 'observe'].includes(w))), rarity);
   assert.equal(coded.unknown, 0);
   assert.equal(coded.coverage, 1);
@@ -123,6 +123,19 @@ The mismatch message shows up at the top of the form instead of next to the conf
     const r = await search({ query });
     assert.equal(r.status, 200, `${query}: ${JSON.stringify(r.body).slice(0, 200)}`);
     assert.ok((r.body.codeSnippets?.length ?? 0) + (r.body.infoSnippets?.length ?? 0) > 0);
+  }
+});
+
+test('library-less questions in another language: answered when they name what the documents hold, refused when they are about something else', async () => {
+  // Refused until Nov 27: their own words (wie, ich, erhöhe) counted as words no document holds.
+  for (const query of ['Como faço para usar c.set e c.get no middleware?', '¿Cómo uso z.discriminatedUnion con varios tipos de objetos?', 'Wie entferne ich mit redact die Passwörter aus den Logzeilen?']) {
+    const r = await search({ query });
+    assert.equal(r.status, 200, `${query}: ${JSON.stringify(r.body).slice(0, 200)}`);
+  }
+  for (const query of ['Wie installiere ich Django?', 'Quelle est la meilleure recette de tarte aux pommes avec de la cannelle ?']) {
+    const r = await search({ query });
+    assert.equal(r.status, 404, `${query}: ${JSON.stringify(r.body).slice(0, 200)}`);
+    assert.equal(r.body.error, 'no_documentation_found');
   }
 });
 

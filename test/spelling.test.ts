@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { correctSpelling, spellingCorrections, TYPO_RANK, type Vocabulary } from '../server/search/spelling.ts';
+import { correctSpelling, spellingCorrections, type Vocabulary } from '../server/search/spelling.ts';
+import { TYPO_RANK } from '../server/search/word-rarity.ts';
 import { analyzeQuery, type PreparedQuery } from '../server/search/query.ts';
 
 /** Two versions' term indexes: term -> documents holding it. */

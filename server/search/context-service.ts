@@ -12,7 +12,7 @@ import type { AccessPolicy, ContextRequest, ContextResponse, ContextRules, Conte
 import { prepareQueryOrLexical, type PreparedQuery } from './query.ts';
 import { correctSpelling } from './spelling.ts';
 import { overviewText } from './overview.ts';
-import type { WordRarity } from './nothing-found.ts';
+import type { WordRarity } from './word-rarity.ts';
 import type { Candidate } from './retrieve.ts';
 import { RetrievalPool } from './retrieval-pool.ts';
 import { answerForVersion } from './pipeline.ts';

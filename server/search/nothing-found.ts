@@ -1,7 +1,9 @@
 import type { Candidate } from './retrieve.ts';
-import { hasSearchableTerm, STOPWORDS, type PreparedQuery } from './query.ts';
+import { hasSearchableTerm, type PreparedQuery } from './query.ts';
+import { STOPWORDS } from './stopwords.ts';
 import { searchableText } from './ranker.ts';
 import { joinSeparated } from './text.ts';
+import { isEnglishWord, type WordRarity } from './word-rarity.ts';
 
 /**
  * The "nothing found" decision of a library-less search (the question names no library and none
@@ -21,9 +23,6 @@ import { joinSeparated } from './text.ts';
  */
 export const NOTHING_FOUND = { bias: 1.01, unknown: 7.71, coverage: -5.71, candidates: 3 } as const;
 
-/** Weight of a word by its rarity in English (larger: rarer); words outside the table are the rarest. */
-export type WordRarity = (word: string) => number;
-
 export interface Answerability {
   unknown: number;
   coverage: number;
@@ -42,7 +41,7 @@ export function contentWords(terms: string[]): string[] {
  * Decides whether the ranked candidates answer the question at all. `indexed` tells which of the
  * words any indexed document holds.
  */
-export function answerability(q: Pick<PreparedQuery, 'terms' | 'askedTerms'>, ranked: Candidate[], indexed: (words: string[]) => Set<string>, rarity: WordRarity): Answerability {
+export function answerability(q: Pick<PreparedQuery, 'terms' | 'askedTerms' | 'language'>, ranked: Candidate[], indexed: (words: string[]) => Set<string>, rarity: WordRarity): Answerability {
   if (ranked.length === 0 || !hasSearchableTerm(q.terms)) {
     return { unknown: 0, coverage: 0, z: Infinity, nothingFound: true, reason: ranked.length === 0 ? 'not-answered' : 'no-words' };
   }
@@ -51,7 +50,9 @@ export function answerability(q: Pick<PreparedQuery, 'terms' | 'askedTerms'>, ra
   const known = indexed([...asked, ...coded]);
   // Of pasted code, only the words some document holds (the APIs it calls): the asker's own names
   // (`createApp`, `warehouseId`) say nothing about whether the documents answer.
-  const words = [...asked, ...coded.filter((w) => known.has(w))];
+  // In another language, its own words (installiere, configurar) are neither English nor the
+  // documents' and say nothing about them: only the words English or the documents know are weighed.
+  const words = [...asked.filter((w) => !q.language || known.has(w) || isEnglishWord(rarity, w)), ...coded.filter((w) => known.has(w))];
   // Only codes, numbers or short names ("TS2345", "fs"): nothing to weigh, left to the ranking.
   if (words.length === 0) return { unknown: 0, coverage: 0, z: -Infinity, nothingFound: false, reason: null };
   const weights = words.map(rarity);

@@ -8,7 +8,7 @@
  */
 import type { Library } from '../../lib/model.ts';
 import { namesOf, normalizeName, stripJs, type NameKey } from './names.ts';
-import { STOPWORDS } from './query.ts';
+import { STOPWORDS } from './stopwords.ts';
 
 /**
  * Words that ask what a library is, as a whole, rather than about one of its topics. Words asking

@@ -2,6 +2,7 @@ import type { Embedder } from '../embed/types.ts';
 import { joinedTokens, splitIdentifier } from './text.ts';
 import { reduceErrorText } from './error-text.ts';
 import { splitCode } from './code-text.ts';
+import { isStopwordOf, questionLanguage, STOPWORDS, type QuestionLanguage } from './stopwords.ts';
 
 /**
  * A question prepared once and reused for every library version it is run against: its terms,
@@ -38,17 +39,11 @@ export interface PreparedQuery {
   codeIntent: number;
   /** Programming languages the question names (ts, js, bash...), as codeLanguage values. */
   languages: string[];
+  /** The language the question is written in when it is not English (server/search/question-language.ts); null for English. */
+  language: QuestionLanguage | null;
   vector: Float32Array | null;
 }
 
-/** Words that carry no topic; dropped from the OR-terms (the whole phrase still contains them). */
-export const STOPWORDS = new Set(
-  ('a an and are as at be but by can could do does did for from had has have how i if in into is it its me my of on or our should so ' +
-    'than that the their them then there these they this to use used using was we what when where which while who why will with would ' +
-    'you your yours get set make way want need able about also any all just like some such via vs versus please tell show explain ' +
-    'difference between work works working does doing done one ones example examples')
-    .split(/\s+/),
-);
 
 /** Words of error output in general, dropped from pasted output (server/search/error-text.ts) when other words remain. */
 const ERROR_WORDS = new Set(
@@ -176,12 +171,17 @@ export function analyzeQuery(asked: string): Omit<PreparedQuery, 'vector'> {
   const identifiers: string[] = [];
   let fileNames = 0;
   const seen = new Set<string>();
+  const language = questionLanguage(text);
+  // In another language its function words are stopwords, and its accented words (erhöhe, große),
+  // which WORD would cut into fragments, are no terms: the documents are in English.
+  const foreign = (m: RegExpMatchArray) => language !== null && (isStopwordOf(language, m[0].toLowerCase()) || besideNonAscii(text, m));
   const add = (t: string) => {
     if (t.length === 0 || seen.has(t)) return;
     seen.add(t);
     terms.push(t);
   };
   for (const m of text.matchAll(WORD)) {
+    if (foreign(m)) continue;
     const w = wordTerms(m[0]);
     if (w.file) fileNames++;
     if (w.identifier) identifiers.push(w.identifier);
@@ -203,7 +203,7 @@ export function analyzeQuery(asked: string): Omit<PreparedQuery, 'vector'> {
   let phrase: string[] = [];
   for (const m of text.matchAll(WORD)) {
     const parts = splitIdentifier(m[0]);
-    if (parts.length === 1 && STOPWORDS.has(parts[0]!)) {
+    if ((parts.length === 1 && STOPWORDS.has(parts[0]!)) || foreign(m)) {
       run = [];
       continue;
     }
@@ -237,8 +237,19 @@ export function analyzeQuery(asked: string): Omit<PreparedQuery, 'vector'> {
     pasted: reduced.pasted,
     codeIntent: codeCue && !proseCue ? 1 : proseCue && !codeCue ? -1 : 0,
     languages: [...languages],
+    language,
   };
 }
+
+/** A letter outside ASCII (ö, ß, ç), which WORD does not take. */
+const NON_ASCII_LETTER = /(?![\x00-\x7F])\p{L}/u;
+
+/** True when a matched word is part of a longer word with letters WORD does not take (erh|ö|he). */
+function besideNonAscii(text: string, m: RegExpMatchArray): boolean {
+  const at = m.index!;
+  return NON_ASCII_LETTER.test(text.charAt(at - 1)) || NON_ASCII_LETTER.test(text.charAt(at + m[0].length));
+}
+
 
 /** Analyzes a question and embeds it (once; reuse the result for every library searched). */
 export async function prepareQuery(text: string, embedder: Embedder | null): Promise<PreparedQuery> {

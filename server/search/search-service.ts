@@ -21,7 +21,8 @@ import { codeSnippetJson, infoSnippetJson, lazyRendered, renderText } from './re
 import { branchSatisfies, resolveVersion, worstStatus } from './version.ts';
 import { queueVersionFetch } from './version-fetch.ts';
 import type { RetrievalPool } from './retrieval-pool.ts';
-import { answerability, type Answerability, type WordRarity } from './nothing-found.ts';
+import { answerability, type Answerability } from './nothing-found.ts';
+import type { WordRarity } from './word-rarity.ts';
 import { correctSpelling } from './spelling.ts';
 import { mayAskOverview, overviewText } from './overview.ts';
 import { withDynamic } from './dynamic.ts';

@@ -1,6 +1,7 @@
-import { analyzeQuery, STOPWORDS, wordForms, type PreparedQuery } from './query.ts';
+import { analyzeQuery, wordForms, type PreparedQuery } from './query.ts';
+import { STOPWORDS } from './stopwords.ts';
 import { editDistance } from './names.ts';
-import type { WordRarity } from './nothing-found.ts';
+import { isEnglishWord, type WordRarity } from './word-rarity.ts';
 
 /**
  * Spelling: a question word that no searched version holds is read as the word they hold instead,
@@ -9,13 +10,6 @@ import type { WordRarity } from './nothing-found.ts';
  * (`serializer`, `redact`). The vocabulary is the versions' own term index; the builtin word table
  * tells a typo from a word the documents happen not to use (`refuse`, `stripe`, `hangs` stay).
  */
-
-/**
- * A word the word table ranks beyond this many more frequent ones (or does not hold) may be a
- * typo: past it the table holds mostly misspellings, names and joined words ("enviroment",
- * "redcat"); the everyday and technical words of questions rank before it ("resizing" 136,000).
- */
-export const TYPO_RANK = 150_000;
 
 /** The term index as spelling reads it (server/store/terms.ts). */
 export interface Vocabulary {
@@ -78,13 +72,12 @@ function americanSpellings(word: string): string[] {
  */
 export function spellingCorrections(q: PreparedQuery, vocabulary: Vocabulary, rarity: WordRarity, versionIds: number[]): Correction[] {
   const out: Correction[] = [];
-  const typoRarity = Math.log(2 + TYPO_RANK);
   const held = (term: string) => versionIds.some((v) => vocabulary.holds(v, term));
   for (const word of q.terms) {
     const budget = typoBudget(word.length);
     if (budget === 0 || !/^[a-z]+$/.test(word) || STOPWORDS.has(word)) continue;
     const americans = americanSpellings(word);
-    const maybeTypo = rarity(word) >= typoRarity;
+    const maybeTypo = !isEnglishWord(rarity, word);
     // Most words are neither: no lookup at all.
     if ((americans.length === 0 && !maybeTypo) || !writtenAsWord(word, q.text)) continue;
     // A form the lexical scan looks up anyway ("caching" -> "cache") is no misspelling.

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { QUESTIONS } from './questions.ts';
 
-export const KINDS = ['plain', 'paraphrase', 'error', 'code', 'longform', 'assistant', 'overview', 'keywords', 'config', 'misspelled', 'typo', 'libraryless', 'version', 'multi', 'offtopic'] as const;
+export const KINDS = ['plain', 'paraphrase', 'error', 'code', 'longform', 'assistant', 'overview', 'keywords', 'config', 'misspelled', 'typo', 'libraryless', 'language', 'version', 'multi', 'offtopic'] as const;
 export type Kind = (typeof KINDS)[number];
 
 export interface EvalItem {

@@ -39,11 +39,10 @@ export interface PreparedQuery {
   codeIntent: number;
   /** Programming languages the question names (ts, js, bash...), as codeLanguage values. */
   languages: string[];
-  /** The language the question is written in when it is not English (server/search/question-language.ts); null for English. */
+  /** The language the question is written in when it is not English (server/search/stopwords.ts); null for English. */
   language: QuestionLanguage | null;
   vector: Float32Array | null;
 }
-
 
 /** Words of error output in general, dropped from pasted output (server/search/error-text.ts) when other words remain. */
 const ERROR_WORDS = new Set(

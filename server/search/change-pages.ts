@@ -18,11 +18,16 @@ const CHANGE_TITLE = /\b(change ?log|release notes?|migrat(e|ion|ing)|upgrad(e|i
 const ASKS_CHANGE =
   /\b(upgrad\w*|migrat\w*|change ?log|breaking|deprecat\w*|removed?|renamed?|no longer|release notes?|what'?s new|new in|changed|changes|since|version\w*|v\d+|\d+\.\d+(\.\d+)?|(moving|coming|switching|porting|converting) (off|from|away))\b/i;
 
+/** The first heading of a heading path (`Release notes > Metadata` -> `Release notes`). */
+function headingRoot(path: string): string {
+  const cut = path.indexOf(' > ');
+  return (cut < 0 ? path : path.slice(0, cut)).trim();
+}
+
 /** True when a snippet comes from a change page, by its address or its page title. */
 export function isChangePage(s: Pick<StoredSnippet, 'sourceId' | 'pageTitle' | 'breadcrumb'>): boolean {
   const path = s.sourceId.replace(/^[a-z]+:\/\/[^/]+/i, '').replace(/#.*$/, '');
-  const title = s.pageTitle || s.breadcrumb.split(' > ')[0] || '';
-  return CHANGE_PATH.test(path) || CHANGE_TITLE.test(title);
+  return CHANGE_PATH.test(path) || CHANGE_TITLE.test(s.pageTitle || headingRoot(s.breadcrumb));
 }
 
 /**
@@ -38,9 +43,7 @@ export class HeadingRoots {
 
   add(r: Pick<StoredSnippet, 'sourceId' | 'breadcrumb' | 'title'>): void {
     const page = sectionOf(pageOf(r.sourceId));
-    const path = r.breadcrumb || r.title;
-    const cut = path.indexOf(' > ');
-    const root = (cut < 0 ? path : path.slice(0, cut)).trim();
+    const root = headingRoot(r.breadcrumb || r.title);
     let roots = this.counts.get(page);
     if (!roots) this.counts.set(page, (roots = new Map()));
     roots.set(root, (roots.get(root) ?? 0) + 1);

@@ -249,7 +249,6 @@ function besideNonAscii(text: string, m: RegExpMatchArray): boolean {
   return NON_ASCII_LETTER.test(text.charAt(at - 1)) || NON_ASCII_LETTER.test(text.charAt(at + m[0].length));
 }
 
-
 /** Analyzes a question and embeds it (once; reuse the result for every library searched). */
 export async function prepareQuery(text: string, embedder: Embedder | null): Promise<PreparedQuery> {
   return withVector(analyzeQuery(text), embedder);

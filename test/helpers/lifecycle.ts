@@ -4,8 +4,12 @@
 //     are killed when the process exits, also on SIGTERM/SIGINT/SIGHUP (node's test runner sends
 //     SIGTERM to a test file that ran past --test-timeout);
 //   - closeables registered with trackOpen() (every startTestServer, startFixtureServer and listen)
-//     still open when the file's tests are done are closed by a file-level `after` hook, so the file's process can end.
+//     still open when the file's tests are done are closed by a file-level `after` hook, so the file's process can end;
+//   - temporary directories registered with trackTempDir() (every tempDir(): data dirs, archives,
+//     exports) are removed when the process exits, after the children are killed (every run used to
+//     leave all of them in the system's temp dir). KEEP_TEST_DIRS=1 keeps them to look into.
 // Chromium needs nothing here: playwright kills the browsers it launched when the process exits.
+import fs from 'node:fs';
 import { after } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
 
@@ -31,7 +35,19 @@ function killChildren(): void {
   children.clear();
 }
 
-process.on('exit', killChildren);
+const tempDirs = new Set<string>();
+
+function removeTempDirs(): void {
+  if (process.env.KEEP_TEST_DIRS === '1') return;
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 2 });
+  tempDirs.clear();
+}
+
+// The children first: a server still writing into its data dir would recreate files in it.
+process.on('exit', () => {
+  killChildren();
+  removeTempDirs();
+});
 if (underTestRunner) {
   for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130], ['SIGHUP', 129]] as const) {
     process.once(signal, () => {
@@ -66,4 +82,10 @@ export function trackOpen<T extends Closeable>(thing: T): T {
     return close();
   };
   return thing;
+}
+
+/** Removes `dir` (recursively) when this process exits; returns it. */
+export function trackTempDir(dir: string): string {
+  tempDirs.add(dir);
+  return dir;
 }

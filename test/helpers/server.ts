@@ -7,13 +7,14 @@ import { createLogger } from '../../server/log.ts';
 import { startServer, type RunningServer } from '../../server/server.ts';
 import type { ServiceOverrides } from '../../server/services.ts';
 import { signLicense, type LicensePayload } from '../../server/license/license.ts';
-import { trackChild, trackOpen } from './lifecycle.ts';
+import { trackChild, trackOpen, trackTempDir } from './lifecycle.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const DEV_PRIVATE_KEY = path.join(ROOT, 'licenses/dev/stacks-dev.private.pem');
 
+/** A new directory in the system's temp dir, removed when this process exits (lifecycle.ts). */
 export function tempDir(prefix = 'stacks-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return trackTempDir(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
 }
 
 /** A license signed with the committed development key (accepted in dev mode only). */

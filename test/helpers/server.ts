@@ -101,7 +101,7 @@ export async function startStacksProcess(options: { dataDir: string; args?: stri
   const child = spawnStacks(['serve', '--port', '0', '--data-dir', options.dataDir, ...(options.args ?? [])], { HOST: '127.0.0.1', ...options.env }, options.nodeFlags);
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => process.env.STACKS_TEST_VERBOSE && process.stderr.write(d));
+  child.stderr!.on('data', (d) => process.env.TEST_VERBOSE && process.stderr.write(d));
   let m: RegExpExecArray;
   try {
     m = await new Promise<RegExpExecArray>((resolve, reject) => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compareRuns, pairedDelta, type SavedRank } from './eval/compare.ts';
+import { compareRuns, mrrInterval, pairedDelta, type SavedRank } from './eval/compare.ts';
 
 test('eval --compare: the paired bootstrap tells a real change from noise, deterministically', () => {
   const same = [1, 2, null, 3, 1, 5, null, 1];
@@ -37,4 +37,14 @@ test('eval --compare: questions are matched by id; kinds get rows of their own',
   assert.ok(lines.some((l) => l.startsWith('contextJson') && l.includes('kind plain')));
   assert.ok(!lines.some((l) => l.includes('kind error')), 'a question only the new run has is not compared');
   assert.ok(!lines.some((l) => l.includes('kind offtopic')), 'off-topic questions have no rank');
+});
+
+test('eval: the MRR@10 of one run comes with a bootstrap interval that narrows with more questions', () => {
+  const ranks = (n: number) => Array.from({ length: n }, (_, i) => (i % 4 === 0 ? null : (i % 3) + 1));
+  const ten = mrrInterval(ranks(10));
+  const many = mrrInterval(ranks(400));
+  for (const i of [ten, many]) assert.ok(i.low <= i.mrr && i.mrr <= i.high && i.low < i.high, JSON.stringify(i));
+  assert.ok(many.high - many.low < (ten.high - ten.low) / 3, `400 questions: ${JSON.stringify(many)}; 10: ${JSON.stringify(ten)}`);
+  assert.deepEqual(mrrInterval([1, 1, 1]), { n: 3, mrr: 1, low: 1, high: 1 });
+  assert.deepEqual(mrrInterval(ranks(10)), ten, 'deterministic');
 });

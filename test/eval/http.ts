@@ -10,6 +10,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import type { ServiceOverrides } from '../../server/services.ts';
 import { bundlePath } from './bundles.ts';
 import { firstHit, summarize, type EvalItem, type Kind, type Metrics } from './question-set.ts';
+import { mrrInterval } from './compare.ts';
 
 export const ALL_BUNDLES = ['fastify', 'fastify-v4.29.1', 'fastify-v3.29.5', 'vite', 'hono', 'pino', 'zod', 'vitest', 'tanstack-query', 'nestjs', 'valibot'];
 
@@ -133,6 +134,8 @@ export interface Report {
   falseRefusals: { n: number; refused: number; ids: string[]; blind: number };
   /** Version questions whose first /api/v3/search snippet comes from the expected version. */
   versions: { n: number; right: number };
+  /** MRR@10 of /api/v3/search in text order with its 95% bootstrap interval: dev, blind and each held-out set. */
+  intervals: Record<string, { n: number; mrr: number; low: number; high: number }>;
 }
 
 const KEYS = ['search:txt', 'search:json', 'context:txt', 'context:json'] as const;
@@ -195,6 +198,13 @@ export function report(asked: Asked[]): Report {
       ids: refusedOn.filter((a) => a.q.split === 'dev').map((a) => a.q.id),
       blind: refusedOn.filter((a) => a.q.split === 'blind').length,
     },
+    intervals: Object.fromEntries(
+      [
+        ['dev', onTopic.filter((a) => a.q.set !== 'holdout' && a.q.split === 'dev')] as const,
+        ['blind', onTopic.filter((a) => a.q.set !== 'holdout' && a.q.split === 'blind')] as const,
+        ...holdouts(onTopic),
+      ].map(([name, group]) => [name, mrrInterval(group.map((a) => rankOf(a, 'search:txt')))]),
+    ),
     versions: {
       n: versionQs.length,
       right: versionQs.filter((a) => {
@@ -230,6 +240,10 @@ export function formatReport(r: Report, opts: { kinds?: boolean } = {}): string 
   const refusedIds = [...r.falseRefusals.ids, ...(r.falseRefusals.blind ? [`${r.falseRefusals.blind} blind`] : [])];
   lines.push(`on-topic /api/v3/search answered "nothing found": ${r.falseRefusals.refused} of ${r.falseRefusals.n}${refusedIds.length ? ` (${refusedIds.join(', ')})` : ''}`);
   lines.push(`version questions served from the expected version: ${r.versions.right} of ${r.versions.n}`);
+  lines.push(
+    `/api/v3/search MRR@10 (text order) with 95% bootstrap intervals over the questions: ` +
+      Object.entries(r.intervals).map(([name, i]) => `${name} ${i.mrr.toFixed(3)} [${i.low.toFixed(3)}, ${i.high.toFixed(3)}] (${i.n})`).join(', '),
+  );
   return lines.join('\n');
 }
 

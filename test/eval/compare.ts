@@ -57,7 +57,7 @@ export function pairedDelta(before: (number | null)[], after: (number | null)[],
 
 /**
  * MRR@10 of one run's questions with its 95% bootstrap interval: how far the figure of a set this
- * size moves with the questions drawn (a held-out row of 80 questions spans about +-0.08).
+ * size moves with the questions drawn (a held-out set of 80 questions spans about +-0.09).
  */
 export function mrrInterval(ranks: (number | null)[], resamples = 2000, seed = 1): { n: number; mrr: number; low: number; high: number } {
   const { mean, low, high } = bootstrapMean(ranks.map(reciprocalRank), resamples, seed);

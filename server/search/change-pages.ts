@@ -24,10 +24,18 @@ function headingRoot(path: string): string {
   return (cut < 0 ? path : path.slice(0, cut)).trim();
 }
 
-/** True when a snippet comes from a change page, by its address or its page title. */
-export function isChangePage(s: Pick<StoredSnippet, 'sourceId' | 'pageTitle' | 'breadcrumb'>): boolean {
+/** The page a snippet is on, as HeadingRoots lists change pages (no `#anchor`, no `~N`). */
+function pageKey(sourceId: string): string {
+  return sectionOf(pageOf(sourceId));
+}
+
+/**
+ * True when a snippet comes from a change page: by its address, its page title, or (`learned`, the
+ * version's change pages told by their headings, HeadingRoots) its page.
+ */
+export function isChangePage(s: Pick<StoredSnippet, 'sourceId' | 'pageTitle' | 'breadcrumb'>, learned?: ReadonlySet<string> | null): boolean {
   const path = s.sourceId.replace(/^[a-z]+:\/\/[^/]+/i, '').replace(/#.*$/, '');
-  return CHANGE_PATH.test(path) || CHANGE_TITLE.test(s.pageTitle || headingRoot(s.breadcrumb));
+  return CHANGE_PATH.test(path) || CHANGE_TITLE.test(s.pageTitle || headingRoot(s.breadcrumb)) || (learned?.has(pageKey(s.sourceId)) ?? false);
 }
 
 /**
@@ -42,7 +50,7 @@ export class HeadingRoots {
   private readonly counts = new Map<string, Map<string, number>>();
 
   add(r: Pick<StoredSnippet, 'sourceId' | 'breadcrumb' | 'title'>): void {
-    const page = sectionOf(pageOf(r.sourceId));
+    const page = pageKey(r.sourceId);
     const root = headingRoot(r.breadcrumb || r.title);
     let roots = this.counts.get(page);
     if (!roots) this.counts.set(page, (roots = new Map()));

@@ -2,7 +2,7 @@ import type { Candidate } from './retrieve.ts';
 import { byScore } from './retrieve.ts';
 import { stem, type PreparedQuery } from './query.ts';
 import { DEFAULT_WEIGHTS } from './ranker-defaults.ts';
-import { pageOf, sectionOf } from './source-url.ts';
+import { sectionOf } from './source-url.ts';
 import { asksAboutChange, CHANGE_PAGE_PRIOR, isChangePage } from './change-pages.ts';
 
 /** Source-code snippets (the dynamic index) rank below documentation of equal relevance (server/search/dynamic.ts keeps the same factor). */
@@ -229,7 +229,7 @@ export function rank(q: PreparedQuery, candidates: Candidate[], opts: RankOption
       const features: Record<string, number> = {};
       FEATURES.forEach((f, k) => (features[f] = x[k]!));
       let p = probability(model, linearScore(model, x));
-      if (changePrior < 1 && (isChangePage(c.snippet) || changePages?.has(sectionOf(pageOf(c.snippet.sourceId))))) p *= changePrior;
+      if (changePrior < 1 && isChangePage(c.snippet, changePages)) p *= changePrior;
       out.push({ ...c, score: c.snippet.isDynamic ? p * DYNAMIC_PENALTY : p, features });
     });
   }

@@ -1,6 +1,8 @@
 import type { Store } from '../store/index.ts';
 import type { Library, LibraryVersion } from '../../lib/model.ts';
 import { MentionIndex, namesOf, type NameKey } from './names.ts';
+import { packageNameKeys } from './package-names.ts';
+import { packagesFor } from './models.ts';
 
 /** One library as search sees it: its names and the versions it can serve. */
 export interface CatalogEntry {
@@ -59,6 +61,21 @@ export class Catalog {
     return this.byVersion.get(versionId) ?? null;
   }
 
+  /**
+   * Each library also goes by the package names its served version's documents install
+   * (`react-query` for TanStack Query), unless another library goes by that name itself.
+   */
+  private addPackageNames(entries: CatalogEntry[]): void {
+    const own = new Set(entries.flatMap((e) => e.keys.map((k) => k.key)));
+    for (const e of entries) {
+      const served = defaultVersion(e);
+      if (!served) continue;
+      const names = new Set(e.keys.map((k) => k.key));
+      const extra = packageNameKeys(e.library, packagesFor(this.store, served.id)).filter((k) => !own.has(k.key) && !names.has(k.key));
+      if (extra.length) e.keys = [...e.keys, ...extra];
+    }
+  }
+
   /** True while the current synchronous run has checked the stamp (a selection asks several times). */
   private checked = false;
 
@@ -83,6 +100,7 @@ export class Catalog {
       const vs = versions.get(library.id) ?? [];
       entries.push({ library, keys: namesOf(library), base: vs.find((v) => v.tag === '') ?? null, tagged: vs.filter((v) => v.tag !== '') });
     }
+    this.addPackageNames(entries);
     this.entries = entries;
     this.mentionIndex = null;
     this.byId = new Map();

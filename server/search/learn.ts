@@ -6,6 +6,7 @@ import { RERANK_FETCH } from './pipeline.ts';
 import { DEFAULT_MODEL, featureRows, linearScore, type LearnedModel, type RankingModel } from './ranker.ts';
 import { pageOf, sectionOf } from './source-url.ts';
 import { HeadingRoots } from './change-pages.ts';
+import { PackageList } from './package-names.ts';
 
 /**
  * Learning a version's ranking model from its own documents (no labelled questions, no language
@@ -237,6 +238,29 @@ async function headingsOf(store: Store, versionId: number): Promise<{ rows: Head
   return { rows, changePages: roots.changePages() };
 }
 
+/** The packages a version's documents tell you to install (its install commands), read a page of rows at a time. */
+async function packagesOf(store: Store, versionId: number): Promise<string[]> {
+  const list = new PackageList();
+  for (let after = 0; ; ) {
+    const page = store.snippets.installTexts(versionId, after, 2000);
+    if (page.length === 0) break;
+    for (const r of page) list.add(r.kind === 'code' ? codeOf(r.text) : r.text, r.kind === 'code' ? 'code' : 'prose');
+    after = page[page.length - 1]!.id;
+    await yieldToEventLoop();
+  }
+  return list.list();
+}
+
+/** The code of a stored code list (JSON of `{code}` objects); nothing from a malformed one. */
+function codeOf(json: string): string {
+  try {
+    const list = JSON.parse(json) as { code?: unknown }[];
+    return Array.isArray(list) ? list.map((c) => (typeof c?.code === 'string' ? c.code : '')).join('\n') : '';
+  } catch {
+    return '';
+  }
+}
+
 /** The headings of one version asked as questions: their candidates' features and labels. */
 export async function examplesOf(store: Store, embedder: Embedder | null, versionId: number, signal?: AbortSignal, rows?: HeadingRow[]): Promise<Example[]> {
   rows ??= (await headingsOf(store, versionId)).rows;
@@ -275,6 +299,7 @@ export async function learnModel(store: Store, embedder: Embedder | null, versio
     weights: [...weights],
     calibration: fitCalibration(examples, weights),
     changePages,
+    packages: await packagesOf(store, versionId),
     source,
     report: { questions: examples.length, heldOut: held.length, defaultMrr, learnedMrr },
   };

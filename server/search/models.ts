@@ -34,3 +34,11 @@ export function modelFor(store: Store, versionId: number): RankingModel {
   stats.entries += byVersion.size - before;
   return model;
 }
+
+/** The packages a version's learned model found installed (none before its model is learned, or in a model of another format). */
+export function packagesFor(store: Store, versionId: number): string[] {
+  const row = store.models.get(versionId);
+  if (!row || row.format !== MODEL_FORMAT) return [];
+  const parsed = JSON.parse(row.model) as Partial<LearnedModel>;
+  return Array.isArray(parsed.packages) ? parsed.packages : [];
+}

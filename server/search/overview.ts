@@ -47,9 +47,10 @@ export function overviewText(question: string, library: Library, keys?: NameKey[
   const description = library.description.trim();
   const words = topicWords(question);
   if (!description || words === null || words.length > 3) return null;
-  // Every name is drawn from these strings, so a word none of them spells is no name: most questions
-  // stop here, before the names are derived (which parses addresses).
-  const spelled = normalizeName([library.id, library.title, library.docsRepoUrl, library.sourceUrl, library.docsSiteUrl].join(' '));
+  // Every name is drawn from these strings (or is one of the catalogue's keys, a package name), so a
+  // word none of them spells is no name: most questions stop here, before the names are derived
+  // (which parses addresses).
+  const spelled = normalizeName([library.id, library.title, library.docsRepoUrl, library.sourceUrl, library.docsSiteUrl, ...(keys ?? []).map((k) => k.key)].join(' '));
   if (!words.every((w) => spelled.includes(stripJs(normalizeName(w))))) return null;
   const names = new Set((keys ?? namesOf(library)).map((k) => k.key));
   const isName = (s: string) => names.has(normalizeName(s)) || names.has(stripJs(normalizeName(s)));

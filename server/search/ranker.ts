@@ -47,7 +47,7 @@ export const FEATURES = [
 export type Feature = (typeof FEATURES)[number];
 
 /** Bump when FEATURES or the learning change: stored models of another format are learned again. */
-export const MODEL_FORMAT = 3;
+export const MODEL_FORMAT = 4;
 
 /** A ranking model: weights in FEATURES order and the Platt scaling of the weighted sum. */
 export interface RankingModel {
@@ -64,6 +64,8 @@ export const DEFAULT_MODEL: RankingModel = DEFAULT_WEIGHTS;
 export interface LearnedModel extends Pick<RankingModel, 'weights' | 'calibration'> {
   /** Change pages by their headings (`HeadingRoots`), sorted. */
   changePages: string[];
+  /** Packages the version's documents install (server/search/package-names.ts), sorted: the catalogue names the library by some of them. */
+  packages: string[];
   /** 'default': the learned weights did not rank held-out headings better, so the default weights are kept (with this version's calibration). */
   source: 'learned' | 'default';
   report: {

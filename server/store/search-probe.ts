@@ -67,15 +67,17 @@ export class SearchProbeStore {
   }
 
   /**
-   * Changes whenever a library or a served version is added, removed or swapped, or a library's
-   * visibility or grants change: lets the search layer cache its library catalogue and rebuild it
+   * Changes whenever a library or a served version is added, removed or swapped, a library's
+   * visibility or grants change, or a version's model is stored (it holds the library's package
+   * names; migration 017 indexes its time): lets the search layer cache its library catalogue and rebuild it
    * only when this differs.
    */
   catalogStamp(): string {
     const r = this
       .stmt(
         `SELECT (SELECT count(*) || ':' || coalesce(max(updated_at), '') || ':' || total(access_rev) FROM libraries) || '|' ||
-                (SELECT count(*) || ':' || coalesce(max(id), 0) || ':' || coalesce(max(updated_at), '') FROM library_versions WHERE is_current = 1) AS stamp`,
+                (SELECT count(*) || ':' || coalesce(max(id), 0) || ':' || coalesce(max(updated_at), '') FROM library_versions WHERE is_current = 1) || '|' ||
+                (SELECT count(*) || ':' || coalesce(max(built_at), '') FROM search_models) AS stamp`,
       )
       .get() as { stamp: string };
     return r.stamp;

@@ -142,6 +142,19 @@ export class SnippetStore {
       .all(versionId, afterId, limit) as { id: number; sourceId: string; kind: 'code' | 'info'; title: string; breadcrumb: string }[];
   }
 
+  /**
+   * The texts of a version that may hold an install command (server/search/package-names.ts), in
+   * id order, a page at a time: code lists whole, prose too (the caller reads its code spans).
+   */
+  installTexts(versionId: number, afterId: number, limit: number): { id: number; kind: 'code' | 'info'; text: string }[] {
+    return this.db
+      .prepare(
+        `SELECT id, kind, text FROM (SELECT id, kind, CASE kind WHEN 'code' THEN code_list_json ELSE content END AS text FROM snippets WHERE version_id = ? AND id > ?)
+         WHERE text LIKE '%npm %' OR text LIKE '%yarn %' OR text LIKE '%bun %' OR text LIKE '%deno add%' ORDER BY id LIMIT ?`,
+      )
+      .all(versionId, afterId, limit) as { id: number; kind: 'code' | 'info'; text: string }[];
+  }
+
   /** Every snippet of a version with its embedding, in id order (a git refresh copies those of unchanged files). */
   allWithEmbeddings(versionId: number): { snippet: StoredSnippet; embedding: Float32Array | null }[] {
     const rows = this.db.prepare(`SELECT ${COLUMNS}, embedding FROM snippets WHERE version_id = ? ORDER BY id`).all(versionId) as (Row & { embedding: Buffer | null })[];

@@ -12,8 +12,9 @@ import { m013 } from './013-audit-log.ts';
 import { m014 } from './014-users.ts';
 import { m015 } from './015-git-sources.ts';
 import { m016 } from './016-declared-sources.ts';
+import { m017 } from './017-model-stamp.ts';
 
 export type { Migration };
 
 /** Append new migrations here; never edit one that has shipped. */
-export const migrations: Migration[] = [m001, m004, m005, m007, m008, m009, m010, m011, m012, m013, m014, m015, m016];
+export const migrations: Migration[] = [m001, m004, m005, m007, m008, m009, m010, m011, m012, m013, m014, m015, m016, m017];

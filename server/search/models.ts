@@ -35,10 +35,21 @@ export function modelFor(store: Store, versionId: number): RankingModel {
   return model;
 }
 
+/** Package lists per store and version, by the time their model was stored (the catalogue asks for every library each time it is rebuilt). */
+const packageCache = new WeakMap<Store, Map<number, { builtAt: string; packages: string[] }>>();
+
 /** The packages a version's learned model found installed (none before its model is learned, or in a model of another format). */
 export function packagesFor(store: Store, versionId: number): string[] {
+  const builtAt = store.models.builtAt(versionId);
+  if (builtAt === null) return [];
+  let byVersion = packageCache.get(store);
+  if (!byVersion) packageCache.set(store, (byVersion = new Map()));
+  const hit = byVersion.get(versionId);
+  if (hit && hit.builtAt === builtAt) return hit.packages;
   const row = store.models.get(versionId);
-  if (!row || row.format !== MODEL_FORMAT) return [];
-  const parsed = JSON.parse(row.model) as Partial<LearnedModel>;
-  return Array.isArray(parsed.packages) ? parsed.packages : [];
+  const parsed = row && row.format === MODEL_FORMAT ? (JSON.parse(row.model) as Partial<LearnedModel>) : null;
+  const packages = Array.isArray(parsed?.packages) ? parsed.packages : [];
+  if (byVersion.size >= MAX_CACHED) byVersion.delete(byVersion.keys().next().value!);
+  byVersion.set(versionId, { builtAt: row?.builtAt ?? builtAt, packages });
+  return packages;
 }

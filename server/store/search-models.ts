@@ -14,14 +14,21 @@ export interface StoredModel {
 export class SearchModelStore {
   private readonly getStmt: Statement;
   private readonly putStmt: Statement;
+  private readonly builtAtStmt: Statement;
 
   constructor(private readonly db: Db) {
     this.getStmt = db.prepare('SELECT format, built_at AS builtAt, model FROM search_models WHERE version_id = ?');
     this.putStmt = db.prepare('INSERT OR REPLACE INTO search_models (version_id, format, built_at, model) VALUES (?, ?, ?, ?)');
+    this.builtAtStmt = db.prepare('SELECT built_at AS builtAt FROM search_models WHERE version_id = ?');
   }
 
   get(versionId: number): StoredModel | null {
     return (this.getStmt.get(versionId) as StoredModel | undefined) ?? null;
+  }
+
+  /** When a version's model was stored, without reading the model (callers cache what they parsed by it). */
+  builtAt(versionId: number): string | null {
+    return (this.builtAtStmt.get(versionId) as { builtAt: string } | undefined)?.builtAt ?? null;
   }
 
   /** Stores a version's model in one statement: readers see the old one or the new one, never a mix. */

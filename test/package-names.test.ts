@@ -38,6 +38,9 @@ test('a question naming a library by a package its documents install ("react que
     };
     // Hono's documents hold "react" and "query" too; only the package name ties the words to TanStack Query.
     for (const q of ['getting started with react query', 'install react-query']) assert.deepEqual([...new Set(await ask(q))], ['/tanstack/query'], q);
+    // A library value resolves by the package name too.
+    const valued = await s.api(`/api/v3/search?${new URLSearchParams({ library: 'react-query', query: 'invalidate after a mutation', type: 'txt' })}`, { auth: null });
+    assert.deepEqual([...new Set([...(await valued.text()).matchAll(/^Library: (\S+)/gm)].map((m) => m[1]))], ['/tanstack/query']);
     const overview = await s.api(`/api/v3/search?${new URLSearchParams({ query: 'what is react query', type: 'txt' })}`, { auth: null });
     assert.match(textSources(await overview.text())[0]!, /\/docs\/framework\/react\/overview/);
   } finally {

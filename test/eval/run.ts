@@ -5,6 +5,8 @@
  * pino,zod` loads and asks a subset, `-- --save FILE` writes the dev split's ranks per question and
  * `-- --compare FILE` compares this run with a saved one question by question, to tell a change
  * from noise. `-- --modes` runs the older in-process comparison of the pipeline's modes.
+ * `-- --judge-pack DIR` writes the held-out questions for a judge to read and `-- --judge-score
+ * DIR` scores the verdicts written beside them (test/eval/judge.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,6 +21,7 @@ import { BUNDLES, loadCorpus } from './corpus.ts';
 import { evaluateSelection, formatSelection } from './selection.ts';
 import { firstHit, loadQuestions, summarize, type Metrics } from './question-set.ts';
 import { compareRuns, type SavedRank } from './compare.ts';
+import { firstSnippets, formatJudged, judgedFigures, readJudged, type PackEntry } from './judge.ts';
 
 export type { Metrics };
 export { BUNDLES, loadCorpus };
@@ -92,6 +95,12 @@ async function main(): Promise<void> {
   const onlyIdx = args.indexOf('--only');
   const only = onlyIdx >= 0 ? (args[onlyIdx + 1] ?? '').split(',').filter(Boolean) : null;
   if (args.includes('--modes')) return modes(verbose, only);
+  const scoreIdx = args.indexOf('--judge-score');
+  if (scoreIdx >= 0) {
+    const { entries, verdicts } = readJudged(args[scoreIdx + 1]!);
+    console.log(formatJudged(judgedFigures(entries, verdicts)));
+    return;
+  }
   const { ALL_BUNDLES, askAll, devMisses, devOfftopicAnswered, formatReport, report, startEvalServer } = await import('./http.ts');
   const bundles = only ? ALL_BUNDLES.filter((b) => only.some((o) => b.startsWith(o))) : ALL_BUNDLES;
   const started = performance.now();
@@ -112,6 +121,25 @@ async function main(): Promise<void> {
       const rows: SavedRank[] = asked.filter((a) => a.q.split === 'dev').map((a) => ({ id: a.q.id, kind: a.q.kind, search: rankOf(a, 'search:txt'), searchJson: rankOf(a, 'search:json'), context: rankOf(a, 'context:txt'), contextJson: rankOf(a, 'context:json') }));
       if (compareIdx >= 0) console.log(['', ...compareRuns(JSON.parse(fs.readFileSync(args[compareIdx + 1]!, 'utf8')) as SavedRank[], rows)].join('\n'));
       if (saveIdx >= 0) fs.writeFileSync(args[saveIdx + 1]!, JSON.stringify(rows, null, 1));
+    }
+    // --judge-pack DIR: the held-out questions a judge should read (test/eval/judge.ts).
+    const packIdx = args.indexOf('--judge-pack');
+    if (packIdx >= 0) {
+      const { rankOf, requestPath } = await import('./http.ts');
+      const pack: PackEntry[] = [];
+      for (const a of asked.filter((x) => x.q.set === 'holdout' && x.q.kind !== 'offtopic')) {
+        const urlRank = rankOf(a, 'search:txt');
+        const entry: PackEntry = { id: a.q.id, set: a.q.holdout ?? 'holdout', urlRank };
+        if (urlRank !== 1) {
+          const res = await server.api(requestPath('search', 'txt', a.q)!, { auth: null });
+          Object.assign(entry, { query: a.q.query, library: a.q.library, expect: a.q.expect, snippets: firstSnippets(await res.text()) });
+        }
+        pack.push(entry);
+      }
+      const dir = args[packIdx + 1]!;
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'pack.json'), JSON.stringify(pack, null, 1));
+      console.log(`${dir}/pack.json: ${pack.filter((e) => e.urlRank !== 1).length} of ${pack.length} held-out questions to judge (write verdicts*.json beside it, then --judge-score ${dir})`);
     }
   } finally {
     await server.close();

@@ -1,0 +1,33 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { firstSnippets, judgedFigures, type PackEntry } from './eval/judge.ts';
+
+test('judged figures: a listed first snippet counts as first, a verdict replaces the address rank, no answer in five keeps a rank of 6-10', () => {
+  const entries: PackEntry[] = [
+    { id: 'a', set: 's1', urlRank: 1 },
+    { id: 'b', set: 's1', urlRank: 3 },
+    { id: 'c', set: 's1', urlRank: null },
+    { id: 'd', set: 's2', urlRank: 8 },
+    { id: 'e', set: 's2', urlRank: 2 },
+  ];
+  const rows = judgedFigures(entries, [
+    { id: 'b', first: 1 },
+    { id: 'c', first: 4 },
+    { id: 'd', first: null },
+  ]);
+  const s1 = rows.find((r) => r.set === 's1')!;
+  assert.deepEqual(s1.byAddress, { n: 3, hit1: 1 / 3, hit5: 2 / 3, mrr10: (1 + 1 / 3) / 3 });
+  assert.deepEqual(s1.byJudge, { n: 3, hit1: 2 / 3, hit5: 1, mrr10: (1 + 1 + 1 / 4) / 3 });
+  const s2 = rows.find((r) => r.set === 's2')!;
+  // d: the judge found nothing in five, the listed address at 8 still counts; e is not judged yet.
+  assert.equal(s2.byJudge.mrr10, (1 / 8 + 1 / 2) / 2);
+  assert.equal(s2.unjudged, 1);
+  assert.equal(rows.find((r) => r.set === 'all')!.n, 5);
+});
+
+test('the first five snippets of a text answer, split at the separator lines', () => {
+  const body = ['### A\nSource: a', '### B\nSource: b', 'c', 'd', 'e', 'f'].join('\n\n--------------------------------\n\n');
+  const got = firstSnippets(body, 5);
+  assert.equal(got.length, 5);
+  assert.deepEqual(got[1], { rank: 2, text: '### B' });
+});

@@ -1,0 +1,81 @@
+/**
+ * The held-out sets read by a judge, as the issue's independent set was scored ("a snippet that
+ * really answers it"), beside `npm run eval`'s reading by listed addresses. `--judge-pack DIR`
+ * writes the questions to judge: every on-topic held-out question whose first snippet is not one
+ * of the addresses its writer listed, with the first five snippets `/api/v3/search` returns (text
+ * order). A reader (a person, or a session that sees nothing else) writes `verdicts*.json` beside
+ * it: `[{ "id", "first": 1-5 or null }]`, the first snippet that on its own answers. `--judge-score
+ * DIR` prints both readings per set. See docs/retrieval.md, "Nov 29".
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { summarize, type Metrics } from './question-set.ts';
+
+export interface PackEntry {
+  id: string;
+  /** The held-out set. */
+  set: string;
+  /** Rank of the first listed address in the answer (null: none in the first ten). */
+  urlRank: number | null;
+  /** Only for the entries to judge (urlRank !== 1). */
+  query?: string;
+  library?: string[];
+  expect?: string[];
+  snippets?: { rank: number; text: string }[];
+}
+
+export interface Verdict {
+  id: string;
+  first: number | null;
+}
+
+/** The snippets of a text answer (they are separated by a line of dashes), the first five, each cut at `chars`. */
+export function firstSnippets(body: string, chars = 1800): { rank: number; text: string }[] {
+  return body
+    .split(/\n-{20,}\n/)
+    .slice(0, 5)
+    .map((t, i) => ({ rank: i + 1, text: t.trim().slice(0, chars) }));
+}
+
+/**
+ * Both readings per set. A question whose first snippet is a listed address counts as answered
+ * first, unread; for the others the judge's rank counts, or, when the judge found no answer in the
+ * first five, the listed address's rank if it is 6-10 (the judge read only five).
+ */
+export function judgedFigures(entries: PackEntry[], verdicts: Verdict[]): { set: string; n: number; byAddress: Metrics; byJudge: Metrics; unjudged: number }[] {
+  const first = new Map(verdicts.map((v) => [v.id, v.first]));
+  const sets = [...new Set(entries.map((e) => e.set))].sort();
+  return [...sets, 'all'].map((set) => {
+    const rows = entries.filter((e) => set === 'all' || e.set === set);
+    let unjudged = 0;
+    const judged = rows.map((e) => {
+      if (e.urlRank === 1) return 1;
+      if (!first.has(e.id)) {
+        unjudged++;
+        return e.urlRank;
+      }
+      const j = first.get(e.id) ?? null;
+      return j ?? (e.urlRank !== null && e.urlRank > 5 ? e.urlRank : null);
+    });
+    return { set, n: rows.length, byAddress: summarize(rows.map((e) => e.urlRank)), byJudge: summarize(judged), unjudged };
+  });
+}
+
+/** Reads a pack directory's entries and every verdicts*.json in it. */
+export function readJudged(dir: string): { entries: PackEntry[]; verdicts: Verdict[] } {
+  const entries = JSON.parse(fs.readFileSync(path.join(dir, 'pack.json'), 'utf8')) as PackEntry[];
+  const verdicts = fs
+    .readdirSync(dir)
+    .filter((f) => /^verdicts.*\.json$/.test(f))
+    .sort()
+    .flatMap((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as Verdict[]);
+  return { entries, verdicts };
+}
+
+export function formatJudged(rows: ReturnType<typeof judgedFigures>): string {
+  const pct = (m: Metrics) => `${(m.hit1 * 100).toFixed(1)} / ${(m.hit5 * 100).toFixed(1)} / ${m.mrr10.toFixed(3)}`;
+  return [
+    'hit@1 % / hit@5 % / MRR@10 of /api/v3/search (text order): by listed address | by the judge',
+    ...rows.map((r) => `${`${r.set} (${r.n})`.padEnd(14)} ${pct(r.byAddress).padEnd(22)} | ${pct(r.byJudge)}${r.unjudged ? `  (${r.unjudged} not judged yet)` : ''}`),
+  ].join('\n');
+}

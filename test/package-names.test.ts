@@ -41,6 +41,8 @@ test('a question naming a library by a package its documents install ("react que
     // A library value resolves by the package name too.
     const valued = await s.api(`/api/v3/search?${new URLSearchParams({ library: 'react-query', query: 'invalidate after a mutation', type: 'txt' })}`, { auth: null });
     assert.deepEqual([...new Set([...(await valued.text()).matchAll(/^Library: (\S+)/gm)].map((m) => m[1]))], ['/tanstack/query']);
+    const lookup = await s.api(`/api/v2/libs/search?${new URLSearchParams({ libraryName: 'react-query', query: 'data fetching' })}`, { auth: null });
+    assert.equal(((await lookup.json()) as { results: { id: string }[] }).results[0]!.id, '/tanstack/query');
     const overview = await s.api(`/api/v3/search?${new URLSearchParams({ query: 'what is react query', type: 'txt' })}`, { auth: null });
     assert.match(textSources(await overview.text())[0]!, /\/docs\/framework\/react\/overview/);
   } finally {

@@ -30,7 +30,7 @@ const queryAliases = { query: ['userQuery', 'question'] };
 
 // The inputs are the operations' contracts (the same limits as REST and the CLI), described for agents.
 const resolveSchema = z.object({
-  libraryName: libsSearchInput.shape.libraryName.describe("The library or product name to look up, with its official spelling (e.g. 'Next.js', 'fastify', 'zod')."),
+  libraryName: libsSearchInput.shape.libraryName.describe("The library or product name to look up, with its official spelling (e.g. 'Next.js', 'fastify', 'zod'), or an npm package its documentation installs (e.g. 'react-query' for TanStack Query)."),
   query: libsSearchInput.shape.query.describe('What the user is trying to do or asks (at most 500 characters); used to rank matching libraries by relevance. Do not include secrets.'),
 });
 

@@ -11,7 +11,7 @@ test('install commands give their packages, without versions or flags; a sentenc
   assert.deepEqual(installedPackages('# Copying this separately prevents re-running npm install on every code change.'), []);
   assert.deepEqual(installedPackages('npm run build && npm test'), []);
   const list = new PackageList();
-  list.add('Install it with `npm i fastify-plugin`, then run npm install on every change.', 'prose');
+  list.add('Install it with `npm i fastify-plugin`, then run npm install on every change.', 'info');
   assert.deepEqual(list.list(), ['fastify-plugin']);
 });
 

@@ -244,21 +244,11 @@ async function packagesOf(store: Store, versionId: number): Promise<string[]> {
   for (let after = 0; ; ) {
     const page = store.snippets.installTexts(versionId, after, 2000);
     if (page.length === 0) break;
-    for (const r of page) list.add(r.kind === 'code' ? codeOf(r.text) : r.text, r.kind === 'code' ? 'code' : 'prose');
+    for (const r of page) list.add(r.text, r.kind);
     after = page[page.length - 1]!.id;
     await yieldToEventLoop();
   }
   return list.list();
-}
-
-/** The code of a stored code list (JSON of `{code}` objects); nothing from a malformed one. */
-function codeOf(json: string): string {
-  try {
-    const list = JSON.parse(json) as { code?: unknown }[];
-    return Array.isArray(list) ? list.map((c) => (typeof c?.code === 'string' ? c.code : '')).join('\n') : '';
-  } catch {
-    return '';
-  }
 }
 
 /** The headings of one version asked as questions: their candidates' features and labels. */

@@ -38,8 +38,8 @@ export function installedPackages(text: string): string[] {
 export class PackageList {
   private readonly seen = new Set<string>();
 
-  /** Code is read whole; prose only inside code spans (`npm i pino-http`), not its sentences ("npm install on every change"). */
-  add(text: string, kind: 'code' | 'prose'): void {
+  /** Code is read whole; prose (`info`) only inside code spans (`npm i pino-http`), not its sentences ("npm install on every change"). */
+  add(text: string, kind: 'code' | 'info'): void {
     const code = kind === 'code' ? text : (text.match(/`[^`\n]+`/g) ?? []).join('\n');
     for (const p of installedPackages(code)) if (this.seen.size < MAX_PACKAGES) this.seen.add(p);
   }

@@ -33,10 +33,15 @@ interface Row {
 /** The columns a StoredSnippet is read from (not the embedding copy: only the reranker reads it, by embeddings()). */
 const COLUMNS = 'id, version_id, kind, source_id, title, description, language, page_title, breadcrumb, content, code_list_json, tokens, content_hash, position, is_dynamic, source_file';
 
+/** A stored code list (JSON written by this store); none for prose. */
+function codeListOf(json: string | null): CodeExample[] {
+  return json ? (JSON.parse(json) as CodeExample[]) : [];
+}
+
 function toSnippet(r: Row): StoredSnippet {
   return {
     id: r.id, versionId: r.version_id, kind: r.kind, sourceId: r.source_id, title: r.title, description: r.description, language: r.language,
-    pageTitle: r.page_title, breadcrumb: r.breadcrumb, content: r.content, codeList: r.code_list_json ? (JSON.parse(r.code_list_json) as CodeExample[]) : [],
+    pageTitle: r.page_title, breadcrumb: r.breadcrumb, content: r.content, codeList: codeListOf(r.code_list_json),
     tokens: r.tokens, contentHash: r.content_hash, position: r.position, isDynamic: r.is_dynamic === 1, sourceFile: r.source_file,
   };
 }
@@ -144,15 +149,16 @@ export class SnippetStore {
 
   /**
    * The texts of a version that may hold an install command (server/search/package-names.ts), in
-   * id order, a page at a time: code lists whole, prose too (the caller reads its code spans).
+   * id order, a page at a time: a code snippet's code, a prose snippet's content.
    */
   installTexts(versionId: number, afterId: number, limit: number): { id: number; kind: 'code' | 'info'; text: string }[] {
-    return this.db
+    const rows = this.db
       .prepare(
         `SELECT id, kind, text FROM (SELECT id, kind, CASE kind WHEN 'code' THEN code_list_json ELSE content END AS text FROM snippets WHERE version_id = ? AND id > ?)
          WHERE text LIKE '%npm %' OR text LIKE '%yarn %' OR text LIKE '%bun %' OR text LIKE '%deno add%' ORDER BY id LIMIT ?`,
       )
       .all(versionId, afterId, limit) as { id: number; kind: 'code' | 'info'; text: string }[];
+    return rows.map((r) => (r.kind === 'code' ? { ...r, text: codeListOf(r.text).map((c) => c.code).join('\n') } : r));
   }
 
   /** Every snippet of a version with its embedding, in id order (a git refresh copies those of unchanged files). */

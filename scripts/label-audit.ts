@@ -16,7 +16,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { requestPath, startEvalServer, textSources } from '../test/eval/http.ts';
+import { requestPath, startEvalServer, textBlocks } from '../test/eval/http.ts';
 import { TEXT_SEPARATOR } from '../server/search/render.ts';
 import { firstHit, loadQuestions, type EvalItem } from '../test/eval/question-set.ts';
 
@@ -64,7 +64,7 @@ async function serve(): Promise<Served[]> {
       const res = await server.api(requestPath('search', 'txt', q)!, { auth: null });
       const body = res.ok ? await res.text() : (await res.body?.cancel(), '');
       const blocks = body.split(TEXT_SEPARATOR).filter((b) => /^Source: /m.test(b)).slice(0, 5);
-      served.push({ q, blocks, rank: firstHit(textSources(body), q.expect) });
+      served.push({ q, blocks, rank: firstHit(textBlocks(body), q.expect) });
     }
   } finally {
     await server.close();
@@ -75,7 +75,7 @@ async function serve(): Promise<Served[]> {
 function itemText(n: number, q: EvalItem, blocks: string[]): string {
   const asked = q.kind !== 'libraryless' && q.libraryId ? `ASKED OF LIBRARY: ${q.libraryId}${q.version ? ` version ${q.version}` : ''}` : 'ASKED OF: all libraries (no library given)';
   // The judge sees no URL: a snippet is judged by what it says.
-  const snippets = blocks.map((b, k) => `=== SNIPPET ${k + 1} ===\n${(b.length > 1800 ? `${b.slice(0, 1800)}\n[... cut]` : b).replace(/^Source: .*$/m, '')}`);
+  const snippets = blocks.map((b, k) => `=== SNIPPET ${k + 1} ===\n${(b.length > 1800 ? `${b.slice(0, 1800)}\n[... cut]` : b).replace(/^(?:Source|Context): .*$/gm, '')}`);
   return [`######## ITEM ${n}`, asked, `QUESTION: ${q.query}`, ...snippets].join('\n');
 }
 
@@ -88,7 +88,7 @@ async function collect(dir: string): Promise<void> {
   const decoys: { q: EvalItem; blocks: string[] }[] = [];
   for (const a of pool) {
     if (decoys.length >= SAMPLE) break;
-    const other = pool.find((b) => b !== a && b.q.libraryId === a.q.libraryId && firstHit(b.blocks.flatMap((x) => textSources(x)), a.q.expect) === null);
+    const other = pool.find((b) => b !== a && b.q.libraryId === a.q.libraryId && firstHit(b.blocks.flatMap((x) => textBlocks(x)), a.q.expect) === null);
     if (other) decoys.push({ q: a.q, blocks: other.blocks });
   }
   const items = [

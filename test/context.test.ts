@@ -119,12 +119,28 @@ test('json layout: both arrays, exact field sets, and the txt body renders the s
   assert.ok(top.some((u) => /seterrorhandler|custom-error-handler/i.test(u ?? '')), top.join('\n'));
 
   const text = await (await ctx(params)).text();
-  const blocks = text.split(SEP);
-  const expected = new Set([...json.codeSnippets.map(codeBlock), ...json.infoSnippets.map(infoBlock)]);
-  assert.equal(blocks.length, expected.size);
-  for (const b of blocks) assert.ok(expected.has(b), `text block not in JSON:\n${b}`);
+  // Each block is a hit, then the context pulled in for it: `Context: url` and that snippet's body.
+  const bodyOf = (block: string) => block.split('\n\n').slice(2).join('\n\n');
+  const snippets: { url: string; rendered: string }[] = [];
+  for (const block of text.split(SEP)) {
+    const [hit, ...context] = block.split(/\n\nContext: (\S+)\n\n/);
+    snippets.push({ url: hit!.split('\n')[2]!.replace('Source: ', ''), rendered: hit! });
+    for (let k = 0; k < context.length; k += 2) snippets.push({ url: context[k]!, rendered: context[k + 1]! });
+  }
+  const rendered = [
+    ...json.codeSnippets.map((c) => ({ kind: 'code', url: c.codeId, block: codeBlock(c) })),
+    ...json.infoSnippets.map((i) => ({ kind: 'info', url: i.pageId, block: infoBlock(i) })),
+  ];
+  assert.equal(snippets.length, rendered.length, 'the text holds exactly the snippets of the JSON');
+  const kinds = snippets.map((sn) => {
+    const match = rendered.find((r) => r.url === sn.url && (r.block === sn.rendered || bodyOf(r.block) === sn.rendered));
+    assert.ok(match, `text snippet not in JSON:\n${sn.rendered}`);
+    return match.kind;
+  });
+  assert.ok(text.split(SEP).length >= 5, 'five hits, whatever context they carry');
+  assert.ok(snippets.length > text.split(SEP).length, 'some hit carries context (this question\'s best prose brings its code)');
   // Within each kind, text order is JSON order.
-  assert.deepEqual(blocks.filter((b) => b.includes('\n```')).map((b) => b.split('\n')[2]), json.codeSnippets.map((c) => `Source: ${c.codeId}`));
+  assert.deepEqual(snippets.filter((_, k) => kinds[k] === 'code').map((sn) => sn.url), json.codeSnippets.map((c) => c.codeId));
 });
 
 test('nothing matched: empty arrays in JSON, a one-line text', async () => {

@@ -33,17 +33,27 @@ export function pack<T extends Candidate>(items: T[], budget: { tokens?: number;
   const floor = best * WEAK_TAIL.ratio;
   const confident = best >= WEAK_TAIL.confident;
   const codeFloor = proseWithoutCode(items) ? best * WEAK_TAIL.proseFirst : 0;
+  // Context pulled in for a hit (neighbours.ts) goes only with its hit, and is not one of the
+  // first `keep` hits (the text layout shows it in its hit's block).
+  let hitKept = false;
+  let hits = 0;
   for (const c of items) {
     if (out.length >= max) break;
+    if (c.via && !hitKept) continue;
+    if (!c.via) hitKept = false;
     if (c.snippet.kind === 'code' && c.score < codeFloor) continue;
     if (c.score < floor) {
-      if (out.length >= WEAK_TAIL.keep) break;
+      if (hits >= WEAK_TAIL.keep) break;
       if (confident && c.snippet.kind === 'code') continue;
     }
     const t = c.snippet.tokens;
     if (out.length > 0 && used + t > limit) continue;
     out.push(c);
     used += t;
+    if (!c.via) {
+      hitKept = true;
+      hits++;
+    }
   }
   return out;
 }

@@ -12,6 +12,8 @@ export const TEXT_SEPARATOR = `\n\n${'-'.repeat(32)}\n\n`;
 export interface RenderItem {
   snippet: StoredSnippet;
   libraryId: string;
+  /** Set on context pulled in for the hit before it (neighbours.ts): the text layout shows it in that hit's block. */
+  via?: 'sibling' | 'parent';
 }
 
 export function codeSnippetJson(s: StoredSnippet): CodeSnippetJson {
@@ -69,17 +71,19 @@ export function snippetTitle(s: StoredSnippet): string {
   return s.breadcrumb || s.pageTitle || s.title || s.sourceId;
 }
 
-/** One snippet in the text layout. */
-export function renderSnippetText(item: RenderItem, opts: { showLibrary?: boolean } = {}): string {
+/** A snippet's text: description and fenced code for code, content for prose. */
+function snippetBody(s: StoredSnippet): string[] {
+  if (s.kind !== 'code') return [s.content.trim()];
+  return [...(s.description.trim() ? [s.description.trim()] : []), ...s.codeList.map((c) => fence(c.language, c.code))];
+}
+
+/** One snippet in the text layout, with the context pulled in for it (its `Context:` lines). */
+export function renderSnippetText(item: RenderItem, opts: { showLibrary?: boolean; context?: RenderItem[] } = {}): string {
   const s = item.snippet;
   const parts: string[] = [`### ${snippetTitle(s)}`];
   parts.push(opts.showLibrary && item.libraryId ? `Source: ${s.sourceId}\nLibrary: ${item.libraryId}` : `Source: ${s.sourceId}`);
-  if (s.kind === 'code') {
-    if (s.description.trim()) parts.push(s.description.trim());
-    for (const c of s.codeList) parts.push(fence(c.language, c.code));
-  } else {
-    parts.push(s.content.trim());
-  }
+  parts.push(...snippetBody(s));
+  for (const c of opts.context ?? []) parts.push(`Context: ${c.snippet.sourceId}`, ...snippetBody(c.snippet));
   return parts.join('\n\n');
 }
 
@@ -89,14 +93,22 @@ export function renderRulesText(rules: string[]): string {
 }
 
 /**
- * The text layout: an optional rules block, then every snippet (`### title`, blank line,
- * `Source: url`, blank line, description or content, one fenced block per code example),
- * all joined by TEXT_SEPARATOR.
+ * The text layout: an optional rules block, then one block per ranked hit (`### title`, blank
+ * line, `Source: url`, blank line, description or content, one fenced block per code example),
+ * all joined by TEXT_SEPARATOR. Context pulled in for a hit (its section's code, its parent
+ * section) follows in the hit's own block under a `Context: url` line: it explains that hit and is
+ * not a hit of its own, so the fifth block is the fifth hit (docs/retrieval.md, "Text layout").
  */
 export function renderText(items: RenderItem[], opts: { showLibrary?: boolean; rules?: string[] } = {}): string {
+  const groups: { hit: RenderItem; context: RenderItem[] }[] = [];
+  for (const item of items) {
+    const last = groups[groups.length - 1];
+    if (item.via && last) last.context.push(item);
+    else groups.push({ hit: item, context: [] });
+  }
   const blocks: string[] = [];
   if (opts.rules && opts.rules.length) blocks.push(renderRulesText(opts.rules));
-  for (const item of items) blocks.push(renderSnippetText(item, opts));
+  for (const g of groups) blocks.push(renderSnippetText(g.hit, { showLibrary: opts.showLibrary, context: g.context }));
   return blocks.join(TEXT_SEPARATOR);
 }
 

@@ -11,6 +11,7 @@ import type { ServiceOverrides } from '../../server/services.ts';
 import { bundlePath } from './bundles.ts';
 import { firstHit, summarize, type EvalItem, type Kind, type Metrics } from './question-set.ts';
 import { mrrInterval } from './compare.ts';
+import { TEXT_SEPARATOR } from '../../server/search/render.ts';
 
 export const ALL_BUNDLES = ['fastify', 'fastify-v4.29.1', 'fastify-v3.29.5', 'vite', 'hono', 'pino', 'zod', 'vitest', 'tanstack-query', 'nestjs', 'valibot'];
 
@@ -21,7 +22,10 @@ export type Order = 'txt' | 'json';
 export interface Answer {
   status: number;
   error: string | null;
+  /** The first URL of each ranked place (a snippet of JSON, a block of text). */
   sources: string[];
+  /** Every URL of each ranked place: a text block also names the context pulled in for its hit. */
+  places: string[][];
 }
 
 export interface Asked {
@@ -62,9 +66,17 @@ export async function waitForJobs(s: TestServer, timeoutMs = 600_000): Promise<v
   }
 }
 
-/** Source URLs of a text answer, in order (the `Source:` line of each snippet). */
+/** The URLs of each block of a text answer, in order: its `Source:` line, then its `Context:` lines. */
+export function textBlocks(body: string): string[][] {
+  return body
+    .split(TEXT_SEPARATOR)
+    .map((block) => [...block.matchAll(/^(?:Source|Context): (\S+)$/gm)].map((m) => m[1]!))
+    .filter((urls) => urls.length > 0);
+}
+
+/** Source URLs of a text answer, in order (the `Source:` line of each block). */
 export function textSources(body: string): string[] {
-  return [...body.matchAll(/^Source: (\S+)$/gm)].map((m) => m[1]!);
+  return textBlocks(body).map((urls) => urls[0]!);
 }
 
 /** Source URLs of a JSON answer in the order the official SDK lists them: code snippets, then prose. */
@@ -93,10 +105,10 @@ async function ask(s: TestServer, endpoint: Endpoint, order: Order, q: EvalItem)
   const res = await s.api(request, { auth: null });
   if (!res.ok) {
     const body = (await res.json().catch(() => ({}))) as { error?: string };
-    return { status: res.status, error: body.error ?? 'unknown', sources: [] };
+    return { status: res.status, error: body.error ?? 'unknown', sources: [], places: [] };
   }
-  const sources = order === 'txt' ? textSources(await res.text()) : jsonSources((await res.json()) as never);
-  return { status: res.status, error: null, sources };
+  const places = order === 'txt' ? textBlocks(await res.text()) : jsonSources((await res.json()) as never).map((u) => [u]);
+  return { status: res.status, error: null, sources: places.map((urls) => urls[0]!), places };
 }
 
 /** Asks every question of both endpoints in both orders, a few at a time. */
@@ -122,7 +134,7 @@ export async function askAll(s: TestServer, questions: EvalItem[], concurrency =
 export function rankOf(a: Asked, key: `${Endpoint}:${Order}`): number | null {
   const ans = a.answers[key];
   if (!ans || ans.error) return null;
-  return firstHit(ans.sources.slice(0, 10), a.q.expect);
+  return firstHit(ans.places.slice(0, 10), a.q.expect);
 }
 
 export interface Report {

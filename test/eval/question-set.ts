@@ -88,8 +88,8 @@ export function relevant(sourceId: string, expect: string[]): boolean {
 }
 
 /** 1-based rank of the first relevant source, or null. */
-export function firstHit(sourceIds: string[], expect: string[]): number | null {
-  const i = sourceIds.findIndex((s) => relevant(s, expect));
+export function firstHit(places: readonly (string | readonly string[])[], expect: string[]): number | null {
+  const i = places.findIndex((p) => (typeof p === 'string' ? [p] : p).some((s) => relevant(s, expect)));
   return i < 0 ? null : i + 1;
 }
 

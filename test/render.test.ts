@@ -30,6 +30,12 @@ test('text layout: the context pulled in for a hit is in that hit\'s block, so t
     ].join('\n\n'),
   );
   assert.equal(blocks[1], ['### Guide > levels', 'Source: https://lib.example/guide#levels', 'Levels are numbers.'].join('\n\n'));
+  // Code pulled in for prose that already holds its description shows only the code.
+  const repeated: RenderItem[] = [
+    { snippet: prose(1, 'redaction', 'Supply paths to keys that hold sensitive data. With the redact option:'), libraryId: '/acme/lib' },
+    items[1]!,
+  ];
+  assert.ok(renderText(repeated).endsWith("Context: https://lib.example/guide#redaction~2\n\n```js\npino({ redact: ['password'] })\n```"));
   // With nothing before it, context is shown as a snippet of its own rather than lost.
   assert.match(renderText(items.slice(1)), /^### redaction~2\n\nSource: https:\/\/lib\.example\/guide#redaction~2/);
 });

@@ -71,10 +71,12 @@ export function snippetTitle(s: StoredSnippet): string {
   return s.breadcrumb || s.pageTitle || s.title || s.sourceId;
 }
 
-/** A snippet's text: description and fenced code for code, content for prose. */
-function snippetBody(s: StoredSnippet): string[] {
+/** A snippet's text: description and fenced code for code, content for prose (`shown`: text already in the block). */
+function snippetBody(s: StoredSnippet, shown = ''): string[] {
   if (s.kind !== 'code') return [s.content.trim()];
-  return [...(s.description.trim() ? [s.description.trim()] : []), ...s.codeList.map((c) => fence(c.language, c.code))];
+  const description = s.description.trim();
+  // A section's code pulled in for its prose usually repeats the prose's sentence before the code.
+  return [...(description && !shown.includes(description) ? [description] : []), ...s.codeList.map((c) => fence(c.language, c.code))];
 }
 
 /** One snippet in the text layout, with the context pulled in for it (its `Context:` lines). */
@@ -83,7 +85,8 @@ export function renderSnippetText(item: RenderItem, opts: { showLibrary?: boolea
   const parts: string[] = [`### ${snippetTitle(s)}`];
   parts.push(opts.showLibrary && item.libraryId ? `Source: ${s.sourceId}\nLibrary: ${item.libraryId}` : `Source: ${s.sourceId}`);
   parts.push(...snippetBody(s));
-  for (const c of opts.context ?? []) parts.push(`Context: ${c.snippet.sourceId}`, ...snippetBody(c.snippet));
+  const shown = s.kind === 'info' ? s.content : '';
+  for (const c of opts.context ?? []) parts.push(`Context: ${c.snippet.sourceId}`, ...snippetBody(c.snippet, shown));
   return parts.join('\n\n');
 }
 

@@ -22,9 +22,7 @@ export type Order = 'txt' | 'json';
 export interface Answer {
   status: number;
   error: string | null;
-  /** The first URL of each ranked place (a snippet of JSON, a block of text). */
-  sources: string[];
-  /** Every URL of each ranked place: a text block also names the context pulled in for its hit. */
+  /** The URLs of each ranked place: a JSON snippet's one, or a text block's (its hit's, then its context's). */
   places: string[][];
 }
 
@@ -105,10 +103,10 @@ async function ask(s: TestServer, endpoint: Endpoint, order: Order, q: EvalItem)
   const res = await s.api(request, { auth: null });
   if (!res.ok) {
     const body = (await res.json().catch(() => ({}))) as { error?: string };
-    return { status: res.status, error: body.error ?? 'unknown', sources: [], places: [] };
+    return { status: res.status, error: body.error ?? 'unknown', places: [] };
   }
   const places = order === 'txt' ? textBlocks(await res.text()) : jsonSources((await res.json()) as never).map((u) => [u]);
-  return { status: res.status, error: null, sources: places.map((urls) => urls[0]!), places };
+  return { status: res.status, error: null, places };
 }
 
 /** Asks every question of both endpoints in both orders, a few at a time. */
@@ -195,7 +193,7 @@ export function report(asked: Asked[]): Report {
     offtopic: {
       n: off.length,
       refused: offAnswers.filter((a) => a.error === 'no_documentation_found').length,
-      snippets: offAnswers.map((a) => a.sources.length),
+      snippets: offAnswers.map((a) => a.places.length),
       ...Object.fromEntries((['dev', 'blind'] as const).map((split) => {
         const group = off.filter((a) => a.q.split === split);
         return [split, [group.filter((a) => a.answers['search:json']!.error === 'no_documentation_found').length, group.length]];
@@ -220,7 +218,7 @@ export function report(asked: Asked[]): Report {
     versions: {
       n: versionQs.length,
       right: versionQs.filter((a) => {
-        const first = a.answers['search:json']?.sources[0];
+        const first = a.answers['search:json']?.places[0]?.[0];
         return first !== undefined && a.q.expect.some((e) => versionPrefix(e) === versionPrefix(first));
       }).length,
     },
@@ -263,7 +261,7 @@ export function formatReport(r: Report, opts: { kinds?: boolean } = {}): string 
 export function devOfftopicAnswered(asked: Asked[]): string[] {
   return asked
     .filter((a) => a.q.split === 'dev' && a.q.kind === 'offtopic' && a.answers['search:json']?.error !== 'no_documentation_found')
-    .map((a) => `answered off-topic ${a.q.id}: ${a.q.query.slice(0, 160).replace(/\n/g, ' | ')}\n    got ${a.answers['search:txt']?.sources.slice(0, 3).join('\n        ')}`);
+    .map((a) => `answered off-topic ${a.q.id}: ${a.q.query.slice(0, 160).replace(/\n/g, ' | ')}\n    got ${a.answers['search:txt']?.places.slice(0, 3).map((p) => p[0]).join('\n        ')}`);
 }
 
 /** Per-question misses of the dev split (the blind split's questions are never listed). */
@@ -274,7 +272,7 @@ export function devMisses(asked: Asked[], key: `${Endpoint}:${Order}` = 'search:
     const r = rankOf(a, key);
     if (r !== null && r <= 5) continue;
     const ans = a.answers[key];
-    out.push(`miss ${a.q.id} [${a.q.kind}] ${a.q.library.join(',') || '-'}: ${a.q.query.slice(0, 160).replace(/\n/g, ' | ')}\n    rank ${r ?? '-'}; got ${ans?.error ?? ans?.sources.slice(0, 5).join('\n        ')}`);
+    out.push(`miss ${a.q.id} [${a.q.kind}] ${a.q.library.join(',') || '-'}: ${a.q.query.slice(0, 160).replace(/\n/g, ' | ')}\n    rank ${r ?? '-'}; got ${ans?.error ?? ans?.places.slice(0, 5).map((p) => p[0]).join('\n        ')}`);
   }
   return out;
 }

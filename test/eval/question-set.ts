@@ -87,7 +87,7 @@ export function relevant(sourceId: string, expect: string[]): boolean {
   return expect.some((e) => (e.endsWith('*') ? id.startsWith(e.slice(0, -1)) : id === e));
 }
 
-/** 1-based rank of the first relevant source, or null. */
+/** 1-based rank of the first place (a source URL, or a text block's URLs) holding a relevant source, or null. */
 export function firstHit(places: readonly (string | readonly string[])[], expect: string[]): number | null {
   const i = places.findIndex((p) => (typeof p === 'string' ? [p] : p).some((s) => relevant(s, expect)));
   return i < 0 ? null : i + 1;

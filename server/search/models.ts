@@ -20,7 +20,9 @@ export function modelCacheStats(): { entries: number; hits: number; misses: numb
 
 /**
  * A version's stored model, parsed once per time it was stored (only that time is read to tell);
- * null while none is stored (a version just swapped in) or when it has another format.
+ * null while none is stored (a version just swapped in). A model of another format (stored before
+ * an upgrade, until the job learns it again) is remembered as the default with no packages, so that
+ * each search in the meantime does not read the whole row again.
  */
 function storedModel(store: Store, versionId: number): ParsedModel | null {
   const builtAt = store.models.builtAt(versionId);
@@ -33,16 +35,21 @@ function storedModel(store: Store, versionId: number): ParsedModel | null {
     return hit;
   }
   const row = store.models.get(versionId);
-  if (!row || row.format !== MODEL_FORMAT) return null;
+  if (!row) return null;
   stats.misses++;
-  const parsed = JSON.parse(row.model) as LearnedModel;
-  const model: RankingModel = parsed.weights.length === FEATURES.length ? { weights: parsed.weights, calibration: parsed.calibration, changePages: new Set(parsed.changePages) } : DEFAULT_MODEL;
-  const entry: ParsedModel = { builtAt: row.builtAt, model, packages: Array.isArray(parsed.packages) ? parsed.packages : [] };
+  const entry = row.format === MODEL_FORMAT ? parse(row.builtAt, row.model) : { builtAt: row.builtAt, model: DEFAULT_MODEL, packages: [] };
   const before = byVersion.size;
   if (byVersion.size >= MAX_CACHED) byVersion.delete(byVersion.keys().next().value!);
   byVersion.set(versionId, entry);
   stats.entries += byVersion.size - before;
   return entry;
+}
+
+/** A stored model of the current format, parsed. */
+function parse(builtAt: string, json: string): ParsedModel {
+  const parsed = JSON.parse(json) as LearnedModel;
+  const model: RankingModel = parsed.weights.length === FEATURES.length ? { weights: parsed.weights, calibration: parsed.calibration, changePages: new Set(parsed.changePages) } : DEFAULT_MODEL;
+  return { builtAt, model, packages: Array.isArray(parsed.packages) ? parsed.packages : [] };
 }
 
 /**

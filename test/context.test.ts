@@ -5,6 +5,8 @@ import { bundlePath, loadBundleFile } from './eval/bundles.ts';
 import type { ContextResponse, CodeSnippetJson, InfoSnippetJson, AccessPolicy } from '../server/search/contracts.ts';
 import { prepareQuery } from '../server/search/query.ts';
 import { answerForVersion } from '../server/search/pipeline.ts';
+import { attachContext } from '../server/search/neighbours.ts';
+import type { Candidate } from '../server/search/retrieve.ts';
 
 let s: TestServer;
 const SEP = `\n\n${'-'.repeat(32)}\n\n`;
@@ -24,6 +26,14 @@ before(async () => {
     { kind: 'info', sourceId: 'https://tiny.example/docs/widgets#about', content: 'Widgets are blue gadgets you make with makeWidget.', breadcrumb: 'Widgets > About', pageTitle: 'Widgets' },
   ]);
   b.commit();
+  // A guide whose section links to the server page's section (see the link-following test).
+  const linked = s.services.writer.begin({ id: '/acme/linked', title: 'Linked', description: '', sourceType: 'repo' });
+  await linked.add([
+    { kind: 'info', sourceId: 'https://linked.example/docs/guide#uploads', content: 'Uploads over a megabyte are refused; raise [`bodyLimit`](./Server.md#bodylimit) to accept them.', breadcrumb: 'Uploads', pageTitle: 'Guide' },
+    ...['a', 'b', 'c', 'd', 'e'].map((x) => ({ kind: 'info' as const, sourceId: `https://linked.example/docs/guide#${x}`, content: `Section ${x} of the guide.`, breadcrumb: `Part ${x}`, pageTitle: 'Guide' })),
+    { kind: 'info', sourceId: 'https://linked.example/docs/server#bodylimit', content: 'Defines the maximum payload, in bytes, the server accepts.', breadcrumb: 'bodyLimit', pageTitle: 'Server' },
+  ]);
+  linked.commit();
 });
 
 after(async () => {
@@ -167,6 +177,20 @@ test('fast=true serves the fused order, fast=false the reranked pipeline', async
   const reranked = (await (await ctx({ libraryId: F, query, type: 'json' })).json()) as ContextResponse;
   const urls = [...reranked.codeSnippets.map((c) => c.codeId), ...reranked.infoSnippets.map((i) => i.pageId)];
   assert.ok(urls.slice(0, 6).some((u) => /register|prefix/i.test(u ?? '')), urls.join('\n'));
+});
+
+test('a hit that links to a section ranked past the first five brings that section into its block', () => {
+  const store = s.services.store;
+  const v = store.libraries.currentVersion('/acme/linked', '')!;
+  const byUrl = new Map(store.snippets.byIds([...store.search.page(v.id, 'https://linked.example/docs/guide'), ...store.search.page(v.id, 'https://linked.example/docs/server')]).map((x) => [x.sourceId.split('#')[1]!, x]));
+  const ranked = (order: string[]): Candidate[] =>
+    order.map((anchor, i) => ({ snippet: byUrl.get(anchor)!, libraryId: '/acme/linked', bm25: null, lexical: 0, cosine: 0, similarity: null, lexicalRank: null, vectorRank: null, fused: 0, score: 1 - i / 10 }));
+  const shown = (list: Candidate[]) => list.map((c) => `${c.snippet.sourceId.split('#')[1]}${c.via ? `(${c.via})` : ''}`);
+  assert.deepEqual(shown(attachContext(store, ranked(['uploads', 'a', 'b', 'c', 'd', 'e', 'bodylimit']))), ['uploads', 'bodylimit(link)', 'a', 'b', 'c', 'd', 'e']);
+  // Among the first five it is in view already and keeps its place.
+  assert.deepEqual(shown(attachContext(store, ranked(['uploads', 'a', 'bodylimit', 'b', 'c', 'd', 'e']))), ['uploads', 'a', 'bodylimit', 'b', 'c', 'd', 'e']);
+  // Only the first three hits bring context.
+  assert.deepEqual(shown(attachContext(store, ranked(['a', 'b', 'c', 'uploads', 'd', 'e', 'bodylimit']))), ['a', 'b', 'c', 'uploads', 'd', 'e', 'bodylimit']);
 });
 
 test('versions via / and @, semver ranges, and an unindexed version served as current with headers', async () => {

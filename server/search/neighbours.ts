@@ -1,13 +1,15 @@
 import type { Store } from '../store/index.ts';
 import type { Candidate } from './retrieve.ts';
 import { pageOf, sectionOf } from './source-url.ts';
+import { linkedCandidate } from './links.ts';
 
 /**
  * Context pulled in around the best hits (the peer tool's lesson: chunk boundaries hurt answers).
  * For a prose hit, the code example of its section (moved up when it is further down the list);
  * for a code hit whose description says little, the prose of the same section (same URL#anchor);
  * for a short prose hit of a section without code, its parent section (same page, heading path a
- * proper prefix of the hit's).
+ * proper prefix of the hit's). A hit that links to a section ranked past the first five brings that
+ * section too.
  */
 export const NEIGHBOURS = {
   /** How many of the top hits get context. */
@@ -16,6 +18,12 @@ export const NEIGHBOURS = {
   thinDescriptionChars: 80,
   /** A prose snippet under this many tokens is "short". */
   shortInfoTokens: 60,
+  /**
+   * A linked section is pulled up from this place of the ranked list on (0-based): one among the
+   * first five is in view already, and grouping it under the hit that links to it would only make
+   * the block longer.
+   */
+  linkedFrom: 5,
 } as const;
 
 /** Returns the ranked list with context snippets inserted (or moved up) right after the hit they explain. */
@@ -65,6 +73,15 @@ export function attachContext(store: Store, ranked: Candidate[], opts: { hits?: 
     if (!pick) return;
     present.add(pick.id);
     additions.set(s.id, [...(additions.get(s.id) ?? []), context(pick, hit, via)]);
+  });
+  // A hit that links to a section ranked below the first five ("see [bodyLimit](./Server.md#bodylimit)")
+  // brings it into view: the documents' own links say which section completes the hit.
+  top.forEach((hit, at) => {
+    if (moved.has(hit.snippet.id)) return;
+    const target = linkedCandidate(hit, ranked, Math.max(NEIGHBOURS.linkedFrom, at + 1), moved);
+    if (!target) return;
+    moved.add(target.snippet.id);
+    additions.set(hit.snippet.id, [...(additions.get(hit.snippet.id) ?? []), { ...target, score: hit.score, via: 'link' }]);
   });
   if (additions.size === 0) return ranked;
   const out: Candidate[] = [];

@@ -1,5 +1,6 @@
 import type { StoredSnippet } from '../../lib/model.ts';
 import type { CodeSnippetJson, ContextResponse, ContextRules, InfoSnippetJson, Rendered } from './contracts.ts';
+import type { Candidate } from './retrieve.ts';
 
 /**
  * JSON and text renderings of one ranked answer. Both are built from the same list, so the text
@@ -13,7 +14,7 @@ export interface RenderItem {
   snippet: StoredSnippet;
   libraryId: string;
   /** Set on context pulled in for the hit before it (neighbours.ts): the text layout shows it in that hit's block. */
-  via?: 'sibling' | 'parent';
+  via?: Candidate['via'];
 }
 
 export function codeSnippetJson(s: StoredSnippet): CodeSnippetJson {

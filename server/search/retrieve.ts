@@ -46,8 +46,11 @@ export interface Candidate {
   fused: number;
   /** Current ranking score: fused, replaced by the reranker's score when it runs. */
   score: number;
-  /** Why a candidate was added that no list returned (context pulled in around a hit). */
-  via?: 'sibling' | 'parent';
+  /**
+   * Set on context pulled in around the hit before it (neighbours.ts): its section's code or prose,
+   * its parent section, or a section it links to.
+   */
+  via?: 'sibling' | 'parent' | 'link';
   /** Reranker features, kept for explanation and tests. */
   features?: Record<string, number>;
 }

@@ -12,8 +12,15 @@ import { pageOf, sectionOf } from './source-url.ts';
 
 const MARKDOWN_LINK = /\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g;
 
-/** `Server#bodylimit` for `https://fastify.dev/docs/latest/Reference/Server/#bodylimit` and for `./Server.md#bodylimit`. */
-export function linkKey(url: string): { page: string; anchor: string } | null {
+export interface LinkKey {
+  /** The page's last path segment, lower case, without `.md`, `.mdx` or `.html`. */
+  page: string;
+  /** The anchor, lower case; '' for a link to the whole page. */
+  anchor: string;
+}
+
+/** `server#bodylimit` for `https://fastify.dev/docs/latest/Reference/Server/#bodylimit` and for `./Server.md#bodylimit`. */
+export function linkKey(url: string): LinkKey | null {
   const section = sectionOf(url);
   const hash = section.indexOf('#');
   const path = pageOf(section).replace(/[?].*$/, '');
@@ -26,9 +33,9 @@ export function linkKey(url: string): { page: string; anchor: string } | null {
 }
 
 /** The pages and sections a snippet's text links to, in the order it names them. */
-export function linksOf(text: string, ownUrl: string): { page: string; anchor: string }[] {
+export function linksOf(text: string, ownUrl: string): LinkKey[] {
   const own = linkKey(ownUrl);
-  const out: { page: string; anchor: string }[] = [];
+  const out: LinkKey[] = [];
   for (const m of text.matchAll(MARKDOWN_LINK)) {
     const target = m[1]!;
     if (target.startsWith('#')) {
@@ -53,20 +60,26 @@ function sameSite(a: string, b: string): boolean {
 
 /**
  * The first candidate at or after `from` that one of the hit's links names: the section it links
- * to, or the best-ranked candidate of a page it links to without an anchor.
+ * to, or the best-ranked candidate of a page it links to without an anchor. `keys` caches the
+ * candidates' own keys across the hits of one answer.
  */
-export function linkedCandidate(hit: Candidate, ranked: Candidate[], from: number, taken: Set<number>): Candidate | undefined {
+export function linkedCandidate(hit: Candidate, ranked: Candidate[], from: number, taken: Set<number>, keys = new Map<number, LinkKey | null>()): Candidate | undefined {
   const s = hit.snippet;
   const links = linksOf(`${s.description}\n${s.content}`, s.sourceId);
   if (links.length === 0) return undefined;
   const own = sectionOf(s.sourceId);
-  const later = ranked
-    .slice(from)
-    .filter((c) => !taken.has(c.snippet.id) && c.snippet.versionId === s.versionId && sectionOf(c.snippet.sourceId) !== own)
-    .map((c) => ({ c, key: linkKey(c.snippet.sourceId) }));
+  const keyOf = (c: Candidate): LinkKey | null => {
+    let key = keys.get(c.snippet.id);
+    if (key === undefined) keys.set(c.snippet.id, (key = linkKey(c.snippet.sourceId)));
+    return key;
+  };
+  const later = ranked.slice(from).filter((c) => !taken.has(c.snippet.id) && c.snippet.versionId === s.versionId && sectionOf(c.snippet.sourceId) !== own);
   for (const link of links) {
-    const found = later.find(({ key }) => key && key.page === link.page && (link.anchor === '' || key.anchor === link.anchor));
-    if (found) return found.c;
+    const found = later.find((c) => {
+      const key = keyOf(c);
+      return key !== null && key.page === link.page && (link.anchor === '' || key.anchor === link.anchor);
+    });
+    if (found) return found;
   }
   return undefined;
 }

@@ -1,7 +1,7 @@
 import type { Store } from '../store/index.ts';
 import type { Candidate } from './retrieve.ts';
 import { pageOf, sectionOf } from './source-url.ts';
-import { linkedCandidate } from './links.ts';
+import { linkedCandidate, type LinkKey } from './links.ts';
 
 /**
  * Context pulled in around the best hits (the peer tool's lesson: chunk boundaries hurt answers).
@@ -76,9 +76,10 @@ export function attachContext(store: Store, ranked: Candidate[], opts: { hits?: 
   });
   // A hit that links to a section ranked below the first five ("see [bodyLimit](./Server.md#bodylimit)")
   // brings it into view: the documents' own links say which section completes the hit.
+  const keys = new Map<number, LinkKey | null>();
   top.forEach((hit, at) => {
     if (moved.has(hit.snippet.id)) return;
-    const target = linkedCandidate(hit, ranked, Math.max(NEIGHBOURS.linkedFrom, at + 1), moved);
+    const target = linkedCandidate(hit, ranked, Math.max(NEIGHBOURS.linkedFrom, at + 1), moved, keys);
     if (!target) return;
     moved.add(target.snippet.id);
     additions.set(hit.snippet.id, [...(additions.get(hit.snippet.id) ?? []), { ...target, score: hit.score, via: 'link' }]);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { firstSnippets, judgedFigures, type PackEntry } from './eval/judge.ts';
+import { carryOver, compactPack, firstSnippets, judgedFigures, type PackEntry } from './eval/judge.ts';
 
 test('judged figures: a listed first snippet counts as first, a verdict replaces the address rank, no answer in five keeps a rank of 6-10', () => {
   const entries: PackEntry[] = [
@@ -30,4 +30,33 @@ test('the first five snippets of a text answer, split at the separator lines', (
   const got = firstSnippets(body, 5);
   assert.equal(got.length, 5);
   assert.deepEqual(got[1], { rank: 2, text: '### B' });
+});
+
+test('verdicts carry over to a new pack only for answers that did not change', () => {
+  const five = (t: string) => [1, 2, 3, 4, 5].map((rank) => ({ rank, text: `${t}${rank}` }));
+  const earlier: PackEntry[] = [
+    { id: 'same', set: 's', urlRank: 3, snippets: five('a') },
+    { id: 'changed', set: 's', urlRank: 2, snippets: five('b') },
+    { id: 'unread', set: 's', urlRank: 4, snippets: five('c') },
+    { id: 'now-first', set: 's', urlRank: 2, snippets: five('d') },
+  ];
+  const pack: PackEntry[] = [
+    { id: 'same', set: 's', urlRank: 3, snippets: five('a') },
+    { id: 'changed', set: 's', urlRank: 2, snippets: five('B') },
+    { id: 'unread', set: 's', urlRank: 4, snippets: five('c') },
+    { id: 'now-first', set: 's', urlRank: 1 },
+    { id: 'new', set: 's', urlRank: null, snippets: five('e') },
+  ];
+  const verdicts = [
+    { id: 'same', first: 2 },
+    { id: 'changed', first: null },
+    { id: 'now-first', first: 1 },
+  ];
+  const { reused, toJudge } = carryOver(pack, { entries: earlier, verdicts });
+  assert.deepEqual(reused, [{ id: 'same', first: 2 }]);
+  assert.deepEqual(toJudge.map((e) => e.id), ['changed', 'unread', 'new']);
+  // A stored pack keeps only the answers' hashes, and reads the same.
+  const stored = compactPack(earlier);
+  assert.equal(stored[0]!.snippets, undefined);
+  assert.deepEqual(carryOver(pack, { entries: stored, verdicts }), { reused, toJudge });
 });

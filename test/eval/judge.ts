@@ -9,6 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { summarize, type Metrics } from './question-set.ts';
 
 export interface PackEntry {
@@ -22,6 +23,8 @@ export interface PackEntry {
   library?: string[];
   expect?: string[];
   snippets?: { rank: number; text: string }[];
+  /** SHA-256 of `snippets`: what a verdict was given for, kept when a pack is stored without the texts. */
+  answerHash?: string;
 }
 
 export interface Verdict {
@@ -70,6 +73,38 @@ export function readJudged(dir: string): { entries: PackEntry[]; verdicts: Verdi
     .sort()
     .flatMap((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as Verdict[]);
   return { entries, verdicts };
+}
+
+/** The hash of the answer a judge reads. */
+export function answerHash(snippets: { rank: number; text: string }[]): string {
+  return createHash('sha256').update(JSON.stringify(snippets)).digest('hex');
+}
+
+/** A pack without the questions and answer texts (ids, ranks and answer hashes): small enough to commit beside its verdicts. */
+export function compactPack(pack: PackEntry[]): PackEntry[] {
+  return pack.map((e) => (e.snippets ? { id: e.id, set: e.set, urlRank: e.urlRank, answerHash: e.answerHash ?? answerHash(e.snippets) } : { id: e.id, set: e.set, urlRank: e.urlRank }));
+}
+
+/**
+ * A new pack read against an earlier one: a question whose first five snippets are exactly those
+ * an earlier judge read keeps that judge's verdict; the others (new questions, or answers that
+ * changed) are the ones to judge again.
+ */
+export function carryOver(pack: PackEntry[], earlier: { entries: PackEntry[]; verdicts: Verdict[] }): { reused: Verdict[]; toJudge: PackEntry[] } {
+  const before = new Map(earlier.entries.map((e) => [e.id, e]));
+  const verdicts = new Map(earlier.verdicts.map((v) => [v.id, v]));
+  const reused: Verdict[] = [];
+  const toJudge: PackEntry[] = [];
+  for (const e of pack) {
+    if (e.urlRank === 1) continue;
+    const old = before.get(e.id);
+    const verdict = verdicts.get(e.id);
+    const hashOf = (x: PackEntry | undefined) => x?.answerHash ?? (x?.snippets ? answerHash(x.snippets) : undefined);
+    const same = e.snippets !== undefined && hashOf(old) !== undefined && hashOf(old) === hashOf(e);
+    if (same && verdict) reused.push(verdict);
+    else toJudge.push(e);
+  }
+  return { reused, toJudge };
 }
 
 export function formatJudged(rows: ReturnType<typeof judgedFigures>): string {

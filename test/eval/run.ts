@@ -5,8 +5,10 @@
  * pino,zod` loads and asks a subset, `-- --save FILE` writes the dev split's ranks per question and
  * `-- --compare FILE` compares this run with a saved one question by question, to tell a change
  * from noise. `-- --modes` runs the older in-process comparison of the pipeline's modes.
- * `-- --judge-pack DIR` writes the held-out questions for a judge to read and `-- --judge-score
- * DIR` scores the verdicts written beside them (test/eval/judge.ts).
+ * `-- --judge-pack DIR` writes the held-out questions for a judge to read (with `-- --judge-reuse
+ * EARLIER_DIR`, only those whose answer changed) and `-- --judge-score DIR` scores the verdicts
+ * written beside them (with `-- --judge-save OUT`, stores them without the texts, as in
+ * test/eval/judged; test/eval/judge.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,7 +23,7 @@ import { BUNDLES, loadCorpus } from './corpus.ts';
 import { evaluateSelection, formatSelection } from './selection.ts';
 import { firstHit, loadQuestions, summarize, type Metrics } from './question-set.ts';
 import { compareRuns, type SavedRank } from './compare.ts';
-import { firstSnippets, formatJudged, judgedFigures, readJudged, type PackEntry } from './judge.ts';
+import { carryOver, compactPack, firstSnippets, formatJudged, judgedFigures, readJudged, type PackEntry } from './judge.ts';
 
 export type { Metrics };
 export { BUNDLES, loadCorpus };
@@ -99,6 +101,18 @@ async function main(): Promise<void> {
   if (scoreIdx >= 0) {
     const { entries, verdicts } = readJudged(args[scoreIdx + 1]!);
     console.log(formatJudged(judgedFigures(entries, verdicts)));
+    // --judge-save OUT: the pack without its texts and one verdict per question, to commit (test/eval/judged).
+    const saveJudgedIdx = args.indexOf('--judge-save');
+    if (saveJudgedIdx >= 0) {
+      const out = args[saveJudgedIdx + 1]!;
+      const ids = new Set(entries.filter((e) => e.urlRank !== 1).map((e) => e.id));
+      // Only the place: a judge's reasons would tell a reader of the repository about the blind questions.
+      const last = new Map(verdicts.filter((v) => ids.has(v.id)).map((v) => [v.id, { id: v.id, first: v.first }]));
+      fs.mkdirSync(out, { recursive: true });
+      fs.writeFileSync(path.join(out, 'pack.json'), `${JSON.stringify(compactPack(entries), null, 1)}\n`);
+      fs.writeFileSync(path.join(out, 'verdicts.json'), `${JSON.stringify([...last.values()].sort((a, b) => (a.id < b.id ? -1 : 1)), null, 1)}\n`);
+      console.log(`${out}: ${entries.length} questions, ${last.size} verdicts`);
+    }
     return;
   }
   const { ALL_BUNDLES, askAll, devMisses, devOfftopicAnswered, formatReport, report, startEvalServer } = await import('./http.ts');
@@ -140,6 +154,14 @@ async function main(): Promise<void> {
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, 'pack.json'), JSON.stringify(pack, null, 1));
       console.log(`${dir}/pack.json: ${pack.filter((e) => e.urlRank !== 1).length} of ${pack.length} held-out questions to judge (write verdicts*.json beside it, then --judge-score ${dir})`);
+      // --judge-reuse EARLIER_DIR: keep the verdicts of answers that did not change; only the rest is to judge.
+      const reuseIdx = args.indexOf('--judge-reuse');
+      if (reuseIdx >= 0) {
+        const { reused, toJudge } = carryOver(pack, readJudged(args[reuseIdx + 1]!));
+        fs.writeFileSync(path.join(dir, 'verdicts-reused.json'), JSON.stringify(reused, null, 1));
+        fs.writeFileSync(path.join(dir, 'to-judge.json'), JSON.stringify(toJudge, null, 1));
+        console.log(`${reused.length} verdicts kept from ${args[reuseIdx + 1]} (verdicts-reused.json); ${toJudge.length} answers new or changed (to-judge.json)`);
+      }
     }
   } finally {
     await server.close();

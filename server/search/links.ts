@@ -35,6 +35,7 @@ export function linkKey(url: string): LinkKey | null {
 /** The pages and sections a snippet's text links to, in the order it names them. */
 export function linksOf(text: string, ownUrl: string): LinkKey[] {
   const own = linkKey(ownUrl);
+  const ownHost = hostOf(ownUrl);
   const out: LinkKey[] = [];
   for (const m of text.matchAll(MARKDOWN_LINK)) {
     const target = m[1]!;
@@ -43,18 +44,18 @@ export function linksOf(text: string, ownUrl: string): LinkKey[] {
       continue;
     }
     // Absolute links to another site name its pages, not this documentation's.
-    if (/^[a-z][a-z0-9+.-]*:/i.test(target) && !sameSite(target, ownUrl)) continue;
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target) && (ownHost === null || hostOf(target) !== ownHost)) continue;
     const key = linkKey(target);
     if (key) out.push(key);
   }
   return out;
 }
 
-function sameSite(a: string, b: string): boolean {
+function hostOf(url: string): string | null {
   try {
-    return new URL(a).host === new URL(b).host;
+    return new URL(url).host;
   } catch {
-    return false;
+    return null;
   }
 }
 

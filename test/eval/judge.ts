@@ -93,13 +93,13 @@ export function compactPack(pack: PackEntry[]): PackEntry[] {
 export function carryOver(pack: PackEntry[], earlier: { entries: PackEntry[]; verdicts: Verdict[] }): { reused: Verdict[]; toJudge: PackEntry[] } {
   const before = new Map(earlier.entries.map((e) => [e.id, e]));
   const verdicts = new Map(earlier.verdicts.map((v) => [v.id, v]));
+  const hashOf = (x: PackEntry | undefined) => x?.answerHash ?? (x?.snippets ? answerHash(x.snippets) : undefined);
   const reused: Verdict[] = [];
   const toJudge: PackEntry[] = [];
   for (const e of pack) {
     if (e.urlRank === 1) continue;
     const old = before.get(e.id);
     const verdict = verdicts.get(e.id);
-    const hashOf = (x: PackEntry | undefined) => x?.answerHash ?? (x?.snippets ? answerHash(x.snippets) : undefined);
     const same = e.snippets !== undefined && hashOf(old) !== undefined && hashOf(old) === hashOf(e);
     if (same && verdict) reused.push(verdict);
     else toJudge.push(e);

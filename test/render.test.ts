@@ -40,6 +40,23 @@ test('text layout: the context pulled in for a hit is in that hit\'s block, so t
   assert.match(renderText(items.slice(1)), /^### redaction~2\n\nSource: https:\/\/lib\.example\/guide#redaction~2/);
 });
 
+test('text layout: a section is one block; its later snippets, and the context they brought, join its first one', () => {
+  const items: RenderItem[] = [
+    { snippet: prose(1, 'redaction', 'Supply paths to keys that hold sensitive data.'), libraryId: '/acme/lib' },
+    { snippet: prose(2, 'levels', 'Levels are numbers.'), libraryId: '/acme/lib' },
+    { snippet: code(3, 'redaction~2', 'Censor with a function:', 'censor: () => 1'), libraryId: '/acme/lib' },
+    { snippet: prose(4, 'serializers', 'Serializers shape objects.'), libraryId: '/acme/lib', via: 'link' },
+    { snippet: prose(5, 'transports', 'Transports run in a worker.'), libraryId: '/acme/lib' },
+    // The same address in another version is another section.
+    { snippet: { ...prose(6, 'levels', 'Levels in v2.'), versionId: 2 }, libraryId: '/acme/lib' },
+  ];
+  const blocks = renderText(items).split(TEXT_SEPARATOR);
+  const urls = blocks.map((b) => [...b.matchAll(/^(?:Source|Context): (\S+)$/gm)].map((m) => m[1]!.replace('https://lib.example/guide', '')));
+  assert.deepEqual(urls, [['#redaction', '#redaction~2', '#serializers'], ['#levels'], ['#transports'], ['#levels']]);
+  // Every snippet is still there, once.
+  assert.equal(blocks.join('').match(/(?:Source|Context): /g)!.length, items.length);
+});
+
 test('the budget keeps context only with its hit', () => {
   const candidate = (snippet: StoredSnippet, score: number, via?: 'sibling'): Candidate => ({
     snippet,

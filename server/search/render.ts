@@ -1,6 +1,7 @@
 import type { StoredSnippet } from '../../lib/model.ts';
 import type { CodeSnippetJson, ContextResponse, ContextRules, InfoSnippetJson, Rendered } from './contracts.ts';
 import type { Candidate } from './retrieve.ts';
+import { sectionKey } from './source-url.ts';
 
 /**
  * JSON and text renderings of one ranked answer. Both are built from the same list, so the text
@@ -97,18 +98,33 @@ export function renderRulesText(rules: string[]): string {
 }
 
 /**
- * The text layout: an optional rules block, then one block per ranked hit (`### title`, blank
+ * The text layout: an optional rules block, then one block per ranked section (`### title`, blank
  * line, `Source: url`, blank line, description or content, one fenced block per code example),
  * all joined by TEXT_SEPARATOR. Context pulled in for a hit (its section's code, its parent
- * section) follows in the hit's own block under a `Context: url` line: it explains that hit and is
- * not a hit of its own, so the fifth block is the fifth hit (docs/retrieval.md, "Text layout").
+ * section) and the section's later snippets follow in its block under a `Context: url` line: they
+ * are not hits of their own, so the fifth block is the fifth section (docs/retrieval.md, "Text layout").
  */
 export function renderText(items: RenderItem[], opts: { showLibrary?: boolean; rules?: string[] } = {}): string {
   const groups: { hit: RenderItem; context: RenderItem[] }[] = [];
+  // A section is one block: a later hit of a section already shown (its other code blocks, its
+  // prose after its code) joins that block, with whatever context it brought.
+  const bySection = new Map<string, { hit: RenderItem; context: RenderItem[] }>();
+  let current: { hit: RenderItem; context: RenderItem[] } | undefined;
   for (const item of items) {
-    const last = groups[groups.length - 1];
-    if (item.via && last) last.context.push(item);
-    else groups.push({ hit: item, context: [] });
+    if (item.via && current) {
+      current.context.push(item);
+      continue;
+    }
+    const key = sectionKey(item.snippet);
+    const shown = bySection.get(key);
+    if (shown) {
+      shown.context.push(item);
+      current = shown;
+      continue;
+    }
+    current = { hit: item, context: [] };
+    groups.push(current);
+    bySection.set(key, current);
   }
   const blocks: string[] = [];
   if (opts.rules && opts.rules.length) blocks.push(renderRulesText(opts.rules));

@@ -8,6 +8,11 @@ export function sectionOf(sourceId: string): string {
   return sourceId.replace(/~\d+$/, '');
 }
 
+/** A snippet's section in one version: the same address in two versions is two sections. */
+export function sectionKey(s: { versionId: number; sourceId: string }): string {
+  return `${s.versionId}\u0000${sectionOf(s.sourceId)}`;
+}
+
 /** The page a source URL is on: the URL without its `#anchor`. */
 export function pageOf(url: string): string {
   const i = url.indexOf('#');

@@ -18,6 +18,13 @@ test('weak tails are dropped, not padded; the first snippet is always taken', ()
   assert.deepEqual(ids(pack([ranked(1, 'info', 0.9, 99_999)])), [1], 'a best snippet over the budget is still answered');
 });
 
+test('the first five kept are five sections: a section\'s second snippet does not use up a place', () => {
+  // Ids 1 and 2 are one section (the text layout shows them as one block), so the weak 6 is still
+  // one of the first five places; 7 is past them and ends the answer.
+  const list = [ranked(1, 'info', 0.3, 100, 'a'), ranked(2, 'info', 0.2, 100, 'a'), ranked(3, 'info', 0.1), ranked(4, 'info', 0.05), ranked(5, 'info', 0.04), ranked(6, 'info', 0.02), ranked(7, 'info', 0.01)];
+  assert.deepEqual(ids(pack(list)), [1, 2, 3, 4, 5, 6]);
+});
+
 test('when the best snippet is confident, weak code is left out anywhere; weak prose stays until the tail', () => {
   const best = WEAK_TAIL.confident + 0.1;
   const weak = best * WEAK_TAIL.ratio * 0.5;

@@ -1,11 +1,11 @@
 import type { Candidate } from './retrieve.ts';
-import { sectionOf } from './source-url.ts';
+import { sectionKey, sectionOf } from './source-url.ts';
 
 /** Default response budget (tokens of snippet bodies) and the most snippets one answer carries. */
 export const DEFAULT_BUDGET = { tokens: 5000, maxSnippets: 20 } as const;
 
 /**
- * Weak tails are dropped, not padded: past the first `keep` snippets, a snippet whose probability
+ * Weak tails are dropped, not padded: past the first `keep` sections, a snippet whose probability
  * of answering is under `ratio` times the best one's ends the answer. On test/eval (dev split) this
  * left hit@5 and MRR of the text order unchanged and raised the JSON order's (code snippets listed
  * before prose) hit@5 from 74% to 81%: the tail was mostly code that pushed the best prose out of reach.
@@ -37,6 +37,9 @@ export function pack<T extends Candidate>(items: T[], budget: { tokens?: number;
   // first `keep` hits (the text layout shows it in its hit's block).
   let hitKept = false;
   let hits = 0;
+  // The first `keep` hits are counted in sections: the text layout shows a section's later
+  // snippets in its first block, so five kept hits of three sections would be three places.
+  const sections = new Set<string>();
   for (const c of items) {
     if (out.length >= max) break;
     if (c.via && !hitKept) continue;
@@ -52,7 +55,9 @@ export function pack<T extends Candidate>(items: T[], budget: { tokens?: number;
     used += t;
     if (!c.via) {
       hitKept = true;
-      hits++;
+      const key = sectionKey(c.snippet);
+      if (!sections.has(key)) hits++;
+      sections.add(key);
     }
   }
   return out;

@@ -5,7 +5,7 @@ import { hdr, libsOf, searchSuite } from './helpers/search-api.ts';
 import type { GlobalRerank, LibraryRetrieval } from '../server/search/search-service.ts';
 import { byScore, retrievePrepared, type Candidate } from '../server/search/retrieve.ts';
 import { sectionOf } from '../server/search/source-url.ts';
-import { textSources } from './eval/http.ts';
+import { textBlocks } from './eval/http.ts';
 import { rank } from '../server/search/ranker.ts';
 import { modelFor } from '../server/search/models.ts';
 
@@ -93,22 +93,29 @@ describe('answer shape', () => {
   test('a section does not fill the head of the answer: its further snippets yield to another section within the decay', async () => {
     let a: Candidate[] = [];
     let b: Candidate | undefined;
-    // Real candidates, fixed scores: three snippets of one section well above one snippet of another.
+    // Real candidates, fixed scores: three snippets of one kind and section well above one snippet
+    // of the same kind from another section.
     faults.rerank = (q, cs) => {
       const ranked = rank(q, cs, { modelOf: (v) => modelFor(s.services.store, v) });
-      const bySection = new Map<string, Candidate[]>();
-      for (const c of ranked) bySection.set(sectionOf(c.snippet.sourceId), [...(bySection.get(sectionOf(c.snippet.sourceId)) ?? []), c]);
-      a = [...bySection.values()].find((g) => g.length >= 3)?.slice(0, 3) ?? [];
-      b = ranked.find((c) => a.length > 0 && sectionOf(c.snippet.sourceId) !== sectionOf(a[0]!.snippet.sourceId));
+      const groups = new Map<string, Candidate[]>();
+      for (const c of ranked) {
+        const key = `${c.snippet.kind} ${sectionOf(c.snippet.sourceId)}`;
+        groups.set(key, [...(groups.get(key) ?? []), c]);
+      }
+      a = [...groups.values()].find((g) => g.length >= 3)?.slice(0, 3) ?? [];
+      b = ranked.find((c) => a.length > 0 && c.snippet.kind === a[0]!.snippet.kind && sectionOf(c.snippet.sourceId) !== sectionOf(a[0]!.snippet.sourceId));
       const fixed = new Map<Candidate, number>([...a.map((c, i) => [c, 0.9 - i * 0.1] as const), ...(b ? [[b, 0.5] as const] : [])]);
       return ranked.map((c) => ({ ...c, score: fixed.get(c) ?? 0.1 })).sort(byScore);
     };
     try {
-      const res = await get('/api/v3/search?query=register%20a%20plugin%20with%20options&library=fastify&type=txt');
+      const query = '/api/v3/search?query=register%20a%20plugin%20with%20options&library=fastify';
+      const res = await get(`${query}&type=json`);
       assert.equal(res.status, 200);
-      const sources = textSources(await res.text());
-      assert.equal(a.length, 3, 'the candidates hold a section with three snippets');
-      assert.ok(b, 'and another section');
+      assert.equal(a.length, 3, 'the candidates hold a section with three snippets of one kind');
+      assert.ok(b, 'and a snippet of that kind from another section');
+      const body = (await res.json()) as { codeSnippets: { codeId: string }[]; infoSnippets: { pageId: string }[] };
+      // The JSON body lists each kind in rank order.
+      const sources = a[0]!.snippet.kind === 'code' ? body.codeSnippets.map((c) => c.codeId) : body.infoSnippets.map((i) => i.pageId);
       const section = sectionOf(a[0]!.snippet.sourceId);
       const ofA = sources.map((u, i) => (sectionOf(u) === section ? i : -1)).filter((i) => i >= 0);
       const ofB = sources.indexOf(b.snippet.sourceId);
@@ -117,6 +124,12 @@ describe('answer shape', () => {
       // section comes second (with the decay of 0.85 before Nov 28, 0.68 kept the section's second snippet ahead).
       assert.equal(ofA[0], 0, sources.slice(0, 6).join(' '));
       assert.ok(ofB < ofA[1]!, `the other section (${ofB}) before the section's second snippet (${ofA[1]}): ${sources.slice(0, 6).join(' ')}`);
+      // The text shows the section once: its later snippets are in its block, the other section is the next block.
+      const blocks = textBlocks(await (await get(`${query}&type=txt`)).text());
+      const blockOf = (url: string) => blocks.findIndex((urls) => urls.includes(url));
+      assert.equal(blockOf(a[0]!.snippet.sourceId), 0);
+      assert.equal(blockOf(a[1]!.snippet.sourceId), 0, 'the section\'s second snippet is shown in its first block');
+      assert.equal(blocks.filter((urls) => sectionOf(urls[0]!) === section).length, 1);
     } finally {
       delete faults.rerank;
     }

@@ -60,3 +60,27 @@ test('verdicts carry over to a new pack only for answers that did not change', (
   assert.equal(stored[0]!.snippets, undefined);
   assert.deepEqual(carryOver(pack, { entries: stored, verdicts }), { reused, toJudge });
 });
+
+test('a verdict also carries over when the blocks up to the answer it names are the same', () => {
+  const five = (t: string) => [1, 2, 3, 4, 5].map((rank) => ({ rank, text: `${t}${rank}` }));
+  const after = (t: string, from: number) => five('a').map((s) => (s.rank >= from ? { ...s, text: `${t}${s.rank}` } : s));
+  const earlier: PackEntry[] = ['tail', 'at-answer', 'none', 'short'].map((id) => ({ id, set: 's', urlRank: 3, snippets: five('a') }));
+  earlier[3]!.snippets = five('a').slice(0, 2);
+  const pack: PackEntry[] = [
+    { id: 'tail', set: 's', urlRank: 3, snippets: after('x', 3) },
+    { id: 'at-answer', set: 's', urlRank: 3, snippets: after('x', 2) },
+    { id: 'none', set: 's', urlRank: 3, snippets: after('x', 5) },
+    { id: 'short', set: 's', urlRank: 3, snippets: five('a') },
+  ];
+  const verdicts = [
+    { id: 'tail', first: 2 },
+    { id: 'at-answer', first: 2 },
+    { id: 'none', first: null },
+    { id: 'short', first: 2 },
+  ];
+  const { reused, toJudge } = carryOver(pack, { entries: compactPack(earlier), verdicts });
+  // Blocks 1-2 unchanged: the answer at 2 holds. The answer block changed, or nothing was found
+  // and any block changed: judged again. A short answer that grew keeps its answer at 2.
+  assert.deepEqual(reused, [{ id: 'tail', first: 2 }, { id: 'short', first: 2 }]);
+  assert.deepEqual(toJudge.map((e) => e.id), ['at-answer', 'none']);
+});

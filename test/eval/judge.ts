@@ -25,6 +25,8 @@ export interface PackEntry {
   snippets?: { rank: number; text: string }[];
   /** SHA-256 of `snippets`: what a verdict was given for, kept when a pack is stored without the texts. */
   answerHash?: string;
+  /** SHA-256 of each of the `snippets`, in order: a verdict holds while the blocks up to the one it names are the same. */
+  blockHashes?: string[];
 }
 
 export interface Verdict {
@@ -80,20 +82,33 @@ export function answerHash(snippets: { rank: number; text: string }[]): string {
   return createHash('sha256').update(JSON.stringify(snippets)).digest('hex');
 }
 
-/** A pack without the questions and answer texts (ids, ranks and answer hashes): small enough to commit beside its verdicts. */
+/** The hash of each block a judge reads. */
+export function blockHashes(snippets: { rank: number; text: string }[]): string[] {
+  return snippets.map((s) => createHash('sha256').update(s.text).digest('hex'));
+}
+
+/** A pack without the questions and answer texts (ids, ranks and hashes): small enough to commit beside its verdicts. */
 export function compactPack(pack: PackEntry[]): PackEntry[] {
-  return pack.map((e) => (e.snippets ? { id: e.id, set: e.set, urlRank: e.urlRank, answerHash: e.answerHash ?? answerHash(e.snippets) } : { id: e.id, set: e.set, urlRank: e.urlRank }));
+  return pack.map((e) =>
+    e.snippets
+      ? { id: e.id, set: e.set, urlRank: e.urlRank, answerHash: e.answerHash ?? answerHash(e.snippets), blockHashes: e.blockHashes ?? blockHashes(e.snippets) }
+      : { id: e.id, set: e.set, urlRank: e.urlRank },
+  );
 }
 
 /**
  * A new pack read against an earlier one: a question whose first five snippets are exactly those
- * an earlier judge read keeps that judge's verdict; the others (new questions, or answers that
- * changed) are the ones to judge again.
+ * an earlier judge read keeps that judge's verdict, and so does one whose blocks up to the one the
+ * judge named as the first answer are the same (the blocks before it still do not answer, it still
+ * does; what follows it does not count). The others (new questions, answers judged unanswered that
+ * changed, or changed at or before the answer) are the ones to judge again.
  */
 export function carryOver(pack: PackEntry[], earlier: { entries: PackEntry[]; verdicts: Verdict[] }): { reused: Verdict[]; toJudge: PackEntry[] } {
   const before = new Map(earlier.entries.map((e) => [e.id, e]));
   const verdicts = new Map(earlier.verdicts.map((v) => [v.id, v]));
   const hashOf = (x: PackEntry | undefined) => x?.answerHash ?? (x?.snippets ? answerHash(x.snippets) : undefined);
+  const blocksOf = (x: PackEntry | undefined) => x?.blockHashes ?? (x?.snippets ? blockHashes(x.snippets) : undefined);
+  const samePrefix = (a: string[] | undefined, b: string[] | undefined, k: number) => !!a && !!b && a.length >= k && b.length >= k && a.slice(0, k).every((h, i) => h === b[i]);
   const reused: Verdict[] = [];
   const toJudge: PackEntry[] = [];
   for (const e of pack) {
@@ -101,7 +116,8 @@ export function carryOver(pack: PackEntry[], earlier: { entries: PackEntry[]; ve
     const old = before.get(e.id);
     const verdict = verdicts.get(e.id);
     const same = e.snippets !== undefined && hashOf(old) !== undefined && hashOf(old) === hashOf(e);
-    if (same && verdict) reused.push(verdict);
+    const answeredAlike = !!verdict && verdict.first !== null && e.snippets !== undefined && samePrefix(blocksOf(old), blocksOf(e), verdict.first);
+    if ((same || answeredAlike) && verdict) reused.push(verdict);
     else toJudge.push(e);
   }
   return { reused, toJudge };

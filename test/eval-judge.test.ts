@@ -55,7 +55,7 @@ test('verdicts carry over to a new pack only for answers that did not change', (
   const { reused, toJudge } = carryOver(pack, { entries: earlier, verdicts });
   assert.deepEqual(reused, [{ id: 'same', first: 2 }]);
   assert.deepEqual(toJudge.map((e) => e.id), ['changed', 'unread', 'new']);
-  // A stored pack keeps only the answers' hashes, and reads the same.
+  // A stored pack keeps only the blocks' hashes, and reads the same.
   const stored = compactPack(earlier);
   assert.equal(stored[0]!.snippets, undefined);
   assert.deepEqual(carryOver(pack, { entries: stored, verdicts }), { reused, toJudge });

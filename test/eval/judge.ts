@@ -23,9 +23,10 @@ export interface PackEntry {
   library?: string[];
   expect?: string[];
   snippets?: { rank: number; text: string }[];
-  /** SHA-256 of `snippets`: what a verdict was given for, kept when a pack is stored without the texts. */
-  answerHash?: string;
-  /** SHA-256 of each of the `snippets`, in order: a verdict holds while the blocks up to the one it names are the same. */
+  /**
+   * SHA-256 of each of the `snippets`, in order: what a verdict was given for, kept when a pack is
+   * stored without the texts. A verdict holds while the blocks up to the one it names are the same.
+   */
   blockHashes?: string[];
 }
 
@@ -77,11 +78,6 @@ export function readJudged(dir: string): { entries: PackEntry[]; verdicts: Verdi
   return { entries, verdicts };
 }
 
-/** The hash of the answer a judge reads. */
-export function answerHash(snippets: { rank: number; text: string }[]): string {
-  return createHash('sha256').update(JSON.stringify(snippets)).digest('hex');
-}
-
 /** The hash of each block a judge reads. */
 export function blockHashes(snippets: { rank: number; text: string }[]): string[] {
   return snippets.map((s) => createHash('sha256').update(s.text).digest('hex'));
@@ -91,7 +87,7 @@ export function blockHashes(snippets: { rank: number; text: string }[]): string[
 export function compactPack(pack: PackEntry[]): PackEntry[] {
   return pack.map((e) =>
     e.snippets
-      ? { id: e.id, set: e.set, urlRank: e.urlRank, answerHash: e.answerHash ?? answerHash(e.snippets), blockHashes: e.blockHashes ?? blockHashes(e.snippets) }
+      ? { id: e.id, set: e.set, urlRank: e.urlRank, blockHashes: e.blockHashes ?? blockHashes(e.snippets) }
       : { id: e.id, set: e.set, urlRank: e.urlRank },
   );
 }
@@ -106,18 +102,19 @@ export function compactPack(pack: PackEntry[]): PackEntry[] {
 export function carryOver(pack: PackEntry[], earlier: { entries: PackEntry[]; verdicts: Verdict[] }): { reused: Verdict[]; toJudge: PackEntry[] } {
   const before = new Map(earlier.entries.map((e) => [e.id, e]));
   const verdicts = new Map(earlier.verdicts.map((v) => [v.id, v]));
-  const hashOf = (x: PackEntry | undefined) => x?.answerHash ?? (x?.snippets ? answerHash(x.snippets) : undefined);
   const blocksOf = (x: PackEntry | undefined) => x?.blockHashes ?? (x?.snippets ? blockHashes(x.snippets) : undefined);
-  const samePrefix = (a: string[] | undefined, b: string[] | undefined, k: number) => !!a && !!b && a.length >= k && b.length >= k && a.slice(0, k).every((h, i) => h === b[i]);
   const reused: Verdict[] = [];
   const toJudge: PackEntry[] = [];
   for (const e of pack) {
     if (e.urlRank === 1) continue;
     const old = before.get(e.id);
     const verdict = verdicts.get(e.id);
-    const same = e.snippets !== undefined && hashOf(old) !== undefined && hashOf(old) === hashOf(e);
-    const answeredAlike = !!verdict && verdict.first !== null && e.snippets !== undefined && samePrefix(blocksOf(old), blocksOf(e), verdict.first);
-    if ((same || answeredAlike) && verdict) reused.push(verdict);
+    const was = blocksOf(old);
+    const now = e.snippets && blockHashes(e.snippets);
+    // The blocks that must be unchanged: up to the answer the judge named, else all of them.
+    const upTo = verdict?.first ?? Math.max(was?.length ?? 0, now?.length ?? 0);
+    const alike = !!was && !!now && was.length >= upTo && now.length >= upTo && was.slice(0, upTo).every((h, i) => h === now[i]);
+    if (verdict && alike) reused.push(verdict);
     else toJudge.push(e);
   }
   return { reused, toJudge };

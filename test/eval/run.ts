@@ -101,6 +101,9 @@ async function main(): Promise<void> {
   if (scoreIdx >= 0) {
     const { entries, verdicts } = readJudged(args[scoreIdx + 1]!);
     console.log(formatJudged(judgedFigures(entries, verdicts)));
+    // The same questions by kind: where the judged gap is.
+    const kindOf = new Map(loadQuestions().map((q) => [q.id, q.kind]));
+    console.log(formatJudged(judgedFigures(entries, verdicts, (e) => kindOf.get(e.id) ?? '?'), 'by kind of question (every held-out set):'));
     // --judge-save OUT: the pack without its texts and one verdict per question, to commit (test/eval/judged).
     const saveJudgedIdx = args.indexOf('--judge-save');
     if (saveJudgedIdx >= 0) {

@@ -61,7 +61,7 @@ test('a backup taken during a running import restores to a consistent state; the
 
     // A forced re-import large enough to be running while the backup is taken: the backup starts once
     // 2,000 of its 10,000 snippets are stored, and `activeJobs` below fails the test if it ended first
-    // (it passed with eight copies of this file running at once on 2 cores; 40,000 took 110 s in CI).
+    // (it passed with eight copies of this file running at once on 2 cores; 40,000 took 110 s in the suite).
     await writeBundle(path.join(work, 'v2.json'), [{ project: '/acme/big', snippets: 10_000, marker: 'beta', seed: 2 }]);
     const [jobId] = await importFile(a, path.join(work, 'v2.json'), true);
     await waitFor(() => {

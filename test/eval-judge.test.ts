@@ -23,6 +23,12 @@ test('judged figures: a listed first snippet counts as first, a verdict replaces
   assert.equal(s2.byJudge.mrr10, (1 / 8 + 1 / 2) / 2);
   assert.equal(s2.unjudged, 1);
   assert.equal(rows.find((r) => r.set === 'all')!.n, 5);
+
+  // Grouped otherwise (by kind of question): the rows follow the groups across sets.
+  const kind: Record<string, string> = { a: 'plain', b: 'paraphrase', c: 'paraphrase', d: 'plain', e: 'paraphrase' };
+  const byKind = judgedFigures(entries, [{ id: 'b', first: 1 }, { id: 'c', first: 4 }, { id: 'd', first: null }], (e) => kind[e.id]!);
+  assert.deepEqual(byKind.map((r) => `${r.set} ${r.n}`), ['paraphrase 3', 'plain 2', 'all 5']);
+  assert.deepEqual(byKind[0]!.byJudge, { n: 3, hit1: 1 / 3, hit5: 1, mrr10: (1 + 1 / 4 + 1 / 2) / 3 });
 });
 
 test('the first five snippets of a text answer, split at the separator lines', () => {

@@ -11,6 +11,12 @@
 //   node test/run-versions.mjs [part-of-a-path ...]      (the same filter as test/run.mjs)
 //   TEST_SPLIT=0 npm run test:suite                      the full suite on both versions
 //   TEST_NODE_VERSIONS=22 node test/run-versions.mjs     one version only (20 or 22), every file
+//
+// The `stacks` commands the tests start (test/helpers/server.ts, spawnStacks) run the program
+// compiled by scripts/build.mjs into node_modules/.cache/stacks-test-build (TEST_CLI_BUILD), built
+// afresh here before the files run: loading it takes about half the CPU of loading the sources
+// through tsx, and a hundred-odd commands start in a run. So the suite also runs the compiled
+// program the package and the image ship. test/run.mjs alone runs them from the sources.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -44,6 +50,10 @@ const assigned = versions.map((_, vi) => (split ? files.filter((f, i) => BOTH.so
 if (split) console.log(`[run-versions] split: ${assigned.map((a, i) => `${versions[i].label} ${a.length} files`).join(', ')} of ${files.length} (TEST_SPLIT=0 runs all on both)`);
 
 const started = Date.now();
+const cliBuild = path.join(root, 'node_modules/.cache/stacks-test-build');
+execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs'), '--out', cliBuild], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+process.env.TEST_CLI_BUILD = cliBuild;
+console.log(`[run-versions] the program compiled for the commands the tests start in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 const results = await Promise.all(versions.map((v, i) => runOne(v, assigned[i])));
 const total = { pass: 0, fail: 0 };
 for (const r of results) {

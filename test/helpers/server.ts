@@ -78,7 +78,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
  * The child is killed when the test process ends, if it is still running then.
  */
 export function spawnStacks(args: string[], env: NodeJS.ProcessEnv = {}, nodeFlags: string[] = []): ChildProcess {
-  return trackChild(spawn(process.execPath, [...nodeFlags, path.join(ROOT, 'bin/stacks.js'), ...args], {
+  // The compiled program when test/run-versions.mjs built one (TEST_CLI_BUILD), else the sources.
+  const entry = process.env.TEST_CLI_BUILD ? path.join(process.env.TEST_CLI_BUILD, 'cli/main.js') : path.join(ROOT, 'bin/stacks.js');
+  return trackChild(spawn(process.execPath, [...nodeFlags, entry, ...args], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', STACKS_OWN_DOCS: 'false', STACKS_LEARN_RANKING: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

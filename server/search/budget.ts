@@ -36,7 +36,6 @@ export function pack<T extends Candidate>(items: T[], budget: { tokens?: number;
   // Context pulled in for a hit (neighbours.ts) goes only with its hit, and is not one of the
   // first `keep` hits (the text layout shows it in its hit's block).
   let hitKept = false;
-  let hits = 0;
   // The first `keep` hits are counted in sections: the text layout shows a section's later
   // snippets in its first block, so five kept hits of three sections would be three places.
   const sections = new Set<string>();
@@ -46,7 +45,7 @@ export function pack<T extends Candidate>(items: T[], budget: { tokens?: number;
     if (!c.via) hitKept = false;
     if (c.snippet.kind === 'code' && c.score < codeFloor) continue;
     if (c.score < floor) {
-      if (hits >= WEAK_TAIL.keep) break;
+      if (sections.size >= WEAK_TAIL.keep) break;
       if (confident && c.snippet.kind === 'code') continue;
     }
     const t = c.snippet.tokens;
@@ -55,9 +54,7 @@ export function pack<T extends Candidate>(items: T[], budget: { tokens?: number;
     used += t;
     if (!c.via) {
       hitKept = true;
-      const key = sectionKey(c.snippet);
-      if (!sections.has(key)) hits++;
-      sections.add(key);
+      sections.add(sectionKey(c.snippet));
     }
   }
   return out;

@@ -105,9 +105,9 @@ export function renderRulesText(rules: string[]): string {
  * are not hits of their own, so the fifth block is the fifth section (docs/retrieval.md, "Text layout").
  */
 export function renderText(items: RenderItem[], opts: { showLibrary?: boolean; rules?: string[] } = {}): string {
-  const groups: { hit: RenderItem; context: RenderItem[] }[] = [];
   // A section is one block: a later hit of a section already shown (its other code blocks, its
-  // prose after its code) joins that block, with whatever context it brought.
+  // prose after its code) joins that block, with whatever context it brought. The map keeps the
+  // order in which sections first appear, which is the blocks' order.
   const bySection = new Map<string, { hit: RenderItem; context: RenderItem[] }>();
   let current: { hit: RenderItem; context: RenderItem[] } | undefined;
   for (const item of items) {
@@ -123,12 +123,11 @@ export function renderText(items: RenderItem[], opts: { showLibrary?: boolean; r
       continue;
     }
     current = { hit: item, context: [] };
-    groups.push(current);
     bySection.set(key, current);
   }
   const blocks: string[] = [];
   if (opts.rules && opts.rules.length) blocks.push(renderRulesText(opts.rules));
-  for (const g of groups) blocks.push(renderSnippetText(g.hit, { showLibrary: opts.showLibrary, context: g.context }));
+  for (const g of bySection.values()) blocks.push(renderSnippetText(g.hit, { showLibrary: opts.showLibrary, context: g.context }));
   return blocks.join(TEXT_SEPARATOR);
 }
 

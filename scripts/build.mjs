@@ -18,7 +18,7 @@ fs.rmSync(dist, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json'), '--outDir', dist], { stdio: 'inherit', cwd: root });
 // Read by path relative to the compiled module (new URL('./x', import.meta.url)).
-for (const asset of ['lib/vector/int8-l2.wasm']) fs.copyFileSync(path.join(root, asset), path.join(dist, asset));
+for (const asset of ['lib/vector/int8-l2.wasm', 'server/embed/model-pin.json']) fs.copyFileSync(path.join(root, asset), path.join(dist, asset));
 const files = [];
 (function walk(dir) {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) (e.isDirectory() ? walk : (p) => files.push(p))(path.join(dir, e.name));

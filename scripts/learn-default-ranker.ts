@@ -13,6 +13,7 @@ import { createLogger } from '../server/log.ts';
 import { Store } from '../server/store/index.ts';
 import { createEmbedder } from '../server/embed/index.ts';
 import { LibraryWriter } from '../server/ingest/writer.ts';
+import { fillVectors } from '../server/embed/reembed-job.ts';
 import { examplesOf, fitCalibration, fitPairwise } from '../server/search/learn.ts';
 import { FEATURES } from '../server/search/ranker.ts';
 import { loadBundleFile, CORPUS_BUNDLES } from '../test/eval/bundles.ts';
@@ -25,6 +26,7 @@ try {
   if (embedder) store.vectors.ensure(embedder.id, embedder.dims);
   const writer = new LibraryWriter(store, embedder);
   for (const file of fs.readdirSync(CORPUS_BUNDLES).filter((f) => f.endsWith('.json')).sort()) await loadBundleFile(writer, path.join(CORPUS_BUNDLES, file));
+  if (embedder.deferred) await fillVectors(store, embedder);
   const examples = [];
   for (const lib of store.libraries.list()) {
     for (const v of store.libraries.versions(lib.id)) examples.push(...(await examplesOf(store, embedder, v.id)));
@@ -45,6 +47,7 @@ export const DEFAULT_WEIGHTS: { weights: number[]; calibration: { a: number; b: 
   if (process.argv.includes('--write')) fs.writeFileSync(path.resolve(import.meta.dirname, '../server/search/ranker-defaults.ts'), text);
   process.stdout.write(text);
   store.close();
+  await embedder.close?.();
 } finally {
   fs.rmSync(dataDir, { recursive: true, force: true });
 }

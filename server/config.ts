@@ -50,8 +50,13 @@ export const configSchema = z.object({
   bodyLimit: z.string().regex(/^\d+(kb|mb)$/i, 'a size like 1mb or 512kb').default('2mb'),
   /** Largest import upload (bytes). */
   importMaxBytes: int(1024, 1024 ** 3).default(100 * 1024 * 1024),
-  /** Embedding provider: builtin (offline word vectors) or openai (an OpenAI-compatible /v1/embeddings URL). */
-  embedProvider: z.enum(['builtin', 'openai']).default('builtin'),
+  /**
+   * Embedding provider: model (the shipped sentence-embedding model, falling back to builtin when it
+   * is not installed), builtin (offline word vectors) or openai (an OpenAI-compatible /v1/embeddings URL).
+   */
+  embedProvider: z.enum(['model', 'builtin', 'openai']).default('model'),
+  /** ONNX Runtime threads of the model's background lane (the embed job); questions always get one thread of their own. */
+  embedThreads: int(1, 64).default(1),
   embedUrl: z.string().url().optional(),
   embedModel: z.string().min(1).default('text-embedding-3-small'),
   embedApiKey: z.string().min(1).optional(),
@@ -173,6 +178,7 @@ const envMap: Record<string, keyof Config> = {
   STACKS_BODY_LIMIT: 'bodyLimit',
   STACKS_IMPORT_MAX_BYTES: 'importMaxBytes',
   STACKS_EMBED_PROVIDER: 'embedProvider',
+  STACKS_EMBED_THREADS: 'embedThreads',
   STACKS_EMBED_URL: 'embedUrl',
   STACKS_EMBED_MODEL: 'embedModel',
   STACKS_EMBED_API_KEY: 'embedApiKey',

@@ -28,7 +28,7 @@ import { SignInService } from './auth/sign-in.ts';
 import { SignInThrottle } from './auth/throttle.ts';
 import { OidcSignIn, type OidcSettings } from './auth/oidc.ts';
 import { LibraryAccessService } from './teams/library-access.ts';
-import { queueSearchModel, registerSearchModelJob, relearnAll, scheduleMissingModels } from './search/model-job.ts';
+import { queueSearchModel, registerSearchModelJob, scheduleMissingModels } from './search/model-job.ts';
 import { registerVersionFetch } from './search/version-fetch.ts';
 import { walKeeperTask } from './search/wal-task.ts';
 import { SourceService } from './sources/service.ts';
@@ -137,6 +137,8 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   // Every version swapped in learns its ranking model in the background (server/search/model-job.ts).
   const writer = new LibraryWriter(store, embedder, undefined, (versionId, libraryId) => {
     if (config.learnRanking) queueSearchModel(jobs, versionId, libraryId);
+    // The sentence model's vectors come after the version, from the embed job.
+    if (embedder?.deferred) scheduleReembed({ jobs, embedder, log }, 'new version');
   });
   const importer = new ImportService(config, store, jobs, log);
   const teams = new TeamService(store, keys, license, config);
@@ -176,8 +178,10 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     startedAt: new Date(),
   };
   registerJobKinds(services);
+  if (embedder) store.vectors.markAllComplete();
   if (vectorsReset) scheduleReembed({ jobs, embedder, log }, 'embedder changed');
   else if (lastReembedUnfinished(jobs)) scheduleReembed({ jobs, embedder, log }, 'previous run unfinished');
+  else if (embedder?.deferred && store.vectors.versionCounts().pending > 0) scheduleReembed({ jobs, embedder, log }, 'snippets without vectors');
   else if (config.learnRanking) scheduleMissingModels(store, jobs, log);
   return services;
 }
@@ -262,9 +266,14 @@ function people(config: Config, log: Logger, store: Store, teams: TeamService, a
 function registerJobKinds(s: Services): void {
   const { jobs, store, embedder, writer, log } = s;
   registerImportJob(jobs, { importer: s.importer, writer, store });
-  // New vectors change the similarity features every model learned from: learn again.
-  registerReembedJob(jobs, { store, embedder }, () => {
-    if (s.config.learnRanking) relearnAll(store, jobs, log);
+  // A version's completed vectors change the similarity features its model learned from: learn again.
+  registerReembedJob(jobs, { store, embedder }, (versionIds) => {
+    if (!s.config.learnRanking) return;
+    for (const id of versionIds) {
+      const v = store.libraries.version(id);
+      if (v?.isCurrent) queueSearchModel(jobs, id, v.libraryId);
+    }
+    if (versionIds.length) log.info({ versions: versionIds.length }, 'vectors complete: learning those ranking models again');
   });
   const gitDeps: GitJobDeps = {
     store, writer, config: s.config, credentials: s.gitCredentials,

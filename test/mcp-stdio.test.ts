@@ -21,7 +21,7 @@ const baseEnv = (): Record<string, string> => ({ PATH: process.env.PATH ?? '', H
 
 before(async () => {
   dataDir = tempDir('stacks-mcp-stdio-');
-  const config = loadConfig({ dataDir, logLevel: 'silent', learnRanking: false }, {});
+  const config = loadConfig({ dataDir, logLevel: 'silent', learnRanking: false, embedProvider: 'builtin' }, {});
   const services = await createServices(config, createLogger('silent'));
   try {
     await loadCorpusBundles(services, ['pino', 'zod']);

@@ -6,24 +6,71 @@ import type { Logger } from '../log.ts';
 import type { Embedder } from './types.ts';
 import { BuiltinEmbedder, WordTable } from './builtin.ts';
 import { OpenAIEmbedder } from './openai.ts';
+import { ModelEmbedder, ModelUnavailable } from './model.ts';
 import { APP_ROOT } from '../version.ts';
 
 const ROOT = APP_ROOT;
 export const TABLE_FILE = 'wink-sg-100d.bin';
 
+/** Why the configured model is not the one running (`model` wanted, the files missing or not the pinned ones); null when it is. */
+const fallbacks = new WeakMap<Embedder, string>();
+
+/** What /api/health and the system report say about the embedder: which one, which model file, and why not the model when it fell back. */
+export interface EmbedderStatus {
+  id: string;
+  dims: number;
+  /** The shipped model's name, licence and the sha256 of the file running; null for the word vectors or an endpoint. */
+  model: { name: string; sha256: string; license: string; upstream: string } | null;
+  /** Why the configured model is not running (not installed, or not the pinned files); null when it is, or was not asked for. */
+  fallback: string | null;
+}
+
+export function describeEmbedder(embedder: Embedder): EmbedderStatus {
+  const model =
+    embedder instanceof ModelEmbedder
+      ? { name: embedder.pin.name, sha256: embedder.modelSha256, license: embedder.pin.license, upstream: `${embedder.pin.upstream.repo}@${embedder.pin.upstream.revision}` }
+      : null;
+  return { id: embedder.id, dims: embedder.dims, model, fallback: fallbacks.get(embedder) ?? null };
+}
+
 /**
  * Builds the configured embedder and checks it works before the server accepts traffic
  * (a silently broken embedder ranks every query the same). Throws with a message naming the
- * problem; startup stops there.
+ * problem; startup stops there. The sentence model falls back to the builtin word vectors when it
+ * is not installed or its files are not the pinned ones: the server still answers, and says why.
  */
 export async function createEmbedder(config: Config, log: Logger): Promise<Embedder> {
-  const embedder =
-    config.embedProvider === 'openai'
-      ? await OpenAIEmbedder.create({ url: config.embedUrl ?? '', model: config.embedModel, apiKey: config.embedApiKey, dims: config.embedDims })
-      : await loadBuiltin(config.dataDir, log);
-  await selfCheck(embedder);
+  let embedder: Embedder;
+  let fallback: string | null = null;
+  if (config.embedProvider === 'openai') {
+    embedder = await OpenAIEmbedder.create({ url: config.embedUrl ?? '', model: config.embedModel, apiKey: config.embedApiKey, dims: config.embedDims });
+  } else if (config.embedProvider === 'model') {
+    try {
+      embedder = await ModelEmbedder.load(installDirs(config.dataDir), { backgroundThreads: config.embedThreads });
+    } catch (err) {
+      if (!(err instanceof ModelUnavailable)) throw err;
+      fallback = err.message;
+      log.warn({ reason: fallback }, 'sentence model unavailable: using the builtin word vectors');
+      embedder = await loadBuiltin(config.dataDir, log);
+    }
+  } else {
+    embedder = await loadBuiltin(config.dataDir, log);
+  }
+  try {
+    await selfCheck(embedder);
+  } catch (err) {
+    await embedder.close?.();
+    throw err;
+  }
+  if (fallback) fallbacks.set(embedder, fallback);
   log.info({ embedder: embedder.id, dims: embedder.dims }, 'embedder ready');
   return embedder;
+}
+
+/** Where installed files are looked for, in order: the data dir, then the install's data/. */
+function installDirs(dataDir: string): string[] {
+  const shipped = path.join(ROOT, 'data');
+  return path.resolve(dataDir) === shipped ? [shipped] : [dataDir, shipped];
 }
 
 /** Table locations in order: the data dir (a converted copy there wins), then the install's data/. */

@@ -9,34 +9,53 @@ export const REEMBED_KIND = 'reembed';
 const BATCH = 256;
 
 /**
- * The 're-embed' job: after the embedder changed (the vector table was recreated empty), fills a
- * vector for every snippet that has none, in id order and in batches. It is resumable by
- * construction: a restarted run simply continues with the snippets still missing a vector. It
- * builds no library version (runVersionJob): it replaces nothing served, it fills vectors that
- * are missing, and every version's search falls back to lexical retrieval until then.
+ * The embed job: fills a vector for every snippet that has none, in id order and in batches, and
+ * marks each served version complete once all its snippets have one (only then do searches use its
+ * vectors). It runs after the embedder changed (the vector table was recreated empty) and, with a
+ * deferred embedder (the sentence model), after every version written. It is resumable by
+ * construction: a restarted run continues with the snippets still missing a vector. It builds no
+ * library version: it replaces nothing served, and a version answers lexically until it is done.
  */
-export function registerReembedJob(jobs: Pick<JobQueue, 'register'>, deps: { store: Pick<Store, 'vectors' | 'snippets'>; embedder: Embedder | null }, onFinished: () => void = () => {}): void {
+export function registerReembedJob(jobs: Pick<JobQueue, 'register'>, deps: { store: Pick<Store, 'vectors' | 'snippets'>; embedder: Embedder | null }, onCompleted: (versionIds: number[]) => void = () => {}): void {
   jobs.register<{ embedder?: string }>(REEMBED_KIND, async ({ checkCancelled, progress, log }) => {
     const { embedder, store } = deps;
     if (!embedder) return;
-    const total = store.vectors.missingCount();
-    let done = 0;
-    let afterId = 0;
     const started = Date.now();
-    progress({ embedder: embedder.id, done, total });
-    for (;;) {
-      checkCancelled();
-      const batch = store.vectors.missing(afterId, BATCH);
-      if (batch.length === 0) break;
-      afterId = batch[batch.length - 1]!.id;
-      const snippets = store.snippets.byIds(batch.map((b) => b.id));
-      const vectors = await embedder.embed(snippets.map(embeddingText));
-      done += store.vectors.upsertBatch(snippets.map((s, i) => ({ id: s.id, versionId: s.versionId, vector: vectors[i]! })));
-      progress({ embedder: embedder.id, done, total: Math.max(total, done) });
-    }
-    log.info({ embedder: embedder.id, snippets: done, ms: Date.now() - started }, 're-embedding finished');
-    onFinished();
+    const { done, completed } = await fillVectors(store, embedder, { checkCancelled, progress });
+    log.info({ embedder: embedder.id, snippets: done, ms: Date.now() - started, perSecond: Math.round(done / Math.max(0.001, (Date.now() - started) / 1000)) }, 'embedding finished');
+    onCompleted(completed);
   });
+}
+
+/**
+ * Embeds every snippet without a vector (the embed job's work; also the evaluation's and the
+ * default ranker's, which write with a deferred embedder in process). Returns how many were
+ * embedded and the versions completed.
+ */
+export async function fillVectors(
+  store: Pick<Store, 'vectors' | 'snippets'>,
+  embedder: Embedder,
+  hooks: { checkCancelled?: () => void; progress?: (p: { embedder: string; done: number; total: number }) => void } = {},
+): Promise<{ done: number; completed: number[] }> {
+  const total = store.vectors.missingCount();
+  let done = 0;
+  let afterId = 0;
+  const completed: number[] = [];
+  hooks.progress?.({ embedder: embedder.id, done, total });
+  for (;;) {
+    hooks.checkCancelled?.();
+    const batch = store.vectors.missing(afterId, BATCH);
+    if (batch.length === 0) break;
+    afterId = batch[batch.length - 1]!.id;
+    const snippets = store.snippets.byIds(batch.map((b) => b.id));
+    const vectors = await embedder.embed(snippets.map(embeddingText), 'background');
+    done += store.vectors.upsertBatch(snippets.map((s, i) => ({ id: s.id, versionId: s.versionId, vector: vectors[i]! })));
+    for (const versionId of new Set(snippets.map((s) => s.versionId))) if (store.vectors.markComplete(versionId)) completed.push(versionId);
+    hooks.progress?.({ embedder: embedder.id, done, total: Math.max(total, done) });
+  }
+  // Versions committed while their last snippets were embedded by an earlier batch.
+  completed.push(...store.vectors.markAllComplete());
+  return { done, completed };
 }
 
 /**
@@ -44,7 +63,10 @@ export function registerReembedJob(jobs: Pick<JobQueue, 'register'>, deps: { sto
  * table was recreated, and when the last re-embed did not finish (failed or cancelled), so an
  * unreachable embedding endpoint does not leave snippets without vectors for good.
  */
-export function scheduleReembed(deps: { jobs: Pick<JobQueue, 'list' | 'enqueue'>; embedder: Embedder | null; log: Logger }, reason: 'embedder changed' | 'previous run unfinished'): number | null {
+export function scheduleReembed(
+  deps: { jobs: Pick<JobQueue, 'list' | 'enqueue'>; embedder: Embedder | null; log: Logger },
+  reason: 'embedder changed' | 'previous run unfinished' | 'new version' | 'snippets without vectors',
+): number | null {
   const { jobs, embedder, log } = deps;
   if (!embedder) return null;
   const active = [...jobs.list({ kind: REEMBED_KIND, state: 'queued', limit: 1 }), ...jobs.list({ kind: REEMBED_KIND, state: 'running', limit: 1 })];

@@ -75,7 +75,8 @@ export class VersionBuild {
       rows.push(row);
     }
     if (rows.length === 0) return 0;
-    if (this.embedder) {
+    // A deferred embedder (the sentence model) is left to the embed job: writing stays lexical-first.
+    if (this.embedder && !this.embedder.deferred) {
       const vectors = await this.embedder.embed(rows.map(embeddingText));
       rows.forEach((r, i) => (r.vector = vectors[i] ?? null));
     }
@@ -127,6 +128,8 @@ export class VersionBuild {
     const partition = source ? { versionId: source.versionId, tokens: source.tokens, snippets: source.count } : undefined;
     const retired = this.store.libraries.swapIn(this.versionId, meta, { tokens: this.tokens, snippets: this.count }, this.now(), partition);
     for (const id of retired) this.store.libraries.deleteVersion(id);
+    // Embedded while written (or copied with their vectors): searches use the vectors at once.
+    if (this.embedder) for (const id of source ? [this.versionId, source.versionId] : [this.versionId]) this.store.vectors.markComplete(id);
     this.onCommit?.(this.versionId, meta.id);
     return { snippets: this.count, tokens: this.tokens };
   }

@@ -38,13 +38,6 @@ export function scheduleMissingModels(store: Store, jobs: JobQueue, log: Logger)
   return missing.length;
 }
 
-/** Queues learning for every served version (after a re-embed changed their vectors). */
-export function relearnAll(store: Store, jobs: JobQueue, log: Logger): void {
-  const versions = store.libraries.allCurrentVersions().filter((v) => v.state === 'ready');
-  for (const v of versions) queueSearchModel(jobs, v.id, v.libraryId);
-  log.info({ versions: versions.length }, 'learning the ranking models again');
-}
-
 export function registerSearchModelJob(jobs: Pick<JobQueue, 'register'>, s: { store: Store; embedder: Embedder | null }): void {
   jobs.register<SearchModelPayload>(SEARCH_MODEL_KIND, async ({ job, signal, progress, log }) => {
     const { versionId } = job.payload;

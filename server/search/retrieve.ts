@@ -90,7 +90,8 @@ export async function retrieveCandidates(
 export function retrievePrepared(store: Store, versionId: number, q: PreparedQuery, opts: RetrieveOptions = {}): Candidate[] {
   const fusion = { ...FUSION, ...opts.fusion };
   const useLex = opts.lexical !== false;
-  const useVec = opts.vector !== false && q.vector !== null;
+  // A version whose vectors the embed job has not completed answers lexically, never from part of them.
+  const useVec = opts.vector !== false && q.vector !== null && store.search.vectorsReady(versionId);
   const knn = useVec && q.vector ? store.search.knn(versionId, q.vector, opts.vectorLimit ?? fusion.vectorLimit) : [];
   // The lexical pass also scores the vector list's neighbours, so every candidate has complete lexical features.
   const scan = useLex ? lexicalScan(store, versionId, q.termForms, opts.lexicalLimit ?? fusion.lexicalLimit, knn.map((h) => h.id)) : null;

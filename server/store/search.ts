@@ -34,6 +34,7 @@ export interface VectorHit {
 /** The read side of retrieval: read snapshots, vector candidates of one library version, pages. (BM25 candidates: server/store/terms.ts.) */
 export class SearchStore {
   private vecStmts: { knn: Statement; chunks: Statement | null } | null = null;
+  private readyStmt: Statement | null = null;
 
   private readonly pageStmt;
   private readonly sectionCodeStmt;
@@ -85,6 +86,12 @@ export class SearchStore {
     }
     this.vecStmts = { knn, chunks };
     return this.vecStmts;
+  }
+
+  /** True when the version's vectors are complete (VectorStore.markComplete): only then does a search use them. */
+  vectorsReady(versionId: number): boolean {
+    this.readyStmt ??= this.db.prepare('SELECT vectors_embedder IS NOT NULL AS ready FROM library_versions WHERE id = ?');
+    return (this.readyStmt.get(versionId) as { ready: number } | undefined)?.ready === 1;
   }
 
   /**

@@ -25,6 +25,7 @@ export class VectorStore {
       if (exists) this.db.exec(`DROP TABLE ${this.table}`);
       // The copies in the snippet rows belong to the old embedder; the re-embed job writes both again.
       this.db.exec('UPDATE snippets SET embedding = NULL WHERE embedding IS NOT NULL');
+      this.db.exec('UPDATE library_versions SET vectors_embedder = NULL');
       this.db.exec(`CREATE VIRTUAL TABLE ${this.table} USING vec0(version_id integer partition key, embedding int8[${dims}] distance_metric=l2)`);
       this.db.prepare("INSERT INTO meta (key, value) VALUES ('embedder', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(wanted);
     })();
@@ -56,6 +57,42 @@ export class VectorStore {
       }
       return stored;
     })();
+  }
+
+  /**
+   * Marks a served version's vectors complete for the embedder when none of its snippets lacks one;
+   * from then on searches use them. A version still being built is never marked: it may grow.
+   */
+  markComplete(versionId: number): boolean {
+    const embedder = this.embedder();
+    if (!embedder) return false;
+    const r = this.db
+      .prepare(
+        `UPDATE library_versions SET vectors_embedder = ? WHERE id = ? AND state = 'ready' AND vectors_embedder IS NULL
+           AND NOT EXISTS (SELECT 1 FROM snippets s WHERE s.version_id = library_versions.id AND NOT EXISTS (SELECT 1 FROM ${this.table} v WHERE v.rowid = s.id))`,
+      )
+      .run(embedder, versionId);
+    return r.changes > 0;
+  }
+
+  /** markComplete for every served version not marked yet (startup: versions stored before the flag existed). */
+  markAllComplete(): number[] {
+    const ids = this.db.prepare("SELECT id FROM library_versions WHERE state = 'ready' AND vectors_embedder IS NULL").pluck().all() as number[];
+    return ids.filter((id) => this.markComplete(id));
+  }
+
+  /** Served versions whose vectors are complete, and those still waiting for the embed job (/api/health). */
+  versionCounts(): { embedded: number; pending: number } {
+    const r = this.db
+      .prepare("SELECT count(vectors_embedder) AS embedded, count(*) - count(vectors_embedder) AS pending FROM library_versions WHERE state = 'ready'")
+      .get() as { embedded: number; pending: number };
+    return r;
+  }
+
+  private embedder(): string | null {
+    const row = this.db.prepare("SELECT value FROM meta WHERE key = 'embedder'").get() as { value: string } | undefined;
+    const exists = this.db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(this.table) !== undefined;
+    return row && exists ? row.value : null;
   }
 
   /** How many snippets have no vector (progress total of the re-embed job). */

@@ -5,6 +5,7 @@ import { loadConfig } from '../../server/config.ts';
 import { createLogger } from '../../server/log.ts';
 import { createServices, type Services } from '../../server/services.ts';
 import { bundlePath, loadBundleFile } from './bundles.ts';
+import { fillVectors } from '../../server/embed/reembed-job.ts';
 
 /** The corpus of the in-process evaluation (test/eval/run.ts, test/eval/selection.ts). */
 export const BUNDLES = ['fastify', 'fastify-v4.29.1', 'fastify-v3.29.5', 'vite', 'hono', 'pino', 'zod'];
@@ -16,5 +17,7 @@ export async function loadCorpus(bundles: string[] = BUNDLES): Promise<{ service
   const config = loadConfig({ dataDir, logLevel: 'warn', searchWorkers: 0 } as never, {});
   const services = await createServices(config, createLogger('warn'));
   for (const b of bundles) await loadBundleFile(services.writer, bundlePath(b));
+  // The sentence model is left to the embed job when writing; no job runs here.
+  if (services.embedder?.deferred) await fillVectors(services.store, services.embedder);
   return { services, dataDir };
 }

@@ -34,7 +34,7 @@ export interface Asked {
 /** Starts the server and imports the bundles over HTTP; resolves when every job has finished. */
 export async function startEvalServer(bundles: string[] = ALL_BUNDLES, config: Record<string, unknown> = {}, overrides: ServiceOverrides = {}): Promise<TestServer> {
   // Hundreds of anonymous questions a minute: the per-key limit would refuse most of them.
-  const s = await startTestServer({ config: { rateLimitPerMinute: 0, learnRanking: true, ...config }, overrides });
+  const s = await startTestServer({ config: { rateLimitPerMinute: 0, learnRanking: true, embedProvider: (process.env.STACKS_EMBED_PROVIDER ?? 'model') as 'model' | 'builtin', ...config }, overrides });
   try {
     for (const name of bundles) {
       const form = new FormData();

@@ -11,7 +11,7 @@ const TOPICS = ['retry', 'timeout', 'cache', 'stream', 'logger', 'plugin', 'sche
  */
 export async function dataDirWithLibrary(): Promise<string> {
   const dataDir = tempDir('stacks-cli-');
-  const services = await createServices(loadConfig({ dataDir, logLevel: 'silent', learnRanking: false }, {}), createLogger('silent'));
+  const services = await createServices(loadConfig({ dataDir, logLevel: 'silent', learnRanking: false, embedProvider: 'builtin' }, {}), createLogger('silent'));
   try {
     const build = services.writer.begin({ id: '/acme/widgets', title: 'Widgets', description: 'Widget toolkit', sourceType: 'repo' }, { tag: '' });
     await build.add(

@@ -56,8 +56,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   if (options.license !== false) fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
   // Off unless a test asks: the own documentation (tests count and search the libraries they load)
   // and ranking models learned in the background (CPU most tests do not need; search-model.test.ts
-  // and the eval turn it on).
-  const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, dev: true, logLevel: 'silent', ownDocs: false, learnRanking: false, ...options.config } as never, {});
+  // and the eval turn it on). The builtin word vectors embed while writing, so a test searches its
+  // imports at once; the tests of the sentence model (embed-model.test.ts) and the eval ask for it.
+  const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, dev: true, logLevel: 'silent', ownDocs: false, learnRanking: false, embedProvider: 'builtin', ...options.config } as never, {});
   const server = await startServer(config, { log: createLogger(config.logLevel), overrides: options.overrides });
   const key = server.firstKey?.key ?? '';
   return trackOpen<TestServer>({
@@ -82,7 +83,7 @@ export function spawnStacks(args: string[], env: NodeJS.ProcessEnv = {}, nodeFla
   const entry = process.env.TEST_CLI_BUILD ? path.join(process.env.TEST_CLI_BUILD, 'cli/main.js') : path.join(ROOT, 'bin/stacks.js');
   return trackChild(spawn(process.execPath, [...nodeFlags, entry, ...args], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', STACKS_OWN_DOCS: 'false', STACKS_LEARN_RANKING: 'false', ...env },
+    env: { ...process.env, LOG_LEVEL: 'warn', STACKS_OWN_DOCS: 'false', STACKS_LEARN_RANKING: 'false', STACKS_EMBED_PROVIDER: 'builtin', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   }));
 }

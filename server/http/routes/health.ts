@@ -3,12 +3,14 @@ import type { LicenseService } from '../../license/license.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { route } from '../handler.ts';
 import { VERSION } from '../../version.ts';
+import { describeEmbedder } from '../../embed/index.ts';
+import type { Embedder } from '../../embed/types.ts';
 
 export interface HealthDeps {
   license: Pick<LicenseService, 'status'>;
   /** The database: whether it answers, and the job counts by state. */
-  store: { ping(): boolean; jobs: { counts(): Record<string, number> } };
-  embedder: { id: string; dims: number } | null;
+  store: { ping(): boolean; jobs: { counts(): Record<string, number> }; vectors: { versionCounts(): { embedded: number; pending: number } } };
+  embedder: Embedder | null;
   startedAt: Date;
 }
 
@@ -23,9 +25,11 @@ export function mountHealth(app: Express, s: HealthDeps): void {
       const lic = s.license.status();
       const dbOk = s.store.ping();
       let queue: Record<string, number> | null = null;
+      let versions: { embedded: number; pending: number } | null = null;
       if (dbOk) {
         try {
           queue = s.store.jobs.counts();
+          versions = s.embedder ? s.store.vectors.versionCounts() : null;
         } catch {
           queue = null;
         }
@@ -44,7 +48,8 @@ export function mountHealth(app: Express, s: HealthDeps): void {
         },
         database: { status: dbOk ? 'ok' : 'unavailable' },
         queue: queue ? { status: 'ok', jobs: queue } : { status: 'unavailable', jobs: null },
-        embedder: s.embedder ? { id: s.embedder.id, dims: s.embedder.dims } : null,
+        // versions: served library versions whose vectors are complete, and those the embed job has not finished (they answer lexically).
+        embedder: s.embedder ? { ...describeEmbedder(s.embedder), versions } : null,
       });
     }),
   );

@@ -1,0 +1,68 @@
+// `npm run bench -- model [--runs 5] [--threads 1]`
+// The sentence-embedding model (server/embed/model.ts, as ./install.sh installs it): load time and
+// RSS, the latency of a 20-word question on the query lane (median and p95 per run, median of the
+// runs), and the background lane's throughput over every snippet of the reference corpora
+// (test/fixtures/corpus), with the time to embed them all. `--threads` is the background lane's
+// ONNX Runtime threads (STACKS_EMBED_THREADS).
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { ModelEmbedder } from '../server/embed/model.ts';
+import { embeddingText } from '../server/embed/text.ts';
+import { APP_ROOT } from '../server/version.ts';
+import { CORPUS_BUNDLES } from '../test/eval/bundles.ts';
+import type { CodeExample } from '../lib/model.ts';
+
+const { values: opts } = parseArgs({ options: { runs: { type: 'string', default: '5' }, threads: { type: 'string', default: '1' }, limit: { type: 'string' } }, allowPositionals: true });
+const runs = Number(opts.runs);
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * p))]!;
+}
+
+const rss0 = process.memoryUsage().rss;
+const t0 = performance.now();
+const model = await ModelEmbedder.load([path.join(APP_ROOT, 'data')], { backgroundThreads: Number(opts.threads) });
+console.log(`model ${model.id} (${model.dir}): loaded in ${(performance.now() - t0).toFixed(0)} ms, RSS +${((process.memoryUsage().rss - rss0) / 1048576).toFixed(0)} MB`);
+
+// Questions of about 20 words, as developers and their assistants ask them.
+const questions = [
+  'how do I make the server reject requests whose body is larger than a limit I choose myself',
+  'what is the right way to run some code before every request handler to check the user token',
+  'my tests need a fake timer so that a function scheduled with setTimeout runs at once in the test',
+  'how can I validate that an object has an optional email field and a required numeric age field',
+  'the cache keeps showing old data after I change something on the server how do I refresh it',
+];
+const medians: number[] = [];
+const p95s: number[] = [];
+for (let r = 0; r < runs; r++) {
+  const ts: number[] = [];
+  for (let i = 0; i < 100; i++) {
+    const t = performance.now();
+    await model.embed([questions[i % questions.length]!]);
+    ts.push(performance.now() - t);
+  }
+  medians.push(median(ts.slice(10)));
+  p95s.push(pct(ts.slice(10), 0.95));
+}
+console.log(`question of ~20 words, query lane: median ${median(medians).toFixed(2)} ms (runs: ${medians.map((m) => m.toFixed(2)).join(', ')}), p95 ${median(p95s).toFixed(2)} ms`);
+
+const texts: string[] = [];
+for (const file of fs.readdirSync(CORPUS_BUNDLES).filter((f) => f.endsWith('.json')).sort()) {
+  const bundle = JSON.parse(fs.readFileSync(path.join(CORPUS_BUNDLES, file), 'utf8')) as { libraries: { codeSnippets?: Record<string, unknown>[]; infoSnippets?: Record<string, unknown>[] }[] };
+  for (const lib of bundle.libraries) {
+    for (const c of lib.codeSnippets ?? []) texts.push(embeddingText({ kind: 'code', title: String(c.title ?? ''), breadcrumb: '', description: String(c.description ?? ''), content: '', codeList: (c.codeList as CodeExample[] | undefined) ?? [] }));
+    for (const s of lib.infoSnippets ?? []) texts.push(embeddingText({ kind: 'info', title: '', breadcrumb: String(s.breadcrumb ?? ''), description: '', content: String(s.content ?? ''), codeList: null }));
+  }
+}
+const all = opts.limit ? texts.slice(0, Number(opts.limit)) : texts;
+const t1 = performance.now();
+for (let i = 0; i < all.length; i += 256) await model.embed(all.slice(i, i + 256), 'background');
+const seconds = (performance.now() - t1) / 1000;
+console.log(`background lane (${opts.threads} thread(s)): ${all.length} corpus snippets in ${seconds.toFixed(1)} s = ${(all.length / seconds).toFixed(0)} snippets/s; RSS ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB`);
+await model.close();

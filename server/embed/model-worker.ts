@@ -1,0 +1,70 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import fs from 'node:fs';
+import ort from 'onnxruntime-node';
+import { Tokenizer } from '@huggingface/tokenizers';
+
+/** What the main thread gives a model worker (server/embed/model.ts). */
+export interface ModelWorkerData {
+  modelFile: string;
+  tokenizerFile: string;
+  maxTokens: number;
+  /** ONNX Runtime's intra-op threads for this worker. */
+  threads: number;
+}
+
+export type ModelRequest = { id: number; texts: string[] };
+export type ModelReply = { id: number; vectors: Float32Array[] } | { id: number; error: string };
+
+const data = workerData as ModelWorkerData;
+const tokenizer = new Tokenizer(JSON.parse(fs.readFileSync(data.tokenizerFile, 'utf8')), {});
+const session = await ort.InferenceSession.create(data.modelFile, {
+  intraOpNumThreads: data.threads,
+  interOpNumThreads: 1,
+  graphOptimizationLevel: 'all',
+  executionMode: 'sequential',
+});
+const sep = tokenizer.token_to_id('[SEP]') ?? 102;
+
+/** Word-piece ids with [CLS] and [SEP], cut to the model's length (the last kept id becomes [SEP]). */
+function ids(text: string): number[] {
+  const out = tokenizer.encode(text).ids;
+  if (out.length <= data.maxTokens) return out;
+  const cut = out.slice(0, data.maxTokens);
+  cut[cut.length - 1] = sep;
+  return cut;
+}
+
+/**
+ * One text per run: int8 dynamic quantization scales each run's activations by their range, so a
+ * text padded beside longer ones would get a (slightly) different vector; one at a time, a text
+ * always gets the same one. On the CPU, batching saved nothing measurable.
+ */
+async function embedOne(text: string): Promise<Float32Array> {
+  const row = ids(text);
+  const input = BigInt64Array.from(row, (x) => BigInt(x));
+  const out = await session.run({
+    input_ids: new ort.Tensor('int64', input, [1, row.length]),
+    attention_mask: new ort.Tensor('int64', new BigInt64Array(row.length).fill(1n), [1, row.length]),
+  });
+  return (out.sentence_embedding!.data as Float32Array).slice();
+}
+
+async function embed(texts: string[]): Promise<Float32Array[]> {
+  const vectors: Float32Array[] = [];
+  for (const text of texts) vectors.push(await embedOne(text));
+  return vectors;
+}
+
+// Requests are answered one at a time, in order: the session is not shared between runs.
+let queue: Promise<void> = Promise.resolve();
+parentPort!.on('message', (req: ModelRequest) => {
+  queue = queue.then(async () => {
+    try {
+      const vectors = await embed(req.texts);
+      parentPort!.postMessage({ id: req.id, vectors } satisfies ModelReply, vectors.map((v) => v.buffer as ArrayBuffer));
+    } catch (err) {
+      parentPort!.postMessage({ id: req.id, error: (err as Error).message } satisfies ModelReply);
+    }
+  });
+});
+parentPort!.postMessage({ ready: true });

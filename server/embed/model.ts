@@ -1,0 +1,149 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Embedder, EmbedPriority } from './types.ts';
+import type { ModelReply, ModelWorkerData } from './model-worker.ts';
+
+/** The shipped model as scripts/model/install-model.sh pins it (server/embed/model-pin.json). */
+export interface ModelPin {
+  name: string;
+  dir: string;
+  dims: number;
+  maxTokens: number;
+  license: string;
+  upstream: { repo: string; revision: string; files: Record<string, string> };
+  package: { name: string; version: string; wheelSha256: string };
+  files: { 'model.onnx': string; 'tokenizer.json': string };
+}
+
+export function readModelPin(): ModelPin {
+  return JSON.parse(fs.readFileSync(new URL('./model-pin.json', import.meta.url), 'utf8')) as ModelPin;
+}
+
+/** Why the model cannot be used: startup then falls back to the builtin word vectors and says so. */
+export class ModelUnavailable extends Error {}
+
+const WORKER_ENTRY = new URL(import.meta.url.endsWith('.ts') ? './model-worker.mjs' : './model-worker.js', import.meta.url);
+
+function sha256(file: string): string {
+  return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+}
+
+/** The model folder to run: the first of `dirs` that has one (the data dir's, then the install's data/), if its files are the pinned ones. */
+export function findModel(dirs: string[], pin: ModelPin): { dir: string; modelSha256: string } {
+  const problems: string[] = [];
+  for (const base of dirs) {
+    const dir = path.join(base, 'models', pin.dir);
+    const model = path.join(dir, 'model.onnx');
+    const tokenizer = path.join(dir, 'tokenizer.json');
+    if (!fs.existsSync(model) || !fs.existsSync(tokenizer)) {
+      problems.push(`${dir}: not installed`);
+      continue;
+    }
+    // A file that is not the pinned one is never run, and never passed over for another copy: it
+    // may be damaged or replaced, and whoever put it there should hear of it.
+    const got = { model: sha256(model), tokenizer: sha256(tokenizer) };
+    if (got.model !== pin.files['model.onnx']) problems.push(`${model}: sha256 ${got.model}, expected ${pin.files['model.onnx']}`);
+    else if (got.tokenizer !== pin.files['tokenizer.json']) problems.push(`${tokenizer}: sha256 ${got.tokenizer}, expected ${pin.files['tokenizer.json']}`);
+    else return { dir, modelSha256: got.model };
+    break;
+  }
+  throw new ModelUnavailable(`the ${pin.name} model cannot be used (${problems.join('; ')}); run ./install.sh to install it`);
+}
+
+interface Lane {
+  worker: Worker;
+  pending: Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>;
+  ready: Promise<void>;
+  failed: Error | null;
+}
+
+/**
+ * The sentence-embedding model (all-MiniLM-L6-v2, int8 ONNX) run by ONNX Runtime in two worker
+ * threads, so the request thread never computes: one lane for questions (one thread, answers in a
+ * few milliseconds), one for the background embed job, so that a job's batches never queue in
+ * front of a question.
+ */
+export class ModelEmbedder implements Embedder {
+  readonly id: string;
+  readonly dims: number;
+  readonly deferred = true;
+  private readonly lanes: Record<EmbedPriority, Lane>;
+  private nextId = 1;
+
+  private constructor(readonly pin: ModelPin, readonly dir: string, readonly modelSha256: string, backgroundThreads: number) {
+    this.id = `model:${pin.name}:${modelSha256.slice(0, 12)}`;
+    this.dims = pin.dims;
+    this.lanes = { query: this.lane(1), background: this.lane(backgroundThreads) };
+  }
+
+  /** Verifies the installed files against the pin and starts the workers; throws ModelUnavailable when they are missing or differ. */
+  static async load(dirs: string[], options: { backgroundThreads?: number; pin?: ModelPin } = {}): Promise<ModelEmbedder> {
+    const pin = options.pin ?? readModelPin();
+    const found = findModel(dirs, pin);
+    const embedder = new ModelEmbedder(pin, found.dir, found.modelSha256, options.backgroundThreads ?? 1);
+    try {
+      await Promise.all([embedder.lanes.query.ready, embedder.lanes.background.ready]);
+    } catch (err) {
+      await embedder.close();
+      throw new ModelUnavailable(`the ${pin.name} model did not load: ${(err as Error).message}`);
+    }
+    return embedder;
+  }
+
+  private lane(threads: number): Lane {
+    const data: ModelWorkerData = {
+      modelFile: path.join(this.dir, 'model.onnx'),
+      tokenizerFile: path.join(this.dir, 'tokenizer.json'),
+      maxTokens: this.pin.maxTokens,
+      threads,
+    };
+    const worker = new Worker(WORKER_ENTRY, { workerData: data });
+    const lane: Lane = { worker, pending: new Map(), ready: Promise.resolve(), failed: null };
+    lane.ready = new Promise<void>((resolve, reject) => {
+      const fail = (err: Error) => {
+        lane.failed = err;
+        reject(err);
+        for (const p of lane.pending.values()) p.reject(err);
+        lane.pending.clear();
+      };
+      worker.on('message', (m: ModelReply | { ready: true }) => {
+        if ('ready' in m) {
+          worker.unref();
+          resolve();
+          return;
+        }
+        const p = lane.pending.get(m.id);
+        if (!p) return;
+        lane.pending.delete(m.id);
+        if (lane.pending.size === 0) worker.unref();
+        if ('error' in m) p.reject(new Error(m.error));
+        else p.resolve(m.vectors);
+      });
+      worker.on('error', fail);
+      worker.on('exit', (code) => fail(new Error(`model worker exited (code ${code})`)));
+    });
+    lane.ready.catch(() => {});
+    return lane;
+  }
+
+  embed(texts: string[], priority: EmbedPriority = 'query'): Promise<Float32Array[]> {
+    if (texts.length === 0) return Promise.resolve([]);
+    const lane = this.lanes[priority];
+    if (lane.failed) return Promise.reject(lane.failed);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      lane.pending.set(id, { resolve, reject });
+      lane.worker.ref();
+      lane.worker.postMessage({ id, texts });
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const lane of Object.values(this.lanes)) {
+      lane.worker.removeAllListeners('exit');
+      await lane.worker.terminate();
+    }
+  }
+}

@@ -1,0 +1,88 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startTestServer, tempDir, waitFor } from './helpers/server.ts';
+import { createEmbedder, describeEmbedder, selfCheck } from '../server/embed/index.ts';
+import { ModelEmbedder, ModelUnavailable, readModelPin } from '../server/embed/model.ts';
+import { loadConfig } from '../server/config.ts';
+import { createLogger } from '../server/log.ts';
+import { APP_ROOT } from '../server/version.ts';
+
+// The real model, as ./install.sh installs it into data/models (no stand-in: these tests fail without it).
+const pin = readModelPin();
+const installed = path.join(APP_ROOT, 'data');
+const log = createLogger('silent');
+const reference = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'fixtures/model/reference.json'), 'utf8')) as { texts: string[]; vectors: number[][] };
+
+function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  return s;
+}
+
+test('the installed model is the pinned one and reproduces the reference pipeline (Hugging Face tokenizers + onnxruntime in Python)', async (t) => {
+  assert.ok(fs.existsSync(path.join(installed, 'models', pin.dir, 'model.onnx')), 'the model is not installed: run ./install.sh');
+  const model = await ModelEmbedder.load([installed]);
+  t.after(() => model.close());
+  assert.equal(model.modelSha256, pin.files['model.onnx']);
+  assert.equal(model.dims, 384);
+  assert.match(model.id, /^model:all-MiniLM-L6-v2:[0-9a-f]{12}$/);
+  await selfCheck(model);
+  // Both lanes, one text at a time and in a batch of mixed lengths: the same text gives the same vector either way.
+  const one = await Promise.all(reference.texts.map((text) => model.embed([text]).then((v) => v[0]!)));
+  const batch = await model.embed(reference.texts, 'background');
+  reference.vectors.forEach((want, i) => {
+    assert.ok(Math.abs(dot(one[i]!, one[i]!) - 1) < 1e-4, 'unit length');
+    assert.ok(dot(one[i]!, want) > 0.9999, `text ${i}: cosine to the reference ${dot(one[i]!, want)}`);
+    assert.ok(dot(batch[i]!, want) > 0.9999, `text ${i} in a batch: cosine to the reference ${dot(batch[i]!, want)}`);
+  });
+  // Word knowledge the builtin vectors lack: a need phrased unlike the answer is still near it.
+  const [need, answer, other] = await model.embed(['stop the server from accepting huge request payloads', 'bodyLimit: maximum request body size in bytes', 'render a list of items in a template']);
+  assert.ok(dot(need!, answer!) > dot(need!, other!) + 0.1, `${dot(need!, answer!)} vs ${dot(need!, other!)}`);
+});
+
+test('a model file that is not the pinned one is never run: the server falls back to the word vectors and says why', async (t) => {
+  const dataDir = tempDir();
+  const dir = path.join(dataDir, 'models', pin.dir);
+  fs.mkdirSync(dir, { recursive: true });
+  const bytes = fs.readFileSync(path.join(installed, 'models', pin.dir, 'model.onnx'));
+  bytes[bytes.length - 1] ^= 1;
+  fs.writeFileSync(path.join(dir, 'model.onnx'), bytes);
+  fs.copyFileSync(path.join(installed, 'models', pin.dir, 'tokenizer.json'), path.join(dir, 'tokenizer.json'));
+  // The data dir's copy is looked at first; a damaged copy there is refused, not skipped for the install's.
+  await assert.rejects(ModelEmbedder.load([dataDir]), (err: Error) => err instanceof ModelUnavailable && /sha256 [0-9a-f]{64}, expected/.test(err.message));
+  const embedder = await createEmbedder(loadConfig({ dataDir: path.join(dataDir, 'elsewhere'), embedProvider: 'model' }, {}), log);
+  t.after(() => embedder.close?.());
+  assert.equal(describeEmbedder(embedder).model?.sha256, pin.files['model.onnx'], 'an empty data dir uses the install\'s model');
+  const s = await startTestServer({ dataDir, config: { embedProvider: 'model' } });
+  t.after(() => s.close());
+  const health = (await (await s.api('/api/health', { auth: null })).json()) as { embedder: { id: string; model: unknown; fallback: string } };
+  assert.match(health.embedder.id, /^builtin:/);
+  assert.equal(health.embedder.model, null);
+  assert.match(health.embedder.fallback, /model\.onnx: sha256 [0-9a-f]{64}, expected/);
+});
+
+test('with the model, imports are lexical-first: the version answers at once, then the embed job completes its vectors and health counts them', async (t) => {
+  const s = await startTestServer({ config: { embedProvider: 'model' } });
+  t.after(() => s.close());
+  type Health = { embedder: { id: string; model: { sha256: string; license: string }; fallback: null; versions: { embedded: number; pending: number } } };
+  const before = (await (await s.api('/api/health', { auth: null })).json()) as Health;
+  assert.equal(before.embedder.model.sha256, pin.files['model.onnx']);
+  assert.equal(before.embedder.model.license, 'Apache-2.0');
+  assert.equal(before.embedder.fallback, null);
+  const form = new FormData();
+  form.append('bundleFile', new Blob([fs.readFileSync(path.join(import.meta.dirname, 'fixtures/bundles/valid.json'))], { type: 'application/json' }), 'valid.json');
+  const res = await s.api('/api/import-libraries', { method: 'POST', body: form });
+  assert.equal(res.status, 200, await res.clone().text());
+  const version = await waitFor(() => s.services.store.libraries.allCurrentVersions().find((v) => v.libraryId === '/sindresorhus/got' && v.state === 'ready'));
+  const embedJob = await waitFor(() => s.services.jobs.list({ kind: 'reembed' })[0]);
+  await waitFor(() => ['succeeded', 'failed'].includes(s.services.jobs.get(embedJob.id).state), 60_000);
+  assert.equal(s.services.jobs.get(embedJob.id).state, 'succeeded');
+  assert.equal(s.services.store.vectors.missingCount(), 0);
+  assert.ok(s.services.store.search.vectorsReady(version!.id));
+  const after = (await (await s.api('/api/health', { auth: null })).json()) as Health;
+  assert.deepEqual(after.embedder.versions, { embedded: 2, pending: 0 });
+  const answer = await s.api('/api/v2/context?libraryId=/sindresorhus/got&query=send+json+in+a+post+request&type=json', { auth: null });
+  assert.equal(answer.status, 200);
+});

@@ -63,7 +63,7 @@ test('a model file that is not the pinned one is never run: the server falls bac
   assert.match(health.embedder.fallback, /model\.onnx: sha256 [0-9a-f]{64}, expected/);
 });
 
-test('with the model, imports are lexical-first: the version answers at once, then the embed job completes its vectors and health counts them', async (t) => {
+test('with the model, imports are lexical-first: the embed job completes a version\'s vectors, health counts them, and a re-import reuses them', async (t) => {
   const s = await startTestServer({ config: { embedProvider: 'model' } });
   t.after(() => s.close());
   type Health = { embedder: { id: string; model: { sha256: string; license: string }; fallback: null; versions: { embedded: number; pending: number } } };
@@ -85,4 +85,10 @@ test('with the model, imports are lexical-first: the version answers at once, th
   assert.deepEqual(after.embedder.versions, { embedded: 2, pending: 0 });
   const answer = await s.api('/api/v2/context?libraryId=/sindresorhus/got&query=send+json+in+a+post+request&type=json', { auth: null });
   assert.equal(answer.status, 200);
+  // The same bundle again: every text is unchanged, so the new version keeps the old vectors and is complete when it is swapped in.
+  form.append('force', 'true');
+  const again = await s.api('/api/import-libraries', { method: 'POST', body: form });
+  assert.equal(again.status, 200);
+  const next = await waitFor(() => s.services.store.libraries.allCurrentVersions().find((v) => v.libraryId === '/sindresorhus/got' && v.id !== version!.id));
+  assert.ok(s.services.store.search.vectorsReady(next!.id), 'the re-imported version reused the vectors of the unchanged text');
 });

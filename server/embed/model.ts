@@ -69,6 +69,7 @@ export class ModelEmbedder implements Embedder {
   readonly id: string;
   readonly dims: number;
   readonly deferred = true;
+  readonly sentenceEncoder = true;
   private readonly lanes: Record<EmbedPriority, Lane>;
   private nextId = 1;
 

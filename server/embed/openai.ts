@@ -49,6 +49,7 @@ export function embeddingsUrl(raw: string): URL {
 
 export class OpenAIEmbedder implements Embedder {
   readonly id: string;
+  readonly sentenceEncoder = true;
   private readonly url: URL;
   private readonly batchSize: number;
   private readonly maxBatchChars: number;

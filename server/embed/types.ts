@@ -11,6 +11,12 @@ export interface Embedder {
    * Git sources store snippets without vectors and the embed job fills them per version afterwards.
    */
   readonly deferred?: boolean;
+  /**
+   * True for a model that embeds what a text means as a whole (the sentence model, an endpoint's
+   * model), false or absent for word vectors averaged: only the former is trusted on its own when a
+   * question shares no word with its answer (server/search/learn.ts).
+   */
+  readonly sentenceEncoder?: boolean;
   embed(texts: string[], priority?: EmbedPriority): Promise<Float32Array[]>;
   /** Stops worker threads or connections (the server's shutdown). */
   close?(): Promise<void>;

@@ -75,8 +75,10 @@ export class VersionBuild {
       rows.push(row);
     }
     if (rows.length === 0) return 0;
-    // A deferred embedder (the sentence model) is left to the embed job: writing stays lexical-first.
-    if (this.embedder && !this.embedder.deferred) {
+    // A deferred embedder (the sentence model) is left to the embed job: writing stays lexical-first,
+    // and text the served version already embedded keeps its vector.
+    if (this.embedder?.deferred) this.reuseVectors(rows);
+    else if (this.embedder) {
       const vectors = await this.embedder.embed(rows.map(embeddingText));
       rows.forEach((r, i) => (r.vector = vectors[i] ?? null));
     }
@@ -102,6 +104,22 @@ export class VersionBuild {
       rows.push({ ...row, fts: indexColumns(row), vector: this.embedder && embedding && embedding.length === this.embedder.dims ? embedding : null });
     }
     return rows.length ? this.store_(rows) : 0;
+  }
+
+  /**
+   * Gives rows the vectors of the served version's snippets at the same address with the same
+   * embedded text: a re-import or re-crawl embeds only what changed. The float copies belong to the
+   * current embedder (they are cleared when it changes).
+   */
+  private reuseVectors(rows: SnippetRow[]): void {
+    const tag = this.kind === 'docs' ? this.store.libraries.version(this.versionId)?.tag : undefined;
+    const served = tag === undefined ? null : this.store.libraries.currentVersion(this.meta.id, tag);
+    if (!served || served.id === this.versionId) return;
+    const known = new Map<string, Float32Array>();
+    for (const { snippet, embedding } of this.store.snippets.embeddedAt(served.id, rows.map((r) => r.sourceId))) {
+      if (embedding.length === this.embedder!.dims) known.set(`${snippet.sourceId}\u0000${embeddingText(snippet)}`, embedding);
+    }
+    for (const r of rows) r.vector = known.get(`${r.sourceId}\u0000${embeddingText(r)}`) ?? null;
   }
 
   private store_(rows: SnippetRow[]): number {

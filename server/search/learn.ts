@@ -3,7 +3,7 @@ import type { Embedder } from '../embed/types.ts';
 import { prepareQuery } from './query.ts';
 import { retrievePrepared } from './retrieve.ts';
 import { RERANK_FETCH } from './pipeline.ts';
-import { DEFAULT_MODEL, featureRows, linearScore, type LearnedModel, type RankingModel } from './ranker.ts';
+import { DEFAULT_MODEL, FEATURES, featureRows, linearScore, type Feature, type LearnedModel, type RankingModel } from './ranker.ts';
 import { pageOf, sectionOf } from './source-url.ts';
 import { HeadingRoots } from './change-pages.ts';
 import { PackageList } from './package-names.ts';
@@ -12,7 +12,8 @@ import { PackageList } from './package-names.ts';
  * Learning a version's ranking model from its own documents (no labelled questions, no language
  * model). Every section heading is a question whose answer is known: the snippets of that section.
  * Each heading is asked through the same retrieval as a real question; the features of the
- * candidates and whether each belongs to the heading's section make the training pairs. A pairwise
+ * candidates and whether each belongs to the heading's section make the training pairs (with a
+ * sentence encoder, each heading also as if it shared no word with its section: withoutWords). A pairwise
  * logistic model is fitted, pulled towards the default weights (small libraries have few
  * headings), and adopted only if it ranks better than the default on the headings of pages held
  * out of training. Finally its scores are turned into probabilities (Platt scaling) on all headings.
@@ -251,7 +252,26 @@ async function packagesOf(store: Store, versionId: number): Promise<string[]> {
   return list.list();
 }
 
-/** The headings of one version asked as questions: their candidates' features and labels. */
+/** The features that read the question's words; the others are the embedding's and the snippet's own. */
+const WORD_FEATURES = new Set<Feature>(['lexical', 'lexicalRank', 'cosine', 'section', 'title', 'coverage', 'phrase', 'identifier']);
+const WORD_COLUMNS = FEATURES.flatMap((f, i) => (WORD_FEATURES.has(f) ? [i] : []));
+
+/**
+ * A candidate's features as if the question shared no word with any document. A heading always
+ * shares its words with its section, while a need put in the asker's own words often shares none:
+ * learned from headings alone, a model trusts the words and hardly the embedding. So with a
+ * sentence encoder each heading is learned twice, as written and with every word feature zeroed,
+ * and the model learns how well the embedding alone finds the section too. Not with the builtin
+ * word vectors: averaged words know no meaning beyond the words, and trusting them alone made every
+ * kind of question rank worse on the evaluation's dev split.
+ */
+function withoutWords(row: number[]): number[] {
+  const out = [...row];
+  for (const i of WORD_COLUMNS) out[i] = 0;
+  return out;
+}
+
+/** The headings of one version asked as questions (with a sentence encoder also without their words): their candidates' features and labels. */
 export async function examplesOf(store: Store, embedder: Embedder | null, versionId: number, signal?: AbortSignal, rows?: HeadingRow[]): Promise<Example[]> {
   rows ??= (await headingsOf(store, versionId)).rows;
   const out: Example[] = [];
@@ -263,7 +283,10 @@ export async function examplesOf(store: Store, embedder: Embedder | null, versio
     const candidates = store.search.snapshot(() => retrievePrepared(store, versionId, q, { fetchLimit: RERANK_FETCH }));
     const y = candidates.map((c) => sectionOf(c.snippet.sourceId) === pq.section);
     if (!y.includes(true)) continue;
-    out.push({ x: featureRows(q, candidates), y, heldOut: hashOf(pq.page) % LEARN.holdOutEvery === 0 });
+    const x = featureRows(q, candidates);
+    const heldOut = hashOf(pq.page) % LEARN.holdOutEvery === 0;
+    out.push({ x, y, heldOut });
+    if (embedder?.sentenceEncoder) out.push({ x: x.map(withoutWords), y, heldOut });
   }
   return out;
 }

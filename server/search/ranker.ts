@@ -47,7 +47,7 @@ export const FEATURES = [
 export type Feature = (typeof FEATURES)[number];
 
 /** Bump when FEATURES or the learning change: stored models of another format are learned again. */
-export const MODEL_FORMAT = 4;
+export const MODEL_FORMAT = 5;
 
 /** A ranking model: weights in FEATURES order and the Platt scaling of the weighted sum. */
 export interface RankingModel {

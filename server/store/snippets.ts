@@ -58,6 +58,7 @@ export class SnippetStore {
   constructor(private readonly db: Db) {}
 
   private readonly withEmbeddingsStmts = new Map<number, Database.Statement<unknown[], unknown>>();
+  private readonly embeddedAtStmts = new Map<number, Database.Statement<unknown[], unknown>>();
 
   /** `<sql> (?, ?, ...)` with n placeholders, prepared once per n up to 200 (longer lists are prepared each time). */
   private inStmt(cache: Map<number, Database.Statement<unknown[], unknown>>, sql: string, n: number): Database.Statement<unknown[], unknown> {
@@ -131,6 +132,14 @@ export class SnippetStore {
       if (r.embedding) embeddings.set(r.id, f32Of(r.embedding));
     }
     return { snippets, embeddings };
+  }
+
+  /** A version's embedded snippets at these source URLs, with their float embeddings (a rebuild reuses the vectors of unchanged text). */
+  embeddedAt(versionId: number, sourceIds: string[]): { snippet: StoredSnippet; embedding: Float32Array }[] {
+    const urls = [...new Set(sourceIds)];
+    if (urls.length === 0) return [];
+    const rows = this.inStmt(this.embeddedAtStmts, `SELECT ${COLUMNS}, embedding FROM snippets WHERE version_id = ? AND embedding IS NOT NULL AND source_id IN`, urls.length).all(versionId, ...urls) as (Row & { embedding: Buffer })[];
+    return rows.map((r) => ({ snippet: toSnippet(r), embedding: f32Of(r.embedding) }));
   }
 
   byIds(ids: number[]): StoredSnippet[] {

@@ -3,7 +3,7 @@ import type { Embedder } from '../embed/types.ts';
 import { prepareQuery } from './query.ts';
 import { retrievePrepared } from './retrieve.ts';
 import { RERANK_FETCH } from './pipeline.ts';
-import { DEFAULT_MODEL, FEATURES, featureRows, linearScore, type Feature, type LearnedModel, type RankingModel } from './ranker.ts';
+import { DEFAULT_MODEL, FEATURES, featureRows, linearScore, type Feature, type LearnedModel, type RankingModel, type Weights } from './ranker.ts';
 import { pageOf, sectionOf } from './source-url.ts';
 import { HeadingRoots } from './change-pages.ts';
 import { PackageList } from './package-names.ts';
@@ -41,10 +41,12 @@ interface PseudoQuestion {
   page: string;
 }
 
-interface Example {
+export interface Example {
   x: number[][];
   y: boolean[];
   heldOut: boolean;
+  /** The heading's copy without its words (withoutWords). */
+  withoutWords?: boolean;
 }
 
 /** FNV-1a: a cheap, fixed hash for sampling headings and holding out pages (the same text, the same choice). */
@@ -286,35 +288,47 @@ export async function examplesOf(store: Store, embedder: Embedder | null, versio
     const x = featureRows(q, candidates);
     const heldOut = hashOf(pq.page) % LEARN.holdOutEvery === 0;
     out.push({ x, y, heldOut });
-    if (embedder?.sentenceEncoder) out.push({ x: x.map(withoutWords), y, heldOut });
+    if (embedder?.sentenceEncoder) out.push({ x: x.map(withoutWords), y, heldOut, withoutWords: true });
   }
   return out;
 }
 
-/** Learns the ranking model of one version from its documents. */
-export async function learnModel(store: Store, embedder: Embedder | null, versionId: number, signal?: AbortSignal): Promise<LearnedModel> {
-  const { rows, changePages } = await headingsOf(store, versionId);
-  const examples = await examplesOf(store, embedder, versionId, signal, rows);
+/**
+ * Weights fitted on `examples` from `prior`, adopted only when they rank the held-out pages'
+ * headings at least as well as the prior; their calibration; and both MRRs for the report.
+ */
+async function fitWeights(examples: Example[], prior: number[], signal?: AbortSignal): Promise<Weights & { learned: boolean; defaultMrr: number; learnedMrr: number }> {
   const train = examples.filter((e) => !e.heldOut);
   const held = examples.filter((e) => e.heldOut);
-  const prior = DEFAULT_MODEL.weights;
   let weights = prior;
   let learnedMrr = 0;
   const defaultMrr = mrr(held, prior);
-  if (examples.length >= LEARN.minQuestions && held.length > 0) {
+  if (examples.filter((e) => !e.withoutWords).length >= LEARN.minQuestions && held.length > 0) {
     const candidate = await fitPairwise(train, prior, signal);
     learnedMrr = mrr(held, candidate);
-    // Adopted only when it ranks the held-out pages' headings at least as well as the default.
     if (learnedMrr >= defaultMrr) weights = await fitPairwise(examples, prior, signal);
   }
-  const source = weights === prior ? 'default' : 'learned';
-  return {
-    weights: [...weights],
-    calibration: fitCalibration(examples, weights),
-    changePages,
-    packages: await packagesOf(store, versionId),
-    source,
-    report: { questions: examples.length, heldOut: held.length, defaultMrr, learnedMrr },
-  };
+  return { weights: [...weights], calibration: fitCalibration(examples, weights), learned: weights !== prior, defaultMrr, learnedMrr };
 }
 
+/**
+ * Learns the ranking model of one version from its documents. With a sentence encoder, the headings
+ * without their words shape the main weights, and the headings as written alone the `quoted` ones
+ * (for questions that quote the documents, RankingModel).
+ */
+export async function learnModel(store: Store, embedder: Embedder | null, versionId: number, signal?: AbortSignal): Promise<LearnedModel> {
+  const { rows, changePages } = await headingsOf(store, versionId);
+  const examples = await examplesOf(store, embedder, versionId, signal, rows);
+  const asWritten = examples.filter((e) => !e.withoutWords);
+  const main = await fitWeights(examples, DEFAULT_MODEL.weights, signal);
+  const quoted = asWritten.length < examples.length ? await fitWeights(asWritten, (DEFAULT_MODEL.quoted ?? DEFAULT_MODEL).weights, signal) : null;
+  return {
+    weights: main.weights,
+    calibration: main.calibration,
+    ...(quoted ? { quoted: { weights: quoted.weights, calibration: quoted.calibration } } : {}),
+    changePages,
+    packages: await packagesOf(store, versionId),
+    source: main.learned ? 'learned' : 'default',
+    report: { questions: asWritten.length, heldOut: asWritten.filter((e) => e.heldOut).length, defaultMrr: main.defaultMrr, learnedMrr: main.learnedMrr },
+  };
+}

@@ -48,7 +48,9 @@ function storedModel(store: Store, versionId: number): ParsedModel | null {
 /** A stored model of the current format, parsed. */
 function parse(builtAt: string, json: string): ParsedModel {
   const parsed = JSON.parse(json) as LearnedModel;
-  const model: RankingModel = parsed.weights.length === FEATURES.length ? { weights: parsed.weights, calibration: parsed.calibration, changePages: new Set(parsed.changePages) } : DEFAULT_MODEL;
+  const quoted = parsed.quoted?.weights.length === FEATURES.length ? { quoted: parsed.quoted } : {};
+  const model: RankingModel =
+    parsed.weights.length === FEATURES.length ? { weights: parsed.weights, calibration: parsed.calibration, ...quoted, changePages: new Set(parsed.changePages) } : DEFAULT_MODEL;
   return { builtAt, model, packages: Array.isArray(parsed.packages) ? parsed.packages : [] };
 }
 

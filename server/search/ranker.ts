@@ -47,13 +47,23 @@ export const FEATURES = [
 export type Feature = (typeof FEATURES)[number];
 
 /** Bump when FEATURES or the learning change: stored models of another format are learned again. */
-export const MODEL_FORMAT = 5;
+export const MODEL_FORMAT = 6;
 
-/** A ranking model: weights in FEATURES order and the Platt scaling of the weighted sum. */
-export interface RankingModel {
+/** Weights in FEATURES order and the Platt scaling of their weighted sum. */
+export interface Weights {
   weights: number[];
   /** Probability that a candidate answers: 1 / (1 + exp(-(a * score + b))). */
   calibration: { a: number; b: number };
+}
+
+/**
+ * A ranking model. `weights` rank a question put in the asker's words; with a sentence encoder they
+ * were also learned from headings without their words (server/search/learn.ts). `quoted`, when
+ * present, ranks a question that quotes the documents (pasted error output or code): learned from
+ * the headings as written only, it trusts the shared words as such a question deserves.
+ */
+export interface RankingModel extends Weights {
+  quoted?: Weights;
   /** Pages the version's headings tell as change pages (`HeadingRoots`); the default model knows none. */
   changePages?: ReadonlySet<string>;
 }
@@ -61,7 +71,8 @@ export interface RankingModel {
 export const DEFAULT_MODEL: RankingModel = DEFAULT_WEIGHTS;
 
 /** A model as the `search-model` job stores it: what it learned and how it validated. */
-export interface LearnedModel extends Pick<RankingModel, 'weights' | 'calibration'> {
+export interface LearnedModel extends Weights {
+  quoted?: Weights;
   /** Change pages by their headings (`HeadingRoots`), sorted. */
   changePages: string[];
   /** Packages the version's documents install (server/search/package-names.ts), sorted: the catalogue names the library by some of them. */
@@ -190,13 +201,13 @@ export function featureRows(q: PreparedQuery, candidates: Candidate[]): number[]
 }
 
 /** The model's weighted sum for one feature vector. */
-export function linearScore(model: RankingModel, x: number[]): number {
+export function linearScore(model: Weights, x: number[]): number {
   let s = 0;
   for (let i = 0; i < x.length; i++) s += (model.weights[i] ?? 0) * x[i]!;
   return s;
 }
 
-export function probability(model: RankingModel, score: number): number {
+export function probability(model: Weights, score: number): number {
   return 1 / (1 + Math.exp(-(model.calibration.a * score + model.calibration.b)));
 }
 
@@ -205,6 +216,11 @@ export interface RankOptions {
   fast?: boolean;
   /** The model of a version (its learned one, else DEFAULT_MODEL). */
   modelOf?: (versionId: number) => RankingModel;
+}
+
+/** Pasted error output, or pasted code (terms the asker did not write): the question quotes the documents' own words. */
+export function quotesDocuments(q: Pick<PreparedQuery, 'pasted' | 'terms' | 'askedTerms'>): boolean {
+  return q.pasted || q.askedTerms.length < q.terms.length;
 }
 
 /**
@@ -223,6 +239,7 @@ export function rank(q: PreparedQuery, candidates: Candidate[], opts: RankOption
   const out: Candidate[] = [];
   for (const [versionId, group] of groups) {
     const model = opts.modelOf?.(versionId) ?? DEFAULT_MODEL;
+    const weights = model.quoted && quotesDocuments(q) ? model.quoted : model;
     const rows = featureRows(q, group);
     const changePrior = asksAboutChange(q) ? 1 : CHANGE_PAGE_PRIOR;
     const changePages = changePrior < 1 && model.changePages?.size ? model.changePages : null;
@@ -230,7 +247,7 @@ export function rank(q: PreparedQuery, candidates: Candidate[], opts: RankOption
       const x = rows[i]!;
       const features: Record<string, number> = {};
       FEATURES.forEach((f, k) => (features[f] = x[k]!));
-      let p = probability(model, linearScore(model, x));
+      let p = probability(weights, linearScore(weights, x));
       if (changePrior < 1 && isChangePage(c.snippet, changePages)) p *= changePrior;
       out.push({ ...c, score: c.snippet.isDynamic ? p * DYNAMIC_PENALTY : p, features });
     });

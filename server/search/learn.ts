@@ -320,8 +320,10 @@ export async function learnModel(store: Store, embedder: Embedder | null, versio
   const { rows, changePages } = await headingsOf(store, versionId);
   const examples = await examplesOf(store, embedder, versionId, signal, rows);
   const asWritten = examples.filter((e) => !e.withoutWords);
-  const main = await fitWeights(examples, DEFAULT_MODEL.weights, signal);
-  const quoted = asWritten.length < examples.length ? await fitWeights(asWritten, (DEFAULT_MODEL.quoted ?? DEFAULT_MODEL).weights, signal) : null;
+  const wordsPrior = (DEFAULT_MODEL.quoted ?? DEFAULT_MODEL).weights;
+  // Without a sentence encoder every heading is as written: it starts from the default's weights for such questions.
+  const main = await fitWeights(examples, embedder?.sentenceEncoder ? DEFAULT_MODEL.weights : wordsPrior, signal);
+  const quoted = asWritten.length < examples.length ? await fitWeights(asWritten, wordsPrior, signal) : null;
   return {
     weights: main.weights,
     calibration: main.calibration,

@@ -57,6 +57,8 @@ export const configSchema = z.object({
   embedProvider: z.enum(['model', 'builtin', 'openai']).default('model'),
   /** ONNX Runtime threads of the model's background lane (the embed job); questions always get one thread of their own. */
   embedThreads: int(1, 64).default(1),
+  /** A vector cache file of the model (server/embed/vector-cache.ts): texts it holds are not run through the model. */
+  embedCache: z.string().min(1).optional(),
   embedUrl: z.string().url().optional(),
   embedModel: z.string().min(1).default('text-embedding-3-small'),
   embedApiKey: z.string().min(1).optional(),
@@ -179,6 +181,7 @@ const envMap: Record<string, keyof Config> = {
   STACKS_IMPORT_MAX_BYTES: 'importMaxBytes',
   STACKS_EMBED_PROVIDER: 'embedProvider',
   STACKS_EMBED_THREADS: 'embedThreads',
+  STACKS_EMBED_CACHE: 'embedCache',
   STACKS_EMBED_URL: 'embedUrl',
   STACKS_EMBED_MODEL: 'embedModel',
   STACKS_EMBED_API_KEY: 'embedApiKey',

@@ -4,6 +4,7 @@ import { asksAboutChange, HeadingRoots, isChangePage } from '../server/search/ch
 import { analyzeQuery } from '../server/search/query.ts';
 import type { TestServer } from './helpers/server.ts';
 import { serverWithBundles } from './eval/bundles.ts';
+import { REAL_MODEL } from './helpers/server.ts';
 import { textSources } from './eval/http.ts';
 
 const page = (sourceId: string, breadcrumb = '') => ({ sourceId, pageTitle: '', breadcrumb });
@@ -68,7 +69,7 @@ test('a question asks about a change when it names an upgrade, a version or a re
 let s: TestServer;
 
 before(async () => {
-  s = await serverWithBundles(['zod']);
+  s = await serverWithBundles(['zod'], { config: REAL_MODEL });
 });
 
 after(async () => {

@@ -2,7 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestServer, tempDir, waitFor } from './helpers/server.ts';
+import { REAL_MODEL, startTestServer, tempDir, waitFor } from './helpers/server.ts';
+import { VectorCache } from '../server/embed/vector-cache.ts';
+import { embeddingText } from '../server/embed/text.ts';
+import { Store } from '../server/store/index.ts';
+import { LibraryWriter } from '../server/ingest/writer.ts';
+import { bundlePath, loadBundleFile } from './eval/bundles.ts';
 import { createEmbedder, describeEmbedder, selfCheck } from '../server/embed/index.ts';
 import { ModelEmbedder, ModelUnavailable, readModelPin } from '../server/embed/model.ts';
 import { loadConfig } from '../server/config.ts';
@@ -85,10 +90,37 @@ test('with the model, imports are lexical-first: the embed job completes a versi
   assert.deepEqual(after.embedder.versions, { embedded: 2, pending: 0 });
   const answer = await s.api('/api/v2/context?libraryId=/sindresorhus/got&query=send+json+in+a+post+request&type=json', { auth: null });
   assert.equal(answer.status, 200);
+  assert.equal(answer.headers.get('x-stacks-vectors'), 'ready');
   // The same bundle again: every text is unchanged, so the new version keeps the old vectors and is complete when it is swapped in.
   form.append('force', 'true');
   const again = await s.api('/api/import-libraries', { method: 'POST', body: form });
   assert.equal(again.status, 200);
   const next = await waitFor(() => s.services.store.libraries.allCurrentVersions().find((v) => v.libraryId === '/sindresorhus/got' && v.id !== version!.id));
   assert.ok(s.services.store.search.vectorsReady(next!.id), 'the re-imported version reused the vectors of the unchanged text');
+});
+
+test('the vector cache of the reference corpora holds what the model computes for their texts', async (t) => {
+  const model = await ModelEmbedder.load([installed]);
+  t.after(() => model.close());
+  const cache = VectorCache.open(REAL_MODEL.embedCache, model.modelSha256, model.dims);
+  // The texts exactly as the writer stores them (a store of its own, no embedder).
+  const store = Store.open(tempDir());
+  t.after(() => store.close());
+  await loadBundleFile(new LibraryWriter(store, null), bundlePath('pino'));
+  const texts = store.snippets.byIds(Array.from({ length: 2000 }, (_, i) => i + 1)).map(embeddingText);
+  assert.ok(texts.length > 300);
+  assert.deepEqual(texts.filter((x) => cache.get(x) === null), [], 'every pino text is in the cache');
+  const sample = texts.filter((_, i) => i % 20 === 0);
+  const fresh = await model.embed(sample, 'background');
+  sample.forEach((text, i) => assert.ok(dot(cache.get(text)!, fresh[i]!) > 0.999, `cached vector of ${JSON.stringify(text.slice(0, 60))}: cosine ${dot(cache.get(text)!, fresh[i]!)}`));
+  // The embedder answers cached texts from the cache, the rest from the model, in order.
+  model.useCache(cache);
+  const mixed = await model.embed([sample[0]!, 'a sentence no corpus holds', sample[1]!]);
+  assert.ok(dot(mixed[0]!, cache.get(sample[0]!)!) > 0.99999 && dot(mixed[2]!, cache.get(sample[1]!)!) > 0.99999);
+  assert.ok(dot(mixed[1]!, mixed[1]!) > 0.999 && dot(mixed[1]!, mixed[0]!) < 0.9);
+  // A cache of another model file, or a damaged one, is refused.
+  assert.throws(() => VectorCache.open(REAL_MODEL.embedCache, 'f'.repeat(64), model.dims), /holds vectors of model/);
+  const cut = path.join(tempDir(), 'cut.vcache');
+  fs.writeFileSync(cut, fs.readFileSync(REAL_MODEL.embedCache).subarray(0, 5000));
+  assert.throws(() => VectorCache.open(cut, model.modelSha256, model.dims), /cut short/);
 });

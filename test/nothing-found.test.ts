@@ -6,6 +6,7 @@ import type { StoredSnippet } from '../lib/model.ts';
 import type { TestServer } from './helpers/server.ts';
 import { httpMcpClient } from './helpers/mcp.ts';
 import { serverWithBundles } from './eval/bundles.ts';
+import { REAL_MODEL } from './helpers/server.ts';
 
 /** A question without pasted code: every term is asked. */
 const plain = (terms: string[]) => ({ terms, askedTerms: terms, language: null });
@@ -60,7 +61,7 @@ test('the decision: words no document holds, or held by none of the best snippet
 let s: TestServer;
 
 before(async () => {
-  s = await serverWithBundles(['pino', 'zod', 'hono']);
+  s = await serverWithBundles(['pino', 'zod', 'hono'], { config: REAL_MODEL });
 });
 
 after(async () => {

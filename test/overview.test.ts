@@ -4,6 +4,7 @@ import { mayAskOverview, overviewText } from '../server/search/overview.ts';
 import type { Library } from '../lib/model.ts';
 import type { TestServer } from './helpers/server.ts';
 import { serverWithBundles } from './eval/bundles.ts';
+import { REAL_MODEL } from './helpers/server.ts';
 import { textSources } from './eval/http.ts';
 
 const query = {
@@ -38,7 +39,7 @@ test('any other question is searched as asked', () => {
 let s: TestServer;
 
 before(async () => {
-  s = await serverWithBundles(['pino', 'zod', 'hono']);
+  s = await serverWithBundles(['pino', 'zod', 'hono'], { config: REAL_MODEL });
 });
 
 after(async () => {

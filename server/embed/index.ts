@@ -7,6 +7,7 @@ import type { Embedder } from './types.ts';
 import { BuiltinEmbedder, WordTable } from './builtin.ts';
 import { OpenAIEmbedder } from './openai.ts';
 import { ModelEmbedder, ModelUnavailable } from './model.ts';
+import { VectorCache } from './vector-cache.ts';
 import { APP_ROOT } from '../version.ts';
 
 const ROOT = APP_ROOT;
@@ -46,7 +47,9 @@ export async function createEmbedder(config: Config, log: Logger): Promise<Embed
     embedder = await OpenAIEmbedder.create({ url: config.embedUrl ?? '', model: config.embedModel, apiKey: config.embedApiKey, dims: config.embedDims });
   } else if (config.embedProvider === 'model') {
     try {
-      embedder = await ModelEmbedder.load(installDirs(config.dataDir), { backgroundThreads: config.embedThreads });
+      const model = await ModelEmbedder.load(installDirs(config.dataDir), { backgroundThreads: config.embedThreads });
+      if (config.embedCache) useCache(model, config.embedCache, log);
+      embedder = model;
     } catch (err) {
       if (!(err instanceof ModelUnavailable)) throw err;
       fallback = err.message;
@@ -65,6 +68,17 @@ export async function createEmbedder(config: Config, log: Logger): Promise<Embed
   if (fallback) fallbacks.set(embedder, fallback);
   log.info({ embedder: embedder.id, dims: embedder.dims }, 'embedder ready');
   return embedder;
+}
+
+/** A cache of another model file, or no cache file at all, is passed over with a warning: the model computes those vectors itself. */
+function useCache(model: ModelEmbedder, file: string, log: Logger): void {
+  try {
+    const cache = VectorCache.open(file, model.modelSha256, model.dims);
+    model.useCache(cache);
+    log.info({ file, vectors: cache.size }, 'vector cache loaded');
+  } catch (err) {
+    log.warn({ file, err: (err as Error).message }, 'vector cache not used');
+  }
 }
 
 /** Where installed files are looked for, in order: the data dir, then the install's data/. */

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Embedder, EmbedPriority } from './types.ts';
 import type { ModelReply, ModelWorkerData } from './model-worker.ts';
+import type { VectorCache } from './vector-cache.ts';
 
 /** The shipped model as scripts/model/install-model.sh pins it (server/embed/model-pin.json). */
 export interface ModelPin {
@@ -72,6 +73,8 @@ export class ModelEmbedder implements Embedder {
   readonly sentenceEncoder = true;
   private readonly lanes: Record<EmbedPriority, Lane>;
   private nextId = 1;
+  /** Vectors this model file computed before (STACKS_EMBED_CACHE): their texts skip the model. */
+  private cache: VectorCache | null = null;
 
   private constructor(readonly pin: ModelPin, readonly dir: string, readonly modelSha256: string, backgroundThreads: number) {
     this.id = `model:${pin.name}:${modelSha256.slice(0, 12)}`;
@@ -129,8 +132,20 @@ export class ModelEmbedder implements Embedder {
     return lane;
   }
 
-  embed(texts: string[], priority: EmbedPriority = 'query'): Promise<Float32Array[]> {
-    if (texts.length === 0) return Promise.resolve([]);
+  /** Uses a cache of this model file's vectors (VectorCache.open checks that it is). */
+  useCache(cache: VectorCache): void {
+    this.cache = cache;
+  }
+
+  async embed(texts: string[], priority: EmbedPriority = 'query'): Promise<Float32Array[]> {
+    const cached = texts.map((t) => this.cache?.get(t) ?? null);
+    const missing = texts.filter((_, i) => cached[i] === null);
+    const computed = missing.length ? await this.run(missing, priority) : [];
+    let next = 0;
+    return cached.map((v) => v ?? computed[next++]!);
+  }
+
+  private run(texts: string[], priority: EmbedPriority): Promise<Float32Array[]> {
     const lane = this.lanes[priority];
     if (lane.failed) return Promise.reject(lane.failed);
     const id = this.nextId++;

@@ -142,6 +142,12 @@ export class SnippetStore {
     return rows.map((r) => ({ snippet: toSnippet(r), embedding: f32Of(r.embedding) }));
   }
 
+  /** Every embedded snippet, a page at a time in id order (a vector cache is written from them). */
+  embeddedPage(afterId: number, limit: number): { snippet: StoredSnippet; embedding: Float32Array }[] {
+    const rows = this.db.prepare(`SELECT ${COLUMNS}, embedding FROM snippets WHERE id > ? AND embedding IS NOT NULL ORDER BY id LIMIT ?`).all(afterId, limit) as (Row & { embedding: Buffer })[];
+    return rows.map((r) => ({ snippet: toSnippet(r), embedding: f32Of(r.embedding) }));
+  }
+
   byIds(ids: number[]): StoredSnippet[] {
     if (ids.length === 0) return [];
     const rows = this.inStmt(this.byIdsStmts, `SELECT ${COLUMNS} FROM snippets WHERE id IN`, ids.length).all(...ids) as Row[];

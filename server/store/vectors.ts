@@ -89,6 +89,11 @@ export class VectorStore {
     return r;
   }
 
+  /** Which embedder filled the vector table (`id:dims:int8`), null without one. */
+  filledBy(): string | null {
+    return this.embedder();
+  }
+
   private embedder(): string | null {
     const row = this.db.prepare("SELECT value FROM meta WHERE key = 'embedder'").get() as { value: string } | undefined;
     const exists = this.db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(this.table) !== undefined;

@@ -5,7 +5,7 @@ import {
   bundleCodeSnippetSchema, bundleHeaderSchema, bundleInfoSnippetSchema, bundleMeta, bundleTarget, codeSnippetInput, infoSnippetInput,
 } from '../../server/ingest/bundle.ts';
 import type { SnippetInput } from '../../lib/model.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTestServer, type TestServer, type TestServerOptions } from '../helpers/server.ts';
 
 /** Copies of ../shared/corpus/bundles and corpus/extra/bundles (licenses beside them), so the evaluation runs in any clone. */
 export const CORPUS_BUNDLES = path.resolve(import.meta.dirname, '../fixtures/corpus/bundles');
@@ -41,9 +41,9 @@ export function bundlePath(name: string): string {
   return path.join(CORPUS_BUNDLES, `${name}.json`);
 }
 
-/** A test server (ephemeral port, temporary data dir) with these corpus bundles loaded and the jobs they queue done. */
-export async function serverWithBundles(names: string[]): Promise<TestServer> {
-  const s = await startTestServer();
+/** A test server (ephemeral port, temporary data dir) with these corpus bundles loaded and the jobs they queue done (the embed job too). */
+export async function serverWithBundles(names: string[], options: TestServerOptions = {}): Promise<TestServer> {
+  const s = await startTestServer(options);
   try {
     for (const name of names) await loadBundleFile(s.services.writer, bundlePath(name));
     await s.services.jobs.idle();

@@ -39,6 +39,13 @@ export interface TestServer extends RunningServer {
   api(pathname: string, init?: RequestInit & { auth?: string | null }): Promise<Response>;
 }
 
+/**
+ * The real sentence model, with the vectors of the reference corpora (test/fixtures/corpus) from its
+ * cache (test/fixtures/model/corpus.vcache, scripts/build-vector-cache.ts; embed-model.test.ts checks
+ * it against the model): for the tests of ranking, which would otherwise embed thousands of snippets.
+ */
+export const REAL_MODEL = { embedProvider: 'model', embedCache: path.join(ROOT, 'test/fixtures/model/corpus.vcache') } as const;
+
 export interface TestServerOptions {
   config?: Partial<ConfigInput>;
   /** Install a valid dev license (default true). */

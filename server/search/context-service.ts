@@ -115,6 +115,8 @@ export class StoreContextService implements ContextService {
         : [...(ruleLines.length ? [renderRulesText(ruleLines)] : []), `No documentation in ${resolved.library.id} matched the question.`].join(TEXT_SEPARATOR);
     };
     const headers = servedHeaders(resolved);
+    // A version whose vectors the embed job has not completed was searched by its words alone.
+    if (this.deps.embedder) headers['X-Stacks-Vectors'] = store.search.vectorsReady(resolved.choice.version.id) ? 'ready' : 'pending';
     // As /api/v3/search does: the failure wins the reason, the version header stays.
     if (error) Object.assign(headers, { 'X-Stacks-Search-Status': 'partial', 'X-Stacks-Search-Reason': 'partialSearchFailure' });
     return lazyRendered(() => toContextJson(items, rules), text, headers);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { analyzeQuery } from '../server/search/query.ts';
 import type { TestServer } from './helpers/server.ts';
 import { serverWithBundles } from './eval/bundles.ts';
+import { REAL_MODEL } from './helpers/server.ts';
 import { textSources } from './eval/http.ts';
 
 test("a file's name in a question keeps its parts but is neither an identifier nor one joined term", () => {
@@ -26,7 +27,7 @@ test("a file's name in a question keeps its parts but is neither an identifier n
 let s: TestServer;
 
 before(async () => {
-  s = await serverWithBundles(['vite']);
+  s = await serverWithBundles(['vite'], { config: REAL_MODEL });
 });
 
 after(async () => {

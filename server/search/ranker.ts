@@ -218,11 +218,6 @@ export interface RankOptions {
   modelOf?: (versionId: number) => RankingModel;
 }
 
-/** Pasted error output, or pasted code (terms the asker did not write): the question quotes the documents' own words. */
-export function quotesDocuments(q: Pick<PreparedQuery, 'pasted' | 'terms' | 'askedTerms'>): boolean {
-  return q.pasted || q.askedTerms.length < q.terms.length;
-}
-
 /**
  * Orders candidates by the probability that they answer the question. Candidates of several
  * versions (a search across libraries) get their features within their own version's candidates
@@ -239,7 +234,7 @@ export function rank(q: PreparedQuery, candidates: Candidate[], opts: RankOption
   const out: Candidate[] = [];
   for (const [versionId, group] of groups) {
     const model = opts.modelOf?.(versionId) ?? DEFAULT_MODEL;
-    const weights = model.quoted && quotesDocuments(q) ? model.quoted : model;
+    const weights = model.quoted && q.quotes ? model.quoted : model;
     const rows = featureRows(q, group);
     const changePrior = asksAboutChange(q) ? 1 : CHANGE_PAGE_PRIOR;
     const changePages = changePrior < 1 && model.changePages?.size ? model.changePages : null;

@@ -319,11 +319,10 @@ export class MultiLibrarySearch implements SearchService {
       headers['X-Stacks-Search-Status'] = 'partial';
       headers['X-Stacks-Search-Reason'] = reason;
     }
-    // A library whose vectors the embed job has not completed was searched by its words alone.
+    // Pending: a library whose vectors the embed job has not completed was searched by its words alone.
     if (d.embedder) headers['X-Stacks-Vectors'] = returned.every((t) => d.store.search.vectorsReady(t.version.id)) ? 'ready' : 'pending';
     // Header values must be Latin-1 without control characters: percent-encode anything else in an ID.
     headers['X-Stacks-Libraries'] = returned.map((t) => t.label.replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c))).join(', ');
-
     const text = () => {
       const ruleLines = rules ? [...rules.global, ...rules.libraries.flatMap((l) => [...l.libraryOwn, ...l.libraryTeam].map((r) => `${l.libraryId}: ${r}`))] : [];
       return renderText(items, { showLibrary: true, rules: ruleLines });

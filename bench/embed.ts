@@ -135,7 +135,7 @@ console.log(`writer: ${withVectors.toFixed(0)} snippets/s with builtin vectors, 
       build.commit();
     }
     store.close();
-    const services = await createServices(loadConfig({ dataDir: dir, logLevel: 'warn' } as never, {}), createLogger('warn'));
+    const services = await createServices(loadConfig({ dataDir: dir, logLevel: 'warn', embedProvider: 'builtin' } as never, {}), createLogger('warn'));
     const t = performance.now();
     services.jobs.start();
     await services.jobs.idle();

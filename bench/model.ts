@@ -1,19 +1,20 @@
-// `npm run bench -- model [--runs 5] [--threads 1]`
+// `npm run bench -- model [--runs 5] [--threads 1] [--limit N] [--max-tokens 256]`
 // The sentence-embedding model (server/embed/model.ts, as ./install.sh installs it): load time and
 // RSS, the latency of a 20-word question on the query lane (median and p95 per run, median of the
 // runs), and the background lane's throughput over every snippet of the reference corpora
 // (test/fixtures/corpus), with the time to embed them all. `--threads` is the background lane's
-// ONNX Runtime threads (STACKS_EMBED_THREADS).
+// ONNX Runtime threads (STACKS_EMBED_THREADS); `--max-tokens` cuts texts shorter than the pinned 256
+// word pieces (what a shorter cut would save; the server always uses the pin's).
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ModelEmbedder } from '../server/embed/model.ts';
+import { ModelEmbedder, readModelPin } from '../server/embed/model.ts';
 import { embeddingText } from '../server/embed/text.ts';
 import { APP_ROOT } from '../server/version.ts';
 import { CORPUS_BUNDLES } from '../test/eval/bundles.ts';
 import type { CodeExample } from '../lib/model.ts';
 
-const { values: opts } = parseArgs({ options: { runs: { type: 'string', default: '5' }, threads: { type: 'string', default: '1' }, limit: { type: 'string' } }, allowPositionals: true });
+const { values: opts } = parseArgs({ options: { runs: { type: 'string', default: '5' }, threads: { type: 'string', default: '1' }, limit: { type: 'string' }, 'max-tokens': { type: 'string' } }, allowPositionals: true });
 const runs = Number(opts.runs);
 
 function median(xs: number[]): number {
@@ -27,8 +28,10 @@ function pct(xs: number[], p: number): number {
 
 const rss0 = process.memoryUsage().rss;
 const t0 = performance.now();
-const model = await ModelEmbedder.load([path.join(APP_ROOT, 'data')], { backgroundThreads: Number(opts.threads) });
-console.log(`model ${model.id} (${model.dir}): loaded in ${(performance.now() - t0).toFixed(0)} ms, RSS +${((process.memoryUsage().rss - rss0) / 1048576).toFixed(0)} MB`);
+const pin = readModelPin();
+if (opts['max-tokens']) pin.maxTokens = Number(opts['max-tokens']);
+const model = await ModelEmbedder.load([path.join(APP_ROOT, 'data')], { backgroundThreads: Number(opts.threads), pin });
+console.log(`model ${model.id} (${model.dir}, texts cut at ${pin.maxTokens} word pieces): loaded in ${(performance.now() - t0).toFixed(0)} ms, RSS +${((process.memoryUsage().rss - rss0) / 1048576).toFixed(0)} MB`);
 
 // Questions of about 20 words, as developers and their assistants ask them.
 const questions = [

@@ -181,8 +181,9 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   if (embedder) store.vectors.markAllComplete();
   if (vectorsReset) scheduleReembed({ jobs, embedder, log }, 'embedder changed');
   else if (lastReembedUnfinished(jobs)) scheduleReembed({ jobs, embedder, log }, 'previous run unfinished');
-  else if (embedder?.deferred && store.vectors.versionCounts().pending > 0) scheduleReembed({ jobs, embedder, log }, 'snippets without vectors');
   else if (config.learnRanking) scheduleMissingModels(store, jobs, log);
+  // A version written with the sentence model before a restart may still wait for its vectors.
+  if (!vectorsReset && embedder?.deferred && store.vectors.versionCounts().pending > 0) scheduleReembed({ jobs, embedder, log }, 'snippets without vectors');
   return services;
 }
 

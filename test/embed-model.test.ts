@@ -124,3 +124,25 @@ test('the vector cache of the reference corpora holds what the model computes fo
   fs.writeFileSync(cut, fs.readFileSync(REAL_MODEL.embedCache).subarray(0, 5000));
   assert.throws(() => VectorCache.open(cut, model.modelSha256, model.dims), /cut short/);
 });
+
+test('the embed job gives way to an import queued while it runs, then goes on where it stopped', async (t) => {
+  const s = await startTestServer({ config: { embedProvider: 'model' } });
+  t.after(() => s.close());
+  await loadBundleFile(s.services.writer, bundlePath('pino'));
+  // The pino version's 405 snippets take the model a few seconds: queue an import meanwhile.
+  const first = await waitFor(() => s.services.jobs.list({ kind: 'reembed', state: 'running' })[0]);
+  const form = new FormData();
+  form.append('bundleFile', new Blob([fs.readFileSync(path.join(import.meta.dirname, 'fixtures/bundles/valid.json'))], { type: 'application/json' }), 'valid.json');
+  assert.equal((await s.api('/api/import-libraries', { method: 'POST', body: form })).status, 200);
+  await s.services.jobs.idle();
+  const embeds = s.services.jobs.list({ kind: 'reembed' }).sort((a, b) => a.id - b.id);
+  const imported = s.services.jobs.list({ kind: 'import' });
+  assert.ok(embeds.length >= 2, 'the first run stopped for the import and queued the rest');
+  assert.ok(embeds.every((j) => j.state === 'succeeded'));
+  assert.equal(embeds[0]!.id, first.id);
+  const stopped = embeds[0]!.progress as { done: number; total: number };
+  assert.ok(stopped.done > 0 && stopped.done < stopped.total, `the first run stopped part way: ${JSON.stringify(stopped)}`);
+  assert.ok(imported.every((j) => j.state === 'succeeded' && j.finishedAt! <= embeds[embeds.length - 1]!.finishedAt!), 'the import ran before the embedding finished');
+  assert.equal(s.services.store.vectors.missingCount(), 0);
+  assert.deepEqual(s.services.store.vectors.versionCounts(), { embedded: 3, pending: 0 });
+});

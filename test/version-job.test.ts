@@ -27,7 +27,7 @@ function setup(t: { after(fn: () => void): void }) {
     const id = store.jobs.insert('test', {}, meta.id, null, now);
     const reports: Record<string, unknown>[] = [];
     const checkCancelled = cancelCheck(controller.signal, () => store.jobs.isCancelRequested(id));
-    return { job: { id } as Job<unknown>, signal: controller.signal, progress: (p) => reports.push(p), checkCancelled, log: createLogger('silent'), reports };
+    return { job: { id } as Job<unknown>, signal: controller.signal, progress: (p) => reports.push(p), checkCancelled, othersWaiting: () => false, log: createLogger('silent'), reports };
   };
   const served = () => store.libraries.currentVersion(meta.id, '')?.totalSnippets ?? null;
   return { store, writer, context, served };

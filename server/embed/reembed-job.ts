@@ -16,27 +16,34 @@ const BATCH = 256;
  * construction: a restarted run continues with the snippets still missing a vector. It builds no
  * library version: it replaces nothing served, and a version answers lexically until it is done.
  */
-export function registerReembedJob(jobs: Pick<JobQueue, 'register'>, deps: { store: Pick<Store, 'vectors' | 'snippets'>; embedder: Embedder | null }, onCompleted: (versionIds: number[]) => void = () => {}): void {
-  jobs.register<{ embedder?: string }>(REEMBED_KIND, async ({ checkCancelled, progress, log }) => {
-    const { embedder, store } = deps;
-    if (!embedder) return;
-    const started = Date.now();
-    const { done, completed } = await fillVectors(store, embedder, { checkCancelled, progress });
-    log.info({ embedder: embedder.id, snippets: done, ms: Date.now() - started, perSecond: Math.round(done / Math.max(0.001, (Date.now() - started) / 1000)) }, 'embedding finished');
-    onCompleted(completed);
-  });
+export function registerReembedJob(jobs: Pick<JobQueue, 'register' | 'enqueue'>, deps: { store: Pick<Store, 'vectors' | 'snippets'>; embedder: Embedder | null }, onCompleted: (versionIds: number[]) => void = () => {}): void {
+  jobs.register<{ embedder?: string }>(
+    REEMBED_KIND,
+    async ({ checkCancelled, progress, othersWaiting, log }) => {
+      const { embedder, store } = deps;
+      if (!embedder) return;
+      const started = Date.now();
+      const { done, completed, yielded } = await fillVectors(store, embedder, { checkCancelled, progress, shouldYield: othersWaiting });
+      log.info({ embedder: embedder.id, snippets: done, ms: Date.now() - started, perSecond: Math.round(done / Math.max(0.001, (Date.now() - started) / 1000)), yielded }, 'embedding finished');
+      onCompleted(completed);
+      // An import or crawl waits: it goes first, this job's rest after it.
+      if (yielded) jobs.enqueue(REEMBED_KIND, { embedder: embedder.id });
+    },
+    // Work nobody waits for: taken when no import or crawl is queued, and it gives way to one.
+    { background: true },
+  );
 }
 
 /**
  * Embeds every snippet without a vector (the embed job's work; also the evaluation's and the
  * default ranker's, which write with a deferred embedder in process). Returns how many were
- * embedded and the versions completed.
+ * embedded, the versions completed, and whether it stopped early because `shouldYield` said so.
  */
 export async function fillVectors(
   store: Pick<Store, 'vectors' | 'snippets'>,
   embedder: Embedder,
-  hooks: { checkCancelled?: () => void; progress?: (p: { embedder: string; done: number; total: number }) => void } = {},
-): Promise<{ done: number; completed: number[] }> {
+  hooks: { checkCancelled?: () => void; progress?: (p: { embedder: string; done: number; total: number }) => void; shouldYield?: () => boolean } = {},
+): Promise<{ done: number; completed: number[]; yielded: boolean }> {
   const total = store.vectors.missingCount();
   let done = 0;
   let afterId = 0;
@@ -52,10 +59,11 @@ export async function fillVectors(
     done += store.vectors.upsertBatch(snippets.map((s, i) => ({ id: s.id, versionId: s.versionId, vector: vectors[i]! })));
     for (const versionId of new Set(snippets.map((s) => s.versionId))) if (store.vectors.markComplete(versionId)) completed.push(versionId);
     hooks.progress?.({ embedder: embedder.id, done, total: Math.max(total, done) });
+    if (hooks.shouldYield?.()) return { done, completed, yielded: true };
   }
   // Versions committed while their last snippets were embedded by an earlier batch.
   completed.push(...store.vectors.markAllComplete());
-  return { done, completed };
+  return { done, completed, yielded: false };
 }
 
 /**

@@ -13,6 +13,8 @@ export interface JobContext<P> {
   progress(progress: Record<string, unknown>): void;
   /** Throws JobCancelled when the job was cancelled, here or from another process (the CLI on the same data dir), or the server is stopping. */
   checkCancelled(): void;
+  /** True when a job somebody waits for (not of a background kind) is queued: a long background job stops at a safe point and queues itself again. */
+  othersWaiting(): boolean;
   log: Logger;
 }
 
@@ -208,6 +210,7 @@ export class JobQueue {
           signal: controller.signal,
           progress: (p) => this.store.jobs.setProgress(job.id, p, this.now()),
           checkCancelled: cancelCheck(controller.signal, () => this.store.jobs.isCancelRequested(job.id)),
+          othersWaiting: () => this.store.jobs.queuedBesides(this.background),
           log,
         });
         this.store.jobs.finish(job.id, 'succeeded', null, this.now());

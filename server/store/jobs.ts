@@ -126,6 +126,12 @@ export class JobStore {
     return (this.db.prepare("SELECT * FROM jobs WHERE kind = ? AND library_id = ? AND state IN ('queued','running') ORDER BY id").all(kind, libraryId) as JobRow[]).map(toJob);
   }
 
+  /** Whether a job of another kind than these is queued. */
+  queuedBesides(kinds: readonly string[]): boolean {
+    const marks = kinds.map(() => '?').join(',');
+    return this.db.prepare(`SELECT 1 FROM jobs WHERE state = 'queued'${kinds.length ? ` AND kind NOT IN (${marks})` : ''} LIMIT 1`).get(...kinds) !== undefined;
+  }
+
   counts(): Record<JobState, number> {
     const out: Record<JobState, number> = { queued: 0, running: 0, succeeded: 0, failed: 0, cancelled: 0 };
     for (const r of this.db.prepare('SELECT state, count(*) AS n FROM jobs GROUP BY state').all() as { state: JobState; n: number }[]) out[r.state] = r.n;

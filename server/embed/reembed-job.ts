@@ -57,11 +57,14 @@ export async function fillVectors(
     const snippets = store.snippets.byIds(batch.map((b) => b.id));
     const vectors = await embedder.embed(snippets.map(embeddingText), 'background');
     done += store.vectors.upsertBatch(snippets.map((s, i) => ({ id: s.id, versionId: s.versionId, vector: vectors[i]! })));
-    for (const versionId of new Set(snippets.map((s) => s.versionId))) if (store.vectors.markComplete(versionId)) completed.push(versionId);
+    // The versions this batch moved past (a version's snippets come in id order): checking the one it
+    // ends in after every batch would scan a large version's rows hundreds of times.
+    const last = batch[batch.length - 1]!.versionId;
+    for (const versionId of new Set(batch.map((b) => b.versionId))) if (versionId !== last && store.vectors.markComplete(versionId)) completed.push(versionId);
     hooks.progress?.({ embedder: embedder.id, done, total: Math.max(total, done) });
     if (hooks.shouldYield?.()) return { done, completed, yielded: true };
   }
-  // Versions committed while their last snippets were embedded by an earlier batch.
+  // The version the last batch ended in, and versions committed after their last snippets were embedded.
   completed.push(...store.vectors.markAllComplete());
   return { done, completed, yielded: false };
 }

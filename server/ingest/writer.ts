@@ -39,6 +39,8 @@ export class VersionBuild {
   private count: number;
   private done = false;
   private readonly terms = new TermChunkBuilder();
+  /** The served version whose vectors reuseVectors takes (null: none); undefined until the first batch. */
+  private served: number | null | undefined;
 
   constructor(
     private readonly store: Store,
@@ -112,11 +114,15 @@ export class VersionBuild {
    * current embedder (they are cleared when it changes).
    */
   private reuseVectors(rows: SnippetRow[]): void {
-    const tag = this.kind === 'docs' ? this.store.libraries.version(this.versionId)?.tag : undefined;
-    const served = tag === undefined ? null : this.store.libraries.currentVersion(this.meta.id, tag);
-    if (!served || served.id === this.versionId) return;
+    if (this.served === undefined) {
+      // Looked up once per build: the version served when it began.
+      const tag = this.kind === 'docs' ? this.store.libraries.version(this.versionId)?.tag : undefined;
+      const current = tag === undefined ? null : this.store.libraries.currentVersion(this.meta.id, tag);
+      this.served = current && current.id !== this.versionId ? current.id : null;
+    }
+    if (this.served === null) return;
     const known = new Map<string, Float32Array>();
-    for (const { snippet, embedding } of this.store.snippets.embeddedAt(served.id, rows.map((r) => r.sourceId))) {
+    for (const { snippet, embedding } of this.store.snippets.embeddedAt(this.served, rows.map((r) => r.sourceId))) {
       if (embedding.length === this.embedder!.dims) known.set(`${snippet.sourceId}\u0000${embeddingText(snippet)}`, embedding);
     }
     for (const r of rows) r.vector = known.get(`${r.sourceId}\u0000${embeddingText(r)}`) ?? null;

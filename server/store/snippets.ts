@@ -46,6 +46,11 @@ function toSnippet(r: Row): StoredSnippet {
   };
 }
 
+/** A row read with its float embedding. */
+function toEmbedded(r: Row & { embedding: Buffer }): { snippet: StoredSnippet; embedding: Float32Array } {
+  return { snippet: toSnippet(r), embedding: f32Of(r.embedding) };
+}
+
 export function ftsScope(versionId: number): string {
   return `v${versionId}`;
 }
@@ -138,14 +143,14 @@ export class SnippetStore {
   embeddedAt(versionId: number, sourceIds: string[]): { snippet: StoredSnippet; embedding: Float32Array }[] {
     const urls = [...new Set(sourceIds)];
     if (urls.length === 0) return [];
-    const rows = this.inStmt(this.embeddedAtStmts, `SELECT ${COLUMNS}, embedding FROM snippets WHERE version_id = ? AND embedding IS NOT NULL AND source_id IN`, urls.length).all(versionId, ...urls) as (Row & { embedding: Buffer })[];
-    return rows.map((r) => ({ snippet: toSnippet(r), embedding: f32Of(r.embedding) }));
+    const rows = this.inStmt(this.embeddedAtStmts, `SELECT ${COLUMNS}, embedding FROM snippets WHERE version_id = ? AND embedding IS NOT NULL AND source_id IN`, urls.length).all(versionId, ...urls);
+    return (rows as (Row & { embedding: Buffer })[]).map(toEmbedded);
   }
 
   /** Every embedded snippet, a page at a time in id order (a vector cache is written from them). */
   embeddedPage(afterId: number, limit: number): { snippet: StoredSnippet; embedding: Float32Array }[] {
-    const rows = this.db.prepare(`SELECT ${COLUMNS}, embedding FROM snippets WHERE id > ? AND embedding IS NOT NULL ORDER BY id LIMIT ?`).all(afterId, limit) as (Row & { embedding: Buffer })[];
-    return rows.map((r) => ({ snippet: toSnippet(r), embedding: f32Of(r.embedding) }));
+    const rows = this.db.prepare(`SELECT ${COLUMNS}, embedding FROM snippets WHERE id > ? AND embedding IS NOT NULL ORDER BY id LIMIT ?`).all(afterId, limit);
+    return (rows as (Row & { embedding: Buffer })[]).map(toEmbedded);
   }
 
   byIds(ids: number[]): StoredSnippet[] {

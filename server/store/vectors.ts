@@ -64,7 +64,7 @@ export class VectorStore {
    * from then on searches use them. A version still being built is never marked: it may grow.
    */
   markComplete(versionId: number): boolean {
-    const embedder = this.embedder();
+    const embedder = this.filledBy();
     if (!embedder) return false;
     const r = this.db
       .prepare(
@@ -83,18 +83,13 @@ export class VectorStore {
 
   /** Served versions whose vectors are complete, and those still waiting for the embed job (/api/health). */
   versionCounts(): { embedded: number; pending: number } {
-    const r = this.db
+    return this.db
       .prepare("SELECT count(vectors_embedder) AS embedded, count(*) - count(vectors_embedder) AS pending FROM library_versions WHERE state = 'ready'")
       .get() as { embedded: number; pending: number };
-    return r;
   }
 
   /** Which embedder filled the vector table (`id:dims:int8`), null without one. */
   filledBy(): string | null {
-    return this.embedder();
-  }
-
-  private embedder(): string | null {
     const row = this.db.prepare("SELECT value FROM meta WHERE key = 'embedder'").get() as { value: string } | undefined;
     const exists = this.db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(this.table) !== undefined;
     return row && exists ? row.value : null;

@@ -6,13 +6,15 @@
 // ONNX Runtime threads (STACKS_EMBED_THREADS); `--max-tokens` cuts texts shorter than the pinned 256
 // word pieces (what a shorter cut would save; the server always uses the pin's).
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ModelEmbedder, readModelPin } from '../server/embed/model.ts';
 import { embeddingText } from '../server/embed/text.ts';
 import { APP_ROOT } from '../server/version.ts';
-import { CORPUS_BUNDLES } from '../test/eval/bundles.ts';
-import type { CodeExample } from '../lib/model.ts';
+import { loadReferenceCorpora } from '../test/eval/bundles.ts';
+import { Store } from '../server/store/index.ts';
+import { LibraryWriter } from '../server/ingest/writer.ts';
 
 const { values: opts } = parseArgs({ options: { runs: { type: 'string', default: '5' }, threads: { type: 'string', default: '1' }, limit: { type: 'string' }, 'max-tokens': { type: 'string' } }, allowPositionals: true });
 const runs = Number(opts.runs);
@@ -55,14 +57,18 @@ for (let r = 0; r < runs; r++) {
 }
 console.log(`question of ~20 words, query lane: median ${median(medians).toFixed(2)} ms (runs: ${medians.map((m) => m.toFixed(2)).join(', ')}), p95 ${median(p95s).toFixed(2)} ms`);
 
+// The corpus snippets' texts exactly as the writer stores them (a store of its own, no embedder).
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-bench-model-'));
+const store = Store.open(dataDir);
+await loadReferenceCorpora(new LibraryWriter(store, null));
 const texts: string[] = [];
-for (const file of fs.readdirSync(CORPUS_BUNDLES).filter((f) => f.endsWith('.json')).sort()) {
-  const bundle = JSON.parse(fs.readFileSync(path.join(CORPUS_BUNDLES, file), 'utf8')) as { libraries: { codeSnippets?: Record<string, unknown>[]; infoSnippets?: Record<string, unknown>[] }[] };
-  for (const lib of bundle.libraries) {
-    for (const c of lib.codeSnippets ?? []) texts.push(embeddingText({ kind: 'code', title: String(c.title ?? ''), breadcrumb: '', description: String(c.description ?? ''), content: '', codeList: (c.codeList as CodeExample[] | undefined) ?? [] }));
-    for (const s of lib.infoSnippets ?? []) texts.push(embeddingText({ kind: 'info', title: '', breadcrumb: String(s.breadcrumb ?? ''), description: '', content: String(s.content ?? ''), codeList: null }));
-  }
+for (let from = 1; ; from += 2000) {
+  const page = store.snippets.byIds(Array.from({ length: 2000 }, (_, i) => from + i));
+  if (page.length === 0) break;
+  texts.push(...page.map(embeddingText));
 }
+store.close();
+fs.rmSync(dataDir, { recursive: true, force: true });
 const all = opts.limit ? texts.slice(0, Number(opts.limit)) : texts;
 const t1 = performance.now();
 for (let i = 0; i < all.length; i += 256) await model.embed(all.slice(i, i + 256), 'background');

@@ -19,7 +19,7 @@ import { LibraryWriter } from '../server/ingest/writer.ts';
 import { fillVectors } from '../server/embed/reembed-job.ts';
 import { embeddingText } from '../server/embed/text.ts';
 import { VectorCache } from '../server/embed/vector-cache.ts';
-import { loadBundleFile, CORPUS_BUNDLES } from '../test/eval/bundles.ts';
+import { loadReferenceCorpora } from '../test/eval/bundles.ts';
 
 const { values: opts } = parseArgs({ options: { 'data-dir': { type: 'string' }, corpus: { type: 'boolean' }, out: { type: 'string' } } });
 if (!opts.out || (!opts['data-dir'] && !opts.corpus)) {
@@ -36,7 +36,7 @@ try {
   if (opts.corpus) {
     store.vectors.ensure(embedder.id, embedder.dims);
     const writer = new LibraryWriter(store, embedder);
-    for (const file of fs.readdirSync(CORPUS_BUNDLES).filter((f) => f.endsWith('.json')).sort()) await loadBundleFile(writer, path.join(CORPUS_BUNDLES, file));
+    await loadReferenceCorpora(writer);
     await fillVectors(store, embedder);
   }
   const items: { text: string; vector: Float32Array }[] = [];

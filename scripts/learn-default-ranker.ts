@@ -16,7 +16,7 @@ import { LibraryWriter } from '../server/ingest/writer.ts';
 import { fillVectors } from '../server/embed/reembed-job.ts';
 import { examplesOf, fitCalibration, fitPairwise } from '../server/search/learn.ts';
 import { FEATURES } from '../server/search/ranker.ts';
-import { loadBundleFile, CORPUS_BUNDLES } from '../test/eval/bundles.ts';
+import { loadReferenceCorpora } from '../test/eval/bundles.ts';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-learn-'));
 try {
@@ -25,7 +25,7 @@ try {
   const embedder = await createEmbedder(config, createLogger('warn'));
   if (embedder) store.vectors.ensure(embedder.id, embedder.dims);
   const writer = new LibraryWriter(store, embedder);
-  for (const file of fs.readdirSync(CORPUS_BUNDLES).filter((f) => f.endsWith('.json')).sort()) await loadBundleFile(writer, path.join(CORPUS_BUNDLES, file));
+  await loadReferenceCorpora(writer);
   if (embedder.deferred) await fillVectors(store, embedder);
   const examples = [];
   for (const lib of store.libraries.list()) {

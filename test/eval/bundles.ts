@@ -37,6 +37,11 @@ export async function loadBundleFile(writer: LibraryWriter, file: string, opts: 
   return out;
 }
 
+/** Loads every reference corpus of test/fixtures/corpus through the writer, in name order. */
+export async function loadReferenceCorpora(writer: LibraryWriter): Promise<void> {
+  for (const file of fs.readdirSync(CORPUS_BUNDLES).filter((f) => f.endsWith('.json')).sort()) await loadBundleFile(writer, path.join(CORPUS_BUNDLES, file));
+}
+
 export function bundlePath(name: string): string {
   return path.join(CORPUS_BUNDLES, `${name}.json`);
 }

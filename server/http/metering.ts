@@ -16,7 +16,7 @@ function isToolCall(body: unknown): boolean {
 
 export function isMetered(req: Request): boolean {
   // Express routes ignore case and a trailing slash; so must the meter.
-  const path = req.path.length > 1 ? req.path.toLowerCase().replace(/\/+$/, '') : req.path;
+  const path = req.path.length > 1 ? req.path.toLowerCase().replace(/(?<!\/)\/+$/, '') : req.path;
   if (req.method === 'GET' || req.method === 'HEAD') return METERED_GET_PATHS.has(path);
   return req.method === 'POST' && path === MCP_PATH && isToolCall(req.body);
 }

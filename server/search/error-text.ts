@@ -15,14 +15,31 @@ export interface ReducedQuestion {
   pasted: boolean;
 }
 
-/** `    at fn (file:1:2)`, `at X.<computed> [as y] (node:internal/z:1:2)`, `at async Promise.all (index 0)`, `at file:///x.js:3:4`. */
-const FRAME = /^\s*at\s.*(?:\((?:.*:\d+(?::\d+)?|<anonymous>|native|index \d+)\)|\S+:\d+(?::\d+)?)\s*\{?\s*$/;
+/**
+ * `    at fn (file:1:2)`, `at X.<computed> [as y] (node:internal/z:1:2)`, `at async Promise.all (index 0)`,
+ * `at file:///x.js:3:4`. Read by parts rather than by one pattern: `at .*\((.*:\d+)\)$` backtracks in
+ * the square of a line's length, and a question is up to 2,000 characters long.
+ */
+function isFrame(line: string): boolean {
+  let t = line.trim();
+  if (!/^at\s/.test(t)) return false;
+  if (t.endsWith('{')) t = t.slice(0, -1).trimEnd();
+  if (t.endsWith(')')) {
+    const inner = t.slice(t.lastIndexOf('(') + 1, -1);
+    return /:\d+(?::\d+)?$/.test(inner) || inner === '<anonymous>' || inner === 'native' || /^index \d+$/.test(inner);
+  }
+  return /\S:\d+(?::\d+)?$/.test(t);
+}
 /** Python-, Java- and Go-style frames, and the "... N more" / "-- 5 lines omitted" markers. */
 const OTHER_FRAME = /^\s*(?:File ".*", line \d+|at [\w$.<>]+\([\w.]*(?::\d+)?\)|\.\.\. \d+ more|goroutine \d+|[\w./-]+\.go:\d+|-{2,} .*omitted)/;
 /** A code frame line: `  12 | code`, `> 12 | code`, `    |     ^^^`. */
-const CODE_FRAME = /^\s*>?\s*(\d+)?\s*\|(.*)$/;
-/** A path with a line (and column) position: /app/src/x.ts:12:5, src/x.ts(12,5), C:\app\x.js:3. */
-const PATH_POSITION = /(?:[A-Za-z]:\\|\.{0,2}\/|file:\/\/\/?|webpack:\/\/\/?)?[\w@.\-\\/]*[\w-]+\.[A-Za-z]{1,5}(?::\d+){1,2}|[\w@.\-\\/]+\.[A-Za-z]{1,5}\(\d+,\d+\)/g;
+const CODE_FRAME = /^\s*(?:>\s*)?(?:(\d+)\s*)?\|(.*)$/;
+/**
+ * A path with a line (and column) position: /app/src/x.ts:12:5, src/x.ts(12,5), C:\app\x.js:3. It
+ * starts where a run of path characters starts (the look-behind), so that a long run is scanned
+ * once rather than once from each of its characters.
+ */
+const PATH_POSITION = /(?<![\w@.\-\\/])(?:[A-Za-z]:\\|file:\/\/\/?|webpack:\/\/\/?)?[\w@.\-\\/]*(?<=[\w-])\.[A-Za-z]{1,5}(?::\d+){1,2}|(?<![\w@.\-\\/])[\w@.\-\\/]*(?<=[\w@-])\.[A-Za-z]{1,5}\(\d+,\d+\)/g;
 /** Absolute or relative file paths without positions (keep the file's base name: it can be meaningful, e.g. vite.config.ts). */
 const PATH = /(?<![\w@.~-])(?:[A-Za-z]:\\|file:\/\/\/?|\/)[\w@.\-]+(?:[\\/][\w@.\-]+)+/g;
 /** A web address, with or without its scheme (`https://vitest.dev/api/vi.html#vi-mock`, `fastify.dev/docs/latest/Reference/Middleware/`). */
@@ -48,9 +65,9 @@ const RELATIVE_PATH = /(?<![\w@.~\/:-])(?:\.{1,2}\/)?[\w@-][\w@.-]*(?:\/[\w@.-]+
 /** A terminal session's lines: a shell prompt, a test runner's status marks (`✓ src/x.test.ts`, ` FAIL `, ` RUN  v5`). */
 const TERMINAL = /^\s*(?:\$ \S|[✓✔✗✘×❯]\s|(?:FAIL|PASS|RUN)\s)/u;
 /** Error codes: FST_ERR_X, ERR_X, TS1234, E-codes of the system (ENOENT, EADDRINUSE). */
-const CODE = /\b(?:[A-Z][A-Z0-9]*_ERR(?:_[A-Z0-9]+)+|ERR(?:_[A-Z0-9]+)+|TS\d{4,5}|E[A-Z]{3,}[A-Z0-9]*)\b/g;
+const CODE = /\b(?:[A-Z][A-Z0-9]*_ERR(?:_[A-Z0-9]+)+|ERR(?:_[A-Z0-9]+)+|TS\d{4,5}|E[A-Z]{3}[A-Z0-9]*)\b/g;
 /** `Error: message`, `TypeError [ERR_X]: message`, `FastifyError [FST_...]: message`, `error TS2322: message`. */
-const HEADER = /^\s*(?:Uncaught\s+)?(?:[\w$.]*(?:Error|Exception|Warning)|error|warning|\[[\w:-]+\]\s*[\w ]*error)(?:\s*\[[\w-]+\])?\s*:/i;
+const HEADER = /^\s*(?:Uncaught\s+)?(?:[\w$.]*(?:Error|Exception|Warning)|error|warning|\[[\w:-]+\][\s\w]*error)(?:\s*\[[\w-]+\])?\s*:/i;
 const TIMESTAMP = /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b|\b\d{1,2}\/\d{1,2}\/\d{2,4},?|\b\d{1,2}:\d{2}:\d{2}(?:\.\d+)?(?:\s?[AP]M)?\b/g;
 const NOISE_TOKENS = /\b(?:0x[0-9a-f]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,}|\d{5,})\b/gi;
 
@@ -114,7 +131,7 @@ function clean(line: string): string {
   return line
     .replace(WEB_ADDRESS, (m) => urlTopic(m))
     .replace(TIMESTAMP, ' ')
-    .replace(PATH_POSITION, (m) => baseName(m.replace(/(?::\d+)+$|\(\d+,\d+\)$/, '')))
+    .replace(PATH_POSITION, (m) => baseName(m.replace(/(?<![:\d])(?::\d+)+$|\(\d+,\d+\)$/, '')))
     .replace(PATH, (m) => baseName(m))
     .replace(RELATIVE_PATH, (m) => baseName(m))
     .replace(NOISE_TOKENS, ' ')
@@ -156,7 +173,7 @@ export function reduceErrorText(input: string): ReducedQuestion {
   let terminal = 0;
   const kept: string[] = [];
   for (const line of lines) {
-    if (FRAME.test(line) || OTHER_FRAME.test(line)) {
+    if (isFrame(line) || OTHER_FRAME.test(line)) {
       frames++;
       continue;
     }

@@ -28,7 +28,7 @@ function topicWords(question: string): string[] | null {
   const tokens = question.toLowerCase().match(TOKEN) ?? [];
   if (tokens.length === 0 || tokens.length > 12) return null;
   // "what's" leaves an "s"; "vite.js," its trailing punctuation.
-  return tokens.map((t) => t.replace(/[.+#_-]+$/, '')).filter((w) => w.length > 1 && !STOPWORDS.has(w) && !OVERVIEW_WORDS.has(w));
+  return tokens.map((t) => t.replace(/(?<![.+#_-])[.+#_-]+$/, '')).filter((w) => w.length > 1 && !STOPWORDS.has(w) && !OVERVIEW_WORDS.has(w));
 }
 
 /** True when a question could ask for an overview: a few words besides stopwords and overview words, which may be a library's names. */

@@ -61,12 +61,13 @@ export function parseLibraryValue(value: string): { id: string | null; name: str
       const [, owner = '', repo = ''] = parsed.id.split('/');
       return { id: parsed.id, name: productNameOf(owner, repo), tag: parsed.tag };
     }
-    return { id: null, name: v.replace(/^\/+|\/+$/g, '').replace(/\//g, ' '), tag: null };
+    return { id: null, name: v.replace(/^\/+|(?<!\/)\/+$/g, '').replace(/\//g, ' '), tag: null };
   }
   const at = /^(.+?)@([^@\s/]+)$/.exec(v);
   if (at && VERSION_PATTERN.test(at[2]!)) return { id: null, name: at[1]!.trim(), tag: at[2]! };
-  const spaced = /^(.+?)\s+([vV]?\d+(?:[._]\d+){0,2}(?:[-+][A-Za-z0-9.-]+)?)$/.exec(v);
-  if (spaced) return { id: null, name: spaced[1]!.trim(), tag: spaced[2]! };
+  // `name 4.2`: the last word is a version (found from the end: `^(.+?)\s+v$` backtracks over long runs of spaces).
+  const spaced = /\s([vV]?\d+(?:[._]\d+){0,2}(?:[-+][A-Za-z0-9.-]+)?)$/.exec(v);
+  if (spaced) return { id: null, name: v.slice(0, spaced.index).trim(), tag: spaced[1]! };
   return { id: null, name: v, tag: null };
 }
 

@@ -8,7 +8,7 @@ const IDENT = /[A-Za-z_$][A-Za-z0-9_$]*(?:[.:-][A-Za-z_$][A-Za-z0-9_$]*)*/g;
 export function splitIdentifier(word: string): string[] {
   return word
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/(?<=[A-Z])(?=[A-Z][a-z])/g, ' ')
     .split(/[^A-Za-z0-9]+/)
     .map((p) => p.toLowerCase())
     .filter((p) => p.length > 0);
@@ -26,7 +26,15 @@ export function joinedTokens(word: string): string[] {
   const segments = word.split(/[.:]/).map((seg) => seg.toLowerCase().replace(/[^a-z0-9]/g, '')).filter(Boolean);
   const out = new Set<string>();
   for (const seg of word.split(/[.:]/)) if (/[_$-]/.test(seg)) out.add(seg.toLowerCase().replace(/[^a-z0-9]/g, ''));
-  for (let i = 0; i < segments.length; i++) for (let j = i + 2; j <= segments.length; j++) out.add(segments.slice(i, j).join(''));
+  // Runs of two or more segments, grown one segment at a time and stopped past 64 characters
+  // (longer ones are dropped below): all runs of a long dotted token would cost the cube of its length.
+  for (let i = 0; i < segments.length; i++) {
+    let joined = segments[i]!;
+    for (let j = i + 1; j < segments.length && joined.length <= 64; j++) {
+      joined += segments[j]!;
+      out.add(joined);
+    }
+  }
   return [...out].filter((t) => t.length > 2 && t.length <= 64);
 }
 

@@ -3,6 +3,7 @@
 // rules between layers are dependency-cruiser's (.dependency-cruiser.mjs); `npm run lint` runs both.
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import regexp from 'eslint-plugin-regexp';
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', 'dist/**', 'build/**', '.tmp/**', 'scratch/**'] },
@@ -17,6 +18,13 @@ export default tseslint.config(
       'max-lines': ['error', { max: 400 }],
       'max-lines-per-function': ['error', { max: 80 }],
     },
+  },
+  {
+    // A pattern that backtracks in the square or cube of its input's length lets one question
+    // stall the server (issue 41): refused everywhere.
+    files: ['**/*.{ts,mjs,js}'],
+    plugins: { regexp },
+    rules: { 'regexp/no-super-linear-backtracking': 'error' },
   },
   {
     // typescript-eslint turns no-undef off (tsc checks names); plain JavaScript has no tsc, so ESLint checks it.

@@ -127,8 +127,13 @@ export const configSchema = z.object({
   backupSchedule: cronExpr.optional(),
   /** Scheduled backups kept (the newest); manual ones are never deleted. */
   backupKeep: int(1, 10_000).default(7),
-  /** A second port serving only GET /metrics without a key (for a scraper on a trusted network); unset: /metrics on the main port with an owner/admin key only. */
+  /** A second port serving only GET /metrics without a key (for a scraper on a trusted network); unset: /metrics on the main port only (instance owner's key, or metricsToken). */
   metricsPort: int(0, 65535).optional(),
+  /**
+   * A bearer token that opens GET /metrics on the main port and nothing else: a scraper then holds
+   * no API key (an owner's key could change the instance). Long enough not to be guessed.
+   */
+  metricsToken: z.string().trim().min(24, 'at least 24 characters (e.g. `openssl rand -hex 32`)').max(512).optional(),
   /** Bind address of the metrics port. */
   metricsHost: z.string().min(1).default('127.0.0.1'),
   /** Cron expression for reconciling <dataDir>/sources.yaml (it is also reconciled at start and by POST /api/sources/reconcile); 'off' for never. */
@@ -219,6 +224,7 @@ const envMap: Record<string, keyof Config> = {
   STACKS_BACKUP_KEEP: 'backupKeep',
   STACKS_METRICS_PORT: 'metricsPort',
   STACKS_METRICS_HOST: 'metricsHost',
+  STACKS_METRICS_TOKEN: 'metricsToken',
   STACKS_SOURCES_SCHEDULE: 'sourcesSchedule',
 };
 

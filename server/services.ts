@@ -21,7 +21,7 @@ import { MultiLibrarySearch, type SearchOverrides } from './search/search-servic
 import { StoreLibrarySearch } from './search/library-search.ts';
 import { TeamService } from './teams/index.ts';
 import { AuditLog, auditPruneTask } from './audit/log.ts';
-import { systemReport } from './system/report.ts';
+import { systemReport, teamspaceReport } from './system/report.ts';
 import { UserService } from './auth/users.ts';
 import { SessionService, sessionSecret } from './auth/sessions.ts';
 import { SignInService } from './auth/sign-in.ts';
@@ -161,6 +161,11 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const operations = createOperations({
     config, license, teams, jobs, importer, crawler, sources, git, gitCredentials, context, search, librarySearch, libraries, audit, users, signIn, backups, exporter, metrics, declared, ssoEnabled: oidc !== null,
     systemReport: () => systemReport({ store, dataDir: config.dataDir, embedder, startedAt: services.startedAt }),
+    teamspaceReport: (p) => teamspaceReport({
+      store, embedder, startedAt: services.startedAt, defaultTeamspaceId: keys.defaultTeamspaceId(),
+      teamspace: { id: p.teamspaceId, name: store.accounts.teamspace(p.teamspaceId)?.name ?? String(p.teamspaceId) },
+      canSee: (lib) => services.access.canSee(p, lib),
+    }),
     // Read per call: a test or a bench may swap the access policy on the container.
     get access() {
       return services.access;

@@ -4,7 +4,7 @@ import { startTestServer } from './helpers/server.ts';
 import { addIndexedLibrary, call } from './helpers/teams.ts';
 import { parsePrometheus, samplesOf } from './helpers/prometheus.ts';
 
-test('/metrics: Prometheus text with an owner/admin key, or without one on the metrics port; requests, latency, jobs, database, snippets, caches', async () => {
+test("/metrics: Prometheus text with the instance owner's key, or without one on the metrics port; requests, latency, jobs, database, snippets, caches", async () => {
   const s = await startTestServer({ config: { metricsPort: 0 } });
   try {
     await addIndexedLibrary(s, { id: '/acme/widgets', visibility: 'instance' }, 'retry');

@@ -89,3 +89,44 @@ test('sign-in: the setup link makes the first owner once; sessions are HTTP-only
   const dump = JSON.stringify(s.services.store.db.prepare('SELECT * FROM audit_log').all());
   assert.ok(!dump.includes('kens long password') && !dump.includes('not her password') && !dump.includes(token));
 });
+
+test('sign-in: a new password ends the user\'s other sessions (API by the user, by an admin, and on the box); the changing session stays', async (t) => {
+  const s = await startTestServer();
+  t.after(() => s.close());
+  const token = s.setupUrl!.split('/#/setup/')[1]!;
+  const olga = browser(s);
+  const setup = await olga.send('POST', '/api/setup', { token, username: 'olga', password: 'correct horse battery' });
+  const olgaId = (setup.body.user as { id: number }).id;
+  const kenId = ((await olga.change('POST', '/api/users', { username: 'ken', password: 'kens long password', role: 'member' })).body as { id: number }).id;
+  const signIn = async (username: string, password: string) => {
+    const b = browser(s);
+    assert.equal((await b.send('POST', '/api/session', { username, password })).status, 200);
+    return b;
+  };
+  const makesKey = async (b: ReturnType<typeof browser>) => (await b.change('POST', '/api/v2/keys', { name: `k${Math.random()}`, scope: 'read' })).status;
+
+  // By the user itself: the session that changed it goes on, the user's other session ends.
+  const olgaElsewhere = await signIn('olga', 'correct horse battery');
+  assert.equal(await makesKey(olgaElsewhere), 201);
+  assert.equal((await olga.change('PATCH', `/api/users/${olgaId}`, { password: 'a new horse battery' })).status, 200);
+  assert.equal(await makesKey(olga), 201, 'the changing session still works');
+  assert.equal(await makesKey(olgaElsewhere), 401, 'the old session (with its CSRF token) is refused');
+  assert.equal((await olgaElsewhere.send('GET', '/api/session')).body.user, null);
+  assert.equal((await browser(s).send('POST', '/api/session', { username: 'olga', password: 'correct horse battery' })).status, 401);
+
+  // By an admin: every session of that user ends, the admin's goes on.
+  const ken1 = await signIn('ken', 'kens long password');
+  const ken2 = await signIn('ken', 'kens long password');
+  assert.equal(await makesKey(ken1), 201);
+  assert.equal((await olga.change('PATCH', `/api/users/${kenId}`, { password: 'kens second password' })).status, 200);
+  assert.deepEqual([await makesKey(ken1), await makesKey(ken2), await makesKey(olga)], [401, 401, 201]);
+
+  // On the box: `stacks users password` ends them all.
+  const ken3 = await signIn('ken', 'kens second password');
+  assert.equal(await makesKey(ken3), 201);
+  const cli = await runStacks(['users', 'password', 'ken', '--password-stdin', '--data-dir', s.dataDir], {}, 'kens third password\n');
+  assert.equal(cli.code, 0, cli.stderr);
+  assert.equal(await makesKey(ken3), 401);
+  assert.equal(await makesKey(olga), 201, 'other users keep their sessions');
+  assert.equal(await makesKey(await signIn('ken', 'kens third password')), 201);
+});

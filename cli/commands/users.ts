@@ -71,7 +71,7 @@ export function usersCommand(program: Command): void {
       });
     });
   }
-  withDataDir(users.command('password').description("set a local user's password").argument('<username>'))
+  withDataDir(users.command('password').description("set a local user's password (ends all of that user's sessions)").argument('<username>'))
     .option('--password-stdin', 'read the password from the first line of standard input')
     .action(async (username: string, opts: Opts) => {
       const password = await readPassword(opts);

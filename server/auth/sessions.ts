@@ -8,7 +8,8 @@ import type { UserMemberRow } from '../store/users.ts';
 export const SESSION_TTL_MS = 12 * 3_600_000;
 export const SESSION_COOKIE = 'stacks_session';
 
-const hash = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
+/** How a session id is stored: its hash, so a copy of the database opens no session. */
+export const sessionIdHash = (id: string) => crypto.createHash('sha256').update(id).digest('hex');
 
 export interface Session {
   user: UserMemberRow;
@@ -33,19 +34,19 @@ export class SessionService {
     const now = new Date();
     const expiresAt = new Date(now.getTime() + this.ttlMs);
     this.store.users.pruneSessions(now.toISOString());
-    this.store.users.insertSession(hash(id), userId, csrfToken, now.toISOString(), expiresAt.toISOString());
+    this.store.users.insertSession(sessionIdHash(id), userId, csrfToken, now.toISOString(), expiresAt.toISOString());
     return { id, csrfToken, expiresAt };
   }
 
   resolve(id: string): Session | null {
-    const row = this.store.users.session(hash(id), new Date().toISOString());
+    const row = this.store.users.session(sessionIdHash(id), new Date().toISOString());
     if (!row) return null;
     const user = this.store.users.byId(row.user_id);
     return user && this.usable(user) ? { user, csrfToken: row.csrf_token } : null;
   }
 
   end(id: string): void {
-    this.store.users.deleteSession(hash(id));
+    this.store.users.deleteSession(sessionIdHash(id));
   }
 }
 

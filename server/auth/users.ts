@@ -4,6 +4,7 @@ import type { UserMemberRow } from '../store/users.ts';
 import type { Principal, Role } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { DUMMY_HASH, hashPassword, verifyPassword } from './passwords.ts';
+import { sessionIdHash } from './sessions.ts';
 
 export interface UserView {
   id: number;
@@ -127,10 +128,17 @@ export class UserService {
     return this.get(id);
   }
 
-  async setPassword(id: number, password: string): Promise<UserView> {
+  /**
+   * Sets a local user's password and ends every session of that user but `keepSessionId`: whoever
+   * knew the old password (or held a stolen cookie) is signed out. The API passes the caller's own
+   * session, which survives only when it is one of this user's (a user changing its own password
+   * stays signed in; an administrator changing someone else's ends them all); the CLI passes none.
+   * The one place every entry point changes a password through, so none can forget the sessions.
+   */
+  async setPassword(id: number, password: string, keepSessionId: string | null = null): Promise<UserView> {
     const u = this.get(id);
     if (u.kind !== 'local') throw new ApiError('conflict', `${u.username} signs in through single sign-on and has no password here.`);
-    this.store.users.setPassword(id, await hashPassword(password));
+    this.store.users.setPassword(id, await hashPassword(password), keepSessionId === null ? null : sessionIdHash(keepSessionId));
     return u;
   }
 

@@ -38,11 +38,42 @@ export const licenseInstallOperation = defineOperation({
   errors: ['invalid_api_key', 'forbidden', 'license_invalid', 'license_expired'],
 });
 
+const count = z.number().int().min(0);
+const reportBase = {
+  version: z.string(),
+  uptimeSeconds: z.number().int(),
+  embedder: z.object({ id: z.string(), dims: z.number().int() }).nullable(),
+};
+const queue = z.record(z.string(), count).describe('jobs by state (queued and running: the queue depth)');
+
+/** The instance's totals to its owner; one teamspace's own figures to that teamspace's owners and admins. */
+export const systemReportResponse = z.discriminatedUnion('scope', [
+  z.object({
+    scope: z.literal('instance'),
+    ...reportBase,
+    database: z.object({ bytes: count, walBytes: count, usageBytes: count }),
+    libraries: count.describe('every library of the instance'),
+    versions: count,
+    snippets: count,
+    queue,
+  }),
+  z.object({
+    scope: z.literal('teamspace'),
+    teamspace: z.string(),
+    ...reportBase,
+    libraries: count.describe("libraries the teamspace's members may read"),
+    ownedLibraries: count.describe('of those, the ones the teamspace owns'),
+    versions: count.describe('served versions of those libraries'),
+    snippets: count,
+    queue: queue.describe("the teamspace's jobs and those of no teamspace, by state (what GET /api/jobs lists)"),
+  }),
+]);
+
 export const systemOperation = defineOperation({
   id: 'system',
-  summary: 'Database size, libraries, snippets, queue depth and the embedder (owner or admin)',
+  summary: "Figures: the instance's (database size, libraries, snippets, queue, embedder) to an owner of the default teamspace; the caller's teamspace's to other owners and admins",
   input: z.object({}),
   access: { caller: 'key', roles: ['owner', 'admin'] },
-  http: { method: 'get', path: '/api/system', from: 'query', status: 200, response: object('{version, uptimeSeconds, database: {bytes, walBytes, usageBytes}, libraries, versions, snippets, queue, embedder}') },
+  http: { method: 'get', path: '/api/system', from: 'query', status: 200, response: systemReportResponse },
   errors: ['invalid_api_key', 'forbidden'],
 });

@@ -13,6 +13,7 @@ import { sendError } from './handler.ts';
 import { meterRequests, type MeteringDeps } from './metering.ts';
 import { mountRoutes, rawBodyPaths, type RouteDeps } from './routes/index.ts';
 import type { Metrics } from '../metrics/metrics.ts';
+import { mountMetricsToken } from './routes/metrics.ts';
 
 /** What the app needs: the routes' dependencies, the key check, the meter, the log and the limits. */
 export type AppDeps = RouteDeps &
@@ -57,6 +58,7 @@ export function createApp(services: AppDeps): express.Express {
   const json = express.json({ limit: services.config.bodyLimit });
   app.use((req, res, next) => (rawBodyPaths.has(req.path) ? next() : json(req, res, next)));
   app.use(cookieParser(services.cookieSecret));
+  mountMetricsToken(app, services);
   app.use(resolvePrincipal(services));
   app.use(meterRequests(services));
 

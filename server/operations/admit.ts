@@ -55,3 +55,14 @@ export function admit(deps: AdmitDeps, access: Access, caller: Caller): Principa
   }
   return p;
 }
+
+/**
+ * Whether an admitted caller is the instance's owner: an owner of the default (first) teamspace,
+ * which administers the installation, or the local operator. Owners and admins of any other
+ * teamspace (and admins of the default one) run a teamspace, not the instance: instance-wide
+ * figures (GET /api/system's totals, /metrics) are not theirs.
+ */
+export function isInstanceOwner(caller: Caller, p: Principal | null, defaultTeamspaceId: number): boolean {
+  if (caller.kind === 'local') return true;
+  return p !== null && p.role === 'owner' && p.teamspaceId === defaultTeamspaceId;
+}

@@ -1,16 +1,24 @@
 import { ApiError } from '../../lib/errors.ts';
 import type { LicenseService } from '../license/license.ts';
-import type { SystemReport } from '../system/report.ts';
+import type { Principal } from '../../lib/model.ts';
+import type { SystemReport, TeamspaceReport } from '../system/report.ts';
+import { isInstanceOwner } from './admit.ts';
 import { licenseInstallOperation, systemOperation } from '../contracts/system.ts';
 import type { binder } from './bind.ts';
 
 export interface SystemOperationDeps {
   license: Pick<LicenseService, 'install'>;
   systemReport(): SystemReport;
+  /** The figures of the principal's teamspace, as its members may see them. */
+  teamspaceReport(p: Principal): TeamspaceReport;
   defaultTeamspaceId(): number;
 }
 
-/** The instance itself: its license (installed by an owner of the default teamspace, which administers it) and its figures. */
+/**
+ * The instance itself: its license (installed by an owner of the default teamspace, which
+ * administers it) and its figures: the instance's totals to its owner, a teamspace's own figures
+ * to that teamspace's owners and admins.
+ */
 export function systemOperations(bind: ReturnType<typeof binder>, d: SystemOperationDeps) {
   return {
     licenseInstall: bind(licenseInstallOperation, (i, p) => {
@@ -18,6 +26,6 @@ export function systemOperations(bind: ReturnType<typeof binder>, d: SystemOpera
       const st = d.license.install(i.license);
       return { state: st.state, message: st.message, signedBy: st.signedBy, license: st.license };
     }),
-    system: bind(systemOperation, () => d.systemReport()),
+    system: bind(systemOperation, (_i, p, caller) => (p && !isInstanceOwner(caller, p, d.defaultTeamspaceId()) ? d.teamspaceReport(p) : d.systemReport())),
   };
 }

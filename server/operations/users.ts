@@ -43,10 +43,11 @@ export function userOperations(bind: ReturnType<typeof binder>, d: UserOperation
       if (i.role === 'owner' && p.role !== 'owner') throw new ApiError('forbidden', 'Only an owner can create an owner.');
       return d.users.create({ username: i.username, password: i.password, teamspaceId: p.teamspaceId, role: i.role });
     }),
-    userUpdate: bind(userUpdateOperation, async (i, p) => {
+    userUpdate: bind(userUpdateOperation, async (i, p, caller) => {
       const user = p ? sameTeamspace(i.id, p.teamspaceId) : d.users.principalRow(i.id);
       if (p && user.role === 'owner' && p.role !== 'owner') throw new ApiError('forbidden', "Only an owner can change an owner's account.");
-      if (i.password !== undefined) await d.users.setPassword(i.id, i.password);
+      // The user's other sessions end; the caller's own session is kept when it is this user's.
+      if (i.password !== undefined) await d.users.setPassword(i.id, i.password, caller.kind === 'key' ? (caller.session?.id ?? null) : null);
       return i.disabled === undefined ? d.users.get(i.id) : d.users.setDisabled(i.id, i.disabled);
     }),
   };

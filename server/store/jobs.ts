@@ -132,9 +132,13 @@ export class JobStore {
     return this.db.prepare(`SELECT 1 FROM jobs WHERE state = 'queued'${kinds.length ? ` AND kind NOT IN (${marks})` : ''} LIMIT 1`).get(...kinds) !== undefined;
   }
 
-  counts(): Record<JobState, number> {
+  /** Jobs by state; with `teamspaceId`, only that teamspace's and those of no teamspace (what `list` shows it). */
+  counts(teamspaceId?: number): Record<JobState, number> {
     const out: Record<JobState, number> = { queued: 0, running: 0, succeeded: 0, failed: 0, cancelled: 0 };
-    for (const r of this.db.prepare('SELECT state, count(*) AS n FROM jobs GROUP BY state').all() as { state: JobState; n: number }[]) out[r.state] = r.n;
+    const rows = (teamspaceId === undefined
+      ? this.db.prepare('SELECT state, count(*) AS n FROM jobs GROUP BY state').all()
+      : this.db.prepare('SELECT state, count(*) AS n FROM jobs WHERE teamspace_id IS NULL OR teamspace_id = ? GROUP BY state').all(teamspaceId)) as { state: JobState; n: number }[];
+    for (const r of rows) out[r.state] = r.n;
     return out;
   }
 }

@@ -66,8 +66,15 @@ export class UserStore {
     this.db.prepare('UPDATE users SET member_id = ? WHERE id = ?').run(memberId, id);
   }
 
-  setPassword(id: number, hash: string): void {
-    this.db.prepare('UPDATE users SET password_hash = ? WHERE id = ?').run(hash, id);
+  /**
+   * Sets a password and ends the user's sessions in the same transaction, all but `keepSessionHash`
+   * (the session that made the change; a session of another user is never one of them). Answers how many ended.
+   */
+  setPassword(id: number, hash: string, keepSessionHash: string | null): number {
+    return this.db.transaction(() => {
+      this.db.prepare('UPDATE users SET password_hash = ? WHERE id = ?').run(hash, id);
+      return this.db.prepare('DELETE FROM sessions WHERE user_id = ? AND id_hash IS NOT ?').run(id, keepSessionHash).changes;
+    })();
   }
 
   /** Disables (now) or enables (null) a user; disabling ends its sessions. */

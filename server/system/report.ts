@@ -1,17 +1,49 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Store } from '../store/index.ts';
+import type { Library } from '../../lib/model.ts';
 import { VERSION } from '../version.ts';
 
-export interface SystemReport {
+/** What every report has: this build, how long it runs, the embedder (all of it also in /api/health). */
+interface ReportBase {
   version: string;
   uptimeSeconds: number;
+  embedder: { id: string; dims: number } | null;
+}
+
+/** The whole instance's figures: for its owner (and the operator) only. */
+export interface SystemReport extends ReportBase {
+  scope: 'instance';
   database: { bytes: number; walBytes: number; usageBytes: number };
   libraries: number;
   versions: number;
   snippets: number;
   queue: Record<string, number>;
+}
+
+/**
+ * One teamspace's figures, for its owners and admins: nothing they could not already read
+ * elsewhere (the libraries they may read, the jobs GET /api/jobs lists them), and no instance
+ * total (database size, every teamspace's libraries and jobs).
+ */
+export interface TeamspaceReport extends ReportBase {
+  scope: 'teamspace';
+  teamspace: string;
+  /** Libraries the teamspace's members may read (visibility, grants, its policy). */
+  libraries: number;
+  /** Of those, the ones this teamspace owns. */
+  ownedLibraries: number;
+  /** Served versions of those libraries, and their snippets. */
+  versions: number;
+  snippets: number;
+  /** Its jobs by state, with those of no teamspace (instance maintenance), as GET /api/jobs lists them. */
+  queue: Record<string, number>;
+}
+
+interface ReportSources {
+  store: Store;
   embedder: { id: string; dims: number } | null;
+  startedAt: Date;
 }
 
 const size = (file: string) => {
@@ -22,12 +54,22 @@ const size = (file: string) => {
   }
 };
 
+const base = (s: ReportSources): ReportBase => ({
+  version: VERSION,
+  uptimeSeconds: Math.round((Date.now() - s.startedAt.getTime()) / 1000),
+  embedder: s.embedder ? { id: s.embedder.id, dims: s.embedder.dims } : null,
+});
+
+const servedVersions = (store: Store) => store.libraries.allCurrentVersions().filter((v) => v.state === 'ready');
+
 /** What an administrator checks first: how big the data is, what is indexed, what waits in the queue. */
-export function systemReport(s: { store: Store; dataDir: string; embedder: { id: string; dims: number } | null; startedAt: Date }): SystemReport {
-  const versions = s.store.libraries.allCurrentVersions().filter((v) => v.state === 'ready');
+export function systemReport(s: ReportSources & { dataDir: string }): SystemReport {
+  const versions = servedVersions(s.store);
+  const { version, uptimeSeconds, embedder } = base(s);
   return {
-    version: VERSION,
-    uptimeSeconds: Math.round((Date.now() - s.startedAt.getTime()) / 1000),
+    scope: 'instance',
+    version,
+    uptimeSeconds,
     database: {
       bytes: size(path.join(s.dataDir, 'stacks.db')),
       walBytes: size(path.join(s.dataDir, 'stacks.db-wal')),
@@ -37,6 +79,28 @@ export function systemReport(s: { store: Store; dataDir: string; embedder: { id:
     versions: versions.length,
     snippets: versions.reduce((n, v) => n + v.totalSnippets, 0),
     queue: s.store.jobs.counts(),
-    embedder: s.embedder ? { id: s.embedder.id, dims: s.embedder.dims } : null,
+    embedder,
+  };
+}
+
+/**
+ * The same figures seen from one teamspace: `canSee` is the access policy's answer for its members;
+ * a library of no teamspace belongs to the default one (as everywhere, server/teams/library-access.ts).
+ */
+export function teamspaceReport(
+  s: ReportSources & { teamspace: { id: number; name: string }; defaultTeamspaceId: number; canSee: (library: Library) => boolean },
+): TeamspaceReport {
+  const visible = s.store.libraries.list().filter((lib) => s.canSee(lib));
+  const ids = new Set(visible.map((lib) => lib.id));
+  const versions = servedVersions(s.store).filter((v) => ids.has(v.libraryId));
+  return {
+    scope: 'teamspace',
+    teamspace: s.teamspace.name,
+    ...base(s),
+    libraries: visible.length,
+    ownedLibraries: visible.filter((lib) => (lib.teamspaceId ?? s.defaultTeamspaceId) === s.teamspace.id).length,
+    versions: versions.length,
+    snippets: versions.reduce((n, v) => n + v.totalSnippets, 0),
+    queue: s.store.jobs.counts(s.teamspace.id),
   };
 }

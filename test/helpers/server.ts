@@ -85,13 +85,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
  * Runs the real CLI as a child process (for crash tests and CLI tests); `nodeFlags` go to node itself.
  * The child is killed when the test process ends, if it is still running then.
  */
-export function spawnStacks(args: string[], env: NodeJS.ProcessEnv = {}, nodeFlags: string[] = []): ChildProcess {
+export function spawnStacks(args: string[], env: NodeJS.ProcessEnv = {}, nodeFlags: string[] = [], stdin: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
   // The compiled program when test/run-versions.mjs built one (TEST_CLI_BUILD), else the sources.
   const entry = process.env.TEST_CLI_BUILD ? path.join(process.env.TEST_CLI_BUILD, 'cli/main.js') : path.join(ROOT, 'bin/stacks.js');
   return trackChild(spawn(process.execPath, [...nodeFlags, entry, ...args], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', STACKS_OWN_DOCS: 'false', STACKS_LEARN_RANKING: 'false', STACKS_EMBED_PROVIDER: 'builtin', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [stdin, 'pipe', 'pipe'],
   }));
 }
 
@@ -142,9 +142,10 @@ export function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTE
   });
 }
 
-/** Runs the CLI to completion and returns its output. */
-export async function runStacks(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawnStacks(args, env);
+/** Runs the CLI to completion and returns its output; `input` is written to its standard input (e.g. for --password-stdin). */
+export async function runStacks(args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawnStacks(args, env, [], input === undefined ? 'ignore' : 'pipe');
+  if (input !== undefined) child.stdin!.end(input);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));

@@ -3,13 +3,26 @@ import type { Express } from 'express';
 import type { Operations } from '../../operations/index.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
 import { route } from '../handler.ts';
-import { callerOf } from '../auth.ts';
+import { callerOf, presentedKey } from '../auth.ts';
 
 export interface MetricsRouteDeps {
-  operations: Pick<Operations, 'metrics'>;
+  operations: Pick<Operations, 'metrics' | 'metricsForToken'>;
 }
 
-/** GET /metrics on the API port: an owner or admin key (a scraper sends it as a bearer token). */
+/**
+ * GET /metrics with the scrape token (STACKS_METRICS_TOKEN) as bearer token. Mounted before the
+ * caller is resolved, because the token is no API key: resolving it as one would refuse it (401)
+ * and log a refused authentication. Any other credential goes on to mountMetrics.
+ */
+export function mountMetricsToken(app: Express, s: MetricsRouteDeps): void {
+  app.get('/metrics', (req, res, next) => {
+    const answer = s.operations.metricsForToken(presentedKey(req));
+    if (!answer) return next();
+    answer.then((m) => void res.type(m.contentType).send(m.text), next);
+  });
+}
+
+/** GET /metrics on the API port with a key: the operation admits only the instance's owner. */
 export function mountMetrics(app: Express, s: MetricsRouteDeps): void {
   app.get(
     '/metrics',

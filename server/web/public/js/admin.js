@@ -85,9 +85,13 @@ async function license() {
 
 async function system() {
   const s = (await api('/api/system')).body;
+  // The instance's owner gets the instance's totals; other owners and admins their teamspace's figures.
+  const mine = s.scope === 'teamspace';
   const facts = [
-    ['Version', s.version], ['Up for', `${Math.round(s.uptimeSeconds / 60)} min`], ['Database', `${bytes(s.database.bytes)} (+ ${bytes(s.database.walBytes)} WAL, usage ${bytes(s.database.usageBytes)})`],
-    ['Libraries', s.libraries.toLocaleString()], ['Versions served', s.versions.toLocaleString()], ['Snippets', s.snippets.toLocaleString()],
+    ['Version', s.version], ['Up for', `${Math.round(s.uptimeSeconds / 60)} min`],
+    ...(mine ? [['Figures of', `teamspace ${s.teamspace}`]] : [['Database', `${bytes(s.database.bytes)} (+ ${bytes(s.database.walBytes)} WAL, usage ${bytes(s.database.usageBytes)})`]]),
+    ['Libraries', mine ? `${s.libraries.toLocaleString()} readable, ${s.ownedLibraries.toLocaleString()} its own` : s.libraries.toLocaleString()],
+    ['Versions served', s.versions.toLocaleString()], ['Snippets', s.snippets.toLocaleString()],
     ['Queue', Object.entries(s.queue).map(([k, v]) => `${k} ${v}`).join(', ')], ['Embedder', s.embedder ? `${s.embedder.id} (${s.embedder.dims} dims)` : 'none (lexical search)'],
   ];
   $('system').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', k), el('dd', v)]));

@@ -34,7 +34,7 @@ export function addGitCommand(add: Command): void {
  * `stacks git-hosts add|list|remove`: the instance's credentials per Git host, stored encrypted
  * (STACKS_GIT_CREDENTIALS_KEY), through the same operations as /api/git-hosts. The CLI acts for the
  * instance, whose credentials serve the default teamspace's repositories; a teamspace's own are
- * managed by its owners and admins over the API (docs/git.md#credentials).
+ * managed by its owners and admins over the API (docs/git.md#whose-credentials).
  */
 export function gitHostsCommand(program: Command): void {
   const hosts = program.command('git-hosts').description("the instance's credentials per Git host (HTTPS token, user and password, or SSH key), stored encrypted; used for the default teamspace's repositories");

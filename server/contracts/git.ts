@@ -39,7 +39,7 @@ export const projectRefreshOperation = defineOperation({
 const host = z.string().trim().min(1).max(300).describe('git.example.com, or git.example.com:8443 for one port only');
 
 /**
- * Whose credentials a change acts on (docs/git.md#credentials). A key acts for its teamspace unless
+ * Whose credentials a change acts on (docs/git.md#whose-credentials). A key acts for its teamspace unless
  * it says `instance`, which only the default teamspace's owners and admins may (it administers the
  * instance); the CLI acts for the instance.
  */

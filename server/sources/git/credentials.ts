@@ -9,7 +9,7 @@ import { ApiError } from '../../../lib/errors.ts';
  * STACKS_GIT_CREDENTIALS_KEY, bound to its host name and owner (additional authenticated data), and
  * is only ever decrypted to hand it to a git process; it is never logged, returned or audited.
  *
- * Credentials belong to the teamspace that stored them, or to the instance (docs/git.md#credentials).
+ * Credentials belong to the teamspace that stored them, or to the instance (docs/git.md#whose-credentials).
  * A repository is fetched with its teamspace's own credentials for the host; the instance's serve
  * only the repositories of the default teamspace, which administers the instance. So a teamspace
  * never sends, sees or changes a secret another teamspace (or the instance) stored.

@@ -37,7 +37,7 @@ export interface GitJobPayload {
 export interface GitJobDeps extends VersionJobDeps {
   store: Pick<Store, 'libraries' | 'snippets' | 'git'>;
   config: Pick<Config, 'dataDir' | 'crawlAllowPrivate' | 'gitTimeoutMs' | 'gitMaxBytes'>;
-  /** Only the credentials of the teamspace the payload indexes for are sent (docs/git.md#credentials). */
+  /** Only the credentials of the teamspace the payload indexes for are sent (docs/git.md#whose-credentials). */
   credentials: Pick<GitCredentials, 'forRepository'>;
   /** Replaces the library-owner rules a repository's stacks.json gave before with its current ones. */
   setRepoRules(libraryId: string, previous: string[], next: string[]): void;

@@ -1,7 +1,7 @@
 import type { Migration } from './migration.ts';
 
 /**
- * Git host credentials get an owner (docs/git.md#credentials): the teamspace that stored them, or
+ * Git host credentials get an owner (docs/git.md#whose-credentials): the teamspace that stored them, or
  * the instance (teamspace_id NULL). Before, one row per host served every teamspace: a token one
  * teamspace stored was listed to, used for and replaceable by every other.
  *

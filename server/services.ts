@@ -151,7 +151,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const librarySearch = new StoreLibrarySearch(() => ({ selector: search.selector(), access: services.access }));
   const crawler = new CrawlService({ store, jobs, config });
   const sources = new SourceService({ config, store, jobs, writer, log });
-  const gitCredentials = new GitCredentials(store.git, config.gitCredentialsKey ? parseCredentialsKey(config.gitCredentialsKey) : null);
+  const gitCredentials = new GitCredentials(store.git, config.gitCredentialsKey ? parseCredentialsKey(config.gitCredentialsKey) : null, () => keys.defaultTeamspaceId());
   const git = new GitSourceService({ config, store, jobs, credentials: gitCredentials });
   const libraries = new LibraryAccessService(store, () => services.access, () => teams.defaultTeamspaceId());
   const audit = new AuditLog(store.audit, config.auditRetentionDays, (err) => log.error({ err }, 'could not write an audit entry'));

@@ -19,9 +19,9 @@ test('stacks git-hosts add|list|remove, add git, libraries set (trust metadata) 
     const host = `127.0.0.1:${new URL(server.url).port}`;
     const add = await runStacks(['git-hosts', 'add', host, '--username', 'bot', '--password-file', secretFile, '--data-dir', dir, '--dev'], env);
     assert.equal(add.code, 0, add.stderr);
-    assert.match(add.stdout, new RegExp(`Stored basic credentials for ${host.replace('.', '\\.')} \\(user bot\\)`));
+    assert.match(add.stdout, new RegExp(`Stored basic credentials for ${host.replace('.', '\\.')} \\(user bot\\) for the instance`));
     const list = await runStacks(['git-hosts', 'list', '--json', '--data-dir', dir], env);
-    assert.deepEqual((JSON.parse(list.stdout) as { host: string; kind: string }[]).map((h) => [h.host, h.kind]), [[host, 'basic']]);
+    assert.deepEqual((JSON.parse(list.stdout) as { host: string; kind: string; scope: string }[]).map((h) => [h.host, h.kind, h.scope]), [[host, 'basic', 'instance']], 'the CLI stores the instance\'s credentials');
     const parsed = await runStacks(['add', 'git', `${server.url}/ops/runbook.git`, '--data-dir', dir, '--dev'], env);
     assert.equal(parsed.code, 0, parsed.stderr + parsed.stdout);
     assert.match(parsed.stdout, /indexed \/ops\/runbook: \d+ snippets/);
@@ -33,7 +33,8 @@ test('stacks git-hosts add|list|remove, add git, libraries set (trust metadata) 
     assert.equal(refreshed.code, 0, refreshed.stderr);
     assert.equal((JSON.parse(refreshed.stdout) as { state: string }).state, 'succeeded');
     const audit = await runStacks(['audit', '--json', '--data-dir', dir], env);
-    assert.match(audit.stdout, /gitHostAdd/);
+    const added = (JSON.parse(audit.stdout) as { entries: { action: string; teamspace: string | null; actor: { kind: string } }[] }).entries.find((e) => e.action === 'gitHostAdd');
+    assert.deepEqual([added?.actor.kind, added?.teamspace], ['operator', null], "an instance credential's change is an instance-level entry");
     for (const out of [add, list, parsed, set, refreshed, audit]) assert.ok(!`${out.stdout}${out.stderr}`.includes('hunter2'), 'the secret is never printed');
     const removed = await runStacks(['git-hosts', 'remove', host, '--data-dir', dir], env);
     assert.equal(removed.code, 0, removed.stderr);

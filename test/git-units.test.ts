@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileUrl, parseRepoUrl } from '../server/sources/git/address.ts';
-import { decryptSecret, encryptSecret, parseCredentialsKey } from '../server/sources/git/credentials.ts';
+import { decryptSecret, encryptSecret, parseCredentialsKey, sealContext } from '../server/sources/git/credentials.ts';
 import { matchTag } from '../server/sources/git/service.ts';
 import { mdxToMarkdown } from '../server/sources/git/mdx.ts';
 import { rstToMarkdown } from '../server/sources/git/rst.ts';
@@ -48,7 +48,7 @@ test('git itself refuses the transports Stacks never allows (GIT_ALLOW_PROTOCOL)
   assert.equal(fs.existsSync('/tmp/stacks-pwned'), false);
 });
 
-test('host credentials: AES-256-GCM bound to the host; keys as 64 hex digits or base64', () => {
+test('host credentials: AES-256-GCM bound to the host and owner; keys as 64 hex digits or base64', () => {
   const key = parseCredentialsKey('0f'.repeat(32))!;
   assert.equal(parseCredentialsKey(Buffer.alloc(32, 7).toString('base64'))?.length, 32);
   assert.equal(parseCredentialsKey('too short'), null);
@@ -58,6 +58,12 @@ test('host credentials: AES-256-GCM bound to the host; keys as 64 hex digits or 
   assert.equal(decryptSecret(key, 'git.acme.test', sealed), 's3cret-token');
   assert.throws(() => decryptSecret(key, 'evil.test', sealed), 'a secret copied to another host row does not open');
   assert.throws(() => decryptSecret(parseCredentialsKey('1f'.repeat(32))!, 'git.acme.test', sealed));
+  // Bound to the owner too: a teamspace's secret moved to another owner's row does not open there.
+  assert.equal(sealContext(null, 'git.acme.test'), 'git.acme.test', "the instance's are sealed as every row was before owners (migration 019)");
+  const team = encryptSecret(key, sealContext(1, 'git.acme.test'), 'team-token');
+  assert.equal(decryptSecret(key, sealContext(1, 'git.acme.test'), team), 'team-token');
+  assert.throws(() => decryptSecret(key, sealContext(2, 'git.acme.test'), team), "another teamspace's row");
+  assert.throws(() => decryptSecret(key, sealContext(null, 'git.acme.test'), team), "the instance's row");
 });
 
 test('tags for a requested version: exact with or without v, else the newest stable within it', () => {

@@ -30,10 +30,15 @@ export function addGitCommand(add: Command): void {
     });
 }
 
-/** `stacks git-hosts add|list|remove`: credentials per Git host, stored encrypted (STACKS_GIT_CREDENTIALS_KEY). */
+/**
+ * `stacks git-hosts add|list|remove`: the instance's credentials per Git host, stored encrypted
+ * (STACKS_GIT_CREDENTIALS_KEY), through the same operations as /api/git-hosts. The CLI acts for the
+ * instance, whose credentials serve the default teamspace's repositories; a teamspace's own are
+ * managed by its owners and admins over the API (docs/git.md#whose-credentials).
+ */
 export function gitHostsCommand(program: Command): void {
-  const hosts = program.command('git-hosts').description('credentials per Git host (HTTPS token, user and password, or SSH key), stored encrypted');
-  withDataDir(hosts.command('add').description('store or replace the credentials of a Git host; the secret is read from a file or standard input, never from the command line').argument('<host>'))
+  const hosts = program.command('git-hosts').description("the instance's credentials per Git host (HTTPS token, user and password, or SSH key), stored encrypted; used for the default teamspace's repositories");
+  withDataDir(hosts.command('add').description("store or replace the instance's credentials of a Git host; the secret is read from a file or standard input, never from the command line").argument('<host>'))
     .option('--token-file <file>', 'an access token (sent as the basic-auth password; user --username, default oauth2); "-" reads standard input')
     .option('--password-file <file>', 'a password for --username (basic authentication); "-" reads standard input')
     .option('--ssh-key <file>', 'an SSH private key file')
@@ -46,16 +51,16 @@ export function gitHostsCommand(program: Command): void {
       const secret = given[0] === 'ssh' ? raw : raw.trim();
       await withServices(opts, async (s) => {
         const view = await s.operations.gitHostAdd({ host, kind: given[0], username: opts.username, secret }, LOCAL);
-        output(opts, view, () => `Stored ${view.kind} credentials for ${view.host}${view.username ? ` (user ${view.username})` : ''}.`);
+        output(opts, view, () => `Stored ${view.kind} credentials for ${view.host}${view.username ? ` (user ${view.username})` : ''} for the instance.`);
       }, { create: true });
     });
-  withDataDir(hosts.command('list').description('hosts with stored credentials (never the secrets)')).action(async (opts: CommonOpts) => {
+  withDataDir(hosts.command('list').description("hosts with credentials stored for the instance (never the secrets)")).action(async (opts: CommonOpts) => {
     await withServices(opts, async (s) => {
       const { hosts: rows } = await s.operations.gitHostsList({}, LOCAL);
       output(opts, rows, () => (rows.length ? rows.map((h) => `${h.host}  ${h.kind}${h.username ? `  ${h.username}` : ''}  updated ${h.updatedAt}`) : ['no Git host credentials stored']));
     });
   });
-  withDataDir(hosts.command('remove').description('forget the credentials of a Git host').argument('<host>')).action(async (host: string, opts: CommonOpts) => {
+  withDataDir(hosts.command('remove').description("forget the instance's credentials of a Git host").argument('<host>')).action(async (host: string, opts: CommonOpts) => {
     await withServices(opts, async (s) => {
       await s.operations.gitHostRemove({ host }, LOCAL);
       output(opts, { host, removed: true }, () => `Removed the credentials of ${host}.`);

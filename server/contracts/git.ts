@@ -38,11 +38,21 @@ export const projectRefreshOperation = defineOperation({
 
 const host = z.string().trim().min(1).max(300).describe('git.example.com, or git.example.com:8443 for one port only');
 
-export const gitHostView = z.object({ host: z.string(), kind: z.enum(['token', 'basic', 'ssh']), username: z.string().nullable(), createdAt: z.string(), updatedAt: z.string() });
+/**
+ * Whose credentials a change acts on (docs/git.md#whose-credentials). A key acts for its teamspace unless
+ * it says `instance`, which only the default teamspace's owners and admins may (it administers the
+ * instance); the CLI acts for the instance.
+ */
+const scope = z.enum(['teamspace', 'instance']).optional().describe("teamspace: the caller's teamspace's (default for a key); instance: the instance's, used for the default teamspace's repositories (owners and admins of the default teamspace; the CLI's default)");
+
+export const gitHostView = z.object({
+  host: z.string(), kind: z.enum(['token', 'basic', 'ssh']), username: z.string().nullable(),
+  scope: z.enum(['teamspace', 'instance']).describe("the caller's teamspace's, or the instance's"), createdAt: z.string(), updatedAt: z.string(),
+});
 
 export const gitHostsListOperation = defineOperation({
   id: 'gitHostsList',
-  summary: 'Git hosts with stored credentials (never the secrets)',
+  summary: "Git hosts with credentials stored by the caller's teamspace (and, for the default teamspace, by the instance); never the secrets",
   input: z.object({}),
   access: { caller: 'key', roles: ADMINS },
   http: { method: 'get', path: '/api/git-hosts', from: 'query', status: 200, response: z.object({ hosts: z.array(gitHostView) }) },
@@ -55,12 +65,13 @@ export const gitHostAddInput = z
     kind: z.enum(['token', 'basic', 'ssh']).describe('token: an access token (sent as the basic-auth password); basic: username and password; ssh: a private key'),
     username: z.string().trim().min(1).max(200).optional().describe('basic: required; token: default oauth2; ssh: default git'),
     secret: z.string().min(1).max(64 * 1024).describe('the token, password or private key; stored encrypted, never shown again'),
+    scope,
   })
   .strict();
 
 export const gitHostAddOperation = defineOperation({
   id: 'gitHostAdd',
-  summary: 'Store (or replace) the credentials of a Git host, encrypted with STACKS_GIT_CREDENTIALS_KEY',
+  summary: "Store (or replace) the teamspace's (or the instance's) credentials of a Git host, encrypted with STACKS_GIT_CREDENTIALS_KEY",
   input: gitHostAddInput,
   access: { caller: 'key', roles: ADMINS },
   http: { method: 'post', path: '/api/git-hosts', from: 'body', status: 200, response: gitHostView },
@@ -69,9 +80,9 @@ export const gitHostAddOperation = defineOperation({
 
 export const gitHostRemoveOperation = defineOperation({
   id: 'gitHostRemove',
-  summary: 'Forget the credentials of a Git host',
-  input: z.object({ host }),
+  summary: "Forget the teamspace's (or the instance's) credentials of a Git host; another teamspace's are 404 like absent ones",
+  input: z.object({ host, scope }).strict(),
   access: { caller: 'key', roles: ADMINS },
-  http: { method: 'delete', path: '/api/git-hosts/{host}', from: 'path', status: 204, response: null },
+  http: { method: 'delete', path: '/api/git-hosts/{host}', from: 'path+query', status: 204, response: null },
   errors: ['invalid_api_key', 'forbidden', 'not_found'],
 });

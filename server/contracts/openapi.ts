@@ -40,7 +40,7 @@ function parameters(op: Operation, components: Record<string, JsonSchema>): { pa
   const pathNames = [...op.http.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   const params: JsonSchema[] = pathNames.map((name) => ({ name, in: 'path', required: true, schema: props[name] ?? { type: 'string' } }));
   const rest = Object.entries(props).filter(([name]) => !pathNames.includes(name));
-  if (op.http.from === 'query') {
+  if (op.http.from === 'query' || op.http.from === 'path+query') {
     for (const [name, p] of rest) {
       const { description, ...s } = p;
       params.push({ name, in: 'query', required: required.has(name), ...(description ? { description } : {}), schema: s, ...(s.type === 'array' ? { style: 'form', explode: true } : {}) });

@@ -24,7 +24,7 @@ export interface HttpBinding {
   /** OpenAPI path template, e.g. `/api/jobs/{id}`. */
   path: string;
   /** Where the input comes from. `multipart` lists the file fields beside the validated text fields. */
-  from: 'query' | 'body' | 'path' | 'path+body' | 'multipart';
+  from: 'query' | 'body' | 'path' | 'path+query' | 'path+body' | 'multipart';
   files?: { name: string; description: string; maxCount: number }[];
   /** Success status and the response body schema (null: no body). */
   status: number;

@@ -1,5 +1,5 @@
 import type { GitSourceService } from '../sources/git/service.ts';
-import type { GitCredentials } from '../sources/git/credentials.ts';
+import type { CredentialOwner, GitCredentials } from '../sources/git/credentials.ts';
 import type { LibraryAccessService } from '../teams/library-access.ts';
 import type { Principal } from '../../lib/model.ts';
 import type { PolicySourceType } from '../contracts/policy.ts';
@@ -33,8 +33,29 @@ export function gitOperations(bind: ReturnType<typeof binder>, d: GitOperationDe
       const r = d.git.refresh(lib, p?.memberId ?? null);
       return { message: `Refresh of ${lib.id} queued (job ${r.jobId}); files whose blob did not change are reused.`, project: lib.id, queueId: r.jobId, position: r.position };
     }),
-    gitHostsList: bind(gitHostsListOperation, () => ({ hosts: d.gitCredentials.list() })),
-    gitHostAdd: bind(gitHostAddOperation, (i) => d.gitCredentials.add(i)),
-    gitHostRemove: bind(gitHostRemoveOperation, (i) => d.gitCredentials.remove(i.host)),
+    gitHostsList: bind(gitHostsListOperation, (_i, p) => ({ hosts: visibleOwners(p, d).flatMap((o) => d.gitCredentials.list(o)) })),
+    gitHostAdd: bind(gitHostAddOperation, (i, p) => d.gitCredentials.add(ownerFor(i.scope, p, d), i)),
+    gitHostRemove: bind(gitHostRemoveOperation, (i, p) => d.gitCredentials.remove(ownerFor(i.scope, p, d), i.host)),
   };
+}
+
+/**
+ * Whose credentials a change acts on: a key's teamspace's, or with scope `instance` the
+ * instance's, which only the default teamspace (it administers the instance) manages, like
+ * backups and sources.yaml. The CLI has no teamspace: it acts for the instance.
+ */
+function ownerFor(scope: 'teamspace' | 'instance' | undefined, p: Principal | null, d: GitOperationDeps): CredentialOwner {
+  if (!p) {
+    if (scope === 'teamspace') throw new ApiError('validation_error', "scope: the CLI manages the instance's credentials; a teamspace's are managed by its owners and admins over the API.");
+    return null;
+  }
+  if (scope !== 'instance') return p.teamspaceId;
+  if (p.teamspaceId !== d.defaultTeamspaceId()) throw new ApiError('forbidden', "The instance's Git host credentials are managed by the owners and admins of the default teamspace; store your teamspace's own (leave scope out).");
+  return null;
+}
+
+/** Whose credentials a caller lists: its teamspace's, and the instance's for the default teamspace and the CLI; never another teamspace's. */
+function visibleOwners(p: Principal | null, d: GitOperationDeps): CredentialOwner[] {
+  if (!p) return [null];
+  return p.teamspaceId === d.defaultTeamspaceId() ? [p.teamspaceId, null] : [p.teamspaceId];
 }

@@ -15,6 +15,8 @@ export interface GitRepo {
 
 /** One Git host's stored credentials; the secret stays encrypted here (server/sources/git/credentials.ts opens it). */
 export interface GitHostRow {
+  /** The teamspace that owns them; null: the instance's (migration 019). */
+  teamspaceId: number | null;
   host: string;
   kind: 'token' | 'basic' | 'ssh';
   username: string | null;
@@ -36,7 +38,7 @@ interface RepoRow {
 }
 
 interface HostRow {
-  host: string; kind: GitHostRow['kind']; username: string | null; secret_enc: string; created_at: string; updated_at: string;
+  teamspace_id: number | null; host: string; kind: GitHostRow['kind']; username: string | null; secret_enc: string; created_at: string; updated_at: string;
 }
 
 /** Git repositories, per-file blob hashes of built versions, and host credentials. */
@@ -84,24 +86,29 @@ export class GitStore {
     return new Map(rows.map((r) => [r.path, r.blob]));
   }
 
-  hosts(): GitHostRow[] {
-    return (this.stmt('SELECT * FROM git_hosts ORDER BY host').all() as HostRow[]).map(toHost);
+  // An owner is a teamspace id, or null for the instance; `coalesce(teamspace_id, 0) = ?` with 0 for
+  // the instance is how the unique index git_hosts_owner_host is written, so lookups use it.
+
+  /** The credentials one owner stores, by host. */
+  hosts(teamspaceId: number | null): GitHostRow[] {
+    return (this.stmt('SELECT * FROM git_hosts WHERE coalesce(teamspace_id, 0) = ? ORDER BY host').all(teamspaceId ?? 0) as HostRow[]).map(toHost);
   }
 
-  host(host: string): GitHostRow | null {
-    const r = this.stmt('SELECT * FROM git_hosts WHERE host = ?').get(host) as HostRow | undefined;
+  host(teamspaceId: number | null, host: string): GitHostRow | null {
+    const r = this.stmt('SELECT * FROM git_hosts WHERE coalesce(teamspace_id, 0) = ? AND host = ?').get(teamspaceId ?? 0, host) as HostRow | undefined;
     return r ? toHost(r) : null;
   }
 
+  /** Stores or replaces one owner's credentials for a host; another owner's row for the same host is left alone. */
   putHost(row: Omit<GitHostRow, 'createdAt' | 'updatedAt'>, now: string): void {
     this.stmt(
-      `INSERT INTO git_hosts (host, kind, username, secret_enc, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (host) DO UPDATE SET kind = excluded.kind, username = excluded.username, secret_enc = excluded.secret_enc, updated_at = excluded.updated_at`,
-    ).run(row.host, row.kind, row.username, row.secretEnc, now, now);
+      `INSERT INTO git_hosts (teamspace_id, host, kind, username, secret_enc, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (coalesce(teamspace_id, 0), host) DO UPDATE SET kind = excluded.kind, username = excluded.username, secret_enc = excluded.secret_enc, updated_at = excluded.updated_at`,
+    ).run(row.teamspaceId, row.host, row.kind, row.username, row.secretEnc, now, now);
   }
 
-  removeHost(host: string): boolean {
-    return this.stmt('DELETE FROM git_hosts WHERE host = ?').run(host).changes > 0;
+  removeHost(teamspaceId: number | null, host: string): boolean {
+    return this.stmt('DELETE FROM git_hosts WHERE coalesce(teamspace_id, 0) = ? AND host = ?').run(teamspaceId ?? 0, host).changes > 0;
   }
 }
 
@@ -113,5 +120,5 @@ function toRepo(r: RepoRow): GitRepo {
 }
 
 function toHost(r: HostRow): GitHostRow {
-  return { host: r.host, kind: r.kind, username: r.username, secretEnc: r.secret_enc, createdAt: r.created_at, updatedAt: r.updated_at };
+  return { teamspaceId: r.teamspace_id, host: r.host, kind: r.kind, username: r.username, secretEnc: r.secret_enc, createdAt: r.created_at, updatedAt: r.updated_at };
 }

@@ -70,6 +70,8 @@ export interface GitHttpServer extends FixtureServer {
   root: string;
   /** Requests seen: method and path (to check what a clone fetched). */
   requests: string[];
+  /** The Authorization header of each request, by path (null: none sent): to check whose credentials came. */
+  authorizations: { path: string; authorization: string | null }[];
 }
 
 /**
@@ -78,9 +80,11 @@ export interface GitHttpServer extends FixtureServer {
  */
 export async function startGitHttpServer(root: string, auth: Record<string, { user: string; password: string }> = {}): Promise<GitHttpServer> {
   const requests: string[] = [];
+  const authorizations: GitHttpServer['authorizations'] = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     requests.push(`${req.method} ${url.pathname}`);
+    authorizations.push({ path: url.pathname, authorization: req.headers.authorization ?? null });
     const guard = Object.entries(auth).find(([prefix]) => url.pathname.startsWith(prefix));
     if (guard) {
       const expected = `Basic ${Buffer.from(`${guard[1].user}:${guard[1].password}`).toString('base64')}`;
@@ -121,5 +125,5 @@ export async function startGitHttpServer(root: string, auth: Record<string, { us
     child.on('close', () => res.end());
   });
   const s = await listen(server);
-  return Object.assign(s, { root, requests });
+  return Object.assign(s, { root, requests, authorizations });
 }

@@ -17,5 +17,5 @@ export function mountGit(app: Express, s: GitRouteDeps): void {
   );
   app.get('/api/git-hosts', route(async (req, res) => res.json(await s.operations.gitHostsList(req.query, callerOf(res)))));
   app.post('/api/git-hosts', route(async (req, res) => res.json(await s.operations.gitHostAdd(req.body ?? {}, callerOf(res)))));
-  app.delete('/api/git-hosts/:host', route(async (req, res) => (await s.operations.gitHostRemove({ host: String(req.params.host) }, callerOf(res)), res.status(204).end())));
+  app.delete('/api/git-hosts/:host', route(async (req, res) => (await s.operations.gitHostRemove({ ...req.query, host: String(req.params.host) }, callerOf(res)), res.status(204).end())));
 }

@@ -37,7 +37,8 @@ export interface GitJobPayload {
 export interface GitJobDeps extends VersionJobDeps {
   store: Pick<Store, 'libraries' | 'snippets' | 'git'>;
   config: Pick<Config, 'dataDir' | 'crawlAllowPrivate' | 'gitTimeoutMs' | 'gitMaxBytes'>;
-  credentials: GitCredentials;
+  /** Only the credentials of the teamspace the payload indexes for are sent (docs/git.md#whose-credentials). */
+  credentials: Pick<GitCredentials, 'forRepository'>;
   /** Replaces the library-owner rules a repository's stacks.json gave before with its current ones. */
   setRepoRules(libraryId: string, previous: string[], next: string[]): void;
   /** Queues the indexing of a tag (stacks.json previousVersions). */
@@ -55,7 +56,7 @@ export async function runGitJob<P>(deps: GitJobDeps, ctx: JobContext<P>, p: GitJ
   try {
     ctx.progress({ phase: 'cloning', repoUrl: addr.url, ref: p.ref });
     const started = Date.now();
-    const remote = { policy: { allowPrivate: config.crawlAllowPrivate }, auth: deps.credentials.forHost(addr.host, addr.port), timeoutMs: config.gitTimeoutMs, workDir: dir, knownHostsFile: path.join(config.dataDir, 'git', 'known_hosts'), signal: ctx.signal };
+    const remote = { policy: { allowPrivate: config.crawlAllowPrivate }, auth: deps.credentials.forRepository(p.teamspaceId, addr.host, addr.port), timeoutMs: config.gitTimeoutMs, workDir: dir, knownHostsFile: path.join(config.dataDir, 'git', 'known_hosts'), signal: ctx.signal };
     // The current documentation keeps its checkout between builds (a refresh fetches what changed); a tag clones afresh.
     checkout = await checkoutRepo({
       addr, libraryId: p.libraryId, cacheRoot: p.tag === '' ? path.join(config.dataDir, 'git', 'cache') : null, jobDir: dir, jobId: ctx.job.id,

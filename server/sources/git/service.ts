@@ -29,7 +29,7 @@ export interface GitServiceDeps {
   config: Pick<Config, 'dataDir' | 'crawlAllowPrivate' | 'gitTimeoutMs' | 'gitMaxBytes'>;
   store: Pick<Store, 'libraries' | 'git' | 'jobs'>;
   jobs: Pick<JobQueue, 'enqueue'>;
-  credentials: GitCredentials;
+  credentials: Pick<GitCredentials, 'forRepository'>;
 }
 
 /** Kinds of job that index a library from its repository (a refresh waits for all of them). */
@@ -38,10 +38,10 @@ const INDEXING_KINDS = [GIT_JOB, 'version-fetch'];
 export class GitSourceService {
   constructor(private readonly d: GitServiceDeps) {}
 
-  /** The remote's branches and tags, through the guard and with the host's credentials. */
-  refs(repoUrl: string, signal?: AbortSignal): Promise<RemoteRefs> {
+  /** The remote's branches and tags, through the guard and with the credentials of the teamspace the repository is indexed for. */
+  refs(repoUrl: string, teamspaceId: number | null, signal?: AbortSignal): Promise<RemoteRefs> {
     const addr = parseRepoUrl(repoUrl);
-    return listRemote(addr, { policy: { allowPrivate: this.d.config.crawlAllowPrivate }, auth: this.d.credentials.forHost(addr.host, addr.port), timeoutMs: this.d.config.gitTimeoutMs, workDir: this.workDir(), knownHostsFile: path.join(this.d.config.dataDir, 'git', 'known_hosts'), signal });
+    return listRemote(addr, { policy: { allowPrivate: this.d.config.crawlAllowPrivate }, auth: this.d.credentials.forRepository(teamspaceId, addr.host, addr.port), timeoutMs: this.d.config.gitTimeoutMs, workDir: this.workDir(), knownHostsFile: path.join(this.d.config.dataDir, 'git', 'known_hosts'), signal });
   }
 
   async submit(input: { repoUrl: string; branch?: string; force?: boolean } & Partial<SelectionOptions>, who: Submitter): Promise<GitSubmission> {
@@ -56,7 +56,7 @@ export class GitSourceService {
     if (existing && this.d.store.libraries.currentVersion(libraryId, '') && !input.force) {
       throw new ApiError('conflict', `${libraryId} is already indexed; send "force": true to index it again, or refresh it (POST /api/projects${libraryId}/refresh).`);
     }
-    const refs = await this.refs(addr.url);
+    const refs = await this.refs(addr.url, who.teamspaceId);
     if (input.branch && !refs.branches.includes(input.branch) && !refs.tags.includes(input.branch)) {
       throw new ApiError('validation_error', `branch: ${addr.url} has no branch or tag "${input.branch}" (branches: ${refs.branches.slice(0, 10).join(', ') || 'none'}).`);
     }
@@ -103,7 +103,7 @@ export class GitSourceService {
     const repo = this.d.store.git.repo(libraryId);
     const lib = this.d.store.libraries.get(libraryId);
     if (!repo || !lib) throw new ApiError('validation_error', `Cannot index ${libraryId} at version ${version}: it was not added from a Git repository (there is no git source for it). Import a bundle of that version, or add the repository with POST /api/parse.`);
-    const refs = await this.refs(repo.repoUrl, ctx.signal);
+    const refs = await this.refs(repo.repoUrl, lib.teamspaceId, ctx.signal);
     const tag = matchTag(refs.tags, version);
     if (!tag) throw new ApiError('validation_error', `${repo.repoUrl} has no tag for version ${version} (tags: ${refs.tags.slice(-10).join(', ') || 'none'}).`);
     await runGitJob(deps, ctx, { libraryId, repoUrl: repo.repoUrl, ref: tag, tag, options: optionsOf(repo.options), teamspaceId: lib.teamspaceId, visibility: lib.visibility });

@@ -148,6 +148,11 @@ test("a credential stored before owners is the instance's: listed to the default
   const listed = await hostsOf(s.key);
   assert.deepEqual(listed.map((h) => [h.host, h.scope]), [[host, 'instance']]);
   for (const key of [alpha, bravo]) assert.ok(!(await hostsOf(key)).some((h) => h.scope === 'instance'));
+  // An admin of the default teamspace is not the instance's owner: it neither sees nor changes them.
+  const admin = await call<{ key: { key: string } }>(s, 'POST', '/api/v2/members', { name: 'dana', role: 'admin' }, s.key);
+  assert.equal(admin.status, 201, JSON.stringify(admin.body));
+  assert.ok(!(await hostsOf(admin.body.key.key)).some((h) => h.scope === 'instance'));
+  assert.equal((await call(s, 'POST', '/api/git-hosts', { host, kind: 'token', secret: 'x', scope: 'instance' }, admin.body.key.key)).status, 403);
 
   // Bravo, with its own token for the host, never gets the instance's; the default teamspace does.
   const other = await index('inst/private', bravo);

@@ -6,6 +6,7 @@ import type { PolicySourceType } from '../contracts/policy.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { gitHostAddOperation, gitHostRemoveOperation, gitHostsListOperation, parseRepoOperation, projectRefreshOperation } from '../contracts/git.ts';
 import type { binder } from './bind.ts';
+import { isInstanceOwner, type Caller } from './admit.ts';
 import { readerOf } from './search.ts';
 import { submitterFor } from './submitter.ts';
 
@@ -33,29 +34,29 @@ export function gitOperations(bind: ReturnType<typeof binder>, d: GitOperationDe
       const r = d.git.refresh(lib, p?.memberId ?? null);
       return { message: `Refresh of ${lib.id} queued (job ${r.jobId}); files whose blob did not change are reused.`, project: lib.id, queueId: r.jobId, position: r.position };
     }),
-    gitHostsList: bind(gitHostsListOperation, (_i, p) => ({ hosts: visibleOwners(p, d).flatMap((o) => d.gitCredentials.list(o)) })),
-    gitHostAdd: bind(gitHostAddOperation, (i, p) => d.gitCredentials.add(ownerFor(i.scope, p, d), i)),
-    gitHostRemove: bind(gitHostRemoveOperation, (i, p) => d.gitCredentials.remove(ownerFor(i.scope, p, d), i.host)),
+    gitHostsList: bind(gitHostsListOperation, (_i, p, caller) => ({ hosts: visibleOwners(p, caller, d).flatMap((o) => d.gitCredentials.list(o)) })),
+    gitHostAdd: bind(gitHostAddOperation, (i, p, caller) => d.gitCredentials.add(ownerFor(i.scope, p, caller, d), i)),
+    gitHostRemove: bind(gitHostRemoveOperation, (i, p, caller) => d.gitCredentials.remove(ownerFor(i.scope, p, caller, d), i.host)),
   };
 }
 
 /**
  * Whose credentials a change acts on: a key's teamspace's, or with scope `instance` the
- * instance's, which only the default teamspace (it administers the instance) manages, like
- * backups and sources.yaml. The CLI has no teamspace: it acts for the instance.
+ * instance's, which only the instance's owner manages (isInstanceOwner). The CLI has no
+ * teamspace: it acts for the instance.
  */
-function ownerFor(scope: 'teamspace' | 'instance' | undefined, p: Principal | null, d: GitOperationDeps): CredentialOwner {
+function ownerFor(scope: 'teamspace' | 'instance' | undefined, p: Principal | null, caller: Caller, d: GitOperationDeps): CredentialOwner {
   if (!p) {
     if (scope === 'teamspace') throw new ApiError('validation_error', "scope: the CLI manages the instance's credentials; a teamspace's are managed by its owners and admins over the API.");
     return null;
   }
   if (scope !== 'instance') return p.teamspaceId;
-  if (p.teamspaceId !== d.defaultTeamspaceId()) throw new ApiError('forbidden', "The instance's Git host credentials are managed by the owners and admins of the default teamspace; store your teamspace's own (leave scope out).");
+  if (!isInstanceOwner(caller, p, d.defaultTeamspaceId())) throw new ApiError('forbidden', "The instance's Git host credentials are managed by the instance's owner; store your teamspace's own (leave scope out).");
   return null;
 }
 
-/** Whose credentials a caller lists: its teamspace's, and the instance's for the default teamspace and the CLI; never another teamspace's. */
-function visibleOwners(p: Principal | null, d: GitOperationDeps): CredentialOwner[] {
+/** Whose credentials a caller lists: its teamspace's, and the instance's for the instance's owner and the CLI; never another teamspace's. */
+function visibleOwners(p: Principal | null, caller: Caller, d: GitOperationDeps): CredentialOwner[] {
   if (!p) return [null];
-  return p.teamspaceId === d.defaultTeamspaceId() ? [p.teamspaceId, null] : [p.teamspaceId];
+  return isInstanceOwner(caller, p, d.defaultTeamspaceId()) ? [p.teamspaceId, null] : [p.teamspaceId];
 }

@@ -35,9 +35,9 @@ export interface ZipWalk {
  * entry's inflated length against its central directory record (validateEntrySizes, on by default)
  * and the meter here holds the total to `maxInflated`, so neither a lying header nor a deflate bomb
  * gets past the budget. Every way the archive can be bad is a ZipRefused; an error of `consume`
- * itself (a bad bundle inside, a full disk) is passed on as it is.
+ * itself (a bad bundle inside, a full disk) is passed on as it is. Answers every entry's name.
  */
-export async function walkZip(file: string, walk: ZipWalk): Promise<{ entries: number; names: string[] }> {
+export async function walkZip(file: string, walk: ZipWalk): Promise<string[]> {
   let zip: yauzl.ZipFile;
   try {
     zip = await openZip(file);
@@ -70,7 +70,7 @@ export async function walkZip(file: string, walk: ZipWalk): Promise<{ entries: n
     // autoClose closes after the last entry; on a refusal the file descriptor is closed here.
     zip.close();
   }
-  return { entries: names.length, names };
+  return names;
 }
 
 function openZip(file: string): Promise<yauzl.ZipFile> {

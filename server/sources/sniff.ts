@@ -38,7 +38,7 @@ const MAX_ENTRIES = 10_000;
  */
 async function zipEntryNames(file: string): Promise<Set<string> | ZipRefused> {
   try {
-    const { names } = await walkZip(file, {
+    const names = await walkZip(file, {
       maxInflated: MAX_EXPANDED_BYTES,
       maxEntries: MAX_ENTRIES,
       accept: (entry) => !entry.fileName.endsWith('/'),

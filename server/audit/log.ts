@@ -1,6 +1,7 @@
 import os from 'node:os';
 import type { AuditActorKind, AuditOutcome, AuditQuery, AuditRow, AuditStore } from '../store/audit.ts';
 import type { Principal } from '../../lib/model.ts';
+import { isSecretName, redactValue } from '../../lib/redact.ts';
 
 /** Who acted: a key (its member), a signed-in user, the local operator (the CLI on the box), or nobody known. */
 export interface AuditActor {
@@ -62,22 +63,32 @@ export function operatorActor(): AuditActor {
 
 export const ANONYMOUS: AuditActor = { kind: 'anonymous', keyId: null, name: null, teamspaceId: null };
 
-/** Field names whose values are never written (keys, passwords, tokens, license texts). */
+/** Field names whose values are never written (keys, passwords, tokens, license texts), beside lib/redact.ts's. */
 const SECRET_FIELD = /key|secret|password|passphrase|token|credential|license|authorization|cookie/i;
 
-/** What of an operation's input goes into the log: no secrets, short strings, small arrays. */
+const MAX_FIELDS = 50;
+
+/**
+ * What of an operation's input goes into the log: no field with a secret's name, short strings,
+ * small arrays. The values that remain are redacted by shape when the entry is written (record).
+ */
 export function safeDetail(input: unknown): Record<string, unknown> | null {
   if (!input || typeof input !== 'object' || Array.isArray(input)) return null;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(input)) {
-    if (SECRET_FIELD.test(k) || v === undefined) continue;
+  // No contract has more fields than this; a body of thousands is not written out field by field.
+  for (const [k, v] of Object.entries(input).slice(0, MAX_FIELDS)) {
+    if (SECRET_FIELD.test(k) || isSecretName(k) || v === undefined) continue;
     out[k] = clip(v, 1);
   }
   return Object.keys(out).length ? out : null;
 }
 
 function clip(v: unknown, depth: number): unknown {
-  if (typeof v === 'string') return v.length > 200 ? `${v.slice(0, 200)}…` : v;
+  if (typeof v === 'string') {
+    // Redacted before it is cut: a secret cut in half no longer has its shape (redactValue reads at most 8 KB of it).
+    const text = redactValue(v) as string;
+    return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  }
   if (Array.isArray(v)) return v.slice(0, 20).map((x) => clip(x, depth + 1));
   if (v && typeof v === 'object') return depth >= 2 ? '[object]' : safeDetail(v);
   return v;
@@ -97,11 +108,16 @@ export class AuditLog {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
+  /**
+   * Writes an entry. Whoever built it, what the caller sent is redacted here, by field name and by
+   * shape (lib/redact.ts): a key pasted as a name, credentials in a repository URL, a signature in a
+   * field of the caller's choosing.
+   */
   record(e: AuditEvent): void {
     try {
       this.store.append({
-        at: this.now().toISOString(), actor_kind: e.actor.kind, actor_key_id: e.actor.keyId, actor_name: e.actor.name, teamspace_id: e.actor.teamspaceId,
-        action: e.action, target: e.target ?? null, source_ip: e.sourceIp ?? null, outcome: e.outcome, detail: e.detail ? JSON.stringify(e.detail) : null,
+        at: this.now().toISOString(), actor_kind: e.actor.kind, actor_key_id: e.actor.keyId, actor_name: scrubbed(e.actor.name), teamspace_id: e.actor.teamspaceId,
+        action: e.action, target: scrubbed(e.target ?? null), source_ip: e.sourceIp ?? null, outcome: e.outcome, detail: e.detail ? JSON.stringify(redactValue(e.detail)) : null,
       });
     } catch (err) {
       this.onError(err);
@@ -138,12 +154,18 @@ export class AuditLog {
   }
 }
 
+/** A name or target redacted; what a caller sent is read up to 8 KB (redactValue), never whole. */
+function scrubbed(text: string | null): string | null {
+  return text === null ? null : (redactValue(text) as string);
+}
+
+/** An entry as the API shows it; redacted again, for entries written before the rows were. */
 function view(r: AuditRow): AuditEntryView {
   return {
     id: r.id, at: r.at, lastAt: r.last_at, count: r.count,
-    actor: { kind: r.actor_kind, ...(r.actor_key_id !== null ? { keyId: r.actor_key_id } : {}), ...(r.actor_name !== null ? { name: r.actor_name } : {}) },
-    teamspace: r.teamspace, action: r.action, target: r.target, sourceIp: r.source_ip, outcome: r.outcome,
-    detail: r.detail ? (JSON.parse(r.detail) as Record<string, unknown>) : null,
+    actor: { kind: r.actor_kind, ...(r.actor_key_id !== null ? { keyId: r.actor_key_id } : {}), ...(r.actor_name !== null ? { name: redactValue(r.actor_name) as string } : {}) },
+    teamspace: r.teamspace, action: r.action, target: scrubbed(r.target), sourceIp: r.source_ip, outcome: r.outcome,
+    detail: r.detail ? (redactValue(JSON.parse(r.detail)) as Record<string, unknown>) : null,
   };
 }
 

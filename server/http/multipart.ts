@@ -13,9 +13,38 @@ export interface UploadLimits {
 
 type Middleware = (req: Request, res: Response, next: (err?: unknown) => void) => void;
 
-/** The one place multer's errors become clear 413/400 answers. */
+/** Errors of a connection that ended before the body did (multer's own, and Node's for a reset socket). */
+const CUT_OFF_MESSAGES = new Set(['Request aborted', 'Request closed', 'aborted']);
+const CUT_OFF_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+/** The answer for an upload whose connection ended before its body did; null for any other error. */
+export function cutOffError(err: unknown): ApiError | null {
+  if (!(err instanceof Error)) return null;
+  const code = (err as NodeJS.ErrnoException).code;
+  if (!CUT_OFF_MESSAGES.has(err.message) && !(code !== undefined && CUT_OFF_CODES.has(code))) return null;
+  // Nobody may be left to read it, but the failure is the client's, not the server's: no 500, no error in the log.
+  return new ApiError('validation_error', 'The upload ended before its body did (connection cut or body truncated). Nothing was stored.');
+}
+
+/**
+ * An error of the body rather than of the server. busboy reports what it cannot parse ("Unexpected
+ * end of form", "Malformed part header", "Multipart: Boundary not found", "Malformed content type")
+ * as plain Errors without a code. A system error (a full disk: it has a code) or a programming
+ * error (a TypeError) is not the client's: it stays a 500, and is logged.
+ */
+function bodyError(err: unknown): ApiError | null {
+  const cut = cutOffError(err);
+  if (cut || !(err instanceof Error)) return cut;
+  const plain = Object.getPrototypeOf(err) === Error.prototype && (err as NodeJS.ErrnoException).code === undefined && (err as NodeJS.ErrnoException).errno === undefined;
+  if (!plain) return null;
+  const reason = err.message.replace(/^Multipart: /, '').replace(/\.$/, '');
+  return new ApiError('validation_error', `The multipart/form-data body could not be read: ${reason.charAt(0).toLowerCase()}${reason.slice(1)}. Send a complete body with the boundary of its Content-Type. Nothing was stored.`);
+}
+
+/** The one place multer's (and busboy's) errors become clear 413/400 answers. */
 export function multerError(err: unknown, info: UploadLimits): ApiError | unknown {
-  if (err instanceof ApiError || !(err instanceof multer.MulterError)) return err;
+  if (err instanceof ApiError) return err;
+  if (!(err instanceof multer.MulterError)) return bodyError(err) ?? err;
   const mb = (n: number) => `${n / 1024 / 1024} MB`;
   switch (err.code) {
     case 'LIMIT_FILE_SIZE':

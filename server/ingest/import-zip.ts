@@ -1,8 +1,7 @@
 import fs from 'node:fs';
-import yauzl from 'yauzl';
-import type { Readable } from 'node:stream';
 import { ApiError } from '../../lib/errors.ts';
 import { discardStaged, stageBundle, type StagedBundle, type StagedLibrary } from './import-parse.ts';
+import { walkZip, ZipRefused } from './zip-entries.ts';
 
 /** True when the file starts with a zip signature (local file header or empty archive). */
 export function isZipFile(file: string): boolean {
@@ -16,12 +15,6 @@ export function isZipFile(file: string): boolean {
   }
 }
 
-function openZip(file: string): Promise<yauzl.ZipFile> {
-  return new Promise((resolve, reject) =>
-    yauzl.open(file, { lazyEntries: true, autoClose: true }, (err, zip) => (err || !zip ? reject(err ?? new Error('no zip')) : resolve(zip))),
-  );
-}
-
 /** Bundle entries: every *.json file, minus folders and macOS metadata. */
 function isBundleEntry(name: string): boolean {
   if (name.endsWith('/')) return false;
@@ -29,46 +22,39 @@ function isBundleEntry(name: string): boolean {
   return base.toLowerCase().endsWith('.json') && !base.startsWith('.') && !name.startsWith('__MACOSX/');
 }
 
+/** A zip of exports holds a handful of bundles; an archive of more entries than this is not one. */
+const MAX_ENTRIES = 10_000;
+
 /**
  * Stages every JSON bundle inside a zip, one entry at a time (entries are streamed, never
- * buffered). maxUncompressed guards against zip bombs.
+ * buffered). maxUncompressed guards against zip bombs: it holds for the bytes really inflated, not
+ * only for the sizes the archive declares (zip-entries.ts).
  */
 export async function stageZip(file: string, stagedDir: string, maxUncompressed: number): Promise<StagedBundle> {
-  let zip: yauzl.ZipFile;
-  try {
-    zip = await openZip(file);
-  } catch (err) {
-    throw new ApiError('validation_error', `The upload looks like a zip file but cannot be read: ${(err as Error).message}`);
-  }
   const libraries: StagedLibrary[] = [];
   let force: boolean | null = null;
-  let total = 0;
   let bundles = 0;
   try {
-    await new Promise<void>((resolve, reject) => {
-      zip.on('error', (err: Error) => reject(new ApiError('validation_error', `The zip file is damaged: ${err.message}`)));
-      zip.on('end', () => resolve());
-      zip.on('entry', (entry: yauzl.Entry) => {
-        if (!isBundleEntry(entry.fileName)) return zip.readEntry();
-        total += entry.uncompressedSize;
-        if (total > maxUncompressed) return reject(new ApiError('payload_too_large', `The zip file unpacks to more than ${maxUncompressed} bytes.`));
-        zip.openReadStream(entry, (err, stream) => {
-          if (err || !stream) return reject(new ApiError('validation_error', `${entry.fileName}: cannot be read from the zip: ${err?.message ?? 'no data'}`));
-          stageBundle(stream as Readable, stagedDir, `${entry.fileName}: `).then((staged) => {
-            bundles++;
-            libraries.push(...staged.libraries);
-            if (staged.force !== null) force = (force ?? false) || staged.force;
-            zip.readEntry();
-          }, reject);
-        });
-      });
-      zip.readEntry();
+    await walkZip(file, {
+      maxInflated: maxUncompressed,
+      maxEntries: MAX_ENTRIES,
+      accept: (entry) => isBundleEntry(entry.fileName),
+      consume: async (entry, stream) => {
+        const staged = await stageBundle(stream, stagedDir, `${entry.fileName}: `);
+        bundles++;
+        libraries.push(...staged.libraries);
+        if (staged.force !== null) force = (force ?? false) || staged.force;
+      },
     });
   } catch (err) {
-    zip.close();
     discardStaged(libraries);
-    throw err;
+    throw err instanceof ZipRefused ? refusal(err) : err;
   }
   if (bundles === 0) throw new ApiError('validation_error', 'The zip file holds no .json bundle.');
   return { libraries, force };
+}
+
+function refusal(err: ZipRefused): ApiError {
+  if (err.kind === 'too_large') return new ApiError('payload_too_large', `The zip file ${err.reason}: its bundles may unpack to at most 10 times STACKS_IMPORT_MAX_BYTES. Nothing was imported.`);
+  return new ApiError('validation_error', `The upload looks like a zip file but ${err.reason}. Nothing was imported.`);
 }

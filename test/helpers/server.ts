@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { loadConfig, type ConfigInput } from '../../server/config.ts';
-import { createLogger } from '../../server/log.ts';
+import { createLogger, type Logger } from '../../server/log.ts';
 import { startServer, type RunningServer } from '../../server/server.ts';
 import type { ServiceOverrides } from '../../server/services.ts';
 import { signLicense, type LicensePayload } from '../../server/license/license.ts';
@@ -52,6 +52,8 @@ export interface TestServerOptions {
   license?: boolean;
   dataDir?: string;
   overrides?: ServiceOverrides;
+  /** The server's logger (default: one at config.logLevel on stderr, silent unless a test asks). */
+  log?: Logger;
 }
 
 /**
@@ -66,7 +68,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   // and the eval turn it on). The builtin word vectors embed while writing, so a test searches its
   // imports at once; the tests of the sentence model (embed-model.test.ts) and the eval ask for it.
   const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, dev: true, logLevel: 'silent', ownDocs: false, learnRanking: false, embedProvider: 'builtin', ...options.config } as never, {});
-  const server = await startServer(config, { log: createLogger(config.logLevel), overrides: options.overrides });
+  const server = await startServer(config, { log: options.log ?? createLogger(config.logLevel), overrides: options.overrides });
   const key = server.firstKey?.key ?? '';
   return trackOpen<TestServer>({
     ...server,

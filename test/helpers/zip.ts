@@ -1,7 +1,10 @@
 import zlib from 'node:zlib';
 
-/** A minimal zip writer (deflate, no zip64) so tests can build export archives without a zip tool. */
-export function makeZip(entries: { name: string; data: Buffer | string }[]): Buffer {
+/**
+ * A minimal zip writer (deflate, no zip64) so tests can build export archives without a zip tool.
+ * `declaredSize` writes another uncompressed size into both headers than the entry really has (a lying archive).
+ */
+export function makeZip(entries: { name: string; data: Buffer | string; declaredSize?: number }[]): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
@@ -17,7 +20,7 @@ export function makeZip(entries: { name: string; data: Buffer | string }[]): Buf
     local.writeUInt16LE(8, 8); // deflate
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(data.length, 22);
+    local.writeUInt32LE(e.declaredSize ?? data.length, 22);
     local.writeUInt16LE(name.length, 26);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
@@ -27,7 +30,7 @@ export function makeZip(entries: { name: string; data: Buffer | string }[]): Buf
     central.writeUInt16LE(8, 10);
     central.writeUInt32LE(crc, 16);
     central.writeUInt32LE(packed.length, 20);
-    central.writeUInt32LE(data.length, 24);
+    central.writeUInt32LE(e.declaredSize ?? data.length, 24);
     central.writeUInt16LE(name.length, 28);
     central.writeUInt32LE(offset, 42);
     locals.push(local, name, packed);

@@ -8,7 +8,7 @@ import type { Operations } from '../../operations/index.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { route } from '../handler.ts';
 import { callerOf } from '../auth.ts';
-import { runMulter } from '../multipart.ts';
+import { cutOffError, runMulter } from '../multipart.ts';
 import { importOperation } from '../../contracts/sources.ts';
 
 
@@ -71,7 +71,7 @@ export function mountImport(app: Express, s: ImportRouteDeps): void {
           input.force ??= received.force;
           input.visibility ??= received.visibility;
         } else if (/^(application\/(json|[\w.+-]+\+json|zip|x-zip-compressed|octet-stream)|text\/json)\b/.test(type)) {
-          file = await s.importer.saveUpload(req);
+          file = await saveBody(s, req);
         } else {
           throw new ApiError('unsupported_media_type', `Content-Type "${type}" is not accepted: send application/json, application/zip or multipart/form-data.`);
         }
@@ -81,6 +81,15 @@ export function mountImport(app: Express, s: ImportRouteDeps): void {
       }
     }),
   );
+}
+
+/** Streams a raw body to a temp file; a connection cut before its end is the client's error (400), not a 500. */
+async function saveBody(s: Pick<ImportRouteDeps, 'importer'>, req: Request): Promise<string> {
+  try {
+    return await s.importer.saveUpload(req);
+  } catch (err) {
+    throw cutOffError(err) ?? err;
+  }
 }
 
 function tooLarge(s: Pick<ImportRouteDeps, 'config'>): ApiError {

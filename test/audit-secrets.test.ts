@@ -1,7 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { startTestServer, devLicense, type TestServer } from './helpers/server.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { startTestServer, devLicense, tempDir, type TestServer } from './helpers/server.ts';
+import { migrations } from '../server/store/migrations/index.ts';
 import { createLogger } from '../server/log.ts';
 import { scrubSecrets } from '../lib/redact.ts';
 
@@ -130,6 +134,27 @@ test('secrets written into the audit table before it redacted them are not shown
   } finally {
     await s.close();
   }
+});
+
+test('migration 020 rewrites audit rows stored before redaction: the database file no longer holds their secrets', async () => {
+  const dir = tempDir();
+  const db = new Database(path.join(dir, 'stacks.db'));
+  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  for (const m of migrations.filter((x) => x.version < 20)) {
+    m.up(db);
+    db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
+  }
+  const key = `stk_${'A1b2C3d4'.repeat(4)}`;
+  db.prepare("INSERT INTO audit_log (at, last_at, actor_kind, actor_name, action, target, outcome, detail) VALUES ('2026-01-01', '2026-01-01', 'anonymous', ?, 'sessionCreate', ?, 'refused', ?)")
+    .run(key, `https://bob:${REPO_PASSWORD}@git.example.com/x.git`, JSON.stringify({ password: 'hunter2hunter2', note: 'kept' }));
+  db.close();
+  const s = await startTestServer({ dataDir: dir });
+  await s.close();
+  const raw = fs.readFileSync(path.join(dir, 'stacks.db'));
+  for (const secret of [key, REPO_PASSWORD, 'hunter2hunter2']) assert.ok(!raw.includes(secret), `${secret} left in the file`);
+  const row = new Database(path.join(dir, 'stacks.db'), { readonly: true }).prepare('SELECT target, detail FROM audit_log').get() as { target: string; detail: string };
+  assert.match(row.target, /bob:\[redacted\]@git\.example\.com/);
+  assert.equal(JSON.parse(row.detail).note, 'kept');
 });
 
 test('shapes: what is redacted and what is left alone', () => {

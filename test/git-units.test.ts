@@ -99,7 +99,7 @@ test('dynamic index: exported functions and classes with their doc comments and 
   assert.deepEqual(rs.map((s) => [s.title, s.description]), [['module lib.rs', 'The crate.'], ['make()', 'Makes one.']]);
 });
 
-test('long runs of spaces, tildes and dots in a line are read once: conversions, headings, fences, the dynamic index and selection give what they gave on short runs', () => {
+test('long runs (spaces, tildes and dots in a line; a Rust header of many lines) are read once: conversions, headings, fences, the dynamic index and selection give what they gave on short runs', () => {
   const sp = ' '.repeat(50_000);
   const java = sourceSnippets('A.java', `/** Picks one. */\npublic static <T extends A & B> T pick(T a) {\n}\npublic a${sp}b\npublic ${'static  '.repeat(6_000)}X\npublic Map<K, V>${sp}counts${sp}() {\n}\n`, () => 'u');
   assert.deepEqual(java.map((s) => s.title), ['module A.java', 'pick()', 'counts()']);
@@ -114,6 +114,10 @@ test('long runs of spaces, tildes and dots in a line are read once: conversions,
   assert.ok(doc.some((s) => s.kind === 'info' && s.content.includes('More text for the page.')));
   const files = new Map([[`requirements-${'.'.repeat(50_000)}!.md`, 10], [`requirements-dev${'.'.repeat(50_000)}txt`, 10], ['docs/a.md', 10]]);
   assert.deepEqual(selectFiles(files, mergeOptions({}, {})).docs, ['docs/a.md', `requirements-${'.'.repeat(50_000)}!.md`]);
+  // A Rust module header of many `//!` lines (each line's prefix was checked again: the square of the line count).
+  const crate = sourceSnippets('lib.rs', `${'//! The crate.\n'.repeat(20_000)}\npub fn make() -> u8 {\n    1\n}\n`, () => 'u');
+  assert.deepEqual(crate.map((s) => s.title), ['module lib.rs', 'make()']);
+  assert.equal(crate[0]!.description, Array(20_000).fill('The crate.').join('\n'));
 });
 
 test('license matching: SPDX texts with their notices; explicit identifiers; unrelated text is no license', () => {

@@ -169,8 +169,9 @@ function moduleHeader(lang: Lang, lines: string[]): string {
     return doc.text;
   }
   if (lang === 'rs') {
-    const inner = lines.slice(i).filter((l, k, all) => all.slice(0, k + 1).every((x) => /^\s*\/\/!/.test(x)));
-    return cleanComment(inner);
+    let j = i;
+    while (j < lines.length && /^\s*\/\/!/.test(lines[j]!)) j++;
+    return cleanComment(lines.slice(i, j));
   }
   const start = lines[i] ?? '';
   if (/^\s*\/\*/.test(start)) {

@@ -73,6 +73,14 @@ test('code languages: first class token, aliases, guesses', () => {
   assert.equal(guessLanguage('Just some words.'), 'text');
 });
 
+test('code language guesses read long runs once (the Python class and CSS rule patterns backtracked over them)', () => {
+  const n = 50_000;
+  assert.equal(guessLanguage(`class a${'a'.repeat(n)}`), 'text');
+  assert.equal(guessLanguage(`class A${'a'.repeat(n)}:`), 'python');
+  assert.equal(guessLanguage(`a {${':'.repeat(n)}`), 'text');
+  assert.equal(guessLanguage(`a {${':'.repeat(n)}}`), 'css');
+});
+
 test('HTML -> markdown: absolute links, in-page anchors as text, no escaping, fenced code with a language, pipe tables', () => {
   const md = htmlToMarkdown(
     '<p>See <a href="#setup">Setup</a> and <a href="../api.html">the API</a>: <em>before_request</em><img src="data:image/png;base64,AAAA" alt="x"></p>' +

@@ -10,6 +10,7 @@ import { matchTag } from '../server/sources/git/service.ts';
 import { mdxToMarkdown } from '../server/sources/git/mdx.ts';
 import { rstToMarkdown } from '../server/sources/git/rst.ts';
 import { sourceSnippets } from '../server/sources/git/code-index.ts';
+import { documentPage, documentSnippets } from '../server/sources/git/documents.ts';
 import { matchLicense } from '../server/sources/git/license.ts';
 import { mergeOptions, selectFiles } from '../server/sources/git/selection.ts';
 import { GitFailed, runGit } from '../server/sources/git/run.ts';
@@ -102,6 +103,27 @@ test('dynamic index: exported functions and classes with their doc comments and 
   assert.deepEqual(go.map((s) => s.title), ['module x.go', 'Serve()']);
   const rs = sourceSnippets('lib.rs', '//! The crate.\n\n/// Makes one.\npub fn make() -> u8 {\n    1\n}\n', url);
   assert.deepEqual(rs.map((s) => [s.title, s.description]), [['module lib.rs', 'The crate.'], ['make()', 'Makes one.']]);
+});
+
+test('long runs (spaces, tildes and dots in a line; a Rust header of many lines) are read once: conversions, headings, fences, the dynamic index and selection give what they gave on short runs', () => {
+  const sp = ' '.repeat(50_000);
+  const java = sourceSnippets('A.java', `/** Picks one. */\npublic static <T extends A & B> T pick(T a) {\n}\npublic a${sp}b\npublic ${'static  '.repeat(6_000)}X\npublic Map<K, V>${sp}counts${sp}() {\n}\n`, () => 'u');
+  assert.deepEqual(java.map((s) => s.title), ['module A.java', 'pick()', 'counts()']);
+  const rst = rstToMarkdown(`See \`a${sp}\` and \`the docs${sp}<https://x.test/>\`_.\n\n.. note::${sp}Short.\n\n.. code-block::${sp}python${sp}\n\n   x = 1\n`);
+  assert.equal(rst, `See \`a${sp}\` and [the docs](https://x.test/).\n\n**Note:** Short.\n\n\`\`\`python\nx = 1\n\`\`\`\n`);
+  assert.equal(mdxToMarkdown(`# T\n\nA < 5 {unclosed\n\n<A${sp}\n<Note${sp}title="Hi"${sp}/>\n`), `# T\n\nA < 5 {unclosed\n\n<A${sp}\nHi\n`);
+  assert.equal(documentPage('docs/guide.md', `#${sp}Guide${sp}#${sp}\n\ntext\n`).title, 'Guide');
+  // A `~~~` run followed by a backtick opens no fence: the text after it stays prose.
+  const doc = documentSnippets('docs/guide.md', `# Guide${sp}##\n\nSome text about the guide.\n\n~~~${'~'.repeat(50_000)}\`\nMore text for the page.\n\n\`\`\`${sp}js${sp}\nconst x = 1;\n\`\`\`\n`, 'u');
+  assert.ok(doc.every((s) => s.title === 'Guide'));
+  assert.deepEqual(doc.flatMap((s) => (s.kind === 'code' ? s.codeList.map((c) => c.language) : [])), ['javascript']);
+  assert.ok(doc.some((s) => s.kind === 'info' && s.content.includes('More text for the page.')));
+  const files = new Map([[`requirements-${'.'.repeat(50_000)}!.md`, 10], [`requirements-dev${'.'.repeat(50_000)}txt`, 10], ['docs/a.md', 10]]);
+  assert.deepEqual(selectFiles(files, mergeOptions({}, {})).docs, ['docs/a.md', `requirements-${'.'.repeat(50_000)}!.md`]);
+  // A Rust module header of many `//!` lines (each line's prefix was checked again: the square of the line count).
+  const crate = sourceSnippets('lib.rs', `${'//! The crate.\n'.repeat(20_000)}\npub fn make() -> u8 {\n    1\n}\n`, () => 'u');
+  assert.deepEqual(crate.map((s) => s.title), ['module lib.rs', 'make()']);
+  assert.equal(crate[0]!.description, Array(20_000).fill('The crate.').join('\n'));
 });
 
 test('license matching: SPDX texts with their notices; explicit identifiers; unrelated text is no license', () => {

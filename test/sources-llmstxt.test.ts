@@ -6,6 +6,7 @@ import path from 'node:path';
 import { FIXTURES, listen, startFixtureServer, type FixtureServer } from './helpers/fixtures.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { waitJob, snippetsOf, stagingEntries, postJson } from './helpers/sources.ts';
+import { parseLlmsTxt } from '../server/sources/llmstxt.ts';
 
 let s: TestServer;
 let fixtures: FixtureServer;
@@ -53,6 +54,13 @@ before(async () => {
 
 after(async () => {
   await Promise.all([s?.close(), docs?.close(), fixtures?.close()]);
+});
+
+test('parsing reads long runs of spaces in headings and link lines once, with the result it gave on short runs', () => {
+  const sp = ' '.repeat(50_000);
+  const doc = parseLlmsTxt(`# Title${sp}#${sp}\n\n## Section${sp}b\n\n- [Page](https://x.test/p):${sp}\n- [Other](https://x.test/o):${sp}the other${sp}\n`, 'https://x.test/');
+  assert.equal(doc.title, 'Title');
+  assert.deepEqual(doc.links.map((l) => [l.title, l.url, l.description, l.section]), [['Page', 'https://x.test/p', '', ['Section b']], ['Other', 'https://x.test/o', 'the other', ['Section b']]]);
 });
 
 test('llms-full.txt: inline content becomes code snippets (language from the fence) and prose with heading breadcrumbs', async () => {

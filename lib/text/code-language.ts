@@ -53,7 +53,7 @@ const SHELL = new RegExp(
 );
 
 /** `import x` must be the whole line: `import got from 'got'` is JavaScript. */
-const PYTHON = /^\s*(def\s+\w+|class\s+\w+(\(.*\))?:|class\s+\w+.*:\s*$|from\s+\w[\w.]*\s+import\s|import\s+\w[\w.]*(\s+as\s+\w+)?(\s*,\s*\w[\w.]*(\s+as\s+\w+)?)*\s*$|@\w+(\(|$)|print\()/m;
+const PYTHON = /^\s*(def\s+\w+|class\s+\w+(\(.*\))?:|class\s+\w.*:\s*$|from\s+\w[\w.]*\s+import\s|import\s+\w[\w.]*(\s+as\s+\w+)?(\s*,\s*\w[\w.]*(\s+as\s+\w+)?)*\s*$|@\w+(\(|$)|print\()/m;
 
 /** Declarations, paths (`std::fs`), attributes, macros (`println!(`) and the `?` operator. */
 const RUST =
@@ -85,7 +85,7 @@ export function guessLanguage(code: string): string {
   if (/^(SELECT|INSERT|UPDATE|DELETE)\b|^CREATE\s/i.test(s)) return 'sql';
   if (/^\s*\[[\w.-]+\]\s*$/m.test(s) && /^\s*[\w.-]+\s*=\s*/m.test(s)) return 'toml';
   if (looksLikeYaml(s)) return 'yaml';
-  if (/^\s*[.#]?[\w-]+\s*\{[^}]*:[^}]*\}/m.test(s)) return 'css';
+  if (/^\s*[.#]?[\w-]+\s*\{[^}:]*:[^}]*\}/m.test(s)) return 'css';
   return 'text';
 }
 

@@ -1,5 +1,5 @@
 import type { InfoSnippetInput, SnippetInput } from '../../lib/model.ts';
-import { markdownToSnippets } from './markdown.ts';
+import { markdownToSnippets, withoutClosingHashes } from './markdown.ts';
 
 /**
  * llms.txt (https://llmstxt.org): `# Title`, an optional `> summary`, free text, then `## Section`s
@@ -33,7 +33,7 @@ export function llmsKindOf(url: string): LlmsKind {
   return 'index';
 }
 
-const LINK_LINE = /^\s*[-*+]\s+\[([^\]]+)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)\s*(?::\s*(.*))?$/;
+const LINK_LINE = /^\s*[-*+]\s+\[([^\]]+)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)\s*(?::\s*(\S.*)?)?$/;
 
 export function parseLlmsTxt(raw: string, baseUrl: string): LlmsTxt {
   const text = raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
@@ -58,10 +58,10 @@ export function parseLlmsTxt(raw: string, baseUrl: string): LlmsTxt {
       contentLines.push(line);
       continue;
     }
-    const h = /^(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
+    const h = /^(#{1,6})\s/.exec(line);
     if (h) {
       const level = h[1]!.length;
-      const headingText = h[2]!.replace(/\s+/g, ' ').trim();
+      const headingText = withoutClosingHashes(line.slice(h[0].length)).replace(/\s+/g, ' ').trim();
       if (level === 1 && !sawH1) {
         title = headingText;
         sawH1 = true;

@@ -45,8 +45,9 @@ export interface MarkdownSection {
   blocks: ({ kind: 'text'; text: string } | { kind: 'code'; language: string; code: string })[];
 }
 
-const FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})\s*([^`\s]*)?[^`]*$/;
-const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
+const FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})/;
+/** The text after the marker holds the closing sequence, if any; atxText takes it off. */
+const ATX = /^ {0,3}(#{1,6})(?:[ \t](.*))?$/;
 const SETEXT_1 = /^ {0,3}=+[ \t]*$/;
 const SETEXT_2 = /^ {0,3}-+[ \t]*$/;
 
@@ -56,18 +57,16 @@ export function parseMarkdownBlocks(markdown: string): MarkdownBlock[] {
   const blocks: MarkdownBlock[] = [];
   let para: string[] = [];
   const flush = () => {
-    const text = para.join('\n').replace(/^\n+|\s+$/g, '');
+    const text = para.join('\n').replace(/^\n+/, '').trimEnd();
     if (text.trim()) blocks.push({ type: 'text', text });
     para = [];
   };
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    const fence = FENCE_OPEN.exec(line);
+    const fence = fenceOpen(line);
     if (fence) {
       flush();
-      const indent = fence[1]!.length;
-      const marker = fence[2]!;
-      const info = (fence[3] ?? '').trim();
+      const { indent, marker, info } = fence;
       const body: string[] = [];
       let j = i + 1;
       for (; j < lines.length; j++) {
@@ -84,7 +83,7 @@ export function parseMarkdownBlocks(markdown: string): MarkdownBlock[] {
     const atx = ATX.exec(line);
     if (atx) {
       flush();
-      blocks.push({ type: 'heading', level: atx[1]!.length, text: cleanHeading(atx[2] ?? '') });
+      blocks.push({ type: 'heading', level: atx[1]!.length, text: cleanHeading(atxText(atx[2] ?? '')) });
       continue;
     }
     // Setext heading: a single paragraph line underlined with === or ---.
@@ -111,6 +110,34 @@ export function parseMarkdownBlocks(markdown: string): MarkdownBlock[] {
   return blocks;
 }
 
+/**
+ * An opening code fence: its indentation, its marker (the whole run of backticks or tildes) and the
+ * first word of its info string; no backtick may follow the marker. Read by parts: as one pattern,
+ * the marker, the blanks and the info string backtracked over long runs of tildes or spaces.
+ */
+function fenceOpen(line: string): { indent: number; marker: string; info: string } | null {
+  const m = FENCE_OPEN.exec(line);
+  if (!m) return null;
+  const rest = line.slice(m[0].length);
+  if (rest.includes('`')) return null;
+  return { indent: m[1]!.length, marker: m[2]!, info: rest.trimStart().split(/\s/, 1)[0]! };
+}
+
+/**
+ * An ATX heading's text without its closing sequence: a run of `#` after a space or tab, then blanks.
+ * (The look-behinds start a match only at the start of a run of blanks; the former single pattern
+ * backtracked over long runs.)
+ */
+function atxText(rest: string): string {
+  const text = rest.replace(/^[ \t]+/, '').replace(/(?<![ \t])[ \t]+$/, '');
+  return text.replace(/(?<![ \t])[ \t]+#+$/, '');
+}
+
+/** A heading's text without a closing run of `#` and the whitespace around it (`Title ##` -> `Title`). */
+export function withoutClosingHashes(text: string): string {
+  return text.trimEnd().replace(/(?<!#)#+$/, '').trimEnd();
+}
+
 function isListLine(line: string): boolean {
   return /^\s*([-*+]|\d+[.)])\s+/.test(line) || /^\s{2,}\S/.test(line);
 }
@@ -122,7 +149,7 @@ export function cleanHeading(text: string): string {
     .replace(/`/g, '')
     .replace(/(\*\*|__)(.+?)\1/g, '$2')
     .replace(/(^|\s)[*_](\S(?:.*?\S)?)[*_](?=\s|$)/g, '$1$2')
-    .replace(/\s+#+\s*$/, '')
+    .replace(/(?<!\s)\s+#+\s*$/, '') // starts only where a run of blanks starts: tried from every blank, a long run took its square
     .replace(/\{#[^}]*\}\s*$/, '')
     .replace(/\s+/g, ' ')
     .trim();

@@ -44,7 +44,7 @@ export function parseSpecText(text: string, name: string): unknown {
       const msg = (err as Error).message;
       const pos = /position (\d+)/.exec(msg);
       const where = pos ? ` at ${lineCol(body, Number(pos[1]))}` : '';
-      throw new ApiError('validation_error', `${name}: JSON parse error${where}: ${msg.replace(/ in JSON at position \d+.*$/, '')}`);
+      throw new ApiError('validation_error', `${name}: JSON parse error${where}: ${msg.replace(/ in JSON at position \d.*$/, '')}`);
     }
   }
   try {

@@ -28,7 +28,7 @@ export function ownDocs(rootDir: string): OwnDocs {
     const text = fs.readFileSync(file, 'utf8');
     hash.update(file).update('\0').update(text);
     const rel = path.relative(rootDir, file).split(path.sep).join('/');
-    const title = /^#\s+(.+)$/m.exec(text)?.[1]?.trim() ?? rel;
+    const title = /^#[ \t]+(?![ \t])(.+)$/m.exec(text)?.[1]?.trim() ?? rel;
     snippets.push(...markdownToSnippets(text, { sourceId: `/${rel}`, pageTitle: title, breadcrumb: ['Stacks'] }));
   }
   return { revision: hash.digest('hex').slice(0, 16), snippets };

@@ -14,8 +14,8 @@ export const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', 
 type Lang = 'js' | 'py' | 'go' | 'rs' | 'java';
 
 const LANGUAGE: Record<Lang, string> = { js: 'typescript', py: 'python', go: 'go', rs: 'rust', java: 'java' };
-/** Declarations worth indexing: [pattern, kind]; the first group that is a word is the name. */
-const DECLARATIONS: Record<Lang, [RegExp, string][]> = {
+/** Declarations worth indexing: [pattern, kind] (the first group that is a word is the name), or [a function that returns the name, kind]. */
+const DECLARATIONS: Record<Lang, [RegExp | ((line: string) => string | null), string][]> = {
   js: [
     [/^export\s+(?:default\s+)?(?:declare\s+)?(?:async\s+)?function\*?\s+([A-Za-z_$][\w$]*)/, 'function'],
     [/^export\s+(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?class\s+([A-Za-z_$][\w$]*)/, 'class'],
@@ -36,7 +36,7 @@ const DECLARATIONS: Record<Lang, [RegExp, string][]> = {
   ],
   java: [
     [/^\s*public\s+(?:static\s+|final\s+|abstract\s+|sealed\s+)*(?:class|interface|enum|record)\s+([A-Za-z_]\w*)/, 'class'],
-    [/^\s*public\s+(?:static\s+|final\s+|abstract\s+|synchronized\s+|default\s+)*(?:<[^>]+>\s+)?[\w.<>[\], ?]+\s+([a-z_]\w*)\s*\(/, 'method'],
+    [javaMethod, 'method'],
     [/^(?:fun|class|object|interface)\s+(?:<[^>]+>\s+)?([A-Za-z_]\w*)/, 'function'],
   ],
 };
@@ -67,7 +67,7 @@ export function sourceSnippets(file: string, text: string, url: (line: number | 
     if (!decl || decl.name.startsWith('_') || (lang === 'py' && /^\s/.test(lines[i]!))) continue;
     const doc = lang === 'py' ? docstringAfter(lines, i) : commentBefore(lines, i);
     const code = blockAt(lang, lines, i, doc.start);
-    signatures.push(lines[i]!.trim().replace(/\s*[{:]\s*$/, ''));
+    signatures.push(lines[i]!.trim().replace(/(?<!\s)\s*[{:]\s*$/, '')); // (?<!\s): tried from every blank, a long run took its square
     const title = decl.kind === 'function' || decl.kind === 'method' ? `${decl.name}()` : `${decl.kind === 'type' ? 'type' : 'class'} ${decl.name}`;
     out.push({ ...base, sourceId: url(i + 1), title, description: doc.text || `Exported ${decl.kind} ${decl.name} of ${file}.`, codeList: [{ language, code }] });
   }
@@ -80,11 +80,27 @@ export function sourceSnippets(file: string, text: string, url: (line: number | 
 }
 
 function declarationAt(lang: Lang, line: string): { name: string; kind: string } | null {
-  for (const [re, kind] of DECLARATIONS[lang]) {
-    const m = re.exec(line);
-    if (m) return { name: m[1]!, kind };
+  for (const [match, kind] of DECLARATIONS[lang]) {
+    const name = typeof match === 'function' ? match(line) : match.exec(line)?.[1];
+    if (name) return { name, kind };
   }
   return null;
+}
+
+/**
+ * The name of a public Java method (`public static <T> Map<K, V> name(`): the word before the first
+ * `(`, after whitespace, with a type (modifiers and type parameters included) before it. Read by
+ * parts: as one pattern, a type that may hold spaces followed by the whitespace before the name
+ * backtracked over long runs of spaces and words.
+ */
+function javaMethod(line: string): string | null {
+  const head = /^\s*public\s([^(]*)\(/.exec(line);
+  if (!head) return null;
+  const signature = head[1]!.trim();
+  const name = /(?<=\s)[a-z_]\w*$/.exec(signature);
+  if (!name) return null;
+  const type = signature.slice(0, name.index).trim();
+  return /^(?:[\w\s]*<[^>]+>\s)?[\w.<>[\],?\s]+$/.test(type) ? name[0] : null;
 }
 
 /** The doc comment right above a declaration (decorators and annotations skipped): its text and first line. */
@@ -139,7 +155,7 @@ function blockAt(lang: Lang, lines: string[], at: number, docStart: number): str
     }
     if ((opened && depth <= 0) || (!opened && /;\s*$/.test(l))) return out.join('\n');
   }
-  return `${out.join('\n').replace(/\s+$/, '')}\n${lang === 'py' ? '    ...' : '  // ...'}`;
+  return `${out.join('\n').trimEnd()}\n${lang === 'py' ? '    ...' : '  // ...'}`;
 }
 
 /** The module's leading documentation: a top doc comment, a Python module docstring, a Go package comment, Rust `//!` lines. */
@@ -153,8 +169,9 @@ function moduleHeader(lang: Lang, lines: string[]): string {
     return doc.text;
   }
   if (lang === 'rs') {
-    const inner = lines.slice(i).filter((l, k, all) => all.slice(0, k + 1).every((x) => /^\s*\/\/!/.test(x)));
-    return cleanComment(inner);
+    let j = i;
+    while (j < lines.length && /^\s*\/\/!/.test(lines[j]!)) j++;
+    return cleanComment(lines.slice(i, j));
   }
   const start = lines[i] ?? '';
   if (/^\s*\/\*/.test(start)) {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import frontMatterModule from 'front-matter';
 import type { SnippetInput } from '../../../lib/model.ts';
-import { markdownToSnippets } from '../markdown.ts';
+import { markdownToSnippets, withoutClosingHashes } from '../markdown.ts';
 import { mdxToMarkdown } from './mdx.ts';
 import { rstToMarkdown } from './rst.ts';
 import { notebookToMarkdown } from './notebook.ts';
@@ -66,8 +66,8 @@ function str(v: unknown): string {
 }
 
 function firstHeading(markdown: string): string {
-  const m = /^ {0,3}#\s+(.+?)\s*#*\s*$/m.exec(markdown);
-  return m ? m[1]!.replace(/[`*_]/g, '').trim() : '';
+  const m = /^ {0,3}#[ \t]+(?![ \t])(.+)$/m.exec(markdown);
+  return m ? withoutClosingHashes(m[1]!).replace(/[`*_]/g, '').trim() : '';
 }
 
 /** `docs/getting-started.md` -> "Getting started"; a README is named by its folder. */

@@ -108,7 +108,7 @@ function byPatterns(text: string): string {
       }
       if (fence !== null) return line;
       return line
-        .replace(/<\/?[A-Z][\w.]*(\s+[^<>]*?)?\/?>/g, (tag) => {
+        .replace(/<\/?[A-Z][\w.]*(\s[^<>]*?)?\/?>/g, (tag) => {
           const m = /\b(?:title|label)=["']([^"']+)["']/.exec(tag);
           return m ? m[1]! : '';
         })

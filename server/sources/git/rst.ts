@@ -5,8 +5,8 @@
  * directives, comments and link targets left out, and inline markup reduced to markdown.
  */
 const ADORNMENT = /^([=\-~^"'`#*+:._])\1{2,}\s*$/;
-const CODE = /^\.\.\s+(?:code-block|code|sourcecode)::\s*(\S*)\s*$/;
-const ADMONITION = /^\.\.\s+(note|warning|tip|important|caution|danger|attention|hint|error|seealso|versionadded|versionchanged|deprecated)::\s*(.*)$/i;
+const CODE = /^\.\.\s+(?:code-block|code|sourcecode)::\s*(?:(\S+)\s*)?$/;
+const ADMONITION = /^\.\.\s+(note|warning|tip|important|caution|danger|attention|hint|error|seealso|versionadded|versionchanged|deprecated)::\s*(\S.*)?$/i;
 const DIRECTIVE = /^\.\.\s+[\w:-]+::/;
 
 export function rstToMarkdown(rst: string): string {
@@ -84,7 +84,7 @@ function indentedBlock(lines: string[], from: number, skipOptions: boolean): { b
 
 function inline(text: string): string {
   return text
-    .replace(/`([^`<]+?)\s*<([^`>]+)>`__?/g, '[$1]($2)')
+    .replace(/`([^`<]+)<([^`>]+)>`__?/g, (_, label: string, target: string) => `[${label.trimEnd() || label[0]}](${target})`)
     .replace(/:[\w:-]+:`~?([^`]+)`/g, '`$1`')
     .replace(/``([^`]+)``/g, '`$1`')
     .replace(/`([^`]+)`_{1,2}/g, '$1')

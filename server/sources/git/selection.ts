@@ -31,7 +31,7 @@ export interface SelectionOptions {
 }
 
 /** Base names that are never documentation. */
-const EXCLUDED_FILE = /^(changelog|changes|history|news|releases?|license|licence|copying|notice|code[_-]of[_-]conduct|authors|contributors|maintainers|requirements([-_.][\w.-]*)?|constraints|robots|cmakelists|dependencies|third[_-]party[_-]notices)(\.[\w.-]+)?$/i;
+const EXCLUDED_FILE = /^(?:(?:changelog|changes|history|news|releases?|license|licence|copying|notice|code[_-]of[_-]conduct|authors|contributors|maintainers|constraints|robots|cmakelists|dependencies|third[_-]party[_-]notices)(?:\.[\w.-]+)?|requirements(?:[-_.][\w.-]*)?)$/i;
 /** Folders never indexed: archived material, dependencies, build output, tests. */
 const EXCLUDED_FOLDER = /^(archive|archived|deprecated|legacy|old|node_modules|vendor|third[_-]party|\.git|\.github|\.gitlab|\.vscode|\.idea|dist|build|out|target|coverage|__pycache__|\.venv|venv|\.tox|site-packages|test|tests|__tests__|__snapshots__|fixtures|__fixtures__|testdata)$/i;
 /** Folders that hold translations; their non-English subfolders are left out. */

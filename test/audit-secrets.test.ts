@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../lib/sqlite.ts';
 import { startTestServer, devLicense, tempDir, type TestServer } from './helpers/server.ts';
 import { migrations } from '../server/store/migrations/index.ts';
 import { createLogger } from '../server/log.ts';
@@ -138,7 +138,7 @@ test('secrets written into the audit table before it redacted them are not shown
 
 test('migration 020 rewrites audit rows stored before redaction: the database file no longer holds their secrets', async () => {
   const dir = tempDir();
-  const db = new Database(path.join(dir, 'stacks.db'));
+  const db = openSqlite(path.join(dir, 'stacks.db'));
   db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
   for (const m of migrations.filter((x) => x.version < 20)) {
     m.up(db);
@@ -152,7 +152,7 @@ test('migration 020 rewrites audit rows stored before redaction: the database fi
   await s.close();
   const raw = fs.readFileSync(path.join(dir, 'stacks.db'));
   for (const secret of [key, REPO_PASSWORD, 'hunter2hunter2']) assert.ok(!raw.includes(secret), `${secret} left in the file`);
-  const row = new Database(path.join(dir, 'stacks.db'), { readonly: true }).prepare('SELECT target, detail FROM audit_log').get() as { target: string; detail: string };
+  const row = openSqlite(path.join(dir, 'stacks.db'), { readonly: true }).prepare('SELECT target, detail FROM audit_log').get() as { target: string; detail: string };
   assert.match(row.target, /bob:\[redacted\]@git\.example\.com/);
   assert.equal(JSON.parse(row.detail).note, 'kept');
 });

@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../lib/sqlite.ts';
 import { startTestServer, tempDir, type TestServer } from './helpers/server.ts';
 import { waitJob } from './helpers/sources.ts';
 import { call } from './helpers/teams.ts';
@@ -33,7 +33,7 @@ let bravo = '';
 /** A data dir at schema 18 (before owners) holding the instance's credential for `host`. */
 function legacyDataDir(): string {
   const dir = tempDir();
-  const db = new Database(path.join(dir, 'stacks.db'));
+  const db = openSqlite(path.join(dir, 'stacks.db'));
   db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
   for (const m of migrations.filter((x) => x.version <= 18)) {
     m.up(db);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, tempDir } from './helpers/server.ts';
 import { bundlePath, loadBundleFile } from './eval/bundles.ts';
 import { textSources } from './eval/http.ts';
+import { learnInWorker } from '../server/search/learn-thread.ts';
 import { learnModel } from '../server/search/learn.ts';
 import { DEFAULT_MODEL, MODEL_FORMAT, type LearnedModel } from '../server/search/ranker.ts';
 import { modelFor } from '../server/search/models.ts';
@@ -22,6 +23,8 @@ test('learning is deterministic: the same documents give the same model', async 
     const a = await learnModel(s.services.store, s.services.embedder, v);
     const b = await learnModel(s.services.store, s.services.embedder, v);
     assert.deepEqual(a, b);
+    // The job learns in a worker thread of its own, through its own connection: the same model.
+    assert.deepEqual(await learnInWorker(s.services.store.db.name, s.services.embedder, v), a);
     assert.ok(a.report.questions >= 100, JSON.stringify(a.report));
     assert.equal(a.weights.length, DEFAULT_MODEL.weights.length);
     assert.ok(a.calibration.a > 0 && Number.isFinite(a.calibration.b));

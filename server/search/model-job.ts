@@ -3,14 +3,17 @@ import type { Embedder } from '../embed/types.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/index.ts';
 import { learnModel } from './learn.ts';
+import { learnInWorker } from './learn-thread.ts';
 import { MODEL_FORMAT } from './ranker.ts';
 
 /**
  * The `search-model` job: learns a library version's ranking model from its documents
  * (server/search/learn.ts) after the version was written, and stores it in one statement, so
- * searches switch from the default model to the learned one atomically. It runs in the background
- * (yielding to the event loop between questions), is durable like every job (queued again after a
- * crash or restart), and a version written again gets a new job and a new model.
+ * searches switch from the default model to the learned one atomically. It runs in a worker thread
+ * of its own (learn-thread.ts: hundreds of retrievals would otherwise share the request thread; an
+ * in-memory database, which a worker cannot open, learns here, yielding between questions), is
+ * durable like every job (queued again after a crash or restart), and a version written again gets
+ * a new job and a new model.
  */
 export const SEARCH_MODEL_KIND = 'search-model';
 
@@ -48,7 +51,8 @@ export function registerSearchModelJob(jobs: Pick<JobQueue, 'register'>, s: { st
       return;
     }
     const started = Date.now();
-    const model = await learnModel(s.store, s.embedder, versionId, signal);
+    const file = s.store.db.name;
+    const model = file && file !== ':memory:' ? await learnInWorker(file, s.embedder, versionId, signal) : await learnModel(s.store, s.embedder, versionId, signal);
     s.store.models.put(versionId, MODEL_FORMAT, JSON.stringify(model), new Date().toISOString());
     const report = { ...model.report, source: model.source, ms: Date.now() - started };
     progress(report);

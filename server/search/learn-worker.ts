@@ -1,0 +1,70 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { Store } from '../store/index.ts';
+import { openDb } from '../store/db.ts';
+import type { Embedder } from '../embed/types.ts';
+import { learnModel } from './learn.ts';
+import type { LearnedModel } from './ranker.ts';
+
+/**
+ * A worker thread that learns one version's ranking model (server/search/learn.ts) through its own
+ * read-only connection, so that asking a version's headings as questions (hundreds of retrievals)
+ * never runs on the request thread. The questions' vectors come from the main thread's embedder
+ * (the sentence model's own workers, or the word vectors), asked for by message.
+ */
+
+/** What the worker knows of the main thread's embedder: enough to stand in for it. */
+export interface EmbedderInfo {
+  id: string;
+  dims: number;
+  sentenceEncoder: boolean;
+}
+
+export interface LearnWorkerData {
+  dbFile: string;
+  versionId: number;
+  embedder: EmbedderInfo | null;
+}
+
+/** Worker -> main. */
+export type LearnWorkerMessage =
+  | { kind: 'embed'; id: number; texts: string[] }
+  | { kind: 'done'; model: LearnedModel }
+  | { kind: 'failed'; error: string };
+
+/** Main -> worker: the vectors of an `embed` request, or why there are none. */
+export type EmbedReply = { id: number; vectors: Float32Array[] } | { id: number; error: string };
+
+const data = workerData as LearnWorkerData;
+const pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>();
+let nextId = 1;
+
+parentPort!.on('message', (reply: EmbedReply) => {
+  const p = pending.get(reply.id);
+  if (!p) return;
+  pending.delete(reply.id);
+  if ('error' in reply) p.reject(new Error(reply.error));
+  else p.resolve(reply.vectors);
+});
+
+const post = (m: LearnWorkerMessage) => parentPort!.postMessage(m);
+
+const embedder: Embedder | null = data.embedder && {
+  id: data.embedder.id,
+  dims: data.embedder.dims,
+  sentenceEncoder: data.embedder.sentenceEncoder,
+  embed: (texts) =>
+    new Promise<Float32Array[]>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      post({ kind: 'embed', id, texts });
+    }),
+};
+
+const store = new Store(openDb(data.dbFile, { readonly: true }), { vectorCacheBytes: 16 * 1024 * 1024 });
+try {
+  post({ kind: 'done', model: await learnModel(store, embedder, data.versionId) });
+} catch (err) {
+  post({ kind: 'failed', error: (err as Error).message });
+} finally {
+  store.db.close();
+}

@@ -116,7 +116,7 @@ export async function withServices<T>(opts: { dataDir?: string; dev?: boolean },
   if (!options.create) requireStacksDatabase(config.dataDir);
   else if (!hasStacksDatabase(config.dataDir)) process.stderr.write(`stacks: no Stacks database in ${config.dataDir} yet; creating one.\n`);
   const level = config.logLevel === 'info' ? 'warn' : config.logLevel;
-  const services = await createServices({ ...config, logLevel: level }, createLogger(level));
+  const services = await createServices({ ...config, logLevel: level }, createLogger(level), {}, { embedOnDemand: true });
   try {
     return await fn(services);
   } finally {

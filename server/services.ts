@@ -123,9 +123,10 @@ export interface ServiceOverrides {
   search?: SearchOverrides;
 }
 
-export async function createServices(config: Config, log: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
+/** `embedOnDemand`: a CLI command's services, whose sentence model starts only if the command embeds (createEmbedder). */
+export async function createServices(config: Config, log: Logger, overrides: ServiceOverrides = {}, options: { embedOnDemand?: boolean } = {}): Promise<Services> {
   const store = overrides.store ?? Store.open(config.dataDir, { vectorCacheBytes: requestThreadVectorCacheBytes(config) });
-  const embedder = overrides.embedder !== undefined ? overrides.embedder : await createEmbedder(config, log);
+  const embedder = overrides.embedder !== undefined ? overrides.embedder : await createEmbedder(config, log, { onDemand: options.embedOnDemand });
   const vectorsReset = embedder !== null && store.vectors.ensure(embedder.id, embedder.dims);
   if (vectorsReset) log.info({ embedder: embedder.id }, 'vector table (re)created for the embedder');
   backfillSearchIndex(store, log);

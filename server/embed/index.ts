@@ -40,14 +40,15 @@ export function describeEmbedder(embedder: Embedder): EmbedderStatus {
  * problem; startup stops there. The sentence model falls back to the builtin word vectors when it
  * is not installed or its files are not the pinned ones: the server still answers, and says why.
  */
-export async function createEmbedder(config: Config, log: Logger): Promise<Embedder> {
+/** `onDemand`: the sentence model's workers start at its first use, and no self-check runs (ModelEmbedder.load). */
+export async function createEmbedder(config: Config, log: Logger, options: { onDemand?: boolean } = {}): Promise<Embedder> {
   let embedder: Embedder;
   let fallback: string | null = null;
   if (config.embedProvider === 'openai') {
     embedder = await OpenAIEmbedder.create({ url: config.embedUrl ?? '', model: config.embedModel, apiKey: config.embedApiKey, dims: config.embedDims });
   } else if (config.embedProvider === 'model') {
     try {
-      const model = await ModelEmbedder.load(installDirs(config.dataDir), { backgroundThreads: config.embedThreads });
+      const model = await ModelEmbedder.load(installDirs(config.dataDir), { backgroundThreads: config.embedThreads, onDemand: options.onDemand });
       if (config.embedCache) useCache(model, config.embedCache, log);
       embedder = model;
     } catch (err) {
@@ -60,7 +61,7 @@ export async function createEmbedder(config: Config, log: Logger): Promise<Embed
     embedder = await loadBuiltin(config.dataDir, log);
   }
   try {
-    await selfCheck(embedder);
+    if (!(options.onDemand && embedder instanceof ModelEmbedder)) await selfCheck(embedder);
   } catch (err) {
     await embedder.close?.();
     throw err;

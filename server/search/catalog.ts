@@ -3,6 +3,7 @@ import type { Library, LibraryVersion } from '../../lib/model.ts';
 import { MentionIndex, namesOf, type NameKey } from './names.ts';
 import { packageNameKeys } from './package-names.ts';
 import { packagesFor } from './models.ts';
+import { defaultVersionOf } from './versions.ts';
 
 /** One library as search sees it: its names and the versions it can serve. */
 export interface CatalogEntry {
@@ -19,11 +20,9 @@ export function servable(e: CatalogEntry): boolean {
   return (e.base !== null && e.base.totalSnippets > 0) || e.tagged.some((v) => v.totalSnippets > 0);
 }
 
-/** The version served when no version is asked for: current documentation, else the newest tagged version. */
+/** The version served when no version is asked for (versions.ts defaultVersionOf). */
 export function defaultVersion(e: CatalogEntry): LibraryVersion | null {
-  if (e.base && e.base.totalSnippets > 0) return e.base;
-  const withDocs = e.tagged.filter((v) => v.totalSnippets > 0);
-  return withDocs.length ? withDocs.reduce((a, b) => (b.id > a.id ? b : a)) : null;
+  return defaultVersionOf(e.base ? [e.base, ...e.tagged] : e.tagged);
 }
 
 /**

@@ -30,7 +30,8 @@ function versionOf(tag: string): semver.SemVer | null {
 export function chooseVersion(versions: LibraryVersion[], requested: string | null | undefined, branch: string | null = null): VersionChoice | null {
   const served = versions.filter((v) => v.isCurrent && v.state === 'ready');
   if (served.length === 0) return null;
-  const current = served.find((v) => v.tag === '') ?? newest(served);
+  // With nothing to serve anywhere, the current documentation still answers (that it has nothing).
+  const current = defaultVersionOf(served) ?? served.find((v) => v.tag === '') ?? newest(served);
   const req = requested && requested.trim() && !isLatest(requested.trim()) ? requested.trim() : null;
   if (!req) return { version: current, requested: null, status: null };
   const match = resolveVersion(req, served);
@@ -39,9 +40,22 @@ export function chooseVersion(versions: LibraryVersion[], requested: string | nu
   return { version: current, requested: req, status: 'unverified' };
 }
 
+/**
+ * The version served when none is asked for, the one answer both endpoints and library selection
+ * use: the current documentation (tag ''), else the newest tagged release by semver (a prerelease
+ * only when there is no release; by date when no tag reads as a version), among the served
+ * versions that have snippets. Null when none has.
+ */
+export function defaultVersionOf(versions: LibraryVersion[]): LibraryVersion | null {
+  const withDocs = versions.filter((v) => v.isCurrent && v.state === 'ready' && v.totalSnippets > 0);
+  if (withDocs.length === 0) return null;
+  return withDocs.find((v) => v.tag === '') ?? newest(withDocs);
+}
+
 function newest(vs: LibraryVersion[]): LibraryVersion {
   const sem = vs.map((v) => ({ v, sv: versionOf(v.tag) })).filter((x): x is { v: LibraryVersion; sv: semver.SemVer } => x.sv !== null);
-  if (sem.length) return [...sem].sort((a, b) => semver.rcompare(a.sv, b.sv))[0]!.v;
+  // A release before a prerelease (a default is what most users run), then the highest.
+  if (sem.length) return [...sem].sort((a, b) => Number(a.sv.prerelease.length > 0) - Number(b.sv.prerelease.length > 0) || semver.rcompare(a.sv, b.sv))[0]!.v;
   return [...vs].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))[0]!;
 }
 

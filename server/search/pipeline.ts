@@ -7,7 +7,6 @@ import { dedupe } from './dedupe.ts';
 import { attachContext } from './neighbours.ts';
 import { pack } from './budget.ts';
 import { diversify } from './diversify.ts';
-import type { FUSION } from './retrieve.ts';
 import { withDynamic } from './dynamic.ts';
 
 /** Candidates loaded in fast mode: enough for dedupe and a full 20-snippet answer. */
@@ -31,8 +30,6 @@ export interface VersionAnswerOptions {
   vector?: boolean;
   /** Token budget and snippet cap of the packed answer. */
   budget?: { tokens?: number; maxSnippets?: number };
-  /** Tuning overrides (evaluation only). */
-  fusion?: Partial<Record<keyof typeof FUSION, number>>;
   /** Skip packing: return the whole ranked list (evaluation, multi-library search packs globally itself). */
   unpacked?: boolean;
 }
@@ -45,7 +42,7 @@ export interface VersionAnswerOptions {
  */
 export function answerForVersion(store: Store, q: PreparedQuery, versionId: number, opts: VersionAnswerOptions): Candidate[] {
   const retrieveOpts = {
-    libraryId: opts.libraryId, lexical: opts.lexical, vector: opts.vector, completeSimilarity: !opts.fast, fusion: opts.fusion,
+    libraryId: opts.libraryId, lexical: opts.lexical, vector: opts.vector, completeSimilarity: !opts.fast,
     // Only the head of the fused list is loaded and ranked (FAST_FETCH, RERANK_FETCH).
     fetchLimit: opts.unpacked ? undefined : opts.fast ? FAST_FETCH : RERANK_FETCH,
   };

@@ -63,8 +63,6 @@ export interface RetrieveOptions {
   vector?: boolean;
   lexicalLimit?: number;
   vectorLimit?: number;
-  /** Overrides of the fusion constants (evaluation and tuning). */
-  fusion?: Partial<Record<keyof typeof FUSION, number>>;
   /** Load only the best this many fused candidates (fast mode needs no features of the tail). */
   fetchLimit?: number;
   /** Give the loaded candidates their exact similarity from their float copies (default true; the reranker uses it). */
@@ -88,13 +86,12 @@ export async function retrieveCandidates(
 
 /** Synchronous core of retrieveCandidates for an already prepared (and embedded) query. */
 export function retrievePrepared(store: Store, versionId: number, q: PreparedQuery, opts: RetrieveOptions = {}): Candidate[] {
-  const fusion = { ...FUSION, ...opts.fusion };
   const useLex = opts.lexical !== false;
   // A version whose vectors the embed job has not completed answers lexically, never from part of them.
   const useVec = opts.vector !== false && q.vector !== null && store.search.vectorsReady(versionId);
-  const knn = useVec && q.vector ? store.search.knn(versionId, q.vector, opts.vectorLimit ?? fusion.vectorLimit) : [];
+  const knn = useVec && q.vector ? store.search.knn(versionId, q.vector, opts.vectorLimit ?? FUSION.vectorLimit) : [];
   // The lexical pass also scores the vector list's neighbours, so every candidate has complete lexical features.
-  const scan = useLex ? lexicalScan(store, versionId, q.termForms, opts.lexicalLimit ?? fusion.lexicalLimit, knn.map((h) => h.id)) : null;
+  const scan = useLex ? lexicalScan(store, versionId, q.termForms, opts.lexicalLimit ?? FUSION.lexicalLimit, knn.map((h) => h.id)) : null;
   const lex = scan?.top ?? [];
   // Without a fetch limit every candidate is loaded, rows and float embeddings in one query, and
   // the neighbours are ordered by exact cosine. With one, they are fused in the order and with the
@@ -115,15 +112,15 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
     e.bm25 = h.score;
     e.cosine = h.cosine;
     e.lexicalRank = i + 1;
-    e.fused += fusion.lexicalWeight / (fusion.rrfK + i + 1);
+    e.fused += FUSION.lexicalWeight / (FUSION.rrfK + i + 1);
   });
   const lexIds = new Set(lex.map((h) => h.id));
   vec.forEach((h, i) => {
-    if (!lexIds.has(h.id) && 1 - h.distance < fusion.minVectorOnlySimilarity) return;
+    if (!lexIds.has(h.id) && 1 - h.distance < FUSION.minVectorOnlySimilarity) return;
     const e = entry(h.id);
     e.distance = h.distance;
     e.vectorRank = i + 1;
-    e.fused += fusion.vectorWeight / (fusion.rrfK + i + 1);
+    e.fused += FUSION.vectorWeight / (FUSION.rrfK + i + 1);
   });
   if (byId.size === 0) return [];
 

@@ -30,7 +30,7 @@ import { OidcSignIn, type OidcSettings } from './auth/oidc.ts';
 import { LibraryAccessService } from './teams/library-access.ts';
 import { queueSearchModel, registerSearchModelJob, scheduleMissingModels } from './search/model-job.ts';
 import { registerVersionFetch } from './search/version-fetch.ts';
-import { walKeeperTask } from './search/wal-task.ts';
+import { walKeeperTask } from './system/wal-task.ts';
 import { SourceService } from './sources/service.ts';
 import { CrawlService } from './sources/website/service.ts';
 import { createOperations, type Operations } from './operations/index.ts';

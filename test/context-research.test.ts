@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from './helpers/server.ts';
 import { listen } from './helpers/fixtures.ts';
 import { bundlePath, loadBundleFile } from './eval/bundles.ts';
 import type { ContextResponse } from '../server/search/contracts.ts';
-import { isoWeek } from '../server/search/week.ts';
+import { isoWeek } from '../lib/week.ts';
 
 const P = '/pinojs/pino';
 const QUESTION = 'How do I redact passwords from log lines, and how do child loggers add bindings?';

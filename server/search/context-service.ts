@@ -19,7 +19,7 @@ import { answerForVersion } from './pipeline.ts';
 import { chooseVersion, versionHeaders, type VersionChoice } from './versions.ts';
 import { flattenRules, lazyRendered, renderRulesText, renderText, TEXT_SEPARATOR, toContextJson } from './render.ts';
 import { gatherSources, prepareResearch, synthesize, type ResearchDeps } from './research.ts';
-import { isoWeek, nextWeekStart } from './week.ts';
+import { isoWeek, nextWeekStart } from '../../lib/week.ts';
 
 export interface ContextDeps {
   store: Store;

@@ -15,7 +15,7 @@ import { createEmbedder, loadBuiltin } from './embed/index.ts';
 import { BuiltinEmbedder } from './embed/builtin.ts';
 import type { WordRarity } from './search/word-rarity.ts';
 import { lastReembedUnfinished, registerReembedJob, scheduleReembed } from './embed/reembed-job.ts';
-import type { AccessPolicy, ContextService, LibrarySearchService, SearchService } from './search/contracts.ts';
+import type { AccessPolicy, ContextService, LibrarySearchService, SearchService } from './search/answer-types.ts';
 import { StoreContextService } from './search/context-service.ts';
 import { MultiLibrarySearch, type SearchOverrides } from './search/search-service.ts';
 import { StoreLibrarySearch } from './search/library-search.ts';

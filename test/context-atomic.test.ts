@@ -7,7 +7,7 @@ import {
   bundleCodeSnippetSchema, bundleHeaderSchema, bundleInfoSnippetSchema, bundleMeta, codeSnippetInput, infoSnippetInput,
 } from '../server/ingest/bundle.ts';
 import type { SnippetInput } from '../lib/model.ts';
-import type { ContextResponse } from '../server/search/contracts.ts';
+import type { ContextResponse } from '../server/search/answer-types.ts';
 import type { StoreContextService } from '../server/search/context-service.ts';
 
 const MARK = '[gen2] ';

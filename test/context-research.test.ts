@@ -4,7 +4,7 @@ import http from 'node:http';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { listen } from './helpers/fixtures.ts';
 import { bundlePath, loadBundleFile } from './eval/bundles.ts';
-import type { ContextResponse } from '../server/search/contracts.ts';
+import type { ContextResponse } from '../server/search/answer-types.ts';
 import { isoWeek } from '../lib/week.ts';
 
 const P = '/pinojs/pino';

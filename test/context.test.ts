@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { bundlePath, loadBundleFile } from './eval/bundles.ts';
-import type { ContextResponse, CodeSnippetJson, InfoSnippetJson, AccessPolicy } from '../server/search/contracts.ts';
+import type { ContextResponse, CodeSnippetJson, InfoSnippetJson, AccessPolicy } from '../server/search/answer-types.ts';
 import { prepareQuery } from '../server/search/query.ts';
 import { answerForVersion } from '../server/search/pipeline.ts';
 import { attachContext } from '../server/search/neighbours.ts';

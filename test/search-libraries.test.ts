@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { TestServer } from './helpers/server.ts';
 import { libsOf, searchSuite } from './helpers/search-api.ts';
 import { textSources } from './eval/http.ts';
-import type { LibrarySearchEntry, AccessPolicy } from '../server/search/contracts.ts';
+import type { LibrarySearchEntry, AccessPolicy } from '../server/search/answer-types.ts';
 
 /**
  * Which libraries answer, over HTTP against the real corpora (test/helpers/search-api.ts): several

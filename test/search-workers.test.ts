@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { loadSearchCorpus } from './helpers/search-corpus.ts';
-import type { SearchContextResponse } from '../server/search/contracts.ts';
+import type { SearchContextResponse } from '../server/search/answer-types.ts';
 import { MultiLibrarySearch } from '../server/search/search-service.ts';
 import type { StoreContextService } from '../server/search/context-service.ts';
 

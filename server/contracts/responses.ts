@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Response bodies as schemas, for the OpenAPI description (the services build them as the
- * TypeScript types of server/search/contracts.ts; test/openapi.test.ts checks real answers against these).
+ * TypeScript types of server/search/answer-types.ts; test/openapi.test.ts checks real answers against these).
  */
 
 export const errorBody = z.object({ error: z.string().describe('machine-readable code'), message: z.string().describe('human-readable text') }).meta({ id: 'Error' });

@@ -1,6 +1,6 @@
 import { ApiError } from '../../lib/errors.ts';
 import { parseLibraryId, type Library, type Reader } from '../../lib/model.ts';
-import type { AccessPolicy } from '../search/contracts.ts';
+import type { AccessPolicy } from '../search/answer-types.ts';
 import { ExportSnapshot, type ExportRow } from '../store/export.ts';
 
 /** One library version in an export. */

@@ -1,4 +1,4 @@
-import type { LibrarySearchEntry } from '../search/contracts.ts';
+import type { LibrarySearchEntry } from '../search/answer-types.ts';
 import type { Caller, Operations } from '../operations/index.ts';
 
 /**

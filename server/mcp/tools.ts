@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseLibraryId } from '../../lib/model.ts';
-import type { LibrarySearchEntry } from '../search/contracts.ts';
+import type { LibrarySearchEntry } from '../search/answer-types.ts';
 import type { DocsBackend } from './backend.ts';
 import { CONTEXT_QUERY_MAX, SEARCH_QUERY_MAX, contextInput, libsSearchInput, searchInput } from '../contracts/search.ts';
 

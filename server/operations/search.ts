@@ -1,4 +1,4 @@
-import type { AccessPolicy, ContextService, LibrarySearchService, SearchService } from '../search/contracts.ts';
+import type { AccessPolicy, ContextService, LibrarySearchService, SearchService } from '../search/answer-types.ts';
 import { contextOperation, librariesOperation, libsSearchOperation, searchOperation } from '../contracts/search.ts';
 import type { binder } from './bind.ts';
 import type { Caller } from './admit.ts';

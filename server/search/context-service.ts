@@ -8,7 +8,7 @@ import { queueVersionFetch } from './version-fetch.ts';
 import { principalOf, type Library, type Reader } from '../../lib/model.ts';
 import { parseLibraryId } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
-import type { AccessPolicy, ContextRequest, ContextResponse, ContextRules, ContextService, Rendered } from './contracts.ts';
+import type { AccessPolicy, ContextRequest, ContextResponse, ContextRules, ContextService, Rendered } from './answer-types.ts';
 import { prepareQueryOrLexical, type PreparedQuery } from './query.ts';
 import { correctSpelling } from './spelling.ts';
 import { overviewText } from './overview.ts';

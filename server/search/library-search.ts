@@ -1,6 +1,6 @@
 import type { Reader } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
-import type { AccessPolicy, LibrarySearchEntry, LibrarySearchService } from './contracts.ts';
+import type { AccessPolicy, LibrarySearchEntry, LibrarySearchService } from './answer-types.ts';
 import { defaultVersion, type CatalogEntry } from './catalog.ts';
 import type { LibrarySelector } from './select.ts';
 import { parseLibraryValue } from './select.ts';

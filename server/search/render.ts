@@ -1,5 +1,5 @@
 import type { StoredSnippet } from '../../lib/model.ts';
-import type { CodeSnippetJson, ContextResponse, ContextRules, InfoSnippetJson, Rendered } from './contracts.ts';
+import type { CodeSnippetJson, ContextResponse, ContextRules, InfoSnippetJson, Rendered } from './answer-types.ts';
 import type { Candidate } from './retrieve.ts';
 import { sectionKey } from './source-url.ts';
 

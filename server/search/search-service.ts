@@ -4,7 +4,7 @@ import type { JobQueue } from '../jobs/queue.ts';
 import type { Logger } from '../log.ts';
 import { principalOf, type LibraryVersion, type Reader } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
-import type { AccessPolicy, Rendered, SearchContextResponse, SearchRequest, SearchService, VersionStatus } from './contracts.ts';
+import type { AccessPolicy, Rendered, SearchContextResponse, SearchRequest, SearchService, VersionStatus } from './answer-types.ts';
 import { Catalog, defaultVersion, type CatalogEntry } from './catalog.ts';
 import { LibrarySelector, PROBE_ROWS, type LibraryChoice } from './select.ts';
 import type { VersionProbe } from '../store/search-probe.ts';

@@ -2,7 +2,7 @@ import type { Store } from '../store/index.ts';
 import type { Logger } from '../log.ts';
 import type { Reader } from '../../lib/model.ts';
 import { OWN_DOCS_ID, parseLibraryId } from '../../lib/model.ts';
-import type { AccessPolicy } from './contracts.ts';
+import type { AccessPolicy } from './answer-types.ts';
 import { defaultVersion, servable, type Catalog, type CatalogEntry } from './catalog.ts';
 import { normalizeName, scoreName, typedName } from './names.ts';
 import { analyzeQuery } from './query.ts';

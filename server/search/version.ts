@@ -1,6 +1,6 @@
 import semver from 'semver';
 import type { LibraryVersion } from '../../lib/model.ts';
-import type { VersionStatus } from './contracts.ts';
+import type { VersionStatus } from './answer-types.ts';
 
 /** Version requests of /v3/search: the `version` parameter and version-like tags on library values (VERSION_PATTERN, the contract's). */
 

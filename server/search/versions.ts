@@ -1,6 +1,6 @@
 import semver from 'semver';
 import type { LibraryVersion } from '../../lib/model.ts';
-import type { VersionStatus } from './contracts.ts';
+import type { VersionStatus } from './answer-types.ts';
 import { branchSatisfies, isLatest, resolveVersion } from './version.ts';
 
 /** The library version chosen for a request and how it relates to what was asked. */

@@ -1,4 +1,4 @@
-import type { AccessPolicy } from '../search/contracts.ts';
+import type { AccessPolicy } from '../search/answer-types.ts';
 import { principalOf, type Library, type Principal, type Reader } from '../../lib/model.ts';
 import type { TeamCache } from './cache.ts';
 import { libraryKey } from './cache.ts';

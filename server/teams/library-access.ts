@@ -1,5 +1,5 @@
 import type { Store } from '../store/index.ts';
-import type { AccessPolicy } from '../search/contracts.ts';
+import type { AccessPolicy } from '../search/answer-types.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { parseLibraryId, principalOf, type Library, type LibraryVisibility, type Reader } from '../../lib/model.ts';
 

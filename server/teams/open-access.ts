@@ -1,4 +1,4 @@
-import type { AccessPolicy } from '../search/contracts.ts';
+import type { AccessPolicy } from '../search/answer-types.ts';
 
 /** Access without teamspace filters or rules: every library is visible. Used until policies are configured. */
 export const openAccess: AccessPolicy = {

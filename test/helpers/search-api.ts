@@ -1,5 +1,5 @@
 import { after, before } from 'node:test';
-import type { SearchContextResponse } from '../../server/search/contracts.ts';
+import type { SearchContextResponse } from '../../server/search/answer-types.ts';
 import type { SnippetInput } from '../../lib/model.ts';
 import { startTestServer, type TestServer, type TestServerOptions } from './server.ts';
 import { loadSearchCorpus } from './search-corpus.ts';

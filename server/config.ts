@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import cron from 'node-cron';
+import { publicUrlSchema } from '../lib/public-url.ts';
 
 /**
  * One validated configuration object. Sources, lowest precedence first:
@@ -40,6 +41,8 @@ const cronExpr = z.string().trim().refine((v) => cron.validate(v), 'a cron expre
 export const configSchema = z.object({
   port: int(0, 65535).default(3000),
   host: z.string().min(1).default('0.0.0.0'),
+  /** The address generated links and MCP configurations use; wins over the console's setting (server/system/public-url.ts). */
+  publicUrl: publicUrlSchema.optional(),
   dataDir: z.string().min(1).default('data'),
   licenseFile: z.string().min(1).optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -178,6 +181,7 @@ const envMap: Record<string, keyof Config> = {
   STACKS_DEV: 'dev',
   STACKS_PORT: 'port',
   STACKS_HOST: 'host',
+  STACKS_PUBLIC_URL: 'publicUrl',
   STACKS_DATA_DIR: 'dataDir',
   STACKS_LICENSE_FILE: 'licenseFile',
   STACKS_LOG_LEVEL: 'logLevel',

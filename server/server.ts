@@ -47,7 +47,8 @@ export async function startServer(config: Config, options: { log?: Logger; overr
   const releasePid = claimPidFile(config.dataDir);
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const url = `http://${shownHost}:${port}`;
-  const setupUrl = setupToken ? `${url}/#/setup/${setupToken}` : null;
+  // The setup link is opened from the administrator's machine: on the public address when there is one.
+  const setupUrl = setupToken ? services.publicUrl.link(`/#/setup/${setupToken}`, url) : null;
   log.info({ url, dataDir: config.dataDir, dev: config.dev }, 'Stacks is listening');
   let closed = false;
   return {

@@ -52,6 +52,9 @@ import { startDeclaredSources } from './sources/declared/schedule.ts';
 import { modelCacheStats } from './search/models.ts';
 import { startBackupSchedule } from './backup/schedule.ts';
 import { operatorActor } from './audit/log.ts';
+import { InvitationService } from './auth/invitations.ts';
+import { PublicUrl } from './system/public-url.ts';
+import { checklist } from './system/getting-started.ts';
 
 const ROOT_DIR = APP_ROOT;
 
@@ -98,6 +101,10 @@ export interface Services {
   users: UserService;
   sessions: SessionService;
   signIn: SignInService;
+  /** Console invitations: one-time links to an account in a teamspace (server/auth/invitations.ts). */
+  invitations: InvitationService;
+  /** The address generated links and MCP configurations use: STACKS_PUBLIC_URL, else the console's setting (server/system/public-url.ts). */
+  publicUrl: PublicUrl;
   /** Single sign-on, when STACKS_OIDC_ISSUER is set. */
   oidc: OidcSignIn | null;
   /** Signs the console's cookies (`<dataDir>/session.secret`). */
@@ -156,11 +163,20 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const git = new GitSourceService({ config, store, jobs, credentials: gitCredentials });
   const libraries = new LibraryAccessService(store, () => services.access, () => teams.defaultTeamspaceId());
   const audit = new AuditLog(store.audit, config.auditRetentionDays, (err) => log.error({ err }, 'could not write an audit entry'));
-  const { users, sessions, signIn, oidc } = people(config, log, store, teams, audit);
+  const publicUrl = new PublicUrl(config.publicUrl, store.settings);
+  const { users, sessions, signIn, oidc, invitations } = people(config, log, store, teams, audit, publicUrl);
   const { backups, exporter, metrics } = operationsAids(config, log, store, jobs, teams, context, () => services.access);
   const declared = declaredSources(config, log, store, jobs, { crawler, sources, git }, license, () => keys.defaultTeamspaceId());
   const operations = createOperations({
     config, license, teams, jobs, importer, crawler, sources, git, gitCredentials, context, search, librarySearch, libraries, audit, users, signIn, backups, exporter, metrics, declared, ssoEnabled: oidc !== null,
+    invitations, publicUrl,
+    checklist: (p) => checklist({
+      license: () => license.status(),
+      libraries: (reader) => store.libraries.list().filter((lib) => services.access.canSee(reader, lib)),
+      keys: (teamspaceId) => keys.list().filter((k) => k.teamspaceId === teamspaceId && !k.revokedAt).map((k) => ({ firstStart: keys.isFirstStartKey(k) })),
+      users: (teamspaceId) => users.list(teamspaceId).length,
+      invited: (teamspaceId) => invitations.any(teamspaceId),
+    }, p),
     systemReport: () => systemReport({ store, dataDir: config.dataDir, embedder, startedAt: services.startedAt }),
     teamspaceReport: (p) => teamspaceReport({
       store, embedder, startedAt: services.startedAt, defaultTeamspaceId: keys.defaultTeamspaceId(),
@@ -179,7 +195,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const services: Services = {
     config, log, store, embedder, rarity, license, keys, jobs, writer, importer,
     access: teams.access,
-    teams, context, search, librarySearch, crawler, sources, git, gitCredentials, audit, users, sessions, signIn, oidc, backups, exporter, metrics, declared,
+    teams, context, search, librarySearch, crawler, sources, git, gitCredentials, audit, users, sessions, signIn, oidc, invitations, publicUrl, backups, exporter, metrics, declared,
     cookieSecret: sessionSecret(config.dataDir), operations,
     startedAt: new Date(),
   };
@@ -243,7 +259,7 @@ function fileSize(file: string): number {
 }
 
 /** Users, sessions and sign-in (password, setup link, single sign-on). Users join teamspaces as members, through the member service (license seats). */
-function people(config: Config, log: Logger, store: Store, teams: TeamService, audit: AuditLog) {
+function people(config: Config, log: Logger, store: Store, teams: TeamService, audit: AuditLog, publicUrl: PublicUrl) {
   const teamspaceOfMember = (memberId: number) => store.accounts.member(memberId)!.teamspace_id;
   const users = new UserService(store, {
     add: (teamspaceId, name, role) => teams.members.add(teamspaceId, 'operator', { name, role, createKey: false }).member.id,
@@ -251,7 +267,8 @@ function people(config: Config, log: Logger, store: Store, teams: TeamService, a
     remove: (memberId) => teams.members.remove(teamspaceOfMember(memberId), 'operator', memberId),
   });
   const sessions = new SessionService(store, (u) => users.usable(u));
-  const signIn = new SignInService(users, sessions, new SignInThrottle(), audit, () => teams.defaultTeamspaceId());
+  const invitations = new InvitationService(store, users, () => publicUrl.current());
+  const signIn = new SignInService(users, sessions, new SignInThrottle(), audit, () => teams.defaultTeamspaceId(), invitations);
   const oidc = config.oidcIssuer
     ? new OidcSignIn(
         config as OidcSettings,
@@ -266,7 +283,7 @@ function people(config: Config, log: Logger, store: Store, teams: TeamService, a
         log,
       )
     : null;
-  return { users, sessions, signIn, oidc };
+  return { users, sessions, signIn, oidc, invitations };
 }
 
 /** Every job kind and its handler, given what it needs. */

@@ -73,7 +73,7 @@ async function licenseImportCrawl(page: Page, site: FixtureServer): Promise<void
   fs.writeFileSync(licenseFile, devLicense());
   await page.getByLabel('License file').setInputFiles(licenseFile);
   await page.getByRole('button', { name: 'Install' }).click();
-  await page.locator('#admin-status', { hasText: 'License installed' }).waitFor();
+  await page.locator('#license-status', { hasText: 'License installed' }).waitFor();
 
   // Import a bundle for everyone and watch the job finish on the Jobs page.
   await page.getByRole('link', { name: 'Add' }).click();

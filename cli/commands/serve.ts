@@ -26,6 +26,8 @@ export function serveCommand(program: Command): void {
           banner += `Create the first owner's account for the web console (this link works once, for 7 days):\n\n  ${server.setupUrl}\n\n`;
         }
         if (lic.state !== 'valid') banner += `License: ${lic.message} Search works; import and crawl need a license.\n`;
+        // Links and MCP configurations are made for other machines: without a public address they carry this one.
+        if (!server.services.publicUrl.current()) banner += `Public address: not set; links and MCP configurations use the browser's address. Set STACKS_PUBLIC_URL (or Admin → Public address in the console).\n`;
         process.stdout.write(banner);
       }
       const shutdown = async () => {

@@ -37,6 +37,8 @@ export interface KeyInfo {
   revokedAt: string | null;
 }
 
+const FIRST_KEY_NAME = 'first admin key';
+
 /** Teamspace bootstrap, members and keys. */
 export class KeyService {
   private touched = new Map<number, number>();
@@ -56,7 +58,12 @@ export class KeyService {
   /** On a fresh data dir (no usable key), creates an owner member "admin" and a key for it. */
   bootstrap(): CreatedKey | null {
     if (this.store.accounts.keyCount() > 0) return null;
-    return this.create({ name: 'first admin key', memberName: 'admin', role: 'owner' });
+    return this.create({ name: FIRST_KEY_NAME, memberName: 'admin', role: 'owner' });
+  }
+
+  /** Whether a key is the one `bootstrap` printed at first start (the first key of the instance, by its name). */
+  isFirstStartKey(k: Pick<KeyInfo, 'id' | 'name'>): boolean {
+    return k.name === FIRST_KEY_NAME && k.id === Math.min(...this.list().map((x) => x.id));
   }
 
   /** Creates a key for a member (created with the given role when it does not exist; an existing member keeps its role). */

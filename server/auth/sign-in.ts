@@ -5,6 +5,7 @@ import type { AuditLog } from '../audit/log.ts';
 import type { UserService, UserView } from './users.ts';
 import type { SessionService } from './sessions.ts';
 import type { SignInThrottle } from './throttle.ts';
+import type { InvitationService } from './invitations.ts';
 
 export interface SignedIn {
   /** The session id for the cookie; never in a response body. */
@@ -16,7 +17,7 @@ export interface SignedIn {
 
 /**
  * Signing people in to the console: with a password (throttled per name and address), with the
- * one-time setup link, or after single sign-on (server/auth/oidc.ts). Every attempt goes to the
+ * one-time setup link or an invitation link, or after single sign-on (server/auth/oidc.ts). Every attempt goes to the
  * audit log (`signIn`, ok or refused).
  */
 export class SignInService {
@@ -26,6 +27,7 @@ export class SignInService {
     private readonly throttle: SignInThrottle,
     private readonly audit: AuditLog,
     private readonly defaultTeamspaceId: () => number,
+    private readonly invitations: Pick<InvitationService, 'accept'>,
   ) {}
 
   /** The teamspace the local operator's users join. */
@@ -55,6 +57,12 @@ export class SignInService {
     const created = await this.users.completeSetup(token, input, this.defaultTeamspaceId());
     const user = this.users.principalRow(created.id);
     return this.start(user, ip, 'setup link');
+  }
+
+  /** Creates the invitee's account with the invitation link (server/auth/invitations.ts) and signs them in. */
+  async invitation(token: string, input: { username?: string; password: string }, ip: string | null): Promise<SignedIn> {
+    const created = await this.invitations.accept(token, input);
+    return this.start(this.users.principalRow(created.id), ip, 'invitation link');
   }
 
   /** After the identity provider vouched for the user (already provisioned by the claims mapping). */

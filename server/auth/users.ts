@@ -63,16 +63,28 @@ export class UserService {
     return view(u);
   }
 
-  /** A local user with a password, acting as a new member of `teamspaceId` with `role`. */
-  async create(input: { username: string; password: string; teamspaceId: number; role: Role }): Promise<UserView> {
+  /**
+   * A local user with a password, acting as a new member of `teamspaceId` with `role`. `claim` runs
+   * in the same transaction once the user exists (an invitation marks itself used there): when it
+   * throws, no user is made.
+   */
+  async create(input: { username: string; password: string; teamspaceId: number; role: Role }, claim?: (userId: number) => void): Promise<UserView> {
     const username = checkUsername(input.username);
     if (this.store.users.byUsername(username)) throw new ApiError('conflict', `A user named "${username}" already exists.`);
     const passwordHash = await hashPassword(input.password);
     return this.store.db.transaction(() => {
-      const memberId = this.members.add(input.teamspaceId, username, input.role);
+      // Checked again inside the transaction: the hash took time, another request may have taken the name.
+      if (this.store.users.byUsername(username)) throw new ApiError('conflict', `A user named "${username}" already exists.`);
+      const memberId = this.members.add(input.teamspaceId, this.freeMemberName(input.teamspaceId, username), input.role);
       const id = this.store.users.insert({ memberId, username, passwordHash, ssoIssuer: null, ssoSubject: null, now: this.now() });
+      claim?.(id);
       return this.get(id);
     })();
+  }
+
+  /** Whether a user name is taken (an invitation that names one checks it when it is made). */
+  exists(username: string): boolean {
+    return this.store.users.byUsername(username.trim().toLowerCase()) !== null;
   }
 
   /** The user whose password this is, or null; as slow for an unknown name as for a wrong password. */
@@ -185,7 +197,7 @@ export class UserService {
   }
 }
 
-function checkUsername(raw: string): string {
+export function checkUsername(raw: string): string {
   const username = raw.trim().toLowerCase();
   if (!USERNAME.test(username)) throw new ApiError('validation_error', 'username: 1-64 lower-case letters, digits, . _ @ or -, starting with a letter or digit.');
   return username;

@@ -7,6 +7,8 @@ import { libraryDeleteOperation, libraryGetOperation, libraryRefreshOperation, l
 import { auditListOperation } from './audit.ts';
 import { gitHostAddOperation, gitHostRemoveOperation, gitHostsListOperation, parseRepoOperation, projectRefreshOperation } from './git.ts';
 import * as users from './users.ts';
+import * as invitations from './invitations.ts';
+import * as instance from './instance.ts';
 import { jobCancelOperation, jobGetOperation, jobRetryOperation, jobsListOperation } from './jobs.ts';
 import * as teams from './teams.ts';
 import { backupCreateOperation, backupDownloadOperation, backupsListOperation } from './backup.ts';
@@ -28,5 +30,7 @@ export const OPERATIONS: readonly Operation[] = [
   backupCreateOperation, backupsListOperation, backupDownloadOperation, exportOperation, metricsOperation, reconcileOperation,
   users.sessionCreateOperation, users.sessionGetOperation, users.sessionDeleteOperation, users.setupOperation,
   users.usersListOperation, users.userCreateOperation, users.userUpdateOperation,
+  invitations.invitationCreateOperation, invitations.invitationsListOperation, invitations.invitationRevokeOperation, invitations.invitationPreviewOperation, invitations.invitationAcceptOperation,
+  instance.settingsGetOperation, instance.settingsUpdateOperation, instance.gettingStartedOperation,
   pingOperation, healthOperation, readyOperation, licenseOperation, licenseInstallOperation, systemOperation, openApiOperation,
 ];

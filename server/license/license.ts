@@ -85,6 +85,10 @@ export class LicenseService {
       return { state: 'invalid', license: null, signedBy: null, message: 'The license file is not a valid Stacks license (unreadable JSON or missing fields).' };
     }
     const signedBy = this.verify(file.payload, file.signature);
+    if (!signedBy && this.isDevLicense(file.payload, file.signature)) {
+      // Said in a person's words: the usual cause is a quick-start license carried onto a production box.
+      return { state: 'invalid', license: null, signedBy: null, message: 'This is a development license: it works only in development mode (stacks serve --dev), never in production. Install the license issued for this installation.' };
+    }
     if (!signedBy) return { state: 'invalid', license: null, signedBy: null, message: 'The license signature does not verify with the installed verify keys.' };
     if (Date.parse(file.payload.expiresAt) <= this.now().getTime()) {
       return { state: 'expired', license: file.payload, signedBy, message: `The license expired on ${file.payload.expiresAt}.` };
@@ -113,6 +117,19 @@ export class LicenseService {
       throw new ApiError('license_invalid', `The installed license does not include the feature "${feature}".`);
     }
     return s.license;
+  }
+
+  /** Whether the development key signed it (refused outside dev mode, but worth naming). */
+  private isDevLicense(payload: LicensePayload, signature: string): boolean {
+    const data = canonicalPayload(payload);
+    const sig = Buffer.from(signature, 'base64');
+    return this.keys.dev.some((pem) => {
+      try {
+        return crypto.verify(null, data, crypto.createPublicKey(pem), sig);
+      } catch {
+        return false;
+      }
+    });
   }
 
   private verify(payload: LicensePayload, signature: string): 'production' | 'dev' | null {

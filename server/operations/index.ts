@@ -13,6 +13,8 @@ import { backupOperations, type BackupOperationDeps } from './backup.ts';
 import { exportOperations, type ExportOperationDeps } from './exports.ts';
 import { metricsOperations, type MetricsOperationDeps } from './metrics.ts';
 import { declaredOperations, type DeclaredOperationDeps } from './declared.ts';
+import { invitationOperations, type InvitationOperationDeps } from './invitations.ts';
+import { instanceOperations, type InstanceOperationDeps } from './instance.ts';
 
 /**
  * The service layer's front door: every operation that REST, MCP and the CLI offer, each one
@@ -24,7 +26,7 @@ import { declaredOperations, type DeclaredOperationDeps } from './declared.ts';
 export type { Caller, RequestSession } from './admit.ts';
 export { asKey, LOCAL } from './admit.ts';
 
-export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & UserOperationDeps & SystemOperationDeps & GitOperationDeps & BackupOperationDeps & ExportOperationDeps & MetricsOperationDeps & DeclaredOperationDeps & { teams: TeamService };
+export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & UserOperationDeps & SystemOperationDeps & GitOperationDeps & BackupOperationDeps & ExportOperationDeps & MetricsOperationDeps & DeclaredOperationDeps & InvitationOperationDeps & InstanceOperationDeps & { teams: TeamService };
 
 export function createOperations(d: OperationDeps) {
   const bind = binder(d);
@@ -43,6 +45,8 @@ export function createOperations(d: OperationDeps) {
     ...exportOperations(bind, d),
     ...metricsOperations(bind, d),
     ...declaredOperations(bind, d),
+    ...invitationOperations(bind, d),
+    ...instanceOperations(bind, d),
     ...teamOperations(bind, d.teams),
   };
 }

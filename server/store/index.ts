@@ -15,6 +15,8 @@ import { AuditStore } from './audit.ts';
 import { UserStore } from './users.ts';
 import { GitStore } from './git.ts';
 import { DeclaredStore } from './declared.ts';
+import { InvitationStore } from './invitations.ts';
+import { SettingsStore } from './settings.ts';
 
 export type { Db };
 
@@ -35,6 +37,8 @@ export class Store {
   readonly users: UserStore;
   readonly git: GitStore;
   readonly declared: DeclaredStore;
+  readonly invitations: InvitationStore;
+  readonly settings: SettingsStore;
 
   /** `vectorCacheBytes`: memory for the vectors of recently searched versions on this connection (vector-chunks.ts); default none. */
   constructor(readonly db: Db, options: { vectorCacheBytes?: number } = {}) {
@@ -51,6 +55,8 @@ export class Store {
     this.users = new UserStore(db);
     this.git = new GitStore(db);
     this.declared = new DeclaredStore(db);
+    this.invitations = new InvitationStore(db);
+    this.settings = new SettingsStore(db);
     this.terms = new TermStore(db);
     this.models = new SearchModelStore(db);
   }

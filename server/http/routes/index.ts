@@ -18,6 +18,8 @@ import { mountBackup, type BackupRouteDeps } from './backup.ts';
 import { mountExport, type ExportRouteDeps } from './exports.ts';
 import { mountMetrics, type MetricsRouteDeps } from './metrics.ts';
 import { mountDeclared, type DeclaredRouteDeps } from './declared.ts';
+import { mountInvitations, type InvitationRouteDeps } from './invitations.ts';
+import { mountInstance, type InstanceRouteDeps } from './instance.ts';
 
 /** What the routes together need; each route module declares and receives its own part. */
 export type RouteDeps = SystemDeps &
@@ -37,7 +39,9 @@ export type RouteDeps = SystemDeps &
   BackupRouteDeps &
   ExportRouteDeps &
   MetricsRouteDeps &
-  DeclaredRouteDeps;
+  DeclaredRouteDeps &
+  InvitationRouteDeps &
+  InstanceRouteDeps;
 
 /** Paths whose handlers read the raw request body themselves (streamed uploads); the JSON parser skips them. */
 export const rawBodyPaths = new Set<string>(['/api/import-libraries']);
@@ -56,6 +60,8 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
   mountMetrics(app, deps);
   mountDeclared(app, deps);
   mountSession(app, deps);
+  mountInvitations(app, deps);
+  mountInstance(app, deps);
   mountCrawl(app, deps);
   mountSources(app, deps);
   mountGit(app, deps);

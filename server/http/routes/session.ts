@@ -19,7 +19,7 @@ const OIDC_COOKIE = 'stacks_oidc';
 const OIDC_PATH = '/api/auth/oidc';
 
 /** Puts the session id in its cookie; the body gets the user and the CSRF token only. */
-function startSession(req: Request, res: Response, s: SignedIn): void {
+export function startSession(req: Request, res: Response, s: SignedIn): void {
   res.cookie(SESSION_COOKIE, s.sessionId, cookieOptions(req, SESSION_TTL_MS));
   res.json({ user: s.user, csrfToken: s.csrfToken, expiresAt: s.expiresAt.toISOString() });
 }

@@ -1,6 +1,7 @@
 // Administration of the teamspace (owners and admins): members and roles, rules, the policy,
 // usage charts, the license, the instance's health, and the audit log.
 import { $, actionButton, api, bytes, day, el, row, setStatus, time } from './core.js';
+import { secretBox } from './secret-box.js';
 
 const ROLES = ['member', 'admin', 'owner'];
 
@@ -121,7 +122,9 @@ $('member-add').addEventListener('submit', async (event) => {
   event.preventDefault();
   try {
     const { body } = await api('/api/v2/members', { method: 'POST', json: { name: $('member-name').value, role: $('member-role').value } });
-    setStatus('admin-status', body.key ? `Added ${body.member.name}; their first key (shown once): ${body.key.key}` : `Added ${body.member.name}.`);
+    setStatus('admin-status', `Added ${body.member.name}.`);
+    // The key is shown once, in a box with a copy button (not in the status line).
+    $('member-key').replaceChildren(...(body.key ? [secretBox(`${body.member.name}'s first key, shown only now`, body.key.key, 'Give it to them; it acts with their role. For an assistant, prefer a key with the read scope (My keys).')] : []));
     $('member-name').value = '';
     await members();
   } catch (err) {
@@ -156,9 +159,12 @@ $('license-upload').addEventListener('submit', async (event) => {
   try {
     const text = await $('license-file').files[0].text();
     const { body } = await api('/api/license', { method: 'POST', json: { license: text } });
-    setStatus('admin-status', `License installed: ${body.message}`);
+    setStatus('license-status', `License installed: ${body.message}`);
     await license();
   } catch (err) {
-    setStatus('admin-status', err.message, true);
+    // Said next to the Install button, and the state line says it was refused (not still "missing" as if nothing happened).
+    setStatus('license-status', `Not installed: ${err.message}`, true);
+    $('license-state').textContent = `refused: ${err.message}`;
+    $('license-state').className = 'error';
   }
 });

@@ -1,5 +1,6 @@
 // My API keys: create (shown once), list, revoke; and the MCP configuration to paste into an editor or assistant.
 import { $, actionButton, api, copyButton, day, row, session, setStatus } from './core.js';
+import { showMcpConfig } from './mcp-config.js';
 
 export async function loadKeys() {
   try {
@@ -17,31 +18,7 @@ export async function loadKeys() {
     $('keys').querySelector('tbody').replaceChildren();
     setStatus('keys-status', err.message, true);
   }
-  showMcpConfig($('new-key-value').textContent || '<your key>');
-}
-
-/** Ready-to-paste MCP configuration for the common clients, with this instance's address and the key. */
-function showMcpConfig(key) {
-  const url = `${location.origin}/mcp`;
-  const server = { url, headers: { Authorization: `Bearer ${key}` } };
-  const configs = {
-    'Claude Code': `claude mcp add --transport http stacks ${url} --header "Authorization: Bearer ${key}"`,
-    'Cursor (~/.cursor/mcp.json)': JSON.stringify({ mcpServers: { stacks: server } }, null, 2),
-    'VS Code (.vscode/mcp.json)': JSON.stringify({ servers: { stacks: { type: 'http', ...server } } }, null, 2),
-    'Windsurf, Cline and others (stdio)': JSON.stringify({ mcpServers: { stacks: { command: 'npx', args: ['stacks', 'mcp', '--url', location.origin], env: { STACKS_API_KEY: key } } } }, null, 2),
-  };
-  $('mcp-config').replaceChildren(
-    ...Object.entries(configs).map(([name, text]) => {
-      const figure = document.createElement('figure');
-      figure.className = 'code';
-      const caption = document.createElement('figcaption');
-      caption.append(name, copyButton(text));
-      const pre = document.createElement('pre');
-      pre.textContent = text;
-      figure.append(caption, pre);
-      return figure;
-    }),
-  );
+  await showMcpConfig($('new-key-value').textContent || '<your key>');
 }
 
 $('key-create').addEventListener('submit', async (event) => {

@@ -7,8 +7,11 @@ import { loadKeys } from './keys.js';
 import { startJobs, stopJobs } from './jobs.js';
 import { loadAdmin } from './admin.js';
 import './add.js';
+import { showChecklist } from './checklist.js';
+import { loadInvitations, onInviteAccepted, showInvitePage } from './invitations.js';
+import { loadPublicUrl } from './public-url.js';
 
-const PAGES = ['home', 'library-page', 'signin-page', 'setup-page', 'keys-page', 'add-page', 'jobs-page', 'admin-page'];
+const PAGES = ['home', 'library-page', 'signin-page', 'setup-page', 'invite-page', 'keys-page', 'add-page', 'jobs-page', 'admin-page'];
 
 function show(page) {
   for (const p of PAGES) $(p).hidden = p !== page;
@@ -25,11 +28,15 @@ function route() {
   }
   if (hash === '#/signin') return show('signin-page');
   if (hash.startsWith('#/setup/')) return show('setup-page');
+  if (hash.startsWith('#/invite/')) {
+    show('invite-page');
+    return showInvitePage();
+  }
   const pages = {
     '#/keys': ['keys-page', loadKeys],
-    '#/add': ['add-page', () => {}],
+    '#/add': ['add-page', () => showChecklist('checklist-add')],
     '#/jobs': ['jobs-page', startJobs],
-    '#/admin': ['admin-page', loadAdmin],
+    '#/admin': ['admin-page', () => Promise.all([loadAdmin(), loadInvitations(), loadPublicUrl()])],
   };
   if (pages[hash]) {
     show(pages[hash][0]);
@@ -40,6 +47,7 @@ function route() {
     return showLibrary(decodeURIComponent(hash.slice('#/library'.length)));
   }
   show('home');
+  showChecklist('checklist-home');
   // Libraries come and go (imports, crawls, deletes): the list is read again each time it is shown.
   return loadLibraries();
 }
@@ -53,6 +61,11 @@ document.addEventListener('keydown', (e) => {
 });
 
 onAccountChange(route);
+// An accepted invitation signs the invitee in: on to the search page, as a signed-in user.
+onInviteAccepted(async () => {
+  await loadSession();
+  location.hash = '#/';
+});
 await loadSession();
 showAccount();
 if (location.hash.startsWith('#/library/')) await loadLibraries();

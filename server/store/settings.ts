@@ -1,0 +1,16 @@
+import type { Db } from './db.ts';
+
+/** Instance settings kept in the database (set in the console), by name. */
+export class SettingsStore {
+  constructor(private readonly db: Db) {}
+
+  get(name: string): string | null {
+    return (this.db.prepare('SELECT value FROM instance_settings WHERE name = ?').get(name) as { value: string } | undefined)?.value ?? null;
+  }
+
+  /** Sets (or, with null, removes) a setting. */
+  set(name: string, value: string | null, now: string): void {
+    if (value === null) this.db.prepare('DELETE FROM instance_settings WHERE name = ?').run(name);
+    else this.db.prepare('INSERT INTO instance_settings (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at').run(name, value, now);
+  }
+}

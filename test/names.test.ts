@@ -48,3 +48,13 @@ test('a node_modules path in a pasted stack frame names its library', () => {
   const index = new MentionIndex([{ item: 'hono', keys: namesOf(hono) }]);
   assert.ok(index.find('TypeError: c.req.valid is not a function\n    at dispatch (/srv/app/node_modules/hono/dist/compose.js:22:23)').has('hono'));
 });
+
+test("a crawled site's title names its product without the words around it: the name a person types finds it", () => {
+  const site = { id: '/websites/127-0-0-1-8080-static', title: 'The Complete StrictPath Guide', docsSiteUrl: 'http://127.0.0.1:8080/static/', sourceUrl: null, docsRepoUrl: null } as unknown as Library;
+  const keys = namesOf(site).map((k) => k.key);
+  assert.ok(keys.includes('strictpath'), keys.join(' '));
+  assert.ok(keys.includes('thecompletestrictpathguide'));
+  // A title that is the name already gains nothing; one made only of filler gives no name.
+  assert.deepEqual(namesOf({ ...site, title: 'Fastify' }).map((k) => k.key).filter((k) => k.startsWith('fast')), ['fastify']);
+  assert.ok(!namesOf({ ...site, title: 'The Documentation' }).some((k) => k.key === ''));
+});

@@ -54,6 +54,20 @@ function hostLabel(url: string | null): string | null {
   }
 }
 
+/** Words a documentation site's title wraps around the product's name ("The Complete StrictPath Guide"). */
+const TITLE_FILLER = new Set([
+  'the', 'a', 'an', 'complete', 'official', 'ultimate', 'definitive', 'guide', 'guides', 'docs', 'documentation', 'handbook', 'manual',
+  'reference', 'tutorial', 'tutorials', 'user', 'users', 'developer', 'developers', 'introduction', 'to', 'of', 'for', 'and', 'home', 'site', 'website',
+]);
+
+/** The product name in a title: its words without the filler, or null when that leaves nothing or the title itself. */
+function titleCore(title: string | null | undefined): string | null {
+  if (!title) return null;
+  const words = title.split(/[^A-Za-z0-9.+-]+/).filter(Boolean);
+  const core = words.filter((w) => !TITLE_FILLER.has(w.toLowerCase()));
+  return core.length > 0 && core.length < words.length ? core.join(' ') : null;
+}
+
 function repoOf(url: string | null): string | null {
   if (!url) return null;
   const m = /github\.com\/[^/]+\/([^/#?]+)/i.exec(url) ?? /gitlab\.com\/[^/]+\/([^/#?]+)/i.exec(url);
@@ -73,6 +87,8 @@ export function namesOf(library: Library): NameKey[] {
   };
   const [, owner = '', repo = ''] = library.id.split('/');
   add(library.title, 1, true);
+  // A crawled site's ID says nothing (`/websites/127-0-0-1-8080-static`): its title names the product.
+  add(titleCore(library.title), 1, true);
   add(repo, 1, true);
   add(repoOf(library.docsRepoUrl), 0.95, true);
   add(repoOf(library.sourceUrl), 0.95, true);

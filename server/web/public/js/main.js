@@ -5,7 +5,7 @@ import { loadLibraries } from './search.js';
 import { showLibrary } from './library.js';
 import { loadKeys } from './keys.js';
 import { startJobs, stopJobs } from './jobs.js';
-import { loadAdmin } from './admin.js';
+import { loadAdmin, stopAdmin } from './admin.js';
 import './add.js';
 
 const PAGES = ['home', 'library-page', 'signin-page', 'setup-page', 'keys-page', 'add-page', 'jobs-page', 'admin-page'];
@@ -19,6 +19,7 @@ function show(page) {
 function route() {
   const hash = location.hash;
   stopJobs();
+  stopAdmin();
   if (hash.startsWith('#signin-error=')) {
     show('signin-page');
     return setStatus('signin-status', decodeURIComponent(hash.slice('#signin-error='.length)), true);

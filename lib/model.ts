@@ -130,6 +130,8 @@ export interface Job<P = Record<string, unknown>> {
   payload: P;
   progress: Record<string, unknown>;
   error: string | null;
+  /** The code of the error a failed job ended with (an ApiError's `error`); null for other failures. */
+  errorCode: string | null;
   attempts: number;
   cancelRequested: boolean;
   memberId: number | null;

@@ -29,7 +29,7 @@ import { SignInThrottle } from './auth/throttle.ts';
 import { OidcSignIn, type OidcSettings } from './auth/oidc.ts';
 import { LibraryAccessService } from './teams/library-access.ts';
 import { queueSearchModel, registerSearchModelJob, scheduleMissingModels } from './search/model-job.ts';
-import { registerVersionFetch } from './search/version-fetch.ts';
+import { registerVersionFetch, VersionRequests } from './search/version-fetch.ts';
 import { walKeeperTask } from './system/wal-task.ts';
 import { SourceService } from './sources/service.ts';
 import { CrawlService } from './sources/website/service.ts';
@@ -85,6 +85,8 @@ export interface Services {
   context: ContextService;
   /** GET /api/v3/search (server/search/search-service.ts). */
   search: SearchService;
+  /** Search rule 8: versions asked for and not indexed, queued when a Git library's repository has the tag (server/search/version-fetch.ts). */
+  versions: VersionRequests;
   /** GET /api/v2/libs/search (server/search/library-search.ts). */
   librarySearch: LibrarySearchService;
   /** Website crawls and re-crawl schedules (server/sources/website/service.ts). */
@@ -153,9 +155,11 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const rarity = await wordRarity(embedder, config, log);
   // The search services take their dependencies per request, the access policy from `services`:
   // one swapped in later (tests, bench/accounting.ts) is used.
-  const context = new StoreContextService(() => ({ store, jobs, embedder, rarity, access: services.access, config, log }));
+  // `git` is built below; the lookups run only once a search asks.
+  const versions = new VersionRequests({ jobs, log, tags: { isGit: (id) => git.isGit(id), tagFor: (id, version) => git.tagFor(id, version) } });
+  const context = new StoreContextService(() => ({ store, versions, embedder, rarity, access: services.access, config, log }));
   // /api/v3/search retrieves on the context service's worker threads (one pool per process).
-  const search = new MultiLibrarySearch(() => ({ store, embedder, rarity, access: services.access, jobs, log }), overrides.search ?? {}, () => context.retrievalPool());
+  const search = new MultiLibrarySearch(() => ({ store, embedder, rarity, access: services.access, versions, log }), overrides.search ?? {}, () => context.retrievalPool());
   const librarySearch = new StoreLibrarySearch(() => ({ selector: search.selector(), access: services.access }));
   const crawler = new CrawlService({ store, jobs, config });
   const sources = new SourceService({ config, store, jobs, writer, log });
@@ -195,7 +199,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const services: Services = {
     config, log, store, embedder, rarity, license, keys, jobs, writer, importer,
     access: teams.access,
-    teams, context, search, librarySearch, crawler, sources, git, gitCredentials, audit, users, sessions, signIn, oidc, invitations, publicUrl, backups, exporter, metrics, declared,
+    teams, context, search, versions, librarySearch, crawler, sources, git, gitCredentials, audit, users, sessions, signIn, oidc, invitations, publicUrl, backups, exporter, metrics, declared,
     cookieSecret: sessionSecret(config.dataDir), operations,
     startedAt: new Date(),
   };

@@ -59,6 +59,8 @@ async function keys(page: Page, s: TestServer): Promise<void> {
   assert.match(key, /^stk_/);
   assert.ok((await page.locator('#mcp-config').textContent())?.includes(`${new URL(s.url).origin}/mcp`));
   await shot(page, 'keys');
+  // Revoking asks first.
+  page.once('dialog', (d) => void d.accept());
   await page.locator('#keys tbody tr', { hasText: 'assistant' }).getByRole('button', { name: 'Revoke' }).click();
   await page.locator('#keys tbody tr', { hasText: 'revoked' }).waitFor();
   assert.equal((await s.api('/api/v2/context?libraryId=/a/b&query=x', { auth: key })).status, 401);
@@ -88,7 +90,7 @@ async function licenseImportCrawl(page: Page, site: FixtureServer): Promise<void
   await page.getByRole('button', { name: 'Crawl' }).click();
   await page.locator('#crawl-status', { hasText: 'Follow it on the Jobs page' }).waitFor();
   await shot(page, 'add');
-  await page.getByRole('link', { name: 'Jobs' }).click();
+  await page.locator('#crawl-status').getByRole('link', { name: 'Follow it on the Jobs page' }).click();
   await page.locator('#jobs-status', { hasText: 'Live.' }).waitFor();
   await jobSucceeds(page, 'import');
   await jobSucceeds(page, 'crawl');
@@ -118,7 +120,7 @@ async function libraryAndSearch(page: Page, s: TestServer): Promise<void> {
 async function usageSignOutMember(page: Page, s: TestServer): Promise<void> {
   // Usage, then sign out.
   await page.goto(`${s.url}/#/admin`);
-  await page.locator('#usage figure svg').first().waitFor();
+  await page.locator('#usage figure canvas').first().waitFor();
   await page.locator('#system dd', { hasText: 'MB' }).first().waitFor();
   await shot(page, 'admin');
   await page.getByRole('button', { name: 'Sign out' }).click();

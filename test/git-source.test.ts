@@ -128,14 +128,30 @@ test('a version that exists as a tag is served unverified and queued, then serve
   const first = await ask();
   assert.equal(first.status, 200);
   assert.equal(first.headers.get('x-stacks-search-version'), 'unverified');
+  // The tag lookup runs after the answer.
+  await s.services.versions.settled();
   const fetches = jobsOf('/acme/widget', 'version-fetch');
   assert.equal(fetches.length, 1);
+  assert.equal(fetches[0]!.payload.version, '1.1');
   const job = await waitJob(s, fetches[0]!.id);
   assert.equal(job.state, 'succeeded', job.error ?? '');
   const second = await ask();
   assert.equal(second.headers.get('x-stacks-search-version'), 'verified');
   const body = (await second.json()) as { codeSnippets: { libraryId: string; codeList: { code: string }[] }[] };
   assert.ok(body.codeSnippets.some((c) => c.libraryId === '/acme/widget/v1.1.0' && c.codeList[0]!.code.includes('hotReload')));
+});
+
+test('a version that is no tag of the repository queues nothing; the answer says it is not indexed', async () => {
+  for (const version of ['99', '1.7', '2']) {
+    const res = await s.api(`/api/v3/search?query=mount+a+widget&library=/acme/widget&version=${version}&type=json`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('x-stacks-search-reason'), 'versionUnverified');
+    const body = (await res.json()) as { version: { libraries: { served: string | null; status: string }[] } };
+    assert.deepEqual(body.version.libraries.map((l) => [l.served, l.status]), [[null, 'unverified']]);
+  }
+  await s.services.versions.settled();
+  const asked = jobsOf('/acme/widget', 'version-fetch').map((j) => j.payload.version);
+  assert.deepEqual(asked.filter((v) => v !== '1.1'), [], 'only the version the repository has a tag for was queued');
 });
 
 test('credentials: asked for and refused without them, refused when wrong, used when right; never shown or audited', async () => {

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { waitFor, type TestServer } from './helpers/server.ts';
+import type { TestServer } from './helpers/server.ts';
 import { hdr, libsOf, searchSuite } from './helpers/search-api.ts';
 
 /**
@@ -120,23 +120,25 @@ describe('versions across libraries and version-fetch jobs', () => {
     assert.equal(jobs.jobs.length, 0);
   });
 
-  test('rule 8: a missing version of a repo library is queued once as a version-fetch job shown in the job list', async () => {
-    const count = async () => ((await (await s.api('/api/jobs?kind=version-fetch&libraryId=/vitejs/vite')).json()) as { jobs: unknown[] }).jobs.length;
-    const before = await count();
-    await search({ query: 'dev server', library: 'vite', version: '5.1' });
-    await search({ query: 'dev server', library: 'vite', version: 'v5.1' });
+  test('rule 8: a version missing from an imported library queues nothing; the answer says it is not indexed', async () => {
+    const count = async (libraryId: string) => ((await (await s.api(`/api/jobs?kind=version-fetch&libraryId=${libraryId}`)).json()) as { jobs: unknown[] }).jobs.length;
+    for (const version of ['99', '5.1', 'v5.1']) {
+      const { res, body } = await search({ query: 'dev server', library: 'vite', version });
+      assert.equal(res.status, 200);
+      assert.ok(libsOf(body).size > 0, 'the current documentation answers');
+      // The spec's words for "no documentation indexed for the requested version; current documentation served".
+      assert.deepEqual(body.version, { requested: version, status: 'unverified', libraries: [{ libraryId: '/vitejs/vite', requested: version, served: null, status: 'unverified' }] });
+      assert.deepEqual(hdr(res), { status: 'partial', reason: 'versionUnverified', version: 'unverified' });
+    }
     await search({ query: 'spin', library: 'gizmo site', version: '7' });
-    const jobs = (await waitFor(async () => {
-      const list = (await (await s.api('/api/jobs?kind=version-fetch')).json()) as { jobs: { kind: string; libraryId: string; state: string; error: string | null }[] };
-      const vite = list.jobs.filter((j) => j.libraryId === '/vitejs/vite');
-      return vite.length && vite.every((j) => j.state === 'failed') ? list.jobs : null;
-    }))!;
-    const vite = jobs.filter((j) => j.libraryId === '/vitejs/vite');
-    assert.equal(vite.length, before + 1, 'no duplicate for the same version');
-    assert.match(vite[0]!.error ?? '', /no git source/);
-    assert.equal(jobs.some((j) => j.libraryId === '/acme/site'), false, 'websites are not fetched by version');
-    await search({ query: 'dev server', library: 'vite', version: '5.1.0' });
-    const again = (await (await s.api('/api/jobs?kind=version-fetch&libraryId=/vitejs/vite')).json()) as { jobs: unknown[] };
-    assert.equal(again.jobs.length, before + 2, 'a different version is a new job');
+    await s.services.versions.settled();
+    assert.equal(await count('/vitejs/vite'), 0, 'an imported library has no source to fetch a version from');
+    assert.equal(await count('/acme/site'), 0, 'nor has a website');
+    // The same through /api/v2/context.
+    const ctx = await s.api('/api/v2/context?libraryId=/vitejs/vite/99&query=dev+server&type=json');
+    assert.equal(ctx.status, 200);
+    assert.equal(ctx.headers.get('x-stacks-search-reason'), 'versionUnverified');
+    await s.services.versions.settled();
+    assert.equal(await count('/vitejs/vite'), 0);
   });
 });

@@ -224,7 +224,7 @@ export class JobQueue {
         }
         const cancelled = err instanceof JobCancelled || this.store.jobs.isCancelRequested(job.id);
         const message = err instanceof Error ? err.message : String(err);
-        this.store.jobs.finish(job.id, cancelled ? 'cancelled' : 'failed', cancelled ? 'cancelled' : message, this.now());
+        this.store.jobs.finish(job.id, cancelled ? 'cancelled' : 'failed', cancelled ? 'cancelled' : message, this.now(), !cancelled && err instanceof ApiError ? err.code : null);
         this.told(job.kind, cancelled ? 'cancelled' : 'failed', startedMs);
         if (cancelled) log.info('job cancelled');
         else log.error({ err: message }, 'job failed');

@@ -10,6 +10,19 @@ import { GIT_JOB } from '../sources/git/job.ts';
 
 /** Kinds whose input outlives the job (a crawl's address and options, a version to fetch). */
 const RETRYABLE = new Set([CRAWL_JOB, VERSION_FETCH_KIND, GIT_JOB]);
+/** Failures the same input meets again: bad input, a missing tag or page, a source that cannot be indexed that way. */
+const PERMANENT = new Set(['validation_error', 'invalid_library_id', 'not_found', 'library_not_found', 'unsupported_media_type', 'payload_too_large']);
+
+/** Why a retry of this job cannot help, or null when it may. */
+function retryRefusal(job: Job): string | null {
+  if (job.state !== 'failed' && job.state !== 'cancelled') return `Job ${job.id} is ${job.state}; only a failed or cancelled job can be retried.`;
+  // Other kinds read staged uploads that are gone once the job ended: those are added again instead.
+  if (!RETRYABLE.has(job.kind)) return `A ${job.kind} job cannot run again: its uploaded input is gone; add or import it again.`;
+  if (job.state === 'failed' && job.errorCode !== null && PERMANENT.has(job.errorCode)) return `Job ${job.id} failed for a reason a retry does not change: ${job.error ?? job.errorCode}`;
+  return null;
+}
+
+const view = (job: Job, position: number | null) => jobView(job, position, retryRefusal(job) === null);
 
 export interface JobOperationDeps {
   jobs: Pick<JobQueue, 'list' | 'get' | 'cancel' | 'rerun'>;
@@ -29,16 +42,15 @@ export function jobOperations(bind: ReturnType<typeof binder>, d: JobOperationDe
     return job;
   };
   return {
-    jobsList: bind(jobsListOperation, (i, p) => ({ jobs: d.jobs.list({ ...i, teamspaceId: p?.teamspaceId }).map((j) => jobView(j, d.position(j.id))) })),
-    jobGet: bind(jobGetOperation, (i, p) => jobView(visible(i.id, p), d.position(i.id))),
-    jobCancel: bind(jobCancelOperation, (i, p) => (visible(i.id, p), jobView(d.jobs.cancel(i.id), null))),
+    jobsList: bind(jobsListOperation, (i, p) => ({ jobs: d.jobs.list({ ...i, teamspaceId: p?.teamspaceId }).map((j) => view(j, d.position(j.id))) })),
+    jobGet: bind(jobGetOperation, (i, p) => view(visible(i.id, p), d.position(i.id))),
+    jobCancel: bind(jobCancelOperation, (i, p) => (visible(i.id, p), view(d.jobs.cancel(i.id), null))),
     jobRetry: bind(jobRetryOperation, (i, p) => {
       const job = visible(i.id, p);
-      if (job.state !== 'failed' && job.state !== 'cancelled') throw new ApiError('conflict', `Job ${job.id} is ${job.state}; only a failed or cancelled job can be retried.`);
-      // Other kinds read staged uploads that are gone once the job ended: those are added again instead.
-      if (!RETRYABLE.has(job.kind)) throw new ApiError('conflict', `A ${job.kind} job cannot run again: its uploaded input is gone; add or import it again.`);
+      const refusal = retryRefusal(job);
+      if (refusal) throw new ApiError('conflict', refusal);
       const again = d.jobs.rerun(job.id);
-      return jobView(d.jobs.get(again.id), again.position);
+      return view(d.jobs.get(again.id), again.position);
     }),
   };
 }

@@ -22,7 +22,7 @@ export function libraryOperations(bind: ReturnType<typeof binder>, d: LibraryOpe
       const reader = readerOf(p, caller);
       if (i.schedule !== undefined) {
         const lib = d.libraries.managed(reader, i.libraryId);
-        if (lib.sourceType !== 'website') throw new ApiError('validation_error', `schedule: ${lib.id} is not a crawled website.`);
+        if (lib.sourceType !== 'website') throw new ApiError('validation_error', `schedule: only a crawled website is crawled again on a schedule; ${lib.id} is not one (refresh a Git repository, import other sources again).`);
         d.crawler.setSchedule(lib.id, i.schedule);
       }
       return d.libraries.update(reader, i.libraryId, i);

@@ -3,8 +3,7 @@ import type { Store } from '../store/index.ts';
 import type { Embedder } from '../embed/types.ts';
 import { searchWorkerCount, workerVectorCacheBytes, type Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import type { JobQueue } from '../jobs/queue.ts';
-import { queueVersionFetch } from './version-fetch.ts';
+import type { VersionRequests } from './version-fetch.ts';
 import { principalOf, type Library, type Reader } from '../../lib/model.ts';
 import { parseLibraryId } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
@@ -23,8 +22,8 @@ import { isoWeek, nextWeekStart } from '../../lib/week.ts';
 
 export interface ContextDeps {
   store: Store;
-  /** For rule 8 of /v3/search: a missing version of a repository library is queued for indexing. */
-  jobs?: JobQueue;
+  /** For rule 8 of /v3/search: a missing version of a library added from Git is queued for indexing when its repository has that tag. */
+  versions?: Pick<VersionRequests, 'request'>;
   embedder: Embedder | null;
   /** Word rarity in English (the builtin word table): tells a typo from a word; null: nothing is corrected. */
   rarity: WordRarity | null;
@@ -175,17 +174,11 @@ export class StoreContextService implements ContextService {
     await pool?.close();
   }
 
-  /** As /v3/search does (its rule 8): a requested version a repository library lacks is queued for indexing, once. */
+  /** As /v3/search does (its rule 8): a requested version a repository library lacks is asked for, once (version-fetch.ts). */
   private queueMissingVersion(r: ResolvedLibrary, principal: Reader): void {
-    const { jobs, log } = this.deps;
     const requested = r.choice.requested;
-    if (!jobs || requested === null || r.choice.status === 'verified' || r.library.sourceType !== 'repo') return;
-    try {
-      const job = queueVersionFetch(jobs, r.library, requested, principalOf(principal)?.memberId ?? null);
-      if (job.created) log.info({ libraryId: r.library.id, version: requested, jobId: job.id }, 'context: queued indexing of a missing version');
-    } catch (err) {
-      log.warn({ err: (err as Error).message }, 'context: could not queue a version fetch');
-    }
+    if (!this.deps.versions || requested === null || r.choice.status === 'verified' || r.library.sourceType !== 'repo') return;
+    this.deps.versions.request(r.library, requested, principalOf(principal)?.memberId ?? null);
   }
 
   private async research(req: ContextRequest, principal: Reader): Promise<Rendered<ContextResponse>> {

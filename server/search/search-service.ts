@@ -1,6 +1,5 @@
 import type { Store } from '../store/index.ts';
 import type { Embedder } from '../embed/types.ts';
-import type { JobQueue } from '../jobs/queue.ts';
 import type { Logger } from '../log.ts';
 import { principalOf, type LibraryVersion, type Reader } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
@@ -19,7 +18,7 @@ import { attachContext } from './neighbours.ts';
 import { pack, DEFAULT_BUDGET } from './budget.ts';
 import { codeSnippetJson, infoSnippetJson, lazyRendered, renderText } from './render.ts';
 import { branchSatisfies, resolveVersion, worstStatus } from './version.ts';
-import { queueVersionFetch } from './version-fetch.ts';
+import type { VersionRequests } from './version-fetch.ts';
 import type { RetrievalPool } from './retrieval-pool.ts';
 import { answerability, type Answerability } from './nothing-found.ts';
 import type { WordRarity } from './word-rarity.ts';
@@ -53,7 +52,8 @@ export interface SearchDeps {
   /** Word rarity for the "nothing found" decision of library-less questions (null: never refuse). */
   rarity: WordRarity | null;
   access: AccessPolicy;
-  jobs: JobQueue;
+  /** Rule 8: a missing version of a library added from Git is queued for indexing when its repository has that tag. */
+  versions: Pick<VersionRequests, 'request'>;
   log: Logger;
 }
 
@@ -347,18 +347,13 @@ export class MultiLibrarySearch implements SearchService {
     return { entry: e, version: fallback, label: plain(fallback), requested: c.requested, served: null, status: 'unverified', reason: c.reason };
   }
 
-  /** Rule 8: a requested version a repository library lacks (or has only as a prerelease) is queued for indexing, once. */
+  /** Rule 8: a requested version a repository library lacks (or has only as a prerelease) is asked for, once (version-fetch.ts). */
   private queueMissingVersions(targets: SearchTarget[], principal: Reader): void {
     const d = this.depsOf();
     for (const t of targets) {
       if (t.requested === null || t.status === 'verified' || t.entry.library.sourceType !== 'repo') continue;
       if (t.versionIgnored) continue;
-      try {
-        const job = queueVersionFetch(d.jobs, t.entry.library, t.requested, principalOf(principal)?.memberId ?? null);
-        if (job.created) d.log.info({ libraryId: t.entry.library.id, version: t.requested, jobId: job.id }, 'search: queued indexing of a missing version');
-      } catch (err) {
-        d.log.warn({ err: (err as Error).message }, 'search: could not queue a version fetch');
-      }
+      d.versions.request(t.entry.library, t.requested, principalOf(principal)?.memberId ?? null);
     }
   }
 

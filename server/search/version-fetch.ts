@@ -1,11 +1,15 @@
 import type { JobContext, JobQueue } from '../jobs/queue.ts';
+import type { Logger } from '../log.ts';
 import type { Library } from '../../lib/model.ts';
 
 /**
  * Background indexing of a library version that a search asked for but the appliance does not
- * hold (behaviour rule 8). The job records the request so an admin sees it in the job list; the
- * fetcher (the git source, wired in server/services.ts) indexes the matching tag of a library
- * added from a Git repository, and fails with a message saying what to do for any other library.
+ * hold (behaviour rule 8). Only a library added from a Git repository can get another version, and
+ * only one its repository has a tag for: anything else would queue a job that can only fail. So a
+ * request first asks the remote for its tags (`git ls-remote`, off the request path) and queues a
+ * job only for a version that names one; the job then indexes that tag (the git source, wired in
+ * server/services.ts). The answer itself does not wait: it serves the current documentation as
+ * `unverified` either way.
  */
 export const VERSION_FETCH_KIND = 'version-fetch';
 
@@ -17,10 +21,19 @@ export interface VersionFetchPayload {
 
 /** A failed request for the same version is not queued again for this long (avoids one job per search). */
 export const VERSION_FETCH_RETRY_MS = 24 * 3600_000;
+/** A version the remote had no tag for is not asked about again for this long (one `ls-remote` per burst of searches). */
+export const NO_TAG_MEMORY_MS = 10 * 60_000;
+/** Bounded memory: at most this many versions without a tag are remembered (the oldest go first). */
+const NO_TAG_MAX = 1_000;
 
-function same(a: string, b: string): boolean {
-  const n = (s: string) => s.trim().replace(/^[vV]/, '').replace(/_/g, '.').toLowerCase();
-  return n(a) === n(b);
+const norm = (s: string) => s.trim().replace(/^[vV]/, '').replace(/_/g, '.').toLowerCase();
+
+/** What rule 8 needs of the Git source. */
+export interface VersionTags {
+  /** Whether the library was added from a Git repository (nothing else can be fetched by version). */
+  isGit(libraryId: string): boolean;
+  /** The repository's tag that `version` names, or null; asks the remote. Throws when the remote cannot be asked. */
+  tagFor(libraryId: string, version: string): Promise<string | null>;
 }
 
 /**
@@ -28,16 +41,89 @@ function same(a: string, b: string): boolean {
  * succeeded or failed within VERSION_FETCH_RETRY_MS. Returns the job id and whether it is new.
  */
 export function queueVersionFetch(jobs: JobQueue, library: Library, version: string, memberId: number | null, now = Date.now()): { id: number; created: boolean } {
-  for (const job of jobs.list({ kind: VERSION_FETCH_KIND, libraryId: library.id, limit: 200 })) {
-    const p = job.payload as Partial<VersionFetchPayload>;
-    if (typeof p.version !== 'string' || !same(p.version, version)) continue;
-    if (job.state === 'queued' || job.state === 'running') return { id: job.id, created: false };
-    const finished = job.finishedAt ? Date.parse(job.finishedAt) : 0;
-    if ((job.state === 'failed' || job.state === 'succeeded') && now - finished < VERSION_FETCH_RETRY_MS) return { id: job.id, created: false };
-  }
+  const known = recentJob(jobs, library.id, version, now);
+  if (known !== null) return { id: known, created: false };
   const payload: VersionFetchPayload = { libraryId: library.id, version, repoUrl: library.docsRepoUrl ?? library.sourceUrl ?? null };
   const { id } = jobs.enqueue(VERSION_FETCH_KIND, payload, { libraryId: library.id, memberId });
   return { id, created: true };
+}
+
+/** The id of a job for this version that is active or ended within VERSION_FETCH_RETRY_MS, else null. */
+function recentJob(jobs: Pick<JobQueue, 'list'>, libraryId: string, version: string, now: number): number | null {
+  for (const job of jobs.list({ kind: VERSION_FETCH_KIND, libraryId, limit: 200 })) {
+    const p = job.payload as Partial<VersionFetchPayload>;
+    if (typeof p.version !== 'string' || norm(p.version) !== norm(version)) continue;
+    if (job.state === 'queued' || job.state === 'running') return job.id;
+    const finished = job.finishedAt ? Date.parse(job.finishedAt) : 0;
+    if ((job.state === 'failed' || job.state === 'succeeded') && now - finished < VERSION_FETCH_RETRY_MS) return job.id;
+  }
+  return null;
+}
+
+export interface VersionRequestDeps {
+  jobs: JobQueue;
+  tags: VersionTags;
+  log: Logger;
+  now?: () => number;
+}
+
+/**
+ * Rule 8 for /v3/search and /v2/context: `request` returns at once; the tag lookup runs in the
+ * background, one at a time per library and version, and a version without a tag is remembered
+ * for NO_TAG_MEMORY_MS so repeated searches do not ask the remote each time.
+ */
+export class VersionRequests {
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly noTag = new Map<string, number>();
+  private readonly now: () => number;
+
+  constructor(private readonly d: VersionRequestDeps) {
+    this.now = d.now ?? Date.now;
+  }
+
+  request(library: Library, version: string, memberId: number | null): void {
+    if (!this.d.tags.isGit(library.id)) return;
+    const key = `${library.id}\n${norm(version)}`;
+    if (this.inFlight.has(key) || (this.noTag.get(key) ?? 0) > this.now()) return;
+    if (recentJob(this.d.jobs, library.id, version, this.now()) !== null) return;
+    const done = this.lookUp(library, version, memberId, key).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, done);
+  }
+
+  /** Resolves when every lookup under way has ended (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.inFlight.size) await Promise.all(this.inFlight.values());
+  }
+
+  private async lookUp(library: Library, version: string, memberId: number | null, key: string): Promise<void> {
+    const { log } = this.d;
+    let tag: string | null;
+    try {
+      tag = await this.d.tags.tagFor(library.id, version);
+    } catch (err) {
+      // The remote could not be asked (down, credentials): the job asks again and fails with the reason,
+      // which an admin sees in the job list and can retry.
+      log.warn({ libraryId: library.id, version, err: (err as Error).message }, 'search: could not list the tags of a repository; queuing the version anyway');
+      tag = version;
+    }
+    if (tag === null) {
+      this.rememberNoTag(key);
+      log.info({ libraryId: library.id, version }, 'search: a requested version is no tag of the repository; nothing queued');
+      return;
+    }
+    try {
+      const job = queueVersionFetch(this.d.jobs, library, version, memberId, this.now());
+      if (job.created) log.info({ libraryId: library.id, version, tag, jobId: job.id }, 'search: queued indexing of a missing version');
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'search: could not queue a version fetch');
+    }
+  }
+
+  private rememberNoTag(key: string): void {
+    this.noTag.delete(key);
+    this.noTag.set(key, this.now() + NO_TAG_MEMORY_MS);
+    if (this.noTag.size > NO_TAG_MAX) this.noTag.delete(this.noTag.keys().next().value!);
+  }
 }
 
 /** Indexes `version` of a library; returns the tag it indexed. Throws (the job fails) when it cannot. */

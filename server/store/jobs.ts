@@ -2,14 +2,14 @@ import type { Db } from './db.ts';
 import type { Job, JobState } from '../../lib/model.ts';
 
 interface JobRow {
-  id: number; kind: string; state: JobState; library_id: string | null; payload_json: string; progress_json: string; error: string | null;
+  id: number; kind: string; state: JobState; library_id: string | null; payload_json: string; progress_json: string; error: string | null; error_code: string | null;
   attempts: number; cancel_requested: number; member_id: number | null; teamspace_id: number | null; created_at: string; started_at: string | null; finished_at: string | null; updated_at: string;
 }
 
 function toJob(r: JobRow): Job {
   return {
     id: r.id, kind: r.kind, state: r.state, libraryId: r.library_id, payload: JSON.parse(r.payload_json) as Record<string, unknown>,
-    progress: JSON.parse(r.progress_json) as Record<string, unknown>, error: r.error, attempts: r.attempts, cancelRequested: r.cancel_requested === 1,
+    progress: JSON.parse(r.progress_json) as Record<string, unknown>, error: r.error, errorCode: r.error_code ?? null, attempts: r.attempts, cancelRequested: r.cancel_requested === 1,
     memberId: r.member_id, teamspaceId: r.teamspace_id, createdAt: r.created_at, startedAt: r.started_at, finishedAt: r.finished_at, updatedAt: r.updated_at,
   };
 }
@@ -105,8 +105,9 @@ export class JobStore {
     this.db.prepare('UPDATE jobs SET progress_json = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(progress), now, id);
   }
 
-  finish(id: number, state: 'succeeded' | 'failed' | 'cancelled', error: string | null, now: string): void {
-    this.db.prepare('UPDATE jobs SET state = ?, error = ?, finished_at = ?, updated_at = ? WHERE id = ?').run(state, error, now, now, id);
+  /** `code`: the failure's error code (an ApiError's), which tells whether a retry can help. */
+  finish(id: number, state: 'succeeded' | 'failed' | 'cancelled', error: string | null, now: string, code: string | null = null): void {
+    this.db.prepare('UPDATE jobs SET state = ?, error = ?, error_code = ?, finished_at = ?, updated_at = ? WHERE id = ?').run(state, error, code, now, now, id);
   }
 
   requestCancel(id: number, now: string): void {

@@ -12,15 +12,27 @@ const resolve = createRequire(import.meta.url).resolve;
  * The browser builds of the markdown renderer and the sanitizer the page uses, served from the
  * installed packages (no CDN: the appliance has no network, and the CSP allows scripts from itself only).
  */
-const VENDOR: Record<string, string> = {
-  'marked.js': path.join(path.dirname(resolve('marked')), 'marked.umd.js'),
-  'purify.js': path.join(path.dirname(resolve('dompurify')), 'purify.min.js'),
+const VENDOR: Record<string, [pkg: string, file: string]> = {
+  'marked.js': ['marked', 'marked.umd.js'],
+  'purify.js': ['dompurify', 'purify.min.js'],
+  // The usage charts of the Admin page (Chart.js, MIT).
+  'chart.js': ['chart.js', 'chart.umd.min.js'],
 };
+
+/** The browser build's path, or null when the package is not installed (its page then does without it rather than the server failing to start). */
+function vendorFile(pkg: string, file: string): string | null {
+  try {
+    return path.join(path.dirname(resolve(pkg)), file);
+  } catch {
+    return null;
+  }
+}
 
 /** The web console at `/`: static files that call the same public API as every other client; and this installation's documentation at `/README.md` and `/docs/`. */
 export function mountWeb(app: Express): void {
-  for (const [name, file] of Object.entries(VENDOR)) {
-    app.get(`/vendor/${name}`, (_req, res) => res.type('text/javascript').sendFile(file, { maxAge: '1h' }));
+  for (const [name, [pkg, base]] of Object.entries(VENDOR)) {
+    const file = vendorFile(pkg, base);
+    if (file) app.get(`/vendor/${name}`, (_req, res) => res.type('text/javascript').sendFile(file, { maxAge: '1h' }));
   }
   app.get('/README.md', (_req, res) => res.type('text/markdown').sendFile(path.join(ROOT_DIR, 'README.md')));
   app.use('/docs', express.static(path.join(ROOT_DIR, 'docs'), { maxAge: '1h', setHeaders: (res, file) => file.endsWith('.md') && res.type('text/markdown') }));

@@ -95,6 +95,14 @@ export class GitSourceService {
     this.d.jobs.enqueue(GIT_JOB, payload, { libraryId, memberId: null, teamspaceId: lib.teamspaceId });
   }
 
+  /** The repository's tag that a requested version names (matchTag), asked of the remote; null when there is none or the library is not from Git. */
+  async tagFor(libraryId: string, version: string): Promise<string | null> {
+    const repo = this.d.store.git.repo(libraryId);
+    const lib = this.d.store.libraries.get(libraryId);
+    if (!repo || !lib) return null;
+    return matchTag((await this.refs(repo.repoUrl, lib.teamspaceId)).tags, version);
+  }
+
   /**
    * The version-fetch job's work for a git library: finds the tag the requested version names
    * (exactly, else the newest stable tag under it: "2" -> v2.3.1) and indexes it.

@@ -1,6 +1,6 @@
 // Adding libraries: upload an export bundle (with upload progress), crawl a website (every
 // parse-website option), a Git repository, an OpenAPI spec (URL or file), an llms.txt URL, PDF and DOCX files.
-import { $, api, authHeaders, setStatus } from './core.js';
+import { $, api, authHeaders, el, setStatus } from './core.js';
 
 /** The chosen visibility, or undefined for the server's default (a member's teamspace, else everyone). */
 const visibility = () => $('add-visibility').value || undefined;
@@ -33,8 +33,12 @@ function upload(url, form, progressId) {
   });
 }
 
+/** The answer's message, and a link to the Jobs page where the job's progress shows. */
 function done(statusId, message) {
-  setStatus(statusId, `${message} Follow it on the Jobs page.`);
+  setStatus(statusId, `${message} `);
+  const link = el('a', 'Follow it on the Jobs page');
+  link.href = '#/jobs';
+  $(statusId).append(link, '.');
 }
 
 $('add-bundle').addEventListener('submit', async (event) => {

@@ -1,79 +1,62 @@
 // Administration of the teamspace (owners and admins): members and roles, rules, the policy,
-// usage charts, the license, the instance's health, and the audit log.
-import { $, actionButton, api, bytes, day, el, row, setStatus, time } from './core.js';
+// usage charts, the license, the instance's health, and the audit log (read again every few
+// seconds while the page is open, and after each change made here).
+import { $, actionButton, api, bytes, day, el, fillRows, row, setStatus, when } from './core.js';
 import { secretBox } from './secret-box.js';
+import { clearCharts, usageChart } from './usage-chart.js';
 
 const ROLES = ['member', 'admin', 'owner'];
 
+/** Member names by id, for the audit log (whose targets name a member by `#id`). */
+const memberNames = new Map();
+
 async function members() {
   const { members: list } = (await api('/api/v2/members')).body;
-  $('members').querySelector('tbody').replaceChildren(
-    ...list.map((m) => {
-      const role = el('select');
-      role.setAttribute('aria-label', `Role of ${m.name}`);
-      for (const r of ROLES) role.append(Object.assign(el('option', r), { value: r, selected: r === m.role }));
-      role.addEventListener('change', () =>
-        api(`/api/v2/members/${m.id}`, { method: 'PATCH', json: { role: role.value } }).then(
-          () => setStatus('admin-status', `${m.name} is now ${role.value}.`),
-          (err) => setStatus('admin-status', err.message, true),
-        ),
-      );
-      return row([m.name, m.email ?? '—', role, String(m.keys), day(m.createdAt), actionButton('Remove', 'admin-status', async () => {
-        if (!confirm(`Remove ${m.name} and revoke their keys?`)) return;
-        await api(`/api/v2/members/${m.id}`, { method: 'DELETE' });
-        await members();
-      })]);
-    }),
-  );
+  for (const m of list) memberNames.set(m.id, m.name);
+  fillRows('members', list.map((m) => {
+    const role = el('select');
+    role.setAttribute('aria-label', `Role of ${m.name}`);
+    for (const r of ROLES) role.append(Object.assign(el('option', r), { value: r, selected: r === m.role }));
+    role.addEventListener('change', () =>
+      api(`/api/v2/members/${m.id}`, { method: 'PATCH', json: { role: role.value } }).then(
+        () => (setStatus('admin-status', `${m.name} is now ${role.value}.`), audit()),
+        (err) => setStatus('admin-status', err.message, true),
+      ),
+    );
+    const since = el('span');
+    since.append(when(m.createdAt));
+    return row([m.name, m.email ?? '—', role, String(m.keys), since, actionButton('Remove', 'admin-status', async () => {
+      if (!confirm(`Remove ${m.name} from the teamspace and revoke their ${m.keys === 1 ? 'key' : `${m.keys} keys`}? This cannot be undone.`)) return;
+      await api(`/api/v2/members/${m.id}`, { method: 'DELETE' });
+      setStatus('admin-status', `${m.name} was removed.`);
+      await members();
+      await audit();
+    })]);
+  }), 'No members yet.');
 }
 
 async function rules() {
   const { rules: list } = (await api('/api/v2/rules')).body;
-  $('rules').querySelector('tbody').replaceChildren(
-    ...list.map((r) => row([r.kind, r.libraryId ?? '—', r.text, actionButton('Remove', 'admin-status', async () => {
-      await api(`/api/v2/rules/${r.id}`, { method: 'DELETE' });
-      await rules();
-    })])),
-  );
-}
-
-/** Bars of daily requests as inline SVG (no chart library needed for this). */
-function chart(title, daily) {
-  const w = 600;
-  const h = 120;
-  const max = Math.max(1, ...daily.map((d) => d.requests));
-  const bw = w / daily.length;
-  const ns = 'http://www.w3.org/2000/svg';
-  const svg = document.createElementNS(ns, 'svg');
-  svg.setAttribute('viewBox', `0 0 ${w} ${h + 16}`);
-  svg.setAttribute('role', 'img');
-  svg.setAttribute('aria-label', `${title}: ${daily.reduce((n, d) => n + d.requests, 0)} requests in ${daily.length} days`);
-  daily.forEach((d, i) => {
-    const bh = (d.requests / max) * h;
-    const rect = document.createElementNS(ns, 'rect');
-    Object.entries({ x: i * bw + 1, y: h - bh, width: Math.max(1, bw - 2), height: bh, class: 'bar' }).forEach(([k, v]) => rect.setAttribute(k, String(v)));
-    const tip = document.createElementNS(ns, 'title');
-    tip.textContent = `${d.date}: ${d.requests}`;
-    rect.append(tip);
-    svg.append(rect);
-  });
-  const label = document.createElementNS(ns, 'text');
-  label.setAttribute('x', '0');
-  label.setAttribute('y', String(h + 14));
-  label.textContent = `${daily[0]?.date ?? ''} … ${daily.at(-1)?.date ?? ''}, max ${max}/day`;
-  svg.append(label);
-  const fig = el('figure', undefined, 'chart');
-  fig.append(el('figcaption', title), svg);
-  return fig;
+  fillRows('rules', list.map((r) => row([r.kind, r.libraryId ?? '—', r.text, actionButton('Remove', 'admin-status', async () => {
+    if (!confirm(`Remove the rule "${r.text.slice(0, 80)}"?`)) return;
+    await api(`/api/v2/rules/${r.id}`, { method: 'DELETE' });
+    await rules();
+    await audit();
+  })])), 'No rules: answers come without added guidance.');
 }
 
 async function usage() {
   const u = (await api('/api/v2/usage?days=30')).body;
+  clearCharts();
+  const charts = [
+    usageChart(`Teamspace ${u.teamspace.name}`, u.teamspace.daily),
+    ...(u.teamspace.byMember ?? []).filter((m) => m.requests > 0).map((m) => usageChart(m.name, m.daily)),
+  ];
   $('usage').replaceChildren(
     el('p', `${u.teamspace.name}: ${u.teamspace.requests.toLocaleString()} requests this month (plan ${u.plan}, resets ${day(u.resetsAt)}).`),
-    chart(`Teamspace ${u.teamspace.name}`, u.teamspace.daily),
-    ...(u.teamspace.byMember ?? []).filter((m) => m.requests > 0).map((m) => chart(`${m.name} (${m.requests})`, m.daily)),
+    ...charts.map((c) => c.fig),
   );
+  for (const c of charts) c.draw();
 }
 
 async function license() {
@@ -98,11 +81,31 @@ async function system() {
   $('system').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', k), el('dd', v)]));
 }
 
+/** Who or what an entry acted on; a member by name rather than by `#id` when the page knows it. */
+function targetText(e) {
+  const id = /^#(\d+)$/.exec(e.target ?? '')?.[1];
+  if (id && e.action.startsWith('member')) return memberNames.has(Number(id)) ? memberNames.get(Number(id)) : `member #${id} (removed)`;
+  if (id && e.action.startsWith('key')) return `key #${id}`;
+  return e.target ?? '—';
+}
+
 async function audit() {
   const { entries } = (await api('/api/audit?limit=50')).body;
-  $('audit').querySelector('tbody').replaceChildren(
-    ...entries.map((e) => row([time(e.at), e.actor.name ?? e.actor.kind, e.action, e.target ?? '—', e.outcome + (e.count > 1 ? ` ×${e.count}` : ''), e.sourceIp ?? '—'])),
-  );
+  fillRows('audit', entries.map((e) => {
+    const at = el('span');
+    at.append(when(e.at));
+    const who = e.actor.name ?? (e.actor.kind === 'anonymous' ? 'anonymous' : e.actor.kind === 'operator' ? 'the server operator (CLI)' : e.actor.kind);
+    return row([at, who, e.action, targetText(e), e.outcome + (e.count > 1 ? ` ×${e.count}` : ''), e.sourceIp ?? '—']);
+  }), 'Nothing recorded yet.');
+}
+
+/** The audit log is read again this often while the page is open. */
+const AUDIT_REFRESH_MS = 5_000;
+let auditTimer = null;
+
+export function stopAdmin() {
+  clearInterval(auditTimer);
+  auditTimer = null;
 }
 
 export async function loadAdmin() {
@@ -116,6 +119,8 @@ export async function loadAdmin() {
       if (err.status === 403) return;
     }
   }
+  stopAdmin();
+  auditTimer = setInterval(() => audit().catch(() => {}), AUDIT_REFRESH_MS);
 }
 
 $('member-add').addEventListener('submit', async (event) => {
@@ -127,6 +132,7 @@ $('member-add').addEventListener('submit', async (event) => {
     $('member-key').replaceChildren(...(body.key ? [secretBox(`${body.member.name}'s first key, shown only now`, body.key.key, 'Give it to them; it acts with their role. For an assistant, prefer a key with the read scope (My keys).')] : []));
     $('member-name').value = '';
     await members();
+    await audit();
   } catch (err) {
     setStatus('admin-status', err.message, true);
   }
@@ -139,6 +145,7 @@ $('rule-add').addEventListener('submit', async (event) => {
     await api('/api/v2/rules', { method: 'POST', json: { kind: $('rule-kind').value, libraryId, text: $('rule-text').value } });
     $('rule-text').value = '';
     await rules();
+    await audit();
   } catch (err) {
     setStatus('admin-status', err.message, true);
   }
@@ -149,6 +156,7 @@ $('policy-save').addEventListener('click', async () => {
     const policy = JSON.parse($('policy-json').value);
     $('policy-json').value = JSON.stringify((await api('/api/v2/policies', { method: 'PUT', json: policy })).body, null, 2);
     setStatus('admin-status', 'Policy saved.');
+    await audit();
   } catch (err) {
     setStatus('admin-status', err.message, true);
   }

@@ -96,7 +96,50 @@ export function row(cells) {
 }
 
 export const day = (iso) => (iso ? iso.slice(0, 10) : '—');
-export const time = (iso) => (iso ? iso.replace('T', ' ').slice(0, 19) : '—');
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const pad = (n) => String(n).padStart(2, '0');
+
+/**
+ * A moment in the browser's time zone, short enough for a table cell: "28 Nov 18:39" this year,
+ * "28 Nov 2024" before. Joined by no-break spaces, so a narrow column never wraps it.
+ */
+export function time(iso) {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const date = `${d.getDate()}\u00a0${MONTHS[d.getMonth()]}`;
+  return d.getFullYear() === new Date().getFullYear() ? `${date}\u00a0${pad(d.getHours())}:${pad(d.getMinutes())}` : `${date}\u00a0${d.getFullYear()}`;
+}
+
+/** A table cell's date: compact text, the exact moment on hover. */
+export function when(iso) {
+  if (!iso) return el('span', '—');
+  const t = el('time', time(iso));
+  t.dateTime = iso;
+  t.title = new Date(iso).toLocaleString();
+  return t;
+}
+
+/** A duration in words a person reads at a glance: "4 s", "2 min 5 s", "1 h 3 min". */
+export function duration(ms) {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}\u00a0s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}\u00a0min${s % 60 ? `\u00a0${s % 60}\u00a0s` : ''}`;
+  return `${Math.floor(m / 60)}\u00a0h${m % 60 ? `\u00a0${m % 60}\u00a0min` : ''}`;
+}
+
+/** Fills a table's body with `rows`, or with one row saying `empty` when there are none. */
+export function fillRows(tableId, rows, empty) {
+  const body = $(tableId).querySelector('tbody');
+  if (rows.length) return body.replaceChildren(...rows);
+  const td = el('td', empty, 'empty');
+  td.colSpan = $(tableId).querySelectorAll('thead th').length || 1;
+  const tr = el('tr');
+  tr.append(td);
+  body.replaceChildren(tr);
+}
 
 export function bytes(n) {
   const units = ['B', 'KB', 'MB', 'GB', 'TB'];

@@ -1,34 +1,69 @@
 // Jobs: live progress pushed by the server (GET /api/jobs/events, server-sent events) when the
-// console is signed in; polled every second with a key (EventSource cannot send one). Cancel, retry.
-import { $, actionButton, api, apiKey, el, isAdmin, setStatus, time } from './core.js';
+// console is signed in; polled every second with a key (EventSource cannot send one). Each row
+// says what the job does in words (job-names.js), links to its library, shows a bar when its total
+// is known and how long it ran; Cancel, and Retry only where the server says a retry can help.
+import { actionButton, api, apiKey, duration, el, fillRows, isAdmin, setStatus, when } from './core.js';
+import { libraries, libraryHref, loadLibraries } from './search.js';
+import { jobProgress, jobTitle } from './job-names.js';
 
 const jobs = new Map();
 let source = null;
 let timer = null;
+let clock = null;
 
-function progressText(j) {
-  const p = j.progress ?? {};
-  if (typeof p.total === 'number' && p.total > 0) return `${p.stored ?? p.snippets ?? p.done ?? 0} / ${p.total}`;
-  const parts = Object.entries(p).filter(([, v]) => typeof v === 'number').slice(0, 3).map(([k, v]) => `${k} ${Number.isInteger(v) ? v : v.toFixed(2)}`);
-  return parts.join(', ') || '—';
+function titleCell(j, titles) {
+  const td = el('td');
+  const name = el('div', jobTitle(j, titles), 'job-title');
+  const meta = el('small', `#${j.id} · ${j.kind}`);
+  td.append(name, meta);
+  if (j.libraryId && titles.has(j.libraryId)) {
+    const a = el('a', j.libraryId);
+    a.href = libraryHref(j.libraryId);
+    meta.append(' · ', a);
+  }
+  return td;
+}
+
+function progressCell(j) {
+  const td = el('td', undefined, 'progress');
+  const { fraction, text } = jobProgress(j);
+  if (fraction !== null && j.state !== 'failed' && j.state !== 'cancelled') {
+    const bar = el('progress');
+    bar.max = 1;
+    bar.value = fraction;
+    bar.setAttribute('aria-label', `${jobTitle(j, new Map())}: ${Math.round(fraction * 100)}%`);
+    td.append(bar);
+  }
+  if (text) td.append(el('small', text));
+  return td;
+}
+
+/** How long it ran (or has been running): started to finished, or to now. */
+function took(j) {
+  if (!j.startedAt) return '—';
+  const end = j.finishedAt ? Date.parse(j.finishedAt) : Date.now();
+  return duration(end - Date.parse(j.startedAt));
 }
 
 function render() {
+  const titles = new Map(libraries.map((l) => [l.id, l.title]));
   const list = [...jobs.values()].sort((a, b) => b.id - a.id).slice(0, 100);
-  $('jobs').querySelector('tbody').replaceChildren(
-    ...list.map((j) => {
-      const tr = el('tr');
-      tr.dataset.state = j.state;
-      for (const v of [`#${j.id}`, j.kind, j.libraryId ?? '—', j.state, progressText(j), time(j.createdAt), j.error ?? '']) tr.append(el('td', v));
-      const actions = el('td');
-      if (isAdmin() && (j.state === 'queued' || j.state === 'running')) actions.append(actionButton('Cancel', 'jobs-status', () => api(`/api/jobs/${j.id}/cancel`, { method: 'POST' }).then(({ body }) => update(body))));
-      if (isAdmin() && (j.state === 'failed' || j.state === 'cancelled') && ['crawl', 'version-fetch', 'git'].includes(j.kind)) {
-        actions.append(actionButton('Retry', 'jobs-status', () => api(`/api/jobs/${j.id}/retry`, { method: 'POST' }).then(({ body }) => update(body))));
-      }
-      tr.append(actions);
-      return tr;
-    }),
-  );
+  const rows = list.map((j) => {
+    const tr = el('tr');
+    tr.dataset.state = j.state;
+    tr.dataset.kind = j.kind;
+    const state = el('td');
+    state.append(el('span', j.state, `state ${j.state}`));
+    const error = el('td', j.error ?? '', 'job-error');
+    const actions = el('td', undefined, 'actions-cell');
+    if (isAdmin() && (j.state === 'queued' || j.state === 'running')) actions.append(actionButton('Cancel', 'jobs-status', () => api(`/api/jobs/${j.id}/cancel`, { method: 'POST' }).then(({ body }) => update(body))));
+    if (isAdmin() && j.retryable) actions.append(actionButton('Retry', 'jobs-status', () => api(`/api/jobs/${j.id}/retry`, { method: 'POST' }).then(({ body }) => update(body))));
+    const created = el('td', undefined, 'date');
+    created.append(when(j.createdAt));
+    tr.append(titleCell(j, titles), state, progressCell(j), el('td', took(j), 'date'), created, error, actions);
+    return tr;
+  });
+  fillRows('jobs', rows, 'No jobs yet. Importing, crawling or adding documentation starts one.');
 }
 
 function update(job) {
@@ -39,6 +74,10 @@ function update(job) {
 export function startJobs() {
   stopJobs();
   setStatus('jobs-status', '');
+  // Titles and links need the library list; a job may name a library added since it was read.
+  loadLibraries().then(render);
+  // Running jobs' durations move on between events.
+  clock = setInterval(() => [...jobs.values()].some((j) => j.state === 'running') && render(), 1000);
   if (!apiKey()) {
     source = new EventSource('/api/jobs/events');
     source.addEventListener('job', (e) => update(JSON.parse(e.data)));
@@ -62,4 +101,5 @@ export function stopJobs() {
   source?.close();
   source = null;
   clearInterval(timer);
+  clearInterval(clock);
 }

@@ -9,6 +9,7 @@ export async function loadKeys() {
     $('keys').querySelector('tbody').replaceChildren(
       ...mine.map((k) =>
         row([k.name, `${k.prefix}…`, k.scope, day(k.createdAt), day(k.lastUsedAt), k.revokedAt ? `revoked ${day(k.revokedAt)}` : actionButton('Revoke', 'keys-status', async () => {
+          if (!confirm(`Revoke the key "${k.name}" (${k.prefix}…)? Assistants and scripts using it stop working at once.`)) return;
           await api(`/api/v2/keys/${k.id}`, { method: 'DELETE' });
           await loadKeys();
         })]),

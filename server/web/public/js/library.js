@@ -1,7 +1,7 @@
 // A library's page: its facts and versions, who may read it, a try-a-question box that shows the
 // answer exactly as /api/v2/context returns it, its snippets a page at a time, and (for owners and
 // admins of its teamspace) visibility, re-crawl and delete.
-import { $, actionButton, api, day, el, row, setStatus } from './core.js';
+import { $, actionButton, api, day, el, fillRows, row, setStatus, when } from './core.js';
 import { showAnswer, snippetCard } from './render.js';
 import { libraries, loadLibraries } from './search.js';
 
@@ -39,7 +39,7 @@ export async function showLibrary(id) {
     ['License', view.license ?? '—'], ['Trust', [view.stars !== null && view.stars !== undefined ? `${view.stars} stars` : '', view.trustScore !== null && view.trustScore !== undefined ? `score ${view.trustScore}` : '', view.verified ? 'verified' : ''].filter(Boolean).join(', ') || '—'],
   ];
   $('library-facts').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', k), el('dd', v)]));
-  $('versions').querySelector('tbody').replaceChildren(...view.versions.map((v) => row([v.tag, v.state, v.snippets.toLocaleString(), v.tokens.toLocaleString(), day(v.updatedAt)])));
+  fillRows('versions', view.versions.map((v) => row([v.tag || 'current', v.state, v.snippets.toLocaleString(), v.tokens.toLocaleString(), when(v.updatedAt)])), 'No version is indexed yet.');
   if (view.grants) {
     $('visibility').value = view.visibility;
     $('grants').value = view.grants.join(', ');
@@ -62,6 +62,7 @@ async function moreSnippets(first = false) {
     const page = (await api(`${path(shown)}/snippets?${params}`)).body;
     if (first) $('snippets').replaceChildren();
     $('snippets').append(...page.snippets.map(snippetCard));
+    if (first && page.snippets.length === 0) $('snippets').append(el('p', 'No snippets in the served version.', 'empty'));
     $('snippets-count').textContent = `${$('snippets').children.length} of ${page.total.toLocaleString()}`;
     nextPage = page.next;
     $('snippets-more').hidden = !page.next;
@@ -92,8 +93,9 @@ $('library-access').addEventListener('submit', async (event) => {
     const json = { visibility: $('visibility').value, grants, title: $('meta-title').value, description: $('meta-description').value };
     if (!$('schedule-field').hidden) json.schedule = $('meta-schedule').value.trim() || null;
     await api(path(shown), { method: 'PATCH', json });
-    setStatus('library-status', 'Saved.');
+    // Shown after the page is read again (which clears the status line), so it stays.
     await showLibrary(shown);
+    setStatus('library-status', json.schedule ? `Saved. Re-crawled on the schedule ${json.schedule}.` : 'Saved.');
   } catch (err) {
     setStatus('library-status', err.message, true);
   }

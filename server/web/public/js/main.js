@@ -5,7 +5,7 @@ import { loadLibraries } from './search.js';
 import { showLibrary } from './library.js';
 import { loadKeys } from './keys.js';
 import { startJobs, stopJobs } from './jobs.js';
-import { loadAdmin } from './admin.js';
+import { loadAdmin, stopAdmin } from './admin.js';
 import './add.js';
 import { showChecklist } from './checklist.js';
 import { loadInvitations, onInviteAccepted, showInvitePage } from './invitations.js';
@@ -22,6 +22,7 @@ function show(page) {
 function route() {
   const hash = location.hash;
   stopJobs();
+  stopAdmin();
   if (hash.startsWith('#signin-error=')) {
     show('signin-page');
     return setStatus('signin-status', decodeURIComponent(hash.slice('#signin-error='.length)), true);

@@ -1,5 +1,5 @@
 // The search page: a question over every library (or up to four named ones), and the library list.
-import { $, api, day, el, setStatus } from './core.js';
+import { $, api, el, fillRows, setStatus, when } from './core.js';
 import { showAnswer } from './render.js';
 
 /** The libraries the caller may see (GET /api/libraries), for the list and the library pages. */
@@ -35,21 +35,22 @@ export const libraryHref = (id) => `#/library${id.split('/').map(encodeURICompon
 function renderLibraries() {
   const filter = $('library-filter').value.trim().toLowerCase();
   const shown = libraries.filter((l) => !filter || `${l.id} ${l.title} ${l.source ?? ''} ${l.state ?? ''}`.toLowerCase().includes(filter));
-  $('libraries').querySelector('tbody').replaceChildren(
-    ...shown.map((l) => {
+  fillRows('libraries', shown.map((l) => {
       const tr = el('tr');
       const link = el('a', l.id);
       link.href = libraryHref(l.id);
       const first = el('td');
       first.append(link);
       tr.append(first);
-      for (const v of [l.title, sourceOf(l.source), l.totalSnippets.toLocaleString(), l.totalTokens.toLocaleString(), l.versions.join(', ') || 'current', l.state, day(l.lastUpdateDate)]) tr.append(el('td', v));
+      for (const v of [l.title, sourceOf(l.source), l.totalSnippets.toLocaleString(), l.totalTokens.toLocaleString(), l.versions.join(', ') || 'current', l.state]) tr.append(el('td', v));
+      const updated = el('td', undefined, 'date');
+      updated.append(when(l.lastUpdateDate));
+      tr.append(updated);
       tr.addEventListener('click', (e) => {
         if (e.target !== link) location.hash = link.getAttribute('href');
       });
       return tr;
-    }),
-  );
+    }), libraries.length ? 'No library matches the filter.' : 'No libraries yet. Add documentation on the Add page.');
   $('library-count').textContent = `${shown.length} of ${libraries.length}`;
 }
 

@@ -111,8 +111,12 @@ async function libraryAndSearch(page: Page, s: TestServer): Promise<void> {
   // Search on the home page, and the library list.
   await page.goto(`${s.url}/#/`);
   await page.getByLabel(/^Question/).fill('pino child logger bindings');
+  // The library field still says `stacks` from the first search: this question names none.
+  await page.getByLabel('Library (optional)').fill('');
   await page.getByRole('button', { name: 'Search' }).click();
   await page.locator('#results article').first().waitFor();
+  // The answer says which library it picked for a question that named none.
+  assert.match((await page.locator('#status').textContent()) ?? '', /from \/pinojs\/pino.*\(picked from the question\)/);
   await shot(page, 'search');
 
 }

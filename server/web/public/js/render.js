@@ -67,9 +67,12 @@ export function snippetCard(s) {
   return card;
 }
 
-export function showAnswer(body, resultsId, statusId, headers) {
+export function showAnswer(body, resultsId, statusId, headers, picked = false) {
   const snippets = [...body.codeSnippets, ...body.infoSnippets];
   const reason = headers.get('x-stacks-search-reason');
-  setStatus(statusId, `${snippets.length} snippet${snippets.length === 1 ? '' : 's'}${reason ? ` (${reason})` : ''}`);
+  // Which libraries (and versions) answered: a search picks them from the question when none is named.
+  const libraries = [...new Set(snippets.map((s) => s.libraryId).filter(Boolean))];
+  const from = libraries.length ? ` from ${libraries.join(', ')}${picked ? ' (picked from the question)' : ''}` : '';
+  setStatus(statusId, `${snippets.length} snippet${snippets.length === 1 ? '' : 's'}${from}${reason ? ` (${reason})` : ''}`);
   $(resultsId).replaceChildren(...snippets.map(snippetCard));
 }

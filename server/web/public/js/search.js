@@ -14,7 +14,7 @@ $('search').addEventListener('submit', async (event) => {
   $('results').replaceChildren();
   try {
     const { body, headers } = await api(`/api/v3/search?${params}`);
-    showAnswer(body, 'results', 'status', headers);
+    showAnswer(body, 'results', 'status', headers, !params.has('library'));
   } catch (err) {
     setStatus('status', err.message, true);
   }

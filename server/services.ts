@@ -48,10 +48,10 @@ import { BackupService } from './backup/service.ts';
 import { ExportService } from './ingest/export.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { DeclaredSources } from './sources/declared/reconcile.ts';
-import { startDeclaredSources } from './sources/declared/schedule.ts';
+import { auditReconcile, startDeclaredSources } from './sources/declared/schedule.ts';
 import { modelCacheStats } from './search/models.ts';
-import { startBackupSchedule } from './backup/schedule.ts';
-import { operatorActor } from './audit/log.ts';
+import { auditScheduledBackup, startBackupSchedule } from './backup/schedule.ts';
+import { healthReport } from './system/health.ts';
 
 const ROOT_DIR = APP_ROOT;
 
@@ -160,6 +160,9 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const declared = declaredSources(config, log, store, jobs, { crawler, sources, git }, license, () => keys.defaultTeamspaceId());
   const operations = createOperations({
     config, license, teams, jobs, importer, crawler, sources, git, gitCredentials, context, search, librarySearch, libraries, audit, users, signIn, backups, exporter, metrics, declared, ssoEnabled: oidc !== null,
+    health: () => healthReport({ license, store, embedder, startedAt: services.startedAt }),
+    databaseAnswers: () => store.ping(),
+    verifyKey: (key) => keys.verify(key),
     systemReport: () => systemReport({ store, dataDir: config.dataDir, embedder, startedAt: services.startedAt }),
     teamspaceReport: (p) => teamspaceReport({
       store, embedder, startedAt: services.startedAt, defaultTeamspaceId: keys.defaultTeamspaceId(),
@@ -226,10 +229,7 @@ function declaredSources(
       git: (req, who) => git.submit(req, who),
       license: (feature) => void license.require(feature),
     },
-    deleteLibrary: (libraryId) => {
-      for (const state of ['queued', 'running'] as const) for (const j of jobs.list({ libraryId, state })) jobs.cancel(j.id);
-      store.libraries.delete(libraryId);
-    },
+    jobs,
   });
 }
 
@@ -284,11 +284,7 @@ function registerJobKinds(s: Services): void {
   const gitDeps: GitJobDeps = {
     store, writer, config: s.config, credentials: s.gitCredentials,
     queueTag: (libraryId, tag) => s.git.queueTag(libraryId, tag),
-    setRepoRules: (libraryId, previous, next) => {
-      const owner = store.libraries.get(libraryId)?.teamspaceId ?? s.teams.defaultTeamspaceId();
-      for (const r of s.teams.rules.list(owner)) if (r.kind === 'libraryOwn' && r.libraryId === libraryId && previous.includes(r.text)) s.teams.rules.remove(owner, r.id);
-      for (const text of next) s.teams.rules.add(owner, { kind: 'libraryOwn', libraryId, text });
-    },
+    setRepoRules: (libraryId, previous, next) => s.teams.rules.replaceRepositoryRules(libraryId, previous, next),
   };
   jobs.register<GitJobPayload>(GIT_JOB, (ctx) => runGitJob(gitDeps, ctx, ctx.job.payload));
   if (s.git.sweepWork()) log.info('removed clone folders of git jobs that are no longer running');
@@ -309,18 +305,8 @@ export function startBackground(s: Services): () => void {
     startCrawlSchedules(s.crawler, s.log), importSweepTask(s.importer, s.log), walKeeperTask(s.store.db, s.log),
     auditPruneTask(s.audit, (n) => s.log.info({ entries: n }, 'audit entries past the retention pruned')),
   ];
-  if (s.config.backupSchedule) {
-    stops.push(startBackupSchedule(s.backups, s.config.backupSchedule, s.log, (r) => {
-      const detail = r instanceof Error ? { trigger: 'schedule', error: r.message } : { trigger: 'schedule', file: r.file, bytes: r.bytes };
-      s.audit.record({ actor: operatorActor(), action: 'backupCreate', target: r instanceof Error ? null : r.file, outcome: r instanceof Error ? 'failed' : 'ok', detail });
-    }));
-  }
-  stops.push(startDeclaredSources(s.declared, s.config.sourcesSchedule, s.log, (r, trigger) => {
-    // Only what changed something (or failed) is worth an audit entry.
-    if (!(r instanceof Error) && !r.created.length && !r.updated.length && !r.pruned.length && !r.errors.length) return;
-    const detail = r instanceof Error ? { trigger, error: r.message } : { trigger, created: r.created.length, updated: r.updated.length, pruned: r.pruned.length, errors: r.errors.length };
-    s.audit.record({ actor: operatorActor(), action: 'sourcesReconcile', target: s.declared.file, outcome: r instanceof Error ? 'failed' : 'ok', detail });
-  }));
+  if (s.config.backupSchedule) stops.push(startBackupSchedule(s.backups, s.config.backupSchedule, s.log, auditScheduledBackup(s.audit)));
+  stops.push(startDeclaredSources(s.declared, s.config.sourcesSchedule, s.log, auditReconcile(s.audit, s.declared.file)));
   if (s.config.ownDocs) queueOwnDocs({ jobs: s.jobs, store: s.store, rootDir: ROOT_DIR, log: s.log });
   return () => stops.forEach((stop) => stop());
 }

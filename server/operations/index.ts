@@ -13,6 +13,7 @@ import { backupOperations, type BackupOperationDeps } from './backup.ts';
 import { exportOperations, type ExportOperationDeps } from './exports.ts';
 import { metricsOperations, type MetricsOperationDeps } from './metrics.ts';
 import { declaredOperations, type DeclaredOperationDeps } from './declared.ts';
+import { callerOperations, type CallerOperationDeps } from './callers.ts';
 
 /**
  * The service layer's front door: every operation that REST, MCP and the CLI offer, each one
@@ -22,9 +23,10 @@ import { declaredOperations, type DeclaredOperationDeps } from './declared.ts';
  */
 
 export type { Caller, RequestSession } from './admit.ts';
-export { asKey, LOCAL } from './admit.ts';
+export { asKey, LOCAL, localIn } from './admit.ts';
+export { inspectBackup, restoreBackup } from './backup.ts';
 
-export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & UserOperationDeps & SystemOperationDeps & GitOperationDeps & BackupOperationDeps & ExportOperationDeps & MetricsOperationDeps & DeclaredOperationDeps & { teams: TeamService };
+export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & UserOperationDeps & SystemOperationDeps & GitOperationDeps & BackupOperationDeps & ExportOperationDeps & MetricsOperationDeps & DeclaredOperationDeps & CallerOperationDeps & { teams: TeamService };
 
 export function createOperations(d: OperationDeps) {
   const bind = binder(d);
@@ -44,6 +46,7 @@ export function createOperations(d: OperationDeps) {
     ...metricsOperations(bind, d),
     ...declaredOperations(bind, d),
     ...teamOperations(bind, d.teams),
+    ...callerOperations(bind, d),
   };
 }
 

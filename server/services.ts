@@ -3,6 +3,8 @@ import path from 'node:path';
 import { requestThreadVectorCacheBytes, type Config } from './config.ts';
 import type { Logger } from './log.ts';
 import { Store } from './store/index.ts';
+/** Whether a data dir holds a Stacks database (the CLI refuses a mistyped --data-dir with it). */
+export { holdsStacksDatabase } from './store/index.ts';
 import { LicenseService, loadVerifyKeys } from './license/license.ts';
 import { KeyService } from './auth/keys.ts';
 import { JobQueue } from './jobs/queue.ts';

@@ -10,7 +10,3 @@ export function jobView(job: Job, position: number | null) {
 
 export type JobView = ReturnType<typeof jobView>;
 
-/** Whether a job has reached its final state. */
-export function jobFinished(state: Job['state']): boolean {
-  return state === 'succeeded' || state === 'failed' || state === 'cancelled';
-}

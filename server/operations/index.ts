@@ -3,7 +3,7 @@ import { binder, admitter, type BindDeps } from './bind.ts';
 import { searchOperations, type SearchOperationDeps } from './search.ts';
 import { sourceOperations, type SourceOperationDeps } from './sources.ts';
 import { jobOperations, type JobOperationDeps } from './jobs.ts';
-import { teamOperations } from './teams.ts';
+import { localTeamspace, teamOperations } from './teams.ts';
 import { libraryOperations, type LibraryOperationDeps } from './libraries.ts';
 import { auditOperations, type AuditOperationDeps } from './audit.ts';
 import { userOperations, type UserOperationDeps } from './users.ts';
@@ -25,6 +25,7 @@ import { callerOperations, type CallerOperationDeps } from './callers.ts';
 export type { Caller, RequestSession } from './admit.ts';
 export { asKey, LOCAL, localIn } from './admit.ts';
 export { inspectBackup, restoreBackup } from './backup.ts';
+export { signLicense } from './system.ts';
 
 export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & UserOperationDeps & SystemOperationDeps & GitOperationDeps & BackupOperationDeps & ExportOperationDeps & MetricsOperationDeps & DeclaredOperationDeps & CallerOperationDeps & { teams: TeamService };
 
@@ -38,7 +39,7 @@ export function createOperations(d: OperationDeps) {
     ...jobOperations(bind, d),
     ...libraryOperations(bind, d),
     ...auditOperations(bind, d),
-    ...userOperations(bind, d),
+    ...userOperations(bind, { ...d, localTeamspace: (caller) => localTeamspace(d.teams, caller) }),
     ...systemOperations(bind, d),
     ...gitOperations(bind, d),
     ...backupOperations(bind, d),

@@ -7,6 +7,9 @@ import { isInstanceOwner } from './admit.ts';
 import { healthOperation, licenseInstallOperation, licenseOperation, readyOperation, systemOperation } from '../contracts/system.ts';
 import type { binder } from './bind.ts';
 
+/** The vendor's `stacks license issue`: signs a license file with a private key; no data dir, no caller, nothing to admit. */
+export { signLicense } from '../license/license.ts';
+
 export interface SystemOperationDeps {
   license: Pick<LicenseService, 'install' | 'status'>;
   /** GET /api/health's report. */

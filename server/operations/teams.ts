@@ -19,10 +19,15 @@ interface Acting {
  * operator (`stacks teamspaces|policies|plan|usage|rules|members|keys`) in the teamspace it names
  * (default: the first one), with an owner's rights, its changes filed in that teamspace's audit log.
  */
+/** The teamspace a local caller acts in: the one it names, else the default (first) one. */
+export function localTeamspace(t: TeamService, caller: Caller): number {
+  return caller.kind === 'local' && caller.teamspace !== undefined ? t.teamspaces.byName(caller.teamspace).id : t.defaultTeamspaceId();
+}
+
 function actingOf(t: TeamService, p: Principal | null, caller: Caller, note: AuditNote): Acting {
   if (p) return { teamspaceId: p.teamspaceId, role: p.role, memberId: p.memberId };
   if (caller.kind !== 'local') throw new ApiError('invalid_api_key', 'An API key is required: send Authorization: Bearer <key>.');
-  const teamspaceId = caller.teamspace === undefined ? t.defaultTeamspaceId() : t.teamspaces.byName(caller.teamspace).id;
+  const teamspaceId = localTeamspace(t, caller);
   note.teamspaceId = teamspaceId;
   return { teamspaceId, role: 'operator', memberId: null };
 }

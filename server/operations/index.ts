@@ -39,7 +39,8 @@ export function createOperations(d: OperationDeps) {
     ...jobOperations(bind, d),
     ...libraryOperations(bind, d),
     ...auditOperations(bind, d),
-    ...userOperations(bind, { ...d, localTeamspace: (caller) => localTeamspace(d.teams, caller) }),
+    // Named, not spread: a spread would read `access`, which the composition root sets up after this.
+    ...userOperations(bind, { users: d.users, signIn: d.signIn, ssoEnabled: d.ssoEnabled, localTeamspace: (caller) => localTeamspace(d.teams, caller) }),
     ...systemOperations(bind, d),
     ...gitOperations(bind, d),
     ...backupOperations(bind, d),

@@ -109,11 +109,20 @@ export default {
       to: { path: '^server/http/' },
     },
     {
-      name: 'cli-calls-services-not-routes',
+      name: 'cli-calls-operations',
       severity: 'error',
-      comment: 'The CLI calls the same services as the HTTP routes; it does not import a route, the HTTP app or SQL.',
+      comment:
+        'The CLI calls the same operations as REST and MCP (as the local caller): it imports server/operations, server/contracts, lib/, the server base, ' +
+        'the composition root (to build the services of a data dir), the launcher (serve) and the MCP tools it hosts over stdio; never a service, SQL or a route.',
       from: { path: '^cli/' },
-      to: { path: `^server/http/|${STORE}` },
+      to: { path: `${SERVICES}|${STORE}|^server/(http|web|jobs|auth|license|teams)/` },
+    },
+    {
+      name: 'routes-call-operations',
+      severity: 'error',
+      comment: 'An HTTP route translates a request into an operation call and the answer back: it imports no store module, nor a service\'s SQL-backed internals by way of the store.',
+      from: { path: '^server/http/routes/' },
+      to: { path: STORE },
     },
     {
       name: 'launchers-are-not-imported',

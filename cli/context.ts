@@ -1,13 +1,25 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { openSqlite } from '../lib/sqlite.ts';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { loadConfig, type Config } from '../server/config.ts';
 import { ApiError } from '../lib/errors.ts';
 import { LIBRARY_VISIBILITIES } from '../lib/model.ts';
 import { createLogger } from '../server/log.ts';
-import { createServices, type Services } from '../server/services.ts';
-import { operatorActor, safeDetail } from '../server/audit/log.ts';
+import { createServices, holdsStacksDatabase, type Services } from '../server/services.ts';
+import { LOCAL, type Operations } from '../server/operations/index.ts';
+
+/**
+ * What a command gets on the data dir: the operations (called as the local operator, LOCAL or
+ * localIn(teamspace)), this process's job queue to work (the CLI runs the jobs it queues), and
+ * the staging of uploads (`stacks add files`, as the HTTP upload route has it). Nothing else of the
+ * services: every read and change goes through an operation.
+ */
+export interface Local {
+  operations: Operations;
+  queue: Pick<Services['jobs'], 'start' | 'idle' | 'stop'>;
+  staging: Pick<Services['sources'], 'newStagingDir' | 'removeStaging'>;
+}
+
+/** A job as the operations show it (GET /api/jobs/:id). */
+export type JobView = Awaited<ReturnType<Operations['jobGet']>>;
 
 /** Options every data-dir command accepts. */
 export interface CommonOpts {
@@ -31,30 +43,6 @@ export function visibilityOption(): Option {
   return choiceOption('--visibility <visibility>', 'who may read a new library: instance (every key, and anonymous search; the default) or teamspace (the default teamspace only)', LIBRARY_VISIBILITIES);
 }
 
-/**
- * Runs a change the CLI makes on the box without going through an operation, and records it in
- * the audit log as the operator's (in `teamspaceId`'s log when it changes one teamspace).
- */
-export function recorded<T>(s: Services, what: { action: string; target?: string | null; teamspaceId?: number | null; detail?: Record<string, unknown> }, change: () => T): T {
-  const actor = { ...operatorActor(), teamspaceId: what.teamspaceId ?? null };
-  const detail = safeDetail(what.detail ?? null);
-  const ok = <R>(result: R): R => {
-    s.audit.record({ actor, action: what.action, target: what.target ?? null, outcome: 'ok', detail });
-    return result;
-  };
-  const failed = (err: unknown): never => {
-    s.audit.record({ actor, action: what.action, target: what.target ?? null, outcome: 'failed', detail: { ...detail, error: err instanceof ApiError ? err.code : 'internal_error' } });
-    throw err;
-  };
-  try {
-    const result = change();
-    // An async change is recorded when it settles.
-    return (result instanceof Promise ? result.then(ok, failed) : ok(result)) as T;
-  } catch (err) {
-    return failed(err);
-  }
-}
-
 /** An option whose value must be one of `values` (the parser names the option and the values when it is not). */
 export function choiceOption(flags: string, description: string, values: readonly string[], defaultValue?: string): Option {
   const o = new Option(flags, `${description} (${values.join('|')})`).choices(values);
@@ -76,25 +64,9 @@ export function configFrom(opts: { dataDir?: string; dev?: boolean; port?: strin
   return loadConfig({ dataDir: opts.dataDir, dev: opts.dev || undefined, port: opts.port, logLevel: opts.logLevel });
 }
 
-/** Whether `dataDir` holds a Stacks database: a stacks.db SQLite file with the migrations table. */
-export function hasStacksDatabase(dataDir: string): boolean {
-  const file = path.join(dataDir, 'stacks.db');
-  if (!fs.existsSync(file) || !fs.statSync(file).isFile()) return false;
-  try {
-    const db = openSqlite(file, { readonly: true, fileMustExist: true });
-    try {
-      return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined;
-    } finally {
-      db.close();
-    }
-  } catch {
-    return false;
-  }
-}
-
 /** Refuses a data dir that holds no Stacks database (a mistyped --data-dir must not look like an empty installation). */
 export function requireStacksDatabase(dataDir: string): void {
-  if (!hasStacksDatabase(dataDir)) {
+  if (!holdsStacksDatabase(dataDir)) {
     throw new ApiError('not_found', `${dataDir} holds no Stacks database (stacks.db); check --data-dir or DATA_DIR (\`stacks serve\` creates one).`);
   }
 }
@@ -111,27 +83,39 @@ export interface ServicesOptions {
  * Runs a command against the services of a data dir directly (no HTTP to a server). Logs go to
  * stderr at warn level so that command output stays clean.
  */
-export async function withServices<T>(opts: { dataDir?: string; dev?: boolean }, fn: (s: Services) => Promise<T> | T, options: ServicesOptions = {}): Promise<T> {
+export async function withServices<T>(opts: { dataDir?: string; dev?: boolean }, fn: (s: Local) => Promise<T> | T, options: ServicesOptions = {}): Promise<T> {
   const config = configFrom(opts);
   if (!options.create) requireStacksDatabase(config.dataDir);
-  else if (!hasStacksDatabase(config.dataDir)) process.stderr.write(`stacks: no Stacks database in ${config.dataDir} yet; creating one.\n`);
+  else if (!holdsStacksDatabase(config.dataDir)) process.stderr.write(`stacks: no Stacks database in ${config.dataDir} yet; creating one.\n`);
   const level = config.logLevel === 'info' ? 'warn' : config.logLevel;
   const services = await createServices({ ...config, logLevel: level }, createLogger(level), {}, { embedOnDemand: true });
   try {
-    return await fn(services);
+    return await fn({ operations: services.operations, queue: services.jobs, staging: services.sources });
   } finally {
     services.store.close();
   }
 }
 
 /** Works this process's job queue until nothing is queued or running, then stops it (the CLI runs its jobs itself). */
-export async function workQueue(s: Services): Promise<void> {
-  s.jobs.start();
+export async function workQueue(s: Local): Promise<void> {
+  s.queue.start();
   try {
-    await s.jobs.idle();
+    await s.queue.idle();
   } finally {
-    await s.jobs.stop();
+    await s.queue.stop();
   }
+}
+
+/** One job, as the local operator sees it. */
+export function jobOf(s: Local, id: number): Promise<JobView> {
+  return s.operations.jobGet({ id }, LOCAL);
+}
+
+/** Snippets and tokens of a library's served documentation (its untagged version), or zeros. */
+async function servedFigures(s: Local, libraryId: string): Promise<{ snippets: number; tokens: number }> {
+  const view = await s.operations.libraryGet({ libraryId }, LOCAL).catch(() => null);
+  const v = view?.versions.find((x) => x.tag === 'current');
+  return { snippets: v?.snippets ?? 0, tokens: v?.tokens ?? 0 };
 }
 
 /**
@@ -139,16 +123,18 @@ export async function workQueue(s: Services): Promise<void> {
  * reports the job: the submission with the job's state as JSON, else what was indexed, or the
  * error and the files that failed. The exit code is 1 when the job did not succeed.
  */
-export async function runIndexing<R extends { message: string }>(opts: CommonOpts, submit: (s: Services) => Promise<R>, ids: (r: R) => { jobId: number; libraryId: string }): Promise<void> {
+export async function runIndexing<R extends { message: string }>(opts: CommonOpts, submit: (s: Local) => Promise<R>, ids: (r: R) => { jobId: number; libraryId: string }): Promise<void> {
   const ok = await withServices(opts, async (s) => {
     const result = await submit(s);
     const { jobId, libraryId } = ids(result);
     if (!opts.json) process.stdout.write(`${result.message}\n`);
     await workQueue(s);
-    const job = s.jobs.get(jobId);
-    const version = s.store.libraries.currentVersion(libraryId, '');
+    const job = await jobOf(s, jobId);
     if (opts.json) printJson({ ...result, state: job.state, error: job.error, progress: job.progress });
-    else if (job.state === 'succeeded') process.stdout.write(`indexed ${libraryId}: ${version?.totalSnippets ?? 0} snippets, ${version?.totalTokens ?? 0} tokens\n`);
+    else if (job.state === 'succeeded') {
+      const served = await servedFigures(s, libraryId);
+      process.stdout.write(`indexed ${libraryId}: ${served.snippets} snippets, ${served.tokens} tokens\n`);
+    }
     else process.stdout.write(`job ${job.id} ${job.state}: ${job.error ?? ''}\n`);
     // File sources list their files; a Git job's `files` is a count.
     const files = Array.isArray(job.progress.files) ? (job.progress.files as { name: string; state: string; error?: string }[]) : [];

@@ -1,5 +1,6 @@
 import cliProgress from 'cli-progress';
-import { jobFinished, type JobView } from '../server/jobs/view.ts';
+import { jobFinished } from '../lib/model.ts';
+import type { JobView } from './context.ts';
 
 /** Where a followed job is read from: the local data dir's job table, or a remote instance's GET /api/jobs/:id. */
 export type JobReader = () => Promise<JobView> | JobView;

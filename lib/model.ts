@@ -122,6 +122,11 @@ export interface LibraryVersion {
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 
+/** Whether a job has reached its final state. */
+export function jobFinished(state: JobState): boolean {
+  return state === 'succeeded' || state === 'failed' || state === 'cancelled';
+}
+
 export interface Job<P = Record<string, unknown>> {
   id: number;
   kind: string;

@@ -1,8 +1,11 @@
+import type { Principal } from '../lib/model.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { requestThreadVectorCacheBytes, type Config } from './config.ts';
 import type { Logger } from './log.ts';
 import { Store } from './store/index.ts';
+/** Whether a data dir holds a Stacks database (the CLI refuses a mistyped --data-dir with it). */
+export { holdsStacksDatabase } from './store/index.ts';
 import { LicenseService, loadVerifyKeys } from './license/license.ts';
 import { KeyService } from './auth/keys.ts';
 import { JobQueue } from './jobs/queue.ts';
@@ -48,13 +51,13 @@ import { BackupService } from './backup/service.ts';
 import { ExportService } from './ingest/export.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { DeclaredSources } from './sources/declared/reconcile.ts';
-import { startDeclaredSources } from './sources/declared/schedule.ts';
+import { auditReconcile, startDeclaredSources } from './sources/declared/schedule.ts';
 import { modelCacheStats } from './search/models.ts';
-import { startBackupSchedule } from './backup/schedule.ts';
-import { operatorActor } from './audit/log.ts';
 import { InvitationService } from './auth/invitations.ts';
 import { PublicUrl } from './system/public-url.ts';
 import { checklist } from './system/getting-started.ts';
+import { auditScheduledBackup, startBackupSchedule } from './backup/schedule.ts';
+import { healthReport } from './system/health.ts';
 
 const ROOT_DIR = APP_ROOT;
 
@@ -174,13 +177,10 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const operations = createOperations({
     config, license, teams, jobs, importer, crawler, sources, git, gitCredentials, context, search, librarySearch, libraries, audit, users, signIn, backups, exporter, metrics, declared, ssoEnabled: oidc !== null,
     invitations, publicUrl,
-    checklist: (p) => checklist({
-      license: () => license.status(),
-      libraries: (reader) => store.libraries.list().filter((lib) => services.access.canSee(reader, lib)),
-      keys: (teamspaceId) => keys.list().filter((k) => k.teamspaceId === teamspaceId && !k.revokedAt).map((k) => ({ firstStart: keys.isFirstStartKey(k) })),
-      users: (teamspaceId) => users.list(teamspaceId).length,
-      invited: (teamspaceId) => invitations.any(teamspaceId),
-    }, p),
+    checklist: gettingStarted(store, license, keys, users, invitations, () => services.access),
+    health: () => healthReport({ license, store, embedder, startedAt: services.startedAt }),
+    databaseAnswers: () => store.ping(),
+    verifyKey: (key) => keys.verify(key),
     systemReport: () => systemReport({ store, dataDir: config.dataDir, embedder, startedAt: services.startedAt }),
     teamspaceReport: (p) => teamspaceReport({
       store, embedder, startedAt: services.startedAt, defaultTeamspaceId: keys.defaultTeamspaceId(),
@@ -211,6 +211,17 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   // A version written with the sentence model before a restart may still wait for its vectors.
   if (!vectorsReset && embedder?.deferred && store.vectors.versionCounts().pending > 0) scheduleReembed({ jobs, embedder, log }, 'snippets without vectors');
   return services;
+}
+
+/** The first-run checklist of a caller, from what exists (server/system/getting-started.ts). */
+function gettingStarted(store: Store, license: LicenseService, keys: KeyService, users: UserService, invitations: InvitationService, access: () => AccessPolicy) {
+  return (p: Principal) => checklist({
+    license: () => license.status(),
+    libraries: (reader) => store.libraries.list().filter((lib) => access().canSee(reader, lib)),
+    keys: (teamspaceId) => keys.list().filter((k) => k.teamspaceId === teamspaceId && !k.revokedAt).map((k) => ({ firstStart: keys.isFirstStartKey(k) })),
+    users: (teamspaceId) => users.list(teamspaceId).length,
+    invited: (teamspaceId) => invitations.any(teamspaceId),
+  }, p);
 }
 
 /** What day-two operations use: backups, exports, and the metrics (their gauges read the store, the retrieval pool and the caches). */
@@ -247,10 +258,7 @@ function declaredSources(
       git: (req, who) => git.submit(req, who),
       license: (feature) => void license.require(feature),
     },
-    deleteLibrary: (libraryId) => {
-      for (const state of ['queued', 'running'] as const) for (const j of jobs.list({ libraryId, state })) jobs.cancel(j.id);
-      store.libraries.delete(libraryId);
-    },
+    jobs,
   });
 }
 
@@ -306,11 +314,7 @@ function registerJobKinds(s: Services): void {
   const gitDeps: GitJobDeps = {
     store, writer, config: s.config, credentials: s.gitCredentials,
     queueTag: (libraryId, tag) => s.git.queueTag(libraryId, tag),
-    setRepoRules: (libraryId, previous, next) => {
-      const owner = store.libraries.get(libraryId)?.teamspaceId ?? s.teams.defaultTeamspaceId();
-      for (const r of s.teams.rules.list(owner)) if (r.kind === 'libraryOwn' && r.libraryId === libraryId && previous.includes(r.text)) s.teams.rules.remove(owner, r.id);
-      for (const text of next) s.teams.rules.add(owner, { kind: 'libraryOwn', libraryId, text });
-    },
+    setRepoRules: (libraryId, previous, next) => s.teams.rules.replaceRepositoryRules(libraryId, previous, next),
   };
   jobs.register<GitJobPayload>(GIT_JOB, (ctx) => runGitJob(gitDeps, ctx, ctx.job.payload));
   if (s.git.sweepWork()) log.info('removed clone folders of git jobs that are no longer running');
@@ -331,18 +335,8 @@ export function startBackground(s: Services): () => void {
     startCrawlSchedules(s.crawler, s.log), importSweepTask(s.importer, s.log), walKeeperTask(s.store.db, s.log),
     auditPruneTask(s.audit, (n) => s.log.info({ entries: n }, 'audit entries past the retention pruned')),
   ];
-  if (s.config.backupSchedule) {
-    stops.push(startBackupSchedule(s.backups, s.config.backupSchedule, s.log, (r) => {
-      const detail = r instanceof Error ? { trigger: 'schedule', error: r.message } : { trigger: 'schedule', file: r.file, bytes: r.bytes };
-      s.audit.record({ actor: operatorActor(), action: 'backupCreate', target: r instanceof Error ? null : r.file, outcome: r instanceof Error ? 'failed' : 'ok', detail });
-    }));
-  }
-  stops.push(startDeclaredSources(s.declared, s.config.sourcesSchedule, s.log, (r, trigger) => {
-    // Only what changed something (or failed) is worth an audit entry.
-    if (!(r instanceof Error) && !r.created.length && !r.updated.length && !r.pruned.length && !r.errors.length) return;
-    const detail = r instanceof Error ? { trigger, error: r.message } : { trigger, created: r.created.length, updated: r.updated.length, pruned: r.pruned.length, errors: r.errors.length };
-    s.audit.record({ actor: operatorActor(), action: 'sourcesReconcile', target: s.declared.file, outcome: r instanceof Error ? 'failed' : 'ok', detail });
-  }));
+  if (s.config.backupSchedule) stops.push(startBackupSchedule(s.backups, s.config.backupSchedule, s.log, auditScheduledBackup(s.audit)));
+  stops.push(startDeclaredSources(s.declared, s.config.sourcesSchedule, s.log, auditReconcile(s.audit, s.declared.file)));
   if (s.config.ownDocs) queueOwnDocs({ jobs: s.jobs, store: s.store, rootDir: ROOT_DIR, log: s.log });
   return () => stops.forEach((stop) => stop());
 }

@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { runIndexing, visibilityOption, withDataDir, type CommonOpts } from '../context.ts';
+import { runIndexing, visibilityOption, withDataDir, type CommonOpts, type Local } from '../context.ts';
 import { ApiError } from '../../lib/errors.ts';
-import type { Services } from '../../server/services.ts';
-import type { SubmissionResult } from '../../server/sources/service.ts';
+import type { Operations } from '../../server/operations/index.ts';
 import { LOCAL } from '../../server/operations/index.ts';
 import { addGitCommand } from './git.ts';
 
@@ -47,7 +46,7 @@ export function addCommand(program: Command): void {
     .option('--description <text>', 'library description')
     .action((files: string[], opts: AddOpts) =>
       run(opts, async (s) => {
-        const dir = s.sources.newStagingDir();
+        const dir = s.staging.newStagingDir();
         try {
           const staged = files.map((f, i) => {
             const abs = existingFile(f);
@@ -63,7 +62,7 @@ export function addCommand(program: Command): void {
           const fields = { collectionName: opts.collection, projectTitle: opts.title, description: opts.description, relativePaths: JSON.stringify(relativePaths), force: !!opts.force, visibility: opts.visibility };
           return await s.operations.addFiles(fields, { dir, files: staged }, LOCAL);
         } catch (err) {
-          s.sources.removeStaging(dir);
+          s.staging.removeStaging(dir);
           throw err;
         }
       }),
@@ -77,6 +76,9 @@ function existingFile(f: string): string {
 }
 
 /** Runs one submission of `stacks add` to the end (cli/context.ts runIndexing). */
-function run(opts: AddOpts, submit: (s: Services) => Promise<SubmissionResult>): Promise<void> {
+/** What every source's operation answers (POST /api/v2/add/...). */
+type SubmissionResult = Awaited<ReturnType<Operations['addLlmsTxt']>>;
+
+function run(opts: AddOpts, submit: (s: Local) => Promise<SubmissionResult>): Promise<void> {
   return runIndexing(opts, submit, (r) => ({ jobId: r.jobId, libraryId: r.libraryName }));
 }

@@ -1,10 +1,8 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { configFrom, output, recorded, withDataDir, withServices, type CommonOpts } from '../context.ts';
+import { configFrom, output, withDataDir, withServices, type CommonOpts } from '../context.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { ALL_PAGES } from '../../server/backup/service.ts';
-import { inspectArchive, restoreArchive } from '../../server/backup/restore.ts';
-import { operatorActor } from '../../server/audit/log.ts';
+import { inspectBackup, LOCAL, restoreBackup } from '../../server/operations/index.ts';
 
 /**
  * `stacks backup [--out DIR]`: an archive of the data dir, taken beside a running server if there
@@ -15,8 +13,7 @@ export function backupCommand(program: Command): void {
     .option('--out <dir>', 'folder for the archive (default: STACKS_BACKUP_DIR, else <data dir>/backups)')
     .action(async (opts: CommonOpts & { out?: string }) => {
       await withServices(opts, async (s) => {
-        const outDir = opts.out ? path.resolve(opts.out) : undefined;
-        const r = await recorded(s, { action: 'backupCreate', target: outDir ?? s.backups.directory, detail: { trigger: 'cli' } }, () => s.backups.create('cli', { outDir, pagesPerStep: ALL_PAGES }));
+        const r = await s.operations.backupWrite({ out: opts.out ? path.resolve(opts.out) : undefined }, LOCAL);
         output(opts, r, () => `Backup written: ${r.file} (${(r.bytes / 1024 / 1024).toFixed(1)} MB; ${r.libraries} libraries, ${r.snippets} snippets, schema ${r.schemaVersion}${r.activeJobs ? `; ${r.activeJobs} pending jobs run again after a restore` : ''}).`);
       });
     });
@@ -26,12 +23,12 @@ export function backupCommand(program: Command): void {
       const file = path.resolve(archive);
       const { dataDir } = configFrom(opts);
       if (!opts.yes) {
-        const m = await inspectArchive(file, dataDir);
+        const m = await inspectBackup(file, dataDir);
         throw new ApiError('validation_error', `${archive} is a valid backup of ${m.createdAt} (schema ${m.schemaVersion}, ${m.libraries.length} libraries). Restoring replaces ${dataDir}'s databases and files (moved aside, not deleted): run again with --yes.`);
       }
-      const r = await restoreArchive(file, dataDir);
+      const r = await restoreBackup(file, dataDir);
       // Opening the restored data dir applies the migrations an older archive lacks; the restore is recorded in its audit log.
-      await withServices(opts, (s) => s.audit.record({ actor: operatorActor(), action: 'backupRestore', target: file, outcome: 'ok', detail: { createdAt: r.createdAt, schemaVersion: r.schemaVersion, movedAside: r.movedAside } }));
+      await withServices(opts, (s) => s.operations.backupRestored({ archive: file, createdAt: r.createdAt, schemaVersion: r.schemaVersion, movedAside: r.movedAside }, LOCAL));
       output(opts, r, () => [
         `Restored ${r.libraries} libraries (${r.snippets} snippets) from the backup of ${r.createdAt}.`,
         r.movedAside ? `The previous data is in ${r.movedAside}.` : 'The data dir held no data before.',

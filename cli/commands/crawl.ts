@@ -1,9 +1,6 @@
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { intArg, output, printJson, recorded, visibilityOption, withDataDir, withServices, type CommonOpts } from '../context.ts';
-import { ApiError } from '../../lib/errors.ts';
-import type { Services } from '../../server/services.ts';
-import { jobView } from '../../server/jobs/view.ts';
+import { intArg, jobOf, output, printJson, visibilityOption, withDataDir, withServices, type CommonOpts, type JobView, type Local } from '../context.ts';
 import { LOCAL } from '../../server/operations/index.ts';
 
 interface CrawlOpts extends CommonOpts {
@@ -50,21 +47,21 @@ export function crawlCommand(program: Command): void {
       .argument('[libraryId]', 'library ID (/websites/...); omit to list every crawled site')
       .argument('[cron]', 'cron expression, or "off" to remove the schedule'),
   ).action(async (libraryId: string | undefined, expr: string | undefined, opts: CommonOpts) => {
-    await withServices(opts, (s) => {
+    await withServices(opts, async (s) => {
       if (libraryId && expr) {
         const schedule = expr === 'off' ? null : expr;
-        recorded(s, { action: 'crawlSchedule', target: libraryId, teamspaceId: s.store.libraries.get(libraryId)?.teamspaceId ?? null, detail: { schedule } }, () => s.crawler.setSchedule(libraryId, schedule));
+        // The same operation as PATCH /api/libraries/{libraryId} with {schedule}.
+        await s.operations.libraryUpdate({ libraryId, schedule }, LOCAL);
         output(opts, { libraryId, schedule }, () => (schedule === null ? `Schedule of ${libraryId} removed.` : `${libraryId} is re-crawled on "${expr}" while the server runs.`));
         return;
       }
-      const sites = s.crawler.sites().filter((x) => !libraryId || x.libraryId === libraryId);
-      if (libraryId && sites.length === 0) throw new ApiError('library_not_found', `${libraryId} is not a crawled website.`);
+      const { sites } = await s.operations.crawlSites({ libraryId }, LOCAL);
       output(opts, sites, () => sites.map((x) => `${x.libraryId}  ${x.startUrl}  schedule: ${x.schedule ?? 'none'}  last crawl: ${x.lastCrawledAt ?? 'never'}`));
     });
   });
 }
 
-async function runCrawlCommand(s: Services, url: string, opts: CrawlOpts): Promise<boolean> {
+async function runCrawlCommand(s: Local, url: string, opts: CrawlOpts): Promise<boolean> {
   // The same operation as POST /api/parse-website: one contract, the license checked inside.
   const queued = await s.operations.parseWebsite(
     {
@@ -84,8 +81,9 @@ async function runCrawlCommand(s: Services, url: string, opts: CrawlOpts): Promi
     : null;
   bar?.start(1, 0, { failed: 0, snippets: 0 });
   let lastLine = 0;
+  let job: JobView = await jobOf(s, sub.jobId);
   const tick = () => {
-    const p = s.jobs.get(sub.jobId).progress as Record<string, number>;
+    const p = job.progress as Record<string, number>;
     const done = p.pagesDone ?? 0;
     const total = Math.max(1, done + (p.pagesQueued ?? 0) + (p.pagesFailed ?? 0));
     const value = done + (p.pagesFailed ?? 0);
@@ -97,24 +95,26 @@ async function runCrawlCommand(s: Services, url: string, opts: CrawlOpts): Promi
       process.stderr.write(`crawled ${value}/${total} pages, ${p.pagesFailed ?? 0} failed, ${p.snippets ?? 0} snippets\n`);
     }
   };
-  const timer = setInterval(tick, 200);
   const onSigint = () => {
     process.stderr.write('\nCancelling the crawl (the previously served version stays)...\n');
-    s.jobs.cancel(sub.jobId);
+    void s.operations.jobCancel({ id: sub.jobId }, LOCAL);
   };
   process.once('SIGINT', onSigint);
-  s.jobs.start();
+  s.queue.start();
   try {
-    while (!['succeeded', 'failed', 'cancelled'].includes(s.jobs.get(sub.jobId).state)) await new Promise((r) => setTimeout(r, 200));
+    while (!['succeeded', 'failed', 'cancelled'].includes(job.state)) {
+      await new Promise((r) => setTimeout(r, 200));
+      job = await jobOf(s, sub.jobId);
+      tick();
+    }
   } finally {
-    clearInterval(timer);
     process.removeListener('SIGINT', onSigint);
     tick();
     bar?.stop();
-    await s.jobs.stop();
+    await s.queue.stop();
   }
-  const job = s.jobs.get(sub.jobId);
-  if (opts.json) printJson(jobView(job, null));
+  job = await jobOf(s, sub.jobId);
+  if (opts.json) printJson({ ...job, position: null });
   else if (job.state === 'succeeded') {
     const p = job.progress as Record<string, number>;
     process.stdout.write(

@@ -2,11 +2,11 @@ import path from 'node:path';
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { printJson, visibilityOption, withDataDir, withServices, type CommonOpts } from '../context.ts';
+import { jobOf, printJson, visibilityOption, withDataDir, withServices, type CommonOpts, type JobView, type Local } from '../context.ts';
 import { ApiError } from '../../lib/errors.ts';
-import type { Services } from '../../server/services.ts';
-import type { ImportResult } from '../../server/ingest/import-service.ts';
-import { LOCAL } from '../../server/operations/index.ts';
+import { LOCAL, type Operations } from '../../server/operations/index.ts';
+
+type ImportResult = Awaited<ReturnType<Operations['importLibraries']>>;
 
 interface ImportOpts extends CommonOpts {
   force?: boolean;
@@ -31,7 +31,7 @@ export function importCommand(program: Command): void {
     });
 }
 
-async function runImport(s: Services, file: string, opts: ImportOpts): Promise<number> {
+async function runImport(s: Local, file: string, opts: ImportOpts): Promise<number> {
   // The same operation as POST /api/import-libraries: one contract, the license checked inside.
   const result = await s.operations.importLibraries({ force: opts.force ? true : undefined, visibility: opts.visibility }, file, LOCAL);
   if (!opts.json) {
@@ -43,39 +43,38 @@ async function runImport(s: Services, file: string, opts: ImportOpts): Promise<n
   const showBar = ids.length > 0 && opts.progress !== false && !opts.json && process.stderr.isTTY;
   const bar = showBar ? new cliProgress.SingleBar({ format: 'importing [{bar}] {percentage}% | {value}/{total} snippets | {lib}', stream: process.stderr }, cliProgress.Presets.shades_classic) : null;
   bar?.start(total, 0, { lib: '' });
-  const tick = () => {
+  const tick = async () => {
     let done = 0;
     let lib = '';
     for (const id of ids) {
-      const job = s.jobs.get(id);
+      const job = await jobOf(s, id);
       const n = Number(job.progress.snippets ?? 0);
       done += job.state === 'succeeded' ? Number(job.progress.total ?? n) : n;
       if (job.state === 'running') lib = job.libraryId ?? '';
     }
     bar?.update(done, { lib });
   };
-  const timer = setInterval(tick, 200);
-  s.jobs.start();
+  const timer = bar ? setInterval(() => void tick(), 200) : null;
+  s.queue.start();
   try {
-    await s.jobs.idle();
+    await s.queue.idle();
   } finally {
-    clearInterval(timer);
-    tick();
+    if (timer) clearInterval(timer);
+    if (bar) await tick();
     bar?.stop();
-    await s.jobs.stop();
+    await s.queue.stop();
   }
-  return report(s, result, ids, opts);
+  return report(result, await Promise.all(ids.map((id) => jobOf(s, id))), opts);
 }
 
-function report(s: Services, result: ImportResult, ids: number[], opts: ImportOpts): number {
-  const jobs = ids.map((id) => s.jobs.get(id));
+function report(result: ImportResult, jobs: JobView[], opts: ImportOpts): number {
   const failed = jobs.filter((j) => j.state !== 'succeeded');
   if (opts.json) {
     printJson({ ...result, results: jobs.map((j) => ({ jobId: j.id, libraryId: j.libraryId, state: j.state, error: j.error, progress: j.progress })) });
     return failed.length;
   }
   for (const j of jobs) {
-    const p = j.payload as { project?: string };
+    const p = { project: result.jobs.find((x) => x.jobId === j.id)?.project };
     if (j.state === 'succeeded') process.stdout.write(`  imported ${p.project ?? j.libraryId}: ${String(j.progress.stored ?? '?')} snippets, ${String(j.progress.tokens ?? '?')} tokens\n`);
     else process.stdout.write(`  FAILED ${p.project ?? j.libraryId}: ${j.error ?? j.state}\n`);
   }

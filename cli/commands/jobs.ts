@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import { choiceOption, intArg, output, printJson, withDataDir, withServices, type CommonOpts } from '../context.ts';
+import { choiceOption, intArg, output, printJson, withDataDir, withServices, type CommonOpts, type JobView } from '../context.ts';
 import { remoteClient, withRemote, type RemoteOpts } from '../remote.ts';
 import { countsText, followJob } from '../job-follow.ts';
 import { EXIT_FAILED } from '../errors.ts';
-import type { JobView } from '../../server/jobs/view.ts';
 import { LOCAL } from '../../server/operations/index.ts';
 import { RemoteError } from '../../server/mcp/backend.ts';
 import type { JobState } from '../../lib/model.ts';

@@ -1,18 +1,16 @@
 import type { Command } from 'commander';
-import { choiceOption, output, printJson, withDataDir, withServices, workQueue, type CommonOpts } from '../context.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { choiceOption, jobOf, output, printJson, withDataDir, withServices, workQueue, type CommonOpts } from '../context.ts';
 import { LIBRARY_VISIBILITIES } from '../../lib/model.ts';
 import { LOCAL } from '../../server/operations/index.ts';
 
 export function librariesCommand(program: Command): void {
   const libs = program.command('libraries').description('list, show, delete indexed libraries and set who may read them');
   withDataDir(libs.command('list').description('list libraries with their served versions')).action(async (opts: CommonOpts) => {
-    await withServices(opts, (s) => {
-      const teamspaces = new Map(s.teams.teamspaces.list().map((t) => [t.id, t.name]));
-      const owner = (id: number | null) => teamspaces.get(id ?? s.teams.defaultTeamspaceId()) ?? '?';
-      const rows = s.store.libraries.list().map((l) => ({
-        id: l.id, title: l.title, sourceType: l.sourceType, teamspace: owner(l.teamspaceId), visibility: l.visibility, grants: l.grants.map((t) => owner(t)),
-        versions: s.store.libraries.versions(l.id).filter((v) => v.isCurrent).map((v) => ({ tag: v.tag || 'current', snippets: v.totalSnippets, tokens: v.totalTokens })),
+    await withServices(opts, async (s) => {
+      const { libraries } = await s.operations.librariesList({}, LOCAL);
+      const rows = libraries.map((l) => ({
+        id: l.id, title: l.title, sourceType: l.sourceType, teamspace: l.teamspace ?? '?', visibility: l.visibility, grants: l.grants ?? [],
+        versions: l.versions.map((v) => ({ tag: v.tag, snippets: v.snippets, tokens: v.tokens })),
       }));
       output(opts, rows, () =>
         rows.map((r) => `${r.id}  ${r.title}  [${r.sourceType}]  ${r.visibility === 'instance' ? 'instance' : `teamspace ${r.teamspace}${r.grants.length ? ` +${r.grants.join(',')}` : ''}`}  ${r.versions.map((v) => `${v.tag}: ${v.snippets} snippets`).join(', ') || 'no served version yet'}`),
@@ -20,11 +18,7 @@ export function librariesCommand(program: Command): void {
     });
   });
   withDataDir(libs.command('show').description('show one library (JSON)').argument('<id>')).action(async (id: string, opts: CommonOpts) => {
-    await withServices(opts, (s) => {
-      const lib = s.store.libraries.get(id);
-      if (!lib) throw new ApiError('library_not_found', `No library ${id}.`);
-      printJson({ ...lib, versions: s.store.libraries.versions(id) });
-    });
+    await withServices(opts, async (s) => printJson(await s.operations.libraryRecord({ libraryId: id }, LOCAL)));
   });
   withDataDir(libs.command('set').description('set who may read a library (as PATCH /api/libraries/<id>)').argument('<id>'))
     .addOption(choiceOption('--visibility <visibility>', "teamspace: its owner teamspace and granted ones; instance: every key and anonymous search", LIBRARY_VISIBILITIES))
@@ -49,7 +43,7 @@ export function librariesCommand(program: Command): void {
         const r = await s.operations.libraryRefresh({ libraryId: id }, LOCAL);
         process.stderr.write(`${r.message}\n`);
         await workQueue(s);
-        const job = s.jobs.get(r.jobId);
+        const job = await jobOf(s, r.jobId);
         output(opts, { ...r, state: job.state, error: job.error, progress: job.progress }, () => `job ${job.id} ${job.state}${job.error ? `: ${job.error}` : ''}`);
         if (job.state !== 'succeeded') process.exitCode = 1;
       });

@@ -1,14 +1,14 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { intArg, output, withDataDir, withJson, withServices, type CommonOpts, recorded } from '../context.ts';
+import { intArg, output, withDataDir, withJson, withServices, type CommonOpts } from '../context.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { signLicense } from '../../server/license/license.ts';
+import { LOCAL, signLicense } from '../../server/operations/index.ts';
 
 export function licenseCommand(program: Command): void {
   const license = program.command('license').description('offline license: status, install, and (vendor) issue');
   withDataDir(license.command('status').description('show the installed license (never its signature); exit 1 when it is not valid')).action(async (opts: CommonOpts) => {
-    await withServices(opts, (s) => {
-      const st = s.license.status();
+    await withServices(opts, async (s) => {
+      const st = await s.operations.license({}, LOCAL);
       output(opts, { state: st.state, message: st.message, signedBy: st.signedBy, license: st.license }, () => {
         const l = st.license;
         return [
@@ -24,8 +24,9 @@ export function licenseCommand(program: Command): void {
   withDataDir(license.command('install').description('verify and install a license file').argument('<file>')).action(async (file: string, opts: CommonOpts) => {
     await withServices(
       opts,
-      (s) => {
-        const st = recorded(s, { action: 'licenseInstall', target: file }, () => s.license.install(fs.readFileSync(file, 'utf8')));
+      async (s) => {
+        // The same operation as POST /api/license.
+        const st = await s.operations.licenseInstall({ license: fs.readFileSync(file, 'utf8') }, LOCAL);
         output(opts, { state: st.state, message: st.message, signedBy: st.signedBy, license: st.license }, () => `Installed: ${st.message}`);
       },
       { create: true },

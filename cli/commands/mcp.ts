@@ -3,9 +3,8 @@ import { configFrom, requireStacksDatabase, withDataDir } from '../context.ts';
 import { apiKeyOf, checkRemoteUrl, withRemote } from '../remote.ts';
 import { createLogger } from '../../server/log.ts';
 import { createServices } from '../../server/services.ts';
-import { ApiError } from '../../lib/errors.ts';
 import { localBackend, remoteBackend, type DocsBackend } from '../../server/mcp/backend.ts';
-import { asKey } from '../../server/operations/index.ts';
+import { LOCAL } from '../../server/operations/index.ts';
 import { VERSION } from '../../server/version.ts';
 
 interface McpOptions {
@@ -40,17 +39,13 @@ export function mcpCommand(program: Command): void {
         const config = { ...configFrom({ dataDir: opts.dataDir, dev: opts.dev }), logLevel: level as never };
         requireStacksDatabase(config.dataDir);
         const services = await createServices(config, log);
-        const principal = apiKey ? services.keys.verify(apiKey) : null;
-        if (apiKey && !principal) {
-          services.store.close();
-          throw new ApiError('invalid_api_key', 'The API key is invalid or has been revoked.');
-        }
-        if (!principal && !config.allowAnonymousSearch) {
-          services.store.close();
-          throw new ApiError('invalid_api_key', 'This instance does not allow anonymous search: pass --api-key KEY or set STACKS_API_KEY.');
-        }
-        backend = localBackend(services.operations, asKey(principal));
         cleanup = () => services.store.close();
+        // Whom the session acts for: the key, checked once here with the rules of a request (server/operations/callers.ts).
+        const caller = await services.operations.stdioCaller({ apiKey }, LOCAL).catch((err: unknown) => {
+          cleanup();
+          throw err;
+        });
+        backend = localBackend(services.operations, caller);
       }
       // The MCP SDK is loaded by this command only (it is half a second of every CLI start otherwise).
       const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([import('../../server/mcp/server.ts'), import('@modelcontextprotocol/sdk/server/stdio.js')]);

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { choiceOption, configFrom, withDataDir, type CommonOpts } from '../context.ts';
 import { startServer } from '../../server/server.ts';
 import { configSchema } from '../../server/config.ts';
+import { LOCAL } from '../../server/operations/index.ts';
 
 export function serveCommand(program: Command): void {
   withDataDir(program.command('serve').description('start the HTTP server (API, MCP and web UI); creates the data dir and its database when new'))
@@ -10,7 +11,7 @@ export function serveCommand(program: Command): void {
     .action(async (opts: CommonOpts & { port?: string; logLevel?: string }) => {
       const config = configFrom(opts);
       const server = await startServer(config);
-      const lic = server.services.license.status();
+      const lic = await server.services.operations.license({}, LOCAL);
       // One write, so that whoever reads the URL line also has the first key.
       if (opts.json) {
         const started = { url: server.url, port: server.port, dataDir: config.dataDir, dev: config.dev, firstKey: server.firstKey?.key ?? null, setupUrl: server.setupUrl, license: { state: lic.state, message: lic.message } };

@@ -1,21 +1,22 @@
 import { Argument, type Command } from 'commander';
-import { choiceOption, intArg, output, printJson, withDataDir, withServices, type CommonOpts, recorded } from '../context.ts';
+import { choiceOption, intArg, output, printJson, withDataDir, withServices, type CommonOpts, type Local } from '../context.ts';
 import { ROLES } from './keys.ts';
-import type { Services } from '../../server/services.ts';
 import type { Role } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
-import type { Plan } from '../../server/teams/plans.ts';
 import { PLANS } from '../../server/contracts/teams.ts';
 import { POLICY_SOURCE_TYPES, type PolicySourceType } from '../../server/contracts/policy.ts';
-import type { RuleKindName } from '../../server/teams/rules.ts';
+import { LOCAL, localIn } from '../../server/operations/index.ts';
 
 type Base = CommonOpts & { teamspace?: string };
 /** Setup commands may create the database of a new installation (see withServices). */
 const CREATE = { create: true };
 
-/** The teamspace a command acts on: --teamspace <name>, or the default (first) one. The CLI runs as the box operator. */
-function teamspaceId(s: Services, name?: string): number {
-  return name ? s.teams.teamspaces.byName(name).id : s.teams.defaultTeamspaceId();
+/** The id of a member of the teamspace a command acts in, by name. */
+async function memberId(s: Local, o: Base, name: string): Promise<number> {
+  const { members } = await s.operations.membersList({}, localIn(o.teamspace));
+  const m = members.find((x) => x.name === name);
+  if (!m) throw new ApiError('not_found', `No member named "${name}" in this teamspace.`);
+  return m.id;
 }
 
 function withTeam(cmd: Command): Command {
@@ -23,7 +24,7 @@ function withTeam(cmd: Command): Command {
 }
 
 const list = (v: string) => v.split(',').map((x) => x.trim()).filter(Boolean);
-const RULE_KINDS: readonly RuleKindName[] = ['global', 'libraryOwn', 'libraryTeam'];
+const RULE_KINDS = ['global', 'libraryOwn', 'libraryTeam'] as const;
 function bool(v: string, option: string): boolean {
   if (['true', 'yes', '1', 'on'].includes(v)) return true;
   if (['false', 'no', '0', 'off'].includes(v)) return false;
@@ -76,7 +77,10 @@ function policyPatch(o: PolicySetOpts): Record<string, unknown> {
   return patch;
 }
 
-/** `stacks teamspaces|policies|plan|usage|rules|members ...`: the teams service, as the operator of the box. */
+/**
+ * `stacks teamspaces|policies|plan|usage|rules|members ...`: the teamspace operations of
+ * /api/v2/..., as the operator of the box, in the teamspace named by --teamspace (default: the first).
+ */
 export function teamsCommand(program: Command): void {
   teamspaceCommands(program);
   policyCommands(program);
@@ -89,8 +93,8 @@ export function teamsCommand(program: Command): void {
 function teamspaceCommands(program: Command): void {
   const spaces = program.command('teamspaces').description('teamspaces of this installation (each with its own members, policy, plan and rules)');
   withDataDir(spaces.command('list')).action(async (o: Base) => {
-    await withServices(o, (s) => {
-      const rows = s.teams.teamspaces.list();
+    await withServices(o, async (s) => {
+      const { teamspaces: rows } = await s.operations.teamspacesList({}, LOCAL);
       output(o, rows, () => rows.map((t) => `${String(t.id).padStart(4)}  ${t.name}  plan=${t.plan}  members=${t.members}${t.isDefault ? '  (default)' : ''}`));
     });
   });
@@ -101,8 +105,8 @@ function teamspaceCommands(program: Command): void {
     .action(async (name: string, o: Base & { owner: string; email?: string; plan: string }) => {
       await withServices(
         o,
-        (s) => {
-          const r = recorded(s, { action: 'teamspaceCreate', target: name, detail: { owner: o.owner, plan: o.plan } }, () => s.teams.teamspaces.create({ name, plan: o.plan, owner: o.owner, email: o.email ?? null }));
+        async (s) => {
+          const r = await s.operations.teamspaceCreate({ name, plan: o.plan, owner: o.owner, email: o.email }, LOCAL);
           output(o, r, () => [`Created teamspace ${r.teamspace.id} ${r.teamspace.name} (plan ${r.teamspace.plan}) with owner ${r.owner.name}.`, `API key of ${r.owner.name} (shown only once):`, '', r.key.key]);
         },
         CREATE,
@@ -113,7 +117,7 @@ function teamspaceCommands(program: Command): void {
 function policyCommands(program: Command): void {
   const policies = program.command('policies').description('teamspace policy: source types and library filters');
   withTeam(policies.command('show').description('print the policy as GET /api/v2/policies returns it')).action(async (o: Base) => {
-    await withServices(o, (s) => printJson(s.teams.policies.view(teamspaceId(s, o.teamspace))));
+    await withServices(o, async (s) => printJson(await s.operations.policiesGet({}, localIn(o.teamspace))));
   });
   withTeam(policies.command('set').description('change the policy (flags are merged into the current policy)'))
     .option('--patch <json>', 'a partial policy as JSON, merged like PATCH /api/v2/policies')
@@ -132,12 +136,7 @@ function policyCommands(program: Command): void {
     .action(async (o: PolicySetOpts) => {
       await withServices(
         o,
-        (s) => {
-          const t = teamspaceId(s, o.teamspace);
-          const patch = policyPatch(o);
-          recorded(s, { action: 'policiesUpdate', teamspaceId: t, detail: patch }, () => s.teams.policies.update(t, patch, o.replace === true));
-          printJson(s.teams.policies.view(t));
-        },
+        async (s) => printJson(await s.operations.policiesUpdate(policyPatch(o), o.replace === true, localIn(o.teamspace))),
         CREATE,
       );
     });
@@ -146,7 +145,7 @@ function policyCommands(program: Command): void {
 function planCommands(program: Command): void {
   const plan = program.command('plan').description('teamspace plan, included requests and spending limit');
   withTeam(plan.command('show')).action(async (o: Base) => {
-    await withServices(o, (s) => printJson(s.teams.plans.get(teamspaceId(s, o.teamspace))));
+    await withServices(o, async (s) => printJson(await s.operations.teamspaceGet({}, localIn(o.teamspace))));
   });
   withTeam(plan.command('set').description('change plan and limits'))
     .option('--plan <plan>', PLANS.join('|'))
@@ -154,21 +153,16 @@ function planCommands(program: Command): void {
     .option('--spending-limit-cents <n>', 'monthly spending limit in cents, or none')
     .option('--cents-per-extra <x>', 'price of one extra request in cents')
     .action(async (o: Base & { plan?: string; included?: string; spendingLimitCents?: string; centsPerExtra?: string }) => {
-      if (o.plan && !PLANS.includes(o.plan as Plan)) throw new ApiError('validation_error', `--plan must be one of ${PLANS.join(', ')}`);
-      const cents = o.centsPerExtra === undefined ? undefined : Number(o.centsPerExtra);
-      if (cents !== undefined && !(cents >= 0)) throw new ApiError('validation_error', '--cents-per-extra must be a number >= 0');
+      // The contract (PATCH /api/v2/teamspace) checks the plan and the figures.
+      const change = {
+        plan: o.plan,
+        includedRequests: o.included === undefined ? undefined : int(o.included, '--included'),
+        spendingLimitCents: o.spendingLimitCents === undefined ? undefined : o.spendingLimitCents === 'none' ? null : int(o.spendingLimitCents, '--spending-limit-cents'),
+        centsPerExtraRequest: o.centsPerExtra === undefined ? undefined : Number(o.centsPerExtra),
+      };
       await withServices(
         o,
-        (s) => {
-          const t = teamspaceId(s, o.teamspace);
-          const change = {
-            plan: o.plan as Plan | undefined,
-            includedRequests: o.included === undefined ? undefined : int(o.included, '--included'),
-            spendingLimitCents: o.spendingLimitCents === undefined ? undefined : o.spendingLimitCents === 'none' ? null : int(o.spendingLimitCents, '--spending-limit-cents'),
-            centsPerExtraRequest: cents,
-          };
-          printJson(recorded(s, { action: 'teamspaceUpdate', teamspaceId: t, detail: change }, () => s.teams.plans.update(t, change)));
-        },
+        async (s) => printJson(await s.operations.teamspaceUpdate(change, localIn(o.teamspace))),
         CREATE,
       );
     });
@@ -179,43 +173,34 @@ function usageCommand(program: Command): void {
     .option('--member <name>', 'member (default: the first owner)')
     .option('--days <n>', 'days of daily history (1-90; free plans at most 10)', intArg(1, 90), 30)
     .action(async (o: Base & { member?: string; days: number }) => {
-      const days = o.days;
-      await withServices(o, (s) => {
-        const t = teamspaceId(s, o.teamspace);
-        const people = s.teams.members.list(t);
-        const m = o.member ? s.teams.members.byName(t, o.member) : people.find((x) => x.role === 'owner') ?? people[0];
-        if (!m) throw new ApiError('not_found', 'The teamspace has no members.');
-        printJson(s.teams.usage.report({ keyId: 0, memberId: m.id, memberName: m.name, teamspaceId: t, role: m.role, scope: 'all' }, days));
-      });
+      await withServices(o, async (s) => printJson(await s.operations.memberUsage({ member: o.member, days: o.days }, localIn(o.teamspace))));
     });
 }
 
 function ruleCommands(program: Command): void {
   const rules = program.command('rules').description('rules returned with context and search answers');
   withTeam(rules.command('list')).action(async (o: Base) => {
-    await withServices(o, (s) => {
-      const rows = s.teams.rules.list(teamspaceId(s, o.teamspace));
+    await withServices(o, async (s) => {
+      const { rules: rows } = await s.operations.rulesList({}, localIn(o.teamspace));
       output(o, rows, () => rows.map((r) => `${String(r.id).padStart(4)}  ${r.kind}${r.libraryId ? ` ${r.libraryId}` : ''}: ${r.text}`));
     });
   });
   withTeam(rules.command('add').description('add a rule').argument('<text>'))
     .addOption(choiceOption('--kind <kind>', 'kind of rule', RULE_KINDS, 'global'))
     .option('--library <id>', 'library ID (libraryOwn and libraryTeam rules)')
-    .action(async (text: string, o: Base & { kind: RuleKindName; library?: string }) => {
+    .action(async (text: string, o: Base & { kind: (typeof RULE_KINDS)[number]; library?: string }) => {
       await withServices(
         o,
-        (s) => {
-          const t = teamspaceId(s, o.teamspace);
-          const r = recorded(s, { action: 'ruleAdd', target: o.library ?? null, teamspaceId: t, detail: { kind: o.kind, text } }, () => s.teams.rules.add(t, { kind: o.kind, libraryId: o.library ?? null, text }));
+        async (s) => {
+          const r = await s.operations.ruleAdd({ kind: o.kind, libraryId: o.library ?? null, text }, localIn(o.teamspace));
           output(o, r, () => `Added rule ${r.id}.`);
         },
         CREATE,
       );
     });
   withTeam(rules.command('remove').argument('<id>', 'rule ID', intArg(0))).action(async (id: number, o: Base) => {
-    await withServices(o, (s) => {
-      const t = teamspaceId(s, o.teamspace);
-      recorded(s, { action: 'ruleRemove', target: `#${id}`, teamspaceId: t }, () => s.teams.rules.remove(t, id));
+    await withServices(o, async (s) => {
+      await s.operations.ruleRemove({ id }, localIn(o.teamspace));
       output(o, { id, removed: true }, () => `Removed rule ${id}.`);
     });
   });
@@ -224,8 +209,8 @@ function ruleCommands(program: Command): void {
 function memberCommands(program: Command): void {
   const members = program.command('members').description('members of a teamspace and their roles');
   withTeam(members.command('list')).action(async (o: Base) => {
-    await withServices(o, (s) => {
-      const rows = s.teams.members.list(teamspaceId(s, o.teamspace));
+    await withServices(o, async (s) => {
+      const { members: rows } = await s.operations.membersList({}, localIn(o.teamspace));
       output(o, rows, () => rows.map((m) => `${String(m.id).padStart(4)}  ${m.name}  ${m.role}${m.email ? `  <${m.email}>` : ''}  keys=${m.keys}`));
     });
   });
@@ -236,26 +221,26 @@ function memberCommands(program: Command): void {
     .action(async (name: string, o: Base & { role: Role; email?: string; key: boolean }) => {
       await withServices(
         o,
-        (s) => {
-          const t = teamspaceId(s, o.teamspace);
-          const r = recorded(s, { action: 'memberAdd', target: name, teamspaceId: t, detail: { role: o.role, key: o.key } }, () => s.teams.members.add(t, 'operator', { name, email: o.email ?? null, role: o.role, createKey: o.key }));
+        async (s) => {
+          const added = await s.operations.memberAdd({ name, email: o.email ?? null, role: o.role, createKey: o.key }, localIn(o.teamspace));
+          // The key as this command has always printed it (the API answers only its id, key and name).
+          const m = added.member;
+          const r = { member: m, key: added.key ? { ...added.key, memberId: m.id, memberName: m.name, role: m.role, scope: 'all' } : null };
           output(o, r, () => [`Added member ${r.member.id} ${r.member.name} (${r.member.role}).`, ...(r.key ? ['API key (shown only once):', '', r.key.key] : [])]);
         },
         CREATE,
       );
     });
   withTeam(members.command('remove').description('remove a member and revoke its keys').argument('<name>')).action(async (name: string, o: Base) => {
-    await withServices(o, (s) => {
-      const t = teamspaceId(s, o.teamspace);
-      recorded(s, { action: 'memberRemove', target: name, teamspaceId: t }, () => s.teams.members.remove(t, 'operator', s.teams.members.byName(t, name).id));
+    await withServices(o, async (s) => {
+      await s.operations.memberRemove({ id: await memberId(s, o, name) }, localIn(o.teamspace));
       output(o, { name, removed: true }, () => `Removed ${name}.`);
     });
   });
   withTeam(members.command('role').description("change a member's role").addArgument(new Argument('<name>')).addArgument(new Argument('<role>', 'the new role').choices(ROLES))).action(
     async (name: string, role: Role, o: Base) => {
-      await withServices(o, (s) => {
-        const t = teamspaceId(s, o.teamspace);
-        const m = recorded(s, { action: 'memberRole', target: name, teamspaceId: t, detail: { role } }, () => s.teams.members.setRole(t, 'operator', s.teams.members.byName(t, name).id, role));
+      await withServices(o, async (s) => {
+        const m = await s.operations.memberRole({ id: await memberId(s, o, name), role }, localIn(o.teamspace));
         output(o, m, () => `${m.name} is now ${m.role}.`);
       });
     },

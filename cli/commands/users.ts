@@ -1,17 +1,21 @@
 import readline from 'node:readline';
 import type { Command } from 'commander';
-import { choiceOption, output, recorded, withDataDir, withServices, type CommonOpts } from '../context.ts';
+import type { z } from 'zod';
+import { choiceOption, output, withDataDir, withServices, type CommonOpts, type Local } from '../context.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { Role } from '../../lib/model.ts';
 import { ROLES } from '../../server/contracts/teams.ts';
-import { PASSWORD_MAX, PASSWORD_MIN } from '../../server/auth/passwords.ts';
-import type { UserView } from '../../server/auth/users.ts';
+import type { userView } from '../../server/contracts/users.ts';
+import { LOCAL, localIn } from '../../server/operations/index.ts';
+
+type UserView = z.output<typeof userView>;
 
 type Opts = CommonOpts & { teamspace?: string; passwordStdin?: boolean };
 
 /**
  * A password from the first line of standard input (--password-stdin, for scripts), or typed at a
  * prompt that does not echo it. Never an argument: arguments end up in shell history and `ps`.
+ * Its length is the contract's to check (server/contracts/users.ts), as for POST /api/users.
  */
 async function readPassword(opts: Opts): Promise<string> {
   let password: string;
@@ -31,8 +35,15 @@ async function readPassword(opts: Opts): Promise<string> {
     rl.close();
     process.stderr.write('\n');
   }
-  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) throw new ApiError('validation_error', `The password must have ${PASSWORD_MIN} to ${PASSWORD_MAX} characters.`);
   return password;
+}
+
+/** The user of a user name (as the console's users list names them: trimmed, lower case). */
+async function userNamed(s: Local, username: string): Promise<UserView> {
+  const { users } = await s.operations.usersList({}, LOCAL);
+  const u = users.find((x) => x.username === username.trim().toLowerCase());
+  if (!u) throw new ApiError('not_found', `No user named "${username}".`);
+  return u;
 }
 
 const line = (u: UserView) => `${String(u.id).padStart(4)}  ${u.username}  ${u.role} in ${u.teamspace}  ${u.kind}${u.disabled ? '  DISABLED' : ''}  last sign-in: ${u.lastSignInAt ?? 'never'}`;
@@ -49,24 +60,22 @@ export function usersCommand(program: Command): void {
       await withServices(
         opts,
         async (s) => {
-          const teamspaceId = opts.teamspace ? s.teams.teamspaces.byName(opts.teamspace).id : s.teams.defaultTeamspaceId();
-          const u = await recorded(s, { action: 'userCreate', target: username, teamspaceId, detail: { role: opts.role } }, () => s.users.create({ username, password, teamspaceId, role: opts.role }));
+          const u = await s.operations.userCreate({ username, password, role: opts.role }, localIn(opts.teamspace));
           output(opts, u, () => `Created ${u.username} (${u.role} in ${u.teamspace}); they sign in at the web console.`);
         },
         { create: true },
       );
     });
   withDataDir(users.command('list').description('list users')).action(async (opts: CommonOpts) => {
-    await withServices(opts, (s) => {
-      const rows = s.users.list();
+    await withServices(opts, async (s) => {
+      const { users: rows } = await s.operations.usersList({}, LOCAL);
       output(opts, rows, () => rows.map(line));
     });
   });
   for (const [name, disabled] of [['disable', true], ['enable', false]] as const) {
     withDataDir(users.command(name).description(disabled ? 'disable a user and end its sessions' : 'enable a disabled user').argument('<username>')).action(async (username: string, opts: CommonOpts) => {
-      await withServices(opts, (s) => {
-        const u = s.users.byUsername(username);
-        const after = recorded(s, { action: 'userUpdate', target: u.username, teamspaceId: s.users.principalRow(u.id).teamspace_id, detail: { disabled } }, () => s.users.setDisabled(u.id, disabled));
+      await withServices(opts, async (s) => {
+        const after = await s.operations.userUpdate({ id: (await userNamed(s, username)).id, disabled }, LOCAL);
         output(opts, after, () => `${after.username} is ${disabled ? 'disabled' : 'enabled'}.`);
       });
     });
@@ -76,8 +85,8 @@ export function usersCommand(program: Command): void {
     .action(async (username: string, opts: Opts) => {
       const password = await readPassword(opts);
       await withServices(opts, async (s) => {
-        const u = s.users.byUsername(username);
-        await recorded(s, { action: 'userUpdate', target: u.username, teamspaceId: s.users.principalRow(u.id).teamspace_id, detail: { change: 'password' } }, () => s.users.setPassword(u.id, password));
+        const u = await userNamed(s, username);
+        await s.operations.userUpdate({ id: u.id, password }, LOCAL);
         output(opts, { id: u.id, username: u.username, passwordChanged: true }, () => `Password of ${u.username} changed.`);
       });
     });

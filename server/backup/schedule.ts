@@ -1,6 +1,7 @@
 import cron from 'node-cron';
 import type { Logger } from '../log.ts';
 import type { BackupResult, BackupService } from './service.ts';
+import { operatorActor, type AuditLog } from '../audit/log.ts';
 
 /**
  * Background task: a backup at every firing of the cron expression (STACKS_BACKUP_SCHEDULE), the
@@ -21,4 +22,12 @@ export function startBackupSchedule(backups: Pick<BackupService, 'create'>, expr
     { name: 'backup', noOverlap: true, unref: true },
   );
   return () => void task.destroy();
+}
+
+/** Each scheduled backup is an audit entry of the operator: the archive written, or the error. */
+export function auditScheduledBackup(audit: Pick<AuditLog, 'record'>): (r: BackupResult | Error) => void {
+  return (r) => {
+    const detail = r instanceof Error ? { trigger: 'schedule', error: r.message } : { trigger: 'schedule', file: r.file, bytes: r.bytes };
+    audit.record({ actor: operatorActor(), action: 'backupCreate', target: r instanceof Error ? null : r.file, outcome: r instanceof Error ? 'failed' : 'ok', detail });
+  };
 }

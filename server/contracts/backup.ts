@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ADMINS, defineOperation } from './operation.ts';
+import { ADMINS, defineLocalOperation, defineOperation } from './operation.ts';
 
 /** Backups of the whole instance (an owner or admin of the default teamspace, which administers it): POST /api/backup, GET /api/backups[/{name}], `stacks backup`. */
 
@@ -41,5 +41,24 @@ export const backupDownloadOperation = defineOperation({
   access: { caller: 'key', roles: ADMINS },
   http: { method: 'get', path: '/api/backups/{name}', from: 'path', status: 200, response: null },
   errors: ['invalid_api_key', 'forbidden', 'not_found'],
+  audit: true,
+});
+
+// ---- The operator on the box (`stacks backup|restore`): no HTTP binding. ----
+
+/** `stacks backup [--out DIR]`: in one step (no request waits), into any folder of the box. */
+export const backupWriteOperation = defineLocalOperation({
+  id: 'backupCreate', summary: 'Write a backup archive, into `out` or the backup folder', input: z.object({ out: z.string().min(1).max(4096).optional() }).strict(), access: { caller: 'local' }, audit: true,
+});
+
+/**
+ * `stacks restore ARCHIVE --yes` replaces the data dir before anything opens it (restoreBackup in
+ * server/operations/backup.ts); this records the restore in the restored data dir's audit log.
+ */
+export const backupRestoredOperation = defineLocalOperation({
+  id: 'backupRestore',
+  summary: 'Record a restore done on the box',
+  input: z.object({ archive: z.string().min(1).max(4096), createdAt: z.string(), schemaVersion: z.number().int(), movedAside: z.string().nullable() }).strict(),
+  access: { caller: 'local' },
   audit: true,
 });

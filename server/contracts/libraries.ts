@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LIBRARY_VISIBILITIES } from '../../lib/model.ts';
-import { ADMINS, defineOperation } from './operation.ts';
+import { ADMINS, defineLocalOperation, defineOperation } from './operation.ts';
 
 /** One library's details and who may read it: GET and PATCH /api/libraries/{libraryId}. */
 
@@ -96,4 +96,18 @@ export const libraryRefreshOperation = defineOperation({
   access: { caller: 'key', roles: ADMINS, license: true },
   http: { method: 'post', path: '/api/libraries/{libraryId}/refresh', from: 'path', status: 202, response: z.object({ libraryId: z.string(), jobId: z.number().int(), message: z.string() }) },
   errors: ['invalid_api_key', 'forbidden', 'library_not_found', 'conflict', 'license_required'],
+});
+
+// ---- The operator on the box (`stacks libraries list|show`, `stacks crawl-schedule`): no HTTP binding. ----
+
+export const librariesListOperation = defineLocalOperation({
+  id: 'librariesList', summary: 'Every library of the instance, served or not, as GET /api/libraries/{libraryId} shows each', input: z.object({}), access: { caller: 'local' }, audit: false,
+});
+
+export const libraryRecordOperation = defineLocalOperation({
+  id: 'libraryRecord', summary: 'One library as stored, with every version (building, served and replaced)', input: z.object({ libraryId }), access: { caller: 'local' }, audit: false,
+});
+
+export const crawlSitesOperation = defineLocalOperation({
+  id: 'crawlSites', summary: 'Crawled websites with their start address and re-crawl schedule', input: z.object({ libraryId: libraryId.optional() }), access: { caller: 'local' }, audit: false,
 });

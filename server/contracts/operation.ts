@@ -17,6 +17,9 @@ export type Access =
   /** Any valid key (optionally only these roles), plus a valid license and an enabled source type. */
   | { caller: 'key'; roles?: readonly Role[]; license?: string | true; source?: PolicySourceType };
 
+/** Only the local operator: the `stacks` command on the data dir (a key is refused). */
+export type LocalAccess = { caller: 'local' };
+
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export interface HttpBinding {
@@ -46,6 +49,25 @@ export interface Operation<I extends z.ZodType = z.ZodType> {
 }
 
 export function defineOperation<I extends z.ZodType>(op: Operation<I>): Operation<I> {
+  return op;
+}
+
+/**
+ * An operation only the local operator calls (the `stacks` command working on the data dir):
+ * managing teamspaces across the instance, writing a backup into a folder of the box, and the
+ * like. It is validated, admitted and audited like every operation, but has no HTTP binding: it
+ * is neither in the OpenAPI description nor in OPERATIONS (server/contracts/index.ts), and a key
+ * calling it is refused. `audit` says whether it is recorded (there is no HTTP method to tell).
+ */
+export interface LocalOperation<I extends z.ZodType = z.ZodType> {
+  id: string;
+  summary: string;
+  input: I;
+  access: LocalAccess;
+  audit: boolean;
+}
+
+export function defineLocalOperation<I extends z.ZodType>(op: LocalOperation<I>): LocalOperation<I> {
   return op;
 }
 

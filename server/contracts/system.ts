@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineOperation } from './operation.ts';
+import { defineLocalOperation, defineOperation } from './operation.ts';
 import { object } from './responses.ts';
 
 /** Liveness, health, readiness, license and this description itself: no key needed. */
@@ -76,4 +76,9 @@ export const systemOperation = defineOperation({
   access: { caller: 'key', roles: ['owner', 'admin'] },
   http: { method: 'get', path: '/api/system', from: 'query', status: 200, response: systemReportResponse },
   errors: ['invalid_api_key', 'forbidden'],
+});
+
+/** `stacks mcp` on the data dir: whom the stdio session acts for (its --api-key, or anonymous where anonymous search is allowed). */
+export const stdioCallerOperation = defineLocalOperation({
+  id: 'stdioCaller', summary: 'The caller of an MCP session over stdio: the key given, checked once at start', input: z.object({ apiKey: z.string().min(1).max(1000).nullable() }), access: { caller: 'local' }, audit: false,
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ADMINS, defineOperation, idInput } from './operation.ts';
+import { ADMINS, defineLocalOperation, defineOperation, idInput } from './operation.ts';
 import { object } from './responses.ts';
 import { KEY_SCOPES } from '../../lib/model.ts';
 
@@ -119,4 +119,23 @@ export const keyRevokeOperation = defineOperation({
   id: 'keyRevoke', summary: 'Revoke an API key', input: idInput, access: { caller: 'key' },
   http: { method: 'delete', path: '/api/v2/keys/{id}', from: 'path', status: 204, response: null },
   errors: ['not_found', 'forbidden'],
+});
+
+// ---- The operator on the box (`stacks teamspaces|usage|keys`): no HTTP binding, a key is refused. ----
+
+export const teamspacesListOperation = defineLocalOperation({
+  id: 'teamspacesList', summary: 'Every teamspace of the instance, the default (first) one marked', input: none, access: { caller: 'local' }, audit: false,
+});
+
+export const teamspaceCreateInput = z
+  // The name's shape and the plan are the teamspace service's to check (server/teams/teamspaces.ts).
+  .object({ name: z.string().min(1).max(64), owner: z.string().min(1).max(100), email: z.string().email().nullable().optional(), plan: z.string().min(1).max(20).default('enterprise') })
+  .strict();
+export const teamspaceCreateOperation = defineLocalOperation({
+  id: 'teamspaceCreate', summary: "Create a teamspace with its first owner (the owner's API key is answered once)", input: teamspaceCreateInput, access: { caller: 'local' }, audit: true,
+});
+
+export const memberUsageInput = usageInput.extend({ member: z.string().min(1).max(100).optional().describe('whose usage (default: the first owner)') }).strict();
+export const memberUsageOperation = defineLocalOperation({
+  id: 'memberUsage', summary: 'Usage of a named member and its teamspace, as GET /api/v2/usage answers a key of that member', input: memberUsageInput, access: { caller: 'local' }, audit: false,
 });

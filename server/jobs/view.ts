@@ -21,7 +21,3 @@ function versionOf(job: Job): string | null {
 
 export type JobView = ReturnType<typeof jobView>;
 
-/** Whether a job has reached its final state. */
-export function jobFinished(state: Job['state']): boolean {
-  return state === 'succeeded' || state === 'failed' || state === 'cancelled';
-}

@@ -1,5 +1,5 @@
 import type { Principal } from '../../lib/model.ts';
-import type { Access } from '../contracts/operation.ts';
+import type { Access, LocalAccess } from '../contracts/operation.ts';
 import type { PolicySourceType } from '../contracts/policy.ts';
 import { ApiError } from '../../lib/errors.ts';
 
@@ -7,9 +7,10 @@ import { ApiError } from '../../lib/errors.ts';
  * Who calls an operation. `key`: a request over HTTP or MCP, with the principal of its API key
  * or of the signed-in user of its console session (null: neither). `local`: the CLI working on the data dir itself, which only someone
  * with the server's files can do: it acts with an owner's rights and no teamspace policy, but
- * still needs the license where the operation does.
+ * still needs the license where the operation does. A local caller may name the teamspace it acts
+ * in (`stacks ... --teamspace NAME`); the teamspace operations act in the default one otherwise.
  */
-export type Caller = { kind: 'key'; principal: Principal | null; ip?: string | null; session?: RequestSession | null } | { kind: 'local' };
+export type Caller = { kind: 'key'; principal: Principal | null; ip?: string | null; session?: RequestSession | null } | { kind: 'local'; teamspace?: string };
 
 /** The console session a request came with (its id from the cookie, and its CSRF token). */
 export interface RequestSession {
@@ -18,6 +19,8 @@ export interface RequestSession {
 }
 
 export const LOCAL: Caller = { kind: 'local' };
+/** The local operator acting in the teamspace named `teamspace` (undefined: the default one). */
+export const localIn = (teamspace?: string): Caller => (teamspace === undefined ? LOCAL : { kind: 'local', teamspace });
 /** A request's caller: its key's (or signed-in user's) principal, client address (for the audit log) and session. */
 export const asKey = (principal: Principal | null, ip: string | null = null, session: RequestSession | null = null): Caller => ({ kind: 'key', principal, ip, session });
 
@@ -33,8 +36,13 @@ export interface AdmitDeps {
  * teamspace's source policy, in that order, so a caller learns first what it can fix. Returns the
  * principal the operation acts for (null: anonymous or local).
  */
-export function admit(deps: AdmitDeps, access: Access, caller: Caller): Principal | null {
+export function admit(deps: AdmitDeps, access: Access | LocalAccess, caller: Caller): Principal | null {
   if (access.caller === 'open') return caller.kind === 'key' ? caller.principal : null;
+  if (access.caller === 'local') {
+    if (caller.kind === 'local') return null;
+    if (!caller.principal) throw new ApiError('invalid_api_key', 'An API key is required: send Authorization: Bearer <key>.');
+    throw new ApiError('forbidden', 'This is done on the server itself, with the `stacks` command.');
+  }
   if (caller.kind === 'local') {
     if (access.caller === 'key' && access.license) deps.license.require(access.license === true ? undefined : access.license);
     return null;

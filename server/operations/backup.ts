@@ -1,8 +1,15 @@
 import { ApiError } from '../../lib/errors.ts';
 import type { Principal } from '../../lib/model.ts';
-import type { BackupService } from '../backup/service.ts';
-import { backupCreateOperation, backupDownloadOperation, backupsListOperation } from '../contracts/backup.ts';
+import { ALL_PAGES, type BackupService } from '../backup/service.ts';
+import { backupCreateOperation, backupDownloadOperation, backupRestoredOperation, backupsListOperation, backupWriteOperation } from '../contracts/backup.ts';
 import type { binder } from './bind.ts';
+
+/**
+ * `stacks restore`: checking an archive and replacing the data dir with it happen before any
+ * service opens the data dir (nothing may hold its databases open), so they are not bound
+ * operations; `backupRestored` then records the restore in the restored audit log.
+ */
+export { inspectArchive as inspectBackup, restoreArchive as restoreBackup } from '../backup/restore.ts';
 
 export interface BackupOperationDeps {
   backups: Pick<BackupService, 'create' | 'list' | 'archivePath' | 'directory'>;
@@ -23,6 +30,9 @@ export function backupOperations(bind: ReturnType<typeof binder>, d: BackupOpera
       instanceAdmin(p);
       return { directory: d.backups.directory, backups: d.backups.list() };
     }),
+    /** `stacks backup`: in one step (nothing waits between steps), into `out` when given. */
+    backupWrite: bind(backupWriteOperation, (i) => d.backups.create('cli', { outDir: i.out, pagesPerStep: ALL_PAGES })),
+    backupRestored: bind(backupRestoredOperation, () => undefined),
     /** The archive's path; the entry point sends the file. */
     backupDownload: bind(backupDownloadOperation, (i, p) => {
       instanceAdmin(p);

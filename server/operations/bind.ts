@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Principal } from '../../lib/model.ts';
-import type { Operation } from '../contracts/operation.ts';
+import type { LocalOperation, Operation } from '../contracts/operation.ts';
 import { validate } from '../../lib/validate.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { ANONYMOUS, keyActor, operatorActor, safeDetail, type AuditActor, type AuditLog } from '../audit/log.ts';
@@ -8,6 +8,14 @@ import { admit, type AdmitDeps, type Caller } from './admit.ts';
 
 /** An operation bound to its service: raw input and a caller in, the service's answer out. */
 export type Bound<O> = (raw: unknown, caller: Caller) => Promise<O>;
+
+/**
+ * What an operation tells the audit log about one call: the teamspace a local caller acted in
+ * (a key's entry is its teamspace's; the operator's is the instance's unless the operation says).
+ */
+export interface AuditNote {
+  teamspaceId: number | null;
+}
 
 export interface BindDeps extends AdmitDeps {
   /** Where changes and refusals are recorded; null records nothing. */
@@ -21,24 +29,25 @@ export interface BindDeps extends AdmitDeps {
  * operation, is recorded as a refused authentication.
  */
 export function binder(deps: BindDeps) {
-  return <I extends z.ZodType, O>(op: Operation<I>, run: (input: z.output<I>, principal: Principal | null, caller: Caller) => O | Promise<O>): Bound<O> =>
+  return <I extends z.ZodType, O>(op: Operation<I> | LocalOperation<I>, run: (input: z.output<I>, principal: Principal | null, caller: Caller, note: AuditNote) => O | Promise<O>): Bound<O> =>
     async (raw, caller) => {
       let out: O;
+      const note: AuditNote = { teamspaceId: null };
       try {
         const principal = admit(deps, op.access, caller);
-        out = await run(validate(op.input, raw), principal, caller);
+        out = await run(validate(op.input, raw), principal, caller, note);
       } catch (err) {
-        noteRefusal(deps, op, caller, raw, err);
+        noteRefusal(deps, op, caller, raw, err, note);
         throw err;
       }
-      if (audited(op) && deps.audit) deps.audit.record({ actor: actorOf(caller), action: op.id, target: targetOf(raw, out), sourceIp: ipOf(caller), outcome: 'ok', detail: safeDetail(raw) });
+      if (audited(op) && deps.audit) deps.audit.record({ actor: actorOf(caller, note), action: op.id, target: targetOf(raw, out), sourceIp: ipOf(caller), outcome: 'ok', detail: safeDetail(raw) });
       return out;
     };
 }
 
 /** Checks only who may call (before an upload is read); a refusal is recorded as the operation's would be. */
 export function admitter(deps: BindDeps) {
-  return (op: Operation, caller: Caller): Principal | null => {
+  return (op: Operation | LocalOperation, caller: Caller): Principal | null => {
     try {
       return admit(deps, op.access, caller);
     } catch (err) {
@@ -48,22 +57,23 @@ export function admitter(deps: BindDeps) {
   };
 }
 
-/** State-changing operations that need a key, and those a contract marks (exports). */
-function audited(op: Operation): boolean {
+/** State-changing operations that need a key, those a contract marks (exports), and the local ones that say so. */
+function audited(op: Operation | LocalOperation): boolean {
+  if (!('http' in op)) return op.audit;
   return op.audit ?? (op.access.caller === 'key' && op.http.method !== 'get');
 }
 
-function noteRefusal(deps: BindDeps, op: Operation, caller: Caller, raw: unknown, err: unknown): void {
+function noteRefusal(deps: BindDeps, op: Operation | LocalOperation, caller: Caller, raw: unknown, err: unknown, note: AuditNote = { teamspaceId: null }): void {
   if (!deps.audit) return;
   const code = err instanceof ApiError ? err.code : 'internal_error';
   if (code === 'invalid_api_key') return deps.audit.refusedAuth(ipOf(caller), `${op.id}: no valid API key`);
   if (!audited(op)) return;
   const refused = err instanceof ApiError && (err.status === 401 || err.status === 403);
-  deps.audit.record({ actor: actorOf(caller), action: op.id, target: targetOf(raw, null), sourceIp: ipOf(caller), outcome: refused ? 'refused' : 'failed', detail: { ...safeDetail(raw), error: code } });
+  deps.audit.record({ actor: actorOf(caller, note), action: op.id, target: targetOf(raw, null), sourceIp: ipOf(caller), outcome: refused ? 'refused' : 'failed', detail: { ...safeDetail(raw), error: code } });
 }
 
-function actorOf(caller: Caller): AuditActor {
-  if (caller.kind === 'local') return operatorActor();
+function actorOf(caller: Caller, note: AuditNote): AuditActor {
+  if (caller.kind === 'local') return { ...operatorActor(), teamspaceId: note.teamspaceId };
   return caller.principal ? keyActor(caller.principal) : ANONYMOUS;
 }
 
@@ -72,7 +82,7 @@ function ipOf(caller: Caller): string | null {
 }
 
 /** Fields that name what an operation acts on, in the input, then in the answer. */
-const INPUT_TARGETS = ['libraryId', 'repoUrl', 'host', 'websiteUrl', 'openApiUrl', 'llmstxtUrl', 'collectionName', 'projectTitle', 'libraryTitle', 'name'];
+const INPUT_TARGETS = ['libraryId', 'repoUrl', 'host', 'websiteUrl', 'openApiUrl', 'llmstxtUrl', 'collectionName', 'projectTitle', 'libraryTitle', 'name', 'archive', 'out'];
 const RESULT_TARGETS = ['libraryName', 'project'];
 
 /** What an operation acted on, for the log: a library, an address, a name, or `#<id>`. */

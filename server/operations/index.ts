@@ -3,7 +3,7 @@ import { binder, admitter, type BindDeps } from './bind.ts';
 import { searchOperations, type SearchOperationDeps } from './search.ts';
 import { sourceOperations, type SourceOperationDeps } from './sources.ts';
 import { jobOperations, type JobOperationDeps } from './jobs.ts';
-import { teamOperations } from './teams.ts';
+import { localTeamspace, teamOperations } from './teams.ts';
 import { libraryOperations, type LibraryOperationDeps } from './libraries.ts';
 import { auditOperations, type AuditOperationDeps } from './audit.ts';
 import { userOperations, type UserOperationDeps } from './users.ts';
@@ -15,6 +15,7 @@ import { metricsOperations, type MetricsOperationDeps } from './metrics.ts';
 import { declaredOperations, type DeclaredOperationDeps } from './declared.ts';
 import { invitationOperations, type InvitationOperationDeps } from './invitations.ts';
 import { instanceOperations, type InstanceOperationDeps } from './instance.ts';
+import { callerOperations, type CallerOperationDeps } from './callers.ts';
 
 /**
  * The service layer's front door: every operation that REST, MCP and the CLI offer, each one
@@ -24,9 +25,11 @@ import { instanceOperations, type InstanceOperationDeps } from './instance.ts';
  */
 
 export type { Caller, RequestSession } from './admit.ts';
-export { asKey, LOCAL } from './admit.ts';
+export { asKey, LOCAL, localIn } from './admit.ts';
+export { inspectBackup, restoreBackup } from './backup.ts';
+export { signLicense } from './system.ts';
 
-export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & UserOperationDeps & SystemOperationDeps & GitOperationDeps & BackupOperationDeps & ExportOperationDeps & MetricsOperationDeps & DeclaredOperationDeps & InvitationOperationDeps & InstanceOperationDeps & { teams: TeamService };
+export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & UserOperationDeps & SystemOperationDeps & GitOperationDeps & BackupOperationDeps & ExportOperationDeps & MetricsOperationDeps & DeclaredOperationDeps & InvitationOperationDeps & InstanceOperationDeps & CallerOperationDeps & { teams: TeamService };
 
 export function createOperations(d: OperationDeps) {
   const bind = binder(d);
@@ -38,7 +41,8 @@ export function createOperations(d: OperationDeps) {
     ...jobOperations(bind, d),
     ...libraryOperations(bind, d),
     ...auditOperations(bind, d),
-    ...userOperations(bind, d),
+    // Named, not spread: a spread would read `access`, which the composition root sets up after this.
+    ...userOperations(bind, { users: d.users, signIn: d.signIn, ssoEnabled: d.ssoEnabled, localTeamspace: (caller) => localTeamspace(d.teams, caller) }),
     ...systemOperations(bind, d),
     ...gitOperations(bind, d),
     ...backupOperations(bind, d),
@@ -48,6 +52,7 @@ export function createOperations(d: OperationDeps) {
     ...invitationOperations(bind, d),
     ...instanceOperations(bind, d),
     ...teamOperations(bind, d.teams),
+    ...callerOperations(bind, d),
   };
 }
 

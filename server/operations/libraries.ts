@@ -3,14 +3,14 @@ import type { CrawlService } from '../sources/website/service.ts';
 import type { GitSourceService } from '../sources/git/service.ts';
 import { ApiError } from '../../lib/errors.ts';
 import {
-  libraryDeleteOperation, libraryGetOperation, libraryRefreshOperation, librarySnippetsOperation, libraryUpdateOperation,
+  crawlSitesOperation, librariesListOperation, libraryDeleteOperation, libraryGetOperation, libraryRecordOperation, libraryRefreshOperation, librarySnippetsOperation, libraryUpdateOperation,
 } from '../contracts/libraries.ts';
 import type { binder } from './bind.ts';
 import { readerOf } from './search.ts';
 
 export interface LibraryOperationDeps {
   libraries: LibraryAccessService;
-  crawler: Pick<CrawlService, 'recrawl' | 'setSchedule'>;
+  crawler: Pick<CrawlService, 'recrawl' | 'setSchedule' | 'sites'>;
   git: Pick<GitSourceService, 'isGit' | 'refresh'>;
 }
 
@@ -42,6 +42,13 @@ export function libraryOperations(bind: ReturnType<typeof binder>, d: LibraryOpe
       const job = d.crawler.recrawl(lib.id, caller.kind === 'local' ? 'cli' : 'api');
       if (!job) throw new ApiError('conflict', `${lib.id} is being crawled right now.`);
       return { libraryId: lib.id, jobId: job.jobId, message: `Re-crawl of ${lib.id} queued (job ${job.jobId}); pages that did not change are kept.` };
+    }),
+    librariesList: bind(librariesListOperation, (_i, p, caller) => ({ libraries: d.libraries.list(readerOf(p, caller)) })),
+    libraryRecord: bind(libraryRecordOperation, (i, p, caller) => d.libraries.record(readerOf(p, caller), i.libraryId)),
+    crawlSites: bind(crawlSitesOperation, (i) => {
+      const sites = d.crawler.sites().filter((x) => !i.libraryId || x.libraryId === i.libraryId);
+      if (i.libraryId && sites.length === 0) throw new ApiError('library_not_found', `${i.libraryId} is not a crawled website.`);
+      return { sites };
     }),
   };
 }

@@ -12,6 +12,8 @@ export interface UserOperationDeps {
   signIn: SignInService;
   /** Whether single sign-on is configured (the sign-in page offers it). */
   ssoEnabled: boolean;
+  /** The teamspace a local caller acts in (`stacks users create --teamspace`); default: the default one. */
+  localTeamspace?(caller: Caller): number;
 }
 
 const ipOf = (caller: Caller) => (caller.kind === 'key' ? (caller.ip ?? null) : null);
@@ -38,13 +40,18 @@ export function userOperations(bind: ReturnType<typeof binder>, d: UserOperation
     }),
     setup: bind(setupOperation, (i, _p, caller) => d.signIn.setup(i.token, { username: i.username, password: i.password }, ipOf(caller))),
     usersList: bind(usersListOperation, (_i, p) => ({ users: d.users.list(p?.teamspaceId) })),
-    userCreate: bind(userCreateOperation, (i, p) => {
-      if (!p) return d.users.create({ username: i.username, password: i.password, teamspaceId: d.signIn.defaultTeamspace(), role: i.role });
+    userCreate: bind(userCreateOperation, (i, p, caller, note) => {
+      if (!p) {
+        // The local operator: in the teamspace it names, its entry in that teamspace's audit log.
+        note.teamspaceId = d.localTeamspace?.(caller) ?? d.signIn.defaultTeamspace();
+        return d.users.create({ username: i.username, password: i.password, teamspaceId: note.teamspaceId, role: i.role });
+      }
       if (i.role === 'owner' && p.role !== 'owner') throw new ApiError('forbidden', 'Only an owner can create an owner.');
       return d.users.create({ username: i.username, password: i.password, teamspaceId: p.teamspaceId, role: i.role });
     }),
-    userUpdate: bind(userUpdateOperation, async (i, p, caller) => {
+    userUpdate: bind(userUpdateOperation, async (i, p, caller, note) => {
       const user = p ? sameTeamspace(i.id, p.teamspaceId) : d.users.principalRow(i.id);
+      if (!p) note.teamspaceId = user.teamspace_id;
       if (p && user.role === 'owner' && p.role !== 'owner') throw new ApiError('forbidden', "Only an owner can change an owner's account.");
       // The user's other sessions end; the caller's own session is kept when it is this user's.
       if (i.password !== undefined) await d.users.setPassword(i.id, i.password, caller.kind === 'key' ? (caller.session?.id ?? null) : null);

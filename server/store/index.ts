@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import path from 'node:path';
+import { openSqlite } from '../../lib/sqlite.ts';
 import { openDb, type Db } from './db.ts';
 import { LibraryStore } from './libraries.ts';
 import { SnippetStore } from './snippets.ts';
@@ -19,6 +21,22 @@ import { InvitationStore } from './invitations.ts';
 import { SettingsStore } from './settings.ts';
 
 export type { Db };
+
+/** Whether `dataDir` holds a Stacks database: a stacks.db SQLite file with the migrations table (read only; nothing is created). */
+export function holdsStacksDatabase(dataDir: string): boolean {
+  const file = path.join(dataDir, 'stacks.db');
+  if (!fs.existsSync(file) || !fs.statSync(file).isFile()) return false;
+  try {
+    const db = openSqlite(file, { readonly: true, fileMustExist: true });
+    try {
+      return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() !== undefined;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return false;
+  }
+}
 
 /** All SQL of the appliance lives behind this object (one SQLite file per data dir). */
 export class Store {

@@ -60,6 +60,17 @@ export class LibraryAccessService {
     return this.toView(reader, this.visible(reader, rawId));
   }
 
+  /** Every library the reader may see, served or not, in stored order. */
+  list(reader: Reader): LibraryView[] {
+    return this.store.libraries.list().filter((lib) => this.access().canSee(reader, lib)).map((lib) => this.toView(reader, lib));
+  }
+
+  /** One library as stored, with every version row (what `stacks libraries show` prints). */
+  record(reader: Reader, rawId: string) {
+    const lib = this.visible(reader, rawId);
+    return { ...lib, versions: this.store.libraries.versions(lib.id) };
+  }
+
   /**
    * A library the reader may change (owner or admin of its owner teamspace, or the operator):
    * library_not_found when it may not even see it, forbidden when it sees but does not own it.

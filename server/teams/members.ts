@@ -91,6 +91,11 @@ export class MemberService {
 
   // ---- keys ----
 
+  /** Every key of the instance, all teamspaces (what the operator on the box lists). */
+  allKeys(): KeyInfo[] {
+    return this.keys.list();
+  }
+
   listKeys(teamspaceId: number, onlyMember?: number): KeyInfo[] {
     return this.keys.list().filter((k) => k.teamspaceId === teamspaceId && (onlyMember === undefined || k.memberId === onlyMember));
   }

@@ -59,6 +59,16 @@ export class RuleService {
     return view(this.teams.rule(id)!);
   }
 
+  /**
+   * The rules a Git repository's stacks.json gives its library (libraryOwn rules of the teamspace
+   * that owns it): those it gave before and no longer does are removed, the new ones added.
+   */
+  replaceRepositoryRules(libraryId: string, previous: string[], next: string[]): void {
+    const owner = this.store.libraries.get(libraryId)?.teamspaceId ?? this.defaultTeamspaceId();
+    for (const r of this.list(owner)) if (r.kind === 'libraryOwn' && r.libraryId === libraryId && previous.includes(r.text)) this.remove(owner, r.id);
+    for (const text of next) this.add(owner, { kind: 'libraryOwn', libraryId, text });
+  }
+
   remove(teamspaceId: number, id: number): void {
     const r = this.teams.rule(id);
     const visible = r && (r.teamspace_id === teamspaceId || (r.kind === 'library_own' && r.library_id && this.ownsLibrary(teamspaceId, r.library_id)));

@@ -1,17 +1,10 @@
 import type { Express } from 'express';
-import type { LicenseService } from '../../license/license.ts';
-import { ApiError } from '../../../lib/errors.ts';
 import { route } from '../handler.ts';
-import { VERSION } from '../../version.ts';
-import { describeEmbedder } from '../../embed/index.ts';
-import type { Embedder } from '../../embed/types.ts';
+import { callerOf } from '../auth.ts';
+import type { Operations } from '../../operations/index.ts';
 
 export interface HealthDeps {
-  license: Pick<LicenseService, 'status'>;
-  /** The database: whether it answers, and the job counts by state. */
-  store: { ping(): boolean; jobs: { counts(): Record<string, number> }; vectors: { versionCounts(): { embedded: number; pending: number } } };
-  embedder: Embedder | null;
-  startedAt: Date;
+  operations: Pick<Operations, 'health' | 'ready'>;
 }
 
 /**
@@ -19,46 +12,6 @@ export interface HealthDeps {
  * /api/ready answers 200 only while the database answers (for load balancers and orchestrators).
  */
 export function mountHealth(app: Express, s: HealthDeps): void {
-  app.get(
-    '/api/health',
-    route((_req, res) => {
-      const lic = s.license.status();
-      const dbOk = s.store.ping();
-      let queue: Record<string, number> | null = null;
-      let versions: { embedded: number; pending: number } | null = null;
-      if (dbOk) {
-        try {
-          queue = s.store.jobs.counts();
-          versions = s.embedder ? s.store.vectors.versionCounts() : null;
-        } catch {
-          queue = null;
-        }
-      }
-      res.json({
-        status: dbOk ? 'ok' : 'degraded',
-        version: VERSION,
-        uptimeSeconds: Math.round((Date.now() - s.startedAt.getTime()) / 1000),
-        startedAt: s.startedAt.toISOString(),
-        license: {
-          state: lic.state,
-          message: lic.message,
-          expiresAt: lic.license?.expiresAt ?? null,
-          edition: lic.license?.edition ?? null,
-          licensee: lic.license?.licensee ?? null,
-        },
-        database: { status: dbOk ? 'ok' : 'unavailable' },
-        queue: queue ? { status: 'ok', jobs: queue } : { status: 'unavailable', jobs: null },
-        // versions: served library versions whose vectors are complete, and those the embed job has not finished (they answer lexically).
-        embedder: s.embedder ? { ...describeEmbedder(s.embedder), versions } : null,
-      });
-    }),
-  );
-
-  app.get(
-    '/api/ready',
-    route((_req, res) => {
-      if (!s.store.ping()) throw new ApiError('not_ready', 'The database does not answer.');
-      res.json({ status: 'ready' });
-    }),
-  );
+  app.get('/api/health', route(async (req, res) => res.json(await s.operations.health(req.query, callerOf(res)))));
+  app.get('/api/ready', route(async (req, res) => res.json(await s.operations.ready(req.query, callerOf(res)))));
 }

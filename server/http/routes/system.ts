@@ -1,5 +1,4 @@
 import type { Express } from 'express';
-import type { LicenseService } from '../../license/license.ts';
 import { route } from '../handler.ts';
 import { callerOf } from '../auth.ts';
 import type { Operations } from '../../operations/index.ts';
@@ -8,8 +7,7 @@ import { VERSION } from '../../version.ts';
 
 /** What these routes use. */
 export interface SystemDeps {
-  license: Pick<LicenseService, 'status'>;
-  operations: Pick<Operations, 'licenseInstall' | 'system'>;
+  operations: Pick<Operations, 'license' | 'licenseInstall' | 'system'>;
 }
 
 /** Liveness, the license (read by anyone, installed by an owner), the instance's figures, and the OpenAPI description of the API. */
@@ -25,13 +23,7 @@ export function mountSystem(app: Express, s: SystemDeps): void {
     res.json(description);
   });
 
-  app.get(
-    '/api/license',
-    route((_req, res) => {
-      const st = s.license.status();
-      res.json({ state: st.state, message: st.message, signedBy: st.signedBy, license: st.license });
-    }),
-  );
+  app.get('/api/license', route(async (req, res) => res.json(await s.operations.license(req.query, callerOf(res)))));
   app.post('/api/license', route(async (req, res) => res.json(await s.operations.licenseInstall(req.body ?? {}, callerOf(res)))));
   app.get('/api/system', route(async (req, res) => res.json(await s.operations.system(req.query, callerOf(res)))));
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../log.ts';
 import type { Store } from '../../store/index.ts';
+import type { JobQueue } from '../../jobs/queue.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { operatorSubmitter } from '../../../lib/owner.ts';
 import type { LibraryVisibility } from '../../../lib/model.ts';
@@ -35,8 +36,8 @@ export interface DeclaredSourcesDeps {
   log: Logger;
   submit: SubmitContext;
   defaultTeamspaceId(): number;
-  /** Cancels the library's queued and running jobs, then deletes it with every version. */
-  deleteLibrary(libraryId: string): void;
+  /** A pruned library's queued and running jobs are cancelled before it is deleted. */
+  jobs: Pick<JobQueue, 'list' | 'cancel'>;
   now?: () => string;
 }
 
@@ -98,7 +99,7 @@ export class DeclaredSources {
     }
     for (const row of previous.values()) {
       if (row.created) {
-        if (this.d.store.libraries.get(row.libraryId)) this.d.deleteLibrary(row.libraryId);
+        if (this.d.store.libraries.get(row.libraryId)) this.deleteLibrary(row.libraryId);
         report.pruned.push(row.libraryId);
       } else report.released.push(row.libraryId);
       this.d.store.declared.delete(row.libraryId);
@@ -133,6 +134,12 @@ export class DeclaredSources {
   }
 
   /** Declared sources are added by the operator, in the default teamspace, instance-wide unless the entry says teamspace. */
+  /** A library no longer declared: its queued and running jobs cancelled, then it is deleted with every version. */
+  private deleteLibrary(libraryId: string): void {
+    for (const state of ['queued', 'running'] as const) for (const j of this.d.jobs.list({ libraryId, state })) this.d.jobs.cancel(j.id);
+    this.d.store.libraries.delete(libraryId);
+  }
+
   private who(entry: Record<string, unknown>) {
     return operatorSubmitter(this.d.defaultTeamspaceId(), (entry.visibility as LibraryVisibility | undefined) ?? 'instance');
   }

@@ -1,6 +1,7 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from '../../log.ts';
 import type { DeclaredSources, ReconcileReport } from './reconcile.ts';
+import { operatorActor, type AuditLog } from '../../audit/log.ts';
 
 /**
  * Background work of sources.yaml: a reconcile at start and on `reconcileSchedule`
@@ -49,5 +50,14 @@ export function startDeclaredSources(
     void reconciler?.destroy();
     for (const t of tasks.values()) void t.task.destroy();
     tasks.clear();
+  };
+}
+
+/** A reconcile that changed something (or failed) is an audit entry of the operator; one that changed nothing is not worth one. */
+export function auditReconcile(audit: Pick<AuditLog, 'record'>, file: string): (r: ReconcileReport | Error, trigger: 'start' | 'schedule') => void {
+  return (r, trigger) => {
+    if (!(r instanceof Error) && !r.created.length && !r.updated.length && !r.pruned.length && !r.errors.length) return;
+    const detail = r instanceof Error ? { trigger, error: r.message } : { trigger, created: r.created.length, updated: r.updated.length, pruned: r.pruned.length, errors: r.errors.length };
+    audit.record({ actor: operatorActor(), action: 'sourcesReconcile', target: file, outcome: r instanceof Error ? 'failed' : 'ok', detail });
   };
 }

@@ -162,10 +162,10 @@ test('restore: refused for a newer schema, a damaged archive or a running server
     assert.match(bad.stderr, /is damaged: the checksum of stacks\.db does not match its manifest/);
     assert.deepEqual(fs.readdirSync(target), before, 'nothing changed');
 
-    // An archive of the schema before the last migration (020, which rewrites the audit log's old
-    // rows and changes no table): restored, then migrated when opened.
+    // An archive of the schema before the last migration (022, the failed job's error code):
+    // restored, then migrated when opened.
     const older = path.join(work, 'older.tar.gz');
-    await rewriteArchive(made.file, older, (dir) => editDb(dir, `DELETE FROM schema_migrations WHERE version = ${SCHEMA_VERSION}`), (m) => (m.schemaVersion = SCHEMA_VERSION - 1));
+    await rewriteArchive(made.file, older, (dir) => editDb(dir, `ALTER TABLE jobs DROP COLUMN error_code; DELETE FROM schema_migrations WHERE version = ${SCHEMA_VERSION}`), (m) => (m.schemaVersion = SCHEMA_VERSION - 1));
     const dry = await runStacks(['restore', older, '--data-dir', target]);
     assert.equal(dry.code, 2, 'without --yes it only says what it would do');
     assert.match(dry.stderr, /is a valid backup .* run again with --yes/);

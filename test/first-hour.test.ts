@@ -5,7 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { devLicense, startTestServer, tempDir, type TestServer } from './helpers/server.ts';
-import { loadCorpusBundles } from './helpers/mcp.ts';
+import { CORPUS_BUNDLES } from './helpers/fixtures.ts';
 import { launchBrowser } from './helpers/browser.ts';
 
 /**
@@ -73,10 +73,17 @@ async function setupChecklistLicense(page: Page, s: TestServer, publicUrl: strin
 
 }
 
-/** A key, its MCP configurations on the public address, and a tool call with the pasted VS Code configuration. */
-async function keysAndMcp(page: Page, s: TestServer, publicUrl: string): Promise<void> {
+/** The first library imported in the browser, a key, its MCP configurations on the public address, and a tool call with the pasted VS Code configuration. */
+async function keysAndMcp(page: Page, publicUrl: string): Promise<void> {
+  // The first library, imported from the Add page, followed to the end on the Jobs page.
+  await page.goto(`${publicUrl}/#/add`);
+  await page.getByLabel('Who may read what you add').selectOption('instance');
+  await page.getByLabel('Bundle (.json or .zip)').setInputFiles(path.join(CORPUS_BUNDLES, 'pino.json'));
+  await page.getByRole('button', { name: 'Import' }).click();
+  await page.locator('#bundle-status', { hasText: '1 library queued for import' }).waitFor();
+  await page.goto(`${publicUrl}/#/jobs`);
+  await page.locator('#jobs tbody tr[data-state=succeeded]', { hasText: 'import' }).first().waitFor({ timeout: 60_000 });
   // No notice, nothing cut off.
-  await loadCorpusBundles(s.services, ['pino']);
   await page.goto(`${publicUrl}/#/keys`);
   await page.locator('#keys-page').getByLabel('Name', { exact: true }).fill('laptop assistant');
   await page.getByRole('button', { name: 'Create key' }).click();
@@ -155,7 +162,7 @@ test('first hour: setup link, checklist, MCP configuration on the public address
   page.on('pageerror', (e) => errors.push(e.message));
 
   await setupChecklistLicense(page, s, publicUrl);
-  await keysAndMcp(page, s, publicUrl);
+  await keysAndMcp(page, publicUrl);
   await invitation(browser, page, publicUrl, errors);
   assert.deepEqual(errors, []);
 });

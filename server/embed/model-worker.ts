@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import fs from 'node:fs';
 import ort from 'onnxruntime-node';
 import { Tokenizer } from '@huggingface/tokenizers';
+import { lowerThreadPriority } from '../../lib/thread-priority.ts';
 
 /** What the main thread gives a model worker (server/embed/model.ts). */
 export interface ModelWorkerData {
@@ -10,12 +11,16 @@ export interface ModelWorkerData {
   maxTokens: number;
   /** ONNX Runtime's intra-op threads for this worker. */
   threads: number;
+  /** The background lane (the embed job): its threads run at the lowest priority, after serving. */
+  background: boolean;
 }
 
 export type ModelRequest = { id: number; texts: string[] };
 export type ModelReply = { id: number; vectors: Float32Array[] } | { id: number; error: string };
 
 const data = workerData as ModelWorkerData;
+// Before the session starts its thread pool, which inherits this thread's priority.
+if (data.background) lowerThreadPriority();
 const tokenizer = new Tokenizer(JSON.parse(fs.readFileSync(data.tokenizerFile, 'utf8')), {});
 const session = await ort.InferenceSession.create(data.modelFile, {
   intraOpNumThreads: data.threads,

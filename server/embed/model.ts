@@ -104,15 +104,16 @@ export class ModelEmbedder implements Embedder {
   }
 
   private laneFor(priority: EmbedPriority): Lane {
-    return (this.lanes[priority] ??= this.lane(priority === 'query' ? 1 : this.backgroundThreads));
+    return (this.lanes[priority] ??= priority === 'query' ? this.lane(1, false) : this.lane(this.backgroundThreads, true));
   }
 
-  private lane(threads: number): Lane {
+  private lane(threads: number, background: boolean): Lane {
     const data: ModelWorkerData = {
       modelFile: path.join(this.dir, 'model.onnx'),
       tokenizerFile: path.join(this.dir, 'tokenizer.json'),
       maxTokens: this.pin.maxTokens,
       threads,
+      background,
     };
     const worker = new Worker(WORKER_ENTRY, { workerData: data });
     const lane: Lane = { worker, pending: new Map(), ready: Promise.resolve(), failed: null };

@@ -3,6 +3,7 @@ import { Store } from '../store/index.ts';
 import { openDb } from '../store/db.ts';
 import type { Embedder } from '../embed/types.ts';
 import { learnModel } from './learn.ts';
+import { lowerThreadPriority } from '../../lib/thread-priority.ts';
 import type { LearnedModel } from './ranker.ts';
 
 /**
@@ -35,6 +36,8 @@ export type LearnWorkerMessage =
 export type EmbedReply = { id: number; vectors: Float32Array[] } | { id: number; error: string };
 
 const data = workerData as LearnWorkerData;
+// Background work: serving gets the cores first.
+lowerThreadPriority();
 const pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>();
 let nextId = 1;
 

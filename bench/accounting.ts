@@ -12,6 +12,7 @@ import { loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/log.ts';
 import { startServer } from '../server/server.ts';
 import { openAccess } from '../server/teams/open-access.ts';
+import { switchableAccess } from '../test/helpers/access.ts';
 import { BENCH_QUESTIONS, percentile } from './stats.ts';
 
 const { values: opts } = parseArgs({
@@ -28,6 +29,9 @@ const pct = (xs: number[], p: number) => percentile([...xs].sort((a, b) => a - b
 const f = (ms: number) => `${ms.toFixed(3)} ms`;
 
 type Bench = Awaited<ReturnType<typeof startServer>>;
+
+/** The teamspace policy, or the open one while the policy's cost is measured against it. */
+const access = switchableAccess();
 
 /**
  * Runs `measure` `rounds` times in pairs, once with `on` set and once with `off`, alternating
@@ -84,8 +88,8 @@ async function measureAccounting(server: Bench, t: ReturnType<typeof timers>): P
 async function measurePolicy(server: Bench, t: ReturnType<typeof timers>): Promise<void> {
   const s = server.services;
   s.teams.policies.update(s.teams.defaultTeamspaceId(), { libraryFilters: { quality: { maxAgeDays: 3650, blockedLibraries: ['example.com', '/nobody/nothing'], repoFilters: { minStars: 0, allowedLicenses: [] } } } });
-  const r = await paired(ROUNDS, () => void (s.access = s.teams.access), () => void (s.access = openAccess), t.search);
-  s.access = s.teams.access;
+  const r = await paired(ROUNDS, () => access.use(null), () => access.use(openAccess), t.search);
+  access.use(null);
   console.log(`search, policy filters active: p50 ${f(pct(r.on, 50))}; open policy: p50 ${f(pct(r.off, 50))}; difference ${f(pct(r.on, 50) - pct(r.off, 50))}`);
 }
 
@@ -146,7 +150,7 @@ function measureVisibility(server: Bench, key: string): void {
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-bench-accounting-'));
   const config = loadConfig({ dataDir, port: 0, host: '127.0.0.1', logLevel: 'warn', rateLimitPerMinute: 1_000_000 } as never, {});
-  const server = await startServer(config, { log: createLogger('warn') });
+  const server = await startServer(config, { log: createLogger('warn'), overrides: { access: access.override } });
   const s = server.services;
   const key = server.firstKey!.key;
   try {

@@ -81,7 +81,7 @@ export interface Services {
   /** Bundle import: staging of uploads and the queueing of 'import' jobs. */
   importer: ImportService;
   /** Teamspace library filters and rules (the teams service's policy), consulted by every library selection. */
-  access: AccessPolicy;
+  readonly access: AccessPolicy;
   /** Teamspace policies, usage metering and limits, plans, rules, members (server/teams). */
   teams: TeamService;
   /** GET /api/v2/context (server/search/context-service.ts). */
@@ -133,6 +133,8 @@ export interface ServiceOverrides {
   license?: LicenseService;
   /** Fault injection for tests: replaces the search's per-library retrieval or its global rerank. */
   search?: SearchOverrides;
+  /** Wraps the access policy when the services are built (tests, bench/accounting.ts switch policies through it). */
+  access?: (real: AccessPolicy) => AccessPolicy;
 }
 
 /** `embedOnDemand`: a CLI command's services, whose sentence model starts only if the command embeds (createEmbedder). */
@@ -156,28 +158,27 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const importer = new ImportService(config, store, jobs, log);
   const teams = new TeamService(store, keys, license, config);
   const rarity = await wordRarity(embedder, config, log);
-  // The search services take their dependencies per request, the access policy from `services`:
-  // one swapped in later (tests, bench/accounting.ts) is used.
+  const access = overrides.access ? overrides.access(teams.access) : teams.access;
   // `git` is built below; the lookups run only once a search asks.
   const versions = new VersionRequests({ jobs, log, tags: { isGit: (id) => git.isGit(id), tagFor: (id, version) => git.tagFor(id, version) } });
-  const context = new StoreContextService(() => ({ store, versions, embedder, rarity, access: services.access, config, log }));
+  const context = new StoreContextService(() => ({ store, versions, embedder, rarity, access, config, log }));
   // /api/v3/search retrieves on the context service's worker threads (one pool per process).
-  const search = new MultiLibrarySearch(() => ({ store, embedder, rarity, access: services.access, versions, log }), overrides.search ?? {}, () => context.retrievalPool());
-  const librarySearch = new StoreLibrarySearch(() => ({ selector: search.selector(), access: services.access }));
+  const search = new MultiLibrarySearch(() => ({ store, embedder, rarity, access, versions, log }), overrides.search ?? {}, () => context.retrievalPool());
+  const librarySearch = new StoreLibrarySearch(() => ({ selector: search.selector(), access }));
   const crawler = new CrawlService({ store, jobs, config });
   const sources = new SourceService({ config, store, jobs, writer, log });
   const gitCredentials = new GitCredentials(store.git, config.gitCredentialsKey ? parseCredentialsKey(config.gitCredentialsKey) : null, () => keys.defaultTeamspaceId());
   const git = new GitSourceService({ config, store, jobs, credentials: gitCredentials });
-  const libraries = new LibraryAccessService(store, () => services.access, () => teams.defaultTeamspaceId());
+  const libraries = new LibraryAccessService(store, () => access, () => teams.defaultTeamspaceId());
   const audit = new AuditLog(store.audit, config.auditRetentionDays, (err) => log.error({ err }, 'could not write an audit entry'));
   const publicUrl = new PublicUrl(config.publicUrl, store.settings);
   const { users, sessions, signIn, oidc, invitations } = people(config, log, store, teams, audit, publicUrl);
-  const { backups, exporter, metrics } = operationsAids(config, log, store, jobs, teams, context, () => services.access);
+  const { backups, exporter, metrics } = operationsAids(config, log, store, jobs, teams, context, () => access);
   const declared = declaredSources(config, log, store, jobs, { crawler, sources, git }, license, () => keys.defaultTeamspaceId());
   const operations = createOperations({
     config, license, teams, jobs, importer, crawler, sources, git, gitCredentials, context, search, librarySearch, libraries, audit, users, signIn, backups, exporter, metrics, declared, ssoEnabled: oidc !== null,
     invitations, publicUrl,
-    checklist: gettingStarted(store, license, keys, users, invitations, () => services.access),
+    checklist: gettingStarted(store, license, keys, users, invitations, () => access),
     health: () => healthReport({ license, store, embedder, startedAt: services.startedAt }),
     databaseAnswers: () => store.ping(),
     verifyKey: (key) => keys.verify(key),
@@ -185,12 +186,9 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     teamspaceReport: (p) => teamspaceReport({
       store, embedder, startedAt: services.startedAt, defaultTeamspaceId: keys.defaultTeamspaceId(),
       teamspace: { id: p.teamspaceId, name: store.accounts.teamspace(p.teamspaceId)?.name ?? String(p.teamspaceId) },
-      canSee: (lib) => services.access.canSee(p, lib),
+      canSee: (lib) => access.canSee(p, lib),
     }),
-    // Read per call: a test or a bench may swap the access policy on the container.
-    get access() {
-      return services.access;
-    },
+    access,
     sourceEnabled: (p, source) => teams.policies.sourceEnabled(teams.teamspaceOf(p), source),
     defaultTeamspaceId: () => keys.defaultTeamspaceId(),
     importRefusal: (p, header, visibility) => sourceRefusal({ teams }, p, { ...bundleMeta(header, header.project), visibility }),
@@ -198,7 +196,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   });
   const services: Services = {
     config, log, store, embedder, rarity, license, keys, jobs, writer, importer,
-    access: teams.access,
+    access,
     teams, context, search, versions, librarySearch, crawler, sources, git, gitCredentials, audit, users, sessions, signIn, oidc, invitations, publicUrl, backups, exporter, metrics, declared,
     cookieSecret: sessionSecret(config.dataDir), operations,
     startedAt: new Date(),

@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers/server.ts';
+import { switchableAccess } from './helpers/access.ts';
 import { bundlePath, loadBundleFile } from './eval/bundles.ts';
 import type { ContextResponse, CodeSnippetJson, InfoSnippetJson, AccessPolicy } from '../server/search/answer-types.ts';
 import { prepareQuery } from '../server/search/query.ts';
@@ -12,8 +13,11 @@ let s: TestServer;
 const SEP = `\n\n${'-'.repeat(32)}\n\n`;
 const F = '/fastify/fastify';
 
+/** The access policy, switched by the tests of rules and hiding. */
+const policy = switchableAccess();
+
 before(async () => {
-  s = await startTestServer();
+  s = await startTestServer({ overrides: { access: policy.override } });
   await loadBundleFile(s.services.writer, bundlePath('fastify'));
   await loadBundleFile(s.services.writer, bundlePath('fastify-v4.29.1'));
   // A tiny library whose whole answer is known, to check the text layout byte for byte.
@@ -81,13 +85,13 @@ test('txt layout of a known answer, byte for byte', async () => {
 });
 
 test('rules come first in text and as `rules` in JSON', async () => {
-  const original = s.services.access;
+  const original = policy.real();
   const withRules: AccessPolicy = {
     canSee: (p, lib) => original.canSee(p, lib),
     filtersActive: (p) => original.filtersActive(p),
     rules: (_p, ids) => ({ global: ['Prefer async handlers.'], libraries: ids.map((libraryId) => ({ libraryId, libraryOwn: ['Never mutate widgets.'], libraryTeam: [] })) }),
   };
-  s.services.access = withRules;
+  policy.use(withRules);
   try {
     const text = await (await ctx({ libraryId: '/acme/tiny', query: 'make widget' })).text();
     const blocks = text.split(SEP);
@@ -96,7 +100,7 @@ test('rules come first in text and as `rules` in JSON', async () => {
     const json = (await (await ctx({ libraryId: '/acme/tiny', query: 'make widget', type: 'json' })).json()) as ContextResponse;
     assert.deepEqual(json.rules, { global: ['Prefer async handlers.'], libraryOwn: ['Never mutate widgets.'], libraryTeam: [] });
   } finally {
-    s.services.access = original;
+    policy.use(null);
   }
 });
 
@@ -252,12 +256,12 @@ test('errors: invalid_library_id, validation_error naming the parameter, library
   await expectError(await ctx({ libraryId: F, query: 'x' }, { auth: 'stk_not_a_real_key' }), 401, 'invalid_api_key');
 
   // A library the caller's policy hides is indistinguishable from a missing one.
-  const original = s.services.access;
-  s.services.access = { canSee: (_p, lib) => lib.id !== '/acme/tiny', filtersActive: () => true, rules: (p, ids) => original.rules(p, ids) };
+  const original = policy.real();
+  policy.use({ canSee: (_p, lib) => lib.id !== '/acme/tiny', filtersActive: () => true, rules: (p, ids) => original.rules(p, ids) });
   try {
     await expectError(await ctx({ libraryId: '/acme/tiny', query: 'widget' }), 404, 'library_not_found');
   } finally {
-    s.services.access = original;
+    policy.use(null);
   }
   // FTS5 syntax in a question is inert (every piece of user text is quoted).
   for (const query of ['fastify" OR NEAR(a b) title:x * -y ^z', '"unbalanced', 'AND OR NOT', '{title}: (x)', '***', '"" ""']) {

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import type { TestServer } from './helpers/server.ts';
 import { libsOf, searchSuite } from './helpers/search-api.ts';
 import { textSources } from './eval/http.ts';
-import type { LibrarySearchEntry, AccessPolicy } from '../server/search/answer-types.ts';
+import type { LibrarySearchEntry } from '../server/search/answer-types.ts';
+import { switchableAccess } from './helpers/access.ts';
 
 /**
  * Which libraries answer, over HTTP against the real corpora (test/helpers/search-api.ts): several
@@ -12,12 +13,12 @@ import type { LibrarySearchEntry, AccessPolicy } from '../server/search/answer-t
  */
 
 let s: TestServer;
-const original: { access?: AccessPolicy } = {};
+/** The access policy, switched by the test of filtering. */
+const policy = switchableAccess();
 
 const { search, get } = searchSuite((server) => {
   s = server;
-  original.access = s.services.access;
-});
+}, { overrides: { access: policy.override } });
 
 describe('rule 1: several libraries, parallel retrieval, dedupe, global rerank, one bounded response', () => {
   test('two libraries answer in one ranked list; every snippet names its library; no duplicates', async () => {
@@ -113,11 +114,11 @@ describe('library selection', () => {
   });
 
   test('the access policy filters every candidate (named, fuzzy or inferred)', async () => {
-    s.services.access = {
+    policy.use({
       canSee: (_p, lib) => lib.id !== '/colinhacks/zod',
       filtersActive: () => true,
       rules: (_p, ids) => ({ global: ['Prefer ESM examples.'], libraries: ids.map((libraryId) => ({ libraryId, libraryOwn: libraryId === '/pinojs/pino' ? ['Use pino v9 APIs.'] : [], libraryTeam: [] })) }),
-    };
+    });
     try {
       let r = await search({ query: 'parse a schema', library: 'zod' });
       assert.equal(r.res.status, 404);
@@ -136,7 +137,7 @@ describe('library selection', () => {
       const text = await (await get(`/api/v3/search?query=child%20logger&library=pino`)).text();
       assert.match(text, /^### Rules\n\n- Prefer ESM examples\.\n- \/pinojs\/pino: Use pino v9 APIs\./);
     } finally {
-      s.services.access = original.access!;
+      policy.use(null);
     }
   });
 });

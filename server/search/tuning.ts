@@ -21,7 +21,20 @@ export const TUNING = {
     scanTerms: 128,
     /** Terms of the FTS5 expression (whole-index queries, whose cost grows faster with terms). */
     matchTerms: 16,
+    /**
+     * A question is in another language when at least `foreignStopwords` distinct words, and
+     * `foreignShare` of its words, are that language's stopwords (stopwords.ts): over the 1,800
+     * English questions of test/eval none is taken for another language.
+     */
+    foreignStopwords: 2,
+    foreignShare: 0.2,
   },
+
+  /**
+   * Typos spelling correction allows in a word (spelling.ts): none under `oneTypoFrom` letters (short
+   * words have too many neighbours: "rout" is "route" and "rout"), one up to 7 letters, two from `twoTyposFrom`.
+   */
+  spelling: { oneTypoFrom: 5, twoTyposFrom: 8 },
 
   /** The lexical list (bm25.ts, and the term index built by server/ingest/term-chunks.ts). */
   bm25: {

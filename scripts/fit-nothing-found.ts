@@ -10,7 +10,10 @@
  */
 import { startEvalServer } from '../test/eval/http.ts';
 import { loadQuestions } from '../test/eval/question-set.ts';
-import { NOTHING_FOUND, type Answerability } from '../server/search/nothing-found.ts';
+import type { Answerability } from '../server/search/nothing-found.ts';
+import { TUNING } from '../server/search/tuning.ts';
+
+const NOTHING_FOUND = TUNING.nothingFound;
 
 interface Row { off: boolean; weight: number; unknown: number; coverage: number }
 

@@ -18,7 +18,7 @@ import { prepareQuery } from '../server/search/query.ts';
 import { retrievePrepared } from '../server/search/retrieve.ts';
 import { DEFAULT_MODEL, featureRows, linearScore } from '../server/search/ranker.ts';
 import { examplesOf, fitPairwise } from '../server/search/learn.ts';
-import { RERANK_FETCH } from '../server/search/pipeline.ts';
+import { TUNING } from '../server/search/tuning.ts';
 import { resolveLibrary } from '../server/search/context-service.ts';
 import { OPERATOR } from '../lib/model.ts';
 import type { Services } from '../server/services.ts';
@@ -73,7 +73,7 @@ async function devExamples(services: Services): Promise<{ examples: Example[]; v
     const r = resolveLibrary(store, services.access, OPERATOR, q.libraryId!);
     versions.add(r.choice.version.id);
     const pq = await prepareQuery(q.query, services.embedder);
-    const candidates = retrievePrepared(store, r.choice.version.id, pq, { libraryId: r.library.id, fetchLimit: RERANK_FETCH });
+    const candidates = retrievePrepared(store, r.choice.version.id, pq, { libraryId: r.library.id, fetchLimit: TUNING.fetch.rerank });
     examples.push({ kind: q.kind, x: featureRows(pq, candidates), y: candidates.map((c) => relevant(c.snippet.sourceId, q.expect)), heldOut: false });
   }
   return { examples, versions };

@@ -1,8 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pack, WEAK_TAIL } from '../server/search/budget.ts';
+import { pack } from '../server/search/budget.ts';
+import { TUNING } from '../server/search/tuning.ts';
 import type { Candidate } from '../server/search/retrieve.ts';
 import type { StoredSnippet } from '../lib/model.ts';
+
+const WEAK_TAIL = TUNING.budget.weakTail;
 
 /** A ranked candidate with only what pack reads: kind, section, tokens and the probability of answering. */
 function ranked(id: number, kind: 'code' | 'info', score: number, tokens = 100, section = `s${id}`): Candidate {

@@ -1,6 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answerability, NOTHING_FOUND } from '../server/search/nothing-found.ts';
+import { answerability } from '../server/search/nothing-found.ts';
+import { TUNING } from '../server/search/tuning.ts';
 import type { Candidate } from '../server/search/retrieve.ts';
 import type { StoredSnippet } from '../lib/model.ts';
 import type { TestServer } from './helpers/server.ts';
@@ -35,7 +36,7 @@ test('the decision: words no document holds, or held by none of the best snippet
   const words = ['banana', 'bread', 'walnuts', 'oven', 'butter', 'sugar', 'flour', 'eggs', 'loaf', 'minutes'];
   const scattered = answerability(plain(words), [candidate('the bread of the build'), candidate('an oven')], everything, rarity);
   assert.equal(scattered.coverage, 0.1);
-  assert.equal(scattered.z, NOTHING_FOUND.bias + NOTHING_FOUND.coverage * 0.1);
+  assert.equal(scattered.z, TUNING.nothingFound.bias + TUNING.nothingFound.coverage * 0.1);
   assert.equal(scattered.nothingFound, true);
   // Half of them held together: answered.
   assert.equal(answerability(plain(words), [candidate('banana bread with walnuts, butter and sugar')], everything, rarity).nothingFound, false);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { correctSpelling, spellingCorrections, type Vocabulary } from '../server/search/spelling.ts';
-import { TYPO_RANK } from '../server/search/word-rarity.ts';
+import { TUNING } from '../server/search/tuning.ts';
 import { analyzeQuery, type PreparedQuery } from '../server/search/query.ts';
 
 /** Two versions' term indexes: term -> documents holding it. */
@@ -16,9 +16,9 @@ const vocabulary: Vocabulary = {
     new Map(Object.entries(versions[v] ?? {}).filter(([t]) => t.startsWith(first) && t.length >= min && t.length <= max)),
 };
 
-/** English words rank before TYPO_RANK; anything else is rarer (a typo, a name). */
+/** English words rank before TUNING.wordRarity.typoRank; anything else is rarer (a typo, a name). */
 const english = new Set(['custom', 'sensitive', 'fields', 'refuse', 'caching', 'route', 'reduce', 'behaviour', 'customise', 'cancelled', 'catalogue', 'licence', 'promise', 'hours']);
-const rarity = (w: string) => Math.log(2 + (english.has(w) ? 1_000 : TYPO_RANK + 1));
+const rarity = (w: string) => Math.log(2 + (english.has(w) ? 1_000 : TUNING.wordRarity.typoRank + 1));
 
 const question = (text: string): PreparedQuery => ({ ...analyzeQuery(text), vector: new Float32Array([1, 0]) });
 

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { loadSearchCorpus } from './helpers/search-corpus.ts';
 import { analyzeQuery } from '../server/search/query.ts';
-import { lexicalTop, BM25_WEIGHTS } from '../server/search/bm25.ts';
+import { lexicalTop } from '../server/search/bm25.ts';
+import { TUNING } from '../server/search/tuning.ts';
 import { VersionBuild } from '../server/ingest/writer.ts';
 import { cosineDistance } from '../lib/vector/quantize.ts';
 import { retrievePrepared } from '../server/search/retrieve.ts';
@@ -38,7 +39,7 @@ after(async () => {
 });
 
 function fts5Top(store: Store, versionId: number, question: string, limit: number): { id: number; score: number }[] {
-  const w = BM25_WEIGHTS;
+  const w = TUNING.bm25.weights;
   const bm25 = `bm25(snippet_fts, 0, ${w.title}, ${w.breadcrumb}, ${w.description}, ${w.code}, ${w.content})`;
   return store.db
     .prepare(`SELECT rowid AS id, -${bm25} AS score FROM snippet_fts WHERE snippet_fts MATCH ? ORDER BY ${bm25} LIMIT ?`)

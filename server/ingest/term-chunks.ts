@@ -1,9 +1,10 @@
-import { BM25_WEIGHTS, termWeight } from '../search/bm25.ts';
+import { termWeight } from '../search/bm25.ts';
+import { TUNING } from '../search/tuning.ts';
 import { indexTokens, type IndexColumns } from '../search/text.ts';
 import type { TermChunk } from '../store/terms.ts';
 
 /** Column weights x 10 (integers: 1.2 and 1.5 stay exact in the 16-bit frequencies). */
-const WEIGHTS: [keyof IndexColumns, number][] = (['title', 'breadcrumb', 'description', 'code', 'content'] as const).map((c) => [c, Math.round(BM25_WEIGHTS[c] * 10)]);
+const WEIGHTS: [keyof IndexColumns, number][] = (['title', 'breadcrumb', 'description', 'code', 'content'] as const).map((c) => [c, Math.round(TUNING.bm25.weights[c] * 10)]);
 const MAX_U16 = 0xffff;
 
 /**

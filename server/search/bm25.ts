@@ -1,16 +1,7 @@
 import type { Store } from '../store/index.ts';
 import type { LexicalHit } from '../store/search.ts';
 import type { PostingRow } from '../store/terms.ts';
-
-/** FTS5's bm25() constants (k1, b). */
-export const BM25 = { k1: 1.2, b: 0.75 } as const;
-
-/**
- * Column weights of the term frequency, applied when the index is built (server/ingest/term-chunks.ts).
- * A title hit counts most, then the heading path, the description of a code example, the prose,
- * and code last (identifiers repeat a lot inside code). Chosen on test/eval (docs/retrieval.md).
- */
-export const BM25_WEIGHTS = { title: 8, breadcrumb: 4, description: 3, code: 1.2, content: 1.5 } as const;
+import { TUNING } from './tuning.ts';
 
 /** A term's weight in a document's cosine vector, from its stored weighted frequency (x 10); the term index stores each document's norm of these. */
 export function termWeight(stored: number): number {
@@ -60,7 +51,7 @@ function versionStats(store: Store, versionId: number): VersionStats | null {
   for (const c of chunks) {
     const at = c.baseId - lo;
     for (let i = 0; i < c.lengths.length; i++) {
-      norm[at + i] = BM25.k1 * (1 - BM25.b + (BM25.b * c.lengths[i]!) / avg);
+      norm[at + i] = TUNING.bm25.k1 * (1 - TUNING.bm25.b + (TUNING.bm25.b * c.lengths[i]!) / avg);
       const n = c.norms[i] ?? 0;
       inverseNorm[at + i] = n > 0 ? 1 / n : 0;
     }
@@ -122,7 +113,7 @@ export function lexicalScan(store: Store, versionId: number, terms: readonly (re
     seenDocs = new Int32Array(span);
   }
   let nTouched = 0;
-  const { k1 } = BM25;
+  const { k1 } = TUNING.bm25;
   for (const forms of terms) {
     const lists = forms.map((t) => store.terms.postings(versionId, t)).filter((rows) => rows.length > 0);
     if (lists.length === 0) continue;

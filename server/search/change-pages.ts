@@ -8,9 +8,6 @@ import type { StoredSnippet } from '../../lib/model.ts';
 import type { PreparedQuery } from './query.ts';
 import { pageOf, sectionOf } from './source-url.ts';
 
-/** Probability factor of a change page's snippet for a question that does not ask about a change. */
-export const CHANGE_PAGE_PRIOR = 0.5;
-
 /** A path segment naming a change page (`/blog/announcing-vite8`, `/guides/migrating-to-v5`, `/v4/changelog`, `(migration)/`). */
 const CHANGE_PATH = /(^|[/\-_.(])(blog|changelog|changes|release-notes|releases|migration|migrating|migrate|upgrade|upgrading|whats-new|announcing)/i;
 const CHANGE_TITLE = /\b(change ?log|release notes?|migrat(e|ion|ing)|upgrad(e|ing)|what'?s new|announcing|breaking changes)\b/i;

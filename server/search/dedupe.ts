@@ -1,28 +1,18 @@
 import type { Candidate } from './retrieve.ts';
+import { TUNING } from './tuning.ts';
 
-/**
- * Near-duplicate threshold: Jaccard similarity of word 3-gram shingles. 0.8 catches the same
- * section copied between a website and a repository (or two versions of a page) while keeping
- * sections that merely share boilerplate lines.
- */
-export const NEAR_DUPLICATE_JACCARD = 0.8;
-
-/** Dedupe keeps at most this many snippets (an answer holds at most 20; the rest is slack for the budget). */
-export const DEDUPE_KEEP = 60;
-
-/** Shingles are taken from the start of a body only (near-copies agree from their first lines; it bounds the cost per candidate). */
-export const SHINGLE_CHARS = 800;
-
+/** The start of a body the shingles are taken from (TUNING.dedupe.shingleChars). */
 function body(c: Candidate): string {
+  const chars = TUNING.dedupe.shingleChars;
   const s = c.snippet;
-  if (s.kind !== 'code') return s.content.slice(0, SHINGLE_CHARS).toLowerCase();
+  if (s.kind !== 'code') return s.content.slice(0, chars).toLowerCase();
   // The code blocks joined by newlines, only as far as the shingles look.
   let text = '';
   for (const x of s.codeList) {
     text = text ? `${text}\n${x.code}` : x.code;
-    if (text.length >= SHINGLE_CHARS) break;
+    if (text.length >= chars) break;
   }
-  return text.slice(0, SHINGLE_CHARS).toLowerCase();
+  return text.slice(0, chars).toLowerCase();
 }
 
 /**
@@ -77,10 +67,10 @@ function similarAtLeast(a: Set<number>, b: Set<number>, t: number): boolean {
 
 /**
  * Removes exact duplicates (same kind and content hash) and near duplicates
- * (shingle Jaccard >= NEAR_DUPLICATE_JACCARD, same kind), keeping the first, i.e. best ranked, copy.
- * Input must be sorted best first.
+ * (shingle Jaccard >= TUNING.dedupe.nearDuplicateJaccard, same kind), keeping the first, i.e. best
+ * ranked, copy, up to TUNING.dedupe.keep snippets. Input must be sorted best first.
  */
-export function dedupe(candidates: Candidate[], threshold = NEAR_DUPLICATE_JACCARD, limit = DEDUPE_KEEP): Candidate[] {
+export function dedupe(candidates: Candidate[], threshold: number = TUNING.dedupe.nearDuplicateJaccard, limit: number = TUNING.dedupe.keep): Candidate[] {
   const kept: { c: Candidate; sh: Set<number> }[] = [];
   const exact = new Set<string>();
   for (const c of candidates) {

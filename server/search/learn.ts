@@ -2,11 +2,11 @@ import type { Store } from '../store/index.ts';
 import type { Embedder } from '../embed/types.ts';
 import { prepareQuery } from './query.ts';
 import { retrievePrepared } from './retrieve.ts';
-import { RERANK_FETCH } from './pipeline.ts';
 import { DEFAULT_MODEL, FEATURES, featureRows, linearScore, type Feature, type LearnedModel, type RankingModel, type Weights } from './ranker.ts';
 import { pageOf, sectionOf } from './source-url.ts';
 import { HeadingRoots } from './change-pages.ts';
 import { PackageList } from './package-names.ts';
+import { TUNING } from './tuning.ts';
 
 /**
  * Learning a version's ranking model from its own documents (no labelled questions, no language
@@ -17,23 +17,8 @@ import { PackageList } from './package-names.ts';
  * logistic model is fitted, pulled towards the default weights (small libraries have few
  * headings), and adopted only if it ranks better than the default on the headings of pages held
  * out of training. Finally its scores are turned into probabilities (Platt scaling) on all headings.
- * Deterministic: the same documents give the same model.
+ * Deterministic: the same documents give the same model. Its settings: TUNING.learn.
  */
-
-export const LEARN = {
-  /** At most this many headings per version (sampled by a hash of the section, so the same ones each time). */
-  maxQuestions: 400,
-  /** Fewer usable headings than this: keep the default weights (only the calibration is fitted). */
-  minQuestions: 40,
-  /** One page in this many is held out to validate the learned weights. */
-  holdOutEvery: 5,
-  /** Positives per question in the pairs (a section has several snippets). */
-  positivesPerQuestion: 3,
-  epochs: 200,
-  learningRate: 0.5,
-  /** Pull towards the default weights. */
-  l2: 0.01,
-} as const;
 
 interface PseudoQuestion {
   text: string;
@@ -75,7 +60,7 @@ function headingOf(s: HeadingRow): string {
  * says nothing), the `max` with the smallest hash of their section. Yields to the event loop every
  * few thousand rows: a version may have hundreds of thousands of sections.
  */
-export async function pseudoQuestions(snippets: HeadingRow[], max: number = LEARN.maxQuestions): Promise<PseudoQuestion[]> {
+export async function pseudoQuestions(snippets: HeadingRow[], max: number = TUNING.learn.maxQuestions): Promise<PseudoQuestion[]> {
   // One snippet per section, prose preferred: its heading path ends with the section's heading.
   const bySection = new Map<string, HeadingRow>();
   for (let i = 0; i < snippets.length; i++) {
@@ -140,14 +125,15 @@ export async function fitPairwise(examples: Example[], prior: number[], signal?:
   const d = prior.length;
   const diffs: Float64Array[] = [];
   for (const e of examples) {
-    const pos = e.x.filter((_, i) => e.y[i]).slice(0, LEARN.positivesPerQuestion);
+    const pos = e.x.filter((_, i) => e.y[i]).slice(0, TUNING.learn.positivesPerQuestion);
     const neg = e.x.filter((_, i) => !e.y[i]);
     for (const p of pos) for (const n of neg) diffs.push(Float64Array.from(p, (v, k) => v - n[k]!));
   }
   const w = Float64Array.from(prior);
   if (diffs.length === 0) return [...w];
   const g = new Float64Array(d);
-  for (let epoch = 0; epoch < LEARN.epochs; epoch++) {
+  const { epochs, learningRate, l2 } = TUNING.learn;
+  for (let epoch = 0; epoch < epochs; epoch++) {
     g.fill(0);
     for (const x of diffs) {
       let s = 0;
@@ -155,7 +141,7 @@ export async function fitPairwise(examples: Example[], prior: number[], signal?:
       const sig = 1 / (1 + Math.exp(s));
       for (let k = 0; k < d; k++) g[k]! -= sig * x[k]!;
     }
-    for (let k = 0; k < d; k++) w[k]! -= LEARN.learningRate * (g[k]! / diffs.length + LEARN.l2 * (w[k]! - prior[k]!));
+    for (let k = 0; k < d; k++) w[k]! -= learningRate * (g[k]! / diffs.length + l2 * (w[k]! - prior[k]!));
     if (epoch % 5 === 4) {
       stopIfAborted(signal);
       await yieldToEventLoop();
@@ -282,11 +268,11 @@ export async function examplesOf(store: Store, embedder: Embedder | null, versio
     stopIfAborted(signal);
     await yieldToEventLoop();
     const q = await prepareQuery(pq.text, embedder);
-    const candidates = store.search.snapshot(() => retrievePrepared(store, versionId, q, { fetchLimit: RERANK_FETCH }));
+    const candidates = store.search.snapshot(() => retrievePrepared(store, versionId, q, { fetchLimit: TUNING.fetch.rerank }));
     const y = candidates.map((c) => sectionOf(c.snippet.sourceId) === pq.section);
     if (!y.includes(true)) continue;
     const x = featureRows(q, candidates);
-    const heldOut = hashOf(pq.page) % LEARN.holdOutEvery === 0;
+    const heldOut = hashOf(pq.page) % TUNING.learn.holdOutEvery === 0;
     out.push({ x, y, heldOut });
     if (embedder?.sentenceEncoder) out.push({ x: x.map(withoutWords), y, heldOut, withoutWords: true });
   }
@@ -303,7 +289,7 @@ async function fitWeights(examples: Example[], prior: number[], signal?: AbortSi
   let weights = prior;
   let learnedMrr = 0;
   const defaultMrr = mrr(held, prior);
-  if (examples.filter((e) => !e.withoutWords).length >= LEARN.minQuestions && held.length > 0) {
+  if (examples.filter((e) => !e.withoutWords).length >= TUNING.learn.minQuestions && held.length > 0) {
     const candidate = await fitPairwise(train, prior, signal);
     learnedMrr = mrr(held, candidate);
     if (learnedMrr >= defaultMrr) weights = await fitPairwise(examples, prior, signal);

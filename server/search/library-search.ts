@@ -4,11 +4,7 @@ import type { AccessPolicy, LibrarySearchEntry, LibrarySearchService } from './a
 import { defaultVersion, type CatalogEntry } from './catalog.ts';
 import type { LibrarySelector } from './select.ts';
 import { parseLibraryValue } from './select.ts';
-
-/** Names scoring below this are not offered at all (0.35 = every word found in title and description). */
-export const LIBRARY_SEARCH_MIN_SCORE = 0.35;
-/** The most libraries one answer lists. */
-export const LIBRARY_SEARCH_LIMIT = 20;
+import { TUNING } from './tuning.ts';
 
 /**
  * GET /api/v2/libs/search (what `resolve-library-id` of the official clients calls): libraries
@@ -21,7 +17,7 @@ export class StoreLibrarySearch implements LibrarySearchService {
   async search(req: { libraryName: string; query: string }, principal: Reader): Promise<{ results: LibrarySearchEntry[]; searchFilterApplied: boolean }> {
     const { selector, access } = this.depsOf();
     const parsed = parseLibraryValue(req.libraryName);
-    const ranked = selector.rankByName(parsed.name, principal, req.query, LIBRARY_SEARCH_MIN_SCORE);
+    const ranked = selector.rankByName(parsed.name, principal, req.query, TUNING.librarySearch.minScore);
     if (parsed.id) {
       const exact = selector.visible(principal).find((e) => e.library.id.toLowerCase() === parsed.id!.toLowerCase());
       if (exact) {
@@ -33,7 +29,7 @@ export class StoreLibrarySearch implements LibrarySearchService {
     if (ranked.length === 0) {
       throw new ApiError('no_libraries_found', `No indexed library matches "${req.libraryName}".`);
     }
-    return { results: ranked.slice(0, LIBRARY_SEARCH_LIMIT).map((r) => toEntry(r.entry)), searchFilterApplied: access.filtersActive(principal) };
+    return { results: ranked.slice(0, TUNING.librarySearch.limit).map((r) => toEntry(r.entry)), searchFilterApplied: access.filtersActive(principal) };
   }
 
   list(principal: Reader): LibrarySearchEntry[] {

@@ -1,4 +1,5 @@
 import type { Library } from '../../lib/model.ts';
+import { TUNING } from './tuning.ts';
 
 /**
  * Product-name matching: turns a library into the names people call it by ("fastify",
@@ -36,7 +37,7 @@ export function stripJs(n: string): string {
 export interface NameKey {
   /** Normalized name (lower case, letters and digits only). */
   key: string;
-  /** How strongly this name stands for the library (title and repo 1, owner and site host less). */
+  /** How strongly this name stands for the library (TUNING.names.weights: title and repo 1, owner and site host less). */
   weight: number;
   /** Title and repository names may be matched with typos; owner and host names only exactly. */
   fuzzy: boolean;
@@ -86,15 +87,16 @@ export function namesOf(library: Library): NameKey[] {
     }
   };
   const [, owner = '', repo = ''] = library.id.split('/');
-  add(library.title, 1, true);
+  const w = TUNING.names.weights;
+  add(library.title, w.title, true);
   // A crawled site's ID says nothing (`/websites/127-0-0-1-8080-static`): its title names the product.
-  add(titleCore(library.title), 1, true);
-  add(repo, 1, true);
-  add(repoOf(library.docsRepoUrl), 0.95, true);
-  add(repoOf(library.sourceUrl), 0.95, true);
-  add(owner, 0.85, false);
-  add(hostLabel(library.docsSiteUrl), 0.85, false);
-  add(hostLabel(library.sourceUrl), 0.8, false);
+  add(titleCore(library.title), w.titleCore, true);
+  add(repo, w.repo, true);
+  add(repoOf(library.docsRepoUrl), w.docsRepo, true);
+  add(repoOf(library.sourceUrl), w.sourceRepo, true);
+  add(owner, w.owner, false);
+  add(hostLabel(library.docsSiteUrl), w.docsHost, false);
+  add(hostLabel(library.sourceUrl), w.sourceHost, false);
   return [...out.values()].sort((a, b) => b.weight - a.weight);
 }
 
@@ -145,8 +147,9 @@ export interface NameMatch {
 
 /**
  * Scores a typed product name ("fastify", "next js", "vue-router", "fastfy") against a library's
- * names: exact 1, exact without a js suffix 0.97, a word of a multi-word name 0.8, typos 0.7-0.55,
- * prefix 0.5, words found in title and description 0.35 (times the name's weight). 0 = no match.
+ * names (TUNING.names.match): exact 1, exact without a js suffix 0.97, a word of a multi-word name
+ * 0.8, typos 0.7-0.55, prefix 0.5, words found in title and description 0.35 (times the name's
+ * weight). 0 = no match.
  */
 export function scoreName(t: TypedName, keys: NameKey[], library: Pick<Library, 'title' | 'description'>): NameMatch {
   const { n, ns, words, meaningful } = t;
@@ -155,27 +158,28 @@ export function scoreName(t: TypedName, keys: NameKey[], library: Pick<Library, 
   // written for a score that improves on the best so far.
   let score = 0;
   let reason = 'no name match';
+  const m = TUNING.names.match;
   for (const k of keys) {
     if (k.key === n) {
       if (k.weight > score) [score, reason] = [k.weight, `name "${k.key}"`];
-    } else if ((k.key === ns || stripJs(k.key) === ns) && 0.97 * k.weight > score) [score, reason] = [0.97 * k.weight, `name "${k.key}"`];
-    if (words.length > 1 && words.length <= 4 && 0.8 * k.weight > score && words.some((w) => w === k.key || stripJs(w) === k.key)) {
-      [score, reason] = [0.8 * k.weight, `word of "${t.typed}" is "${k.key}"`];
+    } else if ((k.key === ns || stripJs(k.key) === ns) && m.noJs * k.weight > score) [score, reason] = [m.noJs * k.weight, `name "${k.key}"`];
+    if (words.length > 1 && words.length <= 4 && m.word * k.weight > score && words.some((w) => w === k.key || stripJs(w) === k.key)) {
+      [score, reason] = [m.word * k.weight, `word of "${t.typed}" is "${k.key}"`];
     }
-    if (!k.fuzzy || 0.7 * k.weight <= score) continue;
+    if (!k.fuzzy || m.typo * k.weight <= score) continue;
     const budget = typoBudget(Math.min(ns.length, k.key.length), Math.max(ns.length, k.key.length));
     // Three-letter names have no typo budget (below); the `continue` above already kept only a better score.
-    if (swapped(ns, k.key)) [score, reason] = [0.7 * k.weight, `"${t.typed}" is "${k.key}" with two letters swapped`];
+    if (swapped(ns, k.key)) [score, reason] = [m.typo * k.weight, `"${t.typed}" is "${k.key}" with two letters swapped`];
     if (budget > 0) {
       const d = ns === n ? editDistance(n, k.key, budget) : Math.min(editDistance(ns, k.key, budget), editDistance(n, k.key, budget));
-      const typo = (d === 1 ? 0.7 : 0.55) * k.weight;
+      const typo = (d === 1 ? m.typo : m.twoTypos) * k.weight;
       if (d <= budget && typo > score) [score, reason] = [typo, `"${t.typed}" is ${d} edit(s) from "${k.key}"`];
     }
-    if (ns.length >= 4 && 0.5 * k.weight > score && k.key.startsWith(ns) && ns.length / k.key.length >= 0.6) [score, reason] = [0.5 * k.weight, `prefix of "${k.key}"`];
+    if (ns.length >= 4 && m.prefix * k.weight > score && k.key.startsWith(ns) && ns.length / k.key.length >= m.prefixShare) [score, reason] = [m.prefix * k.weight, `prefix of "${k.key}"`];
   }
   // Only a descriptive phrase ("schema validation"), never one word: "next js" must not find
   // Vite because its description says "Next generation".
-  if (score < 0.35 && meaningful.length >= 2 && meaningful.every((w) => wordsOf(library).has(w))) [score, reason] = [0.35, `title/description contain "${t.typed}"`];
+  if (score < m.description && meaningful.length >= 2 && meaningful.every((w) => wordsOf(library).has(w))) [score, reason] = [m.description, `title/description contain "${t.typed}"`];
   return { score, reason };
 }
 
@@ -236,7 +240,7 @@ export class MentionIndex<T> {
   constructor(items: { item: T; keys: NameKey[] }[]) {
     for (const { item, keys } of items) {
       for (const key of keys) {
-        if (key.weight < 0.9) {
+        if (key.weight < TUNING.names.mentionWeight) {
           // Owner and host names do not count as mentions in prose ("facebook", "vercel"), but a
           // package scope is the publishing organisation.
           push(this.scopes, key.key, { item, key });

@@ -2,6 +2,7 @@ import type { Store } from '../store/index.ts';
 import type { Candidate } from './retrieve.ts';
 import { pageOf, sectionOf } from './source-url.ts';
 import { linkedCandidate, type LinkKey } from './links.ts';
+import { TUNING } from './tuning.ts';
 
 /**
  * Context pulled in around the best hits (the peer tool's lesson: chunk boundaries hurt answers).
@@ -9,29 +10,15 @@ import { linkedCandidate, type LinkKey } from './links.ts';
  * for a code hit whose description says little, the prose of the same section (same URL#anchor);
  * for a short prose hit of a section without code, its parent section (same page, heading path a
  * proper prefix of the hit's). A hit that links to a section ranked past the first five brings that
- * section too.
+ * section too. Its settings: TUNING.neighbours.
+ *
+ * Returns the ranked list with context snippets inserted (or moved up) right after the hit they explain.
  */
-export const NEIGHBOURS = {
-  /** How many of the top hits get context. */
-  hits: 3,
-  /** A code description shorter than this is "thin". */
-  thinDescriptionChars: 80,
-  /** A prose snippet under this many tokens is "short". */
-  shortInfoTokens: 60,
-  /**
-   * A linked section is pulled up from this place of the ranked list on (0-based): one among the
-   * first five is in view already, and grouping it under the hit that links to it would only make
-   * the block longer.
-   */
-  linkedFrom: 5,
-} as const;
-
-/** Returns the ranked list with context snippets inserted (or moved up) right after the hit they explain. */
 export function attachContext(store: Store, ranked: Candidate[], opts: { hits?: number } = {}): Candidate[] {
   const present = new Set(ranked.map((c) => c.snippet.id));
   const additions = new Map<number, Candidate[]>();
   const moved = new Set<number>();
-  const top = ranked.slice(0, opts.hits ?? NEIGHBOURS.hits);
+  const top = ranked.slice(0, opts.hits ?? TUNING.neighbours.hits);
   top.forEach((hit, at) => {
     const s = hit.snippet;
     const section = sectionOf(s.sourceId);
@@ -55,8 +42,8 @@ export function attachContext(store: Store, ranked: Candidate[], opts: { hits?: 
         }
       }
     }
-    const wantsTwin = s.kind === 'code' && s.description.trim().length < NEIGHBOURS.thinDescriptionChars;
-    const wantsParent = s.kind === 'info' && s.tokens < NEIGHBOURS.shortInfoTokens && s.breadcrumb.includes('>');
+    const wantsTwin = s.kind === 'code' && s.description.trim().length < TUNING.neighbours.thinDescriptionChars;
+    const wantsParent = s.kind === 'info' && s.tokens < TUNING.neighbours.shortInfoTokens && s.breadcrumb.includes('>');
     if (!wantsTwin && !wantsParent) return;
     const ids = store.search.page(s.versionId, pageOf(s.sourceId)).filter((id) => !present.has(id));
     if (ids.length === 0) return;
@@ -79,7 +66,7 @@ export function attachContext(store: Store, ranked: Candidate[], opts: { hits?: 
   const keys = new Map<number, LinkKey | null>();
   top.forEach((hit, at) => {
     if (moved.has(hit.snippet.id)) return;
-    const target = linkedCandidate(hit, ranked, Math.max(NEIGHBOURS.linkedFrom, at + 1), moved, keys);
+    const target = linkedCandidate(hit, ranked, Math.max(TUNING.neighbours.linkedFrom, at + 1), moved, keys);
     if (!target) return;
     moved.add(target.snippet.id);
     additions.set(hit.snippet.id, [...(additions.get(hit.snippet.id) ?? []), { ...target, score: hit.score, via: 'link' }]);

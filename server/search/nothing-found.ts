@@ -4,6 +4,7 @@ import { STOPWORDS } from './stopwords.ts';
 import { searchableText } from './ranker.ts';
 import { joinSeparated } from './text.ts';
 import { isEnglishWord, type WordRarity } from './word-rarity.ts';
+import { TUNING } from './tuning.ts';
 
 /**
  * The "nothing found" decision of a library-less search (the question names no library and none
@@ -16,12 +17,8 @@ import { isEnglishWord, type WordRarity } from './word-rarity.ts';
  * - coverage: the best share of it that one of the best-ranked snippets holds.
  *
  * They are combined linearly, z = bias + unknown x U + coverage x C, and the search answers
- * 404 no_documentation_found when z > 0. The slopes were fitted by logistic regression on the dev
- * split of test/eval (off-topic questions against on-topic ones asked without a library); the bias
- * is the least costly on dev (scripts/fit-nothing-found.ts: an off-topic question answered costs as
- * much as a library-less on-topic one refused). See docs/retrieval.md for the figures.
+ * 404 no_documentation_found when z > 0 (TUNING.nothingFound: the constants and how they were fitted).
  */
-export const NOTHING_FOUND = { bias: 1.14, unknown: 7.71, coverage: -5.71, candidates: 3 } as const;
 
 export interface Answerability {
   unknown: number;
@@ -62,7 +59,7 @@ export function answerability(q: Pick<PreparedQuery, 'terms' | 'askedTerms' | 'l
     if (!known.has(w)) absent += weights[i]!;
   });
   let coverage = 0;
-  for (const c of ranked.slice(0, NOTHING_FOUND.candidates)) {
+  for (const c of ranked.slice(0, TUNING.nothingFound.candidates)) {
     const text = searchableText(c);
     // A joined token (`cset` for `c.set`) is in the text only with its separators.
     const joined = joinSeparated(text);
@@ -73,6 +70,6 @@ export function answerability(q: Pick<PreparedQuery, 'terms' | 'askedTerms' | 'l
     coverage = Math.max(coverage, held / total);
   }
   const unknown = absent / total;
-  const z = NOTHING_FOUND.bias + NOTHING_FOUND.unknown * unknown + NOTHING_FOUND.coverage * coverage;
+  const z = TUNING.nothingFound.bias + TUNING.nothingFound.unknown * unknown + TUNING.nothingFound.coverage * coverage;
   return { unknown, coverage, z, nothingFound: z > 0, reason: z > 0 ? 'not-answered' : null };
 }

@@ -1,5 +1,6 @@
 import type { Library } from '../../lib/model.ts';
 import { normalizeName, type NameKey } from './names.ts';
+import { TUNING } from './tuning.ts';
 import { STOPWORDS } from './stopwords.ts';
 
 /**
@@ -73,7 +74,7 @@ export function packageNameKeys(library: Pick<Library, 'id' | 'title'>, packages
     const parts = p.slice(slash + 1).split(/[-_.]+/).filter(Boolean);
     if (parts.length < 2 || !parts.some((x) => words.has(x))) continue;
     const key = normalizeName(parts.join(''));
-    out.set(key, { key, weight: 0.9, fuzzy: false });
+    out.set(key, { key, weight: TUNING.names.weights.package, fuzzy: false });
   }
   return [...out.values()];
 }

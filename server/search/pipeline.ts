@@ -8,16 +8,7 @@ import { attachContext } from './neighbours.ts';
 import { pack } from './budget.ts';
 import { diversify } from './diversify.ts';
 import { withDynamic } from './dynamic.ts';
-
-/** Candidates loaded in fast mode: enough for dedupe and a full 20-snippet answer. */
-export const FAST_FETCH = 40;
-
-/**
- * Candidates the ranking model scores (of the ~70 the two lists give), the best fused first: the
- * tail never reached an answer on test/eval (same figures with all of them) and costs rows,
- * features and dedupe (6% more throughput at 1M snippets without it).
- */
-export const RERANK_FETCH = 50;
+import { TUNING } from './tuning.ts';
 
 export interface VersionAnswerOptions {
   libraryId: string;
@@ -43,8 +34,8 @@ export interface VersionAnswerOptions {
 export function answerForVersion(store: Store, q: PreparedQuery, versionId: number, opts: VersionAnswerOptions): Candidate[] {
   const retrieveOpts = {
     libraryId: opts.libraryId, lexical: opts.lexical, vector: opts.vector, completeSimilarity: !opts.fast,
-    // Only the head of the fused list is loaded and ranked (FAST_FETCH, RERANK_FETCH).
-    fetchLimit: opts.unpacked ? undefined : opts.fast ? FAST_FETCH : RERANK_FETCH,
+    // Only the head of the fused list is loaded and ranked (TUNING.fetch).
+    fetchLimit: opts.unpacked ? undefined : opts.fast ? TUNING.fetch.fast : TUNING.fetch.rerank,
   };
   const candidates = withDynamic(store, q, retrievePrepared(store, versionId, q, retrieveOpts), opts.dynamicVersionId, retrieveOpts);
   const ranked = opts.fast ? rank(q, candidates, { fast: true }) : rank(q, candidates, { modelOf: () => modelFor(store, versionId) });

@@ -3,6 +3,7 @@ import { joinedTokens, splitIdentifier } from './text.ts';
 import { reduceErrorText } from './error-text.ts';
 import { splitCode } from './code-text.ts';
 import { isStopwordOf, questionLanguage, STOPWORDS, type QuestionLanguage } from './stopwords.ts';
+import { TUNING } from './tuning.ts';
 
 /**
  * A question prepared once and reused for every library version it is run against: its terms,
@@ -27,9 +28,9 @@ export interface PreparedQuery {
   askedTerms: string[];
   /** Code identifiers named in the question (camelCase, snake_case, dotted, calls, flags). */
   identifiers: string[];
-  /** The index tokens looked up: for each term (the first SCAN_TERMS), the term and its inflected forms (scored as one term). */
+  /** The index tokens looked up: for each term (the first TUNING.query.scanTerms), the term and its inflected forms (scored as one term). */
   termForms: string[][];
-  /** FTS5 expression for the text columns (the first MATCH_TERMS terms' forms ORed, each quoted), for the library probes. */
+  /** FTS5 expression for the text columns (the first TUNING.query.matchTerms terms' forms ORed, each quoted), for the library probes. */
   match: string;
   /** The longest run of consecutive content words ("custom error handler"), lower case; '' when under two words. */
   phrase: string;
@@ -77,17 +78,6 @@ const LANGUAGE_WORDS: Record<string, string[]> = {
   rust: ['rust', 'rs'],
   java: ['java'],
 };
-
-/**
- * Terms the per-version lexical scan looks up. BM25 weighs each by its rarity in the version, so
- * the cap only bounds the cost of a long question: at 16, a stack trace's first lines used them all
- * and the error message below was never searched (dev error questions, MRR@10 0.676 -> 0.778 at
- * 64); at 64, a question that tells its story first was cut before it asked (questions of 150-200
- * words, MRR@10 0.576 -> 0.714 at 128). A 2,000-character question has about 150 terms.
- */
-const SCAN_TERMS = 128;
-/** Terms of the FTS5 expression (whole-index queries, whose cost grows faster with terms). */
-const MATCH_TERMS = 16;
 
 /**
  * A file's name: dotted parts and a source extension (vite.config.ts, app.module.ts; one dot is
@@ -219,12 +209,12 @@ export function analyzeQuery(asked: string): Omit<PreparedQuery, 'vector'> {
   const clauses: string[] = [];
   const seenForms = new Set<string>();
   const termForms: string[][] = [];
-  terms.slice(0, SCAN_TERMS).forEach((t, i) => {
+  terms.slice(0, TUNING.query.scanTerms).forEach((t, i) => {
     // A form claimed by an earlier term (plugins -> plugin after "plugin") is not counted twice.
     const forms = wordForms(t).filter((form) => !seenForms.has(form));
     for (const form of forms) seenForms.add(form);
     if (forms.length > 0) termForms.push(forms);
-    if (i < MATCH_TERMS) for (const form of forms) clauses.push(quote(form));
+    if (i < TUNING.query.matchTerms) for (const form of forms) clauses.push(quote(form));
   });
   const languages = new Set<string>();
   // hasOwn: a question word like "constructor" must not reach Object.prototype.

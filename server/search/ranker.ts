@@ -3,10 +3,8 @@ import { byScore } from './retrieve.ts';
 import { stem, type PreparedQuery } from './query.ts';
 import { DEFAULT_WEIGHTS } from './ranker-defaults.ts';
 import { sectionOf } from './source-url.ts';
-import { asksAboutChange, CHANGE_PAGE_PRIOR, isChangePage } from './change-pages.ts';
-
-/** Source-code snippets (the dynamic index) rank below documentation of equal relevance (server/search/dynamic.ts keeps the same factor). */
-export const DYNAMIC_PENALTY = 0.8;
+import { asksAboutChange, isChangePage } from './change-pages.ts';
+import { TUNING } from './tuning.ts';
 
 /**
  * The ranking function: a linear model over features of each candidate, its score turned into a
@@ -171,17 +169,18 @@ export function featureRows(q: PreparedQuery, candidates: Candidate[]): number[]
     sectionBest.set(sec, Math.max(sectionBest.get(sec) ?? 0, c.lexical));
   }
   const span = simMax - simMin;
+  const r = TUNING.ranker;
   const identifiers = q.identifiers.map((id) => id.toLowerCase());
   return candidates.map((c, i) => {
     const s = c.snippet;
     const t = texts[i]!;
-    const kind = q.codeIntent === 0 ? 0 : (q.codeIntent > 0) === (s.kind === 'code') ? 0.5 : -0.5;
+    const kind = q.codeIntent === 0 ? 0 : (q.codeIntent > 0) === (s.kind === 'code') ? r.kindCue : -r.kindCue;
     let language = 0;
     if (q.languages.length && s.kind === 'code') {
       const lang = s.language.toLowerCase();
-      language = q.languages.includes(lang) ? 0.5 : NEUTRAL_LANGUAGES.has(lang) ? 0 : -0.5;
+      language = q.languages.includes(lang) ? r.languageCue : NEUTRAL_LANGUAGES.has(lang) ? 0 : -r.languageCue;
     }
-    const words = countWords(s.kind === 'code' ? s.description : s.content, 15);
+    const words = countWords(s.kind === 'code' ? s.description : s.content, r.substanceWords);
     return [
       c.lexical,
       c.lexicalRank !== null ? 1 / Math.log2(1 + c.lexicalRank) : 0,
@@ -195,7 +194,7 @@ export function featureRows(q: PreparedQuery, candidates: Candidate[]): number[]
       identifiers.length ? identifiers.filter((id) => t.body.includes(id)).length / identifiers.length : 0,
       kind,
       language,
-      Math.min(1, s.tokens / 60) * 0.5 + Math.min(1, words / 15) * 0.5,
+      Math.min(1, s.tokens / r.substanceTokens) * 0.5 + Math.min(1, words / r.substanceWords) * 0.5,
     ];
   });
 }
@@ -236,7 +235,7 @@ export function rank(q: PreparedQuery, candidates: Candidate[], opts: RankOption
     const model = opts.modelOf?.(versionId) ?? DEFAULT_MODEL;
     const weights = model.quoted && q.quotes ? model.quoted : model;
     const rows = featureRows(q, group);
-    const changePrior = asksAboutChange(q) ? 1 : CHANGE_PAGE_PRIOR;
+    const changePrior = asksAboutChange(q) ? 1 : TUNING.ranker.changePagePrior;
     const changePages = changePrior < 1 && model.changePages?.size ? model.changePages : null;
     group.forEach((c, i) => {
       const x = rows[i]!;
@@ -244,7 +243,7 @@ export function rank(q: PreparedQuery, candidates: Candidate[], opts: RankOption
       FEATURES.forEach((f, k) => (features[f] = x[k]!));
       let p = probability(weights, linearScore(weights, x));
       if (changePrior < 1 && isChangePage(c.snippet, changePages)) p *= changePrior;
-      out.push({ ...c, score: c.snippet.isDynamic ? p * DYNAMIC_PENALTY : p, features });
+      out.push({ ...c, score: c.snippet.isDynamic ? p * TUNING.dynamic.penalty : p, features });
     });
   }
   return out.sort(byScore);

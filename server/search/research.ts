@@ -9,23 +9,18 @@ import { answerForVersion } from './pipeline.ts';
 import type { Candidate } from './retrieve.ts';
 import { renderSnippetText } from './render.ts';
 import { wordsOf } from './text.ts';
+import { TUNING } from './tuning.ts';
 
 /**
  * researchMode: a deeper pipeline that answers with ONE synthesized info snippet. Several
  * sub-queries derived from the question are retrieved and fused; then either an OpenAI-compatible
  * chat model (config.chatUrl) writes the answer from those snippets only, or, offline, the answer
  * is composed extractively from their best sentences. Both cite the source URLs as [n].
+ * Its settings: TUNING.research.
  */
-export const RESEARCH = {
-  maxSubQueries: 4,
-  /** Snippets kept as sources after fusing the sub-queries. */
-  sources: 8,
-  /** Sentences in an extractive answer. */
-  sentences: 8,
-  /** Tokens of source text sent to a chat model. */
-  chatContextTokens: 6000,
-  chatTimeoutMs: 60_000,
-} as const;
+
+/** How long a chat model may take to answer. */
+const CHAT_TIMEOUT_MS = 60_000;
 
 export interface ResearchDeps {
   store: Store;
@@ -51,9 +46,9 @@ export function subQueries(question: string): string[] {
     .map((s) => s.trim())
     .filter((s) => analyzeQuery(s).terms.length >= 2);
   for (const c of clauses) if (!out.some((o) => o.toLowerCase() === c.toLowerCase())) out.push(c);
-  const key = analyzeQuery(question).terms.slice(0, 6).join(' ');
+  const key = analyzeQuery(question).terms.slice(0, TUNING.research.keyTerms).join(' ');
   if (key && !out.some((o) => o.toLowerCase() === key)) out.push(key);
-  return out.slice(0, RESEARCH.maxSubQueries);
+  return out.slice(0, TUNING.research.maxSubQueries);
 }
 
 /** Prepares (embeds) the sub-queries of a question; do this before opening a read snapshot. */
@@ -63,19 +58,19 @@ export async function prepareResearch(question: string, embedder: Embedder | nul
   return out;
 }
 
-/** Retrieves every sub-query with the full pipeline and fuses the lists by reciprocal rank (k = 60). Synchronous: run it in one snapshot. */
+/** Retrieves every sub-query with the full pipeline and fuses the lists by reciprocal rank. Synchronous: run it in one snapshot. */
 export function gatherSources(store: Store, versionId: number, libraryId: string, queries: PreparedQuery[]): Candidate[] {
   const pool = new Map<number, { c: Candidate; score: number }>();
   for (const q of queries) {
-    const list = answerForVersion(store, q, versionId, { libraryId, unpacked: true }).slice(0, 20);
+    const list = answerForVersion(store, q, versionId, { libraryId, unpacked: true }).slice(0, TUNING.research.perQuery);
     list.forEach((c, i) => {
       const e = pool.get(c.snippet.id);
-      const add = 1 / (60 + i + 1);
+      const add = 1 / (TUNING.research.rrfK + i + 1);
       if (e) e.score += add;
       else pool.set(c.snippet.id, { c, score: add });
     });
   }
-  return [...pool.values()].sort((a, b) => b.score - a.score).slice(0, RESEARCH.sources).map((e) => e.c);
+  return [...pool.values()].sort((a, b) => b.score - a.score).slice(0, TUNING.research.sources).map((e) => e.c);
 }
 
 function sentencesOf(s: StoredSnippet): string[] {
@@ -85,7 +80,7 @@ function sentencesOf(s: StoredSnippet): string[] {
     .split(/(?<=[.!?])\s+(?=[A-Z`(\[])|\n{2,}|\n(?=[-*] )/)
     .map((x) => x.replace(/\s+/g, ' ').replace(/^[-*#>\s]+/, '').trim())
     // Fragments that only introduce a list or a code block ("... will not catch:") say nothing alone.
-    .filter((x) => x.length >= 25 && x.length <= 600 && /[a-z]/i.test(x) && !/:$/.test(x));
+    .filter((x) => x.length >= TUNING.research.minSentenceChars && x.length <= TUNING.research.maxSentenceChars && /[a-z]/i.test(x) && !/:$/.test(x));
 }
 
 /** Citation numbers by source URL: snippets of one URL (a section's prose and code) share a number. */
@@ -129,16 +124,16 @@ function extractive(question: string, sources: Candidate[]): string {
     chosen.some((c) => {
       let inter = 0;
       for (const w of x.stems) if (c.stems.has(w)) inter++;
-      return inter / Math.max(1, Math.min(x.stems.size, c.stems.size)) > 0.7;
+      return inter / Math.max(1, Math.min(x.stems.size, c.stems.size)) > TUNING.research.repeatOverlap;
     });
-  for (let round = 0; chosen.length < RESEARCH.sentences && round < RESEARCH.sentences; round++) {
+  for (let round = 0; chosen.length < TUNING.research.sentences && round < TUNING.research.sentences; round++) {
     let added = false;
     for (const terms of aspects) {
-      if (chosen.length >= RESEARCH.sentences) break;
+      if (chosen.length >= TUNING.research.sentences) break;
       // Better ranked sources count more; a sentence without any question term is unlikely to answer.
       const best = all
         .filter((x) => !used.has(x.text) && cover(x.stems, terms) > 0)
-        .map((x) => ({ x, score: cover(x.stems, terms) + 0.3 / (x.rank + 1) }))
+        .map((x) => ({ x, score: cover(x.stems, terms) + TUNING.research.rankBonus / (x.rank + 1) }))
         .sort((a, b) => b.score - a.score)
         .find(({ x }) => !repeats(x));
       if (!best) continue;
@@ -176,7 +171,7 @@ async function chat(deps: ResearchDeps, question: string, sources: Candidate[]):
   const { numberOf } = citationNumbers(sources);
   for (const c of sources) {
     const t = c.snippet.tokens;
-    if (blocks.length > 0 && used + t > RESEARCH.chatContextTokens) continue;
+    if (blocks.length > 0 && used + t > TUNING.research.chatContextTokens) continue;
     used += t;
     blocks.push(`[${numberOf(c)}] ${renderSnippetText(c)}`);
   }
@@ -200,7 +195,7 @@ async function chat(deps: ResearchDeps, question: string, sources: Candidate[]):
     method: 'POST',
     headers,
     body: JSON.stringify(body),
-    signal: AbortSignal.timeout(RESEARCH.chatTimeoutMs),
+    signal: AbortSignal.timeout(CHAT_TIMEOUT_MS),
   });
   if (!res.ok) throw new Error(`chat endpoint answered ${res.status}`);
   const data = (await res.json()) as { choices?: { message?: { content?: string } }[] };

@@ -5,6 +5,7 @@ import { answerForVersion, type VersionAnswerOptions } from './pipeline.ts';
 import type { PreparedQuery } from './query.ts';
 import { retrievePrepared, type Candidate, type RetrieveOptions } from './retrieve.ts';
 import { withDynamic } from './dynamic.ts';
+import { TUNING } from './tuning.ts';
 import type { VersionProbe } from '../store/search-probe.ts';
 
 /** One retrieval request to a worker: a version resolved by the request thread and a prepared (embedded) question. */
@@ -73,7 +74,7 @@ parentPort!.on('message', (job: WorkerJob) => {
   let reply: RetrievalReply;
   try {
     reply = store.search.snapshot((): RetrievalReply => {
-      if (job.kind === 'probe') return { id: job.id, probes: store.probe.topVersions(job.match, job.limit) };
+      if (job.kind === 'probe') return { id: job.id, probes: store.probe.topVersions(job.match, job.limit, TUNING.selection.probePerVersion) };
       if (job.kind === 'search') {
         if (!job.targets.every((t) => served(t.versionId))) return { id: job.id, stale: true };
         return { id: job.id, lists: searchLists(job) };

@@ -5,27 +5,7 @@ import type { VectorHit } from '../store/search.ts';
 import { prepareQuery, type PreparedQuery } from './query.ts';
 import { lexicalScan } from './bm25.ts';
 import { approxCosineDistance, cosineDistance } from '../../lib/vector/quantize.ts';
-
-/**
- * Fusion constants (see docs/retrieval.md). Reciprocal rank fusion: score = sum over lists of
- * weight / (RRF_K + rank), rank starting at 1. k = 60 is the value of the RRF paper and of the
- * peer tools; it flattens the head so that agreement between the lists matters more than one list's top.
- */
-export const FUSION = {
-  rrfK: 60,
-  lexicalWeight: 1.0,
-  // The builtin word-vector embedder is weaker than BM25 on its own (test/eval): its list counts a bit less.
-  vectorWeight: 0.7,
-  /**
-   * A candidate found only by the vector list needs at least this cosine similarity: KNN always
-   * returns k neighbours, also for a question the library knows nothing about. Measured with the
-   * builtin embedder: unrelated questions score 0.05-0.25, related ones 0.45 and up.
-   */
-  minVectorOnlySimilarity: 0.3,
-  /** Candidates taken from each list before fusion. */
-  lexicalLimit: 40,
-  vectorLimit: 40,
-} as const;
+import { TUNING } from './tuning.ts';
 
 /** One snippet considered for an answer, with the evidence the rankers use. */
 export interface Candidate {
@@ -70,7 +50,7 @@ export interface RetrieveOptions {
 }
 
 /**
- * Lexical + vector candidates of one library version, fused with weighted RRF, best first.
+ * Lexical + vector candidates of one library version, fused with weighted RRF (TUNING.fusion), best first.
  * The query may be given as text or prepared once (prepareQuery) and reused across versions.
  */
 export async function retrieveCandidates(
@@ -89,9 +69,9 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
   const useLex = opts.lexical !== false;
   // A version whose vectors the embed job has not completed answers lexically, never from part of them.
   const useVec = opts.vector !== false && q.vector !== null && store.search.vectorsReady(versionId);
-  const knn = useVec && q.vector ? store.search.knn(versionId, q.vector, opts.vectorLimit ?? FUSION.vectorLimit) : [];
+  const knn = useVec && q.vector ? store.search.knn(versionId, q.vector, opts.vectorLimit ?? TUNING.fusion.vectorLimit) : [];
   // The lexical pass also scores the vector list's neighbours, so every candidate has complete lexical features.
-  const scan = useLex ? lexicalScan(store, versionId, q.termForms, opts.lexicalLimit ?? FUSION.lexicalLimit, knn.map((h) => h.id)) : null;
+  const scan = useLex ? lexicalScan(store, versionId, q.termForms, opts.lexicalLimit ?? TUNING.fusion.lexicalLimit, knn.map((h) => h.id)) : null;
   const lex = scan?.top ?? [];
   // Without a fetch limit every candidate is loaded, rows and float embeddings in one query, and
   // the neighbours are ordered by exact cosine. With one, they are fused in the order and with the
@@ -112,15 +92,15 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
     e.bm25 = h.score;
     e.cosine = h.cosine;
     e.lexicalRank = i + 1;
-    e.fused += FUSION.lexicalWeight / (FUSION.rrfK + i + 1);
+    e.fused += TUNING.fusion.lexicalWeight / (TUNING.fusion.rrfK + i + 1);
   });
   const lexIds = new Set(lex.map((h) => h.id));
   vec.forEach((h, i) => {
-    if (!lexIds.has(h.id) && 1 - h.distance < FUSION.minVectorOnlySimilarity) return;
+    if (!lexIds.has(h.id) && 1 - h.distance < TUNING.fusion.minVectorOnlySimilarity) return;
     const e = entry(h.id);
     e.distance = h.distance;
     e.vectorRank = i + 1;
-    e.fused += FUSION.vectorWeight / (FUSION.rrfK + i + 1);
+    e.fused += TUNING.fusion.vectorWeight / (TUNING.fusion.rrfK + i + 1);
   });
   if (byId.size === 0) return [];
 

@@ -5,17 +5,16 @@ import { principalOf, type LibraryVersion, type Reader } from '../../lib/model.t
 import { ApiError } from '../../lib/errors.ts';
 import type { AccessPolicy, Rendered, SearchContextResponse, SearchRequest, SearchService, VersionStatus } from './answer-types.ts';
 import { Catalog, defaultVersion, type CatalogEntry } from './catalog.ts';
-import { LibrarySelector, PROBE_ROWS, type LibraryChoice } from './select.ts';
+import { LibrarySelector, type LibraryChoice } from './select.ts';
 import type { VersionProbe } from '../store/search-probe.ts';
 import { prepareQueryOrLexical, type PreparedQuery } from './query.ts';
 import { retrievePrepared, byScore, type Candidate } from './retrieve.ts';
 import { rank } from './ranker.ts';
 import { modelFor } from './models.ts';
 import { dedupe } from './dedupe.ts';
-import { RERANK_FETCH } from './pipeline.ts';
 import { diversify } from './diversify.ts';
 import { attachContext } from './neighbours.ts';
-import { pack, DEFAULT_BUDGET } from './budget.ts';
+import { pack } from './budget.ts';
 import { codeSnippetJson, infoSnippetJson, lazyRendered, renderText } from './render.ts';
 import { branchSatisfies, resolveVersion, worstStatus } from './version.ts';
 import type { VersionRequests } from './version-fetch.ts';
@@ -25,6 +24,7 @@ import type { WordRarity } from './word-rarity.ts';
 import { correctSpelling } from './spelling.ts';
 import { mayAskOverview, overviewText } from './overview.ts';
 import { withDynamic } from './dynamic.ts';
+import { TUNING } from './tuning.ts';
 
 /** One selected library with the version it serves and what it reports about the request. */
 export interface SearchTarget {
@@ -71,17 +71,13 @@ const LANGUAGE_ALIASES: Record<string, string[]> = {
   bash: ['bash', 'sh', 'shell', 'console'], go: ['go', 'golang'], golang: ['go', 'golang'], rust: ['rust', 'rs'],
 };
 
-/**
- * Candidate limits of a search across several libraries: each library's BM25 and vector lists are
- * cut to listLimit, only its best perLibrary fused candidates are loaded and go to the global reranker, and dedupe
- * looks at the first dedupeHead x maxSnippets of the reranked list.
- */
-export const MULTI = { listLimit: 30, perLibrary: 20, dedupeHead: 2 } as const;
-
-/** The token budget of one answer grows a little with each extra library (one bounded response). */
+/** The token budget of one answer grows a little with each extra library (one bounded response; TUNING.multi). */
 export function searchBudget(libraries: number): { tokens: number; maxSnippets: number } {
   const extra = Math.max(0, libraries - 1);
-  return { tokens: DEFAULT_BUDGET.tokens + 1500 * extra, maxSnippets: DEFAULT_BUDGET.maxSnippets + 5 * extra };
+  return {
+    tokens: TUNING.budget.tokens + TUNING.multi.tokensPerExtraLibrary * extra,
+    maxSnippets: TUNING.budget.maxSnippets + TUNING.multi.snippetsPerExtraLibrary * extra,
+  };
 }
 
 /**
@@ -169,7 +165,7 @@ export class MultiLibrarySearch implements SearchService {
     const probeMatch = pool && pool.pending > 0 ? this.selector().probeMatchFor(req, principal) : null;
     if (pool && probeMatch) {
       try {
-        probed = await pool.topVersions(probeMatch, PROBE_ROWS);
+        probed = await pool.topVersions(probeMatch, TUNING.selection.probeRows);
       } catch (err) {
         d.log.warn({ err: (err as Error).message }, 'search: library probe on a worker failed; probing in the request thread');
       }
@@ -191,7 +187,8 @@ export class MultiLibrarySearch implements SearchService {
       }
       // Several libraries: fewer candidates per library, and only each library's best fused ones
       // reach the global reranker (its cost grows with every candidate; the answer holds ~25).
-      const limits = targets.length > 1 ? { lexicalLimit: MULTI.listLimit, vectorLimit: MULTI.listLimit, fetchLimit: MULTI.perLibrary } : { fetchLimit: RERANK_FETCH };
+      const { multi } = TUNING;
+      const limits = targets.length > 1 ? { lexicalLimit: multi.listLimit, vectorLimit: multi.listLimit, fetchLimit: multi.perLibrary } : { fetchLimit: TUNING.fetch.rerank };
       // Only a question that names no library, answered from libraries its words pointed to, may be "nothing found".
       const inferred = req.libraries.length === 0 && selection.named === 0;
       const { q: spelled, corrections } = correctSpelling(q, d.store.terms, d.rarity, targets.map((t) => t.version.id));
@@ -228,7 +225,7 @@ export class MultiLibrarySearch implements SearchService {
     settled.forEach((r, i) => {
       const t = targets[i]!;
       if (r.status === 'fulfilled') {
-        const best = several ? [...r.value].sort(byScore).slice(0, MULTI.perLibrary) : r.value;
+        const best = several ? [...r.value].sort(byScore).slice(0, TUNING.multi.perLibrary) : r.value;
         for (const c of best) merged.push({ ...c, libraryId: t.label });
       }
       else {
@@ -284,7 +281,7 @@ export class MultiLibrarySearch implements SearchService {
     // Dedupe compares every kept snippet with the next one: across libraries only the head that can
     // reach the answer is worth it. One library's list is kept whole, as /api/v2/context keeps it
     // (the context around hits looks at what the list holds), so both endpoints answer alike.
-    const head = targets.length > 1 ? ranked.slice(0, budget.maxSnippets * MULTI.dedupeHead) : ranked;
+    const head = targets.length > 1 ? ranked.slice(0, budget.maxSnippets * TUNING.multi.dedupeHead) : ranked;
     let list = diversify(dedupe(head));
     try {
       list = attachContext(d.store, list);

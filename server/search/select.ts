@@ -9,24 +9,10 @@ import { analyzeQuery } from './query.ts';
 import { isLatest } from './version.ts';
 import { VERSION_PATTERN } from '../contracts/search.ts';
 import type { VersionProbe } from '../store/search-probe.ts';
+import { TUNING } from './tuning.ts';
 
 /** At most this many libraries answer one search (spec: up to four). */
 export const MAX_LIBRARIES = 4;
-
-/** Name score a library value must reach to select a library (0.5 = a prefix or a close typo). */
-export const NAME_THRESHOLD = 0.5;
-
-/** Library-less questions: libraries whose documents score at least this share of the best one join it. */
-export const PROBE_SHARE = 0.6;
-
-/** Rows of the whole index looked at to infer libraries from a question's documents. */
-export const PROBE_ROWS = 200;
-
-/** The probe uses at most this many of the question's words, the rarest first. */
-export const PROBE_TERMS = 8;
-
-/** The probe's words may match at most this many snippets together (its cost grows with them); the rarest word always counts. */
-export const PROBE_DOC_BUDGET = 12_000;
 
 export interface LibraryChoice {
   entry: CatalogEntry;
@@ -100,7 +86,7 @@ export class LibrarySelector {
    * Libraries matching a typed name, best first: name score, then (within a close band) how well
    * their documents match the question, then trust, stars and size.
    */
-  rankByName(name: string, principal: Reader, query: string | null, minScore = NAME_THRESHOLD): RankedLibrary[] {
+  rankByName(name: string, principal: Reader, query: string | null, minScore: number = TUNING.selection.nameThreshold): RankedLibrary[] {
     const ranked: RankedLibrary[] = [];
     const typed = typedName(name);
     for (const entry of this.visible(principal)) {
@@ -110,21 +96,22 @@ export class LibrarySelector {
     return this.breakTies(ranked, query);
   }
 
-  /** Orders by name score; libraries within 0.1 of each other are ordered by document relevance to the question. */
+  /** Orders by name score; libraries within TUNING.selection.tieBand of each other are ordered by document relevance to the question. */
   breakTies(ranked: RankedLibrary[], query: string | null): RankedLibrary[] {
     ranked.sort((a, b) => b.score - a.score || popularity(b.entry) - popularity(a.entry));
     if (ranked.length < 2 || !query) return ranked;
+    const { tieBand, tieLibraries, tieRows, tieClose } = TUNING.selection;
     const top = ranked[0]!.score;
-    const band = ranked.filter((r) => top - r.score < 0.1);
+    const band = ranked.filter((r) => top - r.score < tieBand);
     if (band.length < 2) return ranked;
     const match = analyzeQuery(query).match;
     const relevance = new Map<RankedLibrary, number>();
-    for (const r of band.slice(0, 12)) {
+    for (const r of band.slice(0, tieLibraries)) {
       const v = defaultVersion(r.entry);
-      relevance.set(r, v && match ? this.store.probe.versionScore(v.id, match, 5).score : 0);
+      relevance.set(r, v && match ? this.store.probe.versionScore(v.id, match, tieRows).score : 0);
     }
     const head = [...relevance.keys()].sort((a, b) =>
-      Math.abs(a.score - b.score) > 0.05 ? b.score - a.score : relevance.get(b)! - relevance.get(a)! || popularity(b.entry) - popularity(a.entry),
+      Math.abs(a.score - b.score) > tieClose ? b.score - a.score : relevance.get(b)! - relevance.get(a)! || popularity(b.entry) - popularity(a.entry),
     );
     const rest = ranked.filter((r) => !relevance.has(r));
     return [...head, ...rest];
@@ -233,15 +220,15 @@ export class LibrarySelector {
 
   /**
    * Libraries whose current documentation matches the question best: one BM25 query over the
-   * whole index with the question's rarest words (up to PROBE_TERMS, while together they match at
-   * most PROBE_DOC_BUDGET snippets): rare words say the most about which library is meant, and
+   * whole index with the question's rarest words (up to TUNING.selection.probeTerms, while together they match at
+   * most probeDocBudget snippets): rare words say the most about which library is meant, and
    * scoring a word costs in proportion to the snippets that hold it. `probed`: that query's rows, run elsewhere.
    */
   probe(query: string, principal: Reader, probed?: VersionProbe[]): RankedLibrary[] {
     let found = probed;
     if (!found) {
       const match = this.probeMatch(query);
-      found = match ? this.store.probe.topVersions(match, PROBE_ROWS) : [];
+      found = match ? this.store.probe.topVersions(match, TUNING.selection.probeRows, TUNING.selection.probePerVersion) : [];
     }
     const scores = new Map<CatalogEntry, number>();
     for (const p of found) {
@@ -253,7 +240,7 @@ export class LibrarySelector {
     if (!ranked.length) return [];
     const best = ranked[0]![1];
     return ranked
-      .filter(([, s]) => s >= PROBE_SHARE * best)
+      .filter(([, s]) => s >= TUNING.selection.probeShare * best)
       .slice(0, MAX_LIBRARIES)
       .map(([entry, s]) => ({ entry, score: s / best, reason: `documents match the question (${Math.round((100 * s) / best)}% of the best)` }));
   }
@@ -261,7 +248,7 @@ export class LibrarySelector {
   /** The probe's FTS5 expression: the question's rarest words that fit the document budget; null when none is indexed. */
   private probeMatch(query: string): string | null {
     // Plain numbers (line:column of stack traces, ports) say nothing about a library.
-    const terms = [...new Set(analyzeQuery(query).terms.filter((t) => /^[a-z0-9]+$/.test(t) && !/^\d+$/.test(t)))].slice(0, 48);
+    const terms = [...new Set(analyzeQuery(query).terms.filter((t) => /^[a-z0-9]+$/.test(t) && !/^\d+$/.test(t)))].slice(0, TUNING.selection.probeWords);
     const df = this.store.probe.documentFrequencies(terms);
     if (df.size === 0) return null;
     // Scoring a word costs in proportion to how many snippets hold it, and the rarest words say
@@ -269,8 +256,9 @@ export class LibrarySelector {
     const byRarity = [...df].sort((a, b) => a[1] - b[1]);
     const chosen: string[] = [];
     let docs = 0;
+    const { probeTerms, probeDocBudget } = TUNING.selection;
     for (const [term, n] of byRarity) {
-      if (chosen.length >= PROBE_TERMS || (chosen.length > 0 && docs + n > PROBE_DOC_BUDGET)) break;
+      if (chosen.length >= probeTerms || (chosen.length > 0 && docs + n > probeDocBudget)) break;
       chosen.push(`"${term}"`);
       docs += n;
     }

@@ -2,6 +2,7 @@ import { analyzeQuery, wordForms, type PreparedQuery } from './query.ts';
 import { STOPWORDS } from './stopwords.ts';
 import { editDistance } from './names.ts';
 import { isEnglishWord, type WordRarity } from './word-rarity.ts';
+import { TUNING } from './tuning.ts';
 
 /**
  * Spelling: a question word that no searched version holds is read as the word they hold instead,
@@ -23,12 +24,11 @@ export interface Correction {
 }
 
 /**
- * Typos allowed in a word: none under 5 letters (short words have too many neighbours: "rout" is
- * "route" and "rout"), one up to 7 letters, two from 8. The first letter is taken as typed (the
- * vocabulary is read by it).
+ * Typos allowed in a word (TUNING.spelling). The first letter is taken as typed (the vocabulary is
+ * read by it).
  */
 function typoBudget(length: number): number {
-  return length < 5 ? 0 : length < 8 ? 1 : 2;
+  return length < TUNING.spelling.oneTypoFrom ? 0 : length < TUNING.spelling.twoTyposFrom ? 1 : 2;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { TUNING } from './tuning.ts';
 
 /**
  * Stopwords: English's, which every question drops, and those of the other languages a question
@@ -23,8 +24,8 @@ export const STOPWORDS = new Set(
  * the words English or the documents know. (Spelling correction reads its cognates as the
  * documents' words: `rekursives` -> `recursive`, `mocke` -> `mock`.)
  *
- * A question is in language L when at least two distinct words, and a fifth of its words, are
- * stopwords of L (the stopwords-iso lists) that are not English stopwords (STOPWORDS: the
+ * A question is in language L when at least two distinct words, and a fifth of its words
+ * (TUNING.query.foreignStopwords, foreignShare), are stopwords of L (the stopwords-iso lists) that are not English stopwords (STOPWORDS: the
  * stopwords-iso English list also holds `come`, `con`, `per`, `il`, which Italian needs). Over the
  * 1,800 English questions of test/eval none is taken for another language.
  */
@@ -44,7 +45,7 @@ export function questionLanguage(text: string): QuestionLanguage | null {
   for (const [lang, stop] of FOREIGN) {
     let n = 0;
     for (const w of words) if (stop.has(w)) n++;
-    if (n >= 2 && n >= 0.2 * words.length && n > most) [best, most] = [lang, n];
+    if (n >= TUNING.query.foreignStopwords && n >= TUNING.query.foreignShare * words.length && n > most) [best, most] = [lang, n];
   }
   return best;
 }

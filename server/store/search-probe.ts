@@ -27,7 +27,7 @@ export class SearchProbeStore {
    * Groups the `limit` best-matching rows of the whole index by version; a version's score sums its
    * `perVersion` best rows (its best evidence, not how many loosely matching snippets it has).
    */
-  topVersions(match: string, limit: number, perVersion = 3): VersionProbe[] {
+  topVersions(match: string, limit: number, perVersion: number): VersionProbe[] {
     const rows = this
       .stmt(
         `SELECT s.version_id AS versionId, -m.rank AS score

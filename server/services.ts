@@ -34,6 +34,7 @@ import { LibraryAccessService } from './teams/library-access.ts';
 import { queueSearchModel, registerSearchModelJob, scheduleMissingModels } from './search/model-job.ts';
 import { registerVersionFetch, VersionRequests } from './search/version-fetch.ts';
 import { walKeeperTask } from './system/wal-task.ts';
+import { ServingActivity } from './system/serving-activity.ts';
 import { SourceService } from './sources/service.ts';
 import { CrawlService } from './sources/website/service.ts';
 import { createOperations, type Operations } from './operations/index.ts';
@@ -82,6 +83,8 @@ export interface Services {
   importer: ImportService;
   /** Teamspace library filters and rules (the teams service's policy), consulted by every library selection. */
   readonly access: AccessPolicy;
+  /** Requests in flight, which background workers wait on (server/system/serving-activity.ts). */
+  activity: ServingActivity;
   /** Teamspace policies, usage metering and limits, plans, rules, members (server/teams). */
   teams: TeamService;
   /** GET /api/v2/context (server/search/context-service.ts). */
@@ -198,7 +201,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     config, log, store, embedder, rarity, license, keys, jobs, writer, importer,
     access,
     teams, context, search, versions, librarySearch, crawler, sources, git, gitCredentials, audit, users, sessions, signIn, oidc, invitations, publicUrl, backups, exporter, metrics, declared,
-    cookieSecret: sessionSecret(config.dataDir), operations,
+    cookieSecret: sessionSecret(config.dataDir), operations, activity: new ServingActivity(),
     startedAt: new Date(),
   };
   registerJobKinds(services);
@@ -319,7 +322,7 @@ function registerJobKinds(s: Services): void {
   registerVersionFetch(jobs, (ctx, libraryId, version) => s.git.fetchVersion(gitDeps, ctx, libraryId, version));
   registerCrawlJob(jobs, { store, writer, config: s.config, schedulesChanged: () => s.crawler.schedulesChanged() });
   s.sources.register(jobs);
-  registerSearchModelJob(jobs, { store, embedder });
+  registerSearchModelJob(jobs, { store, embedder, activity: s.activity.buffer });
   registerOwnDocsJob(jobs, { store, writer, rootDir: ROOT_DIR });
 }
 

@@ -14,6 +14,7 @@ import { meterRequests, type MeteringDeps } from './metering.ts';
 import { mountRoutes, rawBodyPaths, type RouteDeps } from './routes/index.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { mountMetricsToken } from './routes/metrics.ts';
+import type { ServingActivity } from '../system/serving-activity.ts';
 
 /** What the app needs: the routes' dependencies, the key check, the meter, the log and the limits. */
 export type AppDeps = RouteDeps &
@@ -26,6 +27,7 @@ export type AppDeps = RouteDeps &
     log: Logger;
     config: Pick<Config, 'bodyLimit' | 'trustProxy'>;
     metrics: Pick<Metrics, 'observeRequest'>;
+    activity: Pick<ServingActivity, 'begin' | 'end'>;
   };
 
 /**
@@ -48,6 +50,12 @@ export function createApp(services: AppDeps): express.Express {
   app.use((req, res, next) => (req.secure ? hsts(req, res, next) : next()));
   app.use((req, res, next) => {
     const started = process.hrtime.bigint();
+    // Counted in flight until the response ends or the client goes: background workers wait for
+    // quiet. Not a stream a client holds open (the jobs page's events, MCP's GET stream).
+    if (!(req.method === 'GET' && req.headers.accept?.includes('text/event-stream'))) {
+      services.activity.begin();
+      res.once('close', () => services.activity.end());
+    }
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       services.log.debug({ method: req.method, path: req.path, status: res.statusCode, ms }, 'request');

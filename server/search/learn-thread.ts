@@ -8,13 +8,15 @@ const WORKER_ENTRY = new URL(import.meta.url.endsWith('.ts') ? './learn-worker.m
 
 /**
  * Learns a version's ranking model in a worker thread of its own (server/search/learn-worker.ts),
- * answering its requests for vectors with `embedder` at background priority. The worker ends with
+ * answering its requests for vectors with `embedder` at background priority. `activity` (the
+ * requests in flight, ServingActivity's buffer) lets it wait for quiet moments. The worker ends with
  * the job; cancelling the job (`signal`) terminates it.
  */
-export function learnInWorker(dbFile: string, embedder: Embedder | null, versionId: number, signal?: AbortSignal): Promise<LearnedModel> {
+export function learnInWorker(dbFile: string, embedder: Embedder | null, versionId: number, signal?: AbortSignal, activity: SharedArrayBuffer | null = null): Promise<LearnedModel> {
   const data: LearnWorkerData = {
     dbFile,
     versionId,
+    activity,
     embedder: embedder && { id: embedder.id, dims: embedder.dims, sentenceEncoder: !!embedder.sentenceEncoder },
   };
   const worker = new Worker(WORKER_ENTRY, { workerData: data });

@@ -4,6 +4,10 @@ import { openDb } from '../store/db.ts';
 import type { Embedder } from '../embed/types.ts';
 import { learnModel } from './learn.ts';
 import { lowerThreadPriority } from '../../lib/thread-priority.ts';
+import { waitForQuiet } from '../system/serving-activity.ts';
+
+/** The longest a question waits for serving to pause: under constant load, learning still moves on. */
+const QUIET_WAIT_MS = 50;
 import type { LearnedModel } from './ranker.ts';
 
 /**
@@ -24,6 +28,8 @@ export interface LearnWorkerData {
   dbFile: string;
   versionId: number;
   embedder: EmbedderInfo | null;
+  /** Requests in flight (server/system/serving-activity.ts): each question waits for a quiet moment. */
+  activity: SharedArrayBuffer | null;
 }
 
 /** Worker -> main. */
@@ -65,7 +71,9 @@ const embedder: Embedder | null = data.embedder && {
 
 const store = new Store(openDb(data.dbFile, { readonly: true }), { vectorCacheBytes: 16 * 1024 * 1024 });
 try {
-  post({ kind: 'done', model: await learnModel(store, embedder, data.versionId) });
+  // Each heading asked waits (up to QUIET_WAIT_MS) until no request is in flight.
+  const pace = data.activity ? () => waitForQuiet(data.activity!, QUIET_WAIT_MS) : undefined;
+  post({ kind: 'done', model: await learnModel(store, embedder, data.versionId, undefined, pace) });
 } catch (err) {
   post({ kind: 'failed', error: (err as Error).message });
 } finally {

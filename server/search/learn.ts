@@ -260,13 +260,14 @@ function withoutWords(row: number[]): number[] {
 }
 
 /** The headings of one version asked as questions (with a sentence encoder also without their words): their candidates' features and labels. */
-export async function examplesOf(store: Store, embedder: Embedder | null, versionId: number, signal?: AbortSignal, rows?: HeadingRow[]): Promise<Example[]> {
+export async function examplesOf(store: Store, embedder: Embedder | null, versionId: number, signal?: AbortSignal, rows?: HeadingRow[], pace?: () => void): Promise<Example[]> {
   rows ??= (await headingsOf(store, versionId)).rows;
   const out: Example[] = [];
   // One question at a time between yields: on a large version one retrieval takes tens of milliseconds.
   for (const pq of await pseudoQuestions(rows)) {
     stopIfAborted(signal);
     await yieldToEventLoop();
+    pace?.();
     const q = await prepareQuery(pq.text, embedder);
     const candidates = store.search.snapshot(() => retrievePrepared(store, versionId, q, { fetchLimit: TUNING.fetch.rerank }));
     const y = candidates.map((c) => sectionOf(c.snippet.sourceId) === pq.section);
@@ -302,9 +303,9 @@ async function fitWeights(examples: Example[], prior: number[], signal?: AbortSi
  * without their words shape the main weights, and the headings as written alone the `quoted` ones
  * (for questions that quote the documents, RankingModel).
  */
-export async function learnModel(store: Store, embedder: Embedder | null, versionId: number, signal?: AbortSignal): Promise<LearnedModel> {
+export async function learnModel(store: Store, embedder: Embedder | null, versionId: number, signal?: AbortSignal, pace?: () => void): Promise<LearnedModel> {
   const { rows, changePages } = await headingsOf(store, versionId);
-  const examples = await examplesOf(store, embedder, versionId, signal, rows);
+  const examples = await examplesOf(store, embedder, versionId, signal, rows, pace);
   const asWritten = examples.filter((e) => !e.withoutWords);
   const wordsPrior = (DEFAULT_MODEL.quoted ?? DEFAULT_MODEL).weights;
   // Without a sentence encoder every heading is as written: it starts from the default's weights for such questions.

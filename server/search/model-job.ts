@@ -41,7 +41,7 @@ export function scheduleMissingModels(store: Store, jobs: JobQueue, log: Logger)
   return missing.length;
 }
 
-export function registerSearchModelJob(jobs: Pick<JobQueue, 'register'>, s: { store: Store; embedder: Embedder | null }): void {
+export function registerSearchModelJob(jobs: Pick<JobQueue, 'register'>, s: { store: Store; embedder: Embedder | null; activity: SharedArrayBuffer | null }): void {
   jobs.register<SearchModelPayload>(SEARCH_MODEL_KIND, async ({ job, signal, progress, log }) => {
     const { versionId } = job.payload;
     const version = s.store.libraries.version(versionId);
@@ -52,7 +52,7 @@ export function registerSearchModelJob(jobs: Pick<JobQueue, 'register'>, s: { st
     }
     const started = Date.now();
     const file = s.store.db.name;
-    const model = file && file !== ':memory:' ? await learnInWorker(file, s.embedder, versionId, signal) : await learnModel(s.store, s.embedder, versionId, signal);
+    const model = file && file !== ':memory:' ? await learnInWorker(file, s.embedder, versionId, signal, s.activity) : await learnModel(s.store, s.embedder, versionId, signal);
     s.store.models.put(versionId, MODEL_FORMAT, JSON.stringify(model), new Date().toISOString());
     const report = { ...model.report, source: model.source, ms: Date.now() - started };
     progress(report);

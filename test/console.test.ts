@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { devLicense, ROOT, startTestServer, tempDir, waitFor, type TestServer } from './helpers/server.ts';
+import { devLicense, startTestServer, tempDir, waitFor, type TestServer } from './helpers/server.ts';
 import { CORPUS_BUNDLES, startFixtureServer, type FixtureServer } from './helpers/fixtures.ts';
-import { launchBrowser } from './helpers/browser.ts';
+import { launchBrowser, shot } from './helpers/browser.ts';
 
 /**
  * The web console as an administrator and a member use it, in Chromium against the real server:
@@ -13,14 +13,6 @@ import { launchBrowser } from './helpers/browser.ts';
  * a question on a library page, keys, usage, sign-out, and a member kept out of the admin pages.
  * With UPDATE_SCREENSHOTS=1 it writes the screenshots of docs/screenshots/ (linked from the README).
  */
-
-const SHOTS = path.join(ROOT, 'docs/screenshots');
-
-async function shot(page: Page, name: string): Promise<void> {
-  if (process.env.UPDATE_SCREENSHOTS !== '1') return;
-  fs.mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
-}
 
 /** Waits until the Jobs page shows a job of `kind` that succeeded (pushed by server-sent events). */
 async function jobSucceeds(page: Page, kind: string): Promise<void> {

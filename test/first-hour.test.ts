@@ -5,8 +5,8 @@ import net from 'node:net';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { devLicense, startTestServer, tempDir, type TestServer } from './helpers/server.ts';
-import { CORPUS_BUNDLES } from './helpers/fixtures.ts';
-import { launchBrowser } from './helpers/browser.ts';
+import { CORPUS_BUNDLES, startFixtureServer, type FixtureServer } from './helpers/fixtures.ts';
+import { launchBrowser, shot } from './helpers/browser.ts';
 
 /**
  * The first hour in Chromium (issue 42): the instance's public address is another network name
@@ -57,6 +57,7 @@ async function setupChecklistLicense(page: Page, s: TestServer, publicUrl: strin
   await page.goto(`${publicUrl}/#/`);
   const home = page.locator('#checklist-home');
   await home.locator('h3', { hasText: '4 of 4 left' }).waitFor();
+  await shot(page, 'first-hour-checklist');
   assert.equal(await home.getByRole('link', { name: 'Install a license' }).getAttribute('href'), '#/admin');
   assert.equal(await home.getByRole('link', { name: 'Add a first library' }).getAttribute('href'), '#/add');
   await page.goto(`${publicUrl}/#/add`);
@@ -73,16 +74,31 @@ async function setupChecklistLicense(page: Page, s: TestServer, publicUrl: strin
 
 }
 
-/** The first library imported in the browser, a key, its MCP configurations on the public address, and a tool call with the pasted VS Code configuration. */
-async function keysAndMcp(page: Page, publicUrl: string): Promise<void> {
-  // The first library, imported from the Add page, followed to the end on the Jobs page.
+/** The first libraries, imported and crawled from the Add page, followed on the Jobs page, and a question answered from them. */
+async function importCrawlSearch(page: Page, publicUrl: string, site: FixtureServer): Promise<void> {
   await page.goto(`${publicUrl}/#/add`);
   await page.getByLabel('Who may read what you add').selectOption('instance');
   await page.getByLabel('Bundle (.json or .zip)').setInputFiles(path.join(CORPUS_BUNDLES, 'pino.json'));
   await page.getByRole('button', { name: 'Import' }).click();
   await page.locator('#bundle-status', { hasText: '1 library queued for import' }).waitFor();
-  await page.goto(`${publicUrl}/#/jobs`);
-  await page.locator('#jobs tbody tr[data-state=succeeded]', { hasText: 'import' }).first().waitFor({ timeout: 60_000 });
+  const crawl = page.locator('#add-crawl');
+  await crawl.getByLabel('Start URL').fill(`${site.url}/static/`);
+  await crawl.getByLabel('Max pages').fill('4');
+  await page.getByRole('button', { name: 'Crawl' }).click();
+  await page.locator('#crawl-status').getByRole('link', { name: 'Follow it on the Jobs page' }).click();
+  for (const kind of ['import', 'crawl']) await page.locator('#jobs tbody tr[data-state=succeeded]', { hasText: kind }).first().waitFor({ timeout: 60_000 });
+  await shot(page, 'first-hour-jobs');
+  // A question naming no library: answered from the imported one, which the answer names.
+  await page.goto(`${publicUrl}/#/`);
+  await page.getByLabel(/^Question/).fill('pino child logger bindings');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('#results article').first().waitFor();
+  assert.match((await page.locator('#status').textContent()) ?? '', /from \/pinojs\/pino.*\(picked from the question\)/);
+  await shot(page, 'first-hour-search');
+}
+
+/** A key, its MCP configurations on the public address, and a tool call with the pasted VS Code configuration. */
+async function keysAndMcp(page: Page, publicUrl: string): Promise<void> {
   // No notice, nothing cut off.
   await page.goto(`${publicUrl}/#/keys`);
   await page.locator('#keys-page').getByLabel('Name', { exact: true }).fill('laptop assistant');
@@ -94,6 +110,7 @@ async function keysAndMcp(page: Page, publicUrl: string): Promise<void> {
   const box = await claude.evaluate((e) => ({ scroll: e.scrollWidth, client: e.clientWidth }));
   assert.ok(box.scroll <= box.client, `the Claude Code command is not cut off (${box.scroll} > ${box.client})`);
   assert.equal(await page.locator('#mcp-notice').isVisible(), false);
+  await shot(page, 'first-hour-mcp');
   const configText = (await page.locator('#mcp-config').textContent())!;
   assert.ok(!configText.includes('npx stacks') && !configText.includes('localhost') && !configText.includes('127.0.0.1'), configText);
   const vscode = JSON.parse((await page.locator('#mcp-config figure', { hasText: 'VS Code' }).locator('pre').textContent())!) as { servers: { stacks: { url: string; headers: Record<string, string> } } };
@@ -155,6 +172,8 @@ test('first hour: setup link, checklist, MCP configuration on the public address
   const publicUrl = `http://stacks.test:${port}`;
   const s = await startTestServer({ license: false, config: { port, publicUrl } });
   t.after(() => s.close());
+  const site = await startFixtureServer();
+  t.after(() => site.close());
   const browser = await launchBrowser(s.services.config.chromiumPath, ['--host-resolver-rules=MAP stacks.test 127.0.0.1']);
   t.after(() => browser.close());
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
@@ -162,6 +181,7 @@ test('first hour: setup link, checklist, MCP configuration on the public address
   page.on('pageerror', (e) => errors.push(e.message));
 
   await setupChecklistLicense(page, s, publicUrl);
+  await importCrawlSearch(page, publicUrl, site);
   await keysAndMcp(page, publicUrl);
   await invitation(browser, page, publicUrl, errors);
   assert.deepEqual(errors, []);

@@ -143,7 +143,8 @@ export interface ServiceOverrides {
 /** `embedOnDemand`: a CLI command's services, whose sentence model starts only if the command embeds (createEmbedder). */
 export async function createServices(config: Config, log: Logger, overrides: ServiceOverrides = {}, options: { embedOnDemand?: boolean } = {}): Promise<Services> {
   const store = overrides.store ?? Store.open(config.dataDir, { vectorCacheBytes: requestThreadVectorCacheBytes(config) });
-  const embedder = overrides.embedder !== undefined ? overrides.embedder : await createEmbedder(config, log, { onDemand: options.embedOnDemand });
+  const activity = new ServingActivity();
+  const embedder = overrides.embedder !== undefined ? overrides.embedder : await createEmbedder(config, log, { onDemand: options.embedOnDemand, activity: activity.buffer });
   const vectorsReset = embedder !== null && store.vectors.ensure(embedder.id, embedder.dims);
   if (vectorsReset) log.info({ embedder: embedder.id }, 'vector table (re)created for the embedder');
   backfillSearchIndex(store, log);
@@ -201,7 +202,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     config, log, store, embedder, rarity, license, keys, jobs, writer, importer,
     access,
     teams, context, search, versions, librarySearch, crawler, sources, git, gitCredentials, audit, users, sessions, signIn, oidc, invitations, publicUrl, backups, exporter, metrics, declared,
-    cookieSecret: sessionSecret(config.dataDir), operations, activity: new ServingActivity(),
+    cookieSecret: sessionSecret(config.dataDir), operations, activity,
     startedAt: new Date(),
   };
   registerJobKinds(services);

@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ServingActivity, waitForQuiet } from '../server/system/serving-activity.ts';
-import { startTestServer } from './helpers/server.ts';
+import path from 'node:path';
+import { ROOT, startTestServer } from './helpers/server.ts';
+import { ModelEmbedder } from '../server/embed/model.ts';
 
 test('waitForQuiet returns at once when nothing is in flight, and after at most its limit otherwise', () => {
   const a = new ServingActivity();
@@ -48,5 +50,26 @@ test('every request is counted while in flight and no longer after, whether it e
     assert.equal(s.services.activity.inFlight, 0);
   } finally {
     await s.close();
+  }
+});
+
+test("the model's background lane embeds a text only in a quiet moment (at most 50 ms later); questions never wait", async () => {
+  const activity = new ServingActivity();
+  const model = await ModelEmbedder.load([path.join(ROOT, 'data')], { activity: activity.buffer });
+  try {
+    const texts = ['how to validate a body', 'child loggers', 'register a plugin', 'stream a file'];
+    const quiet = await model.embed(texts, 'background');
+    activity.begin();
+    let t = performance.now();
+    const busy = await model.embed(texts, 'background');
+    const waited = performance.now() - t;
+    assert.ok(waited >= 4 * 45, `each of 4 texts waited for quiet: ${waited.toFixed(0)} ms`);
+    assert.deepEqual(busy, quiet, 'the same vectors');
+    t = performance.now();
+    await model.embed(['a question'], 'query');
+    assert.ok(performance.now() - t < 45, 'the query lane does not wait');
+    activity.end();
+  } finally {
+    await model.close();
   }
 });

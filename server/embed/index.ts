@@ -40,15 +40,18 @@ export function describeEmbedder(embedder: Embedder): EmbedderStatus {
  * problem; startup stops there. The sentence model falls back to the builtin word vectors when it
  * is not installed or its files are not the pinned ones: the server still answers, and says why.
  */
-/** `onDemand`: the sentence model's workers start at its first use, and no self-check runs (ModelEmbedder.load). */
-export async function createEmbedder(config: Config, log: Logger, options: { onDemand?: boolean } = {}): Promise<Embedder> {
+/**
+ * `onDemand`: the sentence model's workers start at its first use, and no self-check runs
+ * (ModelEmbedder.load). `activity`: requests in flight, which its background lane waits on.
+ */
+export async function createEmbedder(config: Config, log: Logger, options: { onDemand?: boolean; activity?: SharedArrayBuffer } = {}): Promise<Embedder> {
   let embedder: Embedder;
   let fallback: string | null = null;
   if (config.embedProvider === 'openai') {
     embedder = await OpenAIEmbedder.create({ url: config.embedUrl ?? '', model: config.embedModel, apiKey: config.embedApiKey, dims: config.embedDims });
   } else if (config.embedProvider === 'model') {
     try {
-      const model = await ModelEmbedder.load(installDirs(config.dataDir), { backgroundThreads: config.embedThreads, onDemand: options.onDemand });
+      const model = await ModelEmbedder.load(installDirs(config.dataDir), { backgroundThreads: config.embedThreads, onDemand: options.onDemand, activity: options.activity });
       if (config.embedCache) useCache(model, config.embedCache, log);
       embedder = model;
     } catch (err) {

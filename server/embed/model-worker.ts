@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import ort from 'onnxruntime-node';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { lowerThreadPriority } from '../../lib/thread-priority.ts';
+import { waitForQuiet } from '../system/serving-activity.ts';
 
 /** What the main thread gives a model worker (server/embed/model.ts). */
 export interface ModelWorkerData {
@@ -13,6 +14,8 @@ export interface ModelWorkerData {
   threads: number;
   /** The background lane (the embed job): its threads run at the lowest priority, after serving. */
   background: boolean;
+  /** Requests in flight (server/system/serving-activity.ts): the background lane embeds each text in a quiet moment. */
+  activity: SharedArrayBuffer | null;
 }
 
 export type ModelRequest = { id: number; texts: string[] };
@@ -54,9 +57,15 @@ async function embedOne(text: string): Promise<Float32Array> {
   return (out.sentence_embedding!.data as Float32Array).slice();
 }
 
+/** The longest a background text waits for serving to pause: under constant load, the embed job still moves on. */
+const QUIET_WAIT_MS = 50;
+
 async function embed(texts: string[]): Promise<Float32Array[]> {
   const vectors: Float32Array[] = [];
-  for (const text of texts) vectors.push(await embedOne(text));
+  for (const text of texts) {
+    if (data.background && data.activity) waitForQuiet(data.activity, QUIET_WAIT_MS);
+    vectors.push(await embedOne(text));
+  }
   return vectors;
 }
 

@@ -77,7 +77,13 @@ export class ModelEmbedder implements Embedder {
   /** Vectors this model file computed before (STACKS_EMBED_CACHE): their texts skip the model. */
   private cache: VectorCache | null = null;
 
-  private constructor(readonly pin: ModelPin, readonly dir: string, readonly modelSha256: string, private readonly backgroundThreads: number) {
+  private constructor(
+    readonly pin: ModelPin,
+    readonly dir: string,
+    readonly modelSha256: string,
+    private readonly backgroundThreads: number,
+    private readonly activity: SharedArrayBuffer | null,
+  ) {
     this.id = `model:${pin.name}:${modelSha256.slice(0, 12)}`;
     this.dims = pin.dims;
   }
@@ -89,10 +95,10 @@ export class ModelEmbedder implements Embedder {
    * `onDemand` (a CLI command) starts a worker at its first use: ~0.5 s and ~200 MB saved by
    * every command that embeds nothing.
    */
-  static async load(dirs: string[], options: { backgroundThreads?: number; pin?: ModelPin; onDemand?: boolean } = {}): Promise<ModelEmbedder> {
+  static async load(dirs: string[], options: { backgroundThreads?: number; pin?: ModelPin; onDemand?: boolean; activity?: SharedArrayBuffer | null } = {}): Promise<ModelEmbedder> {
     const pin = options.pin ?? readModelPin();
     const found = findModel(dirs, pin);
-    const embedder = new ModelEmbedder(pin, found.dir, found.modelSha256, options.backgroundThreads ?? 1);
+    const embedder = new ModelEmbedder(pin, found.dir, found.modelSha256, options.backgroundThreads ?? 1, options.activity ?? null);
     if (options.onDemand) return embedder;
     try {
       await Promise.all([embedder.laneFor('query').ready, embedder.laneFor('background').ready]);
@@ -114,6 +120,7 @@ export class ModelEmbedder implements Embedder {
       maxTokens: this.pin.maxTokens,
       threads,
       background,
+      activity: background ? this.activity : null,
     };
     const worker = new Worker(WORKER_ENTRY, { workerData: data });
     const lane: Lane = { worker, pending: new Map(), ready: Promise.resolve(), failed: null };

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { devLicense, startTestServer, tempDir, waitFor, type TestServer } from './helpers/server.ts';
 import { CORPUS_BUNDLES, startFixtureServer, type FixtureServer } from './helpers/fixtures.ts';
-import { launchBrowser, shot } from './helpers/browser.ts';
+import { importAndCrawl, launchBrowser, shot } from './helpers/browser.ts';
 
 /**
  * The web console as an administrator and a member use it, in Chromium against the real server:
@@ -69,18 +69,9 @@ async function licenseImportCrawl(page: Page, site: FixtureServer): Promise<void
   await page.getByRole('button', { name: 'Install' }).click();
   await page.locator('#license-status', { hasText: 'License installed' }).waitFor();
 
-  // Import a bundle for everyone and watch the job finish on the Jobs page.
+  // Import a bundle for everyone and crawl the fixture site; both jobs' progress arrives on the Jobs page as it happens.
   await page.getByRole('link', { name: 'Add' }).click();
-  await page.getByLabel('Who may read what you add').selectOption('instance');
-  await page.getByLabel('Bundle (.json or .zip)').setInputFiles(path.join(CORPUS_BUNDLES, 'pino.json'));
-  await page.getByRole('button', { name: 'Import' }).click();
-  await page.locator('#bundle-status', { hasText: '1 library queued for import' }).waitFor();
-  // Crawl the fixture site; its progress arrives on the Jobs page as it happens.
-  const crawl = page.locator('#add-crawl');
-  await crawl.getByLabel('Start URL').fill(`${site.url}/static/`);
-  await crawl.getByLabel('Max pages').fill('4');
-  await page.getByRole('button', { name: 'Crawl' }).click();
-  await page.locator('#crawl-status', { hasText: 'Follow it on the Jobs page' }).waitFor();
+  await importAndCrawl(page, path.join(CORPUS_BUNDLES, 'pino.json'), site.url);
   await shot(page, 'add');
   await page.locator('#crawl-status').getByRole('link', { name: 'Follow it on the Jobs page' }).click();
   await page.locator('#jobs-status', { hasText: 'Live.' }).waitFor();

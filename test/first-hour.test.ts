@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { devLicense, startTestServer, tempDir, type TestServer } from './helpers/server.ts';
 import { CORPUS_BUNDLES, startFixtureServer, type FixtureServer } from './helpers/fixtures.ts';
-import { launchBrowser, shot } from './helpers/browser.ts';
+import { importAndCrawl, launchBrowser, shot } from './helpers/browser.ts';
 
 /**
  * The first hour in Chromium (issue 42): the instance's public address is another network name
@@ -77,14 +77,7 @@ async function setupChecklistLicense(page: Page, s: TestServer, publicUrl: strin
 /** The first libraries, imported and crawled from the Add page, followed on the Jobs page, and a question answered from them. */
 async function importCrawlSearch(page: Page, publicUrl: string, site: FixtureServer): Promise<void> {
   await page.goto(`${publicUrl}/#/add`);
-  await page.getByLabel('Who may read what you add').selectOption('instance');
-  await page.getByLabel('Bundle (.json or .zip)').setInputFiles(path.join(CORPUS_BUNDLES, 'pino.json'));
-  await page.getByRole('button', { name: 'Import' }).click();
-  await page.locator('#bundle-status', { hasText: '1 library queued for import' }).waitFor();
-  const crawl = page.locator('#add-crawl');
-  await crawl.getByLabel('Start URL').fill(`${site.url}/static/`);
-  await crawl.getByLabel('Max pages').fill('4');
-  await page.getByRole('button', { name: 'Crawl' }).click();
+  await importAndCrawl(page, path.join(CORPUS_BUNDLES, 'pino.json'), site.url);
   await page.locator('#crawl-status').getByRole('link', { name: 'Follow it on the Jobs page' }).click();
   for (const kind of ['import', 'crawl']) await page.locator('#jobs tbody tr[data-state=succeeded]', { hasText: kind }).first().waitFor({ timeout: 60_000 });
   await shot(page, 'first-hour-jobs');

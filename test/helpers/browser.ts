@@ -16,3 +16,19 @@ export async function shot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
 }
+
+/**
+ * On the console's Add page (open in `page`): imports the bundle file `bundle` for the whole instance and
+ * starts a crawl of the fixture site `siteUrl` (4 pages); resolves once both are accepted.
+ */
+export async function importAndCrawl(page: Page, bundle: string, siteUrl: string): Promise<void> {
+  await page.getByLabel('Who may read what you add').selectOption('instance');
+  await page.getByLabel('Bundle (.json or .zip)').setInputFiles(bundle);
+  await page.getByRole('button', { name: 'Import' }).click();
+  await page.locator('#bundle-status', { hasText: '1 library queued for import' }).waitFor();
+  const crawl = page.locator('#add-crawl');
+  await crawl.getByLabel('Start URL').fill(`${siteUrl}/static/`);
+  await crawl.getByLabel('Max pages').fill('4');
+  await page.getByRole('button', { name: 'Crawl' }).click();
+  await page.locator('#crawl-status', { hasText: 'Follow it on the Jobs page' }).waitFor();
+}

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { devLicense, startTestServer, type TestServer } from './helpers/server.ts';
+import { devLicense, runStacks, startTestServer, type TestServer } from './helpers/server.ts';
 import { loadCorpusBundles } from './helpers/mcp.ts';
 
 /**
@@ -115,4 +115,24 @@ test('getting started: computed from what exists (the first-start key and the ow
   assert.deepEqual(await done(), { license: true, library: false, key: true, invite: true });
   await loadCorpusBundles(s.services, ['pino']);
   assert.equal((await state()).done, true);
+});
+
+test('stacks users invite prints a one-time link on the public address; it makes a console account once', async (t) => {
+  const s = await startTestServer();
+  t.after(() => s.close());
+  // Without an address the CLI prints the path and says how to get the whole link.
+  const bare = await runStacks(['users', 'invite', '--data-dir', s.dataDir, '--dev']);
+  assert.equal(bare.code, 0, bare.stderr);
+  assert.match(bare.stdout, /^\/#\/invite\/\S+ {2}\(open it on this instance's address; set STACKS_PUBLIC_URL/m);
+  const r = await runStacks(['users', 'invite', '--data-dir', s.dataDir, '--dev', '--role', 'admin', '--username', 'cli-ann', '--days', '2'], { STACKS_PUBLIC_URL: 'https://stacks.example.com' });
+  assert.equal(r.code, 0, r.stderr);
+  const link = /https:\/\/stacks\.example\.com\/#\/invite\/([A-Za-z0-9_-]{30,})/.exec(r.stdout);
+  assert.ok(link, r.stdout);
+  assert.match(r.stdout, /admin in default, works once until/);
+  const accepted = await post(s, '/api/invitations/accept', { token: link[1], password: 'anns long password' }, null);
+  assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+  assert.equal((accepted.body.user as { username: string; role: string }).username, 'cli-ann');
+  const again = await post(s, '/api/invitations/accept', { token: link[1], password: 'anns long password' }, null);
+  assert.equal(again.status, 403);
+  assert.match(again.body.message as string, /already used/);
 });

@@ -48,7 +48,26 @@ async function userNamed(s: Local, username: string): Promise<UserView> {
 
 const line = (u: UserView) => `${String(u.id).padStart(4)}  ${u.username}  ${u.role} in ${u.teamspace}  ${u.kind}${u.disabled ? '  DISABLED' : ''}  last sign-in: ${u.lastSignInAt ?? 'never'}`;
 
-/** `stacks users create|list|disable|enable|password`: console accounts, on the box. */
+/** `stacks users invite`: a one-time link to a console account, as Admin → Invite people makes it. */
+function inviteCommand(users: Command): void {
+  withDataDir(users.command('invite').description('invite a person: prints a one-time link to a console account (they choose their password)'))
+    .addOption(choiceOption('--role <role>', 'role in its teamspace', ROLES, 'member'))
+    .option('--username <name>', 'fix the user name (default: the invitee chooses one)')
+    .option('--email <address>', 'for the record (Stacks sends no e-mail)')
+    .option('--days <n>', 'days the link works (1-30)', (v) => Number(v), 7)
+    .option('--teamspace <name>', 'teamspace (default: the first one)')
+    .action(async (opts: Opts & { role: Role; username?: string; email?: string; days: number }) => {
+      await withServices(opts, async (s) => {
+        const inv = await s.operations.invitationCreate({ role: opts.role, username: opts.username, email: opts.email, days: opts.days }, localIn(opts.teamspace));
+        output(opts, inv, () => [
+          `Invitation ${inv.id}: ${inv.role} in ${inv.teamspace}, works once until ${inv.expiresAt}.`,
+          inv.url ?? `${inv.path}  (open it on this instance's address; set STACKS_PUBLIC_URL to print the whole link)`,
+        ]);
+      });
+    });
+}
+
+/** `stacks users create|list|disable|enable|password|invite`: console accounts, on the box. */
 export function usersCommand(program: Command): void {
   const users = program.command('users').description('people who sign in to the web console (local accounts; SSO accounts appear after their first sign-in)');
   withDataDir(users.command('create').description('create a local user (asks for the password)').argument('<username>'))
@@ -80,6 +99,7 @@ export function usersCommand(program: Command): void {
       });
     });
   }
+  inviteCommand(users);
   withDataDir(users.command('password').description("set a local user's password (ends all of that user's sessions)").argument('<username>'))
     .option('--password-stdin', 'read the password from the first line of standard input')
     .action(async (username: string, opts: Opts) => {

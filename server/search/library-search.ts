@@ -4,6 +4,7 @@ import type { AccessPolicy, LibrarySearchEntry, LibrarySearchService } from './a
 import { defaultVersion, type CatalogEntry } from './catalog.ts';
 import type { LibrarySelector } from './select.ts';
 import { parseLibraryValue } from './select.ts';
+import { Question } from './query.ts';
 import { TUNING } from './tuning.ts';
 
 /**
@@ -17,7 +18,7 @@ export class StoreLibrarySearch implements LibrarySearchService {
   async search(req: { libraryName: string; query: string }, principal: Reader): Promise<{ results: LibrarySearchEntry[]; searchFilterApplied: boolean }> {
     const { selector, access } = this.depsOf();
     const parsed = parseLibraryValue(req.libraryName);
-    const ranked = selector.rankByName(parsed.name, principal, req.query, TUNING.librarySearch.minScore);
+    const ranked = selector.rankByName(parsed.name, principal, new Question(req.query), TUNING.librarySearch.minScore);
     if (parsed.id) {
       const exact = selector.visible(principal).find((e) => e.library.id.toLowerCase() === parsed.id!.toLowerCase());
       if (exact) {

@@ -267,12 +267,29 @@ export async function prepareQuery(text: string, embedder: Embedder | null): Pro
  * prepareQuery for the answering services: when the embedder fails (an endpoint down), the question
  * is searched lexically only (vector null) and `error` says why, so the answer can be marked partial.
  */
-export async function prepareQueryOrLexical(text: string, embedder: Embedder | null): Promise<{ q: PreparedQuery; error: Error | null }> {
-  const base = analyzeQuery(text);
+export async function prepareQueryOrLexical(asked: string | Question, embedder: Embedder | null): Promise<{ q: PreparedQuery; error: Error | null }> {
+  const base = typeof asked === 'string' ? analyzeQuery(asked) : asked.analysis;
   try {
     return { q: await withVector(base, embedder), error: null };
   } catch (err) {
     return { q: { ...base, vector: null }, error: err instanceof Error ? err : new Error(String(err)) };
+  }
+}
+
+/** What analyzeQuery makes of a question: everything a PreparedQuery holds but the vector. */
+export type QueryAnalysis = Omit<PreparedQuery, 'vector'>;
+
+/**
+ * A question as asked, analysed at most once however many steps read it: library selection (its
+ * mentions, the whole-index probe, ties between names) and the retrieval of /api/v3/search.
+ */
+export class Question {
+  private analysed: QueryAnalysis | null = null;
+
+  constructor(readonly text: string) {}
+
+  get analysis(): QueryAnalysis {
+    return (this.analysed ??= analyzeQuery(this.text));
   }
 }
 

@@ -5,9 +5,9 @@ import { principalOf, type LibraryVersion, type Reader } from '../../lib/model.t
 import { ApiError } from '../../lib/errors.ts';
 import type { AccessPolicy, Rendered, SearchContextResponse, SearchRequest, SearchService, VersionStatus } from './answer-types.ts';
 import { Catalog, defaultVersion, type CatalogEntry } from './catalog.ts';
-import { LibrarySelector, type LibraryChoice } from './select.ts';
+import { LibrarySelector, type LibraryChoice, type SelectionRequest } from './select.ts';
 import type { VersionProbe } from '../store/search-probe.ts';
-import { prepareQueryOrLexical, type PreparedQuery } from './query.ts';
+import { prepareQueryOrLexical, Question, type PreparedQuery } from './query.ts';
 import { retrievePrepared, byScore, type Candidate } from './retrieve.ts';
 import { rank } from './ranker.ts';
 import { modelFor } from './models.ts';
@@ -110,11 +110,13 @@ export class MultiLibrarySearch implements SearchService {
 
   async search(req: SearchRequest, principal: Reader): Promise<Rendered<SearchContextResponse>> {
     const d = this.depsOf();
-    const question = await this.prepareQuestion(req, principal, d);
+    // The question is analysed once, for selection and retrieval alike.
+    const asked: SelectionRequest = { question: new Question(req.query), libraries: req.libraries, version: req.version };
+    const question = await this.prepareQuestion(req, asked, principal, d);
     const q = question.q;
     let failed = question.failed;
     const versionParam = req.version && !/^latest$/i.test(req.version) ? req.version : undefined;
-    const { targets, inferred, pending, spelled } = await this.retrieveTargets(req, principal, q, versionParam, d);
+    const { targets, inferred, pending, spelled } = await this.retrieveTargets(req, asked, principal, q, versionParam, d);
     this.queueMissingVersions(targets, principal);
     const { merged, partial } = await this.mergeLists(targets, pending, d);
     if (partial) failed = true;
@@ -127,10 +129,10 @@ export class MultiLibrarySearch implements SearchService {
   }
 
   /** The question prepared for retrieval (lexical only when the embedder is down: failed), with the language's aliases. */
-  private async prepareQuestion(req: SearchRequest, principal: Reader, d: SearchDeps): Promise<{ q: PreparedQuery; failed: boolean }> {
+  private async prepareQuestion(req: SearchRequest, asked: SelectionRequest, principal: Reader, d: SearchDeps): Promise<{ q: PreparedQuery; failed: boolean }> {
     // A short question asking only what its one library is ("what is hono") is searched with the library's description.
-    const sole = mayAskOverview(req.query) ? d.store.search.snapshot(() => this.selector().soleNamed(req, principal)) : null;
-    const prepared = await prepareQueryOrLexical((sole && overviewText(req.query, sole.library, sole.keys)) ?? req.query, d.embedder);
+    const sole = mayAskOverview(req.query) ? d.store.search.snapshot(() => this.selector().soleNamed(asked, principal)) : null;
+    const prepared = await prepareQueryOrLexical((sole && overviewText(req.query, sole.library, sole.keys)) ?? asked.question, d.embedder);
     // Embedder down: lexical only, and the answer says it is partial.
     if (prepared.error) d.log.warn({ err: prepared.error.message }, 'search: query embedding failed; lexical retrieval only');
     let q = prepared.q;
@@ -148,6 +150,7 @@ export class MultiLibrarySearch implements SearchService {
    */
   private async retrieveTargets(
     req: SearchRequest,
+    asked: SelectionRequest,
     principal: Reader,
     q: PreparedQuery,
     versionParam: string | undefined,
@@ -162,7 +165,7 @@ export class MultiLibrarySearch implements SearchService {
     // on a worker, so that the request thread serves others meanwhile; idle, the request thread's
     // connection (larger cache, mapped) answers it sooner.
     let probed: VersionProbe[] | undefined;
-    const probeMatch = pool && pool.pending > 0 ? this.selector().probeMatchFor(req, principal) : null;
+    const probeMatch = pool && pool.pending > 0 ? this.selector().probeMatchFor(asked, principal) : null;
     if (pool && probeMatch) {
       try {
         probed = await pool.topVersions(probeMatch, TUNING.selection.probeRows);
@@ -171,7 +174,7 @@ export class MultiLibrarySearch implements SearchService {
       }
     }
     const plan = (inThread: boolean) => d.store.search.snapshot(() => {
-      const selection = this.selector().select({ query: req.query, libraries: req.libraries, version: req.version }, principal, probed);
+      const selection = this.selector().select(asked, principal, probed);
       if (selection.choices.length === 0) {
         throw new ApiError(
           'no_documentation_found',

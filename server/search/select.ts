@@ -5,7 +5,7 @@ import { OWN_DOCS_ID, parseLibraryId } from '../../lib/model.ts';
 import type { AccessPolicy } from './answer-types.ts';
 import { defaultVersion, servable, type Catalog, type CatalogEntry } from './catalog.ts';
 import { normalizeName, scoreName, typedName } from './names.ts';
-import { analyzeQuery } from './query.ts';
+import type { Question } from './query.ts';
 import { isLatest } from './version.ts';
 import { VERSION_PATTERN } from '../contracts/search.ts';
 import type { VersionProbe } from '../store/search-probe.ts';
@@ -64,6 +64,13 @@ function productNameOf(owner: string, repo: string): string {
   return GENERIC_REPOS.has(normalizeName(repo)) ? owner : repo;
 }
 
+/** What selection reads of a request: the question (analysed at most once, Question), the library values, the version. */
+export interface SelectionRequest {
+  question: Question;
+  libraries: string[];
+  version?: string;
+}
+
 /**
  * Chooses the libraries a search answers from: exact IDs, fuzzy product names, or the question
  * itself. Every candidate passes the access policy first, so a library the caller may not see is
@@ -86,25 +93,25 @@ export class LibrarySelector {
    * Libraries matching a typed name, best first: name score, then (within a close band) how well
    * their documents match the question, then trust, stars and size.
    */
-  rankByName(name: string, principal: Reader, query: string | null, minScore: number = TUNING.selection.nameThreshold): RankedLibrary[] {
+  rankByName(name: string, principal: Reader, question: Question | null, minScore: number = TUNING.selection.nameThreshold): RankedLibrary[] {
     const ranked: RankedLibrary[] = [];
     const typed = typedName(name);
     for (const entry of this.visible(principal)) {
       const m = scoreName(typed, entry.keys, entry.library);
       if (m.score >= minScore) ranked.push({ entry, score: m.score, reason: m.reason });
     }
-    return this.breakTies(ranked, query);
+    return this.breakTies(ranked, question);
   }
 
   /** Orders by name score; libraries within TUNING.selection.tieBand of each other are ordered by document relevance to the question. */
-  breakTies(ranked: RankedLibrary[], query: string | null): RankedLibrary[] {
+  breakTies(ranked: RankedLibrary[], question: Question | null): RankedLibrary[] {
     ranked.sort((a, b) => b.score - a.score || popularity(b.entry) - popularity(a.entry));
-    if (ranked.length < 2 || !query) return ranked;
+    if (ranked.length < 2 || !question) return ranked;
     const { tieBand, tieLibraries, tieRows, tieClose } = TUNING.selection;
     const top = ranked[0]!.score;
     const band = ranked.filter((r) => top - r.score < tieBand);
     if (band.length < 2) return ranked;
-    const match = analyzeQuery(query).match;
+    const match = question.analysis.match;
     const relevance = new Map<RankedLibrary, number>();
     for (const r of band.slice(0, tieLibraries)) {
       const v = defaultVersion(r.entry);
@@ -121,7 +128,7 @@ export class LibrarySelector {
    * The libraries a search request answers from, with the version asked of each. `probed`: the
    * rows of the whole-index probe of `probeMatchFor`, when the caller ran it elsewhere (a retrieval worker).
    */
-  select(req: { query: string; libraries: string[]; version?: string }, principal: Reader, probed?: VersionProbe[]): Selection {
+  select(req: SelectionRequest, principal: Reader, probed?: VersionProbe[]): Selection {
     const version = req.version && !isLatest(req.version) ? req.version : null;
     const choices: LibraryChoice[] = [];
     const taken = new Set<string>();
@@ -134,7 +141,7 @@ export class LibrarySelector {
 
     if (req.libraries.length > 0) {
       for (const value of req.libraries) {
-        const chosen = this.resolveValue(value, principal, req.query);
+        const chosen = this.resolveValue(value, principal, req.question);
         if (!chosen) {
           this.log.debug({ value }, 'search: library value matched no library');
           continue;
@@ -143,31 +150,31 @@ export class LibrarySelector {
         const requested = chosen.tag !== null ? tag : version;
         push({ entry: chosen.entry, requested, reason: chosen.reason, from: value });
       }
-      this.logChoices(req.query, choices);
+      this.logChoices(req.question.text, choices);
       return { choices, named: choices.length, versionIgnored: false };
     }
 
     // No library values: the products the question names, in the order it names them.
-    const mentions = this.mentions(req.query, principal);
+    const mentions = this.mentions(req.question.text, principal);
     mentions.sort((a, b) => a.at - b.at || popularity(b.entry) - popularity(a.entry));
     // Several libraries answering to one mention (same name): keep the best of them.
     const byAt = new Map<number, { at: number; entry: CatalogEntry; reason: string }[]>();
     for (const m of mentions) byAt.set(m.at, [...(byAt.get(m.at) ?? []), m]);
     for (const group of byAt.values()) {
-      const best = group.length === 1 ? group[0]! : this.bestOfSameName(group, req.query);
+      const best = group.length === 1 ? group[0]! : this.bestOfSameName(group, req.question);
       if (!taken.has(`${best.entry.library.id}\u0000`) && !choices.some((c) => c.entry === best.entry)) {
         push({ entry: best.entry, requested: null, reason: best.reason, from: null });
       }
     }
     const named = choices.length;
     if (named === 1 && version) choices[0]!.requested = version;
-    if (named === 0) for (const p of this.probe(req.query, principal, probed)) push({ entry: p.entry, requested: null, reason: p.reason, from: null });
-    this.logChoices(req.query, choices);
+    if (named === 0) for (const p of this.probe(req.question, principal, probed)) push({ entry: p.entry, requested: null, reason: p.reason, from: null });
+    this.logChoices(req.question.text, choices);
     return { choices, named, versionIgnored: version !== null && named !== 1 };
   }
 
   /** The one library a request gives or its question names (the index is not probed); null when none or several. */
-  soleNamed(req: { query: string; libraries: string[]; version?: string }, principal: Reader): CatalogEntry | null {
+  soleNamed(req: SelectionRequest, principal: Reader): CatalogEntry | null {
     const { choices } = this.select(req, principal, []);
     return choices.length === 1 ? choices[0]!.entry : null;
   }
@@ -186,19 +193,19 @@ export class LibrarySelector {
    * no library the caller can see), or null when it needs none. The probe is the costly part of
    * such a request; the search service runs it on a retrieval worker and passes it to select().
    */
-  probeMatchFor(req: { query: string; libraries: string[] }, principal: Reader): string | null {
-    if (req.libraries.length > 0 || this.mentions(req.query, principal).length > 0) return null;
-    return this.probeMatch(req.query);
+  probeMatchFor(req: Pick<SelectionRequest, 'question' | 'libraries'>, principal: Reader): string | null {
+    if (req.libraries.length > 0 || this.mentions(req.question.text, principal).length > 0) return null;
+    return this.probeMatch(req.question);
   }
 
-  private bestOfSameName(group: { at: number; entry: CatalogEntry; reason: string }[], query: string) {
-    const ranked = this.breakTies(group.map((g) => ({ entry: g.entry, score: 1, reason: g.reason })), query);
+  private bestOfSameName(group: { at: number; entry: CatalogEntry; reason: string }[], question: Question) {
+    const ranked = this.breakTies(group.map((g) => ({ entry: g.entry, score: 1, reason: g.reason })), question);
     const first = ranked[0]!;
     return group.find((g) => g.entry === first.entry)!;
   }
 
   /** An exact library ID (served as is when it has documentation), else the best library for the product name. */
-  private resolveValue(value: string, principal: Reader, query: string): { entry: CatalogEntry; tag: string | null; reason: string } | null {
+  private resolveValue(value: string, principal: Reader, question: Question): { entry: CatalogEntry; tag: string | null; reason: string } | null {
     const parsed = parseLibraryValue(value);
     if (parsed.id) {
       const entry = this.catalog.get(parsed.id);
@@ -208,12 +215,12 @@ export class LibrarySelector {
       const [, owner = '', repo = ''] = parsed.id.split('/');
       const names = [...new Set([parsed.name, repo, owner])];
       for (const name of names) {
-        const ranked = this.rankByName(name, principal, query).filter((r) => r.entry !== entry);
+        const ranked = this.rankByName(name, principal, question).filter((r) => r.entry !== entry);
         if (ranked.length) return { entry: ranked[0]!.entry, tag: parsed.tag, reason: `${parsed.id} ${why}; product name "${name}": ${ranked[0]!.reason}` };
       }
       return null;
     }
-    const ranked = this.rankByName(parsed.name, principal, query);
+    const ranked = this.rankByName(parsed.name, principal, question);
     if (!ranked.length) return null;
     return { entry: ranked[0]!.entry, tag: parsed.tag, reason: `product name "${parsed.name}": ${ranked[0]!.reason}` };
   }
@@ -224,10 +231,10 @@ export class LibrarySelector {
    * most probeDocBudget snippets): rare words say the most about which library is meant, and
    * scoring a word costs in proportion to the snippets that hold it. `probed`: that query's rows, run elsewhere.
    */
-  probe(query: string, principal: Reader, probed?: VersionProbe[]): RankedLibrary[] {
+  probe(question: Question, principal: Reader, probed?: VersionProbe[]): RankedLibrary[] {
     let found = probed;
     if (!found) {
-      const match = this.probeMatch(query);
+      const match = this.probeMatch(question);
       found = match ? this.store.probe.topVersions(match, TUNING.selection.probeRows, TUNING.selection.probePerVersion) : [];
     }
     const scores = new Map<CatalogEntry, number>();
@@ -246,9 +253,9 @@ export class LibrarySelector {
   }
 
   /** The probe's FTS5 expression: the question's rarest words that fit the document budget; null when none is indexed. */
-  private probeMatch(query: string): string | null {
+  private probeMatch(question: Question): string | null {
     // Plain numbers (line:column of stack traces, ports) say nothing about a library.
-    const terms = [...new Set(analyzeQuery(query).terms.filter((t) => /^[a-z0-9]+$/.test(t) && !/^\d+$/.test(t)))].slice(0, TUNING.selection.probeWords);
+    const terms = [...new Set(question.analysis.terms.filter((t) => /^[a-z0-9]+$/.test(t) && !/^\d+$/.test(t)))].slice(0, TUNING.selection.probeWords);
     const df = this.store.probe.documentFrequencies(terms);
     if (df.size === 0) return null;
     // Scoring a word costs in proportion to how many snippets hold it, and the rarest words say

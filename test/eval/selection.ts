@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Services } from '../../server/services.ts';
 import { MultiLibrarySearch } from '../../server/search/search-service.ts';
+import { Question } from '../../server/search/query.ts';
 import { loadCorpus } from './corpus.ts';
 
 export interface SelectionQuestion {
@@ -112,7 +113,7 @@ export function evaluateSelection(services: Services, questions: SelectionQuesti
   const misses: SelectionResult['misses'] = [];
   let correct = 0;
   for (const q of questions) {
-    const got = selector.select({ query: q.question, libraries: q.libraries }, null).choices.map((c) => c.entry.library.id);
+    const got = selector.select({ question: new Question(q.question), libraries: q.libraries }, null).choices.map((c) => c.entry.library.id);
     const ok = q.check === 'exact' ? got.length === q.expect.length && q.expect.every((e) => got.includes(e)) : got[0] === q.expect[0];
     const kind = q.libraries.length ? 'name' : q.check === 'exact' ? 'named' : 'inferred';
     byKind[kind].n++;

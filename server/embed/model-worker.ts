@@ -57,13 +57,11 @@ async function embedOne(text: string): Promise<Float32Array> {
   return (out.sentence_embedding!.data as Float32Array).slice();
 }
 
-/** The longest a background text waits for serving to pause: under constant load, the embed job still moves on. */
-const QUIET_WAIT_MS = 50;
-
 async function embed(texts: string[]): Promise<Float32Array[]> {
   const vectors: Float32Array[] = [];
   for (const text of texts) {
-    if (data.background && data.activity) waitForQuiet(data.activity, QUIET_WAIT_MS);
+    // Each text waits (up to QUIET_WAIT_MS) until no request is in flight.
+    if (data.background && data.activity) waitForQuiet(data.activity);
     vectors.push(await embedOne(text));
   }
   return vectors;

@@ -5,9 +5,6 @@ import type { Embedder } from '../embed/types.ts';
 import { learnModel } from './learn.ts';
 import { lowerThreadPriority } from '../../lib/thread-priority.ts';
 import { waitForQuiet } from '../system/serving-activity.ts';
-
-/** The longest a question waits for serving to pause: under constant load, learning still moves on. */
-const QUIET_WAIT_MS = 50;
 import type { LearnedModel } from './ranker.ts';
 
 /**
@@ -72,7 +69,7 @@ const embedder: Embedder | null = data.embedder && {
 const store = new Store(openDb(data.dbFile, { readonly: true }), { vectorCacheBytes: 16 * 1024 * 1024 });
 try {
   // Each heading asked waits (up to QUIET_WAIT_MS) until no request is in flight.
-  const pace = data.activity ? () => waitForQuiet(data.activity!, QUIET_WAIT_MS) : undefined;
+  const pace = data.activity ? () => waitForQuiet(data.activity!) : undefined;
   post({ kind: 'done', model: await learnModel(store, embedder, data.versionId, undefined, pace) });
 } catch (err) {
   post({ kind: 'failed', error: (err as Error).message });

@@ -22,8 +22,11 @@ export class ServingActivity {
   }
 }
 
+/** The longest a background step waits for serving to pause: under constant load, background work still moves on. */
+export const QUIET_WAIT_MS = 50;
+
 /** In a worker thread (Atomics.wait blocks): waits until no request is in flight, at most `maxMs`. */
-export function waitForQuiet(buffer: SharedArrayBuffer, maxMs: number): void {
+export function waitForQuiet(buffer: SharedArrayBuffer, maxMs: number = QUIET_WAIT_MS): void {
   const count = new Int32Array(buffer);
   const deadline = Date.now() + maxMs;
   for (let n = Atomics.load(count, 0); n > 0; n = Atomics.load(count, 0)) {

@@ -1,10 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { devLicense, startTestServer, tempDir, type TestServer } from './helpers/server.ts';
+import { devLicense, freePort, startTestServer, tempDir, type TestServer } from './helpers/server.ts';
 import { CORPUS_BUNDLES, startFixtureServer, type FixtureServer } from './helpers/fixtures.ts';
 import { importAndCrawl, launchBrowser, shot } from './helpers/browser.ts';
 
@@ -16,13 +15,6 @@ import { importAndCrawl, launchBrowser, shot } from './helpers/browser.ts';
  */
 
 /** A port free now, so that the public address can name it before the server starts. */
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
 
 /**
  * MCP over Streamable HTTP from the page, with what a pasted configuration holds: its URL and

@@ -1,13 +1,12 @@
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import net from 'node:net';
 import { spawn } from 'node:child_process';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Context7, Context7Error } from '@upstash/context7-sdk';
-import { ROOT, startTestServer, stopProcess, waitFor, type TestServer } from './helpers/server.ts';
+import { freePort, ROOT, startTestServer, stopProcess, waitFor, type TestServer } from './helpers/server.ts';
 import { trackChild } from './helpers/lifecycle.ts';
 import { loadCorpusBundles, textOf } from './helpers/mcp.ts';
 
@@ -104,13 +103,6 @@ describe('@upstash/context7-mcp (published package) against Stacks', () => {
   });
 });
 
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 test('@upstash/context7-mcp in HTTP mode forwards the client key to Stacks', async () => {
   const port = await freePort();

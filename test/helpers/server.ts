@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,6 +12,15 @@ import { trackChild, trackOpen, trackTempDir } from './lifecycle.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const DEV_PRIVATE_KEY = path.join(ROOT, 'licenses/dev/stacks-dev.private.pem');
+
+/** A port free on 127.0.0.1 now (for a process or a setting that must know its port before it listens). */
+export async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => srv.close(() => resolve()));
+  return port;
+}
 
 /** A new directory in the system's temp dir, removed when this process exits (lifecycle.ts). */
 export function tempDir(prefix = 'stacks-test-'): string {

@@ -6,8 +6,8 @@
 // Two full runs do not fit CI's 10 minutes on 2 cores (measured: 17 min on a clean clone, see
 // docs/operations.md), so by default the files are SPLIT: the runtime-sensitive ones (native SQLite,
 // the online backup, worker threads, the vector kernel) run on both versions, every other file on
-// one of them, alternating; which half goes where flips with the commit (the parity of HEAD's last
-// hex digit), so two consecutive commits run every file on both. TEST_SPLIT=0 runs everything on both.
+// one of them, always the same one (by a hash of its path: a failure on one version is
+// reproduced by the next run, and adding a file moves no other). TEST_SPLIT=0 runs everything on both.
 //   node test/run-versions.mjs [part-of-a-path ...]      (the same filter as test/run.mjs)
 //   TEST_SPLIT=0 npm run test:suite                      the full suite on both versions
 //   TEST_NODE_VERSIONS=22 node test/run-versions.mjs     one version only (20 or 22), every file
@@ -18,6 +18,7 @@
 // through tsx, and a hundred-odd commands start in a run. So the suite also runs the compiled
 // program the package and the image ship. test/run.mjs alone runs them from the sources.
 import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -45,8 +46,7 @@ if (files.length === 0) {
   process.exit(1);
 }
 const split = versions.length === 2 && process.env.TEST_SPLIT !== '0';
-const flip = split ? commitParity() : 0;
-const assigned = versions.map((_, vi) => (split ? files.filter((f, i) => BOTH.some((b) => path.basename(f).startsWith(b)) || (i + flip) % 2 === vi) : files));
+const assigned = versions.map((_, vi) => (split ? files.filter((f) => BOTH.some((b) => path.basename(f).startsWith(b)) || versionOf(f) === vi) : files));
 if (split) console.log(`[run-versions] split: ${assigned.map((a, i) => `${versions[i].label} ${a.length} files`).join(', ')} of ${files.length} (TEST_SPLIT=0 runs all on both)`);
 
 const started = Date.now();
@@ -66,12 +66,9 @@ console.log(`${total.pass} passed, ${total.fail} failed`);
 process.exit(results.every((r) => r.code === 0) ? 0 : 1);
 
 /** 0 or 1 from the checked-out commit (0 outside a git checkout). */
-function commitParity() {
-  try {
-    return parseInt(execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim().slice(-1), 16) % 2;
-  } catch {
-    return 0;
-  }
+/** 0 or 1: the version a file runs on when the files are split, fixed by its path under test/. */
+function versionOf(file) {
+  return createHash('sha256').update(path.relative(path.join(root, 'test'), path.resolve(root, file)).split(path.sep).join('/')).digest()[0] % 2;
 }
 
 function runOne(v, list) {

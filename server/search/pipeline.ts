@@ -16,9 +16,6 @@ export interface VersionAnswerOptions {
   dynamicVersionId?: number | null;
   /** Skip the ranking model and the context pulled around hits (fused order only). */
   fast?: boolean;
-  /** Lists to use (evaluation switches them off one at a time). */
-  lexical?: boolean;
-  vector?: boolean;
   /** Token budget and snippet cap of the packed answer. */
   budget?: { tokens?: number; maxSnippets?: number };
   /** Skip packing: return the whole ranked list (evaluation, multi-library search packs globally itself). */
@@ -33,7 +30,7 @@ export interface VersionAnswerOptions {
  */
 export function answerForVersion(store: Store, q: PreparedQuery, versionId: number, opts: VersionAnswerOptions): Candidate[] {
   const retrieveOpts = {
-    libraryId: opts.libraryId, lexical: opts.lexical, vector: opts.vector, completeSimilarity: !opts.fast,
+    libraryId: opts.libraryId, completeSimilarity: !opts.fast,
     // Only the head of the fused list is loaded and ranked (TUNING.fetch).
     fetchLimit: opts.unpacked ? undefined : opts.fast ? TUNING.fetch.fast : TUNING.fetch.rerank,
   };

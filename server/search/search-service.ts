@@ -8,13 +8,8 @@ import { Catalog, defaultVersion, type CatalogEntry } from './catalog.ts';
 import { LibrarySelector, type LibraryChoice, type SelectionRequest } from './select.ts';
 import type { VersionProbe } from '../store/search-probe.ts';
 import { prepareQueryOrLexical, Question, type PreparedQuery } from './query.ts';
-import { retrievePrepared, byScore, type Candidate } from './retrieve.ts';
-import { rank } from './ranker.ts';
-import { modelFor } from './models.ts';
-import { dedupe } from './dedupe.ts';
-import { diversify } from './diversify.ts';
-import { attachContext } from './neighbours.ts';
-import { pack } from './budget.ts';
+import { byScore, type Candidate } from './retrieve.ts';
+import { candidateLimits, rankCandidates, shapeAnswer, versionCandidates, type VersionTarget } from './pipeline.ts';
 import { codeSnippetJson, infoSnippetJson, lazyRendered, renderText } from './render.ts';
 import { branchSatisfies, resolveVersion, worstStatus } from './version.ts';
 import type { VersionRequests } from './version-fetch.ts';
@@ -23,7 +18,6 @@ import { answerability, type Answerability } from './nothing-found.ts';
 import type { WordRarity } from './word-rarity.ts';
 import { correctSpelling } from './spelling.ts';
 import { mayAskOverview, overviewText } from './overview.ts';
-import { withDynamic } from './dynamic.ts';
 import { TUNING } from './tuning.ts';
 
 /** One selected library with the version it serves and what it reports about the request. */
@@ -41,9 +35,9 @@ export interface SearchTarget {
   versionIgnored?: boolean;
 }
 
-/** Retrieval of one library's candidates (injectable so tests can fail one library). */
+/** The per-library stage for one library (a test replaces it to fail one library). */
 export type LibraryRetrieval = (target: SearchTarget, q: PreparedQuery) => Promise<Candidate[]>;
-/** The global reranker (injectable so tests can make it fail). */
+/** The global ranking stage (a test replaces it to make it fail, or to fix the scores). */
 export type GlobalRerank = (q: PreparedQuery, candidates: Candidate[]) => Candidate[];
 
 export interface SearchDeps {
@@ -71,19 +65,11 @@ const LANGUAGE_ALIASES: Record<string, string[]> = {
   bash: ['bash', 'sh', 'shell', 'console'], go: ['go', 'golang'], golang: ['go', 'golang'], rust: ['rust', 'rs'],
 };
 
-/** The token budget of one answer grows a little with each extra library (one bounded response; TUNING.multi). */
-export function searchBudget(libraries: number): { tokens: number; maxSnippets: number } {
-  const extra = Math.max(0, libraries - 1);
-  return {
-    tokens: TUNING.budget.tokens + TUNING.multi.tokensPerExtraLibrary * extra,
-    maxSnippets: TUNING.budget.maxSnippets + TUNING.multi.snippetsPerExtraLibrary * extra,
-  };
-}
-
 /**
  * GET /api/v3/search: selects up to four libraries, resolves the requested version per library,
- * retrieves their candidates in parallel, reranks them globally, removes duplicates and packs
- * one bounded answer. One library failing (or the reranker) still answers, marked partial.
+ * runs the pipeline's per-version stage for each in parallel (pipeline.ts), then its ranking and
+ * shaping on the merged list: one bounded answer. One library failing (or the ranking) still
+ * answers, marked partial.
  */
 export class MultiLibrarySearch implements SearchService {
   private readonly catalogs = new WeakMap<Store, { catalog: Catalog; selector: LibrarySelector; access: AccessPolicy }>();
@@ -188,33 +174,25 @@ export class MultiLibrarySearch implements SearchService {
         // Library-less question naming several (or no) products: the version cannot apply; each library says so.
         for (const t of targets) Object.assign(t, { requested: versionParam, served: null, status: 'unverified' as const, versionIgnored: true });
       }
-      // Several libraries: fewer candidates per library, and only each library's best fused ones
-      // reach the global reranker (its cost grows with every candidate; the answer holds ~25).
-      const { multi } = TUNING;
-      const limits = targets.length > 1 ? { lexicalLimit: multi.listLimit, vectorLimit: multi.listLimit, fetchLimit: multi.perLibrary } : { fetchLimit: TUNING.fetch.rerank };
       // Only a question that names no library, answered from libraries its words pointed to, may be "nothing found".
       const inferred = req.libraries.length === 0 && selection.named === 0;
       const { q: spelled, corrections } = correctSpelling(q, d.store.terms, d.rarity, targets.map((t) => t.version.id));
       if (corrections.length) d.log.debug({ corrections }, 'search: misspelled words read as the documents spell them');
-      if (!inThread) return { targets, limits, inferred, spelled, pending: null };
-      const retrieve =
-        this.overrides.retrieve ??
-        (async (t: SearchTarget, pq: PreparedQuery) => {
-          const opts = { libraryId: t.label, ...limits };
-          return withDynamic(d.store, pq, retrievePrepared(d.store, t.version.id, pq, opts), t.version.dynamicVersionId, opts);
-        });
-      return { targets, limits, inferred, spelled, pending: targets.map((t) => retrieve(t, spelled)) };
+      if (!inThread) return { targets, inferred, spelled, pending: null };
+      const limits = candidateLimits(targets.length);
+      const retrieve = this.overrides.retrieve ?? (async (t: SearchTarget, pq: PreparedQuery) => versionCandidates(d.store, pq, versionTarget(t), limits));
+      return { targets, inferred, spelled, pending: targets.map((t) => retrieve(t, spelled)) };
     });
-    let { targets, limits, inferred, spelled, pending } = plan(pool === null);
+    let { targets, inferred, spelled, pending } = plan(pool === null);
     if (pending === null) {
       let lists: Candidate[][] | 'stale' | null = null;
       try {
-        lists = await pool!.search(targets.map((t) => ({ versionId: t.version.id, libraryId: t.label, dynamicVersionId: t.version.dynamicVersionId })), spelled, limits);
+        lists = await pool!.search(targets.map(versionTarget), spelled);
       } catch (err) {
         d.log.warn({ err: (err as Error).message }, 'search: retrieval worker failed; retrieving in the request thread');
       }
       if (lists !== null && lists !== 'stale') pending = lists.map((l) => Promise.resolve(l));
-      else ({ targets, limits, inferred, spelled, pending } = plan(true));
+      else ({ targets, inferred, spelled, pending } = plan(true));
     }
     return { targets, inferred, pending: pending!, spelled };
   }
@@ -249,7 +227,7 @@ export class MultiLibrarySearch implements SearchService {
     let failed = false;
     let ranked: Candidate[];
     try {
-      ranked = (this.overrides.rerank ?? ((pq, cs) => rank(pq, cs, { modelOf: (v) => modelFor(d.store, v) })))(spelled, merged);
+      ranked = (this.overrides.rerank ?? ((pq, cs) => rankCandidates(d.store, pq, cs)))(spelled, merged);
     } catch (err) {
       d.log.warn({ err: (err as Error).message }, 'search: reranker failed; fused order served');
       ranked = merged.map((c) => ({ ...c, score: c.fused })).sort(byScore);
@@ -271,7 +249,7 @@ export class MultiLibrarySearch implements SearchService {
     return { ranked, failed };
   }
 
-  /** Deduplicates, adds context, packs the budget and renders the answer with its version report, rules and headers. */
+  /** The pipeline's shaping of the ranked list (pipeline.ts shapeAnswer), rendered with its version report, rules and headers. */
   private answer(
     targets: SearchTarget[],
     ranked: Candidate[],
@@ -280,18 +258,8 @@ export class MultiLibrarySearch implements SearchService {
     principal: Reader,
     d: SearchDeps,
   ): Rendered<SearchContextResponse> {
-    const budget = searchBudget(targets.length);
-    // Dedupe compares every kept snippet with the next one: across libraries only the head that can
-    // reach the answer is worth it. One library's list is kept whole, as /api/v2/context keeps it
-    // (the context around hits looks at what the list holds), so both endpoints answer alike.
-    const head = targets.length > 1 ? ranked.slice(0, budget.maxSnippets * TUNING.multi.dedupeHead) : ranked;
-    let list = diversify(dedupe(head));
-    try {
-      list = attachContext(d.store, list);
-    } catch (err) {
-      d.log.warn({ err: (err as Error).message }, 'search: context around hits skipped');
-    }
-    const items = packAcross(list, targets.map((t) => t.label), budget);
+    const onContextError = (err: Error) => d.log.warn({ err: err.message }, 'search: context around hits skipped');
+    const items = shapeAnswer(d.store, ranked, { labels: targets.map((t) => t.label), onContextError });
 
     const returned = targets.filter((t) => items.some((i) => i.libraryId === t.label));
     const json: SearchContextResponse = {
@@ -369,27 +337,7 @@ export class MultiLibrarySearch implements SearchService {
   }
 }
 
-/**
- * Packs the globally ranked list into the budget, then makes sure every selected library that
- * has candidates is represented by its best one (dropping the lowest-ranked items to make room):
- * a search across named libraries answers for each of them.
- */
-export function packAcross(list: Candidate[], labels: string[], budget: { tokens: number; maxSnippets: number }): Candidate[] {
-  const packed = pack(list, budget);
-  for (const label of labels) {
-    if (packed.some((c) => c.libraryId === label)) continue;
-    const best = list.find((c) => c.libraryId === label);
-    if (!best) continue;
-    let used = packed.reduce((t, c) => t + c.snippet.tokens, 0);
-    while (packed.length > 1 && (used + best.snippet.tokens > budget.tokens || packed.length >= budget.maxSnippets)) {
-      // Drop the lowest-ranked item whose library keeps another item.
-      const idx = packed.findLastIndex((c) => packed.filter((x) => x.libraryId === c.libraryId).length > 1);
-      if (idx < 0) break;
-      used -= packed[idx]!.snippet.tokens;
-      packed.splice(idx, 1);
-    }
-    packed.push(best);
-  }
-  const order = new Map(list.map((c, i) => [c, i]));
-  return packed.sort((a, b) => order.get(a)! - order.get(b)!);
+/** The version a target answers from, as the pipeline takes it. */
+function versionTarget(t: SearchTarget): VersionTarget {
+  return { versionId: t.version.id, libraryId: t.label, dynamicVersionId: t.version.dynamicVersionId };
 }

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Services } from '../../server/services.ts';
 import { prepareQuery, type PreparedQuery } from '../../server/search/query.ts';
-import { answerForVersion, type VersionAnswerOptions } from '../../server/search/pipeline.ts';
+import { answerForVersion, type AnswerOptions } from '../../server/search/pipeline.ts';
 import { resolveLibrary } from '../../server/search/context-service.ts';
 import { QUESTIONS, type EvalQuestion } from './questions.ts';
 import { parseLibraryId } from '../../lib/model.ts';
@@ -38,7 +38,7 @@ export const MODES: Mode[] = ['bm25', 'vectors', 'hybrid', 'hybrid+rerank'];
  */
 interface ModeSpec {
   lists: 'both' | 'bm25' | 'vectors';
-  options: Omit<VersionAnswerOptions, 'libraryId'>;
+  options: AnswerOptions;
 }
 
 const modeSpecs: Record<Mode, ModeSpec> = {
@@ -73,7 +73,7 @@ export async function evaluate(services: Services, questions: EvalQuestion[] = Q
     const prepared = await prepareQuery(q.question, services.embedder);
     for (const mode of MODES) {
       const { lists, options } = modeSpecs[mode];
-      const items = answerForVersion(services.store, reaching(prepared, lists), choice.version.id, { libraryId: library.id, ...options });
+      const items = answerForVersion(services.store, reaching(prepared, lists), { versionId: choice.version.id, libraryId: library.id }, options);
       const ids = items.map((c) => c.snippet.sourceId);
       const r = firstHit(ids.slice(0, 10), q.expect);
       ranks[mode].push({ r, para: !!q.paraphrase, held: !!q.heldOut });

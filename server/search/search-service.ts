@@ -4,14 +4,15 @@ import type { Logger } from '../log.ts';
 import { principalOf, type LibraryVersion, type Reader } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { AccessPolicy, Rendered, SearchContextResponse, SearchRequest, SearchService, VersionStatus } from './answer-types.ts';
-import { Catalog, defaultVersion, type CatalogEntry } from './catalog.ts';
+import { Catalog, type CatalogEntry } from './catalog.ts';
 import { LibrarySelector, type LibraryChoice, type SelectionRequest } from './select.ts';
 import type { VersionProbe } from '../store/search-probe.ts';
 import { prepareQueryOrLexical, Question, type PreparedQuery } from './query.ts';
 import { byScore, type Candidate } from './retrieve.ts';
 import { candidateLimits, rankCandidates, shapeAnswer, versionCandidates, type VersionTarget } from './pipeline.ts';
 import { codeSnippetJson, infoSnippetJson, lazyRendered, renderText } from './render.ts';
-import { branchSatisfies, resolveVersion, worstStatus } from './version.ts';
+import { worstStatus } from './version.ts';
+import { chooseVersion } from './versions.ts';
 import type { VersionRequests } from './version-fetch.ts';
 import type { RetrievalPool } from './retrieval-pool.ts';
 import { answerability, type Answerability } from './nothing-found.ts';
@@ -298,21 +299,15 @@ export class MultiLibrarySearch implements SearchService {
     return lazyRendered(() => json, text, headers);
   }
 
-  /** Resolves the version served for one chosen library. */
+  /** The version served for one chosen library: the resolver of both endpoints (versions.ts chooseVersion) over its served versions. */
   private target(c: LibraryChoice): SearchTarget {
     const e = c.entry;
-    const fallback = defaultVersion(e)!;
-    const plain = (v: LibraryVersion) => (v.tag ? `${e.library.id}/${v.tag}` : e.library.id);
-    if (c.requested === null) return { entry: e, version: fallback, label: plain(fallback), requested: null, served: null, status: null, reason: c.reason };
-    const match = resolveVersion(c.requested, e.tagged);
-    if (match.version) {
-      return { entry: e, version: match.version, label: plain(match.version), requested: c.requested, served: match.version.tag, status: match.status, reason: c.reason };
-    }
-    if (e.base && e.base.totalSnippets > 0 && branchSatisfies(c.requested, e.library.branch, e.tagged)) {
-      // The current documentation is that version (its branch pins it).
-      return { entry: e, version: e.base, label: e.library.id, requested: c.requested, served: c.requested, status: 'verified', reason: c.reason };
-    }
-    return { entry: e, version: fallback, label: plain(fallback), requested: c.requested, served: null, status: 'unverified', reason: c.reason };
+    // Selection only chooses libraries with documentation to serve (catalog.ts servable).
+    const { version, requested, status } = chooseVersion(e.base ? [e.base, ...e.tagged] : e.tagged, c.requested, e.library.branch)!;
+    const label = version.tag ? `${e.library.id}/${version.tag}` : e.library.id;
+    // Served as asked: the matched tag, or the requested version when the current documentation's branch pins it.
+    const served = status === 'verified' || status === 'prerelease' ? version.tag || requested : null;
+    return { entry: e, version, label, requested, served, status, reason: c.reason };
   }
 
   /** Rule 8: a requested version a repository library lacks (or has only as a prerelease) is asked for, once (version-fetch.ts). */

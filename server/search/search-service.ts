@@ -52,11 +52,24 @@ export interface SearchDeps {
   log: Logger;
 }
 
+/** Fault injection for tests (test/search-parameters.test.ts): a stage of the pipeline replaced; retrieval then runs in the request thread. */
 export interface SearchOverrides {
   retrieve?: LibraryRetrieval;
   rerank?: GlobalRerank;
-  /** Sees every "nothing found" verdict of a library-less search (scripts/fit-nothing-found.ts fits its constants on them). */
-  observeVerdict?: (verdict: Answerability) => void;
+}
+
+/** A search up to its global ranking: what the "nothing found" decision and the answer are made from. */
+export interface RankedSearch {
+  /** The question as asked (its words as typed weigh in the "nothing found" decision). */
+  q: PreparedQuery;
+  targets: SearchTarget[];
+  ranked: Candidate[];
+  /** The libraries were picked from the question's words alone: only then may the answer be "nothing found". */
+  inferred: boolean;
+  /** The version parameter, unless absent or `latest`. */
+  versionParam: string | undefined;
+  /** A library, the embedder or the ranking failed: the answer is partial. */
+  failed: boolean;
 }
 
 /** Language names a caller may pass as `language`, mapped to codeLanguage values the reranker compares. */
@@ -97,6 +110,27 @@ export class MultiLibrarySearch implements SearchService {
 
   async search(req: SearchRequest, principal: Reader): Promise<Rendered<SearchContextResponse>> {
     const d = this.depsOf();
+    const r = await this.rankedSearch(req, principal);
+    const verdict = this.verdict(r);
+    if (verdict?.nothingFound) {
+      d.log.debug({ query: req.query.slice(0, 200), unknown: verdict.unknown, coverage: verdict.coverage, reason: verdict.reason }, 'search: nothing found');
+      throw new ApiError(
+        'no_documentation_found',
+        verdict.reason === 'no-words'
+          ? 'Nothing in the indexed documentation answers this question: it has no word to search for, only common words such as "how" or "the". Ask about a topic, or name a library with the library parameter.'
+          : 'Nothing in the indexed documentation answers this question: its main words are missing from every library or are not found together. Name a library with the library parameter to search it anyway.',
+      );
+    }
+    return this.answer(r, principal, d);
+  }
+
+  /**
+   * The search up to its global ranking: the question prepared, the libraries selected and their
+   * versions resolved, each one's candidates (the pipeline's per-version stage), merged and ranked
+   * (the fused order when the ranking fails). The evaluation reads verdicts through it (test/eval/verdicts.ts).
+   */
+  async rankedSearch(req: SearchRequest, principal: Reader): Promise<RankedSearch> {
+    const d = this.depsOf();
     // The question is analysed once, for selection and retrieval alike.
     const asked: SelectionRequest = { question: new Question(req.query), libraries: req.libraries, version: req.version };
     const question = await this.prepareQuestion(req, asked, principal, d);
@@ -111,8 +145,19 @@ export class MultiLibrarySearch implements SearchService {
       if (failed) throw new ApiError('search_failed', 'The documentation search could not be completed for every library; see the server log.');
       throw new ApiError('no_documentation_found', `No documentation in ${targets.map((t) => t.label).join(', ')} matched the question.`);
     }
-    const r = this.rankMerged(req, q, spelled, merged, inferred, d);
-    return this.answer(targets, r.ranked, versionParam, failed || r.failed, principal, d);
+    const r = this.rankMerged(spelled, merged, d);
+    return { q, targets, ranked: r.ranked, inferred, versionParam, failed: failed || r.failed };
+  }
+
+  /**
+   * The "nothing found" decision of a search whose libraries were picked from the question's words
+   * (null otherwise, or without the word table), on the words as asked: a word no document holds
+   * counts as unknown even when it reads like one they do.
+   */
+  verdict(r: RankedSearch): Answerability | null {
+    const d = this.depsOf();
+    if (!r.inferred || !d.rarity) return null;
+    return answerability(r.q, r.ranked, (words) => new Set(d.store.probe.documentFrequencies(words).keys()), d.rarity);
   }
 
   /** The question prepared for retrieval (lexical only when the embedder is down: failed), with the language's aliases. */
@@ -219,48 +264,21 @@ export class MultiLibrarySearch implements SearchService {
     return { merged, partial: failures > 0 };
   }
 
-  /**
-   * The global rerank of the question as retrieved (the fused order when the reranker fails), and
-   * the "nothing found" decision for a library-less question, on the words as asked: a word no
-   * document holds counts as unknown even when it reads like one they do.
-   */
-  private rankMerged(req: SearchRequest, q: PreparedQuery, spelled: PreparedQuery, merged: Candidate[], inferred: boolean, d: SearchDeps): { ranked: Candidate[]; failed: boolean } {
-    let failed = false;
-    let ranked: Candidate[];
+  /** The global ranking of the question as retrieved; the fused order when it fails. */
+  private rankMerged(spelled: PreparedQuery, merged: Candidate[], d: SearchDeps): { ranked: Candidate[]; failed: boolean } {
     try {
-      ranked = (this.overrides.rerank ?? ((pq, cs) => rankCandidates(d.store, pq, cs)))(spelled, merged);
+      return { ranked: (this.overrides.rerank ?? ((pq, cs) => rankCandidates(d.store, pq, cs)))(spelled, merged), failed: false };
     } catch (err) {
       d.log.warn({ err: (err as Error).message }, 'search: reranker failed; fused order served');
-      ranked = merged.map((c) => ({ ...c, score: c.fused })).sort(byScore);
-      failed = true;
+      return { ranked: merged.map((c) => ({ ...c, score: c.fused })).sort(byScore), failed: true };
     }
-    if (inferred && d.rarity) {
-      const verdict = answerability(q, ranked, (words) => new Set(d.store.probe.documentFrequencies(words).keys()), d.rarity);
-      this.overrides.observeVerdict?.(verdict);
-      if (verdict.nothingFound) {
-        d.log.debug({ query: req.query.slice(0, 200), unknown: verdict.unknown, coverage: verdict.coverage, reason: verdict.reason }, 'search: nothing found');
-        throw new ApiError(
-          'no_documentation_found',
-          verdict.reason === 'no-words'
-            ? 'Nothing in the indexed documentation answers this question: it has no word to search for, only common words such as "how" or "the". Ask about a topic, or name a library with the library parameter.'
-            : 'Nothing in the indexed documentation answers this question: its main words are missing from every library or are not found together. Name a library with the library parameter to search it anyway.',
-        );
-      }
-    }
-    return { ranked, failed };
   }
 
   /** The pipeline's shaping of the ranked list (pipeline.ts shapeAnswer), rendered with its version report, rules and headers. */
-  private answer(
-    targets: SearchTarget[],
-    ranked: Candidate[],
-    versionParam: string | undefined,
-    failed: boolean,
-    principal: Reader,
-    d: SearchDeps,
-  ): Rendered<SearchContextResponse> {
+  private answer(r: RankedSearch, principal: Reader, d: SearchDeps): Rendered<SearchContextResponse> {
+    const { targets, versionParam, failed } = r;
     const onContextError = (err: Error) => d.log.warn({ err: err.message }, 'search: context around hits skipped');
-    const items = shapeAnswer(d.store, ranked, { labels: targets.map((t) => t.label), onContextError });
+    const items = shapeAnswer(d.store, r.ranked, { labels: targets.map((t) => t.label), onContextError });
 
     const returned = targets.filter((t) => items.some((i) => i.libraryId === t.label));
     const json: SearchContextResponse = {

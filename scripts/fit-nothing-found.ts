@@ -10,7 +10,7 @@
  */
 import { startEvalServer } from '../test/eval/http.ts';
 import { loadQuestions } from '../test/eval/question-set.ts';
-import type { Answerability } from '../server/search/nothing-found.ts';
+import { verdictReader } from '../test/eval/verdicts.ts';
 import { TUNING } from '../server/search/tuning.ts';
 
 const NOTHING_FOUND = TUNING.nothingFound;
@@ -18,16 +18,13 @@ const NOTHING_FOUND = TUNING.nothingFound;
 interface Row { off: boolean; weight: number; unknown: number; coverage: number }
 
 async function collect(): Promise<Row[]> {
-  let last: Answerability | null = null;
-  const server = await startEvalServer(undefined, {}, { search: { observeVerdict: (v) => (last = v) } });
+  const server = await startEvalServer();
+  const verdicts = verdictReader(server.services);
   const rows: Row[] = [];
   try {
     for (const q of loadQuestions().filter((x) => x.split === 'dev' && x.kind !== 'version' && x.kind !== 'multi')) {
-      last = null;
-      const res = await server.api(`/api/v3/search?${new URLSearchParams({ query: q.query, type: 'json' })}`, { auth: null });
-      await res.body?.cancel();
       // A question naming a library is never refused: no verdict.
-      const v = last as Answerability | null;
+      const v = await verdicts.verdictOf(q.query);
       if (v && Number.isFinite(v.z)) {
         rows.push({ off: q.kind === 'offtopic', weight: q.kind === 'offtopic' || q.kind === 'libraryless' || q.kind === 'language' ? 1 : 0.2, unknown: v.unknown, coverage: v.coverage });
       }

@@ -169,7 +169,7 @@ test('fast=true serves the fused order, fast=false the reranked pipeline', async
   const query = 'How do I register a plugin with a prefix?';
   const v = s.services.store.libraries.currentVersion(F, '')!;
   const q = await prepareQuery(query, s.services.embedder);
-  const pipeline = (fast: boolean) => answerForVersion(s.services.store, q, v.id, { libraryId: F, fast }).map((c) => c.snippet);
+  const pipeline = (fast: boolean) => answerForVersion(s.services.store, q, { versionId: v.id, libraryId: F }, { fast }).map((c) => c.snippet);
   const fastList = pipeline(true);
   const slowList = pipeline(false);
   assert.notDeepEqual(fastList.map((x) => x.id), slowList.map((x) => x.id), 'the reranker changes the answer for this question');

@@ -52,3 +52,37 @@ function proseWithoutCode(items: Candidate[]): boolean {
   const section = sectionOf(top.snippet.sourceId);
   return !items.some((c) => c.snippet.kind === 'code' && sectionOf(c.snippet.sourceId) === section);
 }
+
+/** The token budget of one answer grows a little with each extra library (one bounded response; TUNING.multi). */
+export function budgetFor(libraries: number): { tokens: number; maxSnippets: number } {
+  const extra = Math.max(0, libraries - 1);
+  return {
+    tokens: TUNING.budget.tokens + TUNING.multi.tokensPerExtraLibrary * extra,
+    maxSnippets: TUNING.budget.maxSnippets + TUNING.multi.snippetsPerExtraLibrary * extra,
+  };
+}
+
+/**
+ * Packs the globally ranked list into the budget, then makes sure every selected library that
+ * has candidates is represented by its best one (dropping the lowest-ranked items to make room):
+ * a search across named libraries answers for each of them.
+ */
+export function packAcross(list: Candidate[], labels: string[], budget: { tokens: number; maxSnippets: number }): Candidate[] {
+  const packed = pack(list, budget);
+  for (const label of labels) {
+    if (packed.some((c) => c.libraryId === label)) continue;
+    const best = list.find((c) => c.libraryId === label);
+    if (!best) continue;
+    let used = packed.reduce((t, c) => t + c.snippet.tokens, 0);
+    while (packed.length > 1 && (used + best.snippet.tokens > budget.tokens || packed.length >= budget.maxSnippets)) {
+      // Drop the lowest-ranked item whose library keeps another item.
+      const idx = packed.findLastIndex((c) => packed.filter((x) => x.libraryId === c.libraryId).length > 1);
+      if (idx < 0) break;
+      used -= packed[idx]!.snippet.tokens;
+      packed.splice(idx, 1);
+    }
+    packed.push(best);
+  }
+  const order = new Map(list.map((c, i) => [c, i]));
+  return packed.sort((a, b) => order.get(a)! - order.get(b)!);
+}

@@ -14,7 +14,7 @@ import { overviewText } from './overview.ts';
 import type { WordRarity } from './word-rarity.ts';
 import type { Candidate } from './retrieve.ts';
 import { RetrievalPool } from './retrieval-pool.ts';
-import { answerForVersion } from './pipeline.ts';
+import { answerForVersion, type VersionTarget } from './pipeline.ts';
 import { chooseVersion, versionHeaders, type VersionChoice } from './versions.ts';
 import { flattenRules, lazyRendered, renderRulesText, renderText, TEXT_SEPARATOR, toContextJson } from './render.ts';
 import { gatherSources, prepareResearch, synthesize, type ResearchDeps } from './research.ts';
@@ -57,6 +57,11 @@ export function resolveLibrary(store: Store, access: AccessPolicy, principal: Re
   const choice = chooseVersion(store.libraries.versions(library.id), parsed.tag, library.branch);
   if (!choice) throw notFound();
   return { library, choice };
+}
+
+/** The version a resolved library answers from, as the pipeline takes it. */
+function targetOf(r: ResolvedLibrary): VersionTarget {
+  return { versionId: r.choice.version.id, libraryId: r.library.id, dynamicVersionId: r.choice.version.dynamicVersionId };
 }
 
 /** The rules of one library for a caller, in the ContextResponse shape. */
@@ -103,7 +108,7 @@ export class StoreContextService implements ContextService {
     if (corrections.length) this.deps.log.debug({ corrections }, 'context: misspelled words read as the documents spell them');
     const { resolved, items } = (await this.inWorker(req, principal, q, first)) ?? store.search.snapshot(() => {
       const r = resolveLibrary(store, access, principal, req.libraryId);
-      return { resolved: r, items: answerForVersion(store, q, r.choice.version.id, { libraryId: r.library.id, fast: req.fast, dynamicVersionId: r.choice.version.dynamicVersionId }) };
+      return { resolved: r, items: answerForVersion(store, q, targetOf(r), { fast: req.fast }) };
     });
     const rules = contextRules(access, principal, resolved.library.id);
     this.queueMissingVersion(resolved, principal);
@@ -157,7 +162,7 @@ export class StoreContextService implements ContextService {
       const resolved = attempt === 0 ? first : resolveLibrary(this.deps.store, this.deps.access, principal, req.libraryId);
       let r: Candidate[] | 'stale';
       try {
-        r = await pool.answer(resolved.choice.version.id, q, { libraryId: resolved.library.id, fast: req.fast, dynamicVersionId: resolved.choice.version.dynamicVersionId });
+        r = await pool.answer(targetOf(resolved), q, { fast: req.fast });
       } catch (err) {
         this.deps.log.warn({ err: (err as Error).message }, 'context: retrieval worker failed; answering in the request thread');
         return null;

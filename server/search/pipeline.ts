@@ -1,45 +1,102 @@
 import type { Store } from '../store/index.ts';
 import type { PreparedQuery } from './query.ts';
-import { retrievePrepared, type Candidate } from './retrieve.ts';
+import { retrievePrepared, type Candidate, type RetrieveOptions } from './retrieve.ts';
 import { rank } from './ranker.ts';
 import { modelFor } from './models.ts';
 import { dedupe } from './dedupe.ts';
 import { attachContext } from './neighbours.ts';
-import { pack } from './budget.ts';
+import { budgetFor, packAcross } from './budget.ts';
 import { diversify } from './diversify.ts';
 import { withDynamic } from './dynamic.ts';
 import { TUNING } from './tuning.ts';
 
-export interface VersionAnswerOptions {
+/**
+ * The stages of an answer, defined once for both endpoints: candidates per version, then ranking
+ * and shaping over whatever versions were retrieved. /api/v2/context runs them for its one version
+ * (answerForVersion); /api/v3/search runs the first per library (on a worker or in the request
+ * thread) and the rest on the merged list. docs/retrieval.md, "Ranking pipeline".
+ */
+
+/** One version to retrieve from, as the request thread resolved it. */
+export interface VersionTarget {
+  versionId: number;
+  /** The libraryId its candidates carry: the library ID (with the tag, in a search that matched one). */
   libraryId: string;
-  /** The version's dynamic source-code partition (LibraryVersion.dynamicVersionId): searched when the documentation is thin. */
+  /** The version's source-code partition (LibraryVersion.dynamicVersionId): searched when the documentation is thin. */
   dynamicVersionId?: number | null;
+}
+
+/** How long each version's lists are and how many of their fused best are loaded. */
+export type CandidateLimits = Pick<RetrieveOptions, 'lexicalLimit' | 'vectorLimit' | 'fetchLimit' | 'completeSimilarity'>;
+
+/** What an answer is asked for besides its versions. */
+export interface AnswerOptions {
   /** Skip the ranking model and the context pulled around hits (fused order only). */
   fast?: boolean;
-  /** Lists to use (evaluation switches them off one at a time). */
-  lexical?: boolean;
-  vector?: boolean;
-  /** Token budget and snippet cap of the packed answer. */
-  budget?: { tokens?: number; maxSnippets?: number };
-  /** Skip packing: return the whole ranked list (evaluation, multi-library search packs globally itself). */
+  /** Load every candidate and return the whole shaped list, not packed (research mode takes its own share of it). */
   unpacked?: boolean;
 }
 
 /**
- * The whole per-version pipeline used by /api/v2/context: candidates (BM25 + KNN, RRF), the
- * version's ranking model (unless fast), dedupe, context around the best hits (unless fast),
- * weak-tail cut and token budget.
- * The multi-library search runs the first steps per library and the rest globally.
+ * The candidate limits of one answer: one library loads the head of its fused list the ranking
+ * model scores (TUNING.fetch; fast mode fewer, without similarities), so both endpoints rank the
+ * same candidates; several libraries shorter lists and fewer each (TUNING.multi: the global
+ * ranking's cost grows with every candidate).
  */
-export function answerForVersion(store: Store, q: PreparedQuery, versionId: number, opts: VersionAnswerOptions): Candidate[] {
-  const retrieveOpts = {
-    libraryId: opts.libraryId, lexical: opts.lexical, vector: opts.vector, completeSimilarity: !opts.fast,
-    // Only the head of the fused list is loaded and ranked (TUNING.fetch).
-    fetchLimit: opts.unpacked ? undefined : opts.fast ? TUNING.fetch.fast : TUNING.fetch.rerank,
-  };
-  const candidates = withDynamic(store, q, retrievePrepared(store, versionId, q, retrieveOpts), opts.dynamicVersionId, retrieveOpts);
-  const ranked = opts.fast ? rank(q, candidates, { fast: true }) : rank(q, candidates, { modelOf: () => modelFor(store, versionId) });
-  let list = diversify(dedupe(ranked));
-  if (!opts.fast) list = attachContext(store, list);
-  return opts.unpacked ? list : pack(list, opts.budget);
+export function candidateLimits(libraries: number, opts: AnswerOptions = {}): CandidateLimits {
+  // The fused order that fast mode serves reads no similarity.
+  const similarity = opts.fast ? { completeSimilarity: false } : {};
+  if (opts.unpacked) return similarity;
+  if (opts.fast) return { ...similarity, fetchLimit: TUNING.fetch.fast };
+  if (libraries > 1) return { lexicalLimit: TUNING.multi.listLimit, vectorLimit: TUNING.multi.listLimit, fetchLimit: TUNING.multi.perLibrary };
+  return { fetchLimit: TUNING.fetch.rerank };
+}
+
+/** Stage 1, per version: BM25 and KNN lists fused (retrieve.ts), with the source partition's candidates when the documentation is thin (dynamic.ts). */
+export function versionCandidates(store: Store, q: PreparedQuery, target: VersionTarget, limits: CandidateLimits): Candidate[] {
+  const opts = { libraryId: target.libraryId, ...limits };
+  return withDynamic(store, q, retrievePrepared(store, target.versionId, q, opts), target.dynamicVersionId, opts);
+}
+
+/** Stage 2: each candidate's probability of answering from its own version's model (ranker.ts); fast: the fused order. */
+export function rankCandidates(store: Store, q: PreparedQuery, candidates: Candidate[], fast = false): Candidate[] {
+  return fast ? rank(q, candidates, { fast: true }) : rank(q, candidates, { modelOf: (v) => modelFor(store, v) });
+}
+
+/** How the ranked list of the libraries answered for (their candidates' libraryId) becomes the answer. */
+export interface ShapeOptions extends AnswerOptions {
+  labels: string[];
+  /** A failing context step is reported here and the list served without context; unset, the failure fails the answer. */
+  onContextError?: (err: Error) => void;
+}
+
+/**
+ * Stages 3 and 4: duplicates dropped, a section's further snippets decayed, context pulled in
+ * around the best hits (unless fast), and the token budget with its weak-tail cut, every library
+ * answered for keeping its best snippet. Across libraries only the head of the ranked list that
+ * can reach the answer is deduplicated (dedupe compares each kept snippet with the next one);
+ * one library's list is kept whole, as the context around hits looks at what it holds.
+ */
+export function shapeAnswer(store: Store, ranked: Candidate[], opts: ShapeOptions): Candidate[] {
+  const budget = budgetFor(opts.labels.length);
+  const head = opts.labels.length > 1 ? ranked.slice(0, budget.maxSnippets * TUNING.multi.dedupeHead) : ranked;
+  let list = diversify(dedupe(head));
+  if (!opts.fast) list = withContext(store, list, opts.onContextError);
+  return opts.unpacked ? list : packAcross(list, opts.labels, budget);
+}
+
+function withContext(store: Store, list: Candidate[], onError: ((err: Error) => void) | undefined): Candidate[] {
+  if (!onError) return attachContext(store, list);
+  try {
+    return attachContext(store, list);
+  } catch (err) {
+    onError(err as Error);
+    return list;
+  }
+}
+
+/** The whole pipeline for one library version (/api/v2/context, research mode's sub-queries, the retrieval workers). */
+export function answerForVersion(store: Store, q: PreparedQuery, target: VersionTarget, opts: AnswerOptions = {}): Candidate[] {
+  const candidates = versionCandidates(store, q, target, candidateLimits(1, opts));
+  return shapeAnswer(store, rankCandidates(store, q, candidates, opts.fast), { ...opts, labels: [target.libraryId] });
 }

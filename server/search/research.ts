@@ -62,7 +62,7 @@ export async function prepareResearch(question: string, embedder: Embedder | nul
 export function gatherSources(store: Store, versionId: number, libraryId: string, queries: PreparedQuery[]): Candidate[] {
   const pool = new Map<number, { c: Candidate; score: number }>();
   for (const q of queries) {
-    const list = answerForVersion(store, q, versionId, { libraryId, unpacked: true }).slice(0, TUNING.research.perQuery);
+    const list = answerForVersion(store, q, { versionId, libraryId }, { unpacked: true }).slice(0, TUNING.research.perQuery);
     list.forEach((c, i) => {
       const e = pool.get(c.snippet.id);
       const add = 1 / (TUNING.research.rrfK + i + 1);

@@ -1,8 +1,8 @@
 import { Worker } from 'node:worker_threads';
-import type { VersionAnswerOptions } from './pipeline.ts';
+import type { AnswerOptions, VersionTarget } from './pipeline.ts';
 import type { PreparedQuery } from './query.ts';
 import type { Candidate } from './retrieve.ts';
-import type { RetrievalReply, SearchJob, SearchJobTarget, WorkerJob } from './retrieval-worker.ts';
+import type { RetrievalReply, WorkerJob } from './retrieval-worker.ts';
 import type { VersionProbe } from '../store/search-probe.ts';
 
 type Reply = Candidate[] | Candidate[][] | VersionProbe[] | 'stale';
@@ -72,17 +72,17 @@ export class RetrievalPool {
     return this.workers.reduce((n, w) => n + w.pending.size, 0);
   }
 
-  /** Answers for one version, or 'stale' when that version is no longer the served one. */
-  answer(versionId: number, query: PreparedQuery, opts: VersionAnswerOptions): Promise<Candidate[] | 'stale'> {
-    return this.send({ kind: 'answer', id: 0, versionId, query, opts }) as Promise<Candidate[] | 'stale'>;
+  /** The whole pipeline for one version (pipeline.ts answerForVersion), or 'stale' when that version is no longer the served one. */
+  answer(target: VersionTarget, query: PreparedQuery, opts: AnswerOptions): Promise<Candidate[] | 'stale'> {
+    return this.send({ kind: 'answer', id: 0, target, query, opts }) as Promise<Candidate[] | 'stale'>;
   }
 
   /**
-   * The per-library candidates of a /api/v3/search (BM25, KNN, fusion, loading), one list per target in target order; 'stale' when a target's
+   * The per-library stage of a /api/v3/search (pipeline.ts versionCandidates), one list per target in target order; 'stale' when a target's
    * version is no longer the served one.
    */
-  search(targets: SearchJobTarget[], query: PreparedQuery, limits: SearchJob['limits']): Promise<Candidate[][] | 'stale'> {
-    return this.send({ kind: 'search', id: 0, targets, query, limits }) as Promise<Candidate[][] | 'stale'>;
+  search(targets: VersionTarget[], query: PreparedQuery): Promise<Candidate[][] | 'stale'> {
+    return this.send({ kind: 'search', id: 0, targets, query }) as Promise<Candidate[][] | 'stale'>;
   }
 
   /** The whole-index probe rows of a library-less search (SearchProbeStore.topVersions), off the request thread. */

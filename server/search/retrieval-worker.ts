@@ -1,38 +1,27 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { Store } from '../store/index.ts';
 import { openDb } from '../store/db.ts';
-import { answerForVersion, type VersionAnswerOptions } from './pipeline.ts';
+import { answerForVersion, candidateLimits, versionCandidates, type AnswerOptions, type VersionTarget } from './pipeline.ts';
 import type { PreparedQuery } from './query.ts';
-import { retrievePrepared, type Candidate, type RetrieveOptions } from './retrieve.ts';
-import { withDynamic } from './dynamic.ts';
+import type { Candidate } from './retrieve.ts';
 import { TUNING } from './tuning.ts';
 import type { VersionProbe } from '../store/search-probe.ts';
 
-/** One retrieval request to a worker: a version resolved by the request thread and a prepared (embedded) question. */
+/** One /api/v2/context answer for a worker: a version resolved by the request thread and a prepared (embedded) question. */
 export interface RetrievalJob {
   kind: 'answer';
   id: number;
-  versionId: number;
+  target: VersionTarget;
   query: PreparedQuery;
-  opts: VersionAnswerOptions;
+  opts: AnswerOptions;
 }
 
-/** One library of a multi-library search: its served version and the label its candidates carry. */
-export interface SearchJobTarget {
-  versionId: number;
-  libraryId: string;
-  /** Its dynamic source-code partition, searched when its documentation is thin. */
-  dynamicVersionId?: number | null;
-}
-
-/** The candidate retrieval of a /api/v3/search (selection and the global rerank stay in the request thread). */
+/** The per-library stage of a /api/v3/search: each target's candidates (ranking and shaping stay in the request thread). */
 export interface SearchJob {
   kind: 'search';
   id: number;
-  targets: SearchJobTarget[];
+  targets: VersionTarget[];
   query: PreparedQuery;
-  /** Candidate limits of a multi-library search. */
-  limits: Pick<RetrieveOptions, 'lexicalLimit' | 'vectorLimit' | 'fetchLimit'>;
 }
 
 /** The whole-index probe of a library-less /api/v3/search (server/search/select.ts probeMatchFor). */
@@ -64,10 +53,8 @@ function served(versionId: number): boolean {
 }
 
 function searchLists(job: SearchJob): Candidate[][] {
-  return job.targets.map((t) => {
-    const opts = { libraryId: t.libraryId, ...job.limits };
-    return withDynamic(store, job.query, retrievePrepared(store, t.versionId, job.query, opts), t.dynamicVersionId, opts);
-  });
+  const limits = candidateLimits(job.targets.length);
+  return job.targets.map((t) => versionCandidates(store, job.query, t, limits));
 }
 
 parentPort!.on('message', (job: WorkerJob) => {
@@ -79,8 +66,8 @@ parentPort!.on('message', (job: WorkerJob) => {
         if (!job.targets.every((t) => served(t.versionId))) return { id: job.id, stale: true };
         return { id: job.id, lists: searchLists(job) };
       }
-      if (!served(job.versionId)) return { id: job.id, stale: true };
-      return { id: job.id, items: answerForVersion(store, job.query, job.versionId, job.opts) };
+      if (!served(job.target.versionId)) return { id: job.id, stale: true };
+      return { id: job.id, items: answerForVersion(store, job.query, job.target, job.opts) };
     });
   } catch (err) {
     reply = { id: job.id, error: (err as Error).message };

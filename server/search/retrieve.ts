@@ -1,8 +1,7 @@
 import type { Store } from '../store/index.ts';
-import type { Embedder } from '../embed/types.ts';
 import type { StoredSnippet } from '../../lib/model.ts';
 import type { VectorHit } from '../store/search.ts';
-import { prepareQuery, type PreparedQuery } from './query.ts';
+import type { PreparedQuery } from './query.ts';
 import { lexicalScan } from './bm25.ts';
 import { approxCosineDistance, cosineDistance } from '../../lib/vector/quantize.ts';
 import { TUNING } from './tuning.ts';
@@ -37,10 +36,6 @@ export interface Candidate {
 
 export interface RetrieveOptions {
   libraryId?: string;
-  /** Use the BM25 list (default true). */
-  lexical?: boolean;
-  /** Use the vector list (default true; skipped without an embedder or vectors). */
-  vector?: boolean;
   lexicalLimit?: number;
   vectorLimit?: number;
   /** Load only the best this many fused candidates (fast mode needs no features of the tail). */
@@ -50,29 +45,17 @@ export interface RetrieveOptions {
 }
 
 /**
- * Lexical + vector candidates of one library version, fused with weighted RRF (TUNING.fusion), best first.
- * The query may be given as text or prepared once (prepareQuery) and reused across versions.
+ * Lexical + vector candidates of one library version for a question prepared once (prepareQuery,
+ * embedded) and reused across versions, fused with weighted RRF (TUNING.fusion), best first. A
+ * question without an embedding has no vector list, one without terms no lexical list.
  */
-export async function retrieveCandidates(
-  store: Store,
-  embedder: Embedder | null,
-  versionId: number,
-  query: string | PreparedQuery,
-  opts: RetrieveOptions = {},
-): Promise<Candidate[]> {
-  const q = typeof query === 'string' ? await prepareQuery(query, opts.vector === false ? null : embedder) : query;
-  return retrievePrepared(store, versionId, q, opts);
-}
-
-/** Synchronous core of retrieveCandidates for an already prepared (and embedded) query. */
 export function retrievePrepared(store: Store, versionId: number, q: PreparedQuery, opts: RetrieveOptions = {}): Candidate[] {
-  const useLex = opts.lexical !== false;
   // A version whose vectors the embed job has not completed answers lexically, never from part of them.
-  const useVec = opts.vector !== false && q.vector !== null && store.search.vectorsReady(versionId);
+  const useVec = q.vector !== null && store.search.vectorsReady(versionId);
   const knn = useVec && q.vector ? store.search.knn(versionId, q.vector, opts.vectorLimit ?? TUNING.fusion.vectorLimit) : [];
   // The lexical pass also scores the vector list's neighbours, so every candidate has complete lexical features.
-  const scan = useLex ? lexicalScan(store, versionId, q.termForms, opts.lexicalLimit ?? TUNING.fusion.lexicalLimit, knn.map((h) => h.id)) : null;
-  const lex = scan?.top ?? [];
+  const scan = lexicalScan(store, versionId, q.termForms, opts.lexicalLimit ?? TUNING.fusion.lexicalLimit, knn.map((h) => h.id));
+  const lex = scan.top;
   // Without a fetch limit every candidate is loaded, rows and float embeddings in one query, and
   // the neighbours are ordered by exact cosine. With one, they are fused in the order and with the
   // approximate distances of their 8-bit vectors, and the candidates loaded get exact ones below.
@@ -82,7 +65,7 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
   const entry = (id: number) => {
     let e = byId.get(id);
     if (!e) {
-      const other = scan?.others.get(id);
+      const other = scan.others.get(id);
       byId.set(id, (e = { bm25: other?.score ?? null, cosine: other?.cosine ?? 0, lexicalRank: null, distance: null, vectorRank: null, fused: 0 }));
     }
     return e;

@@ -4,26 +4,21 @@ import type { Logger } from '../log.ts';
 import { principalOf, type LibraryVersion, type Reader } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { AccessPolicy, Rendered, SearchContextResponse, SearchRequest, SearchService, VersionStatus } from './answer-types.ts';
-import { Catalog, defaultVersion, type CatalogEntry } from './catalog.ts';
+import { Catalog, type CatalogEntry } from './catalog.ts';
 import { LibrarySelector, type LibraryChoice, type SelectionRequest } from './select.ts';
 import type { VersionProbe } from '../store/search-probe.ts';
 import { prepareQueryOrLexical, Question, type PreparedQuery } from './query.ts';
-import { retrievePrepared, byScore, type Candidate } from './retrieve.ts';
-import { rank } from './ranker.ts';
-import { modelFor } from './models.ts';
-import { dedupe } from './dedupe.ts';
-import { diversify } from './diversify.ts';
-import { attachContext } from './neighbours.ts';
-import { pack } from './budget.ts';
+import { byScore, type Candidate } from './retrieve.ts';
+import { candidateLimits, rankCandidates, shapeAnswer, versionCandidates, type VersionTarget } from './pipeline.ts';
 import { codeSnippetJson, infoSnippetJson, lazyRendered, renderText } from './render.ts';
-import { branchSatisfies, resolveVersion, worstStatus } from './version.ts';
+import { worstStatus } from './version.ts';
+import { chooseVersion } from './versions.ts';
 import type { VersionRequests } from './version-fetch.ts';
 import type { RetrievalPool } from './retrieval-pool.ts';
 import { answerability, type Answerability } from './nothing-found.ts';
 import type { WordRarity } from './word-rarity.ts';
 import { correctSpelling } from './spelling.ts';
 import { mayAskOverview, overviewText } from './overview.ts';
-import { withDynamic } from './dynamic.ts';
 import { TUNING } from './tuning.ts';
 
 /** One selected library with the version it serves and what it reports about the request. */
@@ -41,9 +36,9 @@ export interface SearchTarget {
   versionIgnored?: boolean;
 }
 
-/** Retrieval of one library's candidates (injectable so tests can fail one library). */
+/** The per-library stage for one library (a test replaces it to fail one library). */
 export type LibraryRetrieval = (target: SearchTarget, q: PreparedQuery) => Promise<Candidate[]>;
-/** The global reranker (injectable so tests can make it fail). */
+/** The global ranking stage (a test replaces it to make it fail, or to fix the scores). */
 export type GlobalRerank = (q: PreparedQuery, candidates: Candidate[]) => Candidate[];
 
 export interface SearchDeps {
@@ -57,11 +52,24 @@ export interface SearchDeps {
   log: Logger;
 }
 
+/** Fault injection for tests (test/search-parameters.test.ts): a stage of the pipeline replaced; retrieval then runs in the request thread. */
 export interface SearchOverrides {
   retrieve?: LibraryRetrieval;
   rerank?: GlobalRerank;
-  /** Sees every "nothing found" verdict of a library-less search (scripts/fit-nothing-found.ts fits its constants on them). */
-  observeVerdict?: (verdict: Answerability) => void;
+}
+
+/** A search up to its global ranking: what the "nothing found" decision and the answer are made from. */
+export interface RankedSearch {
+  /** The question as asked (its words as typed weigh in the "nothing found" decision). */
+  q: PreparedQuery;
+  targets: SearchTarget[];
+  ranked: Candidate[];
+  /** The libraries were picked from the question's words alone: only then may the answer be "nothing found". */
+  inferred: boolean;
+  /** The version parameter, unless absent or `latest`. */
+  versionParam: string | undefined;
+  /** A library, the embedder or the ranking failed: the answer is partial. */
+  failed: boolean;
 }
 
 /** Language names a caller may pass as `language`, mapped to codeLanguage values the reranker compares. */
@@ -71,19 +79,11 @@ const LANGUAGE_ALIASES: Record<string, string[]> = {
   bash: ['bash', 'sh', 'shell', 'console'], go: ['go', 'golang'], golang: ['go', 'golang'], rust: ['rust', 'rs'],
 };
 
-/** The token budget of one answer grows a little with each extra library (one bounded response; TUNING.multi). */
-export function searchBudget(libraries: number): { tokens: number; maxSnippets: number } {
-  const extra = Math.max(0, libraries - 1);
-  return {
-    tokens: TUNING.budget.tokens + TUNING.multi.tokensPerExtraLibrary * extra,
-    maxSnippets: TUNING.budget.maxSnippets + TUNING.multi.snippetsPerExtraLibrary * extra,
-  };
-}
-
 /**
  * GET /api/v3/search: selects up to four libraries, resolves the requested version per library,
- * retrieves their candidates in parallel, reranks them globally, removes duplicates and packs
- * one bounded answer. One library failing (or the reranker) still answers, marked partial.
+ * runs the pipeline's per-version stage for each in parallel (pipeline.ts), then its ranking and
+ * shaping on the merged list: one bounded answer. One library failing (or the ranking) still
+ * answers, marked partial.
  */
 export class MultiLibrarySearch implements SearchService {
   private readonly catalogs = new WeakMap<Store, { catalog: Catalog; selector: LibrarySelector; access: AccessPolicy }>();
@@ -110,6 +110,27 @@ export class MultiLibrarySearch implements SearchService {
 
   async search(req: SearchRequest, principal: Reader): Promise<Rendered<SearchContextResponse>> {
     const d = this.depsOf();
+    const r = await this.rankedSearch(req, principal);
+    const verdict = this.verdict(r);
+    if (verdict?.nothingFound) {
+      d.log.debug({ query: req.query.slice(0, 200), unknown: verdict.unknown, coverage: verdict.coverage, reason: verdict.reason }, 'search: nothing found');
+      throw new ApiError(
+        'no_documentation_found',
+        verdict.reason === 'no-words'
+          ? 'Nothing in the indexed documentation answers this question: it has no word to search for, only common words such as "how" or "the". Ask about a topic, or name a library with the library parameter.'
+          : 'Nothing in the indexed documentation answers this question: its main words are missing from every library or are not found together. Name a library with the library parameter to search it anyway.',
+      );
+    }
+    return this.answer(r, principal, d);
+  }
+
+  /**
+   * The search up to its global ranking: the question prepared, the libraries selected and their
+   * versions resolved, each one's candidates (the pipeline's per-version stage), merged and ranked
+   * (the fused order when the ranking fails). The evaluation reads verdicts through it (test/eval/verdicts.ts).
+   */
+  async rankedSearch(req: SearchRequest, principal: Reader): Promise<RankedSearch> {
+    const d = this.depsOf();
     // The question is analysed once, for selection and retrieval alike.
     const asked: SelectionRequest = { question: new Question(req.query), libraries: req.libraries, version: req.version };
     const question = await this.prepareQuestion(req, asked, principal, d);
@@ -124,8 +145,19 @@ export class MultiLibrarySearch implements SearchService {
       if (failed) throw new ApiError('search_failed', 'The documentation search could not be completed for every library; see the server log.');
       throw new ApiError('no_documentation_found', `No documentation in ${targets.map((t) => t.label).join(', ')} matched the question.`);
     }
-    const r = this.rankMerged(req, q, spelled, merged, inferred, d);
-    return this.answer(targets, r.ranked, versionParam, failed || r.failed, principal, d);
+    const r = this.rankMerged(spelled, merged, d);
+    return { q, targets, ranked: r.ranked, inferred, versionParam, failed: failed || r.failed };
+  }
+
+  /**
+   * The "nothing found" decision of a search whose libraries were picked from the question's words
+   * (null otherwise, or without the word table), on the words as asked: a word no document holds
+   * counts as unknown even when it reads like one they do.
+   */
+  verdict(r: RankedSearch): Answerability | null {
+    const d = this.depsOf();
+    if (!r.inferred || !d.rarity) return null;
+    return answerability(r.q, r.ranked, (words) => new Set(d.store.probe.documentFrequencies(words).keys()), d.rarity);
   }
 
   /** The question prepared for retrieval (lexical only when the embedder is down: failed), with the language's aliases. */
@@ -188,33 +220,25 @@ export class MultiLibrarySearch implements SearchService {
         // Library-less question naming several (or no) products: the version cannot apply; each library says so.
         for (const t of targets) Object.assign(t, { requested: versionParam, served: null, status: 'unverified' as const, versionIgnored: true });
       }
-      // Several libraries: fewer candidates per library, and only each library's best fused ones
-      // reach the global reranker (its cost grows with every candidate; the answer holds ~25).
-      const { multi } = TUNING;
-      const limits = targets.length > 1 ? { lexicalLimit: multi.listLimit, vectorLimit: multi.listLimit, fetchLimit: multi.perLibrary } : { fetchLimit: TUNING.fetch.rerank };
       // Only a question that names no library, answered from libraries its words pointed to, may be "nothing found".
       const inferred = req.libraries.length === 0 && selection.named === 0;
       const { q: spelled, corrections } = correctSpelling(q, d.store.terms, d.rarity, targets.map((t) => t.version.id));
       if (corrections.length) d.log.debug({ corrections }, 'search: misspelled words read as the documents spell them');
-      if (!inThread) return { targets, limits, inferred, spelled, pending: null };
-      const retrieve =
-        this.overrides.retrieve ??
-        (async (t: SearchTarget, pq: PreparedQuery) => {
-          const opts = { libraryId: t.label, ...limits };
-          return withDynamic(d.store, pq, retrievePrepared(d.store, t.version.id, pq, opts), t.version.dynamicVersionId, opts);
-        });
-      return { targets, limits, inferred, spelled, pending: targets.map((t) => retrieve(t, spelled)) };
+      if (!inThread) return { targets, inferred, spelled, pending: null };
+      const limits = candidateLimits(targets.length);
+      const retrieve = this.overrides.retrieve ?? (async (t: SearchTarget, pq: PreparedQuery) => versionCandidates(d.store, pq, versionTarget(t), limits));
+      return { targets, inferred, spelled, pending: targets.map((t) => retrieve(t, spelled)) };
     });
-    let { targets, limits, inferred, spelled, pending } = plan(pool === null);
+    let { targets, inferred, spelled, pending } = plan(pool === null);
     if (pending === null) {
       let lists: Candidate[][] | 'stale' | null = null;
       try {
-        lists = await pool!.search(targets.map((t) => ({ versionId: t.version.id, libraryId: t.label, dynamicVersionId: t.version.dynamicVersionId })), spelled, limits);
+        lists = await pool!.search(targets.map(versionTarget), spelled);
       } catch (err) {
         d.log.warn({ err: (err as Error).message }, 'search: retrieval worker failed; retrieving in the request thread');
       }
       if (lists !== null && lists !== 'stale') pending = lists.map((l) => Promise.resolve(l));
-      else ({ targets, limits, inferred, spelled, pending } = plan(true));
+      else ({ targets, inferred, spelled, pending } = plan(true));
     }
     return { targets, inferred, pending: pending!, spelled };
   }
@@ -240,58 +264,21 @@ export class MultiLibrarySearch implements SearchService {
     return { merged, partial: failures > 0 };
   }
 
-  /**
-   * The global rerank of the question as retrieved (the fused order when the reranker fails), and
-   * the "nothing found" decision for a library-less question, on the words as asked: a word no
-   * document holds counts as unknown even when it reads like one they do.
-   */
-  private rankMerged(req: SearchRequest, q: PreparedQuery, spelled: PreparedQuery, merged: Candidate[], inferred: boolean, d: SearchDeps): { ranked: Candidate[]; failed: boolean } {
-    let failed = false;
-    let ranked: Candidate[];
+  /** The global ranking of the question as retrieved; the fused order when it fails. */
+  private rankMerged(spelled: PreparedQuery, merged: Candidate[], d: SearchDeps): { ranked: Candidate[]; failed: boolean } {
     try {
-      ranked = (this.overrides.rerank ?? ((pq, cs) => rank(pq, cs, { modelOf: (v) => modelFor(d.store, v) })))(spelled, merged);
+      return { ranked: (this.overrides.rerank ?? ((pq, cs) => rankCandidates(d.store, pq, cs)))(spelled, merged), failed: false };
     } catch (err) {
       d.log.warn({ err: (err as Error).message }, 'search: reranker failed; fused order served');
-      ranked = merged.map((c) => ({ ...c, score: c.fused })).sort(byScore);
-      failed = true;
+      return { ranked: merged.map((c) => ({ ...c, score: c.fused })).sort(byScore), failed: true };
     }
-    if (inferred && d.rarity) {
-      const verdict = answerability(q, ranked, (words) => new Set(d.store.probe.documentFrequencies(words).keys()), d.rarity);
-      this.overrides.observeVerdict?.(verdict);
-      if (verdict.nothingFound) {
-        d.log.debug({ query: req.query.slice(0, 200), unknown: verdict.unknown, coverage: verdict.coverage, reason: verdict.reason }, 'search: nothing found');
-        throw new ApiError(
-          'no_documentation_found',
-          verdict.reason === 'no-words'
-            ? 'Nothing in the indexed documentation answers this question: it has no word to search for, only common words such as "how" or "the". Ask about a topic, or name a library with the library parameter.'
-            : 'Nothing in the indexed documentation answers this question: its main words are missing from every library or are not found together. Name a library with the library parameter to search it anyway.',
-        );
-      }
-    }
-    return { ranked, failed };
   }
 
-  /** Deduplicates, adds context, packs the budget and renders the answer with its version report, rules and headers. */
-  private answer(
-    targets: SearchTarget[],
-    ranked: Candidate[],
-    versionParam: string | undefined,
-    failed: boolean,
-    principal: Reader,
-    d: SearchDeps,
-  ): Rendered<SearchContextResponse> {
-    const budget = searchBudget(targets.length);
-    // Dedupe compares every kept snippet with the next one: across libraries only the head that can
-    // reach the answer is worth it. One library's list is kept whole, as /api/v2/context keeps it
-    // (the context around hits looks at what the list holds), so both endpoints answer alike.
-    const head = targets.length > 1 ? ranked.slice(0, budget.maxSnippets * TUNING.multi.dedupeHead) : ranked;
-    let list = diversify(dedupe(head));
-    try {
-      list = attachContext(d.store, list);
-    } catch (err) {
-      d.log.warn({ err: (err as Error).message }, 'search: context around hits skipped');
-    }
-    const items = packAcross(list, targets.map((t) => t.label), budget);
+  /** The pipeline's shaping of the ranked list (pipeline.ts shapeAnswer), rendered with its version report, rules and headers. */
+  private answer(r: RankedSearch, principal: Reader, d: SearchDeps): Rendered<SearchContextResponse> {
+    const { targets, versionParam, failed } = r;
+    const onContextError = (err: Error) => d.log.warn({ err: err.message }, 'search: context around hits skipped');
+    const items = shapeAnswer(d.store, r.ranked, { labels: targets.map((t) => t.label), onContextError });
 
     const returned = targets.filter((t) => items.some((i) => i.libraryId === t.label));
     const json: SearchContextResponse = {
@@ -330,21 +317,15 @@ export class MultiLibrarySearch implements SearchService {
     return lazyRendered(() => json, text, headers);
   }
 
-  /** Resolves the version served for one chosen library. */
+  /** The version served for one chosen library: the resolver of both endpoints (versions.ts chooseVersion) over its served versions. */
   private target(c: LibraryChoice): SearchTarget {
     const e = c.entry;
-    const fallback = defaultVersion(e)!;
-    const plain = (v: LibraryVersion) => (v.tag ? `${e.library.id}/${v.tag}` : e.library.id);
-    if (c.requested === null) return { entry: e, version: fallback, label: plain(fallback), requested: null, served: null, status: null, reason: c.reason };
-    const match = resolveVersion(c.requested, e.tagged);
-    if (match.version) {
-      return { entry: e, version: match.version, label: plain(match.version), requested: c.requested, served: match.version.tag, status: match.status, reason: c.reason };
-    }
-    if (e.base && e.base.totalSnippets > 0 && branchSatisfies(c.requested, e.library.branch, e.tagged)) {
-      // The current documentation is that version (its branch pins it).
-      return { entry: e, version: e.base, label: e.library.id, requested: c.requested, served: c.requested, status: 'verified', reason: c.reason };
-    }
-    return { entry: e, version: fallback, label: plain(fallback), requested: c.requested, served: null, status: 'unverified', reason: c.reason };
+    // Selection only chooses libraries with documentation to serve (catalog.ts servable).
+    const { version, requested, status } = chooseVersion(e.base ? [e.base, ...e.tagged] : e.tagged, c.requested, e.library.branch)!;
+    const label = version.tag ? `${e.library.id}/${version.tag}` : e.library.id;
+    // Served as asked: the matched tag, or the requested version when the current documentation's branch pins it.
+    const served = status === 'verified' || status === 'prerelease' ? version.tag || requested : null;
+    return { entry: e, version, label, requested, served, status, reason: c.reason };
   }
 
   /** Rule 8: a requested version a repository library lacks (or has only as a prerelease) is asked for, once (version-fetch.ts). */
@@ -369,27 +350,7 @@ export class MultiLibrarySearch implements SearchService {
   }
 }
 
-/**
- * Packs the globally ranked list into the budget, then makes sure every selected library that
- * has candidates is represented by its best one (dropping the lowest-ranked items to make room):
- * a search across named libraries answers for each of them.
- */
-export function packAcross(list: Candidate[], labels: string[], budget: { tokens: number; maxSnippets: number }): Candidate[] {
-  const packed = pack(list, budget);
-  for (const label of labels) {
-    if (packed.some((c) => c.libraryId === label)) continue;
-    const best = list.find((c) => c.libraryId === label);
-    if (!best) continue;
-    let used = packed.reduce((t, c) => t + c.snippet.tokens, 0);
-    while (packed.length > 1 && (used + best.snippet.tokens > budget.tokens || packed.length >= budget.maxSnippets)) {
-      // Drop the lowest-ranked item whose library keeps another item.
-      const idx = packed.findLastIndex((c) => packed.filter((x) => x.libraryId === c.libraryId).length > 1);
-      if (idx < 0) break;
-      used -= packed[idx]!.snippet.tokens;
-      packed.splice(idx, 1);
-    }
-    packed.push(best);
-  }
-  const order = new Map(list.map((c, i) => [c, i]));
-  return packed.sort((a, b) => order.get(a)! - order.get(b)!);
+/** The version a target answers from, as the pipeline takes it. */
+function versionTarget(t: SearchTarget): VersionTarget {
+  return { versionId: t.version.id, libraryId: t.label, dynamicVersionId: t.version.dynamicVersionId };
 }

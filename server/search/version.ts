@@ -2,7 +2,11 @@ import semver from 'semver';
 import type { LibraryVersion } from '../../lib/model.ts';
 import type { VersionStatus } from './answer-types.ts';
 
-/** Version requests of /v3/search: the `version` parameter and version-like tags on library values (VERSION_PATTERN, the contract's). */
+/**
+ * Version requests (the `version` parameter, version-like tags on library values and library IDs;
+ * VERSION_PATTERN, the contract's) parsed and matched against indexed tags, for the one resolver
+ * of both endpoints (versions.ts chooseVersion).
+ */
 
 export function isLatest(raw: string): boolean {
   return raw.toLowerCase() === 'latest';

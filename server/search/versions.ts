@@ -19,8 +19,9 @@ function versionOf(tag: string): semver.SemVer | null {
 }
 
 /**
- * Picks the served version of a library for a requested tag, with the same rules as /api/v3/search
- * (server/search/version.ts): exact tag (with or without a leading v); then "4" means the newest
+ * The version resolver of both endpoints (/api/v2/context's library ID, each library /api/v3/search
+ * selects): picks the served version of a library for a requested tag, matched by
+ * server/search/version.ts: exact tag (with or without a leading v); then "4" means the newest
  * 4.x, "4.29" the newest 4.29.x, stable tags before prereleases (a prerelease that is the only match
  * for a stable request gives status prerelease); current documentation whose branch pins the
  * requested version (branch 5.x for v5) counts as verified. Nothing matches: the current

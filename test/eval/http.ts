@@ -7,7 +7,6 @@
  */
 import fs from 'node:fs';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import type { ServiceOverrides } from '../../server/services.ts';
 import { bundlePath } from './bundles.ts';
 import { firstHit, summarize, type EvalItem, type Kind, type Metrics } from './question-set.ts';
 import { mrrInterval } from './compare.ts';
@@ -32,9 +31,9 @@ export interface Asked {
 }
 
 /** Starts the server and imports the bundles over HTTP; resolves when every job has finished. */
-export async function startEvalServer(bundles: string[] = ALL_BUNDLES, config: Record<string, unknown> = {}, overrides: ServiceOverrides = {}): Promise<TestServer> {
+export async function startEvalServer(bundles: string[] = ALL_BUNDLES): Promise<TestServer> {
   // Hundreds of anonymous questions a minute: the per-key limit would refuse most of them.
-  const s = await startTestServer({ config: { rateLimitPerMinute: 0, learnRanking: true, embedProvider: (process.env.STACKS_EMBED_PROVIDER ?? 'model') as 'model' | 'builtin', ...config }, overrides });
+  const s = await startTestServer({ config: { rateLimitPerMinute: 0, learnRanking: true, embedProvider: (process.env.STACKS_EMBED_PROVIDER ?? 'model') as 'model' | 'builtin' } });
   try {
     for (const name of bundles) {
       const form = new FormData();

@@ -14,8 +14,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Services } from '../../server/services.ts';
-import { prepareQuery } from '../../server/search/query.ts';
-import { answerForVersion, type VersionAnswerOptions } from '../../server/search/pipeline.ts';
+import { prepareQuery, type PreparedQuery } from '../../server/search/query.ts';
+import { answerForVersion, type AnswerOptions } from '../../server/search/pipeline.ts';
 import { resolveLibrary } from '../../server/search/context-service.ts';
 import { QUESTIONS, type EvalQuestion } from './questions.ts';
 import { parseLibraryId } from '../../lib/model.ts';
@@ -31,13 +31,29 @@ export { BUNDLES, loadCorpus };
 export type Mode = 'bm25' | 'vectors' | 'hybrid' | 'hybrid+rerank';
 export const MODES: Mode[] = ['bm25', 'vectors', 'hybrid', 'hybrid+rerank'];
 
-const modeOptions: Record<Mode, Omit<VersionAnswerOptions, 'libraryId'>> = {
-  bm25: { vector: false, fast: true, unpacked: true },
-  vectors: { lexical: false, fast: true, unpacked: true },
-  hybrid: { fast: true, unpacked: true },
+/**
+ * A mode: the lists the question reaches and the pipeline options it is answered with. One list
+ * alone is the question without what the other reads (the pipeline has no switch for it): without
+ * its embedding the vector list is empty, without its terms the BM25 list.
+ */
+interface ModeSpec {
+  lists: 'both' | 'bm25' | 'vectors';
+  options: AnswerOptions;
+}
+
+const modeSpecs: Record<Mode, ModeSpec> = {
+  bm25: { lists: 'bm25', options: { fast: true, unpacked: true } },
+  vectors: { lists: 'vectors', options: { fast: true, unpacked: true } },
+  hybrid: { lists: 'both', options: { fast: true, unpacked: true } },
   // The shipped default of /api/v2/context: fused, reranked, deduplicated, context added, packed.
-  'hybrid+rerank': {},
+  'hybrid+rerank': { lists: 'both', options: {} },
 };
+
+function reaching(q: PreparedQuery, lists: ModeSpec['lists']): PreparedQuery {
+  if (lists === 'bm25') return { ...q, vector: null };
+  if (lists === 'vectors') return { ...q, termForms: [] };
+  return q;
+}
 
 export interface EvalResult {
   overall: Record<Mode, Metrics>;
@@ -56,7 +72,8 @@ export async function evaluate(services: Services, questions: EvalQuestion[] = Q
     const { library, choice } = resolveLibrary(services.store, services.access, null, q.libraryId);
     const prepared = await prepareQuery(q.question, services.embedder);
     for (const mode of MODES) {
-      const items = answerForVersion(services.store, prepared, choice.version.id, { libraryId: library.id, ...modeOptions[mode] });
+      const { lists, options } = modeSpecs[mode];
+      const items = answerForVersion(services.store, reaching(prepared, lists), { versionId: choice.version.id, libraryId: library.id }, options);
       const ids = items.map((c) => c.snippet.sourceId);
       const r = firstHit(ids.slice(0, 10), q.expect);
       ranks[mode].push({ r, para: !!q.paraphrase, held: !!q.heldOut });

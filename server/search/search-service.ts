@@ -11,7 +11,7 @@ import { prepareQueryOrLexical, Question, type PreparedQuery } from './query.ts'
 import { byScore, type Candidate } from './retrieve.ts';
 import { candidateLimits, rankCandidates, shapeAnswer, versionCandidates, type VersionTarget } from './pipeline.ts';
 import { codeSnippetJson, infoSnippetJson, lazyRendered, renderText } from './render.ts';
-import { worstStatus } from './version.ts';
+import { worstStatus } from './versions.ts';
 import { chooseVersion } from './versions.ts';
 import type { VersionRequests } from './version-fetch.ts';
 import type { RetrievalPool } from './retrieval-pool.ts';

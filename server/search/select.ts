@@ -6,7 +6,7 @@ import type { AccessPolicy } from './answer-types.ts';
 import { defaultVersion, servable, type Catalog, type CatalogEntry } from './catalog.ts';
 import { normalizeName, scoreName, typedName } from './names.ts';
 import type { Question } from './query.ts';
-import { isLatest } from './version.ts';
+import { isLatest } from './versions.ts';
 import { VERSION_PATTERN } from '../contracts/search.ts';
 import type { VersionProbe } from '../store/search-probe.ts';
 import { TUNING } from './tuning.ts';

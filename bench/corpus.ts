@@ -234,7 +234,7 @@ export async function ensureBenchCorpus(opts: BenchCorpusOptions = {}): Promise<
   const perLibrary = opts.perLibrary ?? 5000;
   const log = opts.log ?? ((m: string) => console.error(m));
   // The builtin word vectors: the sentence model embeds ~40 snippets a second on 2 cores, about 7 hours for
-  // a million. The 1M figures with the model's 384 dimensions are not measured yet (docs/embeddings.md).
+  // a million. For serving figures with the model's 384 dimensions see `--vectors model` (top of this file).
   const config = loadConfig({ dataDir: dir, logLevel: 'warn', embedProvider: 'builtin' } as never, {});
   const embedder = await createEmbedder(config, createLogger('warn'));
   const wanted = (m: Marker | null): m is Marker =>

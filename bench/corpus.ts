@@ -1,7 +1,17 @@
-// `npm run bench -- corpus [--libraries 200] [--per-library 5000] [--dir DIR]`
+// `npm run bench -- corpus [--libraries 200] [--per-library 5000] [--dir DIR] [--vectors builtin|model [--base-dir DIR]]`
 // Builds (or reuses) the cached benchmark corpus: 1,000,000 synthetic snippets over 200 libraries,
 // written through the real LibraryWriter (FTS rows + builtin-embedder vectors) into a data dir
 // (.tmp/bench/1m in the repository, gitignored, or STACKS_BENCH_DIR). Other benchmarks import ensureBenchCorpus() and reuse the same dir.
+//
+// `--vectors model`: the same snippets with vectors of the sentence model's shape and identity
+// (384 dims, the installed model's embedder id), in their own dir (.tmp/bench/1m-model, or
+// STACKS_BENCH_MODEL_DIR), for serving benchmarks with STACKS_EMBED_PROVIDER=model. The model would
+// take about 7 hours to embed a million snippets, so these vectors are NOT the model's: they are the
+// builtin 100-d vectors of the same text through a fixed seeded random projection to 384 dims,
+// normalised (bench/projected-vectors.ts), written by the embed job's own code (fillVectors: 8-bit
+// vectors in the vector table and float copies in the snippet rows). They cost what the model's
+// vectors cost to serve (KNN scan, memory); their similarities to the model's question vectors mean
+// nothing. Figures on this corpus are speed and memory, not quality.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,14 +19,21 @@ import { parseArgs } from 'node:util';
 import { Store } from '../server/store/index.ts';
 import { LibraryWriter } from '../server/ingest/writer.ts';
 import { createEmbedder } from '../server/embed/index.ts';
+import type { Embedder } from '../server/embed/types.ts';
 import { loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/log.ts';
 import type { SnippetInput } from '../lib/model.ts';
 import { learnModel } from '../server/search/learn.ts';
 import { MODEL_FORMAT } from '../server/search/ranker.ts';
+import { rng } from './rng.ts';
+import { installedModel, ProjectedEmbedder, PROJECTION_VERSION, writeProjectedVectors, type ProjectionLabel } from './projected-vectors.ts';
 
 /** Where the corpus is cached: STACKS_BENCH_DIR, else .tmp/bench/1m in the repository (gitignored). */
 export const BENCH_CACHE_DIR = process.env.STACKS_BENCH_DIR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../.tmp/bench/1m');
+/** The corpus with projected vectors of the sentence model's shape (`--vectors model`): STACKS_BENCH_MODEL_DIR, else BENCH_CACHE_DIR + `-model`. */
+export const BENCH_MODEL_CACHE_DIR = process.env.STACKS_BENCH_MODEL_DIR ?? `${BENCH_CACHE_DIR}-model`;
+/** Which vectors a bench corpus holds: the builtin word vectors, or projected vectors labelled as the sentence model's (speed and memory only). */
+export type BenchVectors = 'builtin' | 'model';
 /** Bumped when the generator changes, so a stale cache is rebuilt. */
 const GENERATOR_VERSION = 2;
 const MARKER = 'bench-corpus.json';
@@ -28,6 +45,8 @@ interface Marker {
   libraries: string[];
   snippets: number;
   embedder: string | null;
+  /** Set when the vectors are not the embedder's own but projected (`--vectors model`): a benchmark device, speed and memory only. */
+  vectors?: ProjectionLabel;
   /** Words each library is "about": use them to make realistic questions. */
   topics: Record<string, string[]>;
   /** Common words of the whole corpus (Zipf order). */
@@ -49,20 +68,14 @@ export interface BenchCorpusOptions {
   dir?: string;
   libraries?: number;
   perLibrary?: number;
+  /** 'model': the corpus with projected vectors of the sentence model's shape (see the top of this file). Default 'builtin'. */
+  vectors?: BenchVectors;
+  /** With vectors 'model': the builtin corpus whose snippets it copies (default BENCH_CACHE_DIR; built first when missing). */
+  baseDir?: string;
   log?: (msg: string) => void;
 }
 
-/** Deterministic PRNG (mulberry32) so every build of the corpus is identical. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng };
 
 /** The real documentation the vocabulary comes from (the seven bundles of the original corpus, so the synthetic text stays the same). */
 const VOCABULARY_BUNDLES = ['fastify', 'fastify-v3.29.5', 'fastify-v4.29.1', 'hono', 'pino', 'vite', 'zod'];
@@ -172,17 +185,41 @@ function withSamples(m: Marker, dir: string): BenchCorpus {
 /**
  * What the search-model jobs do after an import, done here for every version whose model is
  * missing or of another format (after a build, or when MODEL_FORMAT changed), so a benchmarked
- * server does not learn 200 models in the background while it is measured.
+ * server does not learn 200 models in the background while it is measured. `embedder` is the one
+ * the served corpus is searched with (for `--vectors model`, the real sentence model).
  */
-async function learnMissingModels(store: Store, embedder: Awaited<ReturnType<typeof createEmbedder>>, log: (m: string) => void): Promise<void> {
+async function learnMissingModels(store: Store, embedder: Embedder | null, log: (m: string) => void): Promise<void> {
   const missing = store.models.missing(MODEL_FORMAT);
   if (missing.length === 0) return;
   const started = performance.now();
+  const seconds = () => ((performance.now() - started) / 1000).toFixed(0);
+  let done = 0;
   for (const versionId of missing) {
     const model = await learnModel(store, embedder, versionId);
     store.models.put(versionId, MODEL_FORMAT, JSON.stringify(model), new Date().toISOString());
+    if (++done % 20 === 0 && done < missing.length) log(`bench corpus: ranking models ${done}/${missing.length} learned (${seconds()} s)`);
   }
-  log(`bench corpus: ranking models of ${missing.length} versions learned in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  log(`bench corpus: ranking models of ${missing.length} versions learned in ${seconds()} s with ${embedder?.id ?? 'no embedder'}`);
+}
+
+/**
+ * Takes the lock directory of a build of `dir` (returns null), or waits while another process
+ * builds it and returns the marker it wrote once it is the one wanted.
+ */
+async function lockForBuild(dir: string, wanted: (m: Marker | null) => m is Marker, log: (m: string) => void): Promise<Marker | null> {
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  const lock = `${dir}.lock`;
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      return null;
+    } catch {
+      log(`bench corpus: another process is building ${dir}; waiting (remove ${lock} if no build is running)`);
+      await new Promise((r) => setTimeout(r, 5000));
+      const m = readMarker(dir);
+      if (wanted(m)) return m;
+    }
+  }
 }
 
 /**
@@ -191,12 +228,13 @@ async function learnMissingModels(store: Store, embedder: Awaited<ReturnType<typ
  * a lock directory makes concurrent callers wait for one build instead of racing.
  */
 export async function ensureBenchCorpus(opts: BenchCorpusOptions = {}): Promise<BenchCorpus> {
+  if (opts.vectors === 'model') return ensureModelShapedCorpus(opts);
   const dir = opts.dir ?? BENCH_CACHE_DIR;
   const libraries = opts.libraries ?? 200;
   const perLibrary = opts.perLibrary ?? 5000;
   const log = opts.log ?? ((m: string) => console.error(m));
   // The builtin word vectors: the sentence model embeds ~40 snippets a second on 2 cores, about 7 hours for
-  // a million. The 1M figures with the model's 384 dimensions are not measured yet (docs/embeddings.md).
+  // a million. For serving figures with the model's 384 dimensions see `--vectors model` (top of this file).
   const config = loadConfig({ dataDir: dir, logLevel: 'warn', embedProvider: 'builtin' } as never, {});
   const embedder = await createEmbedder(config, createLogger('warn'));
   const wanted = (m: Marker | null): m is Marker =>
@@ -212,19 +250,9 @@ export async function ensureBenchCorpus(opts: BenchCorpusOptions = {}): Promise<
     return withSamples(existing, dir);
   }
 
-  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  const built = await lockForBuild(dir, wanted, log);
+  if (built) return withSamples(built, dir);
   const lock = `${dir}.lock`;
-  for (;;) {
-    try {
-      fs.mkdirSync(lock);
-      break;
-    } catch {
-      log(`bench corpus: another process is building ${dir}; waiting (remove ${lock} if no build is running)`);
-      await new Promise((r) => setTimeout(r, 5000));
-      const m = readMarker(dir);
-      if (wanted(m)) return withSamples(m, dir);
-    }
-  }
   try {
     const tmp = `${dir}.building`;
     fs.rmSync(tmp, { recursive: true, force: true });
@@ -269,10 +297,94 @@ export async function ensureBenchCorpus(opts: BenchCorpusOptions = {}): Promise<
   }
 }
 
+/**
+ * The `--vectors model` corpus (see the top of this file): the builtin corpus's database copied,
+ * its vector table recreated for the installed model's id and 384 dimensions (VectorStore.ensure,
+ * as a server does when the embedder changes), filled by the embed job's own code (fillVectors)
+ * with projected vectors, and the ranking models learned again with the real model asking the
+ * headings (learnMissingModels), as the search-model jobs of a server running the model would.
+ */
+async function ensureModelShapedCorpus(opts: BenchCorpusOptions): Promise<BenchCorpus> {
+  const dir = opts.dir ?? BENCH_MODEL_CACHE_DIR;
+  const libraries = opts.libraries ?? 200;
+  const perLibrary = opts.perLibrary ?? 5000;
+  const log = opts.log ?? ((m: string) => console.error(m));
+  const model = await installedModel(dir);
+  try {
+    const wanted = (m: Marker | null): m is Marker =>
+      !!m && m.generatorVersion === GENERATOR_VERSION && m.libraries.length === libraries && m.perLibrary === perLibrary && m.embedder === model.id &&
+      m.vectors?.kind === 'projected' && m.vectors.version === PROJECTION_VERSION;
+    const existing = readMarker(dir);
+    if (wanted(existing)) {
+      const store = Store.open(dir);
+      try {
+        await learnMissingModels(store, model, log);
+      } finally {
+        store.close();
+      }
+      return withSamples(existing, dir);
+    }
+
+    const base = await ensureBenchCorpus({ dir: opts.baseDir, libraries, perLibrary, log });
+    if (path.resolve(base.dataDir) === path.resolve(dir)) throw new Error(`bench corpus: --vectors model needs its own dir, not the builtin corpus's (${dir})`);
+    const built = await lockForBuild(dir, wanted, log);
+    if (built) return withSamples(built, dir);
+    const lock = `${dir}.lock`;
+    try {
+      const tmp = `${dir}.building`;
+      fs.rmSync(tmp, { recursive: true, force: true });
+      fs.mkdirSync(tmp, { recursive: true });
+      const started = performance.now();
+      const seconds = () => ((performance.now() - started) / 1000).toFixed(0);
+      // The builtin corpus is only read: checkpointed (as every benchmark run does) and copied.
+      const source = Store.open(base.dataDir);
+      source.db.pragma('wal_checkpoint(TRUNCATE)');
+      source.close();
+      fs.copyFileSync(path.join(base.dataDir, 'stacks.db'), path.join(tmp, 'stacks.db'));
+      log(`bench corpus: ${base.dataDir}/stacks.db copied (${seconds()} s)`);
+
+      const words = await createEmbedder(loadConfig({ dataDir: base.dataDir, logLevel: 'warn', embedProvider: 'builtin' } as never, {}), createLogger('warn'));
+      const projected = new ProjectedEmbedder(words, model.id, model.dims);
+      const store = Store.open(tmp);
+      try {
+        // The copied models were learned with the word vectors; a server running the model learns its own.
+        store.db.exec('DELETE FROM search_models');
+        await writeProjectedVectors(store, projected, (m) => log(`bench corpus: ${m} (${seconds()} s)`));
+        await learnMissingModels(store, model, log);
+        store.db.pragma('wal_checkpoint(TRUNCATE)');
+        store.db.exec('PRAGMA optimize');
+      } finally {
+        store.close();
+      }
+      const { dataDir: _d, libraryIds: _l, samples: _s, queries: _q, ...baseMarker } = base;
+      const marker: Marker = { ...baseMarker, embedder: model.id, vectors: projected.label };
+      fs.writeFileSync(path.join(tmp, MARKER), JSON.stringify(marker));
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.renameSync(tmp, dir);
+      log(`bench corpus: built the --vectors model corpus (${marker.snippets} snippets) in ${seconds()} s at ${dir}`);
+      return withSamples(marker, dir);
+    } finally {
+      fs.rmSync(lock, { recursive: true, force: true });
+    }
+  } finally {
+    await model.close?.();
+  }
+}
+
+/** The `--vectors` option of the benchmarks that take it. */
+export function benchVectors(value: string | undefined): BenchVectors {
+  if (value === undefined || value === 'builtin' || value === 'model') return value ?? 'builtin';
+  throw new Error(`--vectors must be builtin or model, not ${value}`);
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { libraries: { type: 'string' }, 'per-library': { type: 'string' }, dir: { type: 'string' } }, allowPositionals: true });
+  const { values } = parseArgs({
+    options: { libraries: { type: 'string' }, 'per-library': { type: 'string' }, dir: { type: 'string' }, vectors: { type: 'string' }, 'base-dir': { type: 'string' } },
+    allowPositionals: true,
+  });
   const c = await ensureBenchCorpus({
     dir: values.dir, libraries: values.libraries ? Number(values.libraries) : undefined, perLibrary: values['per-library'] ? Number(values['per-library']) : undefined,
+    vectors: benchVectors(values.vectors), baseDir: values['base-dir'],
   });
-  console.log(JSON.stringify({ dataDir: c.dataDir, libraries: c.libraries.length, snippets: c.snippets, embedder: c.embedder }));
+  console.log(JSON.stringify({ dataDir: c.dataDir, libraries: c.libraries.length, snippets: c.snippets, embedder: c.embedder, vectors: c.vectors?.note ?? 'the embedder\'s own' }));
 }

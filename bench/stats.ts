@@ -14,6 +14,12 @@ export function memoryOf(pid: number): { rss: number; peak: number; file: number
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024, file: kb('RssFile') / 1024, anon: kb('RssAnon') / 1024, shmem: kb('RssShmem') / 1024 };
 }
 
+/** CPU time (user + system, ms, all threads) a process has used: a figure that does not depend on how busy the machine is. */
+export function serverCpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100/s)
+}
+
 /** Developer questions the load benchmarks cycle through (the same mix for every run). */
 export const BENCH_QUESTIONS = [
   'How do I configure the logger with custom options?',
@@ -38,13 +44,13 @@ const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 256 });
  * per request where fetch (undici) costs 0.8-0.9 ms (measured on the context benchmark), CPU the
  * server under test would otherwise have had.
  */
-export function httpGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+export function httpGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     http
       .get(url, { agent: keepAlive, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
         res.on('error', reject);
       })
       .on('error', reject);
@@ -74,3 +80,30 @@ export const httpFetch: typeof fetch = (input, init) =>
     if (init?.body !== undefined && init.body !== null) req.write(init.body as string | Buffer);
     req.end();
   });
+
+/**
+ * What a benchmark's server runs and what it was asked with: `/api/health`'s embedder, checked
+ * against the corpus's (a server with another embedder would recreate the corpus's vector table
+ * and answer lexically), and a count of the answers' `X-Stacks-Vectors` values.
+ */
+export async function checkEmbedder(url: string, corpus: { embedder: string | null; vectors?: { note: string } }): Promise<string> {
+  const res = await httpGet(`${url}/api/health`);
+  const health = JSON.parse(res.body) as { embedder?: { id: string; dims: number; fallback: string | null } };
+  const e = health.embedder;
+  if (!e || e.id !== corpus.embedder) throw new Error(`the server runs embedder ${e?.id ?? 'none'} (${e?.fallback ?? 'no fallback'}), the corpus holds ${corpus.embedder}`);
+  return `server embedder ${e.id}, ${e.dims} dims${corpus.vectors ? ` (corpus vectors: ${corpus.vectors.note})` : ''}`;
+}
+
+/** Counts the `X-Stacks-Vectors` header values of the answers a benchmark got. */
+export class VectorsHeaderCount {
+  private readonly counts = new Map<string, number>();
+
+  add(headers: http.IncomingHttpHeaders): void {
+    const v = String(headers['x-stacks-vectors'] ?? 'absent');
+    this.counts.set(v, (this.counts.get(v) ?? 0) + 1);
+  }
+
+  toString(): string {
+    return `X-Stacks-Vectors: ${[...this.counts].map(([v, n]) => `${v} ${n}`).join(', ') || 'no answers'}`;
+  }
+}

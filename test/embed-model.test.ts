@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { REAL_MODEL, startTestServer, tempDir, waitFor } from './helpers/server.ts';
+import { REAL_MODEL, runStacks, startTestServer, tempDir, waitFor } from './helpers/server.ts';
+import { loadSearchCorpus } from './helpers/search-corpus.ts';
 import { VectorCache } from '../server/embed/vector-cache.ts';
 import { embeddingText } from '../server/embed/text.ts';
 import { Store } from '../server/store/index.ts';
@@ -66,6 +67,19 @@ test('a model file that is not the pinned one is never run: the server falls bac
   assert.match(health.embedder.id, /^builtin:/);
   assert.equal(health.embedder.model, null);
   assert.match(health.embedder.fallback, /model\.onnx: sha256 [0-9a-f]{64}, expected/);
+});
+
+test('a command that starts the model on demand stays alive until its question is embedded (stacks search printed nothing and exited 13)', async () => {
+  const s = await startTestServer();
+  try {
+    await loadSearchCorpus(s.services, ['pino']);
+  } finally {
+    await s.close();
+  }
+  // The query lane starts with the question already waiting: its ready message must not let the process go.
+  const r = await runStacks(['search', 'create', 'a', 'child', 'logger', '-l', 'pino', '--data-dir', s.dataDir], { STACKS_DEV: '1', STACKS_EMBED_PROVIDER: 'model' });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^### /);
 });
 
 test('with the model, imports are lexical-first: the embed job completes a version\'s vectors, health counts them, and a re-import reuses them', async (t) => {

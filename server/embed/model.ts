@@ -133,7 +133,9 @@ export class ModelEmbedder implements Embedder {
       };
       worker.on('message', (m: ModelReply | { ready: true }) => {
         if ('ready' in m) {
-          worker.unref();
+          // Idle, it must not keep the process alive; but a lane started by its first text (onDemand)
+          // already holds that text: unref'd now, a CLI command exited 13 before the answer came.
+          if (lane.pending.size === 0) worker.unref();
           resolve();
           return;
         }

@@ -1,6 +1,7 @@
 // ESLint (flat config) with typescript-eslint's recommended rules, without type information
 // (the type-aware set costs ~25 s per run here; `npm run typecheck` runs tsc itself). The import
-// rules between layers are dependency-cruiser's (.dependency-cruiser.mjs); `npm run lint` runs both.
+// rules between layers are dependency-cruiser's (.dependency-cruiser.mjs); `npm run lint` runs both, then Biome's
+// check of the layout (biome.jsonc), which owns it: no rule here is about layout.
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import regexp from 'eslint-plugin-regexp';
@@ -14,9 +15,11 @@ export default tseslint.config(
       // `_name` marks a parameter or binding that is there on purpose (an Express error handler's next, a rest sibling).
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
       '@typescript-eslint/no-unused-expressions': ['error', { allowShortCircuit: true, allowTernary: true }],
-      // Small files and short functions (issue 14): split what grows past these.
-      'max-lines': ['error', { max: 400 }],
-      'max-lines-per-function': ['error', { max: 80 }],
+      // Small files and short functions (issue 14): split what grows past these. Lines of code are
+      // counted, not comments or blank lines: the formatter lays long calls out one argument a line
+      // (Biome, issue 40), and the reasons written beside the code should not be what a split saves.
+      'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
     },
   },
   {

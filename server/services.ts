@@ -25,11 +25,10 @@ import { StoreLibrarySearch } from './search/library-search.ts';
 import { TeamService } from './teams/index.ts';
 import { AuditLog, auditPruneTask } from './audit/log.ts';
 import { systemReport, teamspaceReport } from './system/report.ts';
-import { UserService } from './auth/users.ts';
-import { SessionService, sessionSecret } from './auth/sessions.ts';
-import { SignInService } from './auth/sign-in.ts';
-import { SignInThrottle } from './auth/throttle.ts';
-import { OidcSignIn, type OidcSettings } from './auth/oidc.ts';
+import type { UserService } from './auth/users.ts';
+import { sessionSecret, type SessionService } from './auth/sessions.ts';
+import type { SignInService } from './auth/sign-in.ts';
+import type { OidcSignIn } from './auth/oidc.ts';
 import { LibraryAccessService } from './teams/library-access.ts';
 import { queueSearchModel, registerSearchModelJob, scheduleMissingModels } from './search/model-job.ts';
 import { registerVersionFetch, VersionRequests } from './search/version-fetch.ts';
@@ -38,7 +37,6 @@ import { ServingActivity } from './system/serving-activity.ts';
 import { SourceService } from './sources/service.ts';
 import { CrawlService } from './sources/website/service.ts';
 import { createOperations, type Operations } from './operations/index.ts';
-import { ApiError } from '../lib/errors.ts';
 import { sourceRefusal } from './teams/policy.ts';
 import { bundleMeta } from './ingest/bundle.ts';
 import { registerCrawlJob } from './sources/website/job.ts';
@@ -54,7 +52,8 @@ import { Metrics } from './metrics/metrics.ts';
 import { DeclaredSources } from './sources/declared/reconcile.ts';
 import { auditReconcile, startDeclaredSources } from './sources/declared/schedule.ts';
 import { modelCacheStats } from './search/models.ts';
-import { InvitationService } from './auth/invitations.ts';
+import type { InvitationService } from './auth/invitations.ts';
+import { createPeople } from './auth/people.ts';
 import { PublicUrl } from './system/public-url.ts';
 import { checklist } from './system/getting-started.ts';
 import { auditScheduledBackup, startBackupSchedule } from './backup/schedule.ts';
@@ -176,7 +175,7 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const libraries = new LibraryAccessService(store, () => access, () => teams.defaultTeamspaceId());
   const audit = new AuditLog(store.audit, config.auditRetentionDays, (err) => log.error({ err }, 'could not write an audit entry'));
   const publicUrl = new PublicUrl(config.publicUrl, store.settings);
-  const { users, sessions, signIn, oidc, invitations } = people(config, log, store, teams, audit, publicUrl);
+  const { users, sessions, signIn, oidc, invitations } = createPeople(config, log, store, teams, audit, publicUrl);
   const { backups, exporter, metrics } = operationsAids(config, log, store, jobs, teams, context, () => access);
   const declared = declaredSources(config, log, store, jobs, { crawler, sources, git }, license, () => keys.defaultTeamspaceId());
   const operations = createOperations({
@@ -270,34 +269,6 @@ function fileSize(file: string): number {
   } catch {
     return 0;
   }
-}
-
-/** Users, sessions and sign-in (password, setup link, single sign-on). Users join teamspaces as members, through the member service (license seats). */
-function people(config: Config, log: Logger, store: Store, teams: TeamService, audit: AuditLog, publicUrl: PublicUrl) {
-  const teamspaceOfMember = (memberId: number) => store.accounts.member(memberId)!.teamspace_id;
-  const users = new UserService(store, {
-    add: (teamspaceId, name, role) => teams.members.add(teamspaceId, 'operator', { name, role, createKey: false }).member.id,
-    setRole: (memberId, role) => void teams.members.setRole(teamspaceOfMember(memberId), 'operator', memberId, role),
-    remove: (memberId) => teams.members.remove(teamspaceOfMember(memberId), 'operator', memberId),
-  });
-  const sessions = new SessionService(store, (u) => users.usable(u));
-  const invitations = new InvitationService(store, users, () => publicUrl.current());
-  const signIn = new SignInService(users, sessions, new SignInThrottle(), audit, () => teams.defaultTeamspaceId(), invitations);
-  const oidc = config.oidcIssuer
-    ? new OidcSignIn(
-        config as OidcSettings,
-        (who) => {
-          const teamspace = store.accounts.teamspaceByName(who.teamspace);
-          if (!teamspace) {
-            log.error({ teamspace: who.teamspace }, 'STACKS_OIDC_ROLE_MAP names a teamspace that does not exist');
-            throw new ApiError('forbidden', `Your group maps to the teamspace "${who.teamspace}", which does not exist; ask an administrator.`);
-          }
-          return users.provision({ issuer: who.issuer, subject: who.subject, username: who.username, teamspaceId: teamspace.id, role: who.role });
-        },
-        log,
-      )
-    : null;
-  return { users, sessions, signIn, oidc, invitations };
 }
 
 /** Every job kind and its handler, given what it needs. */

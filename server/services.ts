@@ -162,12 +162,8 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const teams = new TeamService(store, keys, license, config);
   const rarity = await wordRarity(embedder, config, log);
   const access = overrides.access ? overrides.access(teams.access) : teams.access;
-  // `git` is built below; the lookups run only once a search asks.
-  const versions = new VersionRequests({ jobs, log, tags: { isGit: (id) => git.isGit(id), tagFor: (id, version) => git.tagFor(id, version) } });
-  const context = new StoreContextService(() => ({ store, versions, embedder, rarity, access, config, log }));
-  // /api/v3/search retrieves on the context service's worker threads (one pool per process).
-  const search = new MultiLibrarySearch(() => ({ store, embedder, rarity, access, versions, log }), overrides.search ?? {}, () => context.retrievalPool());
-  const librarySearch = new StoreLibrarySearch(() => ({ selector: search.selector(), access }));
+  // `git` is built below; the search side asks it only once a search runs.
+  const searching = searchServices({ config, log, store, jobs, embedder, rarity, access }, overrides.search ?? {}, () => git);
   const crawler = new CrawlService({ store, jobs, config });
   const sources = new SourceService({ config, store, jobs, writer, log });
   const gitCredentials = new GitCredentials(store.git, config.gitCredentialsKey ? parseCredentialsKey(config.gitCredentialsKey) : null, () => keys.defaultTeamspaceId());
@@ -175,19 +171,54 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const libraries = new LibraryAccessService(store, () => access, () => teams.defaultTeamspaceId());
   const audit = new AuditLog(store.audit, config.auditRetentionDays, (err) => log.error({ err }, 'could not write an audit entry'));
   const publicUrl = new PublicUrl(config.publicUrl, store.settings);
-  const { users, sessions, signIn, oidc, invitations } = createPeople(config, log, store, teams, audit, publicUrl);
-  const { backups, exporter, metrics } = operationsAids(config, log, store, jobs, teams, context, () => access);
+  const accounts = createPeople(config, log, store, teams, audit, publicUrl);
+  const aids = operationsAids(config, log, store, jobs, teams, searching.context, () => access);
   const declared = declaredSources(config, log, store, jobs, { crawler, sources, git }, license, () => keys.defaultTeamspaceId());
-  const operations = createOperations({
-    config, license, teams, jobs, importer, crawler, sources, git, gitCredentials, context, search, librarySearch, libraries, audit, users, signIn, backups, exporter, metrics, declared, ssoEnabled: oidc !== null,
-    invitations, publicUrl,
-    checklist: gettingStarted(store, license, keys, users, invitations, () => access),
-    health: () => healthReport({ license, store, embedder, startedAt: services.startedAt }),
+  const built: Omit<Services, 'operations'> = {
+    config, log, store, embedder, rarity, license, keys, jobs, writer, importer, access, teams, crawler, sources, git, gitCredentials, audit, publicUrl, declared, activity,
+    ...searching,
+    ...accounts,
+    ...aids,
+    cookieSecret: sessionSecret(config.dataDir),
+    startedAt: new Date(),
+  };
+  const services: Services = { ...built, operations: operationsOf(built, libraries) };
+  registerJobKinds(services);
+  queueStartupWork(services, vectorsReset);
+  return services;
+}
+
+/** The search side: versions asked for and not indexed, GET /api/v2/context, GET /api/v3/search, GET /api/v2/libs/search. */
+function searchServices(
+  d: { config: Config; log: Logger; store: Store; jobs: JobQueue; embedder: Embedder | null; rarity: WordRarity | null; access: AccessPolicy },
+  overrides: SearchOverrides,
+  git: () => GitSourceService,
+) {
+  const { config, log, store, jobs, embedder, rarity, access } = d;
+  // The tag lookups run only once a search asks.
+  const versions = new VersionRequests({ jobs, log, tags: { isGit: (id) => git().isGit(id), tagFor: (id, version) => git().tagFor(id, version) } });
+  const context = new StoreContextService(() => ({ store, versions, embedder, rarity, access, config, log }));
+  // /api/v3/search retrieves on the context service's worker threads (one pool per process).
+  const search = new MultiLibrarySearch(() => ({ store, embedder, rarity, access, versions, log }), overrides, () => context.retrievalPool());
+  const librarySearch = new StoreLibrarySearch(() => ({ selector: search.selector(), access }));
+  return { versions, context, search, librarySearch };
+}
+
+/** Every operation of REST, MCP and the CLI, given the services it runs on (server/operations). */
+function operationsOf(s: Omit<Services, 'operations'>, libraries: LibraryAccessService): Operations {
+  const { config, license, teams, jobs, store, keys, embedder, access } = s;
+  return createOperations({
+    config, license, teams, jobs, importer: s.importer, crawler: s.crawler, sources: s.sources, git: s.git, gitCredentials: s.gitCredentials,
+    context: s.context, search: s.search, librarySearch: s.librarySearch, libraries, audit: s.audit, users: s.users, signIn: s.signIn,
+    backups: s.backups, exporter: s.exporter, metrics: s.metrics, declared: s.declared, ssoEnabled: s.oidc !== null,
+    invitations: s.invitations, publicUrl: s.publicUrl,
+    checklist: gettingStarted(store, license, keys, s.users, s.invitations, () => access),
+    health: () => healthReport({ license, store, embedder, startedAt: s.startedAt }),
     databaseAnswers: () => store.ping(),
     verifyKey: (key) => keys.verify(key),
-    systemReport: () => systemReport({ store, dataDir: config.dataDir, embedder, startedAt: services.startedAt }),
+    systemReport: () => systemReport({ store, dataDir: config.dataDir, embedder, startedAt: s.startedAt }),
     teamspaceReport: (p) => teamspaceReport({
-      store, embedder, startedAt: services.startedAt, defaultTeamspaceId: keys.defaultTeamspaceId(),
+      store, embedder, startedAt: s.startedAt, defaultTeamspaceId: keys.defaultTeamspaceId(),
       teamspace: { id: p.teamspaceId, name: store.accounts.teamspace(p.teamspaceId)?.name ?? String(p.teamspaceId) },
       canSee: (lib) => access.canSee(p, lib),
     }),
@@ -197,21 +228,17 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
     importRefusal: (p, header, visibility) => sourceRefusal({ teams }, p, { ...bundleMeta(header, header.project), visibility }),
     position: (id) => jobs.position(id),
   });
-  const services: Services = {
-    config, log, store, embedder, rarity, license, keys, jobs, writer, importer,
-    access,
-    teams, context, search, versions, librarySearch, crawler, sources, git, gitCredentials, audit, users, sessions, signIn, oidc, invitations, publicUrl, backups, exporter, metrics, declared,
-    cookieSecret: sessionSecret(config.dataDir), operations, activity,
-    startedAt: new Date(),
-  };
-  registerJobKinds(services);
+}
+
+/** What a start queues: the sentence model's vectors still missing, or the ranking models never learned. */
+function queueStartupWork(s: Services, vectorsReset: boolean): void {
+  const { store, jobs, embedder, log, config } = s;
   if (embedder) store.vectors.markAllComplete();
   if (vectorsReset) scheduleReembed({ jobs, embedder, log }, 'embedder changed');
   else if (lastReembedUnfinished(jobs)) scheduleReembed({ jobs, embedder, log }, 'previous run unfinished');
   else if (config.learnRanking) scheduleMissingModels(store, jobs, log);
   // A version written with the sentence model before a restart may still wait for its vectors.
   if (!vectorsReset && embedder?.deferred && store.vectors.versionCounts().pending > 0) scheduleReembed({ jobs, embedder, log }, 'snippets without vectors');
-  return services;
 }
 
 /** The first-run checklist of a caller, from what exists (server/system/getting-started.ts). */

@@ -56,23 +56,13 @@ export async function runGitJob<P>(deps: GitJobDeps, ctx: JobContext<P>, p: GitJ
   try {
     ctx.progress({ phase: 'cloning', repoUrl: addr.url, ref: p.ref });
     const started = Date.now();
-    const remote = { policy: { allowPrivate: config.crawlAllowPrivate }, auth: deps.credentials.forRepository(p.teamspaceId, addr.host, addr.port), timeoutMs: config.gitTimeoutMs, workDir: dir, knownHostsFile: path.join(config.dataDir, 'git', 'known_hosts'), signal: ctx.signal };
-    // The current documentation keeps its checkout between builds (a refresh fetches what changed); a tag clones afresh.
-    checkout = await checkoutRepo({
-      addr, libraryId: p.libraryId, cacheRoot: p.tag === '' ? path.join(config.dataDir, 'git', 'cache') : null, jobDir: dir, jobId: ctx.job.id,
-      reuse: store.git.repo(p.libraryId)?.repoUrl === addr.url,
-      clone: { ...remote, ref: p.ref, folders: p.options.folders ?? [], maxBytes: config.gitMaxBytes },
-    });
+    checkout = await checkoutFor(deps, ctx, p, addr, dir);
     const cloned = checkout;
     const repoDir = checkout.dir;
     const refName = p.ref ?? cloned.branch ?? 'HEAD';
     const cloneMs = Date.now() - started;
     const blobs = await treeBlobs(repoDir, config.gitTimeoutMs);
-    const present = new Map<string, number>();
-    for (const f of blobs.keys()) {
-      const st = fs.statSync(path.join(repoDir, f), { throwIfNoEntry: false });
-      if (st?.isFile()) present.set(f, st.size);
-    }
+    const present = presentFiles(repoDir, blobs.keys());
     const stacksJson = readStacksJson(repoDir, present);
     const options = mergeOptions(p.options, stacksJson.value);
     const selected = selectFiles(present, options);
@@ -101,6 +91,27 @@ export async function runGitJob<P>(deps: GitJobDeps, ctx: JobContext<P>, p: GitJ
     checkout?.release();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Clones or fetches the payload's ref into the job's folder. The current documentation keeps its checkout between builds (a refresh fetches what changed); a tag clones afresh. */
+function checkoutFor<P>(deps: GitJobDeps, ctx: JobContext<P>, p: GitJobPayload, addr: RepoAddress, dir: string): Promise<Checkout> {
+  const { config, store } = deps;
+  const remote = { policy: { allowPrivate: config.crawlAllowPrivate }, auth: deps.credentials.forRepository(p.teamspaceId, addr.host, addr.port), timeoutMs: config.gitTimeoutMs, workDir: dir, knownHostsFile: path.join(config.dataDir, 'git', 'known_hosts'), signal: ctx.signal };
+  return checkoutRepo({
+    addr, libraryId: p.libraryId, cacheRoot: p.tag === '' ? path.join(config.dataDir, 'git', 'cache') : null, jobDir: dir, jobId: ctx.job.id,
+    reuse: store.git.repo(p.libraryId)?.repoUrl === addr.url,
+    clone: { ...remote, ref: p.ref, folders: p.options.folders ?? [], maxBytes: config.gitMaxBytes },
+  });
+}
+
+/** The files of the tree that are in the checkout, with their sizes (a sparse checkout has only the folders asked for). */
+function presentFiles(repoDir: string, files: Iterable<string>): Map<string, number> {
+  const present = new Map<string, number>();
+  for (const f of files) {
+    const st = fs.statSync(path.join(repoDir, f), { throwIfNoEntry: false });
+    if (st?.isFile()) present.set(f, st.size);
+  }
+  return present;
 }
 
 /** The version being replaced, when its snippets were built with the same settings (else null: everything is parsed). */

@@ -65,7 +65,7 @@ describe('rule 1: several libraries, parallel retrieval, dedupe, global rerank, 
   });
 });
 
-describe('library selection', () => {
+describe('library selection by name', () => {
   test('fuzzy product names and typos pick the library', async () => {
     for (const [name, id] of [
       ['fastify', '/fastify/fastify'], ['fastfy', '/fastify/fastify'], ['Fastify.js', '/fastify/fastify'], ['vite js', '/vitejs/vite'],
@@ -98,6 +98,9 @@ describe('library selection', () => {
     assert.deepEqual([...libsOf(r.body)], ['/vitejs/vite']);
   });
 
+});
+
+describe('library selection without a name, and the access policy', () => {
   test('without library values: the products the question names, then the documents that match it', async () => {
     let r = await search({ query: 'How do I add a hook in Fastify and validate the body with Zod?' });
     assert.deepEqual([...libsOf(r.body)].sort(), ['/colinhacks/zod', '/fastify/fastify']);

@@ -15,7 +15,7 @@ const { search } = searchSuite((server) => {
   s = server;
 });
 
-describe('versions', () => {
+describe('versions: tags on library values, the version parameter, latest', () => {
   test('rule 3 and 6: a version tag on a library value resolves semver-aware; snippets carry the served tag', async () => {
     for (const [value, served] of [
       ['/fastify/fastify/v4', 'v4.29.1'], ['/fastify/fastify@4.29', 'v4.29.1'], ['/fastify/fastify@3', 'v3.29.5'], ['fastify@v3.29.5', 'v3.29.5'],
@@ -52,6 +52,9 @@ describe('versions', () => {
     assert.equal('version' in body, false);
   });
 
+});
+
+describe('versions not indexed as asked: current documentation, prereleases, branches', () => {
   test('rule 6: one library without the version serves current documentation, partial + versionUnverified', async () => {
     const { res, body } = await search({ query: 'register a plugin', library: 'fastify', version: 'v9' });
     assert.equal(res.status, 200);

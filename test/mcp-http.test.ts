@@ -98,7 +98,7 @@ describe('MCP over Streamable HTTP', () => {
   });
 });
 
-describe('MCP over Streamable HTTP: search-docs and errors', () => {
+describe('MCP over Streamable HTTP: search-docs', () => {
   test('search-docs answers across libraries from indexed data', async () => {
     const c = await httpMcpClient(s.url);
     try {
@@ -123,6 +123,9 @@ describe('MCP over Streamable HTTP: search-docs and errors', () => {
     }
   });
 
+});
+
+describe('MCP over Streamable HTTP: errors', () => {
   test('bad inputs give tool errors, and the endpoint keeps serving', async () => {
     const c = await httpMcpClient(s.url);
     try {

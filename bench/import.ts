@@ -48,6 +48,21 @@ interface RunResult {
   learning: { seconds: number; pingP99Ms: number; pingMaxMs: number; peakAnonMb: number };
 }
 
+interface Job {
+  state: string;
+  error: string | null;
+  progress: { stored?: number };
+}
+
+/** The job once it has finished (succeeded, failed or cancelled), asked for every 100 ms. */
+async function finishedJob(url: string, key: string, jobId: number): Promise<Job> {
+  for (;;) {
+    const job = (await (await fetch(`${url}/api/jobs/${jobId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as Job;
+    if (job.state === 'succeeded' || job.state === 'failed' || job.state === 'cancelled') return job;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 async function run(bundle: string, size: number): Promise<RunResult> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-bench-import-'));
   fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
@@ -77,12 +92,7 @@ async function run(bundle: string, size: number): Promise<RunResult> {
     const body = (await res.json()) as { jobs?: { jobId: number }[]; message?: string };
     if (res.status !== 200 || !body.jobs?.length) throw new Error(`import refused: ${res.status} ${JSON.stringify(body)}`);
     const uploadSeconds = (performance.now() - t0) / 1000;
-    let job: { state: string; error: string | null; progress: { stored?: number } };
-    for (;;) {
-      job = (await (await fetch(`${url}/api/jobs/${body.jobs[0]!.jobId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as typeof job;
-      if (job.state === 'succeeded' || job.state === 'failed' || job.state === 'cancelled') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const job = await finishedJob(url, key, body.jobs[0]!.jobId);
     const seconds = (performance.now() - t0) / 1000;
     if (job.state !== 'succeeded') throw new Error(`import job ${job.state}: ${job.error}`);
     const importPeakAnon = peakAnonMb;

@@ -24,6 +24,8 @@ import { evaluateSelection, formatSelection } from './selection.ts';
 import { firstHit, loadQuestions, summarize, type Metrics } from './question-set.ts';
 import { compareRuns, type SavedRank } from './compare.ts';
 import { carryOver, compactPack, firstSnippets, formatJudged, judgedFigures, readJudged, type PackEntry } from './judge.ts';
+import type { Asked } from './http.ts';
+import type { TestServer } from '../helpers/server.ts';
 
 export type { Metrics };
 export { BUNDLES, loadCorpus };
@@ -115,26 +117,7 @@ async function main(): Promise<void> {
   const only = onlyIdx >= 0 ? (args[onlyIdx + 1] ?? '').split(',').filter(Boolean) : null;
   if (args.includes('--modes')) return modes(verbose, only);
   const scoreIdx = args.indexOf('--judge-score');
-  if (scoreIdx >= 0) {
-    const { entries, verdicts } = readJudged(args[scoreIdx + 1]!);
-    console.log(formatJudged(judgedFigures(entries, verdicts)));
-    // The same questions by kind: where the judged gap is.
-    const kindOf = new Map(loadQuestions().map((q) => [q.id, q.kind]));
-    console.log(formatJudged(judgedFigures(entries, verdicts, (e) => kindOf.get(e.id) ?? '?'), 'by kind of question (every held-out set):'));
-    // --judge-save OUT: the pack without its texts and one verdict per question, to commit (test/eval/judged).
-    const saveJudgedIdx = args.indexOf('--judge-save');
-    if (saveJudgedIdx >= 0) {
-      const out = args[saveJudgedIdx + 1]!;
-      const ids = new Set(entries.filter((e) => e.urlRank !== 1).map((e) => e.id));
-      // Only the place: a judge's reasons would tell a reader of the repository about the blind questions.
-      const last = new Map(verdicts.filter((v) => ids.has(v.id)).map((v) => [v.id, { id: v.id, first: v.first }]));
-      fs.mkdirSync(out, { recursive: true });
-      fs.writeFileSync(path.join(out, 'pack.json'), `${JSON.stringify(compactPack(entries), null, 1)}\n`);
-      fs.writeFileSync(path.join(out, 'verdicts.json'), `${JSON.stringify([...last.values()].sort((a, b) => (a.id < b.id ? -1 : 1)), null, 1)}\n`);
-      console.log(`${out}: ${entries.length} questions, ${last.size} verdicts`);
-    }
-    return;
-  }
+  if (scoreIdx >= 0) return scoreJudged(args, args[scoreIdx + 1]!);
   const { ALL_BUNDLES, askAll, devMisses, devOfftopicAnswered, formatReport, report, startEvalServer } = await import('./http.ts');
   const bundles = only ? ALL_BUNDLES.filter((b) => only.some((o) => b.startsWith(o))) : ALL_BUNDLES;
   const started = performance.now();
@@ -158,34 +141,57 @@ async function main(): Promise<void> {
     }
     // --judge-pack DIR: the held-out questions a judge should read (test/eval/judge.ts).
     const packIdx = args.indexOf('--judge-pack');
-    if (packIdx >= 0) {
-      const { rankOf, requestPath } = await import('./http.ts');
-      const pack: PackEntry[] = [];
-      for (const a of asked.filter((x) => x.q.set === 'holdout' && x.q.kind !== 'offtopic')) {
-        const urlRank = rankOf(a, 'search:txt');
-        const entry: PackEntry = { id: a.q.id, set: a.q.holdout ?? 'holdout', urlRank };
-        if (urlRank !== 1) {
-          const res = await server.api(requestPath('search', 'txt', a.q)!, { auth: null });
-          Object.assign(entry, { query: a.q.query, library: a.q.library, expect: a.q.expect, snippets: firstSnippets(await res.text()) });
-        }
-        pack.push(entry);
-      }
-      const dir = args[packIdx + 1]!;
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, 'pack.json'), JSON.stringify(pack, null, 1));
-      console.log(`${dir}/pack.json: ${pack.filter((e) => e.urlRank !== 1).length} of ${pack.length} held-out questions to judge (write verdicts*.json beside it, then --judge-score ${dir})`);
-      // --judge-reuse EARLIER_DIR: keep the verdicts of answers that did not change; only the rest is to judge.
-      const reuseIdx = args.indexOf('--judge-reuse');
-      if (reuseIdx >= 0) {
-        const { reused, toJudge } = carryOver(pack, readJudged(args[reuseIdx + 1]!));
-        fs.writeFileSync(path.join(dir, 'verdicts-reused.json'), JSON.stringify(reused, null, 1));
-        fs.writeFileSync(path.join(dir, 'to-judge.json'), JSON.stringify(toJudge, null, 1));
-        console.log(`${reused.length} verdicts kept from ${args[reuseIdx + 1]} (verdicts-reused.json); ${toJudge.length} answers new or changed (to-judge.json)`);
-      }
-    }
+    if (packIdx >= 0) await writeJudgePack(server, asked, args, args[packIdx + 1]!);
   } finally {
     await server.close();
     fs.rmSync(server.dataDir, { recursive: true, force: true });
+  }
+}
+
+/** --judge-score DIR: the verdicts written beside a judge pack, scored by set and by kind of question (test/eval/judge.ts). */
+function scoreJudged(args: string[], dir: string): void {
+  const { entries, verdicts } = readJudged(dir);
+  console.log(formatJudged(judgedFigures(entries, verdicts)));
+  // The same questions by kind: where the judged gap is.
+  const kindOf = new Map(loadQuestions().map((q) => [q.id, q.kind]));
+  console.log(formatJudged(judgedFigures(entries, verdicts, (e) => kindOf.get(e.id) ?? '?'), 'by kind of question (every held-out set):'));
+  // --judge-save OUT: the pack without its texts and one verdict per question, to commit (test/eval/judged).
+  const saveJudgedIdx = args.indexOf('--judge-save');
+  if (saveJudgedIdx >= 0) {
+    const out = args[saveJudgedIdx + 1]!;
+    const ids = new Set(entries.filter((e) => e.urlRank !== 1).map((e) => e.id));
+    // Only the place: a judge's reasons would tell a reader of the repository about the blind questions.
+    const last = new Map(verdicts.filter((v) => ids.has(v.id)).map((v) => [v.id, { id: v.id, first: v.first }]));
+    fs.mkdirSync(out, { recursive: true });
+    fs.writeFileSync(path.join(out, 'pack.json'), `${JSON.stringify(compactPack(entries), null, 1)}\n`);
+    fs.writeFileSync(path.join(out, 'verdicts.json'), `${JSON.stringify([...last.values()].sort((a, b) => (a.id < b.id ? -1 : 1)), null, 1)}\n`);
+    console.log(`${out}: ${entries.length} questions, ${last.size} verdicts`);
+  }
+}
+
+/** --judge-pack DIR: the held-out questions a judge should read, with their answers where the listed address is not first (test/eval/judge.ts). */
+async function writeJudgePack(server: TestServer, asked: Asked[], args: string[], dir: string): Promise<void> {
+  const { rankOf, requestPath } = await import('./http.ts');
+  const pack: PackEntry[] = [];
+  for (const a of asked.filter((x) => x.q.set === 'holdout' && x.q.kind !== 'offtopic')) {
+    const urlRank = rankOf(a, 'search:txt');
+    const entry: PackEntry = { id: a.q.id, set: a.q.holdout ?? 'holdout', urlRank };
+    if (urlRank !== 1) {
+      const res = await server.api(requestPath('search', 'txt', a.q)!, { auth: null });
+      Object.assign(entry, { query: a.q.query, library: a.q.library, expect: a.q.expect, snippets: firstSnippets(await res.text()) });
+    }
+    pack.push(entry);
+  }
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'pack.json'), JSON.stringify(pack, null, 1));
+  console.log(`${dir}/pack.json: ${pack.filter((e) => e.urlRank !== 1).length} of ${pack.length} held-out questions to judge (write verdicts*.json beside it, then --judge-score ${dir})`);
+  // --judge-reuse EARLIER_DIR: keep the verdicts of answers that did not change; only the rest is to judge.
+  const reuseIdx = args.indexOf('--judge-reuse');
+  if (reuseIdx >= 0) {
+    const { reused, toJudge } = carryOver(pack, readJudged(args[reuseIdx + 1]!));
+    fs.writeFileSync(path.join(dir, 'verdicts-reused.json'), JSON.stringify(reused, null, 1));
+    fs.writeFileSync(path.join(dir, 'to-judge.json'), JSON.stringify(toJudge, null, 1));
+    console.log(`${reused.length} verdicts kept from ${args[reuseIdx + 1]} (verdicts-reused.json); ${toJudge.length} answers new or changed (to-judge.json)`);
   }
 }
 

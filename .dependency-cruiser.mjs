@@ -120,7 +120,8 @@ export default {
     {
       name: 'routes-call-operations',
       severity: 'error',
-      comment: 'An HTTP route translates a request into an operation call and the answer back: it imports no store module, nor a service\'s SQL-backed internals by way of the store.',
+      comment:
+        "An HTTP route translates a request into an operation call and the answer back: it imports no store module, nor a service's SQL-backed internals by way of the store.",
       from: { path: '^server/http/routes/' },
       to: { path: STORE },
     },
@@ -160,6 +161,10 @@ export default {
     tsConfig: { fileName: 'tsconfig.json' },
     moduleSystems: ['es6', 'cjs'],
     // Resolve package subpaths through their `exports` (e.g. @modelcontextprotocol/sdk/server/stdio.js).
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], mainFields: ['module', 'main', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types'],
+    },
   },
 };

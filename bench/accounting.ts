@@ -25,7 +25,11 @@ const ROUNDS = Number(opts.rounds);
 const QUERIES = BENCH_QUESTIONS.slice(0, 6);
 const LIBS = ['', '/fastify/fastify', '/pinojs/pino', '/colinhacks/zod', '/vitejs/vite'];
 
-const pct = (xs: number[], p: number) => percentile([...xs].sort((a, b) => a - b), p);
+const pct = (xs: number[], p: number) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    p,
+  );
 const f = (ms: number) => `${ms.toFixed(3)} ms`;
 
 type Bench = Awaited<ReturnType<typeof startServer>>;
@@ -81,14 +85,23 @@ async function measureAccounting(server: Bench, t: ReturnType<typeof timers>): P
   console.log(`accounting adds at p50: ${f(d50)} (difference of the p50s); median of paired differences: ${f(pct(pairDiffs, 50))} (target < 1 ms)`);
   const cheap = await paired(ROUNDS * 5, metering(true), metering(false), t.cheap);
   s.teams.metering = true;
-  console.log(`request without search (404): p50 ${f(pct(cheap.on, 50))} with, ${f(pct(cheap.off, 50))} without accounting; adds ${f(pct(cheap.on, 50) - pct(cheap.off, 50))} at p50`);
+  console.log(
+    `request without search (404): p50 ${f(pct(cheap.on, 50))} with, ${f(pct(cheap.off, 50))} without accounting; adds ${f(pct(cheap.on, 50) - pct(cheap.off, 50))} at p50`,
+  );
 }
 
 /** The same search with library filters active and with the open (allow-all) policy, accounting on. */
 async function measurePolicy(server: Bench, t: ReturnType<typeof timers>): Promise<void> {
   const s = server.services;
-  s.teams.policies.update(s.teams.defaultTeamspaceId(), { libraryFilters: { quality: { maxAgeDays: 3650, blockedLibraries: ['example.com', '/nobody/nothing'], repoFilters: { minStars: 0, allowedLicenses: [] } } } });
-  const r = await paired(ROUNDS, () => access.use(null), () => access.use(openAccess), t.search);
+  s.teams.policies.update(s.teams.defaultTeamspaceId(), {
+    libraryFilters: { quality: { maxAgeDays: 3650, blockedLibraries: ['example.com', '/nobody/nothing'], repoFilters: { minStars: 0, allowedLicenses: [] } } },
+  });
+  const r = await paired(
+    ROUNDS,
+    () => access.use(null),
+    () => access.use(openAccess),
+    t.search,
+  );
   access.use(null);
   console.log(`search, policy filters active: p50 ${f(pct(r.on, 50))}; open policy: p50 ${f(pct(r.off, 50))}; difference ${f(pct(r.on, 50) - pct(r.off, 50))}`);
 }
@@ -124,7 +137,18 @@ function measureVisibility(server: Bench, key: string): void {
   for (let i = s.store.libraries.list().length; i < 200; i++) {
     const id = `/bench/lib-${i}`;
     const owner = i % 3 === 0 ? other.teamspace.id : home;
-    s.store.libraries.upsert({ id, title: `Bench ${i}`, description: '', sourceType: i % 2 ? 'website' : 'repo', sourceUrl: `https://docs${i}.internal.test/`, teamspaceId: owner, visibility: i % 4 === 0 ? 'instance' : 'teamspace' }, now);
+    s.store.libraries.upsert(
+      {
+        id,
+        title: `Bench ${i}`,
+        description: '',
+        sourceType: i % 2 ? 'website' : 'repo',
+        sourceUrl: `https://docs${i}.internal.test/`,
+        teamspaceId: owner,
+        visibility: i % 4 === 0 ? 'instance' : 'teamspace',
+      },
+      now,
+    );
     if (i % 5 === 0) s.store.libraries.setAccess(id, 'teamspace', [owner === home ? other.teamspace.id : home]);
   }
   const libs = s.store.libraries.list();

@@ -15,14 +15,20 @@ import { SEARCH_MODEL_KIND } from '../server/search/model-job.ts';
 
 const { values } = parseArgs({
   options: {
-    seconds: { type: 'string', default: '15' }, single: { type: 'string', default: '300' }, clients: { type: 'string', default: '16' }, dir: { type: 'string' },
-    libraries: { type: 'string' }, 'per-library': { type: 'string' },
+    seconds: { type: 'string', default: '15' },
+    single: { type: 'string', default: '300' },
+    clients: { type: 'string', default: '16' },
+    dir: { type: 'string' },
+    libraries: { type: 'string' },
+    'per-library': { type: 'string' },
   },
   allowPositionals: true,
 });
 
 const corpus = await ensureBenchCorpus({
-  dir: values.dir, libraries: values.libraries ? Number(values.libraries) : undefined, perLibrary: values['per-library'] ? Number(values['per-library']) : undefined,
+  dir: values.dir,
+  libraries: values.libraries ? Number(values.libraries) : undefined,
+  perLibrary: values['per-library'] ? Number(values['per-library']) : undefined,
 });
 console.log(`corpus: ${corpus.snippets.toLocaleString('en')} snippets, ${corpus.libraries.length} libraries (copied from ${corpus.dataDir})`);
 
@@ -45,7 +51,11 @@ async function one(url: string, fast: boolean, headers: Record<string, string>):
   return performance.now() - started;
 }
 
-interface Figures { singleP95: number; rps: number; fastRps: number }
+interface Figures {
+  singleP95: number;
+  rps: number;
+  fastRps: number;
+}
 
 async function measure(url: string, headers: Record<string, string>): Promise<Figures> {
   for (let i = 0; i < 100; i++) await one(url, i % 2 === 0, headers);
@@ -55,17 +65,26 @@ async function measure(url: string, headers: Record<string, string>): Promise<Fi
     let n = 0;
     const end = performance.now() + Number(values.seconds) * 1000;
     const t0 = performance.now();
-    await Promise.all(Array.from({ length: Number(values.clients) }, async () => {
-      while (performance.now() < end) {
-        await one(url, fast, headers);
-        n++;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: Number(values.clients) }, async () => {
+        while (performance.now() < end) {
+          await one(url, fast, headers);
+          n++;
+        }
+      }),
+    );
     return n / ((performance.now() - t0) / 1000);
   };
   const rps = await load(false);
   const fastRps = await load(true);
-  return { singleP95: percentile(single.sort((a, b) => a - b), 95), rps, fastRps };
+  return {
+    singleP95: percentile(
+      single.sort((a, b) => a - b),
+      95,
+    ),
+    rps,
+    fastRps,
+  };
 }
 
 /** The search-model jobs of the copy, read beside the running server (a second connection to the WAL database). */
@@ -110,7 +129,9 @@ try {
 const row = (label: string, q: number, b: number, higherIsBetter: boolean) => {
   const ratio = b / q;
   const within = higherIsBetter ? ratio >= 0.8 : ratio <= 1.2;
-  console.log(`${label.padEnd(34)} quiet ${q.toFixed(1).padStart(7)}  learning ${b.toFixed(1).padStart(7)}  ratio ${ratio.toFixed(2)}  (target within 20%: ${within ? 'met' : 'NOT met'})`);
+  console.log(
+    `${label.padEnd(34)} quiet ${q.toFixed(1).padStart(7)}  learning ${b.toFixed(1).padStart(7)}  ratio ${ratio.toFixed(2)}  (target within 20%: ${within ? 'met' : 'NOT met'})`,
+  );
 };
 row('one client p95, reranked (ms)', calm.singleP95, loaded.singleP95, false);
 row(`${values.clients} clients, reranked (req/s)`, calm.rps, loaded.rps, true);

@@ -44,7 +44,9 @@ try {
       lat.push(performance.now() - t0);
     }
     const s = lat.sort((a, b) => a - b);
-    console.log(`${page.padEnd(22)} ${String(paths.length).padStart(2)} requests  p50 ${pct(s, 50).toFixed(1).padStart(6)} ms  p95 ${pct(s, 95).toFixed(1).padStart(6)} ms  max ${s.at(-1)!.toFixed(1).padStart(6)} ms (all requests of the page, one after the other)`);
+    console.log(
+      `${page.padEnd(22)} ${String(paths.length).padStart(2)} requests  p50 ${pct(s, 50).toFixed(1).padStart(6)} ms  p95 ${pct(s, 95).toFixed(1).padStart(6)} ms  max ${s.at(-1)!.toFixed(1).padStart(6)} ms (all requests of the page, one after the other)`,
+    );
   }
 } finally {
   await stopProcess(child);

@@ -15,16 +15,28 @@ import { benchVectors, ensureBenchCorpus, rng } from './corpus.ts';
 import { Store } from '../server/store/index.ts';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '15' }, single: { type: 'string', default: '400' }, clients: { type: 'string', default: '16' }, dir: { type: 'string' },
-    libraries: { type: 'string' }, 'per-library': { type: 'string' }, vectors: { type: 'string' } },
+  options: {
+    seconds: { type: 'string', default: '15' },
+    single: { type: 'string', default: '400' },
+    clients: { type: 'string', default: '16' },
+    dir: { type: 'string' },
+    libraries: { type: 'string' },
+    'per-library': { type: 'string' },
+    vectors: { type: 'string' },
+  },
   allowPositionals: true,
 });
 
 const vectors = benchVectors(values.vectors);
 const corpus = await ensureBenchCorpus({
-  vectors, dir: values.dir, libraries: values.libraries ? Number(values.libraries) : undefined, perLibrary: values['per-library'] ? Number(values['per-library']) : undefined,
+  vectors,
+  dir: values.dir,
+  libraries: values.libraries ? Number(values.libraries) : undefined,
+  perLibrary: values['per-library'] ? Number(values['per-library']) : undefined,
 });
-console.log(`corpus: ${corpus.snippets.toLocaleString('en')} snippets, ${corpus.libraries.length} libraries, embedder ${corpus.embedder ?? 'none'} (${corpus.dataDir})`);
+console.log(
+  `corpus: ${corpus.snippets.toLocaleString('en')} snippets, ${corpus.libraries.length} libraries, embedder ${corpus.embedder ?? 'none'} (${corpus.dataDir})`,
+);
 // Start from a checkpointed database: a WAL left large by an earlier run (request metering writes)
 // slows every read of the next one several times.
 {
@@ -93,9 +105,11 @@ try {
     const end = performance.now() + seconds * 1000;
     const t0 = performance.now();
     const cpu0 = serverCpuMs(child.pid!);
-    await Promise.all(Array.from({ length: clients }, async () => {
-      while (performance.now() < end) lat.push(await one(fast));
-    }));
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (performance.now() < end) lat.push(await one(fast));
+      }),
+    );
     report(`${clients} clients, ${fast ? 'fast' : 'reranked'}`, lat, (performance.now() - t0) / 1000, serverCpuMs(child.pid!) - cpu0);
   }
   console.log(`${vectorsHeader} (answers of the whole run, warm-up included)`);

@@ -88,7 +88,11 @@ function vocabulary(): string[] {
     const text = fs.readFileSync(path.join(dir, f), 'utf8').toLowerCase();
     for (const m of text.matchAll(/[a-z]{3,14}/g)) counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
   }
-  return [...counts].filter(([, n]) => n >= 3).sort((a, b) => b[1] - a[1]).map(([w]) => w).slice(0, 12000);
+  return [...counts]
+    .filter(([, n]) => n >= 3)
+    .sort((a, b) => b[1] - a[1])
+    .map(([w]) => w)
+    .slice(0, 12000);
 }
 
 function generator(vocab: string[], seed: number) {
@@ -142,9 +146,15 @@ function* librarySnippets(vocab: string[], topic: string[], lib: number, count: 
         `${id}.${ident()}('${words(2)}')`,
       ].join('\n');
       yield {
-        kind: 'code', sourceId: url, title: `${g.cap(words(3))} ${id}`, description: `${g.cap(words(14 + Math.floor(g.rand() * 16)))}.`,
-        language: g.rand() < 0.7 ? 'typescript' : 'javascript', pageTitle: g.cap(words(2)), breadcrumb: heading,
-        codeList: [{ language: 'typescript', code }], tokens: 90 + Math.floor(g.rand() * 60),
+        kind: 'code',
+        sourceId: url,
+        title: `${g.cap(words(3))} ${id}`,
+        description: `${g.cap(words(14 + Math.floor(g.rand() * 16)))}.`,
+        language: g.rand() < 0.7 ? 'typescript' : 'javascript',
+        pageTitle: g.cap(words(2)),
+        breadcrumb: heading,
+        codeList: [{ language: 'typescript', code }],
+        tokens: 90 + Math.floor(g.rand() * 60),
       };
     } else {
       const sentences = 4 + Math.floor(g.rand() * 5);
@@ -163,7 +173,8 @@ export function sampleQuestions(m: Marker, count = 1000, seed = 42): { libraryId
     const topic = m.topics[libraryId]!;
     const k = 2 + Math.floor(g.rand() * 3);
     const words = Array.from({ length: k }, () => (g.rand() < 0.6 ? g.pick(topic) : g.pick(m.vocabulary.slice(50, 2000))));
-    const query = g.rand() < 0.4 ? `how to ${words.join(' ')}` : g.rand() < 0.5 ? `${words[0]}${g.cap(words[1]!)} ${words.slice(2).join(' ')}`.trim() : words.join(' ');
+    const query =
+      g.rand() < 0.4 ? `how to ${words.join(' ')}` : g.rand() < 0.5 ? `${words[0]}${g.cap(words[1]!)} ${words.slice(2).join(' ')}`.trim() : words.join(' ');
     out.push({ libraryId, query });
   }
   return out;
@@ -268,7 +279,12 @@ export async function ensureBenchCorpus(opts: BenchCorpusOptions = {}): Promise<
     for (let lib = 0; lib < libraries; lib++) {
       const id = `/bench/lib${String(lib).padStart(3, '0')}`;
       ids.push(id);
-      const build = writer.begin({ id, title: `Bench library ${lib}`, description: `Synthetic library about ${topics[lib]!.slice(0, 5).join(', ')}`, sourceType: 'repo' });
+      const build = writer.begin({
+        id,
+        title: `Bench library ${lib}`,
+        description: `Synthetic library about ${topics[lib]!.slice(0, 5).join(', ')}`,
+        sourceType: 'repo',
+      });
       let batch: SnippetInput[] = [];
       for (const s of librarySnippets(vocab, topics[lib]!, lib, perLibrary)) {
         batch.push(s);
@@ -279,14 +295,23 @@ export async function ensureBenchCorpus(opts: BenchCorpusOptions = {}): Promise<
       }
       if (batch.length) await build.add(batch);
       total += build.commit().snippets;
-      if (lib % 10 === 9) log(`bench corpus: ${lib + 1}/${libraries} libraries, ${total} snippets, ${Math.round(total / ((performance.now() - started) / 1000))} snippets/s`);
+      if (lib % 10 === 9)
+        log(`bench corpus: ${lib + 1}/${libraries} libraries, ${total} snippets, ${Math.round(total / ((performance.now() - started) / 1000))} snippets/s`);
     }
     await learnMissingModels(store, embedder, log);
     store.db.pragma('wal_checkpoint(TRUNCATE)');
     store.db.exec('PRAGMA optimize');
     store.close();
     const topicMap = Object.fromEntries(ids.map((id, i) => [id, topics[i]!]));
-    const marker: Marker = { generatorVersion: GENERATOR_VERSION, perLibrary, libraries: ids, snippets: total, embedder: embedder?.id ?? null, topics: topicMap, vocabulary: vocab.slice(0, 2000) };
+    const marker: Marker = {
+      generatorVersion: GENERATOR_VERSION,
+      perLibrary,
+      libraries: ids,
+      snippets: total,
+      embedder: embedder?.id ?? null,
+      topics: topicMap,
+      vocabulary: vocab.slice(0, 2000),
+    };
     fs.writeFileSync(path.join(tmp, MARKER), JSON.stringify(marker));
     fs.rmSync(dir, { recursive: true, force: true });
     fs.renameSync(tmp, dir);
@@ -312,8 +337,13 @@ async function ensureModelShapedCorpus(opts: BenchCorpusOptions): Promise<BenchC
   const model = await installedModel(dir);
   try {
     const wanted = (m: Marker | null): m is Marker =>
-      !!m && m.generatorVersion === GENERATOR_VERSION && m.libraries.length === libraries && m.perLibrary === perLibrary && m.embedder === model.id &&
-      m.vectors?.kind === 'projected' && m.vectors.version === PROJECTION_VERSION;
+      !!m &&
+      m.generatorVersion === GENERATOR_VERSION &&
+      m.libraries.length === libraries &&
+      m.perLibrary === perLibrary &&
+      m.embedder === model.id &&
+      m.vectors?.kind === 'projected' &&
+      m.vectors.version === PROJECTION_VERSION;
     const existing = readMarker(dir);
     if (wanted(existing)) {
       const store = Store.open(dir);
@@ -379,12 +409,29 @@ export function benchVectors(value: string | undefined): BenchVectors {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
-    options: { libraries: { type: 'string' }, 'per-library': { type: 'string' }, dir: { type: 'string' }, vectors: { type: 'string' }, 'base-dir': { type: 'string' } },
+    options: {
+      libraries: { type: 'string' },
+      'per-library': { type: 'string' },
+      dir: { type: 'string' },
+      vectors: { type: 'string' },
+      'base-dir': { type: 'string' },
+    },
     allowPositionals: true,
   });
   const c = await ensureBenchCorpus({
-    dir: values.dir, libraries: values.libraries ? Number(values.libraries) : undefined, perLibrary: values['per-library'] ? Number(values['per-library']) : undefined,
-    vectors: benchVectors(values.vectors), baseDir: values['base-dir'],
+    dir: values.dir,
+    libraries: values.libraries ? Number(values.libraries) : undefined,
+    perLibrary: values['per-library'] ? Number(values['per-library']) : undefined,
+    vectors: benchVectors(values.vectors),
+    baseDir: values['base-dir'],
   });
-  console.log(JSON.stringify({ dataDir: c.dataDir, libraries: c.libraries.length, snippets: c.snippets, embedder: c.embedder, vectors: c.vectors?.note ?? 'the embedder\'s own' }));
+  console.log(
+    JSON.stringify({
+      dataDir: c.dataDir,
+      libraries: c.libraries.length,
+      snippets: c.snippets,
+      embedder: c.embedder,
+      vectors: c.vectors?.note ?? "the embedder's own",
+    }),
+  );
 }

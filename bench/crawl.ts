@@ -23,7 +23,10 @@ const { values: opts } = parseArgs({
 const PAGES = Number(opts.pages);
 const JS_PAGES = Number(opts['js-pages']);
 
-const words = 'path boundary strict virtual root join marker policy request handler option stream buffer parser schema token cache session proxy query error plugin config'.split(' ');
+const words =
+  'path boundary strict virtual root join marker policy request handler option stream buffer parser schema token cache session proxy query error plugin config'.split(
+    ' ',
+  );
 const sentence = (i: number, n = 16) => {
   const out: string[] = [];
   for (let k = 0; k < n; k++) out.push(words[(i * 7 + k * 13) % words.length]!);
@@ -36,14 +39,19 @@ function generateSite(dir: string, pages: number): void {
   fs.mkdirSync(path.join(dir, 'js', 'data'), { recursive: true });
   const nav = Array.from({ length: Math.min(20, pages, JS_PAGES || pages) }, (_, k) => `<li><a href="p${k}.html">Chapter ${k}</a></li>`).join('');
   const mainFor = (i: number, count: number) => {
-    const links = [2 * i + 1, 2 * i + 2, i + 1, i - 1].filter((k) => k >= 0 && k < count).map((k) => `<a href="p${k}.html">Page ${k}</a>`).join(' | ');
+    const links = [2 * i + 1, 2 * i + 2, i + 1, i - 1]
+      .filter((k) => k >= 0 && k < count)
+      .map((k) => `<a href="p${k}.html">Page ${k}</a>`)
+      .join(' | ');
     return (
       `<h1 id="top">Chapter ${i}: ${words[i % words.length]} guide</h1><p>${sentence(i, 40)}</p>` +
       [0, 1, 2]
         .map(
           (s) =>
             `<h2 id="s${s}">Section ${s} of chapter ${i}</h2><p>${sentence(i * 3 + s, 30)}</p><p>${sentence(i * 5 + s, 24)}</p>` +
-            (s < 2 ? `<pre><code class="language-rust">fn example_${i}_${s}() {\n    let root = PathBoundary::try_new("/srv/${i}")?;\n    root.strict_join("file_${s}.txt")?;\n}</code></pre>` : '') +
+            (s < 2
+              ? `<pre><code class="language-rust">fn example_${i}_${s}() {\n    let root = PathBoundary::try_new("/srv/${i}")?;\n    root.strict_join("file_${s}.txt")?;\n}</code></pre>`
+              : '') +
             `<h3 id="s${s}-notes">Notes</h3><ul><li>${sentence(i + s, 12)}</li><li>${sentence(i + s + 1, 12)}</li></ul>`,
         )
         .join('') +
@@ -57,7 +65,10 @@ function generateSite(dir: string, pages: number): void {
     if (i < pages) fs.writeFileSync(path.join(dir, 'static', `p${i}.html`), shell(`<main>${mainFor(i, pages)}</main>`));
     if (i < JS_PAGES) {
       fs.writeFileSync(path.join(dir, 'js', 'data', `p${i}.json`), JSON.stringify({ html: mainFor(i, JS_PAGES) }));
-      fs.writeFileSync(path.join(dir, 'js', `p${i}.html`), shell('<div id="app"></div><noscript>This site needs JavaScript.</noscript>', '<script src="app.js" defer></script>'));
+      fs.writeFileSync(
+        path.join(dir, 'js', `p${i}.html`),
+        shell('<div id="app"></div><noscript>This site needs JavaScript.</noscript>', '<script src="app.js" defer></script>'),
+      );
     }
   }
   fs.writeFileSync(path.join(dir, 'static', 'index.html'), fs.readFileSync(path.join(dir, 'static', 'p0.html')));
@@ -131,7 +142,12 @@ generateSite(dir, PAGES);
 const site = await serveDir(dir);
 const skip = new Set([site.child.pid!]);
 const server = await startTestServer({ config: { logLevel: 'warn', ...(opts.concurrency ? { crawlConcurrency: Number(opts.concurrency) } : {}) } });
-console.log(`crawl bench: ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}, crawlConcurrency ${server.services.config.crawlConcurrency}`);
+console.log(
+  `crawl bench: ${os.cpus().length} cores, load ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}, crawlConcurrency ${server.services.config.crawlConcurrency}`,
+);
 
 async function run(label: string, startUrl: string, maxPages: number): Promise<void> {
   const peak = { rss: 0, pss: 0, nodeRss: 0 };
@@ -144,7 +160,10 @@ async function run(label: string, startUrl: string, maxPages: number): Promise<v
   sample();
   const sampler = setInterval(sample, 200);
   const started = performance.now();
-  const sub = await server.services.crawler.submit({ websiteUrl: startUrl, maxPages, trigger: 'cli' }, operatorSubmitter(server.services.teams.defaultTeamspaceId(), 'instance'));
+  const sub = await server.services.crawler.submit(
+    { websiteUrl: startUrl, maxPages, trigger: 'cli' },
+    operatorSubmitter(server.services.teams.defaultTeamspaceId(), 'instance'),
+  );
   for (;;) {
     const job = server.services.jobs.get(sub.jobId);
     if (['succeeded', 'failed', 'cancelled'].includes(job.state)) break;

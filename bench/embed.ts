@@ -21,7 +21,10 @@ import { REEMBED_KIND } from '../server/embed/reembed-job.ts';
 import type { SnippetInput } from '../lib/model.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const { values: opts } = parseArgs({ options: { repeat: { type: 'string', default: '3' }, copies: { type: 'string', default: '5' }, child: { type: 'string' } }, allowPositionals: true });
+const { values: opts } = parseArgs({
+  options: { repeat: { type: 'string', default: '3' }, copies: { type: 'string', default: '5' }, child: { type: 'string' } },
+  allowPositionals: true,
+});
 
 const file = tableCandidates(path.join(ROOT, 'data')).find((f) => fs.existsSync(f));
 if (!file) {
@@ -66,15 +69,23 @@ for (let i = 0; i < Number(opts.repeat); i++) {
   baselines.push(child<{ rssMB: number }>('baseline').rssMB);
 }
 const rssIncrease = median(loads.map((l) => l.rssMB)) - median(baselines);
-console.log(`cold load (median of ${loads.length} fresh processes): read ${median(loads.map((l) => l.readMs)).toFixed(0)} ms, ready ${median(loads.map((l) => l.totalMs)).toFixed(0)} ms, RSS +${rssIncrease.toFixed(0)} MB over the same process without the table (in-process delta ${median(loads.map((l) => l.deltaMB)).toFixed(0)} MB), ${loads[0]!.words} words`);
+console.log(
+  `cold load (median of ${loads.length} fresh processes): read ${median(loads.map((l) => l.readMs)).toFixed(0)} ms, ready ${median(loads.map((l) => l.totalMs)).toFixed(0)} ms, RSS +${rssIncrease.toFixed(0)} MB over the same process without the table (in-process delta ${median(loads.map((l) => l.deltaMB)).toFixed(0)} MB), ${loads[0]!.words} words`,
+);
 
 // Real snippets of the corpus copied into the repository, as the writer would embed them.
 const corpusDir = path.join(ROOT, 'test/fixtures/corpus/bundles');
 const inputs: SnippetInput[] = [];
 for (const f of fs.existsSync(corpusDir) ? fs.readdirSync(corpusDir) : []) {
-  const bundle = JSON.parse(fs.readFileSync(path.join(corpusDir, f), 'utf8')) as { libraries: { codeSnippets: { id: string; title: string; description: string; language: string; codeList: { language: string; code: string }[] }[]; infoSnippets: { id: string; content: string; breadcrumb?: string }[] }[] };
+  const bundle = JSON.parse(fs.readFileSync(path.join(corpusDir, f), 'utf8')) as {
+    libraries: {
+      codeSnippets: { id: string; title: string; description: string; language: string; codeList: { language: string; code: string }[] }[];
+      infoSnippets: { id: string; content: string; breadcrumb?: string }[];
+    }[];
+  };
   for (const lib of bundle.libraries) {
-    for (const c of lib.codeSnippets) inputs.push({ kind: 'code', sourceId: c.id, title: c.title, description: c.description, language: c.language, pageTitle: '', codeList: c.codeList });
+    for (const c of lib.codeSnippets)
+      inputs.push({ kind: 'code', sourceId: c.id, title: c.title, description: c.description, language: c.language, pageTitle: '', codeList: c.codeList });
     for (const s of lib.infoSnippets) inputs.push({ kind: 'info', sourceId: s.id, content: s.content, breadcrumb: s.breadcrumb });
   }
 }
@@ -99,7 +110,9 @@ for (let i = 0; i < Number(opts.repeat); i++) {
   rates.push(texts.length / ((performance.now() - t) / 1000));
   cpuRates.push(texts.length / ((used.user + used.system) / 1e6));
 }
-console.log(`embed: ${texts.length} corpus snippets (avg ${avgChars.toFixed(0)} chars), median ${median(rates).toFixed(0)} snippets/s wall clock, ${median(cpuRates).toFixed(0)} per CPU-second (one core)`);
+console.log(
+  `embed: ${texts.length} corpus snippets (avg ${avgChars.toFixed(0)} chars), median ${median(rates).toFixed(0)} snippets/s wall clock, ${median(cpuRates).toFixed(0)} per CPU-second (one core)`,
+);
 
 // Writer throughput: normalization, tokens, FTS rows and vectors in one transaction per batch.
 async function writerRate(e: Embedder | null): Promise<number> {
@@ -142,7 +155,9 @@ console.log(`writer: ${withVectors.toFixed(0)} snippets/s with builtin vectors, 
     const seconds = (performance.now() - t) / 1000;
     const [job] = services.jobs.list({ kind: REEMBED_KIND });
     const done = Number(job?.progress.done ?? 0);
-    console.log(`reembed job: ${done} snippets in ${seconds.toFixed(1)} s = ${(done / seconds).toFixed(0)} snippets/s (${job?.state}), ${services.store.vectors.missingCount()} left without a vector`);
+    console.log(
+      `reembed job: ${done} snippets in ${seconds.toFixed(1)} s = ${(done / seconds).toFixed(0)} snippets/s (${job?.state}), ${services.store.vectors.missingCount()} left without a vector`,
+    );
     await services.jobs.stop();
     services.store.close();
   } finally {

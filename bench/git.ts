@@ -11,16 +11,23 @@ import { startGitHttpServer, TestRepo } from '../test/helpers/git-repos.ts';
 import { call } from '../test/helpers/teams.ts';
 import { waitJob } from '../test/helpers/sources.ts';
 
-const { values: opts } = parseArgs({ options: { files: { type: 'string', default: '2000' }, changed: { type: 'string', default: '20' }, runs: { type: 'string', default: '3' } }, allowPositionals: true });
+const { values: opts } = parseArgs({
+  options: { files: { type: 'string', default: '2000' }, changed: { type: 'string', default: '20' }, runs: { type: 'string', default: '3' } },
+  allowPositionals: true,
+});
 const FILES = Number(opts.files);
 const CHANGED = Number(opts.changed);
 const RUNS = Number(opts.runs);
 
-const words = 'widget sprocket gizmo telemetry dashboard render mount config option plugin hook stream buffer cache retry timeout schema token session handler'.split(' ');
+const words =
+  'widget sprocket gizmo telemetry dashboard render mount config option plugin hook stream buffer cache retry timeout schema token session handler'.split(' ');
 const sentence = (i: number, n = 16) => `${Array.from({ length: n }, (_, k) => words[(i * 7 + k * 13 + k * k) % words.length]).join(' ')} (${i}).`;
 
 function page(i: number, rev = 0): string {
-  const sections = [1, 2, 3].map((k) => `## Topic ${i}.${k}\n\n${sentence(i * 3 + k + rev * 100_000)} ${sentence(i * 5 + k)}\n\n\`\`\`ts\nconst value${i}_${k} = configure${k}({ retries: ${k + rev} });\n\`\`\`\n`);
+  const sections = [1, 2, 3].map(
+    (k) =>
+      `## Topic ${i}.${k}\n\n${sentence(i * 3 + k + rev * 100_000)} ${sentence(i * 5 + k)}\n\n\`\`\`ts\nconst value${i}_${k} = configure${k}({ retries: ${k + rev} });\n\`\`\`\n`,
+  );
   return `---\ntitle: Page ${i}\n---\n\n# Page ${i}\n\n${sentence(i)}\n\n${sections.join('\n')}`;
 }
 
@@ -52,7 +59,9 @@ try {
     index.push(performance.now() - t);
     const v = s.services.store.libraries.currentVersion('/bench/big', '')!;
     console.log(`  ${JSON.stringify(job.progress.timings)}`);
-    console.log(`run ${run + 1}: index ${FILES} files: ${(index[run]! / 1000).toFixed(2)} s (${v.totalSnippets} doc snippets, ${s.services.store.libraries.dynamicPartition(v.dynamicVersionId ?? 0)?.totalSnippets ?? 0} source snippets)`);
+    console.log(
+      `run ${run + 1}: index ${FILES} files: ${(index[run]! / 1000).toFixed(2)} s (${v.totalSnippets} doc snippets, ${s.services.store.libraries.dynamicPartition(v.dynamicVersionId ?? 0)?.totalSnippets ?? 0} source snippets)`,
+    );
     const changed: Record<string, string> = {};
     for (let k = 0; k < CHANGED; k++) {
       const i = (run * CHANGED + k) * 5;
@@ -64,7 +73,9 @@ try {
     job = await waitJob(s, f.body.queueId, 600_000);
     if (job.state !== 'succeeded') throw new Error(job.error ?? job.state);
     refresh.push(performance.now() - t);
-    console.log(`run ${run + 1}: refresh after ${CHANGED} changed files: ${(refresh[run]! / 1000).toFixed(2)} s (parsed ${String(job.progress.parsed)}, reused ${String(job.progress.reused)}; ${JSON.stringify(job.progress.timings)})`);
+    console.log(
+      `run ${run + 1}: refresh after ${CHANGED} changed files: ${(refresh[run]! / 1000).toFixed(2)} s (parsed ${String(job.progress.parsed)}, reused ${String(job.progress.reused)}; ${JSON.stringify(job.progress.timings)})`,
+    );
   }
   console.log(`median of ${RUNS}: index ${(median(index) / 1000).toFixed(2)} s, refresh ${(median(refresh) / 1000).toFixed(2)} s`);
 } finally {

@@ -29,7 +29,10 @@ fs.mkdirSync(dataDir, { recursive: true });
 if (!fs.existsSync(path.join(dataDir, 'stacks.db'))) {
   // Imports need a license: the development one, in development mode (as the tests).
   fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
-  for (const file of fs.readdirSync(CORPUS_BUNDLES).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of fs
+    .readdirSync(CORPUS_BUNDLES)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const child = spawnStacks(['import', path.join(CORPUS_BUNDLES, file), '--data-dir', dataDir, '--dev', '--no-progress'], model);
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     if (code !== 0) throw new Error(`import ${file} failed (${code})`);
@@ -55,7 +58,14 @@ function malformed(): Raw[] {
   const boundary = 'stacksbench';
   const part = `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="a.json"\r\ncontent-type: application/json\r\n\r\n{"libraries": [`;
   for (const p of ['/api/import-libraries', '/api/v2/add/file-upload', '/api/v2/add/openapi/upload'])
-    out.push({ label: `${p} cut-off multipart`, method: 'POST', path: p, body: part, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, cut: true });
+    out.push({
+      label: `${p} cut-off multipart`,
+      method: 'POST',
+      path: p,
+      body: part,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      cut: true,
+    });
   out.push({ label: 'bad key', method: 'GET', path: '/api/v3/search?query=x', headers: { authorization: 'Bearer stk_000000000000000000000000000000' } });
   out.push({ label: 'unknown route', method: 'GET', path: '/api/v9/nothing', headers: {} });
   out.push({ label: 'bad percent-encoding', method: 'GET', path: '/api/v3/search?query=%E0%A4%A', headers: {} });
@@ -111,9 +121,18 @@ const byStatus = new Map<number, number>();
 for (const r of results) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
 const errors = results.filter((r) => r.status >= 500);
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5);
-console.log(`hostile: ${results.length} requests from ${pool.length} kinds, ${clients} clients, ${seconds.toFixed(1)} s (${(results.length / seconds).toFixed(0)} req/s)`);
-console.log(`latency ms: p50 ${percentile(ms, 50).toFixed(1)}  p99 ${percentile(ms, 99).toFixed(1)}  max ${ms.at(-1)!.toFixed(1)}  (target max <= 2000: ${ms.at(-1)! <= 2000 ? 'met' : 'NOT met'})`);
-console.log(`statuses: ${[...byStatus].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join('  ')}  (target no 5xx: ${errors.length === 0 ? 'met' : 'NOT met'})`);
+console.log(
+  `hostile: ${results.length} requests from ${pool.length} kinds, ${clients} clients, ${seconds.toFixed(1)} s (${(results.length / seconds).toFixed(0)} req/s)`,
+);
+console.log(
+  `latency ms: p50 ${percentile(ms, 50).toFixed(1)}  p99 ${percentile(ms, 99).toFixed(1)}  max ${ms.at(-1)!.toFixed(1)}  (target max <= 2000: ${ms.at(-1)! <= 2000 ? 'met' : 'NOT met'})`,
+);
+console.log(
+  `statuses: ${[...byStatus]
+    .sort((a, b) => a[0] - b[0])
+    .map(([s, n]) => `${s}×${n}`)
+    .join('  ')}  (target no 5xx: ${errors.length === 0 ? 'met' : 'NOT met'})`,
+);
 console.log(`slowest: ${slowest.map((r) => `${r.label} ${r.ms.toFixed(0)} ms (${r.status})`).join('; ')}`);
 for (const e of errors.slice(0, 10)) console.log(`  5xx: ${e.label} ${e.status}`);
 if (!opts.keep) fs.rmSync(dataDir, { recursive: true, force: true });

@@ -28,7 +28,12 @@ const maxOldSpace = arg('max-old-space', 512);
 
 async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string; key: string }> {
   // The test helper turns model learning off; this bench measures it after the import.
-  const started = await startStacksProcess({ dataDir, args: ['--dev'], env: { STACKS_LEARN_RANKING: 'true' }, nodeFlags: maxOldSpace > 0 ? [`--max-old-space-size=${maxOldSpace}`] : [] });
+  const started = await startStacksProcess({
+    dataDir,
+    args: ['--dev'],
+    env: { STACKS_LEARN_RANKING: 'true' },
+    nodeFlags: maxOldSpace > 0 ? [`--max-old-space-size=${maxOldSpace}`] : [],
+  });
   if (!started.key) throw new Error('the server printed no first key');
   return { child: started.child, url: started.url, key: started.key };
 }
@@ -78,7 +83,8 @@ async function run(bundle: string, size: number): Promise<RunResult> {
       try {
         const a = memoryOf(pid).anon;
         peakAnonMb = Math.max(peakAnonMb, a);
-        if (trace && ++ticks % 10 === 0) console.log(`  t=${((performance.now() - t0) / 1000).toFixed(0)}s anon ${a.toFixed(0)} MB, file ${memoryOf(pid).file.toFixed(0)} MB`);
+        if (trace && ++ticks % 10 === 0)
+          console.log(`  t=${((performance.now() - t0) / 1000).toFixed(0)}s anon ${a.toFixed(0)} MB, file ${memoryOf(pid).file.toFixed(0)} MB`);
       } catch {
         /* the process is gone */
       }
@@ -107,14 +113,31 @@ async function run(bundle: string, size: number): Promise<RunResult> {
       const p0 = performance.now();
       await fetch(`${url}/ping`);
       pings.push(performance.now() - p0);
-      const list = (await (await fetch(`${url}/api/jobs?kind=search-model`, { headers: { authorization: `Bearer ${key}` } })).json()) as { jobs: { state: string }[] };
+      const list = (await (await fetch(`${url}/api/jobs?kind=search-model`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+        jobs: { state: string }[];
+      };
       if (list.jobs.length > 0 && list.jobs.every((j) => j.state === 'succeeded' || j.state === 'failed')) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     clearInterval(sampler);
     pings.sort((a, b) => a - b);
-    const learning = { seconds: (performance.now() - l0) / 1000, pingP99Ms: pings[Math.min(pings.length - 1, Math.floor(pings.length * 0.99))]!, pingMaxMs: pings[pings.length - 1]!, peakAnonMb };
-    return { seconds, uploadSeconds, rate: SNIPPETS / seconds, peakRssMb, idleRssMb, peakAnonMb: importPeakAnon, fileMb, stored: Number(job.progress.stored), learning };
+    const learning = {
+      seconds: (performance.now() - l0) / 1000,
+      pingP99Ms: pings[Math.min(pings.length - 1, Math.floor(pings.length * 0.99))]!,
+      pingMaxMs: pings[pings.length - 1]!,
+      peakAnonMb,
+    };
+    return {
+      seconds,
+      uploadSeconds,
+      rate: SNIPPETS / seconds,
+      peakRssMb,
+      idleRssMb,
+      peakAnonMb: importPeakAnon,
+      fileMb,
+      stored: Number(job.progress.stored),
+      learning,
+    };
   } finally {
     await new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
@@ -150,5 +173,12 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const rate = median(results.map((r) => r.rate));
 const rss = Math.max(...results.map((r) => r.peakRssMb));
 const anon = Math.max(...results.map((r) => r.peakAnonMb));
-console.log(`\nimport: median ${Math.round(rate)} snippets/s over ${results.length} run(s) (target >= 3000); peak RSS ${rss.toFixed(0)} MB (target < 600), of it anonymous at most ${anon.toFixed(0)} MB`);
-console.log(`server V8 old space: ${maxOldSpace > 0 ? `${maxOldSpace} MB` : 'node default'}; cpus: ${os.cpus().length}, load average: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(
+  `\nimport: median ${Math.round(rate)} snippets/s over ${results.length} run(s) (target >= 3000); peak RSS ${rss.toFixed(0)} MB (target < 600), of it anonymous at most ${anon.toFixed(0)} MB`,
+);
+console.log(
+  `server V8 old space: ${maxOldSpace > 0 ? `${maxOldSpace} MB` : 'node default'}; cpus: ${os.cpus().length}, load average: ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);

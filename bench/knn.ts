@@ -59,11 +59,24 @@ for (let round = 0; round < rounds; round++) {
     // vec0 sums squares in float, the kernel in integers: equal within rounding.
     if (dist.vec0!.length === dist.scan!.length && dist.vec0!.every((d, j) => Math.abs(d - dist.scan![j]!) < 1e-3)) sameDistances++;
   });
-  const m = { vec0: percentile(tVec0.sort((a, b) => a - b), 50), scan: percentile(tScan.sort((a, b) => a - b), 50) };
+  const m = {
+    vec0: percentile(
+      tVec0.sort((a, b) => a - b),
+      50,
+    ),
+    scan: percentile(
+      tScan.sort((a, b) => a - b),
+      50,
+    ),
+  };
   medians.push(m);
   console.log(`round ${round + 1}: vec0 MATCH ${m.vec0.toFixed(3)} ms, chunk scan ${m.scan.toFixed(3)} ms per KNN (ratio ${(m.vec0 / m.scan).toFixed(2)})`);
 }
-const mid = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+const mid = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
 console.log(
   `median of ${rounds} rounds: vec0 MATCH ${mid(medians.map((m) => m.vec0)).toFixed(3)} ms, chunk scan ${mid(medians.map((m) => m.scan)).toFixed(3)} ms, ` +
     `ratio ${mid(medians.map((m) => m.vec0 / m.scan)).toFixed(2)}; same ids in the same order: ${((100 * same) / compared).toFixed(1)}% of ${compared}, ` +

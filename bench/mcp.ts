@@ -40,7 +40,8 @@ interface Corpus {
 
 async function generatedCorpus(): Promise<Corpus> {
   const file = path.join(import.meta.dirname, 'corpus.ts');
-  if (!fs.existsSync(file)) throw new Error('bench/corpus.ts (the 1M-snippet generator of the retrieval benchmark) is not in this checkout; run with --corpus shared');
+  if (!fs.existsSync(file))
+    throw new Error('bench/corpus.ts (the 1M-snippet generator of the retrieval benchmark) is not in this checkout; run with --corpus shared');
   const { ensureBenchCorpus } = (await import(file)) as {
     ensureBenchCorpus: () => Promise<{ dataDir: string; snippets: number; libraryIds: string[]; samples: { libraryId: string; query: string }[] }>;
   };
@@ -56,7 +57,12 @@ async function sharedCorpus(): Promise<Corpus> {
   const ids = await loadCorpusBundles(services, ['fastify', 'fastify-v4.29.1', 'fastify-v3.29.5', 'vite', 'hono', 'pino', 'zod']);
   const count = services.store.libraries.allCurrentVersions().reduce((n, v) => n + v.totalSnippets, 0);
   services.store.close();
-  return { dataDir, label: `shared corpus (${count} snippets, ${ids.length} library versions)`, samples: ids.flatMap((libraryId) => QUERIES.map((query) => ({ libraryId, query }))), temporary: true };
+  return {
+    dataDir,
+    label: `shared corpus (${count} snippets, ${ids.length} library versions)`,
+    samples: ids.flatMap((libraryId) => QUERIES.map((query) => ({ libraryId, query }))),
+    temporary: true,
+  };
 }
 
 async function main(): Promise<void> {
@@ -118,7 +124,12 @@ async function main(): Promise<void> {
       `p50=${f(percentile(r.latencies, 50))} p95=${f(percentile(r.latencies, 95))} p99=${f(percentile(r.latencies, 99))} max=${f(r.latencies[r.latencies.length - 1] ?? NaN)} ms`;
     console.log(line('query-docs over /mcp', mcp));
     if (opts.rest) console.log(line('GET /api/v2/context (same clients, alternating)', rest));
-    console.log(`target p95 < 50 ms: ${percentile(mcp.latencies, 95) < 50 ? 'met' : 'NOT met'}; server peak RSS ${Math.round(memoryOf(child.pid!).peak)} MB; load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+    console.log(
+      `target p95 < 50 ms: ${percentile(mcp.latencies, 95) < 50 ? 'met' : 'NOT met'}; server peak RSS ${Math.round(memoryOf(child.pid!).peak)} MB; load average ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')}`,
+    );
     await Promise.all(clients.map((c) => c.close()));
   } finally {
     child.kill('SIGTERM');

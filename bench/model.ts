@@ -16,7 +16,10 @@ import { loadReferenceCorpora } from '../test/eval/bundles.ts';
 import { Store } from '../server/store/index.ts';
 import { LibraryWriter } from '../server/ingest/writer.ts';
 
-const { values: opts } = parseArgs({ options: { runs: { type: 'string', default: '5' }, threads: { type: 'string', default: '1' }, limit: { type: 'string' }, 'max-tokens': { type: 'string' } }, allowPositionals: true });
+const { values: opts } = parseArgs({
+  options: { runs: { type: 'string', default: '5' }, threads: { type: 'string', default: '1' }, limit: { type: 'string' }, 'max-tokens': { type: 'string' } },
+  allowPositionals: true,
+});
 const runs = Number(opts.runs);
 
 function median(xs: number[]): number {
@@ -33,7 +36,9 @@ const t0 = performance.now();
 const pin = readModelPin();
 if (opts['max-tokens']) pin.maxTokens = Number(opts['max-tokens']);
 const model = await ModelEmbedder.load([path.join(APP_ROOT, 'data')], { backgroundThreads: Number(opts.threads), pin });
-console.log(`model ${model.id} (${model.dir}, texts cut at ${pin.maxTokens} word pieces): loaded in ${(performance.now() - t0).toFixed(0)} ms, RSS +${((process.memoryUsage().rss - rss0) / 1048576).toFixed(0)} MB`);
+console.log(
+  `model ${model.id} (${model.dir}, texts cut at ${pin.maxTokens} word pieces): loaded in ${(performance.now() - t0).toFixed(0)} ms, RSS +${((process.memoryUsage().rss - rss0) / 1048576).toFixed(0)} MB`,
+);
 
 // Questions of about 20 words, as developers and their assistants ask them.
 const questions = [
@@ -55,7 +60,9 @@ for (let r = 0; r < runs; r++) {
   medians.push(median(ts.slice(10)));
   p95s.push(pct(ts.slice(10), 0.95));
 }
-console.log(`question of ~20 words, query lane: median ${median(medians).toFixed(2)} ms (runs: ${medians.map((m) => m.toFixed(2)).join(', ')}), p95 ${median(p95s).toFixed(2)} ms`);
+console.log(
+  `question of ~20 words, query lane: median ${median(medians).toFixed(2)} ms (runs: ${medians.map((m) => m.toFixed(2)).join(', ')}), p95 ${median(p95s).toFixed(2)} ms`,
+);
 
 // The corpus snippets' texts exactly as the writer stores them (a store of its own, no embedder).
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-bench-model-'));
@@ -73,5 +80,7 @@ const all = opts.limit ? texts.slice(0, Number(opts.limit)) : texts;
 const t1 = performance.now();
 for (let i = 0; i < all.length; i += 256) await model.embed(all.slice(i, i + 256), 'background');
 const seconds = (performance.now() - t1) / 1000;
-console.log(`background lane (${opts.threads} thread(s)): ${all.length} corpus snippets in ${seconds.toFixed(1)} s = ${(all.length / seconds).toFixed(0)} snippets/s; RSS ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB`);
+console.log(
+  `background lane (${opts.threads} thread(s)): ${all.length} corpus snippets in ${seconds.toFixed(1)} s = ${(all.length / seconds).toFixed(0)} snippets/s; RSS ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB`,
+);
 await model.close();

@@ -14,7 +14,10 @@ const fail = (msg) => {
 
 const npm = spawnSync('sh', ['-c', 'command -v npm node apt-get || true'], { encoding: 'utf8' });
 console.log(`on the PATH: ${npm.stdout.trim().split('\n').filter(Boolean).join(', ') || 'no npm, no node'}`);
-const online = await fetch('https://registry.npmjs.org/', { signal: AbortSignal.timeout(3000) }).then(() => true, () => false);
+const online = await fetch('https://registry.npmjs.org/', { signal: AbortSignal.timeout(3000) }).then(
+  () => true,
+  () => false,
+);
 if (online) fail('the network is reachable: the check must run without it');
 console.log('network: unreachable (the registry does not answer)');
 
@@ -23,7 +26,10 @@ process.stdout.write(install.stdout.replace(/\x1b\[[0-9;]*m/g, ''));
 if (install.status !== 0) fail(`install.sh --offline exited ${install.status}: ${install.stderr}`);
 console.log(`install.sh --offline: ok (${ms()})`);
 
-const server = spawn(`${pkg}/stacks`, ['serve', '--port', '0', '--data-dir', dataDir, '--dev'], { env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+const server = spawn(`${pkg}/stacks`, ['serve', '--port', '0', '--data-dir', dataDir, '--dev'], {
+  env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
 let out = '';
 let err = '';
 server.stdout.on('data', (d) => (out += d));
@@ -43,7 +49,11 @@ try {
   console.log(`/ping: ${JSON.stringify(ping)}`);
 
   const importStarted = Date.now();
-  const imported = await fetch(`${url}/api/import-libraries`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: fs.readFileSync(bundle) });
+  const imported = await fetch(`${url}/api/import-libraries`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: fs.readFileSync(bundle),
+  });
   const body = await imported.json();
   if (imported.status !== 200) fail(`import answered ${imported.status}: ${JSON.stringify(body)}`);
   for (;;) {

@@ -32,8 +32,18 @@ fs.mkdirSync(path.join(pkg, 'licenses/dev'));
 fs.copyFileSync(path.join(root, 'licenses/dev/stacks-dev.public.pem'), path.join(pkg, 'licenses/dev/stacks-dev.public.pem'));
 const dataDir = path.join(work, 'data');
 fs.mkdirSync(dataDir);
-const payload = { licensee: 'offline check', edition: 'enterprise', issuedAt: new Date().toISOString(), expiresAt: new Date(Date.now() + 86400_000).toISOString(), maxMembers: null, features: [] };
-fs.writeFileSync(path.join(dataDir, 'license.json'), JSON.stringify(signLicense(payload, fs.readFileSync(path.join(root, 'licenses/dev/stacks-dev.private.pem'), 'utf8'))));
+const payload = {
+  licensee: 'offline check',
+  edition: 'enterprise',
+  issuedAt: new Date().toISOString(),
+  expiresAt: new Date(Date.now() + 86400_000).toISOString(),
+  maxMembers: null,
+  features: [],
+};
+fs.writeFileSync(
+  path.join(dataDir, 'license.json'),
+  JSON.stringify(signLicense(payload, fs.readFileSync(path.join(root, 'licenses/dev/stacks-dev.private.pem'), 'utf8'))),
+);
 fs.copyFileSync(path.join(root, 'test/fixtures/corpus/bundles/pino.json'), path.join(work, 'pino.json'));
 fs.copyFileSync(path.join(import.meta.dirname, 'package-check.mjs'), path.join(work, 'check.mjs'));
 
@@ -45,7 +55,11 @@ for (const t of ['sh', 'bash', 'dirname', 'mkdir', 'id', 'ip', 'cat', 'grep', 's
   if (found) fs.symlinkSync(found, path.join(tools, t));
 }
 const env = { PATH: tools, HOME: work, LANG: 'C.UTF-8' };
-const r = spawnSync('/usr/bin/unshare', ['-n', `${tools}/sh`, '-c', `ip link set lo up && exec "${pkg}/runtime/node/bin/node" "${work}/check.mjs" "${pkg}" "${dataDir}" "${work}/pino.json"`], { env, stdio: 'inherit', timeout: 10 * 60_000 });
+const r = spawnSync(
+  '/usr/bin/unshare',
+  ['-n', `${tools}/sh`, '-c', `ip link set lo up && exec "${pkg}/runtime/node/bin/node" "${work}/check.mjs" "${pkg}" "${dataDir}" "${work}/pino.json"`],
+  { env, stdio: 'inherit', timeout: 10 * 60_000 },
+);
 fs.rmSync(work, { recursive: true, force: true });
 if (r.status !== 0) {
   console.error(`offline check failed (exit ${r.status ?? r.signal}${r.error ? `: ${r.error.message}` : ''})`);

@@ -4,7 +4,10 @@ import path from 'node:path';
 
 const [name, ...rest] = process.argv.slice(2);
 const dir = import.meta.dirname;
-const available = fs.readdirSync(dir).filter((f) => f.endsWith('.ts') && f !== 'run.ts' && !f.startsWith('_')).map((f) => f.slice(0, -3));
+const available = fs
+  .readdirSync(dir)
+  .filter((f) => f.endsWith('.ts') && f !== 'run.ts' && !f.startsWith('_'))
+  .map((f) => f.slice(0, -3));
 if (!name || !available.includes(name)) {
   console.error(`usage: npm run bench -- <name>   (available: ${available.join(', ') || 'none'})`);
   process.exit(2);

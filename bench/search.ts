@@ -57,7 +57,9 @@ const requests = Array.from({ length: 500 }, () => {
 /** The issue's targets are for four exact library IDs; the other modes only report. With the model's vectors issue 38 asks >= 200 req/s. */
 const throughputTarget = vectors === 'model' ? 200 : 250;
 const verdict = (target: string, met: boolean) => (opts.names || opts['library-less'] ? '' : `  (target ${target}: ${met ? 'met' : 'NOT met'})`);
-const how = opts['library-less'] ? 'no library values (chosen from the question)' : `4 libraries per search by ${opts.names ? 'repository name (fuzzy path)' : 'exact ID'}`;
+const how = opts['library-less']
+  ? 'no library values (chosen from the question)'
+  : `4 libraries per search by ${opts.names ? 'repository name (fuzzy path)' : 'exact ID'}`;
 console.log(`corpus: ${corpus.snippets} snippets over ${ids.length} libraries (${corpus.dataDir}); ${how}`);
 const { url, child } = await startStacksProcess({
   dataDir: corpus.dataDir,
@@ -101,9 +103,13 @@ try {
   single.sort((a, b) => a - b);
   const f = (x: number) => x.toFixed(1);
   console.log(`one client: ${single.length} searches, errors=${errors}, libraries answering per search=${(libsSeen / single.length).toFixed(2)}`);
-  console.log(`  latency ms: p50=${f(percentile(single, 50))} p95=${f(percentile(single, 95))} p99=${f(percentile(single, 99))} max=${f(single[single.length - 1]!)}${verdict(`p95 < 60 ms`, percentile(single, 95) < 60)}`);
+  console.log(
+    `  latency ms: p50=${f(percentile(single, 50))} p95=${f(percentile(single, 95))} p99=${f(percentile(single, 99))} max=${f(single[single.length - 1]!)}${verdict(`p95 < 60 ms`, percentile(single, 95) < 60)}`,
+  );
 
-  console.log(`  server CPU per search: ${f(cpuPer)} ms (one core serves at most ~${f(1000 / cpuPer)} searches/s); load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`);
+  console.log(
+    `  server CPU per search: ${f(cpuPer)} ms (one core serves at most ~${f(1000 / cpuPer)} searches/s); load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
+  );
 
   const clients = Number(opts.clients);
   const run = async (seconds: number) => {
@@ -125,11 +131,15 @@ try {
   const t0 = performance.now();
   const { lat, errs } = await run(Number(opts.seconds));
   const elapsed = (performance.now() - t0) / 1000;
-  console.log(`${clients} clients: ${lat.length} searches in ${elapsed.toFixed(1)} s, errors=${errs}, throughput=${f(lat.length / elapsed)} req/s${verdict(`>= ${throughputTarget}`, lat.length / elapsed >= throughputTarget)}`);
+  console.log(
+    `${clients} clients: ${lat.length} searches in ${elapsed.toFixed(1)} s, errors=${errs}, throughput=${f(lat.length / elapsed)} req/s${verdict(`>= ${throughputTarget}`, lat.length / elapsed >= throughputTarget)}`,
+  );
   console.log(`  latency ms: p50=${f(percentile(lat, 50))} p95=${f(percentile(lat, 95))} p99=${f(percentile(lat, 99))}`);
   console.log(`${vectorsHeader} (answers of the whole run, warm-up included)`);
   const mem = memoryOf(child.pid!);
-  console.log(`server RSS ${mem.rss.toFixed(0)} MB (peak ${mem.peak.toFixed(0)} MB; now ${mem.anon.toFixed(0)} MB anonymous + ${mem.file.toFixed(0)} MB mapped files; sampled max anonymous ${maxAnon.toFixed(0)} MB)`);
+  console.log(
+    `server RSS ${mem.rss.toFixed(0)} MB (peak ${mem.peak.toFixed(0)} MB; now ${mem.anon.toFixed(0)} MB anonymous + ${mem.file.toFixed(0)} MB mapped files; sampled max anonymous ${maxAnon.toFixed(0)} MB)`,
+  );
 } finally {
   clearInterval(sampler);
   child.kill('SIGTERM');

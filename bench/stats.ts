@@ -90,7 +90,8 @@ export async function checkEmbedder(url: string, corpus: { embedder: string | nu
   const res = await httpGet(`${url}/api/health`);
   const health = JSON.parse(res.body) as { embedder?: { id: string; dims: number; fallback: string | null } };
   const e = health.embedder;
-  if (!e || e.id !== corpus.embedder) throw new Error(`the server runs embedder ${e?.id ?? 'none'} (${e?.fallback ?? 'no fallback'}), the corpus holds ${corpus.embedder}`);
+  if (!e || e.id !== corpus.embedder)
+    throw new Error(`the server runs embedder ${e?.id ?? 'none'} (${e?.fallback ?? 'no fallback'}), the corpus holds ${corpus.embedder}`);
   return `server embedder ${e.id}, ${e.dims} dims${corpus.vectors ? ` (corpus vectors: ${corpus.vectors.note})` : ''}`;
 }
 

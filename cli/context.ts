@@ -30,7 +30,11 @@ export interface CommonOpts {
 
 /** --data-dir, --dev and --json: the options every command that works on a data dir accepts. */
 export function withDataDir(cmd: Command): Command {
-  return withJson(cmd.option('--data-dir <dir>', 'data directory (env DATA_DIR, default ./data)').option('--dev', 'development mode: accept the development license key (env STACKS_DEV)'));
+  return withJson(
+    cmd
+      .option('--data-dir <dir>', 'data directory (env DATA_DIR, default ./data)')
+      .option('--dev', 'development mode: accept the development license key (env STACKS_DEV)'),
+  );
 }
 
 /** --json: machine-readable output on stdout (and errors as one JSON line on stderr). */
@@ -40,7 +44,11 @@ export function withJson(cmd: Command): Command {
 
 /** --visibility of the commands that add a library (an existing library keeps its own; `stacks libraries set` changes it). */
 export function visibilityOption(): Option {
-  return choiceOption('--visibility <visibility>', 'who may read a new library: instance (every key, and anonymous search; the default) or teamspace (the default teamspace only)', LIBRARY_VISIBILITIES);
+  return choiceOption(
+    '--visibility <visibility>',
+    'who may read a new library: instance (every key, and anonymous search; the default) or teamspace (the default teamspace only)',
+    LIBRARY_VISIBILITIES,
+  );
 }
 
 /** An option whose value must be one of `values` (the parser names the option and the values when it is not). */
@@ -123,24 +131,31 @@ async function servedFigures(s: Local, libraryId: string): Promise<{ snippets: n
  * reports the job: the submission with the job's state as JSON, else what was indexed, or the
  * error and the files that failed. The exit code is 1 when the job did not succeed.
  */
-export async function runIndexing<R extends { message: string }>(opts: CommonOpts, submit: (s: Local) => Promise<R>, ids: (r: R) => { jobId: number; libraryId: string }): Promise<void> {
-  const ok = await withServices(opts, async (s) => {
-    const result = await submit(s);
-    const { jobId, libraryId } = ids(result);
-    if (!opts.json) process.stdout.write(`${result.message}\n`);
-    await workQueue(s);
-    const job = await jobOf(s, jobId);
-    if (opts.json) printJson({ ...result, state: job.state, error: job.error, progress: job.progress });
-    else if (job.state === 'succeeded') {
-      const served = await servedFigures(s, libraryId);
-      process.stdout.write(`indexed ${libraryId}: ${served.snippets} snippets, ${served.tokens} tokens\n`);
-    }
-    else process.stdout.write(`job ${job.id} ${job.state}: ${job.error ?? ''}\n`);
-    // File sources list their files; a Git job's `files` is a count.
-    const files = Array.isArray(job.progress.files) ? (job.progress.files as { name: string; state: string; error?: string }[]) : [];
-    for (const f of files) if (f.state === 'failed' && !opts.json) process.stdout.write(`  ${f.name}: ${f.error}\n`);
-    return job.state === 'succeeded';
-  }, { create: true });
+export async function runIndexing<R extends { message: string }>(
+  opts: CommonOpts,
+  submit: (s: Local) => Promise<R>,
+  ids: (r: R) => { jobId: number; libraryId: string },
+): Promise<void> {
+  const ok = await withServices(
+    opts,
+    async (s) => {
+      const result = await submit(s);
+      const { jobId, libraryId } = ids(result);
+      if (!opts.json) process.stdout.write(`${result.message}\n`);
+      await workQueue(s);
+      const job = await jobOf(s, jobId);
+      if (opts.json) printJson({ ...result, state: job.state, error: job.error, progress: job.progress });
+      else if (job.state === 'succeeded') {
+        const served = await servedFigures(s, libraryId);
+        process.stdout.write(`indexed ${libraryId}: ${served.snippets} snippets, ${served.tokens} tokens\n`);
+      } else process.stdout.write(`job ${job.id} ${job.state}: ${job.error ?? ''}\n`);
+      // File sources list their files; a Git job's `files` is a count.
+      const files = Array.isArray(job.progress.files) ? (job.progress.files as { name: string; state: string; error?: string }[]) : [];
+      for (const f of files) if (f.state === 'failed' && !opts.json) process.stdout.write(`  ${f.name}: ${f.error}\n`);
+      return job.state === 'succeeded';
+    },
+    { create: true },
+  );
   if (!ok) process.exitCode = 1;
 }
 

@@ -5,10 +5,24 @@ import type { CrawlLog } from './types.ts';
 
 /** Chromium flags for a server without a display, sandbox or GPU, and with no calls home. */
 export const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage', '--disable-extensions',
-  '--disable-component-update', '--disable-default-apps', '--disable-sync', '--metrics-recording-only', '--no-first-run', '--mute-audio',
-  '--disable-features=Translate,MediaRouter,OptimizationHints', '--blink-settings=imagesEnabled=false', '--no-zygote', '--in-process-gpu',
-  '--disable-software-rasterizer', '--dns-prefetch-disable',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-dev-shm-usage',
+  '--disable-extensions',
+  '--disable-component-update',
+  '--disable-default-apps',
+  '--disable-sync',
+  '--metrics-recording-only',
+  '--no-first-run',
+  '--mute-audio',
+  '--disable-features=Translate,MediaRouter,OptimizationHints',
+  '--blink-settings=imagesEnabled=false',
+  '--no-zygote',
+  '--in-process-gpu',
+  '--disable-software-rasterizer',
+  '--dns-prefetch-disable',
 ];
 
 /** Resource types never loaded: they cost time and memory and carry no documentation text. */
@@ -82,7 +96,12 @@ export class BrowserRenderer {
         target = tab.redirect;
       }
       const t = tab;
-      await waitForQuiet(t.page, () => t.inflight, () => t.lastActivity, Math.min(this.opts.timeoutMs, 15_000));
+      await waitForQuiet(
+        t.page,
+        () => t.inflight,
+        () => t.lastActivity,
+        Math.min(this.opts.timeoutMs, 15_000),
+      );
       const html = await t.page.content();
       this.rendered++;
       reusable = true;
@@ -132,13 +151,16 @@ export class BrowserRenderer {
       // two tabs per renderer and no slower on 2 cores, which matters on the small boxes this runs on.
       const args = [...CHROMIUM_ARGS, '--renderer-process-limit=1'];
       // playwright-core takes most of a second to load: only a crawl that renders pages pays for it.
-      this.browser = import('playwright-core').then(({ chromium }) => chromium.launch({ executablePath: this.opts.executablePath, args, headless: true, timeout: 30_000 }));
+      this.browser = import('playwright-core').then(({ chromium }) =>
+        chromium.launch({ executablePath: this.opts.executablePath, args, headless: true, timeout: 30_000 }),
+      );
       this.browser.then(
-        (b) => b.on('disconnected', () => {
-          // A crashed browser is started again on the next page.
-          this.browser = null;
-          this.context = null;
-        }),
+        (b) =>
+          b.on('disconnected', () => {
+            // A crashed browser is started again on the next page.
+            this.browser = null;
+            this.context = null;
+          }),
         () => {
           this.browser = null;
           this.context = null;

@@ -118,7 +118,13 @@ class SiteCrawl {
     let lastModified: string | null = null;
     let pageUrl = e.url;
     const conditional = previous && previous.render === 'http' && previous.snippetsJson !== '[]';
-    const res = await fetchPage(e.url, { policy: o.policy, timeoutMs: o.timeoutMs, signal: d.signal, etag: conditional ? previous.etag : null, lastModified: conditional ? previous.lastModified : null });
+    const res = await fetchPage(e.url, {
+      policy: o.policy,
+      timeoutMs: o.timeoutMs,
+      signal: d.signal,
+      etag: conditional ? previous.etag : null,
+      lastModified: conditional ? previous.lastModified : null,
+    });
     httpStatus = res.status;
     if (res.status === 304 && previous) {
       // Unchanged since the last crawl: reuse what was extracted then, and still follow its links.
@@ -137,7 +143,8 @@ class SiteCrawl {
       if (frontier.has(jobId, finalKey)) return frontier.finish(e.id, 'duplicate', { httpStatus, error: `redirects to ${res.url}` }, now());
       pageUrl = res.url;
     }
-    if (!isHtml(res.contentType, res.body)) return frontier.finish(e.id, 'skipped', { httpStatus, error: `not HTML (${res.contentType || 'no content type'})` }, now());
+    if (!isHtml(res.contentType, res.body))
+      return frontier.finish(e.id, 'skipped', { httpStatus, error: `not HTML (${res.contentType || 'no content type'})` }, now());
     etag = res.etag;
     lastModified = res.lastModified;
     extracted = extractPage(decodeHtml(res.body, res.contentType), pageUrl);
@@ -157,8 +164,15 @@ class SiteCrawl {
     if (dup) return frontier.finish(e.id, 'duplicate', { httpStatus, render, error: `same content as ${dup}` }, now());
     const added = await d.sink.add(extracted.snippets);
     frontier.savePage(o.libraryId, {
-      url: e.urlKey, etag, lastModified, contentHash: extracted.contentHash, render, title: extracted.pageTitle,
-      links: extracted.links, snippetsJson: JSON.stringify(extracted.snippets), fetchedAt: now(),
+      url: e.urlKey,
+      etag,
+      lastModified,
+      contentHash: extracted.contentHash,
+      render,
+      title: extracted.pageTitle,
+      links: extracted.links,
+      snippetsJson: JSON.stringify(extracted.snippets),
+      fetchedAt: now(),
     });
     const unchanged = previous?.contentHash === extracted.contentHash;
     frontier.finish(e.id, unchanged ? 'unchanged' : 'done', { httpStatus, render, snippets: added }, now());

@@ -18,12 +18,26 @@ export interface FetchedPage {
 /** Plain HTTP GET through the SSRF guard, with validators for a conditional request when we have them. */
 export async function fetchPage(
   url: string,
-  options: { policy: NetPolicy; timeoutMs: number; signal?: AbortSignal; etag?: string | null; lastModified?: string | null; accept?: string; maxBytes?: number },
+  options: {
+    policy: NetPolicy;
+    timeoutMs: number;
+    signal?: AbortSignal;
+    etag?: string | null;
+    lastModified?: string | null;
+    accept?: string;
+    maxBytes?: number;
+  },
 ): Promise<FetchedPage> {
   const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: options.accept ?? 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5' };
   if (options.etag) headers['if-none-match'] = options.etag;
   if (options.lastModified) headers['if-modified-since'] = options.lastModified;
-  const res = await safeFetch(url, { policy: options.policy, maxBytes: options.maxBytes ?? MAX_PAGE_BYTES, timeoutMs: options.timeoutMs, headers, signal: options.signal });
+  const res = await safeFetch(url, {
+    policy: options.policy,
+    maxBytes: options.maxBytes ?? MAX_PAGE_BYTES,
+    timeoutMs: options.timeoutMs,
+    headers,
+    signal: options.signal,
+  });
   return {
     status: res.status,
     url: res.url,

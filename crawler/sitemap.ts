@@ -60,7 +60,10 @@ function locs(entries: unknown): string[] {
   return entries.slice(0, MAX_SITEMAP_ENTRIES).flatMap((entry) => {
     const loc = isRecord(entry) ? entry.loc : undefined;
     if (!Array.isArray(loc)) return [];
-    return loc.filter((v): v is string => typeof v === 'string').map((v) => v.trim()).filter(Boolean);
+    return loc
+      .filter((v): v is string => typeof v === 'string')
+      .map((v) => v.trim())
+      .filter(Boolean);
   });
 }
 

@@ -50,7 +50,12 @@ export interface CrawlFrontier {
   claim(jobId: number, now: string): FrontierEntry | null;
   /** Records a page's content hash; returns the URL that already had it in this job, or null. */
   claimContentHash(entryId: number, jobId: number, hash: string): string | null;
-  finish(entryId: number, state: PageOutcome, fields: { httpStatus?: number | null; render?: string | null; snippets?: number; error?: string | null }, now: string): void;
+  finish(
+    entryId: number,
+    state: PageOutcome,
+    fields: { httpStatus?: number | null; render?: string | null; snippets?: number; error?: string | null },
+    now: string,
+  ): void;
   /** Queues the URLs left processing by a crash again; returns how many. */
   requeueProcessing(jobId: number, now: string): number;
   page(libraryId: string, url: string): CrawledPage | null;

@@ -15,4 +15,3 @@ export const publicUrlSchema = z
     return (u.protocol === 'http:' || u.protocol === 'https:') && !u.search && !u.hash && !u.username && !u.password;
   }, 'an http(s) URL without query, fragment or credentials, such as https://stacks.example.com')
   .transform((v) => v.replace(/\/+$/, ''));
-

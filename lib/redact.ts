@@ -16,7 +16,8 @@ export const REDACTED = '[redacted]';
 
 /** Field names whose values are secrets, compared lower case without `-`, `_` or spaces. */
 const SECRET_NAME_EXACT = new Set(['key', 'sig', 'pass', 'pwd', 'auth', 'sid', 'setcookie']);
-const SECRET_NAME_PART = /password|passphrase|passwd|secret|signature|credential|authorization|cookie|csrf|xsrf|privatekey|sshkey|apikey|accesskey|session|token(?!s$|count|budget|limit)/;
+const SECRET_NAME_PART =
+  /password|passphrase|passwd|secret|signature|credential|authorization|cookie|csrf|xsrf|privatekey|sshkey|apikey|accesskey|session|token(?!s$|count|budget|limit)/;
 
 /** True for a field name that says its value is a secret (`apiKey`, `x-csrf-token`, `licenseSignature`, ...). */
 export function isSecretName(name: string): boolean {
@@ -46,7 +47,11 @@ const RULES: Rule[] = [
   // A PEM private key, to its END line or, cut off, to the end of the text.
   [/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g, replaceWith('[redacted private key]')],
   // A count under a secret-sounding name (tokens=5000 is excluded above, tokenLimit: 3) is not a secret.
-  [PAIR, (_m, prefix: string, _q1: string, _q2: string, value: string) => (/^["']?(?:\d{1,12}|true|false|null)["']?$/.test(value) ? `${prefix}${value}` : `${prefix}${quoted(value)}`)],
+  [
+    PAIR,
+    (_m, prefix: string, _q1: string, _q2: string, value: string) =>
+      /^["']?(?:\d{1,12}|true|false|null)["']?$/.test(value) ? `${prefix}${value}` : `${prefix}${quoted(value)}`,
+  ],
   // Authorization header values: a scheme and its credentials.
   [/\b(Bearer|Basic|Digest|Token|ApiKey)\s+[A-Za-z0-9._~+/=:-]{6,}/gi, (_m, scheme: string) => `${scheme} ${REDACTED}`],
   // user:password@ in a URL, and a token as the user name (https://ghp_...@github.com).
@@ -55,7 +60,10 @@ const RULES: Rule[] = [
   // Stacks API keys.
   [/\bstk_[A-Za-z0-9_-]+/g, replaceWith(`stk_${REDACTED}`)],
   // Git host and chat tokens by their documented prefixes.
-  [/\b(?:gh[opusr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|gl(?:pat|dt|rt|ptt|cbt|oas|ft|imt|agent)-[A-Za-z0-9_-]{20,}|ATBB[A-Za-z0-9]{20,}|ATATT[A-Za-z0-9_=-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,})/g, replaceWith(REDACTED)],
+  [
+    /\b(?:gh[opusr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|gl(?:pat|dt|rt|ptt|cbt|oas|ft|imt|agent)-[A-Za-z0-9_-]{20,}|ATBB[A-Za-z0-9]{20,}|ATATT[A-Za-z0-9_=-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,})/g,
+    replaceWith(REDACTED),
+  ],
   // Random-looking base64url runs (session ids, CSRF and setup tokens, signatures): long, mixed case and digits.
   [/(?<![A-Za-z0-9_+/=-])[A-Za-z0-9_-]{32,}={0,2}(?![A-Za-z0-9_+/=-])/g, (m) => (looksRandom(m) ? REDACTED : m)],
   // Standard base64 (signatures, keys): as long, with a `+` or padding, so that a URL path is not taken for one.
@@ -94,7 +102,8 @@ const MAX_ITEMS = 1000;
  * become plain objects (type, message, stack, code, cause). Cycles and depth are cut.
  */
 export function redactValue(value: unknown, depth = 0, seen: WeakSet<object> = new WeakSet()): unknown {
-  if (typeof value === 'string') return value.length > MAX_STRING ? `${scrubSecrets(value.slice(0, MAX_STRING))}…[${value.length - MAX_STRING} more characters]` : scrubSecrets(value);
+  if (typeof value === 'string')
+    return value.length > MAX_STRING ? `${scrubSecrets(value.slice(0, MAX_STRING))}…[${value.length - MAX_STRING} more characters]` : scrubSecrets(value);
   if (value === null || typeof value !== 'object') return value;
   if (seen.has(value)) return '[circular]';
   if (depth >= MAX_DEPTH) return '[object]';

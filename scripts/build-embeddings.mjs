@@ -228,10 +228,17 @@ function tableFile({ words, ranks, scales, quantized, dims }, { src, srcSize, me
   // The header gets a fixed 8 KB slot so section offsets do not depend on its length.
   const HEADER_SLOT = 8192;
   const header = {
-    format: FORMAT, formatVersion: FORMAT_VERSION, id: 'wink-sg-100d', dims, count, tableSize,
+    format: FORMAT,
+    formatVersion: FORMAT_VERSION,
+    id: 'wink-sg-100d',
+    dims,
+    count,
+    tableSize,
     source: { package: PACKAGE, version: src.version, bytes: srcSize, size: meta.size ?? null },
     common: { sifA: SIF_A, vector: Array.from(common, (x) => Number(x.toFixed(7))) },
-    builtAt: new Date().toISOString(), sections: {}, totalBytes: 0,
+    builtAt: new Date().toISOString(),
+    sections: {},
+    totalBytes: 0,
   };
   let offset = HEADER_SLOT;
   for (const [name, length] of Object.entries(sizes)) {

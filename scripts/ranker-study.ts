@@ -62,7 +62,8 @@ function tally(examples: { e: Example; weights: number[] }[], kind?: string): Ta
 }
 
 const pct = (a: number, n: number) => `${((100 * a) / Math.max(1, n)).toFixed(1)}%`;
-const line = (t: Tally) => `MRR@10 ${(t.mrr / Math.max(1, t.n)).toFixed(3)}  hit@1 ${pct(t.hit1, t.n)}  hit@5 ${pct(t.hit5, t.n)}  (answer among the candidates: ${pct(t.found, t.n)} of ${t.n})`;
+const line = (t: Tally) =>
+  `MRR@10 ${(t.mrr / Math.max(1, t.n)).toFixed(3)}  hit@1 ${pct(t.hit1, t.n)}  hit@5 ${pct(t.hit5, t.n)}  (answer among the candidates: ${pct(t.found, t.n)} of ${t.n})`;
 
 async function devExamples(services: Services): Promise<{ examples: Example[]; versions: Set<number> }> {
   const store = services.store;
@@ -89,7 +90,10 @@ try {
   const heading = await fitPairwise(headings, DEFAULT_MODEL.weights);
   const folded: { e: Example; weights: number[] }[] = [];
   for (let f = 0; f < FOLDS; f++) {
-    const weights = await fitPairwise(examples.filter((e, i) => i % FOLDS !== f && e.y.includes(true)), DEFAULT_MODEL.weights);
+    const weights = await fitPairwise(
+      examples.filter((e, i) => i % FOLDS !== f && e.y.includes(true)),
+      DEFAULT_MODEL.weights,
+    );
     folded.push(...examples.filter((_, i) => i % FOLDS === f).map((e) => ({ e, weights })));
   }
   const rows: [string, { e: Example; weights: number[] }[]][] = [

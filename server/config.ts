@@ -14,139 +14,161 @@ const int = (min: number, max: number) => z.coerce.number().int().min(min).max(m
 const PROXY_ITEM = /^(?:loopback|linklocal|uniquelocal|[0-9.]+(?:\/\d{1,2})?|[0-9a-f:]+(?::[0-9.]+)?(?:\/\d{1,3})?)$/i;
 const trustProxy = z
   .string()
-  .refine((v) => /^(?:true|false|\d{1,2})$/.test(v) || v.split(',').every((item) => PROXY_ITEM.test(item.trim())), 'false, true, a hop count, or addresses/subnets/loopback/linklocal/uniquelocal separated by commas');
+  .refine(
+    (v) => /^(?:true|false|\d{1,2})$/.test(v) || v.split(',').every((item) => PROXY_ITEM.test(item.trim())),
+    'false, true, a hop count, or addresses/subnets/loopback/linklocal/uniquelocal separated by commas',
+  );
 
 /**
  * Which identity-provider groups sign in as what: `group=teamspace:role` items separated by commas,
  * tried in order, the first group the user is in wins; `*` matches everyone the provider vouches for.
  */
-const roleMap = z
-  .string()
-  .transform((v, ctx) => {
-    const out: { group: string; teamspace: string; role: 'owner' | 'admin' | 'member' }[] = [];
-    for (const item of v.split(',').map((x) => x.trim()).filter(Boolean)) {
-      const m = /^([^=\s]+)=([a-z0-9][a-z0-9._-]{0,63}):(owner|admin|member)$/.exec(item);
-      if (!m) {
-        ctx.addIssue({ code: 'custom', message: `"${item}" is not group=teamspace:role (role owner, admin or member)` });
-        return z.NEVER;
-      }
-      out.push({ group: m[1]!, teamspace: m[2]!, role: m[3] as 'owner' | 'admin' | 'member' });
+const roleMap = z.string().transform((v, ctx) => {
+  const out: { group: string; teamspace: string; role: 'owner' | 'admin' | 'member' }[] = [];
+  for (const item of v
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
+    const m = /^([^=\s]+)=([a-z0-9][a-z0-9._-]{0,63}):(owner|admin|member)$/.exec(item);
+    if (!m) {
+      ctx.addIssue({ code: 'custom', message: `"${item}" is not group=teamspace:role (role owner, admin or member)` });
+      return z.NEVER;
     }
-    return out;
-  });
+    out.push({ group: m[1]!, teamspace: m[2]!, role: m[3] as 'owner' | 'admin' | 'member' });
+  }
+  return out;
+});
 
 /** A node-cron expression (five or six fields). */
-const cronExpr = z.string().trim().refine((v) => cron.validate(v), 'a cron expression such as "0 3 * * *"');
+const cronExpr = z
+  .string()
+  .trim()
+  .refine((v) => cron.validate(v), 'a cron expression such as "0 3 * * *"');
 
-export const configSchema = z.object({
-  port: int(0, 65535).default(3000),
-  host: z.string().min(1).default('0.0.0.0'),
-  /** The address generated links and MCP configurations use; wins over the console's setting (server/system/public-url.ts). */
-  publicUrl: publicUrlSchema.optional(),
-  dataDir: z.string().min(1).default('data'),
-  licenseFile: z.string().min(1).optional(),
-  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  dev: bool.default(false),
-  /** Jobs processed at once by this process. */
-  jobConcurrency: int(1, 16).default(1),
-  /** JSON request body limit. */
-  bodyLimit: z.string().regex(/^\d+(kb|mb)$/i, 'a size like 1mb or 512kb').default('2mb'),
-  /** Largest import upload (bytes). */
-  importMaxBytes: int(1024, 1024 ** 3).default(100 * 1024 * 1024),
-  /**
-   * Embedding provider: model (the shipped sentence-embedding model, falling back to builtin when it
-   * is not installed), builtin (offline word vectors) or openai (an OpenAI-compatible /v1/embeddings URL).
-   */
-  embedProvider: z.enum(['model', 'builtin', 'openai']).default('model'),
-  /** ONNX Runtime threads of the model's background lane (the embed job); questions always get one thread of their own. */
-  embedThreads: int(1, 64).default(1),
-  /** A vector cache file of the model (server/embed/vector-cache.ts): texts it holds are not run through the model. */
-  embedCache: z.string().min(1).optional(),
-  embedUrl: z.string().url().optional(),
-  embedModel: z.string().min(1).default('text-embedding-3-small'),
-  embedApiKey: z.string().min(1).optional(),
-  embedDims: int(8, 4096).optional(),
-  /** Optional OpenAI-compatible chat endpoint for research mode and reranking. */
-  chatUrl: z.string().url().optional(),
-  chatModel: z.string().min(1).default('gpt-4o-mini'),
-  chatApiKey: z.string().min(1).optional(),
-  /** Research-mode requests allowed per user and ISO week. */
-  researchWeeklyQuota: int(0, 1_000_000).default(50),
-  /** Crawler: pages rendered at once, per-page timeout, whether private (RFC 1918, loopback) addresses may be fetched. */
-  crawlConcurrency: int(1, 16).default(4),
-  crawlPageTimeoutMs: int(1000, 300_000).default(30_000),
-  crawlAllowPrivate: bool.default(true),
-  crawlRespectRobots: bool.default(true),
-  chromiumPath: z.string().min(1).default('/usr/bin/chromium'),
-  /**
-   * Which peers may tell, with X-Forwarded-For / X-Forwarded-Proto, the client's address and that
-   * the request came over TLS (HSTS is sent only then). Default: a reverse proxy on the same machine.
-   */
-  trustProxy: trustProxy.default('loopback'),
-  /**
-   * Git sources (docs/git.md): the key that encrypts stored Git host credentials (AES-256-GCM;
-   * 64 hex digits or base64 of 32 bytes; without it only public repositories can be indexed),
-   * and the limits of one clone: its time and the bytes it may write.
-   */
-  gitCredentialsKey: z
-    .string()
-    .trim()
-    .refine((v) => /^[0-9a-fA-F]{64}$/.test(v) || (/^[A-Za-z0-9+/_-]{43}=?$/.test(v) && Buffer.from(v.replace(/-/g, '+').replace(/_/g, '/'), 'base64').length === 32), '32 bytes as 64 hex digits or base64 (e.g. `openssl rand -hex 32`)')
-    .optional(),
-  gitTimeoutMs: int(5_000, 24 * 3_600_000).default(300_000),
-  gitMaxBytes: int(1024 * 1024, 64 * 1024 ** 3).default(500 * 1024 * 1024),
-  /** Whether MCP and search accept requests without an API key. */
-  allowAnonymousSearch: bool.default(true),
-  /**
-   * Learn each library version's ranking model from its own headings in a background job (see
-   * docs/retrieval.md). Off: every version ranks with the default model (a box that must never
-   * spend CPU on it, and the test suite, where most tests do not look at ranking).
-   */
-  learnRanking: bool.default(true),
-  /** Index this installation's own documentation (README, docs/) as the library /stacks/stacks at start. */
-  ownDocs: bool.default(true),
-  /** Days audit entries are kept (older ones are pruned daily). */
-  auditRetentionDays: int(1, 36_500).default(365),
-  /** Per-key request limit per minute (0 = off). */
-  rateLimitPerMinute: int(0, 1_000_000).default(600),
-  /** Worker threads answering /api/v2/context retrieval (0 = in the request thread). Unset: 2, or 0 in dev mode. */
-  searchWorkers: int(0, 16).optional(),
-  /** MB per searching thread for the vectors of recently searched library versions (about 110 MB per million snippets; 0 = off). */
-  vectorCacheMb: int(0, 1_048_576).default(128),
-  /** Single sign-on with OpenID Connect (authorization code + PKCE): the issuer, this client, and the group mapping. */
-  oidcIssuer: z.string().url().optional(),
-  oidcClientId: z.string().min(1).optional(),
-  oidcClientSecret: z.string().min(1).optional(),
-  /** Where the provider sends people back; default: <the request's origin>/api/auth/oidc/callback. */
-  oidcRedirectUri: z.string().url().optional(),
-  oidcScopes: z.string().min(1).default('openid profile email groups'),
-  oidcGroupsClaim: z.string().min(1).default('groups'),
-  oidcRoleMap: roleMap.optional(),
-  /** Only for an identity provider reached over plain http (a test, a lab); never in production. */
-  oidcAllowHttp: bool.default(false),
-  /** Where backup archives go (default <dataDir>/backups). */
-  backupDir: z.string().min(1).optional(),
-  /** Cron expression for scheduled backups; unset: none. */
-  backupSchedule: cronExpr.optional(),
-  /** Scheduled backups kept (the newest); manual ones are never deleted. */
-  backupKeep: int(1, 10_000).default(7),
-  /** A second port serving only GET /metrics without a key (for a scraper on a trusted network); unset: /metrics on the main port only (instance owner's key, or metricsToken). */
-  metricsPort: int(0, 65535).optional(),
-  /**
-   * A bearer token that opens GET /metrics on the main port and nothing else: a scraper then holds
-   * no API key (an owner's key could change the instance). Long enough not to be guessed.
-   */
-  metricsToken: z.string().trim().min(24, 'at least 24 characters (e.g. `openssl rand -hex 32`)').max(512).optional(),
-  /** Bind address of the metrics port. */
-  metricsHost: z.string().min(1).default('127.0.0.1'),
-  /** Cron expression for reconciling <dataDir>/sources.yaml (it is also reconciled at start and by POST /api/sources/reconcile); 'off' for never. */
-  sourcesSchedule: z.union([z.literal('off'), cronExpr]).default('*/15 * * * *'),
-}).superRefine((c, ctx) => {
-  if (c.oidcIssuer === undefined) return;
-  if (!c.oidcClientId) ctx.addIssue({ code: 'custom', path: ['oidcClientId'], message: 'required with STACKS_OIDC_ISSUER' });
-  if (!c.oidcRoleMap?.length) ctx.addIssue({ code: 'custom', path: ['oidcRoleMap'], message: 'required with STACKS_OIDC_ISSUER: group=teamspace:role items, e.g. devs=default:member' });
-  if (c.oidcIssuer.startsWith('http:') && !c.oidcAllowHttp) ctx.addIssue({ code: 'custom', path: ['oidcIssuer'], message: 'an http issuer needs STACKS_OIDC_ALLOW_HTTP=true (use https)' });
-});
+export const configSchema = z
+  .object({
+    port: int(0, 65535).default(3000),
+    host: z.string().min(1).default('0.0.0.0'),
+    /** The address generated links and MCP configurations use; wins over the console's setting (server/system/public-url.ts). */
+    publicUrl: publicUrlSchema.optional(),
+    dataDir: z.string().min(1).default('data'),
+    licenseFile: z.string().min(1).optional(),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    dev: bool.default(false),
+    /** Jobs processed at once by this process. */
+    jobConcurrency: int(1, 16).default(1),
+    /** JSON request body limit. */
+    bodyLimit: z
+      .string()
+      .regex(/^\d+(kb|mb)$/i, 'a size like 1mb or 512kb')
+      .default('2mb'),
+    /** Largest import upload (bytes). */
+    importMaxBytes: int(1024, 1024 ** 3).default(100 * 1024 * 1024),
+    /**
+     * Embedding provider: model (the shipped sentence-embedding model, falling back to builtin when it
+     * is not installed), builtin (offline word vectors) or openai (an OpenAI-compatible /v1/embeddings URL).
+     */
+    embedProvider: z.enum(['model', 'builtin', 'openai']).default('model'),
+    /** ONNX Runtime threads of the model's background lane (the embed job); questions always get one thread of their own. */
+    embedThreads: int(1, 64).default(1),
+    /** A vector cache file of the model (server/embed/vector-cache.ts): texts it holds are not run through the model. */
+    embedCache: z.string().min(1).optional(),
+    embedUrl: z.string().url().optional(),
+    embedModel: z.string().min(1).default('text-embedding-3-small'),
+    embedApiKey: z.string().min(1).optional(),
+    embedDims: int(8, 4096).optional(),
+    /** Optional OpenAI-compatible chat endpoint for research mode and reranking. */
+    chatUrl: z.string().url().optional(),
+    chatModel: z.string().min(1).default('gpt-4o-mini'),
+    chatApiKey: z.string().min(1).optional(),
+    /** Research-mode requests allowed per user and ISO week. */
+    researchWeeklyQuota: int(0, 1_000_000).default(50),
+    /** Crawler: pages rendered at once, per-page timeout, whether private (RFC 1918, loopback) addresses may be fetched. */
+    crawlConcurrency: int(1, 16).default(4),
+    crawlPageTimeoutMs: int(1000, 300_000).default(30_000),
+    crawlAllowPrivate: bool.default(true),
+    crawlRespectRobots: bool.default(true),
+    chromiumPath: z.string().min(1).default('/usr/bin/chromium'),
+    /**
+     * Which peers may tell, with X-Forwarded-For / X-Forwarded-Proto, the client's address and that
+     * the request came over TLS (HSTS is sent only then). Default: a reverse proxy on the same machine.
+     */
+    trustProxy: trustProxy.default('loopback'),
+    /**
+     * Git sources (docs/git.md): the key that encrypts stored Git host credentials (AES-256-GCM;
+     * 64 hex digits or base64 of 32 bytes; without it only public repositories can be indexed),
+     * and the limits of one clone: its time and the bytes it may write.
+     */
+    gitCredentialsKey: z
+      .string()
+      .trim()
+      .refine(
+        (v) =>
+          /^[0-9a-fA-F]{64}$/.test(v) || (/^[A-Za-z0-9+/_-]{43}=?$/.test(v) && Buffer.from(v.replace(/-/g, '+').replace(/_/g, '/'), 'base64').length === 32),
+        '32 bytes as 64 hex digits or base64 (e.g. `openssl rand -hex 32`)',
+      )
+      .optional(),
+    gitTimeoutMs: int(5_000, 24 * 3_600_000).default(300_000),
+    gitMaxBytes: int(1024 * 1024, 64 * 1024 ** 3).default(500 * 1024 * 1024),
+    /** Whether MCP and search accept requests without an API key. */
+    allowAnonymousSearch: bool.default(true),
+    /**
+     * Learn each library version's ranking model from its own headings in a background job (see
+     * docs/retrieval.md). Off: every version ranks with the default model (a box that must never
+     * spend CPU on it, and the test suite, where most tests do not look at ranking).
+     */
+    learnRanking: bool.default(true),
+    /** Index this installation's own documentation (README, docs/) as the library /stacks/stacks at start. */
+    ownDocs: bool.default(true),
+    /** Days audit entries are kept (older ones are pruned daily). */
+    auditRetentionDays: int(1, 36_500).default(365),
+    /** Per-key request limit per minute (0 = off). */
+    rateLimitPerMinute: int(0, 1_000_000).default(600),
+    /** Worker threads answering /api/v2/context retrieval (0 = in the request thread). Unset: 2, or 0 in dev mode. */
+    searchWorkers: int(0, 16).optional(),
+    /** MB per searching thread for the vectors of recently searched library versions (about 110 MB per million snippets; 0 = off). */
+    vectorCacheMb: int(0, 1_048_576).default(128),
+    /** Single sign-on with OpenID Connect (authorization code + PKCE): the issuer, this client, and the group mapping. */
+    oidcIssuer: z.string().url().optional(),
+    oidcClientId: z.string().min(1).optional(),
+    oidcClientSecret: z.string().min(1).optional(),
+    /** Where the provider sends people back; default: <the request's origin>/api/auth/oidc/callback. */
+    oidcRedirectUri: z.string().url().optional(),
+    oidcScopes: z.string().min(1).default('openid profile email groups'),
+    oidcGroupsClaim: z.string().min(1).default('groups'),
+    oidcRoleMap: roleMap.optional(),
+    /** Only for an identity provider reached over plain http (a test, a lab); never in production. */
+    oidcAllowHttp: bool.default(false),
+    /** Where backup archives go (default <dataDir>/backups). */
+    backupDir: z.string().min(1).optional(),
+    /** Cron expression for scheduled backups; unset: none. */
+    backupSchedule: cronExpr.optional(),
+    /** Scheduled backups kept (the newest); manual ones are never deleted. */
+    backupKeep: int(1, 10_000).default(7),
+    /** A second port serving only GET /metrics without a key (for a scraper on a trusted network); unset: /metrics on the main port only (instance owner's key, or metricsToken). */
+    metricsPort: int(0, 65535).optional(),
+    /**
+     * A bearer token that opens GET /metrics on the main port and nothing else: a scraper then holds
+     * no API key (an owner's key could change the instance). Long enough not to be guessed.
+     */
+    metricsToken: z.string().trim().min(24, 'at least 24 characters (e.g. `openssl rand -hex 32`)').max(512).optional(),
+    /** Bind address of the metrics port. */
+    metricsHost: z.string().min(1).default('127.0.0.1'),
+    /** Cron expression for reconciling <dataDir>/sources.yaml (it is also reconciled at start and by POST /api/sources/reconcile); 'off' for never. */
+    sourcesSchedule: z.union([z.literal('off'), cronExpr]).default('*/15 * * * *'),
+  })
+  .superRefine((c, ctx) => {
+    if (c.oidcIssuer === undefined) return;
+    if (!c.oidcClientId) ctx.addIssue({ code: 'custom', path: ['oidcClientId'], message: 'required with STACKS_OIDC_ISSUER' });
+    if (!c.oidcRoleMap?.length)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['oidcRoleMap'],
+        message: 'required with STACKS_OIDC_ISSUER: group=teamspace:role items, e.g. devs=default:member',
+      });
+    if (c.oidcIssuer.startsWith('http:') && !c.oidcAllowHttp)
+      ctx.addIssue({ code: 'custom', path: ['oidcIssuer'], message: 'an http issuer needs STACKS_OIDC_ALLOW_HTTP=true (use https)' });
+  });
 
 export type Config = z.infer<typeof configSchema>;
 
@@ -246,7 +268,11 @@ export function loadConfig(flags: Partial<Record<keyof Config, unknown>> = {}, e
     const key = envMap[name];
     if (key) raw[key] = value;
     else if (name.startsWith('STACKS_') && !envPassThrough.has(name)) {
-      throw new ConfigError(`Unknown environment variable ${name}. Known: ${Object.keys(envMap).filter((n) => n.startsWith('STACKS_')).join(', ')}`);
+      throw new ConfigError(
+        `Unknown environment variable ${name}. Known: ${Object.keys(envMap)
+          .filter((n) => n.startsWith('STACKS_'))
+          .join(', ')}`,
+      );
     }
   }
   for (const [key, value] of Object.entries(flags)) if (value !== undefined) raw[key] = value;
@@ -254,7 +280,10 @@ export function loadConfig(flags: Partial<Record<keyof Config, unknown>> = {}, e
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = String(issue.path[0] ?? '');
-    const source = Object.keys(flags).includes(key) && flags[key as keyof Config] !== undefined ? `--${kebab(key)}` : Object.entries(envMap).find(([n, k]) => k === key && env[n])?.[0] ?? key;
+    const source =
+      Object.keys(flags).includes(key) && flags[key as keyof Config] !== undefined
+        ? `--${kebab(key)}`
+        : (Object.entries(envMap).find(([n, k]) => k === key && env[n])?.[0] ?? key);
     throw new ConfigError(`Invalid configuration value for ${source}: ${issue.message}`);
   }
   const config = parsed.data;

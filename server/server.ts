@@ -57,7 +57,9 @@ export async function startServer(config: Config, options: { log?: Logger; overr
     services,
     firstKey,
     setupUrl,
-    metricsUrl: metricsPort ? `http://${config.metricsHost.includes(':') ? `[${config.metricsHost}]` : config.metricsHost}:${(metricsPort.address() as AddressInfo).port}/metrics` : null,
+    metricsUrl: metricsPort
+      ? `http://${config.metricsHost.includes(':') ? `[${config.metricsHost}]` : config.metricsHost}:${(metricsPort.address() as AddressInfo).port}/metrics`
+      : null,
     async close() {
       if (closed) return;
       closed = true;

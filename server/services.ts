@@ -140,10 +140,16 @@ export interface ServiceOverrides {
 }
 
 /** `embedOnDemand`: a CLI command's services, whose sentence model starts only if the command embeds (createEmbedder). */
-export async function createServices(config: Config, log: Logger, overrides: ServiceOverrides = {}, options: { embedOnDemand?: boolean } = {}): Promise<Services> {
+export async function createServices(
+  config: Config,
+  log: Logger,
+  overrides: ServiceOverrides = {},
+  options: { embedOnDemand?: boolean } = {},
+): Promise<Services> {
   const store = overrides.store ?? Store.open(config.dataDir, { vectorCacheBytes: requestThreadVectorCacheBytes(config) });
   const activity = new ServingActivity();
-  const embedder = overrides.embedder !== undefined ? overrides.embedder : await createEmbedder(config, log, { onDemand: options.embedOnDemand, activity: activity.buffer });
+  const embedder =
+    overrides.embedder !== undefined ? overrides.embedder : await createEmbedder(config, log, { onDemand: options.embedOnDemand, activity: activity.buffer });
   const vectorsReset = embedder !== null && store.vectors.ensure(embedder.id, embedder.dims);
   if (vectorsReset) log.info({ embedder: embedder.id }, 'vector table (re)created for the embedder');
   backfillSearchIndex(store, log);
@@ -166,16 +172,41 @@ export async function createServices(config: Config, log: Logger, overrides: Ser
   const searching = searchServices({ config, log, store, jobs, embedder, rarity, access }, overrides.search ?? {}, () => git);
   const crawler = new CrawlService({ store, jobs, config });
   const sources = new SourceService({ config, store, jobs, writer, log });
-  const gitCredentials = new GitCredentials(store.git, config.gitCredentialsKey ? parseCredentialsKey(config.gitCredentialsKey) : null, () => keys.defaultTeamspaceId());
+  const gitCredentials = new GitCredentials(store.git, config.gitCredentialsKey ? parseCredentialsKey(config.gitCredentialsKey) : null, () =>
+    keys.defaultTeamspaceId(),
+  );
   const git = new GitSourceService({ config, store, jobs, credentials: gitCredentials });
-  const libraries = new LibraryAccessService(store, () => access, () => teams.defaultTeamspaceId());
+  const libraries = new LibraryAccessService(
+    store,
+    () => access,
+    () => teams.defaultTeamspaceId(),
+  );
   const audit = new AuditLog(store.audit, config.auditRetentionDays, (err) => log.error({ err }, 'could not write an audit entry'));
   const publicUrl = new PublicUrl(config.publicUrl, store.settings);
   const accounts = createPeople(config, log, store, teams, audit, publicUrl);
   const aids = operationsAids(config, log, store, jobs, teams, searching.context, () => access);
   const declared = declaredSources(config, log, store, jobs, { crawler, sources, git }, license, () => keys.defaultTeamspaceId());
   const built: Omit<Services, 'operations'> = {
-    config, log, store, embedder, rarity, license, keys, jobs, writer, importer, access, teams, crawler, sources, git, gitCredentials, audit, publicUrl, declared, activity,
+    config,
+    log,
+    store,
+    embedder,
+    rarity,
+    license,
+    keys,
+    jobs,
+    writer,
+    importer,
+    access,
+    teams,
+    crawler,
+    sources,
+    git,
+    gitCredentials,
+    audit,
+    publicUrl,
+    declared,
+    activity,
     ...searching,
     ...accounts,
     ...aids,
@@ -199,7 +230,11 @@ function searchServices(
   const versions = new VersionRequests({ jobs, log, tags: { isGit: (id) => git().isGit(id), tagFor: (id, version) => git().tagFor(id, version) } });
   const context = new StoreContextService(() => ({ store, versions, embedder, rarity, access, config, log }));
   // /api/v3/search retrieves on the context service's worker threads (one pool per process).
-  const search = new MultiLibrarySearch(() => ({ store, embedder, rarity, access, versions, log }), overrides, () => context.retrievalPool());
+  const search = new MultiLibrarySearch(
+    () => ({ store, embedder, rarity, access, versions, log }),
+    overrides,
+    () => context.retrievalPool(),
+  );
   const librarySearch = new StoreLibrarySearch(() => ({ selector: search.selector(), access }));
   return { versions, context, search, librarySearch };
 }
@@ -208,20 +243,43 @@ function searchServices(
 function operationsOf(s: Omit<Services, 'operations'>, libraries: LibraryAccessService): Operations {
   const { config, license, teams, jobs, store, keys, embedder, access } = s;
   return createOperations({
-    config, license, teams, jobs, importer: s.importer, crawler: s.crawler, sources: s.sources, git: s.git, gitCredentials: s.gitCredentials,
-    context: s.context, search: s.search, librarySearch: s.librarySearch, libraries, audit: s.audit, users: s.users, signIn: s.signIn,
-    backups: s.backups, exporter: s.exporter, metrics: s.metrics, declared: s.declared, ssoEnabled: s.oidc !== null,
-    invitations: s.invitations, publicUrl: s.publicUrl,
+    config,
+    license,
+    teams,
+    jobs,
+    importer: s.importer,
+    crawler: s.crawler,
+    sources: s.sources,
+    git: s.git,
+    gitCredentials: s.gitCredentials,
+    context: s.context,
+    search: s.search,
+    librarySearch: s.librarySearch,
+    libraries,
+    audit: s.audit,
+    users: s.users,
+    signIn: s.signIn,
+    backups: s.backups,
+    exporter: s.exporter,
+    metrics: s.metrics,
+    declared: s.declared,
+    ssoEnabled: s.oidc !== null,
+    invitations: s.invitations,
+    publicUrl: s.publicUrl,
     checklist: gettingStarted(store, license, keys, s.users, s.invitations, () => access),
     health: () => healthReport({ license, store, embedder, startedAt: s.startedAt }),
     databaseAnswers: () => store.ping(),
     verifyKey: (key) => keys.verify(key),
     systemReport: () => systemReport({ store, dataDir: config.dataDir, embedder, startedAt: s.startedAt }),
-    teamspaceReport: (p) => teamspaceReport({
-      store, embedder, startedAt: s.startedAt, defaultTeamspaceId: keys.defaultTeamspaceId(),
-      teamspace: { id: p.teamspaceId, name: store.accounts.teamspace(p.teamspaceId)?.name ?? String(p.teamspaceId) },
-      canSee: (lib) => access.canSee(p, lib),
-    }),
+    teamspaceReport: (p) =>
+      teamspaceReport({
+        store,
+        embedder,
+        startedAt: s.startedAt,
+        defaultTeamspaceId: keys.defaultTeamspaceId(),
+        teamspace: { id: p.teamspaceId, name: store.accounts.teamspace(p.teamspaceId)?.name ?? String(p.teamspaceId) },
+        canSee: (lib) => access.canSee(p, lib),
+      }),
     access,
     sourceEnabled: (p, source) => teams.policies.sourceEnabled(teams.teamspaceOf(p), source),
     defaultTeamspaceId: () => keys.defaultTeamspaceId(),
@@ -242,18 +300,41 @@ function queueStartupWork(s: Services, vectorsReset: boolean): void {
 }
 
 /** The first-run checklist of a caller, from what exists (server/system/getting-started.ts). */
-function gettingStarted(store: Store, license: LicenseService, keys: KeyService, users: UserService, invitations: InvitationService, access: () => AccessPolicy) {
-  return (p: Principal) => checklist({
-    license: () => license.status(),
-    libraries: (reader) => store.libraries.list().filter((lib) => access().canSee(reader, lib)),
-    keys: (teamspaceId) => keys.list().filter((k) => k.teamspaceId === teamspaceId && !k.revokedAt).map((k) => ({ firstStart: keys.isFirstStartKey(k) })),
-    users: (teamspaceId) => users.list(teamspaceId).length,
-    invited: (teamspaceId) => invitations.any(teamspaceId),
-  }, p);
+function gettingStarted(
+  store: Store,
+  license: LicenseService,
+  keys: KeyService,
+  users: UserService,
+  invitations: InvitationService,
+  access: () => AccessPolicy,
+) {
+  return (p: Principal) =>
+    checklist(
+      {
+        license: () => license.status(),
+        libraries: (reader) => store.libraries.list().filter((lib) => access().canSee(reader, lib)),
+        keys: (teamspaceId) =>
+          keys
+            .list()
+            .filter((k) => k.teamspaceId === teamspaceId && !k.revokedAt)
+            .map((k) => ({ firstStart: keys.isFirstStartKey(k) })),
+        users: (teamspaceId) => users.list(teamspaceId).length,
+        invited: (teamspaceId) => invitations.any(teamspaceId),
+      },
+      p,
+    );
 }
 
 /** What day-two operations use: backups, exports, and the metrics (their gauges read the store, the retrieval pool and the caches). */
-function operationsAids(config: Config, log: Logger, store: Store, jobs: JobQueue, teams: TeamService, context: StoreContextService, access: () => AccessPolicy) {
+function operationsAids(
+  config: Config,
+  log: Logger,
+  store: Store,
+  jobs: JobQueue,
+  teams: TeamService,
+  context: StoreContextService,
+  access: () => AccessPolicy,
+) {
   // In the server, the online backup copies in steps (32 MB) between which requests run (its own connection's writes are carried over).
   const backups = new BackupService({ db: store.db, dataDir: config.dataDir, backupDir: config.backupDir!, keep: config.backupKeep, pagesPerStep: 8192, log });
   const exporter = new ExportService({ dbFile: () => store.db.name, access });
@@ -273,12 +354,19 @@ function operationsAids(config: Config, log: Logger, store: Store, jobs: JobQueu
 
 /** sources.yaml: its entries queued through the same crawl and source services as the API, as the operator. */
 function declaredSources(
-  config: Config, log: Logger, store: Store, jobs: JobQueue,
+  config: Config,
+  log: Logger,
+  store: Store,
+  jobs: JobQueue,
   { crawler, sources, git }: { crawler: CrawlService; sources: SourceService; git: GitSourceService },
-  license: LicenseService, defaultTeamspaceId: () => number,
+  license: LicenseService,
+  defaultTeamspaceId: () => number,
 ) {
   return new DeclaredSources({
-    store, dataDir: config.dataDir, log, defaultTeamspaceId,
+    store,
+    dataDir: config.dataDir,
+    log,
+    defaultTeamspaceId,
     submit: {
       crawl: (req, who) => crawler.submit({ ...req, trigger: 'api' }, who),
       openApi: (req, who) => sources.submitOpenApiUrl(req, who),
@@ -312,7 +400,10 @@ function registerJobKinds(s: Services): void {
     if (versionIds.length) log.info({ versions: versionIds.length }, 'vectors complete: learning those ranking models again');
   });
   const gitDeps: GitJobDeps = {
-    store, writer, config: s.config, credentials: s.gitCredentials,
+    store,
+    writer,
+    config: s.config,
+    credentials: s.gitCredentials,
     queueTag: (libraryId, tag) => s.git.queueTag(libraryId, tag),
     setRepoRules: (libraryId, previous, next) => s.teams.rules.replaceRepositoryRules(libraryId, previous, next),
   };
@@ -332,7 +423,9 @@ function registerJobKinds(s: Services): void {
  */
 export function startBackground(s: Services): () => void {
   const stops = [
-    startCrawlSchedules(s.crawler, s.log), importSweepTask(s.importer, s.log), walKeeperTask(s.store.db, s.log),
+    startCrawlSchedules(s.crawler, s.log),
+    importSweepTask(s.importer, s.log),
+    walKeeperTask(s.store.db, s.log),
     auditPruneTask(s.audit, (n) => s.log.info({ entries: n }, 'audit entries past the retention pruned')),
   ];
   if (s.config.backupSchedule) stops.push(startBackupSchedule(s.backups, s.config.backupSchedule, s.log, auditScheduledBackup(s.audit)));

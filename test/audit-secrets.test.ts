@@ -15,7 +15,8 @@ import { scrubSecrets } from '../lib/redact.ts';
 // holds one afterwards, while the context around them (paths, actions, names, hosts) is still there.
 
 /** Fixed strings of each secret's shape (not random: a test of shapes must not depend on a draw). */
-const PEM = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACDk9xYtLwjH2sJ0yK1qg8bQm5z0C3b9aXq7pYt3w1f5uQAAAJg7Z2x9\n-----END OPENSSH PRIVATE KEY-----';
+const PEM =
+  '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACDk9xYtLwjH2sJ0yK1qg8bQm5z0C3b9aXq7pYt3w1f5uQAAAJg7Z2x9\n-----END OPENSSH PRIVATE KEY-----';
 const GH_TOKEN = 'ghp_R8x2Lq9ZkT4mWv7Nc3Yb6Hd1Jf5Gs0Pa2Ue8';
 const REPO_PASSWORD = 'Tr0ub4dor-and-3';
 const USER_PASSWORD = 'correct horse battery staple 42';
@@ -37,7 +38,12 @@ function capture(): { stream: Writable; text: () => string } {
   };
 }
 
-async function send(s: TestServer, method: string, url: string, o: { body?: unknown; auth?: string | null; headers?: Record<string, string> } = {}): Promise<number> {
+async function send(
+  s: TestServer,
+  method: string,
+  url: string,
+  o: { body?: unknown; auth?: string | null; headers?: Record<string, string> } = {},
+): Promise<number> {
   const headers: Record<string, string> = { ...(o.body === undefined ? {} : { 'content-type': 'application/json' }), ...o.headers };
   const r = await s.api(url, { method, auth: o.auth, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
   await r.arrayBuffer();
@@ -61,7 +67,14 @@ async function sendEveryWay(s: TestServer, member: string, forged: unknown): Pro
   // In headers: a wrong key, a Git token as a bearer, a session cookie and CSRF token that match nothing.
   assert.equal(await send(s, 'GET', '/api/jobs', { auth: null, headers: { 'x-api-key': WRONG_KEY } }), 401);
   assert.equal(await send(s, 'GET', '/api/jobs', { auth: GH_TOKEN }), 401);
-  assert.equal(await send(s, 'POST', '/api/v2/keys', { auth: null, body: { name: 'x' }, headers: { cookie: `stacks_session=${encodeURIComponent(SESSION)}`, 'x-csrf-token': CSRF } }), 401);
+  assert.equal(
+    await send(s, 'POST', '/api/v2/keys', {
+      auth: null,
+      body: { name: 'x' },
+      headers: { cookie: `stacks_session=${encodeURIComponent(SESSION)}`, 'x-csrf-token': CSRF },
+    }),
+    401,
+  );
 
   // In JSON bodies of refused and failed requests.
   assert.equal(await send(s, 'POST', '/api/license', { body: forged }), 400, 'the license file posted as the body');
@@ -70,7 +83,11 @@ async function sendEveryWay(s: TestServer, member: string, forged: unknown): Pro
   assert.equal(await send(s, 'POST', '/api/users', { body: { username: 'erin', pwd: USER_PASSWORD, hint: `password=${USER_PASSWORD}` } }), 400);
   assert.equal(await send(s, 'POST', '/api/session', { auth: null, body: { username: member, password: USER_PASSWORD } }), 401, 'a key pasted as a user name');
   assert.equal(await send(s, 'POST', '/api/git-hosts', { auth: member, body: { host: 'git.example.com', kind: 'ssh', secret: PEM } }), 403);
-  assert.equal(await send(s, 'POST', '/api/git-hosts', { body: { host: 'git.example.com', kind: 'token', secret: GH_TOKEN, comment: PEM } }), 400, 'an unknown field holding a key');
+  assert.equal(
+    await send(s, 'POST', '/api/git-hosts', { body: { host: 'git.example.com', kind: 'token', secret: GH_TOKEN, comment: PEM } }),
+    400,
+    'an unknown field holding a key',
+  );
   assert.equal(await send(s, 'POST', '/api/parse', { body: { repoUrl: REPO_URL, force: 'maybe' } }), 400);
   assert.equal(await send(s, 'POST', '/api/parse', { body: { repoUrl: `https://${GH_TOKEN}@git.example.com/acme/ledger.git`, force: 'maybe' } }), 400);
 }
@@ -89,9 +106,15 @@ function contextIsKept(text: string, entries: Entry[]): void {
   assert.deepEqual(users.map((e) => e.detail?.username).sort(), ['dana', 'erin']);
   assert.equal(entries.find((e) => e.action === 'signIn')?.target, 'stk_[redacted]');
   assert.equal(entries.find((e) => e.action === 'gitHostAdd' && e.outcome === 'failed')?.detail?.comment, '[redacted private key]');
-  const repos = entries.filter((e) => e.action === 'parseRepo').map((e) => e.target).sort();
+  const repos = entries
+    .filter((e) => e.action === 'parseRepo')
+    .map((e) => e.target)
+    .sort();
   assert.deepEqual(repos, ['https://[redacted]@git.example.com/acme/ledger.git', 'https://alice:[redacted]@git.example.com/acme/ledger.git']);
-  assert.ok(entries.some((e) => e.action === 'authRefused'), 'refused keys are recorded (without the key)');
+  assert.ok(
+    entries.some((e) => e.action === 'authRefused'),
+    'refused keys are recorded (without the key)',
+  );
 }
 
 test('no secret reaches the log (debug level) or the audit log, whichever way it is sent', async () => {
@@ -103,12 +126,28 @@ test('no secret reaches the log (debug level) or the audit log, whichever way it
     const signature = `${badLicense.signature.slice(0, -8)}AAAAAAA=`;
     const forged = { payload: { ...badLicense.payload, licensee: 'Forged Co' }, signature };
     // Also the first characters of the signature: a secret cut short by the audit's clipping must not leave its head.
-    const secrets = [s.key, member, WRONG_KEY, GH_TOKEN, REPO_PASSWORD, USER_PASSWORD, CSRF, SESSION, signature, signature.slice(0, 12), badLicense.signature, 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUA'];
+    const secrets = [
+      s.key,
+      member,
+      WRONG_KEY,
+      GH_TOKEN,
+      REPO_PASSWORD,
+      USER_PASSWORD,
+      CSRF,
+      SESSION,
+      signature,
+      signature.slice(0, 12),
+      badLicense.signature,
+      'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUA',
+    ];
 
     await sendEveryWay(s, member, forged);
 
     // The logger itself, with what code logs: errors, nested objects, child bindings, interpolation.
-    s.services.log.error({ err: new Error(`git clone ${REPO_URL} failed`), req: { headers: { authorization: `Bearer ${s.key}`, cookie: `stacks_session=${SESSION}` } } }, 'clone failed');
+    s.services.log.error(
+      { err: new Error(`git clone ${REPO_URL} failed`), req: { headers: { authorization: `Bearer ${s.key}`, cookie: `stacks_session=${SESSION}` } } },
+      'clone failed',
+    );
     s.services.log.child({ token: GH_TOKEN }).warn('credentials %s for %s', `${'Basic'} ${Buffer.from(`alice:${REPO_PASSWORD}`).toString('base64')}`, REPO_URL);
     s.services.log.debug(`license ${JSON.stringify(forged)} ${PEM}`);
 
@@ -134,8 +173,16 @@ test('secrets written into the audit table before it redacted them are not shown
   const s = await startTestServer();
   try {
     s.services.store.audit.append({
-      at: new Date().toISOString(), actor_kind: 'anonymous', actor_key_id: null, actor_name: null, teamspace_id: null,
-      action: 'licenseInstall', target: `https://bob:${REPO_PASSWORD}@git.example.com/x.git`, source_ip: '127.0.0.1', outcome: 'failed', detail: JSON.stringify({ signature: 'c2lnbmF0dXJl', key: s.key }),
+      at: new Date().toISOString(),
+      actor_kind: 'anonymous',
+      actor_key_id: null,
+      actor_name: null,
+      teamspace_id: null,
+      action: 'licenseInstall',
+      target: `https://bob:${REPO_PASSWORD}@git.example.com/x.git`,
+      source_ip: '127.0.0.1',
+      outcome: 'failed',
+      detail: JSON.stringify({ signature: 'c2lnbmF0dXJl', key: s.key }),
     });
     const shown = JSON.stringify(await auditEntries(s));
     assert.ok(!shown.includes(REPO_PASSWORD) && !shown.includes(s.key) && !shown.includes('c2lnbmF0dXJl'), shown);
@@ -154,14 +201,18 @@ test('migration 020 rewrites audit rows stored before redaction: the database fi
     db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
   }
   const key = `stk_${'A1b2C3d4'.repeat(4)}`;
-  db.prepare("INSERT INTO audit_log (at, last_at, actor_kind, actor_name, action, target, outcome, detail) VALUES ('2026-01-01', '2026-01-01', 'anonymous', ?, 'sessionCreate', ?, 'refused', ?)")
-    .run(key, `https://bob:${REPO_PASSWORD}@git.example.com/x.git`, JSON.stringify({ password: 'hunter2hunter2', note: 'kept' }));
+  db.prepare(
+    "INSERT INTO audit_log (at, last_at, actor_kind, actor_name, action, target, outcome, detail) VALUES ('2026-01-01', '2026-01-01', 'anonymous', ?, 'sessionCreate', ?, 'refused', ?)",
+  ).run(key, `https://bob:${REPO_PASSWORD}@git.example.com/x.git`, JSON.stringify({ password: 'hunter2hunter2', note: 'kept' }));
   db.close();
   const s = await startTestServer({ dataDir: dir });
   await s.close();
   const raw = fs.readFileSync(path.join(dir, 'stacks.db'));
   for (const secret of [key, REPO_PASSWORD, 'hunter2hunter2']) assert.ok(!raw.includes(secret), `${secret} left in the file`);
-  const row = openSqlite(path.join(dir, 'stacks.db'), { readonly: true }).prepare('SELECT target, detail FROM audit_log').get() as { target: string; detail: string };
+  const row = openSqlite(path.join(dir, 'stacks.db'), { readonly: true }).prepare('SELECT target, detail FROM audit_log').get() as {
+    target: string;
+    detail: string;
+  };
   assert.match(row.target, /bob:\[redacted\]@git\.example\.com/);
   assert.equal(JSON.parse(row.detail).note, 'kept');
 });

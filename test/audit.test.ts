@@ -18,8 +18,19 @@ interface Entry {
   detail: Record<string, unknown> | null;
 }
 
-async function call(s: TestServer, method: string, url: string, body: unknown, auth: string | null = s.key): Promise<{ status: number; body: Record<string, unknown> }> {
-  const r = await s.api(url, { method, auth, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+async function call(
+  s: TestServer,
+  method: string,
+  url: string,
+  body: unknown,
+  auth: string | null = s.key,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const r = await s.api(url, {
+    method,
+    auth,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await r.text();
   return { status: r.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
 }
@@ -31,7 +42,15 @@ async function audit(s: TestServer, query: string, auth: string | null = s.key):
 }
 
 const BUNDLE = JSON.stringify({
-  libraries: [{ project: '/acme/ledger', title: 'Ledger', description: 'Internal ledger', codeSnippets: [], infoSnippets: [{ id: 'https://ledger.internal/a', content: 'Entries are immutable once posted; corrections are new entries.' }] }],
+  libraries: [
+    {
+      project: '/acme/ledger',
+      title: 'Ledger',
+      description: 'Internal ledger',
+      codeSnippets: [],
+      infoSnippets: [{ id: 'https://ledger.internal/a', content: 'Entries are immutable once posted; corrections are new entries.' }],
+    },
+  ],
 });
 
 /** Changes over HTTP by an owner, a member and a second teamspace; refusals from a bad key. */
@@ -67,14 +86,29 @@ test('audit: changes, refusals and operator actions are recorded without secrets
   // The operator on the box: a key, a license, a deleted library.
   const licenseFile = path.join(s.dataDir, 'new.license.json');
   fs.writeFileSync(licenseFile, devLicense());
-  for (const args of [['keys', 'create', '--name', 'laptop'], ['license', 'install', licenseFile], ['libraries', 'delete', '/acme/ledger']]) {
+  for (const args of [
+    ['keys', 'create', '--name', 'laptop'],
+    ['license', 'install', licenseFile],
+    ['libraries', 'delete', '/acme/ledger'],
+  ]) {
     const r = await runStacks([...args, '--data-dir', s.dataDir, '--dev']);
     assert.equal(r.code, 0, r.stderr);
   }
 
   const all = (await audit(s, '?limit=1000')).entries;
   const find = (action: string, outcome = 'ok') => all.find((e) => e.action === action && e.outcome === outcome);
-  for (const action of ['keyCreate', 'keyRevoke', 'importLibraries', 'libraryUpdate', 'policiesUpdate', 'ruleAdd', 'ruleRemove', 'addLlmsTxt', 'licenseInstall', 'libraryDelete']) {
+  for (const action of [
+    'keyCreate',
+    'keyRevoke',
+    'importLibraries',
+    'libraryUpdate',
+    'policiesUpdate',
+    'ruleAdd',
+    'ruleRemove',
+    'addLlmsTxt',
+    'licenseInstall',
+    'libraryDelete',
+  ]) {
     assert.ok(find(action), `${action} recorded: ${JSON.stringify(all.map((e) => e.action))}`);
   }
   assert.equal(find('importLibraries')!.target, '/acme/ledger');
@@ -132,12 +166,20 @@ test('audit: entries past the retention are pruned; refusal floods are capped', 
     prune: (before: string) => rows.splice(0, rows.length, ...rows.filter((r) => r.last_at >= before)).length - rows.length,
   };
   let now = new Date('2026-01-01T10:00:00Z');
-  const log = new AuditLog(store as never, 30, (err) => assert.fail(String(err)), () => now);
+  const log = new AuditLog(
+    store as never,
+    30,
+    (err) => assert.fail(String(err)),
+    () => now,
+  );
   for (let i = 0; i < 1500; i++) log.refusedAuth(`10.0.${Math.floor(i / 250)}.${i % 250}`, 'bad key');
   assert.equal(rows.length, 1001, 'one entry per address up to the cap, then one for all others');
   assert.equal(rows.find((r) => r.source_ip === '*')?.count, 500);
   now = new Date('2026-03-01T00:00:00Z');
   log.record({ actor: { kind: 'operator', keyId: null, name: 'root', teamspaceId: null }, action: 'keyCreate', outcome: 'ok' });
   log.prune();
-  assert.deepEqual(rows.map((r) => r.action), ['keyCreate']);
+  assert.deepEqual(
+    rows.map((r) => r.action),
+    ['keyCreate'],
+  );
 });

@@ -18,7 +18,12 @@ const QUESTIONS = [
 ];
 
 async function importFile(s: TestServer, file: string, force = false): Promise<number[]> {
-  const r = await s.api(`/api/import-libraries${force ? '?force=true' : ''}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: fs.createReadStream(file) as never, duplex: 'half' } as RequestInit);
+  const r = await s.api(`/api/import-libraries${force ? '?force=true' : ''}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: fs.createReadStream(file) as never,
+    duplex: 'half',
+  } as RequestInit);
   const body = (await r.json()) as { jobs: { jobId: number }[] };
   assert.equal(r.status, 200, JSON.stringify(body));
   return body.jobs.map((j) => j.jobId);
@@ -31,7 +36,9 @@ async function answers(s: TestServer): Promise<string[][]> {
     const r = await s.api(`/api/v3/search?library=${encodeURIComponent(q.library)}&query=${encodeURIComponent(q.query)}&type=json`, { auth: null });
     assert.equal(r.status, 200);
     const body = (await r.json()) as { codeSnippets: { codeId: string; codeTitle: string }[]; infoSnippets: { pageId?: string; content: string }[] };
-    out.push([...body.codeSnippets.map((c) => `${c.codeId} ${c.codeTitle}`), ...body.infoSnippets.map((i) => `${i.pageId} ${i.content.slice(0, 40)}`)].slice(0, 10));
+    out.push(
+      [...body.codeSnippets.map((c) => `${c.codeId} ${c.codeTitle}`), ...body.infoSnippets.map((i) => `${i.pageId} ${i.content.slice(0, 40)}`)].slice(0, 10),
+    );
   }
   return out;
 }
@@ -40,7 +47,9 @@ async function answers(s: TestServer): Promise<string[][]> {
 function servedIn(dataDir: string, libraryId: string): { total: number; rows: number; building: number } {
   const db = openSqlite(path.join(dataDir, 'stacks.db'), { readonly: true });
   try {
-    const v = db.prepare("SELECT id, total_snippets AS total FROM library_versions WHERE library_id = ? AND tag = '' AND is_current = 1 AND state = 'ready'").get(libraryId) as { id: number; total: number };
+    const v = db
+      .prepare("SELECT id, total_snippets AS total FROM library_versions WHERE library_id = ? AND tag = '' AND is_current = 1 AND state = 'ready'")
+      .get(libraryId) as { id: number; total: number };
     const rows = (db.prepare('SELECT count(*) AS n FROM snippets WHERE version_id = ?').get(v.id) as { n: number }).n;
     const building = (db.prepare("SELECT count(*) AS n FROM library_versions WHERE library_id = ? AND state = 'building'").get(libraryId) as { n: number }).n;
     return { total: v.total, rows, building };
@@ -64,10 +73,14 @@ test('a backup taken during a running import restores to a consistent state; the
     // (it passed with eight copies of this file running at once on 2 cores; 40,000 took 110 s in the suite).
     await writeBundle(path.join(work, 'v2.json'), [{ project: '/acme/big', snippets: 10_000, marker: 'beta', seed: 2 }]);
     const [jobId] = await importFile(a, path.join(work, 'v2.json'), true);
-    await waitFor(() => {
-      const job = a.services.jobs.get(jobId!);
-      return job.state === 'running' && Number(job.progress.stored ?? 0) >= 2000;
-    }, 60_000, 20);
+    await waitFor(
+      () => {
+        const job = a.services.jobs.get(jobId!);
+        return job.state === 'running' && Number(job.progress.stored ?? 0) >= 2000;
+      },
+      60_000,
+      20,
+    );
     const backup = await a.api('/api/backup', { method: 'POST' });
     const made = (await backup.json()) as { file: string; activeJobs: number; libraries: number; snippets: number };
     assert.equal(backup.status, 200, JSON.stringify(made));
@@ -76,12 +89,18 @@ test('a backup taken during a running import restores to a consistent state; the
     assert.equal(made.libraries, 2);
     assert.ok(fs.statSync(made.file).size > 0 && path.dirname(made.file) === path.join(a.dataDir, 'backups'));
     const listed = (await (await a.api('/api/backups')).json()) as { backups: { name: string }[] };
-    assert.deepEqual(listed.backups.map((x) => x.name), [path.basename(made.file)]);
+    assert.deepEqual(
+      listed.backups.map((x) => x.name),
+      [path.basename(made.file)],
+    );
     const download = await a.api(`/api/backups/${path.basename(made.file)}`);
     assert.equal(download.status, 200);
     assert.deepEqual(Buffer.from(await download.arrayBuffer()), fs.readFileSync(made.file), 'the download is the archive');
 
-    assert.ok(a.services.audit.list({ limit: 100, action: 'backupCreate' }).entries.some((e) => e.outcome === 'ok' && e.actor.kind === 'key'), 'the backup is in the audit log');
+    assert.ok(
+      a.services.audit.list({ limit: 100, action: 'backupCreate' }).entries.some((e) => e.outcome === 'ok' && e.actor.kind === 'key'),
+      'the backup is in the audit log',
+    );
     await a.services.jobs.idle();
     assert.equal(a.services.jobs.get(jobId!).state, 'succeeded');
     const expected = await answers(a);
@@ -100,7 +119,10 @@ test('a backup taken during a running import restores to a consistent state; the
     assert.equal(b.services.jobs.get(jobId!).state, 'succeeded');
     assert.deepEqual(servedIn(restored, '/acme/big'), { total: 10_000, rows: 10_000, building: 0 });
     assert.deepEqual(await answers(b), expected, 'the restored instance answers as the original did after its import');
-    assert.ok(b.services.audit.list({ limit: 100, action: 'backupRestore' }).entries.some((e) => e.outcome === 'ok' && e.actor.kind === 'operator'), 'the restore is in the restored audit log');
+    assert.ok(
+      b.services.audit.list({ limit: 100, action: 'backupRestore' }).entries.some((e) => e.outcome === 'ok' && e.actor.kind === 'operator'),
+      'the restore is in the restored audit log',
+    );
   } finally {
     await a.close();
     await b?.close();
@@ -108,11 +130,18 @@ test('a backup taken during a running import restores to a consistent state; the
 });
 
 /** Unpacks an archive, lets `change` edit its files, and packs it again with the manifest's checksums (and schema) brought up to date. */
-async function rewriteArchive(archive: string, out: string, change: (dir: string) => void, manifestChange: (m: Record<string, unknown>) => void = () => {}): Promise<void> {
+async function rewriteArchive(
+  archive: string,
+  out: string,
+  change: (dir: string) => void,
+  manifestChange: (m: Record<string, unknown>) => void = () => {},
+): Promise<void> {
   const dir = tempDir('stacks-archive-');
   await tar.extract({ file: archive, cwd: dir });
   change(dir);
-  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { files: { path: string; bytes: number; sha256: string }[] } & Record<string, unknown>;
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as {
+    files: { path: string; bytes: number; sha256: string }[];
+  } & Record<string, unknown>;
   for (const f of manifest.files) {
     const file = path.join(dir, f.path);
     f.bytes = fs.statSync(file).size;
@@ -149,14 +178,26 @@ test('restore: refused for a newer schema, a damaged archive or a running server
     const before = fs.readdirSync(target);
 
     const newer = path.join(work, 'newer.tar.gz');
-    await rewriteArchive(made.file, newer, (dir) => editDb(dir, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (${SCHEMA_VERSION + 1}, 'from-the-future', '2030-01-01')`));
+    await rewriteArchive(made.file, newer, (dir) =>
+      editDb(dir, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (${SCHEMA_VERSION + 1}, 'from-the-future', '2030-01-01')`),
+    );
     const refused = await runStacks(['restore', newer, '--data-dir', target, '--yes']);
     assert.equal(refused.code, 2);
-    assert.match(refused.stderr, new RegExp(`was taken by a newer Stacks \\(.*database schema ${SCHEMA_VERSION + 1}; this one knows up to ${SCHEMA_VERSION}\\): upgrade Stacks, then restore`));
+    assert.match(
+      refused.stderr,
+      new RegExp(
+        `was taken by a newer Stacks \\(.*database schema ${SCHEMA_VERSION + 1}; this one knows up to ${SCHEMA_VERSION}\\): upgrade Stacks, then restore`,
+      ),
+    );
     assert.deepEqual(fs.readdirSync(target), before, 'nothing changed');
 
     const damaged = path.join(work, 'damaged.tar.gz');
-    await rewriteArchive(made.file, damaged, () => {}, (m) => ((m.files as { sha256: string }[])[0]!.sha256 = '0'.repeat(64)));
+    await rewriteArchive(
+      made.file,
+      damaged,
+      () => {},
+      (m) => ((m.files as { sha256: string }[])[0]!.sha256 = '0'.repeat(64)),
+    );
     const bad = await runStacks(['restore', damaged, '--data-dir', target, '--yes']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /is damaged: the checksum of stacks\.db does not match its manifest/);
@@ -165,7 +206,12 @@ test('restore: refused for a newer schema, a damaged archive or a running server
     // An archive of the schema before the last migration (022, the failed job's error code):
     // restored, then migrated when opened.
     const older = path.join(work, 'older.tar.gz');
-    await rewriteArchive(made.file, older, (dir) => editDb(dir, `ALTER TABLE jobs DROP COLUMN error_code; DELETE FROM schema_migrations WHERE version = ${SCHEMA_VERSION}`), (m) => (m.schemaVersion = SCHEMA_VERSION - 1));
+    await rewriteArchive(
+      made.file,
+      older,
+      (dir) => editDb(dir, `ALTER TABLE jobs DROP COLUMN error_code; DELETE FROM schema_migrations WHERE version = ${SCHEMA_VERSION}`),
+      (m) => (m.schemaVersion = SCHEMA_VERSION - 1),
+    );
     const dry = await runStacks(['restore', older, '--data-dir', target]);
     assert.equal(dry.code, 2, 'without --yes it only says what it would do');
     assert.match(dry.stderr, /is a valid backup .* run again with --yes/);

@@ -30,7 +30,7 @@ test('change pages are told by their address or their page title', () => {
   }
 });
 
-test("a page is a change page by its headings when most of them name a change, whatever its address", () => {
+test('a page is a change page by its headings when most of them name a change, whatever its address', () => {
   const row = (sourceId: string, breadcrumb: string) => ({ sourceId, breadcrumb, title: '' });
   const rows = [
     // Zod's release notes: most sections under "Release notes", some standing alone under their own heading.
@@ -57,7 +57,14 @@ test("a page is a change page by its headings when most of them name a change, w
 });
 
 test('a question asks about a change when it names an upgrade, a version or a removal, or is pasted output', () => {
-  for (const q of ['migrate from v4 to v5', 'what changed in zod 4', 'is cacheTime deprecated', 'moving off Joi: numbers as strings now fail', 'breaking changes in vite 8', "what's new"]) {
+  for (const q of [
+    'migrate from v4 to v5',
+    'what changed in zod 4',
+    'is cacheTime deprecated',
+    'moving off Joi: numbers as strings now fail',
+    'breaking changes in vite 8',
+    "what's new",
+  ]) {
     assert.equal(asksAboutChange(analyzeQuery(q)), true, q);
   }
   assert.equal(asksAboutChange(analyzeQuery('TypeError: z.string(...).email is not a function\n    at Object.<anonymous> (/app/src/schema.ts:3:22)')), true);

@@ -35,7 +35,13 @@ test('a --data-dir without a Stacks database is refused by reading commands and 
 
   // An existing directory without stacks.db is refused too, and stays empty.
   const empty = tempDir();
-  for (const args of [['libraries', 'list', '--json'], ['jobs', 'list'], ['search', 'anything'], ['keys', 'list'], ['license', 'status']]) {
+  for (const args of [
+    ['libraries', 'list', '--json'],
+    ['jobs', 'list'],
+    ['search', 'anything'],
+    ['keys', 'list'],
+    ['license', 'status'],
+  ]) {
     const x = await runStacks([...args, '--data-dir', empty]);
     assert.notEqual(x.code, 0, args.join(' '));
     assert.match(x.stderr, /no Stacks database/, args.join(' '));
@@ -54,7 +60,11 @@ test('an invalid option value gives one line naming the option and the allowed v
   assert.ok(isOneLine(r.stderr), r.stderr);
   assert.match(r.stderr, /--role/);
   assert.match(r.stderr, /owner, admin, member/);
-  for (const args of [['jobs', 'list', '--state', 'done'], ['members', 'add', 'x', '--role', 'boss'], ['jobs', 'show', 'abc']]) {
+  for (const args of [
+    ['jobs', 'list', '--state', 'done'],
+    ['members', 'add', 'x', '--role', 'boss'],
+    ['jobs', 'show', 'abc'],
+  ]) {
     const x = await runStacks([...args, '--data-dir', dataDir]);
     assert.notEqual(x.code, 0, args.join(' '));
     assert.ok(isOneLine(x.stderr), x.stderr);
@@ -62,7 +72,11 @@ test('an invalid option value gives one line naming the option and the allowed v
 });
 
 test('a closed stdout (stacks ... | head) ends quietly with exit 0', async () => {
-  for (const args of [['libraries', 'list'], ['libraries', 'list', '--json'], ['search', 'widget', 'timeout', '-l', '/acme/widgets']]) {
+  for (const args of [
+    ['libraries', 'list'],
+    ['libraries', 'list', '--json'],
+    ['search', 'widget', 'timeout', '-l', '/acme/widgets'],
+  ]) {
     const child = spawnStacks([...args, '--data-dir', dataDir], PROD);
     // The reader goes away before the command writes anything: every write meets EPIPE.
     child.stdout!.destroy();
@@ -110,7 +124,10 @@ test('every command accepts --json', async () => {
       if (c.commands.length) walk(c, `${name} `);
       else {
         leaves.push(name);
-        assert.ok(c.options.some((o) => o.long === '--json'), `stacks ${name} has no --json`);
+        assert.ok(
+          c.options.some((o) => o.long === '--json'),
+          `stacks ${name} has no --json`,
+        );
       }
     }
   };

@@ -104,7 +104,11 @@ test('jobs follow: a job cancelled over the API ends the follow with exit 1', as
 test('jobs follow --url follows an import started over the API', async () => {
   const file = path.join(tempDir(), 'bundle.json');
   await writeBundle(file, [{ project: '/acme/followed', snippets: 300 }]);
-  const res = await s.api('/api/import-libraries', { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(await import('node:fs').then((fs) => fs.readFileSync(file))) });
+  const res = await s.api('/api/import-libraries', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: new Uint8Array(await import('node:fs').then((fs) => fs.readFileSync(file))),
+  });
   assert.equal(res.status, 200);
   const { jobs } = (await res.json()) as { jobs: { jobId: number }[] };
   const r = await runStacks(['jobs', 'follow', String(jobs[0]!.jobId), '--url', s.url, '--api-key', s.key, '--json']);

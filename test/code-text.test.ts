@@ -14,10 +14,23 @@ app.get('/orders/:id', async (req, reply) => {
 This runs behind nginx and request.ip is always 127.0.0.1. How do I get the real client address?`;
 
 test('a sentence is prose; code lines are not, also when they hold words', () => {
-  for (const line of ['How do I get the real client address?', 'Why is app.db undefined inside invoiceRoutes, and how do I fix it?', 'This runs behind nginx and request.ip is always 127.0.0.1.']) {
+  for (const line of [
+    'How do I get the real client address?',
+    'Why is app.db undefined inside invoiceRoutes, and how do I fix it?',
+    'This runs behind nginx and request.ip is always 127.0.0.1.',
+  ]) {
     assert.equal(isProseLine(line), true, line);
   }
-  for (const line of ['const app = Fastify({ logger: true })', "app.get('/orders/:id', async (req, reply) => {", '// plugins/db.js', '  return order', '})', '@Controller(\'me\')', 'level: process.env.LOG_LEVEL ?? \'info\',', '<Table rows={data.items} page={page} />']) {
+  for (const line of [
+    'const app = Fastify({ logger: true })',
+    "app.get('/orders/:id', async (req, reply) => {",
+    '// plugins/db.js',
+    '  return order',
+    '})',
+    "@Controller('me')",
+    "level: process.env.LOG_LEVEL ?? 'info',",
+    '<Table rows={data.items} page={page} />',
+  ]) {
     assert.equal(isProseLine(line), false, line);
   }
 });

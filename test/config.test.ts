@@ -9,12 +9,24 @@ test('config: env and flags, flags win; invalid or unknown values are named', ()
   assert.equal(c.dataDir, '/tmp/x');
   assert.equal(c.dev, true);
   assert.equal(c.logLevel, 'debug');
-  assert.throws(() => loadConfig({}, { PORT: 'eighty' }), (e: Error) => e instanceof ConfigError && /PORT/.test(e.message));
-  assert.throws(() => loadConfig({}, { STACKS_PROT: '1' }), (e: Error) => e instanceof ConfigError && /STACKS_PROT/.test(e.message));
-  assert.throws(() => loadConfig({ logLevel: 'loud' }, {}), (e: Error) => /--log-level/.test(e.message));
+  assert.throws(
+    () => loadConfig({}, { PORT: 'eighty' }),
+    (e: Error) => e instanceof ConfigError && /PORT/.test(e.message),
+  );
+  assert.throws(
+    () => loadConfig({}, { STACKS_PROT: '1' }),
+    (e: Error) => e instanceof ConfigError && /STACKS_PROT/.test(e.message),
+  );
+  assert.throws(
+    () => loadConfig({ logLevel: 'loud' }, {}),
+    (e: Error) => /--log-level/.test(e.message),
+  );
   assert.equal(loadConfig({}, {}).trustProxy, 'loopback');
   assert.equal(loadConfig({}, { STACKS_TRUST_PROXY: '10.0.0.0/8, loopback' }).trustProxy, '10.0.0.0/8, loopback');
-  assert.throws(() => loadConfig({}, { STACKS_TRUST_PROXY: 'my-proxy' }), (e: Error) => /STACKS_TRUST_PROXY/.test(e.message));
+  assert.throws(
+    () => loadConfig({}, { STACKS_TRUST_PROXY: 'my-proxy' }),
+    (e: Error) => /STACKS_TRUST_PROXY/.test(e.message),
+  );
 });
 
 test('config: search workers and the vector cache each searching thread gets', () => {
@@ -29,7 +41,10 @@ test('config: search workers and the vector cache each searching thread gets', (
   assert.equal(requestThreadVectorCacheBytes(loadConfig({}, { STACKS_SEARCH_WORKERS: '0' })), 128 * MB);
   assert.equal(requestThreadVectorCacheBytes(loadConfig({}, { STACKS_VECTOR_CACHE_MB: '8' })), 8 * MB);
   assert.equal(requestThreadVectorCacheBytes(loadConfig({}, { STACKS_VECTOR_CACHE_MB: '0' })), 0);
-  assert.throws(() => loadConfig({}, { STACKS_VECTOR_CACHE_MB: '-1' }), (e: Error) => /STACKS_VECTOR_CACHE_MB/.test(e.message));
+  assert.throws(
+    () => loadConfig({}, { STACKS_VECTOR_CACHE_MB: '-1' }),
+    (e: Error) => /STACKS_VECTOR_CACHE_MB/.test(e.message),
+  );
 });
 
 test('serve refuses to start with an invalid setting and names it', async () => {

@@ -26,7 +26,11 @@ async function jobDone(s: TestServer, id: number): Promise<void> {
 }
 
 /** Whether the element's text sits on one line (no wrapped line box). */
-const oneLine = (page: Page, selector: string) => page.locator(selector).first().evaluate((e) => e.getClientRects().length === 1 && e.getBoundingClientRect().height < 30);
+const oneLine = (page: Page, selector: string) =>
+  page
+    .locator(selector)
+    .first()
+    .evaluate((e) => e.getClientRects().length === 1 && e.getBoundingClientRect().height < 30);
 
 test('console: library settings, jobs in words, usage chart, dates, empty states, audit names, confirmations', async (t) => {
   const site = await startFixtureServer();
@@ -39,7 +43,10 @@ test('console: library settings, jobs in words, usage chart, dates, empty states
   form.append('bundleFile', new Blob([fs.readFileSync(path.join(CORPUS_BUNDLES, 'pino.json'))]), 'pino.json');
   form.append('visibility', 'instance');
   const imported = (await (await s.api('/api/import-libraries', { method: 'POST', body: form })).json()) as { jobs: { jobId: number }[] };
-  const crawl = await json<{ project: string }>(s, '/api/parse-website', { method: 'POST', body: JSON.stringify({ websiteUrl: `${site.url}/static/`, maxPages: 4 }) });
+  const crawl = await json<{ project: string }>(s, '/api/parse-website', {
+    method: 'POST',
+    body: JSON.stringify({ websiteUrl: `${site.url}/static/`, maxPages: 4 }),
+  });
   const site_ = crawl.project;
   for (const j of imported.jobs) await jobDone(s, j.jobId);
   await waitFor(() => s.services.jobs.list({ kind: 'crawl', libraryId: site_ }).every((j) => j.state === 'succeeded') || null, 60_000);
@@ -80,11 +87,16 @@ async function jobsPage(page: Page, s: TestServer, siteUrl: string): Promise<voi
 }
 
 async function librarySettings(page: Page, s: TestServer, site_: string): Promise<void> {
-
   // Library settings: an imported library has no schedule; "Saved." stays.
   await page.goto(`${s.url}/#/library/pinojs/pino`);
   await page.locator('#library-admin').waitFor();
-  assert.equal(await page.locator('#library-admin').getByLabel(/Re-crawl schedule/).isVisible(), false);
+  assert.equal(
+    await page
+      .locator('#library-admin')
+      .getByLabel(/Re-crawl schedule/)
+      .isVisible(),
+    false,
+  );
   await page.locator('#library-admin').getByLabel('Description').fill('Fast JSON logger');
   await page.locator('#library-admin').getByRole('button', { name: 'Save', exact: true }).click();
   await page.locator('#library-status', { hasText: 'Saved.' }).waitFor();
@@ -104,7 +116,6 @@ async function librarySettings(page: Page, s: TestServer, site_: string): Promis
 }
 
 async function addLinksToJobs(page: Page): Promise<void> {
-
   // Add: the answer links to the Jobs page.
   await page.goto(`${page.url().split('#')[0]}#/add`);
   await page.getByLabel('Bundle (.json or .zip)').setInputFiles(path.join(CORPUS_BUNDLES, 'pino.json'));
@@ -115,13 +126,21 @@ async function addLinksToJobs(page: Page): Promise<void> {
 }
 
 async function adminPage(page: Page, s: TestServer): Promise<void> {
-
   // Admin: a chart with axes drawn by Chart.js, empty states, the audit log naming members and refreshing.
-  const ken = await json<{ member: { id: number } }>(s, '/api/v2/members', { method: 'POST', body: JSON.stringify({ name: 'ken', role: 'member', createKey: false }) });
+  const ken = await json<{ member: { id: number } }>(s, '/api/v2/members', {
+    method: 'POST',
+    body: JSON.stringify({ name: 'ken', role: 'member', createKey: false }),
+  });
   await page.goto(`${s.url}/#/admin`);
   await page.locator('#usage figure canvas').first().waitFor();
   assert.match((await page.locator('#usage figcaption').first().textContent()) ?? '', /\d+ requests? in 30 days; busiest/);
-  assert.equal(await page.locator('#usage canvas').first().evaluate((c) => (c as HTMLCanvasElement).width > 100), true);
+  assert.equal(
+    await page
+      .locator('#usage canvas')
+      .first()
+      .evaluate((c) => (c as HTMLCanvasElement).width > 100),
+    true,
+  );
   await page.locator('#rules td.empty').waitFor();
   await json(s, `/api/v2/members/${ken.member.id}`, { method: 'PATCH', body: JSON.stringify({ role: 'admin' }) });
   // Made elsewhere (the API), shown without reloading, by name.
@@ -130,7 +149,6 @@ async function adminPage(page: Page, s: TestServer): Promise<void> {
 }
 
 async function keyRevokeConfirmed(page: Page, s: TestServer): Promise<void> {
-
   // Revoking a key asks first: dismissed, nothing happens; accepted, it is revoked.
   await json(s, '/api/v2/keys', { method: 'POST', body: JSON.stringify({ name: 'laptop' }) });
   await page.goto(`${s.url}/#/keys`);

@@ -33,12 +33,15 @@ async function firstRun(page: Page, s: TestServer): Promise<void> {
   await page.getByRole('link', { name: 'Search' }).click();
   await page.getByLabel(/^Question/).fill('how do I sign in with single sign-on');
   await page.getByLabel('Library (optional)').fill('stacks');
-  await waitFor(async () => {
-    await page.getByRole('button', { name: 'Search' }).click();
-    return (await page.locator('#results article', { hasText: /OpenID Connect/i }).count()) > 0 ? true : null;
-  }, 30_000, 500);
+  await waitFor(
+    async () => {
+      await page.getByRole('button', { name: 'Search' }).click();
+      return (await page.locator('#results article', { hasText: /OpenID Connect/i }).count()) > 0 ? true : null;
+    },
+    30_000,
+    500,
+  );
   await page.getByRole('link', { name: 'My keys' }).click();
-
 }
 
 async function keys(page: Page, s: TestServer): Promise<void> {
@@ -56,7 +59,6 @@ async function keys(page: Page, s: TestServer): Promise<void> {
   await page.locator('#keys tbody tr', { hasText: 'assistant' }).getByRole('button', { name: 'Revoke' }).click();
   await page.locator('#keys tbody tr', { hasText: 'revoked' }).waitFor();
   assert.equal((await s.api('/api/v2/context?libraryId=/a/b&query=x', { auth: key })).status, 401);
-
 }
 
 async function licenseImportCrawl(page: Page, site: FixtureServer): Promise<void> {
@@ -78,7 +80,6 @@ async function licenseImportCrawl(page: Page, site: FixtureServer): Promise<void
   await jobSucceeds(page, 'import');
   await jobSucceeds(page, 'crawl');
   await shot(page, 'jobs');
-
 }
 
 async function libraryAndSearch(page: Page, s: TestServer): Promise<void> {
@@ -88,7 +89,10 @@ async function libraryAndSearch(page: Page, s: TestServer): Promise<void> {
   await page.locator('#snippets article').first().waitFor();
   await page.getByLabel('Try a question on this library').fill('how do I redact sensitive keys');
   await page.getByRole('button', { name: 'Ask' }).click();
-  await page.locator('#ask-results article', { hasText: /redact/i }).first().waitFor();
+  await page
+    .locator('#ask-results article', { hasText: /redact/i })
+    .first()
+    .waitFor();
   await shot(page, 'library');
 
   // Search on the home page, and the library list.
@@ -101,7 +105,6 @@ async function libraryAndSearch(page: Page, s: TestServer): Promise<void> {
   // The answer says which library it picked for a question that named none.
   assert.match((await page.locator('#status').textContent()) ?? '', /from \/pinojs\/pino.*\(picked from the question\)/);
   await shot(page, 'search');
-
 }
 
 async function usageSignOutMember(page: Page, s: TestServer): Promise<void> {
@@ -115,7 +118,11 @@ async function usageSignOutMember(page: Page, s: TestServer): Promise<void> {
   assert.equal(await page.locator('#who').textContent(), '');
 
   // A member signs in: no Admin link, and the admin page says it is not for them.
-  const created = await s.api('/api/users', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'ken', password: 'kens long password', role: 'member' }) });
+  const created = await s.api('/api/users', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'ken', password: 'kens long password', role: 'member' }),
+  });
   assert.equal(created.status, 201);
   await page.goto(`${s.url}/#/signin`);
   await shot(page, 'signin');

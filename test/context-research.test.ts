@@ -87,7 +87,10 @@ test('research mode without a chat model: one extractive snippet with citations,
     assert.equal((await s.api(`/api/v2/context?${new URLSearchParams({ libraryId: P, query: 'redact' })}`)).status, 200);
     // Errors before the pipeline do not use up quota.
     const used = s.services.store.research.used(other.memberId, isoWeek(new Date()));
-    assert.equal((await s.api(`/api/v2/context?${new URLSearchParams({ libraryId: '/no/such', query: 'x', researchMode: 'true' })}`, { auth: other.key })).status, 404);
+    assert.equal(
+      (await s.api(`/api/v2/context?${new URLSearchParams({ libraryId: '/no/such', query: 'x', researchMode: 'true' })}`, { auth: other.key })).status,
+      404,
+    );
     assert.equal(s.services.store.research.used(other.memberId, isoWeek(new Date())), used);
   } finally {
     await s.close();
@@ -97,19 +100,25 @@ test('research mode without a chat model: one extractive snippet with citations,
 test('research mode with a chat endpoint: the model answers from the retrieved snippets, with a fallback', async (t) => {
   const seen: { path: string; body: { model: string; messages: { role: string; content: string }[] }; auth: string | undefined }[] = [];
   let fail = false;
-  const fake = await listen(http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => (body += d));
-    req.on('end', () => {
-      seen.push({ path: req.url ?? '', body: JSON.parse(body), auth: req.headers.authorization });
-      if (fail) {
-        res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"boom"}');
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'Use the `redact` option with paths [1]; call logger.child() for bindings [2].' } }] }));
-    });
-  }));
+  const fake = await listen(
+    http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        seen.push({ path: req.url ?? '', body: JSON.parse(body), auth: req.headers.authorization });
+        if (fail) {
+          res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"boom"}');
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            choices: [{ message: { role: 'assistant', content: 'Use the `redact` option with paths [1]; call logger.child() for bindings [2].' } }],
+          }),
+        );
+      });
+    }),
+  );
   t.after(() => fake.close());
   const s = await withPino({ researchWeeklyQuota: 10, chatUrl: fake.url, chatModel: 'tiny-local', chatApiKey: 'sk-test' });
   try {

@@ -24,18 +24,51 @@ before(async () => {
   const b = s.services.writer.begin({ id: '/acme/tiny', title: 'Tiny', description: '', sourceType: 'repo' });
   await b.add([
     {
-      kind: 'code', sourceId: 'https://tiny.example/docs/widgets#make-widget', title: 'Make a widget', description: 'Creates a widget with makeWidget.',
-      language: 'js', pageTitle: 'Widgets', breadcrumb: 'Widgets > Make', codeList: [{ language: 'js', code: "makeWidget('blue')" }, { language: 'ts', code: "makeWidget<'blue'>('blue')\n" }],
+      kind: 'code',
+      sourceId: 'https://tiny.example/docs/widgets#make-widget',
+      title: 'Make a widget',
+      description: 'Creates a widget with makeWidget.',
+      language: 'js',
+      pageTitle: 'Widgets',
+      breadcrumb: 'Widgets > Make',
+      codeList: [
+        { language: 'js', code: "makeWidget('blue')" },
+        { language: 'ts', code: "makeWidget<'blue'>('blue')\n" },
+      ],
     },
-    { kind: 'info', sourceId: 'https://tiny.example/docs/widgets#about', content: 'Widgets are blue gadgets you make with makeWidget.', breadcrumb: 'Widgets > About', pageTitle: 'Widgets' },
+    {
+      kind: 'info',
+      sourceId: 'https://tiny.example/docs/widgets#about',
+      content: 'Widgets are blue gadgets you make with makeWidget.',
+      breadcrumb: 'Widgets > About',
+      pageTitle: 'Widgets',
+    },
   ]);
   b.commit();
   // A guide whose section links to the server page's section (see the link-following test).
   const linked = s.services.writer.begin({ id: '/acme/linked', title: 'Linked', description: '', sourceType: 'repo' });
   await linked.add([
-    { kind: 'info', sourceId: 'https://linked.example/docs/guide#uploads', content: 'Uploads over a megabyte are refused; raise [`bodyLimit`](./Server.md#bodylimit) to accept them.', breadcrumb: 'Uploads', pageTitle: 'Guide' },
-    ...['a', 'b', 'c', 'd', 'e'].map((x) => ({ kind: 'info' as const, sourceId: `https://linked.example/docs/guide#${x}`, content: `Section ${x} of the guide.`, breadcrumb: `Part ${x}`, pageTitle: 'Guide' })),
-    { kind: 'info', sourceId: 'https://linked.example/docs/server#bodylimit', content: 'Defines the maximum payload, in bytes, the server accepts.', breadcrumb: 'bodyLimit', pageTitle: 'Server' },
+    {
+      kind: 'info',
+      sourceId: 'https://linked.example/docs/guide#uploads',
+      content: 'Uploads over a megabyte are refused; raise [`bodyLimit`](./Server.md#bodylimit) to accept them.',
+      breadcrumb: 'Uploads',
+      pageTitle: 'Guide',
+    },
+    ...['a', 'b', 'c', 'd', 'e'].map((x) => ({
+      kind: 'info' as const,
+      sourceId: `https://linked.example/docs/guide#${x}`,
+      content: `Section ${x} of the guide.`,
+      breadcrumb: `Part ${x}`,
+      pageTitle: 'Guide',
+    })),
+    {
+      kind: 'info',
+      sourceId: 'https://linked.example/docs/server#bodylimit',
+      content: 'Defines the maximum payload, in bytes, the server accepts.',
+      breadcrumb: 'bodyLimit',
+      pageTitle: 'Server',
+    },
   ]);
   linked.commit();
 });
@@ -79,7 +112,9 @@ test('txt layout of a known answer, byte for byte', async () => {
     "makeWidget<'blue'>('blue')",
     '```',
   ].join('\n');
-  const info = ['### Widgets > About', '', 'Source: https://tiny.example/docs/widgets#about', '', 'Widgets are blue gadgets you make with makeWidget.'].join('\n');
+  const info = ['### Widgets > About', '', 'Source: https://tiny.example/docs/widgets#about', '', 'Widgets are blue gadgets you make with makeWidget.'].join(
+    '\n',
+  );
   // Both snippets are returned; which comes first is the ranker's business.
   assert.ok(text === code + SEP + info || text === info + SEP + code, `unexpected text:\n${text}`);
 });
@@ -89,7 +124,10 @@ test('rules come first in text and as `rules` in JSON', async () => {
   const withRules: AccessPolicy = {
     canSee: (p, lib) => original.canSee(p, lib),
     filtersActive: (p) => original.filtersActive(p),
-    rules: (_p, ids) => ({ global: ['Prefer async handlers.'], libraries: ids.map((libraryId) => ({ libraryId, libraryOwn: ['Never mutate widgets.'], libraryTeam: [] })) }),
+    rules: (_p, ids) => ({
+      global: ['Prefer async handlers.'],
+      libraries: ids.map((libraryId) => ({ libraryId, libraryOwn: ['Never mutate widgets.'], libraryTeam: [] })),
+    }),
   };
   policy.use(withRules);
   try {
@@ -130,7 +168,10 @@ test('json layout: both arrays, exact field sets, and the txt body renders the s
   assert.ok(tokens <= 5000 + Math.max(...json.codeSnippets.map((c) => c.codeTokens), ...json.infoSnippets.map((i) => i.contentTokens)));
   // The best answer is the setErrorHandler documentation.
   const top = [...json.codeSnippets.slice(0, 2).map((c) => c.codeId), ...json.infoSnippets.slice(0, 2).map((i) => i.pageId)];
-  assert.ok(top.some((u) => /seterrorhandler|custom-error-handler/i.test(u ?? '')), top.join('\n'));
+  assert.ok(
+    top.some((u) => /seterrorhandler|custom-error-handler/i.test(u ?? '')),
+    top.join('\n'),
+  );
 
   const text = await (await ctx(params)).text();
   // Each block is a hit, then the context pulled in for it: `Context: url` and that snippet's body.
@@ -148,14 +189,21 @@ test('json layout: both arrays, exact field sets, and the txt body renders the s
   assert.equal(snippets.length, rendered.length, 'the text holds exactly the snippets of the JSON');
   const kinds = snippets.map((sn) => {
     // Context code may leave out a description its hit's prose already holds.
-    const match = rendered.find((r) => r.url === sn.url && (r.block === sn.rendered || bodyOf(r.block) === sn.rendered || (r.kind === 'code' && bodyOf(r.block).endsWith(`\n\n${sn.rendered}`))));
+    const match = rendered.find(
+      (r) =>
+        r.url === sn.url &&
+        (r.block === sn.rendered || bodyOf(r.block) === sn.rendered || (r.kind === 'code' && bodyOf(r.block).endsWith(`\n\n${sn.rendered}`))),
+    );
     assert.ok(match, `text snippet not in JSON:\n${sn.rendered}`);
     return match.kind;
   });
   assert.ok(text.split(SEP).length >= 5, 'five hits, whatever context they carry');
-  assert.ok(snippets.length > text.split(SEP).length, 'some hit carries context (this question\'s best prose brings its code)');
+  assert.ok(snippets.length > text.split(SEP).length, "some hit carries context (this question's best prose brings its code)");
   // Within each kind, text order is JSON order.
-  assert.deepEqual(snippets.filter((_, k) => kinds[k] === 'code').map((sn) => sn.url), json.codeSnippets.map((c) => c.codeId));
+  assert.deepEqual(
+    snippets.filter((_, k) => kinds[k] === 'code').map((sn) => sn.url),
+    json.codeSnippets.map((c) => c.codeId),
+  );
 });
 
 test('nothing matched: empty arrays in JSON, a one-line text', async () => {
@@ -172,25 +220,66 @@ test('fast=true serves the fused order, fast=false the reranked pipeline', async
   const pipeline = (fast: boolean) => answerForVersion(s.services.store, q, { versionId: v.id, libraryId: F }, { fast }).map((c) => c.snippet);
   const fastList = pipeline(true);
   const slowList = pipeline(false);
-  assert.notDeepEqual(fastList.map((x) => x.id), slowList.map((x) => x.id), 'the reranker changes the answer for this question');
-  for (const [fast, list] of [['true', fastList], ['false', slowList]] as const) {
+  assert.notDeepEqual(
+    fastList.map((x) => x.id),
+    slowList.map((x) => x.id),
+    'the reranker changes the answer for this question',
+  );
+  for (const [fast, list] of [
+    ['true', fastList],
+    ['false', slowList],
+  ] as const) {
     const json = (await (await ctx({ libraryId: F, query, type: 'json', fast })).json()) as ContextResponse;
-    assert.deepEqual(json.codeSnippets.map((c) => c.codeId), list.filter((x) => x.kind === 'code').map((x) => x.sourceId), `fast=${fast}`);
-    assert.deepEqual(json.infoSnippets.map((i) => i.pageId), list.filter((x) => x.kind === 'info').map((x) => x.sourceId), `fast=${fast}`);
+    assert.deepEqual(
+      json.codeSnippets.map((c) => c.codeId),
+      list.filter((x) => x.kind === 'code').map((x) => x.sourceId),
+      `fast=${fast}`,
+    );
+    assert.deepEqual(
+      json.infoSnippets.map((i) => i.pageId),
+      list.filter((x) => x.kind === 'info').map((x) => x.sourceId),
+      `fast=${fast}`,
+    );
   }
   const reranked = (await (await ctx({ libraryId: F, query, type: 'json' })).json()) as ContextResponse;
   const urls = [...reranked.codeSnippets.map((c) => c.codeId), ...reranked.infoSnippets.map((i) => i.pageId)];
-  assert.ok(urls.slice(0, 6).some((u) => /register|prefix/i.test(u ?? '')), urls.join('\n'));
+  assert.ok(
+    urls.slice(0, 6).some((u) => /register|prefix/i.test(u ?? '')),
+    urls.join('\n'),
+  );
 });
 
 test('a hit that links to a section ranked past the first five brings that section into its block', () => {
   const store = s.services.store;
   const v = store.libraries.currentVersion('/acme/linked', '')!;
-  const byUrl = new Map(store.snippets.byIds([...store.search.page(v.id, 'https://linked.example/docs/guide'), ...store.search.page(v.id, 'https://linked.example/docs/server')]).map((x) => [x.sourceId.split('#')[1]!, x]));
+  const byUrl = new Map(
+    store.snippets
+      .byIds([...store.search.page(v.id, 'https://linked.example/docs/guide'), ...store.search.page(v.id, 'https://linked.example/docs/server')])
+      .map((x) => [x.sourceId.split('#')[1]!, x]),
+  );
   const ranked = (order: string[]): Candidate[] =>
-    order.map((anchor, i) => ({ snippet: byUrl.get(anchor)!, libraryId: '/acme/linked', bm25: null, lexical: 0, cosine: 0, similarity: null, lexicalRank: null, vectorRank: null, fused: 0, score: 1 - i / 10 }));
+    order.map((anchor, i) => ({
+      snippet: byUrl.get(anchor)!,
+      libraryId: '/acme/linked',
+      bm25: null,
+      lexical: 0,
+      cosine: 0,
+      similarity: null,
+      lexicalRank: null,
+      vectorRank: null,
+      fused: 0,
+      score: 1 - i / 10,
+    }));
   const shown = (list: Candidate[]) => list.map((c) => `${c.snippet.sourceId.split('#')[1]}${c.via ? `(${c.via})` : ''}`);
-  assert.deepEqual(shown(attachContext(store, ranked(['uploads', 'a', 'b', 'c', 'd', 'e', 'bodylimit']))), ['uploads', 'bodylimit(link)', 'a', 'b', 'c', 'd', 'e']);
+  assert.deepEqual(shown(attachContext(store, ranked(['uploads', 'a', 'b', 'c', 'd', 'e', 'bodylimit']))), [
+    'uploads',
+    'bodylimit(link)',
+    'a',
+    'b',
+    'c',
+    'd',
+    'e',
+  ]);
   // Among the first five it is in view already and keeps its place.
   assert.deepEqual(shown(attachContext(store, ranked(['uploads', 'a', 'bodylimit', 'b', 'c', 'd', 'e']))), ['uploads', 'a', 'bodylimit', 'b', 'c', 'd', 'e']);
   // Only the first three hits bring context.
@@ -208,7 +297,10 @@ test('versions via / and @, semver ranges, and an unindexed version served as cu
   };
   for (const id of [`${F}/v4.29.1`, `${F}@v4.29.1`, `${F}@4.29.1`, `${F}@v4`, `${F}/4.29`]) {
     const { res, urls } = await served(id);
-    assert.ok(urls.every((u) => u.includes('/blob/v4.29.1/')), `${id}: ${urls[0]}`);
+    assert.ok(
+      urls.every((u) => u.includes('/blob/v4.29.1/')),
+      `${id}: ${urls[0]}`,
+    );
     assert.equal(res.headers.get('x-stacks-search-version'), 'verified', id);
     assert.equal(res.headers.get('x-stacks-search-status'), null, id);
     assert.equal(res.headers.get('x-stacks-library-version'), 'v4.29.1');
@@ -218,7 +310,10 @@ test('versions via / and @, semver ranges, and an unindexed version served as cu
   assert.equal(current.res.headers.get('x-stacks-search-version'), null);
   for (const id of [`${F}@v3.29.5`, `${F}/9`]) {
     const { res, urls } = await served(id);
-    assert.ok(urls.every((u) => u.startsWith('https://fastify.dev/docs/latest/')), id);
+    assert.ok(
+      urls.every((u) => u.startsWith('https://fastify.dev/docs/latest/')),
+      id,
+    );
     assert.equal(res.headers.get('x-stacks-search-status'), 'partial');
     assert.equal(res.headers.get('x-stacks-search-reason'), 'versionUnverified');
     assert.equal(res.headers.get('x-stacks-search-version'), 'unverified');

@@ -37,7 +37,9 @@ test('scope: origin and folder of the start URL, exclude patterns', () => {
 });
 
 test('robots.txt groups, longest match, wildcards; sitemap and sitemap index', () => {
-  const r = Robots.parse('User-agent: other\nDisallow: /\n\nUser-agent: *\nDisallow: /private/\nAllow: /private/ok.html\nDisallow: /*.pdf$\nSitemap: http://h/sitemap.xml\n');
+  const r = Robots.parse(
+    'User-agent: other\nDisallow: /\n\nUser-agent: *\nDisallow: /private/\nAllow: /private/ok.html\nDisallow: /*.pdf$\nSitemap: http://h/sitemap.xml\n',
+  );
   assert.ok(r.allows('/docs/a.html'));
   assert.ok(!r.allows('/private/x.html'));
   assert.ok(r.allows('/private/ok.html'));
@@ -65,7 +67,7 @@ test('code languages: first class token, aliases, guesses', () => {
   assert.equal(languageFromFence('rust,no_run'), 'rust');
   assert.equal(languageFromFence(''), null);
   // Shapes only one of the two former guessers knew.
-  assert.equal(guessLanguage('import got from \'got\';\n\nexport default got.extend({});'), 'javascript', '`export default` is not a shell export');
+  assert.equal(guessLanguage("import got from 'got';\n\nexport default got.extend({});"), 'javascript', '`export default` is not a shell export');
   assert.equal(guessLanguage('from x import y\n# a comment;\ndef f(a: int) -> int:\n    return a'), 'python');
   assert.equal(guessLanguage('let p = root.strict_join("a")?;'), 'rust');
   assert.equal(guessLanguage('type: string\nformat: date\nitems:\n  - a'), 'yaml');
@@ -111,22 +113,41 @@ test('extraction: main content without chrome, soft 404, noindex, site name, bre
   assert.deepEqual(
     { ...code[0], tokens: undefined },
     {
-      kind: 'code', sourceId: 'http://h/docs/install#npm', title: 'With npm', description: 'Use the npm client for Node projects:', language: 'bash',
-      pageTitle: 'Install', breadcrumb: 'Install > With npm', codeList: [{ language: 'bash', code: 'npm install widget' }], tokens: undefined,
+      kind: 'code',
+      sourceId: 'http://h/docs/install#npm',
+      title: 'With npm',
+      description: 'Use the npm client for Node projects:',
+      language: 'bash',
+      pageTitle: 'Install',
+      breadcrumb: 'Install > With npm',
+      codeList: [{ language: 'bash', code: 'npm install widget' }],
+      tokens: undefined,
     },
   );
   const info = page.snippets.filter((s) => s.kind === 'info');
-  assert.deepEqual(info.map((s) => s.breadcrumb), ['Install', 'Install > With npm > Pinning']);
+  assert.deepEqual(
+    info.map((s) => s.breadcrumb),
+    ['Install', 'Install > With npm > Pinning'],
+  );
   const all = JSON.stringify(page.snippets);
   assert.ok(!/cookies|Copyright|Widget<\/a>/.test(all));
 
-  const table = extractPage('<html><head><title>Options - W</title></head><body><main><h1>Options</h1><p>Every option of the client, with defaults.</p><table><tr><th>Name</th><th>Default</th></tr><tr><td><code>timeout</code></td><td>30 | 60</td></tr></table></main></body></html>', 'http://h/o');
+  const table = extractPage(
+    '<html><head><title>Options - W</title></head><body><main><h1>Options</h1><p>Every option of the client, with defaults.</p><table><tr><th>Name</th><th>Default</th></tr><tr><td><code>timeout</code></td><td>30 | 60</td></tr></table></main></body></html>',
+    'http://h/o',
+  );
   assert.match(table.snippets[0]!.kind === 'info' ? table.snippets[0]!.content : '', /\| Name \| Default \|\n\| --- \| --- \|\n\| `timeout` \| 30 \\\| 60 \|/);
 
-  const soft = extractPage('<html><head><title>Docs</title><script src="a.js"></script></head><body><main><h1>Page not found</h1><p>Nothing lives at this address, sorry about that.</p></main></body></html>', 'http://h/x');
+  const soft = extractPage(
+    '<html><head><title>Docs</title><script src="a.js"></script></head><body><main><h1>Page not found</h1><p>Nothing lives at this address, sorry about that.</p></main></body></html>',
+    'http://h/x',
+  );
   assert.ok(soft.softNotFound);
   assert.equal(soft.snippets.length, 0);
-  const noindex = extractPage('<html><head><meta name="robots" content="noindex"></head><body><main><h1>T</h1><p>Some long enough paragraph of text here.</p><a href="/y">y</a></main></body></html>', 'http://h/x');
+  const noindex = extractPage(
+    '<html><head><meta name="robots" content="noindex"></head><body><main><h1>T</h1><p>Some long enough paragraph of text here.</p><a href="/y">y</a></main></body></html>',
+    'http://h/x',
+  );
   assert.ok(noindex.noindex);
   assert.equal(noindex.snippets.length, 0);
   assert.deepEqual(noindex.links, ['http://h/y']);

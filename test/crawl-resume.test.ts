@@ -28,22 +28,31 @@ test('crash and resume: a server killed with SIGKILL mid-crawl resumes the job; 
     assert.ok(first.key, 'first start prints the owner key');
     const key = first.key!;
     const firstUrl = first.url;
-    const api = (base: string, p: string, init: RequestInit = {}) => fetch(`${base}${p}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } });
+    const api = (base: string, p: string, init: RequestInit = {}) =>
+      fetch(`${base}${p}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } });
     const res = await api(firstUrl, '/api/parse-website', { method: 'POST', body: JSON.stringify({ websiteUrl: `${site.url}/static/`, maxPages: 200 }) });
     assert.equal(res.status, 200);
     const { queueId, project } = (await res.json()) as { queueId: number; project: string };
-    const mid = await waitFor(async () => {
-      const j = (await (await api(firstUrl, `/api/jobs/${queueId}`)).json()) as { state: string; progress: { pagesDone?: number } };
-      return (j.progress.pagesDone ?? 0) >= 12 ? j : null;
-    }, 60_000, 50);
+    const mid = await waitFor(
+      async () => {
+        const j = (await (await api(firstUrl, `/api/jobs/${queueId}`)).json()) as { state: string; progress: { pagesDone?: number } };
+        return (j.progress.pagesDone ?? 0) >= 12 ? j : null;
+      },
+      60_000,
+      50,
+    );
     assert.equal(mid!.state, 'running');
     await kill(first.child);
 
     second = await startStacksProcess({ dataDir, args: ['--dev'] });
-    const done = await waitFor(async () => {
-      const j = (await (await api(second!.url, `/api/jobs/${queueId}`)).json()) as { state: string; attempts: number; progress: Record<string, number> };
-      return ['succeeded', 'failed', 'cancelled'].includes(j.state) ? j : null;
-    }, 90_000, 200);
+    const done = await waitFor(
+      async () => {
+        const j = (await (await api(second!.url, `/api/jobs/${queueId}`)).json()) as { state: string; attempts: number; progress: Record<string, number> };
+        return ['succeeded', 'failed', 'cancelled'].includes(j.state) ? j : null;
+      },
+      90_000,
+      200,
+    );
     assert.equal(done!.state, 'succeeded', JSON.stringify(done));
     assert.equal(done!.attempts, 2, 'the job ran again after the restart');
     assert.equal(done!.progress.pagesDone, 46);
@@ -62,7 +71,10 @@ test('crash and resume: a server killed with SIGKILL mid-crawl resumes the job; 
 
     const ref = await startTestServer();
     try {
-      const r = await ref.services.crawler.submit({ websiteUrl: `${site.url}/static/`, maxPages: 200 }, operatorSubmitter(ref.services.teams.defaultTeamspaceId(), 'instance'));
+      const r = await ref.services.crawler.submit(
+        { websiteUrl: `${site.url}/static/`, maxPages: 200 },
+        operatorSubmitter(ref.services.teams.defaultTeamspaceId(), 'instance'),
+      );
       await waitFor(() => ['succeeded', 'failed'].includes(ref.services.jobs.get(r.jobId).state), 60_000);
       const clean = ref.services.store.snippets.list(ref.services.store.libraries.currentVersion(r.libraryId, '')!.id, 100_000);
       const cleanKeys = new Set(clean.map((x) => `${x.kind}|${x.contentHash}`));

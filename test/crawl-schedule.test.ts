@@ -54,7 +54,8 @@ test('scheduled re-crawl: node-cron queues it, unchanged pages answer 304 and th
   const s = await startTestServer();
   try {
     const first = await s.api('/api/parse-website', {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ websiteUrl: `${site.url}/docs/`, maxPages: 10, schedule: '*/2 * * * * *', name: 'ETag Docs' }),
     });
     assert.equal(first.status, 200);
@@ -64,16 +65,29 @@ test('scheduled re-crawl: node-cron queues it, unchanged pages answer 304 and th
     assert.equal(s.services.store.crawl.site(project)!.schedule, '*/2 * * * * *');
 
     // The schedule fires within seconds and queues a re-crawl with the stored options.
-    const again = (await waitFor(() => s.services.jobs.list({ kind: 'crawl', libraryId: project }).find((j) => j.id !== queueId && j.state === 'succeeded') ?? null, 30_000, 100))!;
+    const again = (await waitFor(
+      () => s.services.jobs.list({ kind: 'crawl', libraryId: project }).find((j) => j.id !== queueId && j.state === 'succeeded') ?? null,
+      30_000,
+      100,
+    ))!;
     s.services.crawler.setSchedule(project, null);
     assert.equal((again.payload as { trigger: string }).trigger, 'schedule');
     const entries = s.services.store.crawl.entries(again.id);
-    assert.deepEqual(entries.map((e) => new URL(e.url).pathname).sort(), ['/docs', '/docs/a.html', '/docs/b.html', '/docs/c.html'].map((p) => (p === '/docs' ? '/docs/' : p)).sort());
-    assert.ok(entries.every((e) => e.state === 'unchanged' && e.render === 'cache' && e.httpStatus === 304), JSON.stringify(entries));
+    assert.deepEqual(
+      entries.map((e) => new URL(e.url).pathname).sort(),
+      ['/docs', '/docs/a.html', '/docs/b.html', '/docs/c.html'].map((p) => (p === '/docs' ? '/docs/' : p)).sort(),
+    );
+    assert.ok(
+      entries.every((e) => e.state === 'unchanged' && e.render === 'cache' && e.httpStatus === 304),
+      JSON.stringify(entries),
+    );
     assert.ok(site.served.notModified >= 4);
     const v = s.services.store.libraries.currentVersion(project, '')!;
     assert.equal(v.jobId, again.id, 'the re-crawl built and swapped in a new version');
-    const texts = s.services.store.snippets.list(v.id, 1000).map((x) => x.content).join('\n');
+    const texts = s.services.store.snippets
+      .list(v.id, 1000)
+      .map((x) => x.content)
+      .join('\n');
     assert.match(texts, /Gamma is only linked from Beta/, 'a page reached only through an unchanged page is still indexed');
   } finally {
     await s.close();
@@ -92,7 +106,9 @@ test('CLI: stacks crawl with a depth limit, jobs list/show, crawl-schedule', asy
     assert.match(r.stdout, /Indexed \/websites\/127-0-0-1-\d+-docs: 2 pages/);
     const list = await runStacks(['jobs', 'list', '--json', ...common]);
     // The crawl, and the search-model job its new version queued.
-    const jobs = (JSON.parse(list.stdout) as { id: number; kind: string; state: string; progress: { pagesDone: number } }[]).filter((j) => j.kind !== 'search-model');
+    const jobs = (JSON.parse(list.stdout) as { id: number; kind: string; state: string; progress: { pagesDone: number } }[]).filter(
+      (j) => j.kind !== 'search-model',
+    );
     assert.equal(jobs.length, 1);
     assert.equal(jobs[0]!.kind, 'crawl');
     assert.equal(jobs[0]!.state, 'succeeded');

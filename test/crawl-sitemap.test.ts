@@ -26,11 +26,16 @@ test('sitemap: CDATA sections', () => {
   assert.deepEqual(parseSitemap(xml).urls, ['http://h/search?a=1&b=<2>', 'http://h/spaced']);
   const index = `<sitemapindex ${NS}><sitemap><loc><![CDATA[http://h/part-1.xml]]></loc></sitemap></sitemapindex>`;
   assert.deepEqual(parseSitemap(index).sitemaps, ['http://h/part-1.xml']);
-  assert.deepEqual(parseSitemap(`<urlset ${NS}><url><loc><![CDATA[http://h/a?x=&amp;]]></loc></url></urlset>`).urls, ['http://h/a?x=&amp;'], 'no entity decoding inside CDATA');
+  assert.deepEqual(
+    parseSitemap(`<urlset ${NS}><url><loc><![CDATA[http://h/a?x=&amp;]]></loc></url></urlset>`).urls,
+    ['http://h/a?x=&amp;'],
+    'no entity decoding inside CDATA',
+  );
 });
 
 test('sitemap: namespace prefixes on every element', () => {
-  const xml = '<sm:urlset xmlns:sm="http://www.sitemaps.org/schemas/sitemap/0.9"><sm:url><sm:loc>http://h/a</sm:loc></sm:url><sm:url><sm:loc>http://h/b</sm:loc></sm:url></sm:urlset>';
+  const xml =
+    '<sm:urlset xmlns:sm="http://www.sitemaps.org/schemas/sitemap/0.9"><sm:url><sm:loc>http://h/a</sm:loc></sm:url><sm:url><sm:loc>http://h/b</sm:loc></sm:url></sm:urlset>';
   assert.deepEqual(parseSitemap(xml), { urls: ['http://h/a', 'http://h/b'], sitemaps: [], warning: null });
   const index = '<s:sitemapindex xmlns:s="http://www.sitemaps.org/schemas/sitemap/0.9"><s:sitemap><s:loc>http://h/1.xml</s:loc></s:sitemap></s:sitemapindex>';
   assert.deepEqual(parseSitemap(index).sitemaps, ['http://h/1.xml']);

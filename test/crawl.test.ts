@@ -7,7 +7,10 @@ import { FIXTURES, startFixtureServer, type FixtureServer } from './helpers/fixt
 import type { StoredSnippet } from '../lib/model.ts';
 
 const expected = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'expected.json'), 'utf8')) as {
-  'static-docs': { pages: Record<string, { depthRobots: number | null; depthLinksOnly: number | null; codeBlocks: number; codeLanguages: Record<string, number> }>; duplicateMain: string[] };
+  'static-docs': {
+    pages: Record<string, { depthRobots: number | null; depthLinksOnly: number | null; codeBlocks: number; codeLanguages: Record<string, number> }>;
+    duplicateMain: string[];
+  };
 };
 
 let fx: FixtureServer;
@@ -26,11 +29,15 @@ async function crawl(s: TestServer, body: Record<string, unknown>): Promise<{ pr
   assert.match(answer.project, /^\/websites\/[a-z0-9-]+$/);
   assert.equal(typeof answer.queueId, 'number');
   assert.ok(answer.position === null || typeof answer.position === 'number');
-  const job = await waitFor(async () => {
-    const r = await s.api(`/api/jobs/${answer.queueId}`);
-    const j = (await r.json()) as Record<string, unknown>;
-    return ['succeeded', 'failed', 'cancelled'].includes(j.state as string) ? j : null;
-  }, 90_000, 200);
+  const job = await waitFor(
+    async () => {
+      const r = await s.api(`/api/jobs/${answer.queueId}`);
+      const j = (await r.json()) as Record<string, unknown>;
+      return ['succeeded', 'failed', 'cancelled'].includes(j.state as string) ? j : null;
+    },
+    90_000,
+    200,
+  );
   return { project: answer.project, queueId: answer.queueId, job: job! };
 }
 
@@ -71,7 +78,11 @@ test('parse-website errors: missing field, missing key, bad scheme, metadata add
   }
   const unlicensed = await startTestServer({ license: false });
   try {
-    const r = await unlicensed.api('/api/parse-website', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ websiteUrl: `${fx.url}/static/` }) });
+    const r = await unlicensed.api('/api/parse-website', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ websiteUrl: `${fx.url}/static/` }),
+    });
     assert.equal(r.status, 403);
     const b = (await r.json()) as { error: string; message: string };
     assert.equal(b.error, 'license_required');
@@ -89,7 +100,10 @@ test('static mdBook site: every page within robots.txt indexed once, code blocks
     const entries = s.services.store.crawl.entries(queueId);
     const fetched = entries.filter((e) => ['done', 'unchanged', 'duplicate'].includes(e.state));
     const exp = expected['static-docs'].pages;
-    const reachable = Object.entries(exp).filter(([, v]) => v.depthRobots !== null).map(([k]) => k).sort();
+    const reachable = Object.entries(exp)
+      .filter(([, v]) => v.depthRobots !== null)
+      .map(([k]) => k)
+      .sort();
     assert.equal(reachable.length, 46);
     assert.deepEqual(fetched.map((e) => pagePath(e.url)).sort(), reachable, 'exactly the 46 pages reachable under robots.txt');
     assert.ok(!entries.some((e) => /print\.html|toc\.html/.test(e.url) && e.state !== 'skipped'), 'robots.txt disallowed pages are not fetched');
@@ -125,8 +139,14 @@ test('static mdBook site: every page within robots.txt indexed once, code blocks
     assert.ok(!code.some((c) => c.codeList[0]!.code.includes('#![allow(unused)]')), 'mdBook boring lines dropped');
     const chapter3 = info.filter((x) => x.sourceId.includes('tutorial/chapter3_markers.html'));
     assert.ok(chapter3.length > 3);
-    assert.ok(chapter3.every((x) => x.breadcrumb.startsWith('Chapter 3: Markers to the Rescue')), chapter3.map((x) => x.breadcrumb).join('\n'));
-    assert.ok(info.some((x) => x.breadcrumb.split(' > ').length === 3), 'h3 sections carry page > h2 > h3');
+    assert.ok(
+      chapter3.every((x) => x.breadcrumb.startsWith('Chapter 3: Markers to the Rescue')),
+      chapter3.map((x) => x.breadcrumb).join('\n'),
+    );
+    assert.ok(
+      info.some((x) => x.breadcrumb.split(' > ').length === 3),
+      'h3 sections carry page > h2 > h3',
+    );
     // Noise is gone: no menu, theme list or keyboard help text.
     assert.ok(!info.some((x) => /Keyboard shortcuts|Press <kbd>|Toggle Table of Contents|\bCoal\b.*\bNavy\b/.test(x.content)));
     const lib = s.services.store.libraries.get(project)!;
@@ -134,7 +154,11 @@ test('static mdBook site: every page within robots.txt indexed once, code blocks
     assert.equal(lib.sourceType, 'website');
 
     // The same site again without force is a conflict, not a second library.
-    const again = await s.api('/api/parse-website', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ websiteUrl: `${fx.url}/static/` }) });
+    const again = await s.api('/api/parse-website', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ websiteUrl: `${fx.url}/static/` }),
+    });
     assert.equal(again.status, 409);
     assert.equal(((await again.json()) as { error: string }).error, 'conflict');
 
@@ -156,7 +180,10 @@ test('max depth, exclusions and robots off: depth 2 holds 18 pages; excluded pat
     const { queueId, job } = await crawl(s, { websiteUrl: `${fx.url}/static/`, maxPages: 200, maxDepth: 2 });
     assert.equal(job.state, 'succeeded', JSON.stringify(job));
     const exp = expected['static-docs'].pages;
-    const within = Object.entries(exp).filter(([, v]) => v.depthLinksOnly !== null && v.depthLinksOnly <= 2).map(([k]) => k).sort();
+    const within = Object.entries(exp)
+      .filter(([, v]) => v.depthLinksOnly !== null && v.depthLinksOnly <= 2)
+      .map(([k]) => k)
+      .sort();
     assert.equal(within.length, 18);
     const all = s.services.store.crawl.entries(queueId);
     const fetched = all.filter((e) => e.httpStatus === 200);
@@ -176,7 +203,11 @@ test('max depth, exclusions and robots off: depth 2 holds 18 pages; excluded pat
     const redirected = await crawl(s, { websiteUrl: `${fx.url}/static`, maxDepth: 0, force: true });
     assert.equal(redirected.job.state, 'succeeded', JSON.stringify(redirected.job));
     const only = s.services.store.crawl.entries(redirected.queueId);
-    assert.deepEqual(only.map((e) => [new URL(e.url).pathname, e.state, e.httpStatus]), [['/static', 'unchanged', 200]], 'fetched once, followed to /static/, known from the first crawl');
+    assert.deepEqual(
+      only.map((e) => [new URL(e.url).pathname, e.state, e.httpStatus]),
+      [['/static', 'unchanged', 200]],
+      'fetched once, followed to /static/, known from the first crawl',
+    );
 
     const limited = await crawl(s, { websiteUrl: `${fx.url}/static/tutorial/overview.html`, maxPages: 5 });
     assert.equal(limited.job.state, 'succeeded');

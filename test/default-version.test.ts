@@ -8,9 +8,20 @@ import { startTestServer } from './helpers/server.ts';
 test('without a version, /api/v2/context and /api/v3/search serve the newest release by semver, whatever the import order', async () => {
   const s = await startTestServer();
   try {
-    for (const [tag, word] of [['9.1.0', 'ninth'], ['10.0.0-rc.1', 'candidate'], ['8.4.2', 'eighth']] as const) {
+    for (const [tag, word] of [
+      ['9.1.0', 'ninth'],
+      ['10.0.0-rc.1', 'candidate'],
+      ['8.4.2', 'eighth'],
+    ] as const) {
       const build = s.services.writer.begin({ id: '/acme/fluxlog', title: 'Fluxlog', description: 'flux capacitor logging', sourceType: 'repo' }, { tag });
-      await build.add([{ kind: 'info', sourceId: `https://example.test/acme/fluxlog/${tag}/guide#flux`, content: `The flux capacitor option of the ${word} release sets the logging level of fluxlog.`, breadcrumb: 'Flux capacitor' }]);
+      await build.add([
+        {
+          kind: 'info',
+          sourceId: `https://example.test/acme/fluxlog/${tag}/guide#flux`,
+          content: `The flux capacitor option of the ${word} release sets the logging level of fluxlog.`,
+          breadcrumb: 'Flux capacitor',
+        },
+      ]);
       build.commit();
     }
     const context = await s.api(`/api/v2/context?${new URLSearchParams({ libraryId: '/acme/fluxlog', query: 'flux capacitor option' })}`);

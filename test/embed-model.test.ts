@@ -19,7 +19,10 @@ import { APP_ROOT } from '../server/version.ts';
 const pin = readModelPin();
 const installed = path.join(APP_ROOT, 'data');
 const log = createLogger('silent');
-const reference = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'fixtures/model/reference.json'), 'utf8')) as { texts: string[]; vectors: number[][] };
+const reference = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'fixtures/model/reference.json'), 'utf8')) as {
+  texts: string[];
+  vectors: number[][];
+};
 
 function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let s = 0;
@@ -44,7 +47,11 @@ test('the installed model is the pinned one and reproduces the reference pipelin
     assert.ok(dot(batch[i]!, want) > 0.9999, `text ${i} in a batch: cosine to the reference ${dot(batch[i]!, want)}`);
   });
   // Word knowledge the builtin vectors lack: a need phrased unlike the answer is still near it.
-  const [need, answer, other] = await model.embed(['stop the server from accepting huge request payloads', 'bodyLimit: maximum request body size in bytes', 'render a list of items in a template']);
+  const [need, answer, other] = await model.embed([
+    'stop the server from accepting huge request payloads',
+    'bodyLimit: maximum request body size in bytes',
+    'render a list of items in a template',
+  ]);
   assert.ok(dot(need!, answer!) > dot(need!, other!) + 0.1, `${dot(need!, answer!)} vs ${dot(need!, other!)}`);
 });
 
@@ -60,7 +67,7 @@ test('a model file that is not the pinned one is never run: the server falls bac
   await assert.rejects(ModelEmbedder.load([dataDir]), (err: Error) => err instanceof ModelUnavailable && /sha256 [0-9a-f]{64}, expected/.test(err.message));
   const embedder = await createEmbedder(loadConfig({ dataDir: path.join(dataDir, 'elsewhere'), embedProvider: 'model' }, {}), log);
   t.after(() => embedder.close?.());
-  assert.equal(describeEmbedder(embedder).model?.sha256, pin.files['model.onnx'], 'an empty data dir uses the install\'s model');
+  assert.equal(describeEmbedder(embedder).model?.sha256, pin.files['model.onnx'], "an empty data dir uses the install's model");
   const s = await startTestServer({ dataDir, config: { embedProvider: 'model' } });
   t.after(() => s.close());
   const health = (await (await s.api('/api/health', { auth: null })).json()) as { embedder: { id: string; model: unknown; fallback: string } };
@@ -77,12 +84,15 @@ test('a command that starts the model on demand stays alive until its question i
     await s.close();
   }
   // The query lane starts with the question already waiting: its ready message must not let the process go.
-  const r = await runStacks(['search', 'create', 'a', 'child', 'logger', '-l', 'pino', '--data-dir', s.dataDir], { STACKS_DEV: '1', STACKS_EMBED_PROVIDER: 'model' });
+  const r = await runStacks(['search', 'create', 'a', 'child', 'logger', '-l', 'pino', '--data-dir', s.dataDir], {
+    STACKS_DEV: '1',
+    STACKS_EMBED_PROVIDER: 'model',
+  });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^### /);
 });
 
-test('with the model, imports are lexical-first: the embed job completes a version\'s vectors, health counts them, and a re-import reuses them', async (t) => {
+test("with the model, imports are lexical-first: the embed job completes a version's vectors, health counts them, and a re-import reuses them", async (t) => {
   const s = await startTestServer({ config: { embedProvider: 'model' } });
   t.after(() => s.close());
   type Health = { embedder: { id: string; model: { sha256: string; license: string }; fallback: null; versions: { embedded: number; pending: number } } };
@@ -91,7 +101,11 @@ test('with the model, imports are lexical-first: the embed job completes a versi
   assert.equal(before.embedder.model.license, 'Apache-2.0');
   assert.equal(before.embedder.fallback, null);
   const form = new FormData();
-  form.append('bundleFile', new Blob([fs.readFileSync(path.join(import.meta.dirname, 'fixtures/bundles/valid.json'))], { type: 'application/json' }), 'valid.json');
+  form.append(
+    'bundleFile',
+    new Blob([fs.readFileSync(path.join(import.meta.dirname, 'fixtures/bundles/valid.json'))], { type: 'application/json' }),
+    'valid.json',
+  );
   const res = await s.api('/api/import-libraries', { method: 'POST', body: form });
   assert.equal(res.status, 200, await res.clone().text());
   const version = await waitFor(() => s.services.store.libraries.allCurrentVersions().find((v) => v.libraryId === '/sindresorhus/got' && v.state === 'ready'));
@@ -123,10 +137,16 @@ test('the vector cache of the reference corpora holds what the model computes fo
   await loadBundleFile(new LibraryWriter(store, null), bundlePath('pino'));
   const texts = store.snippets.byIds(Array.from({ length: 2000 }, (_, i) => i + 1)).map(embeddingText);
   assert.ok(texts.length > 300);
-  assert.deepEqual(texts.filter((x) => cache.get(x) === null), [], 'every pino text is in the cache');
+  assert.deepEqual(
+    texts.filter((x) => cache.get(x) === null),
+    [],
+    'every pino text is in the cache',
+  );
   const sample = texts.filter((_, i) => i % 20 === 0);
   const fresh = await model.embed(sample, 'background');
-  sample.forEach((text, i) => assert.ok(dot(cache.get(text)!, fresh[i]!) > 0.999, `cached vector of ${JSON.stringify(text.slice(0, 60))}: cosine ${dot(cache.get(text)!, fresh[i]!)}`));
+  sample.forEach((text, i) =>
+    assert.ok(dot(cache.get(text)!, fresh[i]!) > 0.999, `cached vector of ${JSON.stringify(text.slice(0, 60))}: cosine ${dot(cache.get(text)!, fresh[i]!)}`),
+  );
   // The embedder answers cached texts from the cache, the rest from the model, in order.
   model.useCache(cache);
   const mixed = await model.embed([sample[0]!, 'a sentence no corpus holds', sample[1]!]);
@@ -146,7 +166,11 @@ test('the embed job gives way to an import queued while it runs, then goes on wh
   // The pino version's 405 snippets take the model a few seconds: queue an import meanwhile.
   const first = await waitFor(() => s.services.jobs.list({ kind: 'reembed', state: 'running' })[0]);
   const form = new FormData();
-  form.append('bundleFile', new Blob([fs.readFileSync(path.join(import.meta.dirname, 'fixtures/bundles/valid.json'))], { type: 'application/json' }), 'valid.json');
+  form.append(
+    'bundleFile',
+    new Blob([fs.readFileSync(path.join(import.meta.dirname, 'fixtures/bundles/valid.json'))], { type: 'application/json' }),
+    'valid.json',
+  );
   assert.equal((await s.api('/api/import-libraries', { method: 'POST', body: form })).status, 200);
   await s.services.jobs.idle();
   const embeds = s.services.jobs.list({ kind: 'reembed' }).sort((a, b) => a.id - b.id);
@@ -156,7 +180,10 @@ test('the embed job gives way to an import queued while it runs, then goes on wh
   assert.equal(embeds[0]!.id, first.id);
   const stopped = embeds[0]!.progress as { done: number; total: number };
   assert.ok(stopped.done > 0 && stopped.done < stopped.total, `the first run stopped part way: ${JSON.stringify(stopped)}`);
-  assert.ok(imported.every((j) => j.state === 'succeeded' && j.finishedAt! <= embeds[embeds.length - 1]!.finishedAt!), 'the import ran before the embedding finished');
+  assert.ok(
+    imported.every((j) => j.state === 'succeeded' && j.finishedAt! <= embeds[embeds.length - 1]!.finishedAt!),
+    'the import ran before the embedding finished',
+  );
   assert.equal(s.services.store.vectors.missingCount(), 0);
   assert.deepEqual(s.services.store.vectors.versionCounts(), { embedded: 3, pending: 0 });
 });

@@ -40,7 +40,7 @@ const server = http.createServer((req, res) => {
     }
     if (mode === 'garbage') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"result":[]}');
     if (mode === 'slow') return void setTimeout(() => res.writeHead(200).end('{"data":[]}'), 1500);
-    const dims = mode === 'ignore-dims' ? 100 : body.dimensions ?? 100;
+    const dims = mode === 'ignore-dims' ? 100 : (body.dimensions ?? 100);
     let data = body.input.map((text, index) => {
       const v = mode === 'constant' ? new Float32Array(dims).fill(1) : builtin.embedOne(text).slice(0, dims);
       return { object: 'embedding', index, embedding: Array.from(v, (x) => x * 3) };
@@ -74,7 +74,10 @@ test('probes the dimension, batches, restores order, normalizes, sends model and
   texts[5] = '';
   const vectors = await e.embed(texts);
   assert.equal(seen.length, 4, 'probe + 3 batches of at most 64');
-  assert.deepEqual(seen.slice(1).map((s) => s.body.input.length), [64, 64, 22]);
+  assert.deepEqual(
+    seen.slice(1).map((s) => s.body.input.length),
+    [64, 64, 22],
+  );
   for (const s of seen) {
     assert.equal(s.auth, 'Bearer sk-test');
     assert.equal(s.body.model, 'test-model');
@@ -99,13 +102,20 @@ test('configured dims are sent and checked', async () => {
   assert.equal(seen[0]!.body.dimensions, 32);
   assert.equal(seen[0]!.auth, undefined, 'no key configured, no header');
   mode = 'short';
-  await assert.rejects(e.embed(['a', 'b']), (err: Error & { code?: string }) => err.code === 'embedding_failed' && /returned 1 embeddings for 2 texts/.test(err.message));
+  await assert.rejects(
+    e.embed(['a', 'b']),
+    (err: Error & { code?: string }) => err.code === 'embedding_failed' && /returned 1 embeddings for 2 texts/.test(err.message),
+  );
 });
 
 test('clear errors: 401, bad body, timeout, unreachable; 5xx is retried', async () => {
   const e = await OpenAIEmbedder.create({ url: base, model: 'm', dims: 100, timeoutMs: 300, retries: 1 });
   mode = '401';
-  await assert.rejects(e.embed(['x']), (err: Error & { code?: string; status?: number }) => err.code === 'embedding_failed' && err.status === 503 && /answered 401 \(check STACKS_EMBED_API_KEY\): .*Incorrect API key/.test(err.message));
+  await assert.rejects(
+    e.embed(['x']),
+    (err: Error & { code?: string; status?: number }) =>
+      err.code === 'embedding_failed' && err.status === 503 && /answered 401 \(check STACKS_EMBED_API_KEY\): .*Incorrect API key/.test(err.message),
+  );
   mode = 'garbage';
   await assert.rejects(e.embed(['x']), /unexpected body/);
   mode = 'slow';
@@ -163,7 +173,10 @@ test('the embedding endpoint going down: context and search answer lexically, ma
     assert.equal(context.headers.get('x-stacks-search-status'), 'partial');
     assert.equal(context.headers.get('x-stacks-search-reason'), 'partialSearchFailure');
     const body = (await context.json()) as { codeSnippets: { codeId: string }[]; infoSnippets: { pageId: string }[] };
-    assert.ok([...body.codeSnippets.map((c) => c.codeId), ...body.infoSnippets.map((i) => i.pageId)].some((u) => /redaction/.test(u)), 'the lexical answer still finds the redaction page');
+    assert.ok(
+      [...body.codeSnippets.map((c) => c.codeId), ...body.infoSnippets.map((i) => i.pageId)].some((u) => /redaction/.test(u)),
+      'the lexical answer still finds the redaction page',
+    );
     const search = await s.api('/api/v3/search?query=redact%20sensitive%20keys&library=pino', { auth: null });
     assert.equal(search.status, 200);
     assert.equal(search.headers.get('x-stacks-search-reason'), 'partialSearchFailure');

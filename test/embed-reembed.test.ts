@@ -11,7 +11,10 @@ import type { Services } from '../server/services.ts';
 /** A second, different embedder: words hashed into 32 signed buckets. Deterministic and real, just small. */
 class HashEmbedder implements Embedder {
   calls = 0;
-  constructor(readonly id = 'test:hash32', readonly dims = 32) {}
+  constructor(
+    readonly id = 'test:hash32',
+    readonly dims = 32,
+  ) {}
   async embed(texts: string[]): Promise<Float32Array[]> {
     this.calls++;
     return texts.map((t) => {
@@ -27,11 +30,34 @@ class HashEmbedder implements Embedder {
   }
 }
 
-const topics = ['install the package with npm', 'configure the router', 'connect to the database', 'render a list of items', 'handle errors in middleware', 'write unit tests', 'deploy with docker', 'cache responses'];
+const topics = [
+  'install the package with npm',
+  'configure the router',
+  'connect to the database',
+  'render a list of items',
+  'handle errors in middleware',
+  'write unit tests',
+  'deploy with docker',
+  'cache responses',
+];
 const snippets: SnippetInput[] = Array.from({ length: 40 }, (_, i) =>
   i % 2
-    ? { kind: 'info', sourceId: `https://docs.test/page${i}`, content: `How to ${topics[i % topics.length]} (section ${i}).`, breadcrumb: `Guide > Part ${i}`, pageTitle: 'Guide' }
-    : { kind: 'code', sourceId: `https://docs.test/code${i}`, title: `Example ${i}: ${topics[i % topics.length]}`, description: `Shows how to ${topics[i % topics.length]}.`, language: 'js', pageTitle: 'Examples', codeList: [{ language: 'js', code: `app.step${i}()` }] },
+    ? {
+        kind: 'info',
+        sourceId: `https://docs.test/page${i}`,
+        content: `How to ${topics[i % topics.length]} (section ${i}).`,
+        breadcrumb: `Guide > Part ${i}`,
+        pageTitle: 'Guide',
+      }
+    : {
+        kind: 'code',
+        sourceId: `https://docs.test/code${i}`,
+        title: `Example ${i}: ${topics[i % topics.length]}`,
+        description: `Shows how to ${topics[i % topics.length]}.`,
+        language: 'js',
+        pageTitle: 'Examples',
+        codeList: [{ language: 'js', code: `app.step${i}()` }],
+      },
 );
 
 function reembedJobs(s: Services) {
@@ -112,7 +138,10 @@ test('changing the embedder re-embeds every snippet through a job; an interrupte
     assert.equal(fourth.services.store.vectors.missingCount(), 0);
     const [q] = await fourth.services.embedder!.embed(['connect to the database']);
     const hits = fourth.services.store.snippets.byIds(fourth.services.store.search.knn(versionId, q!, 2).map((h) => h.id));
-    assert.ok(hits.every((h) => `${h.title} ${h.content}`.includes('database')), 'vector search works again with the builtin embedder');
+    assert.ok(
+      hits.every((h) => `${h.title} ${h.content}`.includes('database')),
+      'vector search works again with the builtin embedder',
+    );
   } finally {
     await fourth.close();
   }

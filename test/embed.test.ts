@@ -59,8 +59,13 @@ test('vocabulary lookup finds words and rejects others', () => {
 
 test('related texts are closer than unrelated ones', () => {
   assert.ok(sim('install the package', 'npm install dependency') > sim('install the package', 'the weather in paris') + 0.2);
-  assert.ok(sim('how do I connect to postgres', 'Connecting to a PostgreSQL database with a connection string') > sim('how do I connect to postgres', 'Rendering a list of items in React'));
-  assert.ok(sim('authentication with tokens', 'Use a bearer token in the Authorization header') > sim('authentication with tokens', 'Set the font size of the heading'));
+  assert.ok(
+    sim('how do I connect to postgres', 'Connecting to a PostgreSQL database with a connection string') >
+      sim('how do I connect to postgres', 'Rendering a list of items in React'),
+  );
+  assert.ok(
+    sim('authentication with tokens', 'Use a bearer token in the Authorization header') > sim('authentication with tokens', 'Set the font size of the heading'),
+  );
 });
 
 test('identifier splitting: camelCase, snake_case and dotted names meet their words', () => {
@@ -106,7 +111,11 @@ test('empty or symbol-only text still gives a finite unit vector', () => {
 });
 
 test('embedding speed: thousands of snippets per second', () => {
-  const texts = Array.from({ length: 2000 }, (_, i) => `Snippet ${i}: configure the server with hooks and register plugins for routing.\nconst app = fastify({ logger: true });\napp.get('/items/${i}', async (req, reply) => reply.send({ id: ${i} }));`);
+  const texts = Array.from(
+    { length: 2000 },
+    (_, i) =>
+      `Snippet ${i}: configure the server with hooks and register plugins for routing.\nconst app = fastify({ logger: true });\napp.get('/items/${i}', async (req, reply) => reply.send({ id: ${i} }));`,
+  );
   // CPU time, not wall time: the figure must not depend on what else the machine runs.
   const cpu = process.cpuUsage();
   for (const t of texts) shared.embedOne(t);
@@ -125,7 +134,11 @@ test('a large batch yields to the event loop while it embeds', async () => {
 });
 
 class Fixed implements Embedder {
-  constructor(readonly id: string, readonly dims: number, private readonly fn: (t: string, i: number) => Float32Array) {}
+  constructor(
+    readonly id: string,
+    readonly dims: number,
+    private readonly fn: (t: string, i: number) => Float32Array,
+  ) {}
   async embed(texts: string[]): Promise<Float32Array[]> {
     return texts.map(this.fn);
   }
@@ -156,14 +169,18 @@ function syntheticSource(dir: string): string {
     vectors[w] = [...Array.from({ length: 100 }, (_, d) => Math.sin(i * 7 + d) * (1 + (i % 3))), 1, i];
   }
   const file = path.join(dir, 'source.json');
-  fs.writeFileSync(file, JSON.stringify({ precision: 8, l2NormIndex: 100, wordIndex: 101, size: words.length, dimensions: 100, words, vectors, unkVector: new Array(101).fill(0) }));
+  fs.writeFileSync(
+    file,
+    JSON.stringify({ precision: 8, l2NormIndex: 100, wordIndex: 101, size: words.length, dimensions: 100, words, vectors, unkVector: new Array(101).fill(0) }),
+  );
   return file;
 }
 
 test('converter: streams the package format, keeps usable words, is idempotent', () => {
   const dir = tempDir();
   const source = syntheticSource(dir);
-  const run = (...args: string[]) => spawnSync(process.execPath, [path.join(ROOT, 'scripts/build-embeddings.mjs'), '--data-dir', dir, '--source', source, ...args], { encoding: 'utf8' });
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, [path.join(ROOT, 'scripts/build-embeddings.mjs'), '--data-dir', dir, '--source', source, ...args], { encoding: 'utf8' });
   const first = run();
   assert.equal(first.status, 0, first.stderr);
   assert.match(first.stdout, /Wrote .*wink-sg-100d\.bin: 1198 words x 100 dims/);
@@ -192,7 +209,9 @@ test('converter: streams the package format, keeps usable words, is idempotent',
   assert.ok(dot > 0.999 && Math.abs(len - 1) < 0.01, `dot ${dot}, len ${len}`);
   const forced = run('--force');
   assert.match(forced.stdout, /Wrote/);
-  const missing = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build-embeddings.mjs'), '--data-dir', dir, '--source', path.join(dir, 'nope.json')], { encoding: 'utf8' });
+  const missing = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build-embeddings.mjs'), '--data-dir', dir, '--source', path.join(dir, 'nope.json')], {
+    encoding: 'utf8',
+  });
   assert.equal(missing.status, 1);
   assert.match(missing.stderr, /build-embeddings: .*nope\.json/);
 });

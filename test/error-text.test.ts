@@ -73,7 +73,8 @@ test('an address a plain question quotes is reduced to the page it names; the qu
 });
 
 test('analyzeQuery ranks on the reduced text and keeps the asked text', () => {
-  const asked = "TypeError: c.req.valid is not a function\n    at handler (/srv/app/src/routes/users.ts:41:23)\n    at dispatch (/srv/app/node_modules/hono/dist/compose.js:22:23)";
+  const asked =
+    'TypeError: c.req.valid is not a function\n    at handler (/srv/app/src/routes/users.ts:41:23)\n    at dispatch (/srv/app/node_modules/hono/dist/compose.js:22:23)';
   const q = analyzeQuery(asked);
   assert.equal(q.text, asked);
   assert.equal(q.searchText, 'TypeError: c.req.valid is not a function');
@@ -82,19 +83,26 @@ test('analyzeQuery ranks on the reduced text and keeps the asked text', () => {
 });
 
 test('JSON output keeps its messages and codes: a pino log line, an error body, printed issues', () => {
-  const log = '{"level":50,"time":1732011112000,"pid":1,"hostname":"web-1","reqId":"req-1","req":{"method":"GET","url":"/"},"err":{"type":"FastifyError","message":"Reply was already sent","code":"FST_ERR_REP_ALREADY_SENT"},"msg":"request errored"}';
+  const log =
+    '{"level":50,"time":1732011112000,"pid":1,"hostname":"web-1","reqId":"req-1","req":{"method":"GET","url":"/"},"err":{"type":"FastifyError","message":"Reply was already sent","code":"FST_ERR_REP_ALREADY_SENT"},"msg":"request errored"}';
   const r = reduceErrorText(log);
   assert.equal(r.pasted, true);
   assert.equal(r.text, 'FastifyError Reply was already sent FST_ERR_REP_ALREADY_SENT request errored');
-  const body = reduceErrorText('curl -X POST localhost:3000/import\n{"statusCode":413,"code":"FST_ERR_CTP_BODY_TOO_LARGE","error":"Payload Too Large","message":"Request body is too large"}\nwhy?');
+  const body = reduceErrorText(
+    'curl -X POST localhost:3000/import\n{"statusCode":413,"code":"FST_ERR_CTP_BODY_TOO_LARGE","error":"Payload Too Large","message":"Request body is too large"}\nwhy?',
+  );
   assert.match(body.text, /FST_ERR_CTP_BODY_TOO_LARGE Payload Too Large Request body is too large/);
   assert.doesNotMatch(body.text, /413|statusCode/);
-  const zod = reduceErrorText('ZodError: [\n  {\n    "code": "unrecognized_keys",\n    "keys": [\n      "utm_source"\n    ],\n    "path": [],\n    "message": "Unrecognized key: \\"utm_source\\""\n  }\n]');
+  const zod = reduceErrorText(
+    'ZodError: [\n  {\n    "code": "unrecognized_keys",\n    "keys": [\n      "utm_source"\n    ],\n    "path": [],\n    "message": "Unrecognized key: \\"utm_source\\""\n  }\n]',
+  );
   assert.equal(zod.text, 'ZodError: unrecognized_keys utm_source Unrecognized key: "utm_source"');
 });
 
 test('pasted output loses the words every error message has, a question keeps them', () => {
-  const pasted = analyzeQuery("Uncaught TypeError: Can't modify immutable headers.\n    at cors (file:///app/node_modules/hono/dist/middleware/cors/index.js:79:17)");
+  const pasted = analyzeQuery(
+    "Uncaught TypeError: Can't modify immutable headers.\n    at cors (file:///app/node_modules/hono/dist/middleware/cors/index.js:79:17)",
+  );
   assert.ok(!pasted.terms.includes('uncaught') && !pasted.terms.includes('typeerror') && !pasted.terms.includes('error'), pasted.terms.join(' '));
   assert.ok(pasted.terms.includes('immutable') && pasted.terms.includes('headers'));
   const asked = analyzeQuery('custom error handler for uncaught errors');
@@ -104,7 +112,7 @@ test('pasted output loses the words every error message has, a question keeps th
 test("the project's own source files are dropped, configuration files kept", () => {
   const r = reduceErrorText(
     [
-      "src/middleware/auth.ts:12:11 - error TS2769: No overload matches this call.",
+      'src/middleware/auth.ts:12:11 - error TS2769: No overload matches this call.',
       ' FAIL  src/api/client.test.ts [ src/api/client.test.ts ]',
       'failed to load config from /app/vite.config.ts',
       '    at loadConfig (/app/node_modules/vite/dist/node/chunks/config.js:1:2)',

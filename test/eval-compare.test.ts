@@ -8,7 +8,10 @@ test('eval --compare: the paired bootstrap tells a real change from noise, deter
 
   // 200 questions: 60 moved from rank 2 to rank 1, none down. A clear gain: the interval excludes 0.
   const before = Array.from({ length: 200 }, (_, i) => (i < 60 ? 2 : 1));
-  const up = pairedDelta(before, before.map(() => 1));
+  const up = pairedDelta(
+    before,
+    before.map(() => 1),
+  );
   assert.equal(up.better, 60);
   assert.equal(up.worse, 0);
   assert.ok(Math.abs(up.delta - 0.15) < 1e-9);

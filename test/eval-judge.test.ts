@@ -26,8 +26,19 @@ test('judged figures: a listed first snippet counts as first, a verdict replaces
 
   // Grouped otherwise (by kind of question): the rows follow the groups across sets.
   const kind: Record<string, string> = { a: 'plain', b: 'paraphrase', c: 'paraphrase', d: 'plain', e: 'paraphrase' };
-  const byKind = judgedFigures(entries, [{ id: 'b', first: 1 }, { id: 'c', first: 4 }, { id: 'd', first: null }], (e) => kind[e.id]!);
-  assert.deepEqual(byKind.map((r) => `${r.set} ${r.n}`), ['paraphrase 3', 'plain 2', 'all 5']);
+  const byKind = judgedFigures(
+    entries,
+    [
+      { id: 'b', first: 1 },
+      { id: 'c', first: 4 },
+      { id: 'd', first: null },
+    ],
+    (e) => kind[e.id]!,
+  );
+  assert.deepEqual(
+    byKind.map((r) => `${r.set} ${r.n}`),
+    ['paraphrase 3', 'plain 2', 'all 5'],
+  );
   assert.deepEqual(byKind[0]!.byJudge, { n: 3, hit1: 1 / 3, hit5: 1, mrr10: (1 + 1 / 4 + 1 / 2) / 3 });
 });
 
@@ -60,7 +71,10 @@ test('verdicts carry over to a new pack only for answers that did not change', (
   ];
   const { reused, toJudge } = carryOver(pack, { entries: earlier, verdicts });
   assert.deepEqual(reused, [{ id: 'same', first: 2 }]);
-  assert.deepEqual(toJudge.map((e) => e.id), ['changed', 'unread', 'new']);
+  assert.deepEqual(
+    toJudge.map((e) => e.id),
+    ['changed', 'unread', 'new'],
+  );
   // A stored pack keeps only the blocks' hashes, and reads the same.
   const stored = compactPack(earlier);
   assert.equal(stored[0]!.snippets, undefined);
@@ -87,6 +101,12 @@ test('a verdict also carries over when the blocks up to the answer it names are 
   const { reused, toJudge } = carryOver(pack, { entries: compactPack(earlier), verdicts });
   // Blocks 1-2 unchanged: the answer at 2 holds. The answer block changed, or nothing was found
   // and any block changed: judged again. A short answer that grew keeps its answer at 2.
-  assert.deepEqual(reused, [{ id: 'tail', first: 2 }, { id: 'short', first: 2 }]);
-  assert.deepEqual(toJudge.map((e) => e.id), ['at-answer', 'none']);
+  assert.deepEqual(reused, [
+    { id: 'tail', first: 2 },
+    { id: 'short', first: 2 },
+  ]);
+  assert.deepEqual(
+    toJudge.map((e) => e.id),
+    ['at-answer', 'none'],
+  );
 });

@@ -10,14 +10,21 @@ import { QUESTIONS } from './eval/questions.ts';
 const BUNDLES = ['fastify', 'fastify-v4.29.1', 'pino'];
 
 async function importFile(s: TestServer, file: string): Promise<void> {
-  const r = await s.api('/api/import-libraries', { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(fs.readFileSync(file)) });
+  const r = await s.api('/api/import-libraries', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: new Uint8Array(fs.readFileSync(file)),
+  });
   assert.equal(r.status, 200, await r.clone().text());
   await s.services.jobs.idle();
 }
 
 /** The snippets an answer is made of, in order (their source URLs). */
 async function topAnswers(s: TestServer, q: { libraryId: string; question: string }): Promise<string[]> {
-  const ids = (body: { codeSnippets: { codeId: string }[]; infoSnippets: { pageId?: string }[] }) => [...body.codeSnippets.map((c) => c.codeId), ...body.infoSnippets.map((i) => i.pageId ?? '')];
+  const ids = (body: { codeSnippets: { codeId: string }[]; infoSnippets: { pageId?: string }[] }) => [
+    ...body.codeSnippets.map((c) => c.codeId),
+    ...body.infoSnippets.map((i) => i.pageId ?? ''),
+  ];
   const context = await s.api(`/api/v2/context?libraryId=${encodeURIComponent(q.libraryId)}&query=${encodeURIComponent(q.question)}&type=json`);
   const search = await s.api(`/api/v3/search?library=${encodeURIComponent(q.libraryId)}&query=${encodeURIComponent(q.question)}&type=json`);
   assert.equal(context.status, 200);
@@ -40,7 +47,11 @@ test('export -> import on another instance gives the same answers; what the call
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-disposition') ?? '', /^attachment; filename="?stacks-export.json"?$/);
     const bundle = (await res.json()) as { libraries: { project: string; version?: string; codeSnippets: unknown[]; infoSnippets: unknown[] }[] };
-    assert.deepEqual(bundle.libraries.map((l) => `${l.project}@${l.version ?? ''}`), ['/fastify/fastify@', '/fastify/fastify@v4.29.1', '/pinojs/pino@'], 'every served version of each library');
+    assert.deepEqual(
+      bundle.libraries.map((l) => `${l.project}@${l.version ?? ''}`),
+      ['/fastify/fastify@', '/fastify/fastify@v4.29.1', '/pinojs/pino@'],
+      'every served version of each library',
+    );
     const served = a.services.store.libraries.allCurrentVersions();
     for (const l of bundle.libraries) {
       const v = served.find((x) => x.libraryId === l.project && x.tag === (l.version ?? ''))!;
@@ -54,7 +65,10 @@ test('export -> import on another instance gives the same answers; what the call
 
     // One version by its tag; the second export of the same bytes is identical.
     const one = (await (await a.api('/api/export?library=/fastify/fastify/v4.29.1')).json()) as { libraries: { version?: string }[] };
-    assert.deepEqual(one.libraries.map((l) => l.version), ['v4.29.1']);
+    assert.deepEqual(
+      one.libraries.map((l) => l.version),
+      ['v4.29.1'],
+    );
     const again = (await (await b.api('/api/export?library=/pinojs/pino')).json()) as { libraries: unknown[] };
     assert.deepEqual(again.libraries, bundle.libraries.slice(2), 'the imported copy exports the same bundle');
 
@@ -78,7 +92,10 @@ test('export -> import on another instance gives the same answers; what the call
     assert.equal((await call(a, 'GET', '/api/export?library=not-an-id')).status, 400);
 
     const audit = await call<{ entries: { action: string; target: string; outcome: string }[] }>(a, 'GET', '/api/audit?action=exportLibraries');
-    assert.ok(audit.body.entries.some((e) => e.target === '/fastify/fastify, /pinojs/pino' && e.outcome === 'ok'), JSON.stringify(audit.body));
+    assert.ok(
+      audit.body.entries.some((e) => e.target === '/fastify/fastify, /pinojs/pino' && e.outcome === 'ok'),
+      JSON.stringify(audit.body),
+    );
   } finally {
     await Promise.all([a.close(), b.close()]);
   }

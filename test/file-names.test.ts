@@ -15,11 +15,19 @@ test("a file's name in a question keeps its parts but is neither an identifier n
     const a = analyzeQuery(q);
     for (const p of parts) assert.ok(a.terms.includes(p), `${q}: ${p}`);
     assert.ok(!a.terms.some((t) => /^(viteconfig|viteconfigts|configts|nestclijson|clijson|tsconfigjson)$/.test(t)), `${q}: ${a.terms.join(' ')}`);
-    assert.deepEqual(a.identifiers.filter((i) => /\.(ts|json)$/.test(i)), [], q);
+    assert.deepEqual(
+      a.identifiers.filter((i) => /\.(ts|json)$/.test(i)),
+      [],
+      q,
+    );
     assert.equal(a.codeIntent, 1, q);
   }
   // Not files: a product (one dot), a method (`c.json`), a call.
-  for (const [q, joined] of [['Node.js streams', 'nodejs'], ['c.json response', 'cjson'], ['res.json()', 'resjson']] as const) {
+  for (const [q, joined] of [
+    ['Node.js streams', 'nodejs'],
+    ['c.json response', 'cjson'],
+    ['res.json()', 'resjson'],
+  ] as const) {
     assert.ok(analyzeQuery(q).terms.includes(joined), q);
   }
 });
@@ -39,5 +47,8 @@ test('over HTTP: a question naming vite.config.ts is answered from the option it
   assert.equal(res.status, 200);
   const first = textSources(await res.text()).slice(0, 3);
   // Before: whatever the question, pages that merely show a vite.config.ts (config intellisense, the Oxc migration note).
-  assert.ok(first.some((u) => /#(base|public-base-path)$/.test(u)), first.join(' '));
+  assert.ok(
+    first.some((u) => /#(base|public-base-path)$/.test(u)),
+    first.join(' '),
+  );
 });

@@ -63,7 +63,6 @@ async function setupChecklistLicense(page: Page, s: TestServer, publicUrl: strin
   await page.getByRole('button', { name: 'Install' }).click();
   await page.locator('#license-status', { hasText: 'License installed' }).waitFor();
   await page.locator('#public-url-state', { hasText: 'STACKS_PUBLIC_URL' }).waitFor();
-
 }
 
 /** The first libraries, imported and crawled from the Add page, followed on the Jobs page, and a question answered from them. */
@@ -98,9 +97,13 @@ async function keysAndMcp(page: Page, publicUrl: string): Promise<void> {
   await shot(page, 'first-hour-mcp');
   const configText = (await page.locator('#mcp-config').textContent())!;
   assert.ok(!configText.includes('npx stacks') && !configText.includes('localhost') && !configText.includes('127.0.0.1'), configText);
-  const vscode = JSON.parse((await page.locator('#mcp-config figure', { hasText: 'VS Code' }).locator('pre').textContent())!) as { servers: { stacks: { url: string; headers: Record<string, string> } } };
+  const vscode = JSON.parse((await page.locator('#mcp-config figure', { hasText: 'VS Code' }).locator('pre').textContent())!) as {
+    servers: { stacks: { url: string; headers: Record<string, string> } };
+  };
   assert.equal(vscode.servers.stacks.url, `${publicUrl}/mcp`);
-  const windsurf = JSON.parse((await page.locator('#mcp-config figure', { hasText: 'Windsurf' }).locator('pre').textContent())!) as { mcpServers: { stacks: { serverUrl: string } } };
+  const windsurf = JSON.parse((await page.locator('#mcp-config figure', { hasText: 'Windsurf' }).locator('pre').textContent())!) as {
+    mcpServers: { stacks: { serverUrl: string } };
+  };
   assert.equal(windsurf.mcpServers.stacks.serverUrl, `${publicUrl}/mcp`);
   const desktop = (await page.locator('#mcp-config figure', { hasText: 'Claude Desktop' }).locator('pre').textContent())!;
   assert.match(desktop, /"mcp-remote"[\s\S]*"--allow-http"/);
@@ -109,7 +112,6 @@ async function keysAndMcp(page: Page, publicUrl: string): Promise<void> {
   assert.equal(answer.status, 200, answer.text);
   assert.match(answer.text, /child/i);
   assert.equal((await mcpCall(page, vscode.servers.stacks.url, { Authorization: 'Bearer stk_wrong' })).status, 401);
-
 }
 
 /** An invitation made on Admin, the checklist gone, and the invitee signed in by the link, which then no longer works. */
@@ -143,7 +145,8 @@ async function invitation(browser: Browser, page: Page, publicUrl: string, error
   // A member cannot invite (403), and the link no longer works.
   const refused = await invitee.evaluate(async () => {
     const s = (await (await fetch('/api/session')).json()) as { csrfToken: string };
-    return (await fetch('/api/invitations', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': s.csrfToken }, body: '{}' })).status;
+    return (await fetch('/api/invitations', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': s.csrfToken }, body: '{}' }))
+      .status;
   });
   assert.equal(refused, 403);
   const again = await (await browser.newContext()).newPage();

@@ -40,14 +40,22 @@ function legacyDataDir(): string {
     db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
   }
   const sealed = encryptSecret(parseCredentialsKey(KEY_HEX)!, sealContext(null, host), TOKEN_I);
-  db.prepare("INSERT INTO git_hosts (host, kind, username, secret_enc, created_at, updated_at) VALUES (?, 'token', 'oauth2', ?, '2025-01-01', '2025-01-01')").run(host, sealed);
+  db.prepare(
+    "INSERT INTO git_hosts (host, kind, username, secret_enc, created_at, updated_at) VALUES (?, 'token', 'oauth2', ?, '2025-01-01', '2025-01-01')",
+  ).run(host, sealed);
   db.close();
   return dir;
 }
 
 before(async () => {
   root = tempDir('stacks-git-served-');
-  const repo = (name: string, text: string) => repos.push(new TestRepo(root, name).write({ 'README.md': `# ${name}\n\n${text}\n` }).commit('init').publish());
+  const repo = (name: string, text: string) =>
+    repos.push(
+      new TestRepo(root, name)
+        .write({ 'README.md': `# ${name}\n\n${text}\n` })
+        .commit('init')
+        .publish(),
+    );
   repo('alpha/private', 'The alpha teamspace keeps its launch checklist here.');
   repo('bravo/private', 'The bravo teamspace keeps its incident runbook here.');
   repo('bravo/public', 'Anyone may read the bravo public handbook.');
@@ -73,14 +81,20 @@ const url = (name: string) => `${gitServer.url}/${name}.git`;
 type HostsBody = { hosts: { host: string; kind: string; scope: string; updatedAt: string }[] };
 const hostsOf = async (key: string) => (await call<HostsBody>(s, 'GET', '/api/git-hosts', undefined, key)).body.hosts;
 type AuditBody = { entries: { action: string; outcome: string; teamspace: string | null; actor: { name?: string }; detail: Record<string, unknown> | null }[] };
-const gitHostEntries = async (key: string) => (await call<AuditBody>(s, 'GET', '/api/audit?limit=200', undefined, key)).body.entries.filter((e) => e.action.startsWith('gitHost'));
+const gitHostEntries = async (key: string) =>
+  (await call<AuditBody>(s, 'GET', '/api/audit?limit=200', undefined, key)).body.entries.filter((e) => e.action.startsWith('gitHost'));
 
 /** Indexes a repository as `key`; answers the job's state and the Authorization headers the host got meanwhile. */
 async function index(name: string, key: string): Promise<{ status: number; state: string | null; error: string | null; sent: (string | null)[] }> {
   const from = gitServer.authorizations.length;
   const r = await call<{ queueId?: number; message?: string }>(s, 'POST', '/api/parse', { repoUrl: url(name) }, key);
   const job = r.status === 200 ? await waitJob(s, r.body.queueId!) : null;
-  return { status: r.status, state: job?.state ?? null, error: job?.error ?? r.body.message ?? null, sent: gitServer.authorizations.slice(from).map((a) => a.authorization) };
+  return {
+    status: r.status,
+    state: job?.state ?? null,
+    error: job?.error ?? r.body.message ?? null,
+    sent: gitServer.authorizations.slice(from).map((a) => a.authorization),
+  };
 }
 
 test("a teamspace's credential is its own: listed, used and changed only by it; another teamspace's looks absent (404)", async () => {
@@ -111,15 +125,21 @@ test("a teamspace's credential is its own: listed, used and changed only by it; 
   assert.deepEqual(missing.body, { error: 'not_found', message: `No credentials are stored for ${host}.` });
   const own = await call(s, 'POST', '/api/git-hosts', { host, kind: 'token', secret: TOKEN_B }, bravo);
   assert.equal(own.status, 200, JSON.stringify(own.body));
-  assert.deepEqual((await hostsOf(bravo)).map((h) => [h.host, h.scope]), [[host, 'teamspace']]);
+  assert.deepEqual(
+    (await hostsOf(bravo)).map((h) => [h.host, h.scope]),
+    [[host, 'teamspace']],
+  );
   assert.deepEqual(await hostsOf(alpha), [before], "alpha's credential is untouched");
   const b = await index('bravo/private', bravo);
   assert.equal(b.state, 'succeeded', b.error ?? '');
-  assert.ok(b.sent.length > 0 && b.sent.every((h) => h === basic(TOKEN_B)), 'bravo fetches with its own token, never alpha\'s');
+  assert.ok(b.sent.length > 0 && b.sent.every((h) => h === basic(TOKEN_B)), "bravo fetches with its own token, never alpha's");
   const refresh = await call<{ queueId: number }>(s, 'POST', '/api/projects/alpha/private/refresh', undefined, alpha);
   const from = gitServer.authorizations.length;
   assert.equal((await waitJob(s, refresh.body.queueId)).state, 'succeeded');
-  assert.ok(gitServer.authorizations.slice(from).every((x) => x.authorization === basic(TOKEN_A)), "alpha's refresh still uses alpha's token");
+  assert.ok(
+    gitServer.authorizations.slice(from).every((x) => x.authorization === basic(TOKEN_A)),
+    "alpha's refresh still uses alpha's token",
+  );
 
   // The instance's credentials are not theirs to touch.
   assert.equal((await call(s, 'POST', '/api/git-hosts', { host, kind: 'token', secret: 'x', scope: 'instance' }, bravo)).status, 403);
@@ -134,11 +154,16 @@ test("a teamspace's credential is its own: listed, used and changed only by it; 
   // Each change is in its owner's audit log, and only there; never a secret.
   const alphaLog = await gitHostEntries(alpha);
   assert.deepEqual(alphaLog.map((e) => [e.action, e.outcome, e.teamspace, e.actor.name]).reverse(), [
-    ['gitHostAdd', 'ok', 'alpha', 'ann'], ['gitHostRemove', 'ok', 'alpha', 'ann'], ['gitHostRemove', 'failed', 'alpha', 'ann'],
+    ['gitHostAdd', 'ok', 'alpha', 'ann'],
+    ['gitHostRemove', 'ok', 'alpha', 'ann'],
+    ['gitHostRemove', 'failed', 'alpha', 'ann'],
   ]);
   const bravoLog = await gitHostEntries(bravo);
   assert.deepEqual(bravoLog.map((e) => [e.action, e.outcome, e.teamspace]).reverse(), [
-    ['gitHostRemove', 'failed', 'bravo'], ['gitHostAdd', 'ok', 'bravo'], ['gitHostAdd', 'refused', 'bravo'], ['gitHostRemove', 'refused', 'bravo'],
+    ['gitHostRemove', 'failed', 'bravo'],
+    ['gitHostAdd', 'ok', 'bravo'],
+    ['gitHostAdd', 'refused', 'bravo'],
+    ['gitHostRemove', 'refused', 'bravo'],
   ]);
   const all = JSON.stringify([alphaLog, bravoLog]);
   for (const secret of [TOKEN_A, TOKEN_B]) assert.ok(!all.includes(secret));
@@ -146,7 +171,10 @@ test("a teamspace's credential is its own: listed, used and changed only by it; 
 
 test("a credential stored before owners is the instance's: listed to the default teamspace, used for its repositories only", async () => {
   const listed = await hostsOf(s.key);
-  assert.deepEqual(listed.map((h) => [h.host, h.scope]), [[host, 'instance']]);
+  assert.deepEqual(
+    listed.map((h) => [h.host, h.scope]),
+    [[host, 'instance']],
+  );
   for (const key of [alpha, bravo]) assert.ok(!(await hostsOf(key)).some((h) => h.scope === 'instance'));
   // An admin of the default teamspace is not the instance's owner: it neither sees nor changes them.
   const admin = await call<{ key: { key: string } }>(s, 'POST', '/api/v2/members', { name: 'dana', role: 'admin' }, s.key);
@@ -157,7 +185,10 @@ test("a credential stored before owners is the instance's: listed to the default
   // Bravo, with its own token for the host, never gets the instance's; the default teamspace does.
   const other = await index('inst/private', bravo);
   assert.equal(other.status, 422);
-  assert.ok(other.sent.every((h) => h === basic(TOKEN_B)), JSON.stringify(other.sent));
+  assert.ok(
+    other.sent.every((h) => h === basic(TOKEN_B)),
+    JSON.stringify(other.sent),
+  );
   const mine = await index('inst/private', s.key);
   assert.equal(mine.state, 'succeeded', mine.error ?? '');
   assert.ok(mine.sent.length > 0 && mine.sent.every((h) => h === basic(TOKEN_I)));

@@ -25,10 +25,32 @@ const MAX_BYTES = 2 * 1024 * 1024;
 before(async () => {
   root = tempDir('stacks-git-served-');
   repos.push(buildWidgetRepo(root));
-  repos.push(new TestRepo(root, 'private/secret').write({ 'README.md': '# Secret\n\nThe secret handshake needs two knocks and a whistle.\n' }).commit('init').publish());
-  repos.push(new TestRepo(root, 'acme/growing').write({ 'docs/intro.md': '# Growing\n\nThe growing repository explains seed germination in detail.\n' }).commit('init').publish());
-  repos.push(new TestRepo(root, 'acme/sparse').write({ 'README.md': '# Sparse\n\nThe root readme of the sparse repository is always read.\n', 'docs/a.md': '# A\n\nThe docs folder holds the alpha page of the sparse repository.\n', 'docs/drafts/b.md': '# B\n\nA draft page that excludeFolders leaves out of the index.\n', 'other/c.md': '# C\n\nOutside the folders: never checked out, never indexed.\n' }).commit('init').publish());
-  repos.push(new TestRepo(root, 'team/notes').write({ 'README.md': '# Team notes\n\nThe quarterly planning ritual happens on the first Monday.\n' }).commit('init').publish());
+  repos.push(
+    new TestRepo(root, 'private/secret').write({ 'README.md': '# Secret\n\nThe secret handshake needs two knocks and a whistle.\n' }).commit('init').publish(),
+  );
+  repos.push(
+    new TestRepo(root, 'acme/growing')
+      .write({ 'docs/intro.md': '# Growing\n\nThe growing repository explains seed germination in detail.\n' })
+      .commit('init')
+      .publish(),
+  );
+  repos.push(
+    new TestRepo(root, 'acme/sparse')
+      .write({
+        'README.md': '# Sparse\n\nThe root readme of the sparse repository is always read.\n',
+        'docs/a.md': '# A\n\nThe docs folder holds the alpha page of the sparse repository.\n',
+        'docs/drafts/b.md': '# B\n\nA draft page that excludeFolders leaves out of the index.\n',
+        'other/c.md': '# C\n\nOutside the folders: never checked out, never indexed.\n',
+      })
+      .commit('init')
+      .publish(),
+  );
+  repos.push(
+    new TestRepo(root, 'team/notes')
+      .write({ 'README.md': '# Team notes\n\nThe quarterly planning ritual happens on the first Monday.\n' })
+      .commit('init')
+      .publish(),
+  );
   gitServer = await startGitHttpServer(root, { '/private/': { user: 'alice', password: PASSWORD } });
   s = await startTestServer({ config: { gitCredentialsKey: 'ab'.repeat(32), gitMaxBytes: MAX_BYTES, gitTimeoutMs: 60_000 } });
 });
@@ -65,11 +87,22 @@ test('parse: the queue body of parse-website; every format, front matter, MDX te
   assert.equal(lib.branch, 'main');
   const snippets = snippetsOf(s, '/acme/widget');
   const text = snippets.map((x) => `${x.title}\n${x.description}\n${x.content}\n${x.codeList.map((c) => c.code).join('\n')}`).join('\n');
-  for (const excluded of ['excludedjapanese', 'excludedarchive', 'excludedinternal', 'excludedchangelog', 'IGNORED OUTPUT', 'computeFrobnication']) assert.ok(!text.includes(excluded), `${excluded} must not be in the docs partition`);
+  for (const excluded of ['excludedjapanese', 'excludedarchive', 'excludedinternal', 'excludedchangelog', 'IGNORED OUTPUT', 'computeFrobnication'])
+    assert.ok(!text.includes(excluded), `${excluded} must not be in the docs partition`);
   assert.ok(!/<Callout|<Tab\b|import \{|props\.theme/.test(text), 'MDX components, imports and expressions are reduced to text');
   assert.match(text, /Gizmo components must be mounted inside/);
   const files = new Set(snippets.map((x) => x.sourceFile));
-  for (const f of ['README.md', 'docs/guide.md', 'docs/components.mdx', 'docs/api.rst', 'docs/tutorial.ipynb', 'docs/faq.txt', 'docs/logging/child-loggers.md', 'docs/logging/redaction.md']) assert.ok(files.has(f), `${f} indexed`);
+  for (const f of [
+    'README.md',
+    'docs/guide.md',
+    'docs/components.mdx',
+    'docs/api.rst',
+    'docs/tutorial.ipynb',
+    'docs/faq.txt',
+    'docs/logging/child-loggers.md',
+    'docs/logging/redaction.md',
+  ])
+    assert.ok(files.has(f), `${f} indexed`);
   const guide = snippets.find((x) => x.kind === 'code' && x.sourceFile === 'docs/guide.md')!;
   assert.equal(guide.pageTitle, 'Widget Guide', 'front matter title');
   assert.match(guide.sourceId, new RegExp(`^${gitServer.url}/acme/widget/blob/main/docs/guide\\.md#mounting$`));
@@ -87,7 +120,9 @@ test('parse: the queue body of parse-website; every format, front matter, MDX te
 
 test('a question the documentation does not answer is answered from the dynamic source index (isDynamic, sourceFile), below documentation', async () => {
   const r = await call<{ codeSnippets: { codeTitle: string; isDynamic?: boolean; sourceFile?: string; codeId: string }[] }>(
-    s, 'GET', '/api/v2/context?libraryId=/acme/widget&query=computeFrobnication+checksum+of+a+manifest&type=json',
+    s,
+    'GET',
+    '/api/v2/context?libraryId=/acme/widget&query=computeFrobnication+checksum+of+a+manifest&type=json',
   );
   assert.equal(r.status, 200);
   const dyn = r.body.codeSnippets.find((c) => c.isDynamic);
@@ -95,17 +130,31 @@ test('a question the documentation does not answer is answered from the dynamic 
   assert.equal(dyn.sourceFile, 'src/frob.ts');
   assert.equal(dyn.codeTitle, 'computeFrobnication()');
   assert.match(dyn.codeId, /\/acme\/widget\/blob\/main\/src\/frob\.ts#L\d+$/);
-  const search = await call<{ codeSnippets: { isDynamic?: boolean; sourceFile?: string; libraryId: string }[] }>(s, 'GET', '/api/v3/search?query=computeFrobnication+checksum&library=/acme/widget&type=json');
+  const search = await call<{ codeSnippets: { isDynamic?: boolean; sourceFile?: string; libraryId: string }[] }>(
+    s,
+    'GET',
+    '/api/v3/search?query=computeFrobnication+checksum&library=/acme/widget&type=json',
+  );
   assert.ok(search.body.codeSnippets.some((c) => c.isDynamic && c.sourceFile === 'src/frob.ts' && c.libraryId === '/acme/widget'));
   // A question the docs answer well: no source-code snippet ranks above the documentation.
-  const docs = await call<{ codeSnippets: { isDynamic?: boolean }[] }>(s, 'GET', '/api/v2/context?libraryId=/acme/widget&query=mount+a+widget+with+mountWidget&type=json');
+  const docs = await call<{ codeSnippets: { isDynamic?: boolean }[] }>(
+    s,
+    'GET',
+    '/api/v2/context?libraryId=/acme/widget&query=mount+a+widget+with+mountWidget&type=json',
+  );
   assert.equal(docs.body.codeSnippets[0]?.isDynamic, undefined);
 });
 
 test('refresh: only the changed file is parsed again; 409 while queued or running; 404 for an unknown project', async () => {
   const widget = repos[0]!;
-  widget.write({ 'docs/faq.txt': 'Why does the widget flicker?\n\nThe warp coil of the widget needs a warm-up of five seconds before the first frame.\n' }).commit('faq').publish();
-  const before = snippetsOf(s, '/acme/widget').filter((x) => x.sourceFile === 'docs/guide.md').map((x) => x.contentHash).sort();
+  widget
+    .write({ 'docs/faq.txt': 'Why does the widget flicker?\n\nThe warp coil of the widget needs a warm-up of five seconds before the first frame.\n' })
+    .commit('faq')
+    .publish();
+  const before = snippetsOf(s, '/acme/widget')
+    .filter((x) => x.sourceFile === 'docs/guide.md')
+    .map((x) => x.contentHash)
+    .sort();
   const first = await call<{ queueId: number; project: string }>(s, 'POST', '/api/projects/acme/widget/refresh');
   assert.equal(first.status, 202, JSON.stringify(first.body));
   const second = await call(s, 'POST', '/api/projects/acme/widget/refresh');
@@ -118,7 +167,13 @@ test('refresh: only the changed file is parsed again; 409 while queued or runnin
   const after = snippetsOf(s, '/acme/widget');
   assert.ok(after.some((x) => x.content.includes('warp coil')));
   assert.ok(!after.some((x) => x.content.includes('flux capacitor')));
-  assert.deepEqual(after.filter((x) => x.sourceFile === 'docs/guide.md').map((x) => x.contentHash).sort(), before);
+  assert.deepEqual(
+    after
+      .filter((x) => x.sourceFile === 'docs/guide.md')
+      .map((x) => x.contentHash)
+      .sort(),
+    before,
+  );
   assert.ok(after.length > 10);
   assert.equal((await call(s, 'POST', '/api/projects/acme/nothing/refresh')).status, 404);
 });
@@ -147,11 +202,18 @@ test('a version that is no tag of the repository queues nothing; the answer says
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('x-stacks-search-reason'), 'versionUnverified');
     const body = (await res.json()) as { version: { libraries: { served: string | null; status: string }[] } };
-    assert.deepEqual(body.version.libraries.map((l) => [l.served, l.status]), [[null, 'unverified']]);
+    assert.deepEqual(
+      body.version.libraries.map((l) => [l.served, l.status]),
+      [[null, 'unverified']],
+    );
   }
   await s.services.versions.settled();
   const asked = jobsOf('/acme/widget', 'version-fetch').map((j) => j.payload.version);
-  assert.deepEqual(asked.filter((v) => v !== '1.1'), [], 'only the version the repository has a tag for was queued');
+  assert.deepEqual(
+    asked.filter((v) => v !== '1.1'),
+    [],
+    'only the version the repository has a tag for was queued',
+  );
 });
 
 test('credentials: asked for and refused without them, refused when wrong, used when right; never shown or audited', async () => {
@@ -169,7 +231,10 @@ test('credentials: asked for and refused without them, refused when wrong, used 
   assert.equal((await waitJob(s, ok.body.queueId as number)).state, 'succeeded');
   assert.ok(snippetsOf(s, '/private/secret').some((x) => x.content.includes('two knocks')));
   const listed = await call(s, 'GET', '/api/git-hosts');
-  assert.deepEqual((listed.body as { hosts: { host: string; kind: string; username: string }[] }).hosts.map((h) => [h.host, h.kind, h.username]), [[host, 'basic', 'alice']]);
+  assert.deepEqual(
+    (listed.body as { hosts: { host: string; kind: string; username: string }[] }).hosts.map((h) => [h.host, h.kind, h.username]),
+    [[host, 'basic', 'alice']],
+  );
   const audit = await call(s, 'GET', '/api/audit?limit=200');
   const audited = JSON.stringify(audit.body);
   assert.ok(audited.includes('gitHostAdd') && audited.includes('parseRepo') && audited.includes('projectRefresh'));
@@ -183,16 +248,29 @@ test('a clone over the size limit is refused cleanly: the served version stays, 
   const r = await parse({ repoUrl: url('acme/growing') });
   assert.equal((await waitJob(s, r.body.queueId as number)).state, 'succeeded');
   const served = s.services.store.libraries.currentVersion('/acme/growing', '')!;
-  repos[2]!.write({ 'assets/blob.bin': Buffer.from(Array.from({ length: MAX_BYTES + 512 * 1024 }, () => Math.floor(Math.random() * 256))) }).commit('big').publish();
+  repos[2]!
+    .write({ 'assets/blob.bin': Buffer.from(Array.from({ length: MAX_BYTES + 512 * 1024 }, () => Math.floor(Math.random() * 256))) })
+    .commit('big')
+    .publish();
   const refresh = await call<{ queueId: number }>(s, 'POST', '/api/projects/acme/growing/refresh');
   const job = await waitJob(s, refresh.body.queueId);
   assert.equal(job.state, 'failed');
   assert.match(job.error ?? '', /larger than .* bytes \(STACKS_GIT_MAX_BYTES\)/);
   assert.equal(s.services.store.libraries.currentVersion('/acme/growing', '')!.id, served.id);
-  assert.deepEqual(fs.readdirSync(path.join(s.dataDir, 'git', 'work')).filter((f) => f.startsWith('job-')), []);
+  assert.deepEqual(
+    fs.readdirSync(path.join(s.dataDir, 'git', 'work')).filter((f) => f.startsWith('job-')),
+    [],
+  );
   const kept = fs.readdirSync(path.join(s.dataDir, 'git', 'cache'));
-  assert.deepEqual(kept.filter((f) => f.endsWith('.lock')), [], 'no lock is left');
-  assert.ok(!kept.some((f) => f.endsWith('.json') && fs.readFileSync(path.join(s.dataDir, 'git', 'cache', f), 'utf8').includes('/acme/growing')), 'the failed checkout is dropped');
+  assert.deepEqual(
+    kept.filter((f) => f.endsWith('.lock')),
+    [],
+    'no lock is left',
+  );
+  assert.ok(
+    !kept.some((f) => f.endsWith('.json') && fs.readFileSync(path.join(s.dataDir, 'git', 'cache', f), 'utf8').includes('/acme/growing')),
+    'the failed checkout is dropped',
+  );
 });
 
 test('folders: a sparse checkout (root files come along for stacks.json and LICENSE; only the folders are indexed); excludeFolders leaves more out', async () => {

@@ -23,10 +23,16 @@ const userKey: SshKeyPair = sshKeyPair();
 
 before(async () => {
   root = tempDir('stacks-git-ssh-');
-  repos.push(new TestRepo(root, 'acme/tunnel').write({
-    'README.md': '# Tunnel\n\nThe tunnel library digs burrows for moles.\n',
-    'docs/usage.md': '# Usage\n\n## Digging\n\nCall `dig(depth)` to open a burrow of that depth; the moles move in at dawn.\n\n```js\nimport { dig } from "tunnel";\ndig(3);\n```\n',
-  }).commit('init').publish());
+  repos.push(
+    new TestRepo(root, 'acme/tunnel')
+      .write({
+        'README.md': '# Tunnel\n\nThe tunnel library digs burrows for moles.\n',
+        'docs/usage.md':
+          '# Usage\n\n## Digging\n\nCall `dig(depth)` to open a burrow of that depth; the moles move in at dawn.\n\n```js\nimport { dig } from "tunnel";\ndig(3);\n```\n',
+      })
+      .commit('init')
+      .publish(),
+  );
   sshServer = await startGitSshServer(root, userKey);
   s = await startTestServer({ config: { gitCredentialsKey: 'cd'.repeat(32), gitTimeoutMs: 60_000 } });
 });
@@ -41,7 +47,12 @@ const parse = (repoUrl: string) => call(s, 'POST', '/api/parse', { repoUrl });
 const host = () => `127.0.0.1:${sshServer.port}`;
 const keyFilesLeft = () => {
   const work = path.join(s.dataDir, 'git', 'work');
-  return fs.existsSync(work) ? fs.readdirSync(work, { recursive: true }).map(String).filter((f) => /(^|\/)key-/.test(f)) : [];
+  return fs.existsSync(work)
+    ? fs
+        .readdirSync(work, { recursive: true })
+        .map(String)
+        .filter((f) => /(^|\/)key-/.test(f))
+    : [];
 };
 
 test('SSH: asked for a key without one, refused with the wrong one, cloned with the right one; the key is on disk only while git runs', async () => {
@@ -62,7 +73,10 @@ test('SSH: asked for a key without one, refused with the wrong one, cloned with 
   const job = await waitJob(s, ok.body.queueId as number, 60_000);
   assert.equal(job.state, 'succeeded', job.error ?? '');
   assert.ok(snippetsOf(s, '/acme/tunnel').some((x) => x.codeList.some((c) => c.code.includes('dig(3)'))));
-  assert.ok(sshServer.commands.some((c) => c.includes('git-upload-pack') && c.includes('acme/tunnel.git')), 'cloned over SSH');
+  assert.ok(
+    sshServer.commands.some((c) => c.includes('git-upload-pack') && c.includes('acme/tunnel.git')),
+    'cloned over SSH',
+  );
 
   const answer = await s.api('/api/v3/search?query=call+dig+with+a+depth+to+open+a+burrow&library=/acme/tunnel&type=txt');
   assert.equal(answer.status, 200);
@@ -72,7 +86,8 @@ test('SSH: asked for a key without one, refused with the wrong one, cloned with 
   const listed = JSON.stringify((await call(s, 'GET', '/api/git-hosts')).body);
   const audit = JSON.stringify((await call(s, 'GET', '/api/audit?limit=200')).body);
   const keyBody = userKey.private.split('\n')[1]!;
-  for (const text of [listed, audit, fs.readFileSync(path.join(s.dataDir, 'stacks.db')).toString('latin1')]) assert.ok(!text.includes(keyBody), 'the private key is never shown or stored in clear');
+  for (const text of [listed, audit, fs.readFileSync(path.join(s.dataDir, 'stacks.db')).toString('latin1')])
+    assert.ok(!text.includes(keyBody), 'the private key is never shown or stored in clear');
   assert.match(fs.readFileSync(path.join(s.dataDir, 'git', 'known_hosts'), 'utf8'), /^127\.0\.0\.1 ssh-ed25519 /m, 'the host key is learned on first use');
 });
 

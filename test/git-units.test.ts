@@ -28,23 +28,46 @@ import { FIXTURES } from './helpers/fixtures.ts';
 
 test('repository addresses: transports, library IDs, web links; file://, ext::, local paths and credentials in URLs refused', () => {
   const h = parseRepoUrl('https://git.acme.test/Platform/Payments-API.git');
-  assert.deepEqual([h.transport, h.host, h.libraryId, h.web], ['https', 'git.acme.test', '/platform/payments-api', 'https://git.acme.test/Platform/Payments-API']);
+  assert.deepEqual(
+    [h.transport, h.host, h.libraryId, h.web],
+    ['https', 'git.acme.test', '/platform/payments-api', 'https://git.acme.test/Platform/Payments-API'],
+  );
   assert.equal(fileUrl(h, 'main', 'docs/a b.md', 'setup'), 'https://git.acme.test/Platform/Payments-API/blob/main/docs/a%20b.md#setup');
   const scp = parseRepoUrl('git@gitlab.acme.test:group/sub/tool.git');
-  assert.deepEqual([scp.transport, scp.user, scp.url, scp.libraryId, scp.web], ['ssh', 'git', 'ssh://git@gitlab.acme.test/group/sub/tool.git', '/sub/tool', 'https://gitlab.acme.test/group/sub/tool']);
+  assert.deepEqual(
+    [scp.transport, scp.user, scp.url, scp.libraryId, scp.web],
+    ['ssh', 'git', 'ssh://git@gitlab.acme.test/group/sub/tool.git', '/sub/tool', 'https://gitlab.acme.test/group/sub/tool'],
+  );
   const bb = parseRepoUrl('https://bitbucket.acme.test/scm/PROJ/repo.git');
   assert.equal(fileUrl(bb, 'release/1.x', 'README.md'), 'https://bitbucket.acme.test/projects/PROJ/repos/repo/browse/README.md?at=release%2F1.x');
   const daemon = parseRepoUrl('git://127.0.0.1:9418/acme/widget');
   assert.equal(daemon.web, null);
   assert.equal(fileUrl(daemon, 'v1', 'docs/x.md'), 'git://127.0.0.1:9418/acme/widget#v1:docs/x.md');
-  for (const bad of ['file:///srv/repo', 'ext::sh -c id', '/srv/git/x.git', './x', 'ftp://host/x.git', 'https://u:p@host/x.git', 'https://token@host/x.git', 'https://host/', 'https://host/x.git?a=1']) {
-    assert.throws(() => parseRepoUrl(bad), (e: Error & { code?: string }) => e.code === 'validation_error', bad);
+  for (const bad of [
+    'file:///srv/repo',
+    'ext::sh -c id',
+    '/srv/git/x.git',
+    './x',
+    'ftp://host/x.git',
+    'https://u:p@host/x.git',
+    'https://token@host/x.git',
+    'https://host/',
+    'https://host/x.git?a=1',
+  ]) {
+    assert.throws(
+      () => parseRepoUrl(bad),
+      (e: Error & { code?: string }) => e.code === 'validation_error',
+      bad,
+    );
   }
 });
 
 test('git itself refuses the transports Stacks never allows (GIT_ALLOW_PROTOCOL), whatever reaches it', async () => {
   for (const url of ['ext::sh -c touch% /tmp/stacks-pwned', 'file:///etc']) {
-    await assert.rejects(runGit({ args: ['ls-remote', url], timeoutMs: 10_000 }), (e: GitFailed) => e instanceof GitFailed && /transport .* not allowed|not allowed/.test(e.stderr));
+    await assert.rejects(
+      runGit({ args: ['ls-remote', url], timeoutMs: 10_000 }),
+      (e: GitFailed) => e instanceof GitFailed && /transport .* not allowed|not allowed/.test(e.stderr),
+    );
   }
   assert.equal(fs.existsSync('/tmp/stacks-pwned'), false);
 });
@@ -82,7 +105,9 @@ test('MDX without a valid parse falls back to patterns; reStructuredText section
   assert.match(broken, /Heads up/);
   assert.match(broken, /Keep it short\./);
   assert.match(broken, /<Keep \/>/, 'code fences are left alone');
-  const md = rstToMarkdown('Title\n=====\n\nSection\n-------\n\nRun this::\n\n   make all\n\nSee :class:`Widget` and ``code``.\n\n.. toctree::\n   :maxdepth: 2\n\n   api\n');
+  const md = rstToMarkdown(
+    'Title\n=====\n\nSection\n-------\n\nRun this::\n\n   make all\n\nSee :class:`Widget` and ``code``.\n\n.. toctree::\n   :maxdepth: 2\n\n   api\n',
+  );
   assert.match(md, /^# Title$/m);
   assert.match(md, /^## Section$/m);
   assert.match(md, /Run this:\n\n```\nmake all\n```/);
@@ -92,37 +117,85 @@ test('MDX without a valid parse falls back to patterns; reStructuredText section
 
 test('dynamic index: exported functions and classes with their doc comments and module headers, per language', () => {
   const url = (line: number | null) => `u#L${line}`;
-  const ts = sourceSnippets('src/a.ts', '/** Module A does things. */\n\n/** Adds two numbers. */\nexport function add(a: number, b: number) {\n  return a + b;\n}\n\nfunction hidden() {}\n\nexport class Box {\n  x = 1;\n}\n', url);
-  assert.deepEqual(ts.map((s) => s.title), ['module src/a.ts', 'add()', 'class Box']);
+  const ts = sourceSnippets(
+    'src/a.ts',
+    '/** Module A does things. */\n\n/** Adds two numbers. */\nexport function add(a: number, b: number) {\n  return a + b;\n}\n\nfunction hidden() {}\n\nexport class Box {\n  x = 1;\n}\n',
+    url,
+  );
+  assert.deepEqual(
+    ts.map((s) => s.title),
+    ['module src/a.ts', 'add()', 'class Box'],
+  );
   assert.ok(ts.every((s) => s.isDynamic && s.sourceFile === 'src/a.ts'));
   assert.equal(ts[1]!.description, 'Adds two numbers.');
   assert.equal(ts[1]!.sourceId, 'u#L4');
-  const py = sourceSnippets('pkg/m.py', '"""Module doc."""\n\ndef run(x):\n    """Runs x."""\n    return x\n\ndef _private():\n    pass\n\nclass Engine:\n    """The engine."""\n', url);
-  assert.deepEqual(py.map((s) => [s.title, s.description]), [['module pkg/m.py', 'Module doc.'], ['run()', 'Runs x.'], ['class Engine', 'The engine.']]);
+  const py = sourceSnippets(
+    'pkg/m.py',
+    '"""Module doc."""\n\ndef run(x):\n    """Runs x."""\n    return x\n\ndef _private():\n    pass\n\nclass Engine:\n    """The engine."""\n',
+    url,
+  );
+  assert.deepEqual(
+    py.map((s) => [s.title, s.description]),
+    [
+      ['module pkg/m.py', 'Module doc.'],
+      ['run()', 'Runs x.'],
+      ['class Engine', 'The engine.'],
+    ],
+  );
   const go = sourceSnippets('x.go', '// Package x serves.\npackage x\n\n// Serve serves.\nfunc Serve() error {\n\treturn nil\n}\n\nfunc private() {}\n', url);
-  assert.deepEqual(go.map((s) => s.title), ['module x.go', 'Serve()']);
+  assert.deepEqual(
+    go.map((s) => s.title),
+    ['module x.go', 'Serve()'],
+  );
   const rs = sourceSnippets('lib.rs', '//! The crate.\n\n/// Makes one.\npub fn make() -> u8 {\n    1\n}\n', url);
-  assert.deepEqual(rs.map((s) => [s.title, s.description]), [['module lib.rs', 'The crate.'], ['make()', 'Makes one.']]);
+  assert.deepEqual(
+    rs.map((s) => [s.title, s.description]),
+    [
+      ['module lib.rs', 'The crate.'],
+      ['make()', 'Makes one.'],
+    ],
+  );
 });
 
 test('long runs (spaces, tildes and dots in a line; a Rust header of many lines) are read once: conversions, headings, fences, the dynamic index and selection give what they gave on short runs', () => {
   const sp = ' '.repeat(50_000);
-  const java = sourceSnippets('A.java', `/** Picks one. */\npublic static <T extends A & B> T pick(T a) {\n}\npublic a${sp}b\npublic ${'static  '.repeat(6_000)}X\npublic Map<K, V>${sp}counts${sp}() {\n}\n`, () => 'u');
-  assert.deepEqual(java.map((s) => s.title), ['module A.java', 'pick()', 'counts()']);
+  const java = sourceSnippets(
+    'A.java',
+    `/** Picks one. */\npublic static <T extends A & B> T pick(T a) {\n}\npublic a${sp}b\npublic ${'static  '.repeat(6_000)}X\npublic Map<K, V>${sp}counts${sp}() {\n}\n`,
+    () => 'u',
+  );
+  assert.deepEqual(
+    java.map((s) => s.title),
+    ['module A.java', 'pick()', 'counts()'],
+  );
   const rst = rstToMarkdown(`See \`a${sp}\` and \`the docs${sp}<https://x.test/>\`_.\n\n.. note::${sp}Short.\n\n.. code-block::${sp}python${sp}\n\n   x = 1\n`);
   assert.equal(rst, `See \`a${sp}\` and [the docs](https://x.test/).\n\n**Note:** Short.\n\n\`\`\`python\nx = 1\n\`\`\`\n`);
   assert.equal(mdxToMarkdown(`# T\n\nA < 5 {unclosed\n\n<A${sp}\n<Note${sp}title="Hi"${sp}/>\n`), `# T\n\nA < 5 {unclosed\n\n<A${sp}\nHi\n`);
   assert.equal(documentPage('docs/guide.md', `#${sp}Guide${sp}#${sp}\n\ntext\n`).title, 'Guide');
   // A `~~~` run followed by a backtick opens no fence: the text after it stays prose.
-  const doc = documentSnippets('docs/guide.md', `# Guide${sp}##\n\nSome text about the guide.\n\n~~~${'~'.repeat(50_000)}\`\nMore text for the page.\n\n\`\`\`${sp}js${sp}\nconst x = 1;\n\`\`\`\n`, 'u');
+  const doc = documentSnippets(
+    'docs/guide.md',
+    `# Guide${sp}##\n\nSome text about the guide.\n\n~~~${'~'.repeat(50_000)}\`\nMore text for the page.\n\n\`\`\`${sp}js${sp}\nconst x = 1;\n\`\`\`\n`,
+    'u',
+  );
   assert.ok(doc.every((s) => s.title === 'Guide'));
-  assert.deepEqual(doc.flatMap((s) => (s.kind === 'code' ? s.codeList.map((c) => c.language) : [])), ['javascript']);
+  assert.deepEqual(
+    doc.flatMap((s) => (s.kind === 'code' ? s.codeList.map((c) => c.language) : [])),
+    ['javascript'],
+  );
   assert.ok(doc.some((s) => s.kind === 'info' && s.content.includes('More text for the page.')));
-  const files = new Map([[`requirements-${'.'.repeat(50_000)}!.md`, 10], [`requirements-dev${'.'.repeat(50_000)}txt`, 10], ['docs/a.md', 10]]);
+  const files = new Map([
+    [`requirements-${'.'.repeat(50_000)}!.md`, 10],
+    [`requirements-dev${'.'.repeat(50_000)}txt`, 10],
+    ['docs/a.md', 10],
+  ]);
   assert.deepEqual(selectFiles(files, mergeOptions({}, {})).docs, ['docs/a.md', `requirements-${'.'.repeat(50_000)}!.md`]);
   // A Rust module header of many `//!` lines (each line's prefix was checked again: the square of the line count).
   const crate = sourceSnippets('lib.rs', `${'//! The crate.\n'.repeat(20_000)}\npub fn make() -> u8 {\n    1\n}\n`, () => 'u');
-  assert.deepEqual(crate.map((s) => s.title), ['module lib.rs', 'make()']);
+  assert.deepEqual(
+    crate.map((s) => s.title),
+    ['module lib.rs', 'make()'],
+  );
   assert.equal(crate[0]!.description, Array(20_000).fill('The crate.').join('\n'));
 });
 
@@ -138,29 +211,80 @@ test('license matching: SPDX texts with their notices; explicit identifiers; unr
 
 test('file selection: documentation and source extensions, default exclusions, stacks.json merged with the request', () => {
   const files = new Map(
-    ['README.md', 'CHANGELOG.md', 'LICENSE.md', 'CODE_OF_CONDUCT.md', 'docs/a.mdx', 'docs/zh-CN/a.md', 'docs/ja/a.md', 'i18n/fr/a.md', 'docs/en/a.md', 'archived/x.md', 'legacy/y.rst',
-      'docs/requirements.txt', 'node_modules/p/README.md', 'src/index.ts', 'src/index.test.ts', 'tests/t.py', 'dist/bundle.min.js', 'docs/b.ipynb', 'docs/skip/c.md', 'docs/notes.txt', 'img.png'].map((f) => [f, 10]),
+    [
+      'README.md',
+      'CHANGELOG.md',
+      'LICENSE.md',
+      'CODE_OF_CONDUCT.md',
+      'docs/a.mdx',
+      'docs/zh-CN/a.md',
+      'docs/ja/a.md',
+      'i18n/fr/a.md',
+      'docs/en/a.md',
+      'archived/x.md',
+      'legacy/y.rst',
+      'docs/requirements.txt',
+      'node_modules/p/README.md',
+      'src/index.ts',
+      'src/index.test.ts',
+      'tests/t.py',
+      'dist/bundle.min.js',
+      'docs/b.ipynb',
+      'docs/skip/c.md',
+      'docs/notes.txt',
+      'img.png',
+    ].map((f) => [f, 10]),
   );
   const o = mergeOptions({ excludeFolders: ['docs/skip'] }, { folders: undefined, excludeFiles: ['*.ipynb'] });
   const sel = selectFiles(files, o);
   assert.deepEqual(sel.docs, ['README.md', 'docs/a.mdx', 'docs/en/a.md', 'docs/notes.txt']);
   assert.deepEqual(sel.sources, ['src/index.test.ts', 'src/index.ts']);
-  assert.deepEqual(selectFiles(files, mergeOptions({ folders: ['docs'] }, { folders: ['src'] })).docs, ['docs/a.mdx', 'docs/b.ipynb', 'docs/en/a.md', 'docs/notes.txt', 'docs/skip/c.md'], 'the request\'s folders win');
+  assert.deepEqual(
+    selectFiles(files, mergeOptions({ folders: ['docs'] }, { folders: ['src'] })).docs,
+    ['docs/a.mdx', 'docs/b.ipynb', 'docs/en/a.md', 'docs/notes.txt', 'docs/skip/c.md'],
+    "the request's folders win",
+  );
 });
 
 function candidate(id: number, isDynamic: boolean, text: string): Candidate {
-  const snippet = { id, versionId: isDynamic ? 2 : 1, kind: 'code', sourceId: `https://x/#s${id}`, title: 'frob', description: text, language: 'ts', pageTitle: 'p', breadcrumb: '', content: '', codeList: [{ language: 'ts', code: text }], tokens: 80, contentHash: String(id), position: id, isDynamic, sourceFile: isDynamic ? 'src/x.ts' : null } as StoredSnippet;
+  const snippet = {
+    id,
+    versionId: isDynamic ? 2 : 1,
+    kind: 'code',
+    sourceId: `https://x/#s${id}`,
+    title: 'frob',
+    description: text,
+    language: 'ts',
+    pageTitle: 'p',
+    breadcrumb: '',
+    content: '',
+    codeList: [{ language: 'ts', code: text }],
+    tokens: 80,
+    contentHash: String(id),
+    position: id,
+    isDynamic,
+    sourceFile: isDynamic ? 'src/x.ts' : null,
+  } as StoredSnippet;
   return { snippet, libraryId: '/a/b', bm25: 5, lexical: 1, cosine: 1, similarity: null, lexicalRank: 1, vectorRank: null, fused: 0.02, score: 0.02 };
 }
 
 test('ranking: a dynamic snippet ranks below documentation of equal relevance; thin documentation is recognized', async () => {
   const q = await prepareQuery('how to compute the frob checksum', null);
   const ranked = rank(q, [candidate(2, true, 'compute the frob checksum'), candidate(1, false, 'compute the frob checksum')]);
-  assert.deepEqual(ranked.map((c) => c.snippet.isDynamic), [false, true]);
+  assert.deepEqual(
+    ranked.map((c) => c.snippet.isDynamic),
+    [false, true],
+  );
   assert.ok(ranked[1]!.score < ranked[0]!.score);
   const docs = [1, 2, 3].map((i) => candidate(i, false, 'mount the widget in a page'));
-  assert.equal(docsAreThin(q, docs), true, 'the docs do not hold the question\'s words');
-  assert.equal(docsAreThin(q, [1, 2, 3].map((i) => candidate(i, false, 'compute the frob checksum here'))), false);
+  assert.equal(docsAreThin(q, docs), true, "the docs do not hold the question's words");
+  assert.equal(
+    docsAreThin(
+      q,
+      [1, 2, 3].map((i) => candidate(i, false, 'compute the frob checksum here')),
+    ),
+    false,
+  );
   assert.equal(docsAreThin(q, docs.slice(0, 1)), true, 'too few candidates');
 });
 
@@ -173,8 +297,21 @@ test('SSH: an unreachable host is a clean fetch_failed that does not show the ke
       listRemote(addr, { policy: { allowPrivate: true }, auth, timeoutMs: 20_000, workDir: work, knownHostsFile: path.join(work, 'known_hosts') }),
       (e: Error & { code?: string }) => e.code === 'fetch_failed' && !e.message.includes('not-a-real-key'),
     );
-    assert.deepEqual(fs.readdirSync(work).filter((f) => f.startsWith('key-')), [], 'the key file is removed');
-    await assert.rejects(listRemote(parseRepoUrl('ssh://git@169.254.169.254/x.git'), { policy: { allowPrivate: true }, auth: null, timeoutMs: 5_000, workDir: work, knownHostsFile: path.join(work, 'kh') }), (e: Error & { code?: string }) => e.code === 'forbidden');
+    assert.deepEqual(
+      fs.readdirSync(work).filter((f) => f.startsWith('key-')),
+      [],
+      'the key file is removed',
+    );
+    await assert.rejects(
+      listRemote(parseRepoUrl('ssh://git@169.254.169.254/x.git'), {
+        policy: { allowPrivate: true },
+        auth: null,
+        timeoutMs: 5_000,
+        workDir: work,
+        knownHostsFile: path.join(work, 'kh'),
+      }),
+      (e: Error & { code?: string }) => e.code === 'forbidden',
+    );
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
@@ -202,7 +339,11 @@ test('kept checkouts: the start-up sweep keeps those of Git libraries and of run
     dir('cloning', undefined, 5);
     dir('crashed', '/a/git2', 6);
     fs.writeFileSync(path.join(root, 'orphan.json'), '{}');
-    const removed = sweepCache(root, (job) => job === 5, (lib) => lib === '/a/git' || lib === '/a/git2');
+    const removed = sweepCache(
+      root,
+      (job) => job === 5,
+      (lib) => lib === '/a/git' || lib === '/a/git2',
+    );
     assert.deepEqual(fs.readdirSync(root).sort(), ['cloning', 'cloning.lock', 'crashed', 'crashed.json', 'kept', 'kept.json']);
     assert.equal(removed, 3);
   } finally {

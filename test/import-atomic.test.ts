@@ -9,7 +9,11 @@ import { writeBundle } from './helpers/bundles.ts';
 const LIB = '/atomic/lib';
 
 async function importFile(s: TestServer, file: string, force: boolean): Promise<number> {
-  const res = await s.api(`/api/import-libraries?force=${force}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(fs.readFileSync(file)) });
+  const res = await s.api(`/api/import-libraries?force=${force}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: new Uint8Array(fs.readFileSync(file)),
+  });
   assert.equal(res.status, 200);
   const body = (await res.json()) as { jobs: { jobId: number }[] };
   assert.equal(body.jobs.length, 1);

@@ -47,7 +47,14 @@ test('import needs an owner/admin key and a valid license, checked before the bo
     // Signed with a key pair that the installation does not trust.
     const { privateKey } = crypto.generateKeyPairSync('ed25519');
     const foreign = signLicense(
-      { licensee: 'Pirate', edition: 'enterprise', issuedAt: new Date().toISOString(), expiresAt: new Date(Date.now() + 86400_000).toISOString(), maxMembers: null, features: [] },
+      {
+        licensee: 'Pirate',
+        edition: 'enterprise',
+        issuedAt: new Date().toISOString(),
+        expiresAt: new Date(Date.now() + 86400_000).toISOString(),
+        maxMembers: null,
+        features: [],
+      },
       privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     );
     fs.writeFileSync(licensePath, JSON.stringify(foreign));
@@ -57,7 +64,10 @@ test('import needs an owner/admin key and a valid license, checked before the bo
     await expect(await post(), 403, 'license_invalid');
 
     const uploads = path.join(s.dataDir, 'uploads');
-    assert.ok(!fs.existsSync(uploads) || fs.readdirSync(uploads, { recursive: true }).filter((f) => !String(f).startsWith('staged')).length === 0, 'no upload was stored');
+    assert.ok(
+      !fs.existsSync(uploads) || fs.readdirSync(uploads, { recursive: true }).filter((f) => !String(f).startsWith('staged')).length === 0,
+      'no upload was stored',
+    );
     assert.deepEqual(s.services.jobs.list(), []);
     assert.deepEqual(s.services.store.libraries.list(), []);
 

@@ -20,7 +20,10 @@ test('stacks import FILE uses the same importer (CLI, in-process jobs)', async (
   assert.equal(forced.code, 0, forced.stderr);
   const out = JSON.parse(forced.stdout) as { queued: string[]; results: { state: string }[] };
   assert.equal(out.queued.length, 2);
-  assert.deepEqual(out.results.map((r) => r.state), ['succeeded', 'succeeded']);
+  assert.deepEqual(
+    out.results.map((r) => r.state),
+    ['succeeded', 'succeeded'],
+  );
   const bad = await runStacks(['import', path.join(BUNDLES, 'missing-field.json'), '--data-dir', dataDir, '--dev']);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /libraries\[1\]: missing required field "project"/);

@@ -27,17 +27,26 @@ test('kill -9 in the middle of an import: after restart the job reruns; nothing 
   assert.ok(key, 'first start prints the owner key');
   try {
     const res = await fetch(`${server.url}/api/import-libraries`, {
-      method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: new Uint8Array(fs.readFileSync(bundle)),
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: new Uint8Array(fs.readFileSync(bundle)),
     });
     assert.equal(res.status, 200);
     const { jobs } = (await res.json()) as { jobs: { jobId: number }[] };
     const jobId = jobs[0]!.jobId;
     // Wait until some batches are stored, then kill the server hard.
-    await waitFor(async () => {
-      const job = (await (await fetch(`${server.url}/api/jobs/${jobId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { state: string; progress: { snippets?: number } };
-      assert.notEqual(job.state, 'succeeded', 'the import finished before the kill; make the bundle bigger');
-      return (job.progress.snippets ?? 0) >= 4000;
-    }, 60_000, 20);
+    await waitFor(
+      async () => {
+        const job = (await (await fetch(`${server.url}/api/jobs/${jobId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+          state: string;
+          progress: { snippets?: number };
+        };
+        assert.notEqual(job.state, 'succeeded', 'the import finished before the kill; make the bundle bigger');
+        return (job.progress.snippets ?? 0) >= 4000;
+      },
+      60_000,
+      20,
+    );
     await stop(server.child, 'SIGKILL');
 
     const before = Store.open(dataDir);
@@ -54,11 +63,19 @@ test('kill -9 in the middle of an import: after restart the job reruns; nothing 
 
     server = await startStacksProcess({ dataDir, args: ['--dev'] });
     assert.equal(server.key, null, 'no new key on restart');
-    await waitFor(async () => {
-      const job = (await (await fetch(`${server.url}/api/jobs/${jobId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { state: string; attempts: number; error: string | null };
-      assert.ok(job.state === 'queued' || job.state === 'running' || job.state === 'succeeded', `job ${job.state}: ${job.error}`);
-      return job.state === 'succeeded' && job.attempts === 2;
-    }, 90_000, 100);
+    await waitFor(
+      async () => {
+        const job = (await (await fetch(`${server.url}/api/jobs/${jobId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+          state: string;
+          attempts: number;
+          error: string | null;
+        };
+        assert.ok(job.state === 'queued' || job.state === 'running' || job.state === 'succeeded', `job ${job.state}: ${job.error}`);
+        return job.state === 'succeeded' && job.attempts === 2;
+      },
+      90_000,
+      100,
+    );
     await stop(server.child, 'SIGTERM');
 
     const after = Store.open(dataDir);

@@ -46,7 +46,12 @@ function zipUpload(zip: Buffer): Promise<Response> {
 
 test('a cut-off multipart body (no closing boundary, a file part ending early) is a 400', async () => {
   const file = { name: 'bundleFile', filename: 'export.json', type: 'application/json', data: VALID.subarray(0, 500) };
-  await refused(400, await multipart(multipartBody(BOUNDARY, [file], false)), /multipart\/form-data body could not be read: unexpected end of form/, 'truncated form');
+  await refused(
+    400,
+    await multipart(multipartBody(BOUNDARY, [file], false)),
+    /multipart\/form-data body could not be read: unexpected end of form/,
+    'truncated form',
+  );
   // Cut inside the part headers.
   const headers = multipartBody(BOUNDARY, [file]).subarray(0, 60);
   await refused(400, await multipart(headers), /could not be read/, 'cut in the part headers');
@@ -57,7 +62,12 @@ test('a cut-off multipart body (no closing boundary, a file part ending early) i
 test('malformed boundaries and part headers are a 400', async () => {
   const good = multipartBody(BOUNDARY, [{ name: 'bundleFile', filename: 'export.json', type: 'application/json', data: VALID }]);
   await refused(400, await multipart(good, 'multipart/form-data'), /boundary not found/, 'no boundary parameter');
-  await refused(400, await multipart(good, 'multipart/form-data; boundary=another-boundary'), /could not be read|Missing required field/, 'boundary of another body');
+  await refused(
+    400,
+    await multipart(good, 'multipart/form-data; boundary=another-boundary'),
+    /could not be read|Missing required field/,
+    'boundary of another body',
+  );
   await refused(400, await multipart(good, 'multipart/form-data; boundary='), /could not be read|Missing required field/, 'empty boundary');
   const badHeader = Buffer.from(`--${BOUNDARY}\r\nthis is not a header line\r\n\r\n{}\r\n--${BOUNDARY}--\r\n`);
   await refused(400, await multipart(badHeader), /could not be read/, 'malformed part header');
@@ -87,7 +97,10 @@ test('a zip whose header under-declares an entry (2,000 bytes said, 150 MB insid
 });
 
 test('a zip bomb is a 413 by its headers, before anything is inflated', async () => {
-  const bomb = makeZip([{ name: 'a.json', data: Buffer.alloc(2 * 1024 * 1024, 0x20) }, { name: 'b.json', data: Buffer.alloc(2 * 1024 * 1024, 0x20) }]);
+  const bomb = makeZip([
+    { name: 'a.json', data: Buffer.alloc(2 * 1024 * 1024, 0x20) },
+    { name: 'b.json', data: Buffer.alloc(2 * 1024 * 1024, 0x20) },
+  ]);
   await refused(413, await zipUpload(bomb), /The zip file expands to 4 MB \(limit 3 MB\)/, 'bomb');
 });
 
@@ -100,7 +113,12 @@ test('corrupt, truncated and empty zips, and empty bodies, are 400s', async () =
   await refused(400, await zipUpload(scrambled), /is damaged/, 'corrupt deflate data');
   await refused(400, await zipUpload(makeZip([])), /holds no \.json bundle/, 'empty archive');
   await refused(400, await zipUpload(makeZip([{ name: 'readme.txt', data: 'hello' }])), /holds no \.json bundle/, 'no bundle inside');
-  await refused(400, await zipUpload(makeZip([{ name: 'export.json', data: '{"libraries": [' }])), /export\.json: .*(ends early|not valid JSON)/, 'a bad bundle inside');
+  await refused(
+    400,
+    await zipUpload(makeZip([{ name: 'export.json', data: '{"libraries": [' }])),
+    /export\.json: .*(ends early|not valid JSON)/,
+    'a bad bundle inside',
+  );
   await refused(400, await zipUpload(Buffer.alloc(0)), /empty/, 'empty raw body');
   const empty = multipartBody(BOUNDARY, [{ name: 'bundleFile', filename: 'export.json', type: 'application/json', data: '' }]);
   await refused(400, await multipart(empty), /empty/, 'empty file');
@@ -112,12 +130,22 @@ test('wrong content types, fields too large, too many files or fields', async ()
   const none = await rawPost(s.url, '/api/import-libraries', { headers: { authorization: `Bearer ${s.key}` }, body: VALID });
   await refused(415, none, /is not accepted/, 'no content type');
   const file = { name: 'bundleFile', filename: 'export.json', type: 'application/json', data: VALID };
-  await refused(413, await multipart(multipartBody(BOUNDARY, [{ name: 'force', data: 'x'.repeat(70 * 1024) }, file])), /form field force is too long/, 'field too large');
+  await refused(
+    413,
+    await multipart(multipartBody(BOUNDARY, [{ name: 'force', data: 'x'.repeat(70 * 1024) }, file])),
+    /form field force is too long/,
+    'field too large',
+  );
   await refused(413, await multipart(multipartBody(BOUNDARY, [file, { ...file, name: 'file' }])), /Too many files/, 'two files');
   const fields = Array.from({ length: 25 }, (_, i) => ({ name: `f${i}`, data: 'x' }));
   await refused(413, await multipart(multipartBody(BOUNDARY, [...fields, file])), /Too many form fields/, 'too many fields');
   await refused(400, await multipart(multipartBody(BOUNDARY, [{ ...file, name: 'upload' }])), /Unexpected file field "upload"/, 'unknown file field');
-  await refused(413, await multipart(multipartBody(BOUNDARY, [{ ...file, data: Buffer.alloc(MAX + 1, 0x20) }])), /larger than the import limit/, 'file too large');
+  await refused(
+    413,
+    await multipart(multipartBody(BOUNDARY, [{ ...file, data: Buffer.alloc(MAX + 1, 0x20) }])),
+    /larger than the import limit/,
+    'file too large',
+  );
 });
 
 test('after all of it, a good upload still imports', async () => {

@@ -17,7 +17,11 @@ interface ImportBody {
 }
 
 function postJson(s: TestServer, body: Buffer | string, query = ''): Promise<Response> {
-  return s.api(`/api/import-libraries${query}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : new Uint8Array(body) });
+  return s.api(`/api/import-libraries${query}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : new Uint8Array(body),
+  });
 }
 
 function postFile(s: TestServer, field: string, name: string, data: Buffer, type = 'application/json', extra: Record<string, string> = {}): Promise<Response> {
@@ -37,7 +41,10 @@ function served(s: TestServer): Record<string, number> {
 function stagedFiles(s: TestServer): string[] {
   const dir = path.join(s.dataDir, 'uploads');
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => e.name);
 }
 
 test('JSON body import queues every library; jobs index them; force re-imports, otherwise skipped', async () => {
@@ -51,7 +58,11 @@ test('JSON body import queues every library; jobs index them; force re-imports, 
     assert.equal(typeof body.message, 'string');
     // The job is visible over HTTP and finishes.
     await s.services.jobs.idle();
-    const job = (await (await s.api(`/api/jobs/${body.jobs[0]!.jobId}`)).json()) as { state: string; kind: string; progress: { snippets: number; total: number } };
+    const job = (await (await s.api(`/api/jobs/${body.jobs[0]!.jobId}`)).json()) as {
+      state: string;
+      kind: string;
+      progress: { snippets: number; total: number };
+    };
     assert.equal(job.state, 'succeeded');
     assert.equal(job.kind, 'import');
     assert.deepEqual([job.progress.snippets, job.progress.total], [5, 5]);
@@ -69,7 +80,10 @@ test('JSON body import queues every library; jobs index them; force re-imports, 
     // Again without force: both skipped with a reason, nothing queued.
     const again = (await (await postJson(s, read('valid.json'))).json()) as ImportBody;
     assert.deepEqual(again.queued, []);
-    assert.deepEqual(again.skipped.map((k) => k.project), ['/sindresorhus/got', '/dk26/strict-path-rs']);
+    assert.deepEqual(
+      again.skipped.map((k) => k.project),
+      ['/sindresorhus/got', '/dk26/strict-path-rs'],
+    );
     assert.match(again.skipped[0]!.reason, /already exists/);
 
     // force in the query or in the body replaces them.
@@ -156,10 +170,19 @@ test('invalid bundles: 400 naming the library and field, nothing imported; dupli
 
     const valid = JSON.parse(read('valid.json').toString('utf8')) as { libraries: Record<string, unknown>[] & { codeSnippets?: unknown }[] };
     const cases: [unknown, RegExp][] = [
-      [{ libraries: [{ ...valid.libraries[0], codeSnippets: [{ id: 'x', title: 't', description: 'd', language: 'js' }] }] }, /^libraries\[0\] \(\/sindresorhus\/got\): codeSnippets\[0\]: missing required field "codeList"$/],
-      [{ libraries: [valid.libraries[0], { ...valid.libraries[1], infoSnippets: undefined }] }, /^libraries\[1\] \(\/dk26\/strict-path-rs\): missing required field "infoSnippets"$/],
+      [
+        { libraries: [{ ...valid.libraries[0], codeSnippets: [{ id: 'x', title: 't', description: 'd', language: 'js' }] }] },
+        /^libraries\[0\] \(\/sindresorhus\/got\): codeSnippets\[0\]: missing required field "codeList"$/,
+      ],
+      [
+        { libraries: [valid.libraries[0], { ...valid.libraries[1], infoSnippets: undefined }] },
+        /^libraries\[1\] \(\/dk26\/strict-path-rs\): missing required field "infoSnippets"$/,
+      ],
       [{ libraries: [{ ...valid.libraries[0], project: 'got' }] }, /^libraries\[0\] \(got\): field "project" must be a library ID/],
-      [{ libraries: [{ ...valid.libraries[0], codeSnippets: [{ id: 'x', title: 't', description: 'd', language: 'js', codeList: [], tokens: 1 }] }] }, /codeSnippets\[0\]: field "codeList"/],
+      [
+        { libraries: [{ ...valid.libraries[0], codeSnippets: [{ id: 'x', title: 't', description: 'd', language: 'js', codeList: [], tokens: 1 }] }] },
+        /codeSnippets\[0\]: field "codeList"/,
+      ],
       [{ libraries: [{ ...valid.libraries[0], infoSnippets: [{ id: 'x', content: 'c', tokens: -1 }] }] }, /infoSnippets\[0\]: field "tokens"/],
       [{ libraries: [] }, /holds no library/],
       [{ libraries: 'nope' }, /"libraries" must be an array/],
@@ -212,7 +235,12 @@ test('upload size limit gives 413 payload_too_large, also for multipart', async 
         c.close();
       },
     });
-    const chunked = await s.api('/api/import-libraries', { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
+    const chunked = await s.api('/api/import-libraries', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     assert.equal(chunked.status, 413);
     const m = await postFile(s, 'bundleFile', 'export.json', Buffer.concat([big, Buffer.alloc(60_000, 32)]));
     assert.equal(m.status, 413);
@@ -237,16 +265,29 @@ test('a version in project or in `version` imports beside the current docs (real
     const tagged = versions.find((v) => v.tag === 'v4.29.1')!;
     assert.ok(tagged.totalSnippets > 1000, `v4.29.1 has ${tagged.totalSnippets} snippets`);
     const sample = s.services.store.snippets.list(tagged.id, 50);
-    assert.ok(sample.some((x) => x.sourceId.includes('/blob/v4.29.1/')), 'the tagged version holds the v4 docs');
+    assert.ok(
+      sample.some((x) => x.sourceId.includes('/blob/v4.29.1/')),
+      'the tagged version holds the v4 docs',
+    );
 
     // Same version again: skipped; the version written into project with @ means the same.
     const bundle = JSON.parse(fs.readFileSync(path.join(CORPUS_BUNDLES, 'fastify-v4.29.1.json'), 'utf8')) as { libraries: Record<string, unknown>[] };
     const lib = { ...bundle.libraries[0], project: '/fastify/fastify@v4.29.1', version: undefined };
     const again = (await (await postJson(s, JSON.stringify({ libraries: [lib] }))).json()) as ImportBody;
     assert.deepEqual(again.queued, []);
-    assert.deepEqual(again.skipped.map((k) => k.project), ['/fastify/fastify@v4.29.1']);
+    assert.deepEqual(
+      again.skipped.map((k) => k.project),
+      ['/fastify/fastify@v4.29.1'],
+    );
     // A snippet without token counts is counted with the tokenizer.
-    const noTokens = { ...lib, project: '/fastify/fastify/v9.9.9', codeSnippets: [{ id: 'https://x/y#z', title: 'Hello', description: 'Say hello', language: 'js', codeList: [{ language: 'js', code: 'console.log("hello world")' }] }], infoSnippets: [] };
+    const noTokens = {
+      ...lib,
+      project: '/fastify/fastify/v9.9.9',
+      codeSnippets: [
+        { id: 'https://x/y#z', title: 'Hello', description: 'Say hello', language: 'js', codeList: [{ language: 'js', code: 'console.log("hello world")' }] },
+      ],
+      infoSnippets: [],
+    };
     const q = (await (await postJson(s, JSON.stringify(noTokens))).json()) as ImportBody;
     assert.deepEqual(q.queued, ['/fastify/fastify/v9.9.9']);
     await s.services.jobs.idle();

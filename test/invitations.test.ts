@@ -42,7 +42,9 @@ test('invitations: an admin invites, the link makes an account once and signs in
   assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
   const cookie = /stacks_session=[^;]+/.exec(accepted.cookie ?? '')?.[0];
   assert.ok(cookie, 'signed in with the session cookie');
-  const session = await (await s.api('/api/session', { auth: null, headers: { cookie } })).json() as { user: { username: string; role: string; teamspace: string } };
+  const session = (await (await s.api('/api/session', { auth: null, headers: { cookie } })).json()) as {
+    user: { username: string; role: string; teamspace: string };
+  };
   assert.deepEqual([session.user.username, session.user.role, session.user.teamspace], ['ann', 'member', 'default']);
   // The link works once.
   const again = await post(s, '/api/invitations/accept', { token, username: 'ann2', password: 'anns long password' }, null);
@@ -58,14 +60,24 @@ test('invitations: an admin invites, the link makes an account once and signs in
   assert.match(expired.body.message as string, /expired on \d{4}-\d\d-\d\d/);
   const gone = await post(s, '/api/invitations', { role: 'admin' });
   assert.equal((await s.api(`/api/invitations/${gone.body.id}`, { method: 'DELETE' })).status, 200);
-  assert.match((await post(s, '/api/invitations/accept', { token: gone.body.token, username: 'gus', password: 'guss long password' }, null)).body.message as string, /revoked/);
+  assert.match(
+    (await post(s, '/api/invitations/accept', { token: gone.body.token, username: 'gus', password: 'guss long password' }, null)).body.message as string,
+    /revoked/,
+  );
 
   const list = (await (await s.api('/api/invitations')).json()) as { invitations: { state: string; token?: string }[] };
-  assert.deepEqual(list.invitations.map((i) => i.state), ['revoked', 'expired', 'used']);
-  assert.ok(list.invitations.every((i) => i.token === undefined), 'a list never shows links');
+  assert.deepEqual(
+    list.invitations.map((i) => i.state),
+    ['revoked', 'expired', 'used'],
+  );
+  assert.ok(
+    list.invitations.every((i) => i.token === undefined),
+    'a list never shows links',
+  );
   const audit = (await (await s.api('/api/audit?limit=50')).json()) as { entries: { action: string; outcome: string }[] };
   const seen = audit.entries.map((e) => `${e.action}:${e.outcome}`);
-  for (const e of ['invitationCreate:ok', 'invitationAccept:ok', 'invitationAccept:refused', 'invitationRevoke:ok']) assert.ok(seen.includes(e), `${e} in ${seen.join(', ')}`);
+  for (const e of ['invitationCreate:ok', 'invitationAccept:ok', 'invitationAccept:refused', 'invitationRevoke:ok'])
+    assert.ok(seen.includes(e), `${e} in ${seen.join(', ')}`);
   assert.ok(!JSON.stringify(audit).includes(token), 'no token in the audit log');
 });
 
@@ -88,7 +100,8 @@ test('invitations: least privilege: members and read keys cannot invite, admins 
 test('public address: STACKS_PUBLIC_URL wins; else the console setting (the instance owner only) makes the links', async (t) => {
   const s = await startTestServer();
   t.after(() => s.close());
-  const patch = (body: unknown, auth?: string) => s.api('/api/settings', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), auth });
+  const patch = (body: unknown, auth?: string) =>
+    s.api('/api/settings', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), auth });
   assert.deepEqual(await (await s.api('/api/settings', { auth: null })).json(), { publicUrl: null, source: null, consoleValue: null });
   assert.equal((await patch({ publicUrl: 'ftp://stacks.example.com' })).status, 400);
   assert.equal((await patch({ publicUrl: 'https://stacks.example.com/' })).status, 200);
@@ -99,8 +112,16 @@ test('public address: STACKS_PUBLIC_URL wins; else the console setting (the inst
   const env = await startTestServer({ config: { publicUrl: 'http://stacks.test:8080' } });
   t.after(() => env.close());
   assert.match(env.setupUrl ?? '', /^http:\/\/stacks\.test:8080\/#\/setup\//);
-  await env.api('/api/settings', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ publicUrl: 'https://other.example' }) });
-  assert.deepEqual(await (await env.api('/api/settings')).json(), { publicUrl: 'http://stacks.test:8080', source: 'env', consoleValue: 'https://other.example' });
+  await env.api('/api/settings', {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ publicUrl: 'https://other.example' }),
+  });
+  assert.deepEqual(await (await env.api('/api/settings')).json(), {
+    publicUrl: 'http://stacks.test:8080',
+    source: 'env',
+    consoleValue: 'https://other.example',
+  });
 });
 
 test('getting started: computed from what exists (the first-start key and the own docs do not count)', async (t) => {
@@ -124,7 +145,9 @@ test('stacks users invite prints a one-time link on the public address; it makes
   const bare = await runStacks(['users', 'invite', '--data-dir', s.dataDir, '--dev']);
   assert.equal(bare.code, 0, bare.stderr);
   assert.match(bare.stdout, /^\/#\/invite\/\S+ {2}\(open it on this instance's address; set STACKS_PUBLIC_URL/m);
-  const r = await runStacks(['users', 'invite', '--data-dir', s.dataDir, '--dev', '--role', 'admin', '--username', 'cli-ann', '--days', '2'], { STACKS_PUBLIC_URL: 'https://stacks.example.com' });
+  const r = await runStacks(['users', 'invite', '--data-dir', s.dataDir, '--dev', '--role', 'admin', '--username', 'cli-ann', '--days', '2'], {
+    STACKS_PUBLIC_URL: 'https://stacks.example.com',
+  });
   assert.equal(r.code, 0, r.stderr);
   const link = /https:\/\/stacks\.example\.com\/#\/invite\/([A-Za-z0-9_-]{30,})/.exec(r.stdout);
   assert.ok(link, r.stdout);

@@ -8,7 +8,13 @@ import { startTestServer, waitFor } from './helpers/server.ts';
  * `retryable: false` and its retry answers 409; a failure a retry may cure, and a cancel, say true.
  */
 
-interface JobBody { id: number; state: string; retryable: boolean; error: string | null; version: string | null }
+interface JobBody {
+  id: number;
+  state: string;
+  retryable: boolean;
+  error: string | null;
+  version: string | null;
+}
 
 test('a permanent failure is not retryable; a transient one and a cancelled job are', async (t) => {
   const s = await startTestServer();
@@ -16,7 +22,11 @@ test('a permanent failure is not retryable; a transient one and a cancelled job 
   const get = async (id: number) => (await (await s.api(`/api/jobs/${id}`)).json()) as JobBody;
 
   // A version fetch for a library not added from Git: the fetcher refuses it (validation_error).
-  const { id: unsupported } = s.services.jobs.enqueue('version-fetch', { libraryId: '/acme/imported', version: '9', repoUrl: null }, { libraryId: '/acme/imported' });
+  const { id: unsupported } = s.services.jobs.enqueue(
+    'version-fetch',
+    { libraryId: '/acme/imported', version: '9', repoUrl: null },
+    { libraryId: '/acme/imported' },
+  );
   const failed = (await waitFor(async () => {
     const j = await get(unsupported);
     return j.state === 'failed' ? j : null;

@@ -72,7 +72,10 @@ test('CLI: keys create for a new member respects the license maxMembers', async 
   const again = await runStacks(['keys', 'create', '--name', 'a2', '--member', 'alice', '--data-dir', dataDir, '--dev']);
   assert.equal(again.code, 0, 'another key for an existing member is fine');
   const list = JSON.parse((await runStacks(['keys', 'list', '--json', '--data-dir', dataDir, '--dev'])).stdout) as { memberName: string; role: string }[];
-  assert.ok(list.filter((k) => k.memberName === 'alice').every((k) => k.role === 'owner'), 'a new key does not change the member role');
+  assert.ok(
+    list.filter((k) => k.memberName === 'alice').every((k) => k.role === 'owner'),
+    'a new key does not change the member role',
+  );
 });
 
 test('a read-scoped key searches, asks for context and uses MCP, and is refused everything else', async (t) => {
@@ -80,11 +83,19 @@ test('a read-scoped key searches, asks for context and uses MCP, and is refused 
   t.after(() => s.close());
   await loadCorpusBundles(s.services, ['pino']);
   // Made over the API by an admin (the owner's key here), and with the CLI.
-  const res = await s.api('/api/v2/keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'assistant', scope: 'read' }) });
+  const res = await s.api('/api/v2/keys', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'assistant', scope: 'read' }),
+  });
   assert.equal(res.status, 201);
   const made = (await res.json()) as { key: string; scope: string };
   assert.equal(made.scope, 'read');
-  const bad = await s.api('/api/v2/keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x', scope: 'write' }) });
+  const bad = await s.api('/api/v2/keys', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'x', scope: 'write' }),
+  });
   assert.equal(bad.status, 400);
   const read = made.key;
 
@@ -96,7 +107,14 @@ test('a read-scoped key searches, asks for context and uses MCP, and is refused 
   const answer = await mcp.callTool({ name: 'query-docs', arguments: { libraryId: '/pinojs/pino', query: 'redact keys' } });
   assert.match(textOf(answer), /redact/i);
 
-  for (const [method, path] of [['GET', '/api/jobs'], ['GET', '/api/v2/usage'], ['GET', '/api/v2/policies'], ['GET', '/api/v2/keys'], ['POST', '/api/v2/add/llmstxt'], ['POST', '/api/import-libraries']] as const) {
+  for (const [method, path] of [
+    ['GET', '/api/jobs'],
+    ['GET', '/api/v2/usage'],
+    ['GET', '/api/v2/policies'],
+    ['GET', '/api/v2/keys'],
+    ['POST', '/api/v2/add/llmstxt'],
+    ['POST', '/api/import-libraries'],
+  ] as const) {
     const r = await s.api(path, { method, auth: read, headers: { 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
     assert.equal(r.status, 403, `${method} ${path}`);
     const body = (await r.json()) as { error: string; message: string };

@@ -11,8 +11,13 @@ const keys = loadVerifyKeys(path.join(ROOT, 'licenses'));
 
 function payload(overrides: Partial<LicensePayload> = {}): LicensePayload {
   return {
-    licensee: 'Acme', edition: 'enterprise', issuedAt: new Date().toISOString(),
-    expiresAt: new Date(Date.now() + 86400_000).toISOString(), maxMembers: 5, features: [], ...overrides,
+    licensee: 'Acme',
+    edition: 'enterprise',
+    issuedAt: new Date().toISOString(),
+    expiresAt: new Date(Date.now() + 86400_000).toISOString(),
+    maxMembers: 5,
+    features: [],
+    ...overrides,
   };
 }
 
@@ -33,18 +38,27 @@ function codeOf(fn: () => unknown): string {
 }
 
 test('license states: missing, valid, expired, forged, tampered, dev key outside dev mode', () => {
-  assert.equal(codeOf(() => serviceWith(null).require()), 'license_required');
+  assert.equal(
+    codeOf(() => serviceWith(null).require()),
+    'license_required',
+  );
   assert.equal(serviceWith(devLicense()).status().state, 'valid');
   assert.equal(serviceWith(devLicense()).require().licensee, 'Test Co');
 
   const expired = devLicense({ expiresAt: new Date(Date.now() - 1000).toISOString() });
   assert.equal(serviceWith(expired).status().state, 'expired');
-  assert.equal(codeOf(() => serviceWith(expired).require()), 'license_expired');
+  assert.equal(
+    codeOf(() => serviceWith(expired).require()),
+    'license_expired',
+  );
 
   const forgedKey = crypto.generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const forged = JSON.stringify(signLicense(payload(), forgedKey));
   assert.equal(serviceWith(forged).status().state, 'invalid');
-  assert.equal(codeOf(() => serviceWith(forged).require()), 'license_invalid');
+  assert.equal(
+    codeOf(() => serviceWith(forged).require()),
+    'license_invalid',
+  );
 
   const tampered = JSON.parse(devLicense()) as { payload: LicensePayload; signature: string };
   tampered.payload.maxMembers = 1000;
@@ -76,7 +90,20 @@ test('GET /api/license shows the license without its signature; read endpoints w
 test('CLI: license issue, install and status', async () => {
   const dir = tempDir();
   const out = path.join(dir, 'acme.license.json');
-  const issued = await runStacks(['license', 'issue', '--private-key', DEV_PRIVATE_KEY, '--licensee', 'Acme', '--expires', '2099-12-31', '--max-members', '7', '--out', out]);
+  const issued = await runStacks([
+    'license',
+    'issue',
+    '--private-key',
+    DEV_PRIVATE_KEY,
+    '--licensee',
+    'Acme',
+    '--expires',
+    '2099-12-31',
+    '--max-members',
+    '7',
+    '--out',
+    out,
+  ]);
   assert.equal(issued.code, 0, issued.stderr);
   const dataDir = path.join(dir, 'data');
   const installed = await runStacks(['license', 'install', out, '--data-dir', dataDir, '--dev']);

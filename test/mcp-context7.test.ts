@@ -103,21 +103,24 @@ describe('@upstash/context7-mcp (published package) against Stacks', () => {
   });
 });
 
-
 test('@upstash/context7-mcp in HTTP mode forwards the client key to Stacks', async () => {
   const port = await freePort();
-  const child = trackChild(spawn(process.execPath, [path.join(ROOT, 'node_modules/@upstash/context7-mcp/dist/index.js'), '--transport', 'http', '--port', String(port)], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', CONTEXT7_API_URL: `${s.url}/api`, OTEL_SDK_DISABLED: 'true' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  }));
+  const child = trackChild(
+    spawn(process.execPath, [path.join(ROOT, 'node_modules/@upstash/context7-mcp/dist/index.js'), '--transport', 'http', '--port', String(port)], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', CONTEXT7_API_URL: `${s.url}/api`, OTEL_SDK_DISABLED: 'true' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    }),
+  );
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
   try {
     await waitFor(() => /running on HTTP/.test(err), 20_000);
     const connect = async (key: string) => {
       const c = new Client({ name: 'stacks-compat-test', version: '1.0.0' });
-      await c.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+      await c.connect(
+        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+      );
       return c;
     };
     const c = await connect(member);
@@ -181,15 +184,24 @@ describe('@upstash/context7-sdk (published package) against Stacks', () => {
       assert.equal(typeof d.title, 'string');
       assert.ok(d.content.length > 0);
     }
-    assert.ok(docs.some((d) => /child/i.test(d.content)), 'snippets about the question');
-    assert.ok(docs.some((d) => typeof d.source === 'string' && d.source.startsWith('https://github.com/pinojs/pino')), 'sources are the original URLs');
+    assert.ok(
+      docs.some((d) => /child/i.test(d.content)),
+      'snippets about the question',
+    );
+    assert.ok(
+      docs.some((d) => typeof d.source === 'string' && d.source.startsWith('https://github.com/pinojs/pino')),
+      'sources are the original URLs',
+    );
     const txt = await sdk.getContext(q, '/pinojs/pino', { type: 'txt' });
     assert.equal(txt, await contextText('/pinojs/pino', q));
   });
 
   test('errors surface as Context7Error carrying our error code', async () => {
     const sdk = context7Sdk(member);
-    await assert.rejects(sdk.getContext('x', 'not-an-id', { type: 'json' }), (err: unknown) => err instanceof Context7Error && /invalid_library_id|validation_error/.test(err.message));
+    await assert.rejects(
+      sdk.getContext('x', 'not-an-id', { type: 'json' }),
+      (err: unknown) => err instanceof Context7Error && /invalid_library_id|validation_error/.test(err.message),
+    );
     await assert.rejects(sdk.searchLibrary('x', 'qxzvbnmlkj'), (err: unknown) => err instanceof Context7Error && err.message === 'no_libraries_found');
     const wrong = context7Sdk('stk_wrong');
     await assert.rejects(wrong.searchLibrary('x', 'pino'), (err: unknown) => err instanceof Context7Error && err.message === 'invalid_api_key');

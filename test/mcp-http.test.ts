@@ -106,7 +106,14 @@ describe('MCP over Streamable HTTP: search-docs', () => {
       assert.notEqual(r.isError, true, textOf(r));
       const text = textOf(r);
       assert.ok(text.includes('/colinhacks/zod') || text.includes('/fastify/fastify'), text.slice(0, 500));
-      const res = await s.api(`/api/v3/search?${new URLSearchParams([['query', 'validate a request body schema'], ['library', 'zod'], ['library', '/fastify/fastify'], ['type', 'txt']])}`);
+      const res = await s.api(
+        `/api/v3/search?${new URLSearchParams([
+          ['query', 'validate a request body schema'],
+          ['library', 'zod'],
+          ['library', '/fastify/fastify'],
+          ['type', 'txt'],
+        ])}`,
+      );
       assert.equal(res.status, 200);
       assert.equal(text, await res.text(), 'same text as /api/v3/search');
       const single = await c.callTool({ name: 'search-docs', arguments: { question: 'child loggers', library: 'pino' } });
@@ -122,7 +129,6 @@ describe('MCP over Streamable HTTP: search-docs', () => {
       await c.close();
     }
   });
-
 });
 
 describe('MCP over Streamable HTTP: errors', () => {
@@ -155,7 +161,11 @@ describe('MCP over Streamable HTTP: errors', () => {
   });
 
   test('a malformed JSON-RPC body is refused with a JSON error, GET and DELETE are 405, CORS preflight allows the key headers', async () => {
-    const garbage = await fetch(new URL('/mcp', s.url), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":' });
+    const garbage = await fetch(new URL('/mcp', s.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":',
+    });
     assert.equal(garbage.status, 400);
     const g = (await garbage.json()) as { error: string; message: string };
     assert.equal(g.error, 'validation_error');
@@ -165,7 +175,11 @@ describe('MCP over Streamable HTTP: errors', () => {
     assert.equal((await fetch(new URL('/mcp', s.url), { method: 'DELETE' })).status, 405);
     const pre = await fetch(new URL('/mcp', s.url), {
       method: 'OPTIONS',
-      headers: { origin: 'http://editor.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,stacks_api_key,mcp-protocol-version' },
+      headers: {
+        origin: 'http://editor.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,stacks_api_key,mcp-protocol-version',
+      },
     });
     assert.ok(pre.status === 204 || pre.status === 200, String(pre.status));
     assert.equal(pre.headers.get('access-control-allow-origin'), '*');
@@ -176,7 +190,12 @@ describe('MCP over Streamable HTTP: errors', () => {
 
 describe('MCP keys', () => {
   test('the key is read from STACKS_API_KEY, Authorization with or without Bearer, or X-API-Key; a wrong key is a 401', async () => {
-    const variants: Record<string, string>[] = [{ STACKS_API_KEY: s.key }, { authorization: `Bearer ${s.key}` }, { authorization: s.key }, { 'x-api-key': s.key }];
+    const variants: Record<string, string>[] = [
+      { STACKS_API_KEY: s.key },
+      { authorization: `Bearer ${s.key}` },
+      { authorization: s.key },
+      { 'x-api-key': s.key },
+    ];
     for (const headers of variants) {
       const c = await httpMcpClient(s.url, headers);
       const r = await c.callTool({ name: 'resolve-library-id', arguments: { libraryName: 'pino', query: 'logger' } });
@@ -204,7 +223,12 @@ describe('MCP keys', () => {
       const res = await fetch(new URL('/mcp', closed.url), {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
       });
       assert.equal(res.status, 401);
       const body = (await res.json()) as { error: string; message: string };
@@ -213,7 +237,11 @@ describe('MCP keys', () => {
       assert.equal(res.headers.get('access-control-allow-origin'), '*', 'the 401 carries CORS headers for browser clients');
       await assert.rejects(httpMcpClient(closed.url), /401|invalid/i);
       // The same setting governs the REST endpoints the official clients call.
-      for (const path of ['/api/v3/search?query=logger', '/api/v2/context?libraryId=/pinojs/pino&query=logger', '/api/v2/libs/search?libraryName=pino&query=logger']) {
+      for (const path of [
+        '/api/v3/search?query=logger',
+        '/api/v2/context?libraryId=/pinojs/pino&query=logger',
+        '/api/v2/libs/search?libraryName=pino&query=logger',
+      ]) {
         const anon = await closed.api(path, { auth: null });
         assert.equal(anon.status, 401, path);
         assert.equal(((await anon.json()) as { error: string }).error, 'invalid_api_key', path);

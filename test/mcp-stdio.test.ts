@@ -57,7 +57,10 @@ describe('stacks mcp over stdio (local data dir)', () => {
       const resolved = textOf(await client.callTool({ name: 'resolve-library-id', arguments: { libraryName: 'pino', query: 'json logger' } }));
       assert.match(resolved, /- Library ID: \/pinojs\/pino/);
 
-      const docs = await client.callTool({ name: 'query-docs', arguments: { context7CompatibleLibraryID: '/pinojs/pino', userQuery: 'redact sensitive fields' } });
+      const docs = await client.callTool({
+        name: 'query-docs',
+        arguments: { context7CompatibleLibraryID: '/pinojs/pino', userQuery: 'redact sensitive fields' },
+      });
       assert.notEqual(docs.isError, true, textOf(docs));
       assert.match(textOf(docs), /redact/i);
 
@@ -76,16 +79,29 @@ describe('stacks mcp over stdio (local data dir)', () => {
   });
 
   test('every stdout line is a JSON-RPC message, logs go to stderr, and closing stdin ends the process', async (t) => {
-    const child = trackChild(spawn(process.execPath, [path.join(ROOT, 'bin/stacks.js'), 'mcp', '--data-dir', dataDir, '--log-level', 'info'], { cwd: ROOT, env: baseEnv(), stdio: ['pipe', 'pipe', 'pipe'] }));
+    const child = trackChild(
+      spawn(process.execPath, [path.join(ROOT, 'bin/stacks.js'), 'mcp', '--data-dir', dataDir, '--log-level', 'info'], {
+        cwd: ROOT,
+        env: baseEnv(),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      }),
+    );
     t.after(() => stopProcess(child, 'SIGKILL'));
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    };
     child.stdin.write(`${JSON.stringify(init)}\n`);
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'resolve-library-id', arguments: { libraryName: 'zod', query: 'schemas' } } })}\n`);
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'resolve-library-id', arguments: { libraryName: 'zod', query: 'schemas' } } })}\n`,
+    );
     const deadline = Date.now() + 30_000;
     while (!out.includes('"id":2') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     child.stdin.end();

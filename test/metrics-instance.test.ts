@@ -57,7 +57,9 @@ test("instance figures: GET /api/system totals and /metrics only to the instance
       const mine = await system(key);
       assert.deepEqual([mine.scope, mine.teamspace, mine.libraries, mine.ownedLibraries, mine.versions, mine.snippets], ['teamspace', 'blue', 3, 1, 3, 6]);
       assert.equal('database' in mine, false);
-      const blueJobs = (store.db.prepare('SELECT count(*) AS n FROM jobs WHERE teamspace_id IS NULL OR teamspace_id = ?').get(blue.teamspace.id) as { n: number }).n;
+      const blueJobs = (
+        store.db.prepare('SELECT count(*) AS n FROM jobs WHERE teamspace_id IS NULL OR teamspace_id = ?').get(blue.teamspace.id) as { n: number }
+      ).n;
       assert.equal(jobsIn(mine), blueJobs);
       assert.ok(jobsIn(mine) < jobsIn(all), "the default teamspace's job is not blue's");
     }
@@ -76,15 +78,26 @@ test("instance figures: GET /api/system totals and /metrics only to the instance
     assert.equal((await s.api('/metrics', { auth: `${TOKEN}x` })).status, 401, 'a wrong token is an invalid key');
     const owner = await s.api('/metrics');
     assert.equal(owner.status, 200);
-    assert.deepEqual(samplesOf(parsePrometheus(await owner.text()), 'stacks_libraries').map((x) => x.value), [4]);
+    assert.deepEqual(
+      samplesOf(parsePrometheus(await owner.text()), 'stacks_libraries').map((x) => x.value),
+      [4],
+    );
 
     // Event-loop lag (prom-client's monitorEventLoopDelay histogram): reported, as numbers, to the scrape token too.
     const scraped = await s.api('/metrics', { auth: TOKEN });
     assert.equal(scraped.status, 200);
     const m = parsePrometheus(await scraped.text());
-    for (const name of ['nodejs_eventloop_lag_seconds', 'nodejs_eventloop_lag_p50_seconds', 'nodejs_eventloop_lag_p99_seconds', 'nodejs_eventloop_lag_max_seconds']) {
+    for (const name of [
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_eventloop_lag_p50_seconds',
+      'nodejs_eventloop_lag_p99_seconds',
+      'nodejs_eventloop_lag_max_seconds',
+    ]) {
       assert.ok(m.has(name), name);
-      assert.ok(samplesOf(m, name).every((x) => Number.isFinite(x.value) && x.value >= 0), name);
+      assert.ok(
+        samplesOf(m, name).every((x) => Number.isFinite(x.value) && x.value >= 0),
+        name,
+      );
     }
   } finally {
     await s.close();

@@ -21,21 +21,45 @@ test("/metrics: Prometheus text with the instance owner's key, or without one on
     const m = parsePrometheus(await res.text());
 
     assert.equal(m.get('stacks_http_requests_total')?.type, 'counter');
-    assert.deepEqual(samplesOf(m, 'stacks_http_requests_total', { route: '/api/v3/search', status: '200' }).map((x) => x.value), [3], 'three searches, under the route pattern');
-    assert.equal(samplesOf(m, 'stacks_http_requests_total', { route: '/api/libraries/:owner/:repo', status: '404' }).length, 1, 'IDs in the path stay out of the labels');
+    assert.deepEqual(
+      samplesOf(m, 'stacks_http_requests_total', { route: '/api/v3/search', status: '200' }).map((x) => x.value),
+      [3],
+      'three searches, under the route pattern',
+    );
+    assert.equal(
+      samplesOf(m, 'stacks_http_requests_total', { route: '/api/libraries/:owner/:repo', status: '404' }).length,
+      1,
+      'IDs in the path stay out of the labels',
+    );
     assert.equal(samplesOf(m, 'stacks_http_requests_total', { route: '/metrics', status: '403' }).length, 1);
     assert.equal(m.get('stacks_http_request_duration_seconds')?.type, 'histogram');
-    assert.deepEqual(samplesOf(m, 'stacks_http_request_duration_seconds', { route: '/api/v3/search' }, '_count').map((x) => x.value), [3]);
+    assert.deepEqual(
+      samplesOf(m, 'stacks_http_request_duration_seconds', { route: '/api/v3/search' }, '_count').map((x) => x.value),
+      [3],
+    );
     assert.ok(samplesOf(m, 'stacks_http_request_duration_seconds', { route: '/api/v3/search' }, '_sum')[0]!.value > 0);
 
-    assert.deepEqual(samplesOf(m, 'stacks_jobs').map((x) => x.labels.state).sort(), ['cancelled', 'failed', 'queued', 'running', 'succeeded'], 'queue depth by state');
-    assert.deepEqual(samplesOf(m, 'stacks_snippets').map((x) => x.value), [2]);
-    assert.deepEqual(samplesOf(m, 'stacks_libraries').map((x) => x.value), [1]);
+    assert.deepEqual(
+      samplesOf(m, 'stacks_jobs')
+        .map((x) => x.labels.state)
+        .sort(),
+      ['cancelled', 'failed', 'queued', 'running', 'succeeded'],
+      'queue depth by state',
+    );
+    assert.deepEqual(
+      samplesOf(m, 'stacks_snippets').map((x) => x.value),
+      [2],
+    );
+    assert.deepEqual(
+      samplesOf(m, 'stacks_libraries').map((x) => x.value),
+      [1],
+    );
     assert.ok(samplesOf(m, 'stacks_database_bytes', { file: 'stacks.db' })[0]!.value > 0, 'the database size');
     assert.ok(samplesOf(m, 'stacks_cache_hits_total', { cache: 'teamspace_policies' })[0]!.value > 0);
     assert.equal(samplesOf(m, 'stacks_cache_entries', { cache: 'ranking_models' }).length, 1);
     assert.equal(m.get('stacks_job_duration_seconds')?.type, 'histogram');
-    for (const name of ['stacks_retrieval_workers', 'stacks_retrieval_in_flight', 'process_cpu_seconds_total', 'nodejs_heap_size_used_bytes']) assert.ok(m.has(name), name);
+    for (const name of ['stacks_retrieval_workers', 'stacks_retrieval_in_flight', 'process_cpu_seconds_total', 'nodejs_heap_size_used_bytes'])
+      assert.ok(m.has(name), name);
 
     // The metrics port: no key, only /metrics.
     assert.ok(s.metricsUrl);

@@ -166,7 +166,10 @@ test('safeFetch re-checks every redirect hop', async () => {
     safeFetch(`${base}/to?target=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`, { policy: open, maxBytes: 1000, timeoutMs: 5000 }),
     'forbidden',
   );
-  await rejectsWith(safeFetch(`${base}/to?target=${encodeURIComponent('file:///etc/passwd')}`, { policy: open, maxBytes: 1000, timeoutMs: 5000 }), 'validation_error');
+  await rejectsWith(
+    safeFetch(`${base}/to?target=${encodeURIComponent('file:///etc/passwd')}`, { policy: open, maxBytes: 1000, timeoutMs: 5000 }),
+    'validation_error',
+  );
   // Private target refused when private addresses are disabled, including the first hop.
   await rejectsWith(safeFetch(`${base}/ok`, { policy: closed, maxBytes: 1000, timeoutMs: 5000 }), 'forbidden');
   // A host name resolving to loopback is refused inside the connection's own lookup too.

@@ -14,8 +14,22 @@ const plain = (terms: string[]) => ({ terms, askedTerms: terms, language: null }
 
 function candidate(content: string): Candidate {
   const snippet: StoredSnippet = {
-    id: 1, versionId: 1, kind: 'info', sourceId: 'https://x.test/a#b', title: '', description: '', language: '', pageTitle: '', breadcrumb: '',
-    content, codeList: [], tokens: 10, contentHash: '', position: 0, isDynamic: false, sourceFile: null,
+    id: 1,
+    versionId: 1,
+    kind: 'info',
+    sourceId: 'https://x.test/a#b',
+    title: '',
+    description: '',
+    language: '',
+    pageTitle: '',
+    breadcrumb: '',
+    content,
+    codeList: [],
+    tokens: 10,
+    contentHash: '',
+    position: 0,
+    isDynamic: false,
+    sourceFile: null,
   };
   return { snippet, libraryId: '/x/y', bm25: 1, lexical: 1, cosine: 1, similarity: 0.5, lexicalRank: 1, vectorRank: 1, fused: 1, score: 0.5 };
 }
@@ -29,7 +43,12 @@ test('the decision: words no document holds, or held by none of the best snippet
   assert.equal(held.nothingFound, false);
   assert.equal(held.coverage, 1);
   // The rare words of the question are in no document at all: nothing found.
-  const unknown = answerability(plain(['kubectl', 'ingress', 'annotations']), [candidate('annotations')], (ws) => new Set(ws.filter((w) => w === 'annotations')), rarity);
+  const unknown = answerability(
+    plain(['kubectl', 'ingress', 'annotations']),
+    [candidate('annotations')],
+    (ws) => new Set(ws.filter((w) => w === 'annotations')),
+    rarity,
+  );
   assert.equal(unknown.nothingFound, true);
   assert.ok(unknown.unknown > 0.7);
   // Known words, but the best snippets hold few of them together: nothing found.
@@ -41,7 +60,12 @@ test('the decision: words no document holds, or held by none of the best snippet
   // Half of them held together: answered.
   assert.equal(answerability(plain(words), [candidate('banana bread with walnuts, butter and sugar')], everything, rarity).nothingFound, false);
   // A dotted identifier is asked for by its joined token (`c.set` -> `cset`), which the text holds written with its dot.
-  const joined = answerability(plain(['cset', 'set', 'cget', 'get']), [candidate('Set a value with c.set(key, value) and read it with c.get(key).')], everything, rarity);
+  const joined = answerability(
+    plain(['cset', 'set', 'cget', 'get']),
+    [candidate('Set a value with c.set(key, value) and read it with c.get(key).')],
+    everything,
+    rarity,
+  );
   assert.equal(joined.coverage, 1);
   assert.equal(joined.nothingFound, false);
   // Nothing ranked at all: nothing found.
@@ -52,11 +76,17 @@ test('the decision: words no document holds, or held by none of the best snippet
   // Pasted code: the asker's own names no document holds (createapp, observe) are not unknown words;
   // the APIs it calls that documents hold (middleware) count with the words that ask.
   const code = { terms: ['print', 'request', 'timing', 'createapp', 'observe', 'middleware'], askedTerms: ['print', 'request', 'timing'], language: null };
-  const coded = answerability(code, [candidate('print the request timing from a middleware')], (ws) => new Set(ws.filter((w) => !['createapp', 'observe'].includes(w))), rarity);
+  const coded = answerability(
+    code,
+    [candidate('print the request timing from a middleware')],
+    (ws) => new Set(ws.filter((w) => !['createapp', 'observe'].includes(w))),
+    rarity,
+  );
   assert.equal(coded.unknown, 0);
   assert.equal(coded.coverage, 1);
   // Codes and short names are something to search for, with no English word to weigh: left to the ranking.
-  for (const terms of [['ts2345'], ['fs'], ['how', 'fs']]) assert.equal(answerability(plain(terms), [candidate('x')], nothing, rarity).nothingFound, false, terms.join(' '));
+  for (const terms of [['ts2345'], ['fs'], ['how', 'fs']])
+    assert.equal(answerability(plain(terms), [candidate('x')], nothing, rarity).nothingFound, false, terms.join(' '));
 });
 
 let s: TestServer;
@@ -69,7 +99,9 @@ after(async () => {
   await s?.close();
 });
 
-async function search(params: Record<string, string | string[]>): Promise<{ status: number; body: { error?: string; message?: string; codeSnippets?: unknown[]; infoSnippets?: unknown[] } }> {
+async function search(
+  params: Record<string, string | string[]>,
+): Promise<{ status: number; body: { error?: string; message?: string; codeSnippets?: unknown[]; infoSnippets?: unknown[] } }> {
   const qs = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) for (const x of Array.isArray(v) ? v : [v]) qs.append(k, x);
   qs.set('type', 'json');
@@ -120,8 +152,16 @@ if (!outcome.success) renderErrors(outcome.error)
 The mismatch message shows up at the top of the form instead of next to the confirm field. How do I attach it to that field?`;
   const schema = await search({ query: schemaCode });
   assert.equal(schema.status, 200, JSON.stringify(schema.body).slice(0, 200));
-  assert.equal([...(schema.body.codeSnippets ?? []), ...(schema.body.infoSnippets ?? [])].map((x) => (x as { libraryId: string }).libraryId)[0], '/colinhacks/zod');
-  for (const query of ['redact sensitive keys from log lines and create child loggers with bindings', 'discriminated union of object schemas with safeParse', 'c.req.query to read a query parameter', 'c.set c.get']) {
+  assert.equal(
+    [...(schema.body.codeSnippets ?? []), ...(schema.body.infoSnippets ?? [])].map((x) => (x as { libraryId: string }).libraryId)[0],
+    '/colinhacks/zod',
+  );
+  for (const query of [
+    'redact sensitive keys from log lines and create child loggers with bindings',
+    'discriminated union of object schemas with safeParse',
+    'c.req.query to read a query parameter',
+    'c.set c.get',
+  ]) {
     const r = await search({ query });
     assert.equal(r.status, 200, `${query}: ${JSON.stringify(r.body).slice(0, 200)}`);
     assert.ok((r.body.codeSnippets?.length ?? 0) + (r.body.infoSnippets?.length ?? 0) > 0);
@@ -130,7 +170,11 @@ The mismatch message shows up at the top of the form instead of next to the conf
 
 test('library-less questions in another language: answered when they name what the documents hold, refused when they are about something else', async () => {
   // Refused until Nov 27: their own words (wie, ich, erhöhe) counted as words no document holds.
-  for (const query of ['Como faço para usar c.set e c.get no middleware?', '¿Cómo uso z.discriminatedUnion con varios tipos de objetos?', 'Wie entferne ich mit redact die Passwörter aus den Logzeilen?']) {
+  for (const query of [
+    'Como faço para usar c.set e c.get no middleware?',
+    '¿Cómo uso z.discriminatedUnion con varios tipos de objetos?',
+    'Wie entferne ich mit redact die Passwörter aus den Logzeilen?',
+  ]) {
     const r = await search({ query });
     assert.equal(r.status, 200, `${query}: ${JSON.stringify(r.body).slice(0, 200)}`);
   }
@@ -152,7 +196,10 @@ test('with a library given, or a library named in the question, the search alway
 test('MCP search-docs says plainly that nothing was found (not a tool error)', async () => {
   const client = await httpMcpClient(s.url);
   try {
-    const r = (await client.callTool({ name: 'search-docs', arguments: { query: 'best recipe for banana bread with walnuts, and how long in the oven?' } })) as { isError?: boolean; content: { text: string }[] };
+    const r = (await client.callTool({
+      name: 'search-docs',
+      arguments: { query: 'best recipe for banana bread with walnuts, and how long in the oven?' },
+    })) as { isError?: boolean; content: { text: string }[] };
     assert.notEqual(r.isError, true);
     assert.match(r.content[0]!.text, /^No documentation found\. Nothing in the indexed documentation answers this question/);
     const tools = await client.listTools();

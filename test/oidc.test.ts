@@ -23,7 +23,16 @@ async function identityProvider() {
     close: () => server.close(),
     start(callback: string) {
       const provider = new Provider(server.url, {
-        clients: [{ client_id: 'stacks', client_secret: 'test-secret-not-real', redirect_uris: [callback], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_post' }],
+        clients: [
+          {
+            client_id: 'stacks',
+            client_secret: 'test-secret-not-real',
+            redirect_uris: [callback],
+            grant_types: ['authorization_code'],
+            response_types: ['code'],
+            token_endpoint_auth_method: 'client_secret_post',
+          },
+        ],
         findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id, preferred_username: id, groups: GROUPS[id] ?? [] }) }),
         claims: { openid: ['sub'], profile: ['preferred_username'], groups: ['groups'] },
         scopes: ['openid', 'profile', 'groups'],
@@ -41,7 +50,14 @@ test('SSO: sign in through a real OpenID Connect provider in Chromium; provision
   const idp = await identityProvider();
   t.after(() => idp.close());
   const s = await startTestServer({
-    config: { oidcIssuer: idp.issuer, oidcClientId: 'stacks', oidcClientSecret: 'test-secret-not-real', oidcAllowHttp: true, oidcScopes: 'openid profile groups', oidcRoleMap: 'platform=default:admin,devs=default:member' },
+    config: {
+      oidcIssuer: idp.issuer,
+      oidcClientId: 'stacks',
+      oidcClientSecret: 'test-secret-not-real',
+      oidcAllowHttp: true,
+      oidcScopes: 'openid profile groups',
+      oidcRoleMap: 'platform=default:admin,devs=default:member',
+    },
   });
   t.after(() => s.close());
   idp.start(`${s.url.replace('localhost', '127.0.0.1')}/api/auth/oidc/callback`);
@@ -78,9 +94,16 @@ test('SSO: sign in through a real OpenID Connect provider in Chromium; provision
   for (const c of [alice, root, mallory]) await c.context.close();
 
   const users = s.services.users.list().map((u) => [u.username, u.role, u.kind]);
-  assert.deepEqual(users, [['alice', 'member', 'sso'], ['root', 'admin', 'sso']]);
+  assert.deepEqual(users, [
+    ['alice', 'member', 'sso'],
+    ['root', 'admin', 'sso'],
+  ]);
   const signIns = (await (await s.api('/api/audit?action=signIn')).json()) as { entries: { target: string; outcome: string }[] };
-  assert.deepEqual(signIns.entries.map((e) => [e.target, e.outcome]).reverse(), [['alice', 'ok'], ['root', 'ok'], ['mallory', 'refused']]);
+  assert.deepEqual(signIns.entries.map((e) => [e.target, e.outcome]).reverse(), [
+    ['alice', 'ok'],
+    ['root', 'ok'],
+    ['mallory', 'refused'],
+  ]);
 });
 
 test('SSO: the configuration is validated at start', () => {
@@ -89,5 +112,8 @@ test('SSO: the configuration is validated at start', () => {
   assert.throws(() => loadConfig({ oidcIssuer: 'https://idp.example', oidcClientId: 'x', oidcRoleMap: 'devs=default' }, env), /group=teamspace:role/);
   assert.throws(() => loadConfig({ oidcIssuer: 'http://idp.example', oidcClientId: 'x', oidcRoleMap: 'devs=default:member' }, env), /STACKS_OIDC_ALLOW_HTTP/);
   const ok = loadConfig({ oidcIssuer: 'https://idp.example', oidcClientId: 'x', oidcRoleMap: 'devs=default:member, *=guests:member' }, env);
-  assert.deepEqual(ok.oidcRoleMap, [{ group: 'devs', teamspace: 'default', role: 'member' }, { group: '*', teamspace: 'guests', role: 'member' }]);
+  assert.deepEqual(ok.oidcRoleMap, [
+    { group: 'devs', teamspace: 'default', role: 'member' },
+    { group: '*', teamspace: 'guests', role: 'member' },
+  ]);
 });

@@ -10,11 +10,16 @@ test('GET /api/openapi.json describes the API from the contracts: valid OpenAPI 
   t.after(() => s.close());
   const res = await s.api('/api/openapi.json', { auth: null });
   assert.equal(res.status, 200);
-  const doc = (await res.json()) as { openapi: string; info: { version: string }; paths: Record<string, Record<string, { parameters?: { name: string; schema: { maxLength?: number } }[] }>> };
+  const doc = (await res.json()) as {
+    openapi: string;
+    info: { version: string };
+    paths: Record<string, Record<string, { parameters?: { name: string; schema: { maxLength?: number } }[] }>>;
+  };
   assert.equal(doc.openapi, '3.1.0');
   assert.equal(doc.info.version, '2.0.0', 'the interface spec: the description declares version 2.0.0');
   await SwaggerParser.validate(structuredClone(doc) as never);
-  for (const p of ['/api/v3/search', '/api/v2/context', '/api/v2/libs/search', '/api/import-libraries', '/api/parse-website', '/api/jobs/{id}', '/api/v2/keys']) assert.ok(doc.paths[p], p);
+  for (const p of ['/api/v3/search', '/api/v2/context', '/api/v2/libs/search', '/api/import-libraries', '/api/parse-website', '/api/jobs/{id}', '/api/v2/keys'])
+    assert.ok(doc.paths[p], p);
 
   // The described limit is the enforced one.
   const contextQuery = doc.paths['/api/v2/context']!.get!.parameters!.find((x) => x.name === 'query')!;

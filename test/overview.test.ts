@@ -8,12 +8,26 @@ import { REAL_MODEL } from './helpers/server.ts';
 import { textSources } from './eval/http.ts';
 
 const query = {
-  id: '/tanstack/query', title: 'TanStack Query', description: 'Powerful asynchronous state management for TS/JS', docsRepoUrl: null, sourceUrl: null,
+  id: '/tanstack/query',
+  title: 'TanStack Query',
+  description: 'Powerful asynchronous state management for TS/JS',
+  docsRepoUrl: null,
+  sourceUrl: null,
   docsSiteUrl: 'https://tanstack.com/query',
 } as unknown as Library;
 
 test('a question that only names the library, with words asking what it is, is searched with its description', () => {
-  for (const q of ['TanStack Query', 'tanstack-query', 'what is tanstack query?', "what's TanStack Query", 'TanStack Query overview', 'introduction to TanStack Query', 'tanstack query docs', 'query', 'overview']) {
+  for (const q of [
+    'TanStack Query',
+    'tanstack-query',
+    'what is tanstack query?',
+    "what's TanStack Query",
+    'TanStack Query overview',
+    'introduction to TanStack Query',
+    'tanstack query docs',
+    'query',
+    'overview',
+  ]) {
     assert.equal(overviewText(q, query), `${q}\nTanStack Query: Powerful asynchronous state management for TS/JS`, q);
   }
 });

@@ -8,9 +8,18 @@ import type { StoredSnippet } from '../lib/model.ts';
 const prose = (id: number, anchor: string, content: string): StoredSnippet =>
   ({ id, versionId: 1, kind: 'info', sourceId: `https://lib.example/guide#${anchor}`, breadcrumb: `Guide > ${anchor}`, content, tokens: 20 }) as StoredSnippet;
 const code = (id: number, anchor: string, description: string, source: string): StoredSnippet =>
-  ({ id, versionId: 1, kind: 'code', sourceId: `https://lib.example/guide#${anchor}`, title: anchor, description, codeList: [{ language: 'js', code: source }], tokens: 20 }) as StoredSnippet;
+  ({
+    id,
+    versionId: 1,
+    kind: 'code',
+    sourceId: `https://lib.example/guide#${anchor}`,
+    title: anchor,
+    description,
+    codeList: [{ language: 'js', code: source }],
+    tokens: 20,
+  }) as StoredSnippet;
 
-test('text layout: the context pulled in for a hit is in that hit\'s block, so the n-th block is the n-th hit', () => {
+test("text layout: the context pulled in for a hit is in that hit's block, so the n-th block is the n-th hit", () => {
   const items: RenderItem[] = [
     { snippet: prose(1, 'redaction', 'Supply paths to keys that hold sensitive data.'), libraryId: '/acme/lib' },
     { snippet: code(2, 'redaction~2', 'With the redact option:', "pino({ redact: ['password'] })"), libraryId: '/acme/lib', via: 'sibling' },
@@ -79,6 +88,12 @@ test('the budget keeps context only with its hit', () => {
     candidate(prose(4, 'b', 'third'), 0.7),
   ];
   // The long section does not fit; its example would otherwise stand in the answer as if it were a hit.
-  assert.deepEqual(pack(list, { tokens: 100 }).map((c) => c.snippet.id), [1, 4]);
-  assert.deepEqual(pack(list, { tokens: 1000 }).map((c) => c.snippet.id), [1, 2, 3, 4]);
+  assert.deepEqual(
+    pack(list, { tokens: 100 }).map((c) => c.snippet.id),
+    [1, 4],
+  );
+  assert.deepEqual(
+    pack(list, { tokens: 1000 }).map((c) => c.snippet.id),
+    [1, 2, 3, 4],
+  );
 });

@@ -31,7 +31,8 @@ const versions = [
   { label: `node${process.versions.node.split('.')[0]}`, node: process.execPath, want: wanted.includes(process.versions.node.split('.')[0]) },
   { label: 'node22', node: node22, want: wanted.includes('22') && fs.existsSync(node22) },
 ].filter((v, i, all) => v.want && all.findIndex((w) => w.label === v.label) === i);
-if (wanted.includes('22') && !fs.existsSync(node22)) console.error('[run-versions] tools/node22 is not installed (./install.sh installs it): Node.js 22 is not tested.');
+if (wanted.includes('22') && !fs.existsSync(node22))
+  console.error('[run-versions] tools/node22 is not installed (./install.sh installs it): Node.js 22 is not tested.');
 if (versions.length === 0) {
   console.error('[run-versions] no Node.js version to run');
   process.exit(1);
@@ -47,7 +48,10 @@ if (files.length === 0) {
 }
 const split = versions.length === 2 && process.env.TEST_SPLIT !== '0';
 const assigned = versions.map((_, vi) => (split ? files.filter((f) => BOTH.some((b) => path.basename(f).startsWith(b)) || versionOf(f) === vi) : files));
-if (split) console.log(`[run-versions] split: ${assigned.map((a, i) => `${versions[i].label} ${a.length} files`).join(', ')} of ${files.length} (TEST_SPLIT=0 runs all on both)`);
+if (split)
+  console.log(
+    `[run-versions] split: ${assigned.map((a, i) => `${versions[i].label} ${a.length} files`).join(', ')} of ${files.length} (TEST_SPLIT=0 runs all on both)`,
+  );
 
 const started = Date.now();
 const cliBuild = path.join(root, 'node_modules/.cache/stacks-test-build');
@@ -57,7 +61,7 @@ console.log(`[run-versions] the program compiled for the commands the tests star
 const results = await Promise.all(versions.map((v, i) => runOne(v, assigned[i])));
 const total = { pass: 0, fail: 0 };
 for (const r of results) {
-  console.log(`[${r.label}] ${r.pass} passed, ${r.fail} failed, exit ${r.code}, ${((r.ms) / 1000).toFixed(0)} s`);
+  console.log(`[${r.label}] ${r.pass} passed, ${r.fail} failed, exit ${r.code}, ${(r.ms / 1000).toFixed(0)} s`);
   total.pass += r.pass;
   total.fail += r.fail;
 }
@@ -68,7 +72,11 @@ process.exit(results.every((r) => r.code === 0) ? 0 : 1);
 /** 0 or 1 from the checked-out commit (0 outside a git checkout). */
 /** 0 or 1: the version a file runs on when the files are split, fixed by its path under test/. */
 function versionOf(file) {
-  return createHash('sha256').update(path.relative(path.join(root, 'test'), path.resolve(root, file)).split(path.sep).join('/')).digest()[0] % 2;
+  return (
+    createHash('sha256')
+      .update(path.relative(path.join(root, 'test'), path.resolve(root, file)).split(path.sep).join('/'))
+      .digest()[0] % 2
+  );
 }
 
 function runOne(v, list) {

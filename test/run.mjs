@@ -34,7 +34,16 @@ const forceExit = major > 20 || (major === 20 && minor >= 14) ? ['--test-force-e
 
 // Test files run at once (TEST_CONCURRENCY, default 2): per Node.js version when test/run-versions.mjs runs two.
 const CONCURRENCY = ms('TEST_CONCURRENCY', 2);
-const args = ['--import', 'tsx', '--test', ...forceExit, `--test-timeout=${FILE_TIMEOUT_MS}`, `--test-concurrency=${CONCURRENCY}`, '--test-reporter=spec', ...selected.sort()];
+const args = [
+  '--import',
+  'tsx',
+  '--test',
+  ...forceExit,
+  `--test-timeout=${FILE_TIMEOUT_MS}`,
+  `--test-concurrency=${CONCURRENCY}`,
+  '--test-reporter=spec',
+  ...selected.sort(),
+];
 // detached: the runner leads a new process group, which every test file and every process they
 // spawn join (Chromium excepted: playwright puts it in a group of its own and kills it itself).
 const runner = spawn(process.execPath, args, { stdio: 'inherit', detached: true });
@@ -102,5 +111,5 @@ runner.on('exit', async (code, signal) => {
   }
   signalGroup('SIGKILL');
   if (left.length) console.error(`[test/run.mjs] killed ${left.length} process(es) a test left running:${left.map((l) => `\n  ${l}`).join('')}`);
-  process.exit(timedOut ? 1 : code ?? (signal ? 1 : 0));
+  process.exit(timedOut ? 1 : (code ?? (signal ? 1 : 0)));
 });

@@ -16,9 +16,12 @@ let s: TestServer;
 /** The access policy, switched by the test of filtering. */
 const policy = switchableAccess();
 
-const { search, get } = searchSuite((server) => {
-  s = server;
-}, { overrides: { access: policy.override } });
+const { search, get } = searchSuite(
+  (server) => {
+    s = server;
+  },
+  { overrides: { access: policy.override } },
+);
 
 describe('rule 1: several libraries, parallel retrieval, dedupe, global rerank, one bounded response', () => {
   test('two libraries answer in one ranked list; every snippet names its library; no duplicates', async () => {
@@ -32,7 +35,8 @@ describe('rule 1: several libraries, parallel retrieval, dedupe, global rerank, 
     assert.ok(tokens <= 6500 + 2000, `token budget: ${tokens}`);
     const keys = [...body.codeSnippets.map((c) => `code ${c.codeList.map((x) => x.code).join('\n')}`), ...body.infoSnippets.map((i) => `info ${i.content}`)];
     assert.equal(new Set(keys).size, keys.length, 'no exact duplicates');
-    for (const c of body.codeSnippets) for (const f of ['codeTitle', 'codeDescription', 'codeLanguage', 'codeTokens', 'codeId', 'pageTitle', 'codeList', 'libraryId']) assert.ok(f in c, f);
+    for (const c of body.codeSnippets)
+      for (const f of ['codeTitle', 'codeDescription', 'codeLanguage', 'codeTokens', 'codeId', 'pageTitle', 'codeList', 'libraryId']) assert.ok(f in c, f);
     for (const i of body.infoSnippets) for (const f of ['content', 'contentTokens', 'libraryId']) assert.ok(f in i, f);
     assert.equal(res.headers.get('x-stacks-search-status'), null);
     assert.equal(res.headers.get('x-stacks-search-version'), null);
@@ -68,9 +72,18 @@ describe('rule 1: several libraries, parallel retrieval, dedupe, global rerank, 
 describe('library selection by name', () => {
   test('fuzzy product names and typos pick the library', async () => {
     for (const [name, id] of [
-      ['fastify', '/fastify/fastify'], ['fastfy', '/fastify/fastify'], ['Fastify.js', '/fastify/fastify'], ['vite js', '/vitejs/vite'],
-      ['vitejs', '/vitejs/vite'], ['hono', '/honojs/website'], ['honojs', '/honojs/website'], ['pino', '/pinojs/pino'], ['zod', '/colinhacks/zod'],
-      ['colinhacks/zod', '/colinhacks/zod'], ['zdo', '/colinhacks/zod'], ['ozd', '/colinhacks/zod'],
+      ['fastify', '/fastify/fastify'],
+      ['fastfy', '/fastify/fastify'],
+      ['Fastify.js', '/fastify/fastify'],
+      ['vite js', '/vitejs/vite'],
+      ['vitejs', '/vitejs/vite'],
+      ['hono', '/honojs/website'],
+      ['honojs', '/honojs/website'],
+      ['pino', '/pinojs/pino'],
+      ['zod', '/colinhacks/zod'],
+      ['colinhacks/zod', '/colinhacks/zod'],
+      ['zdo', '/colinhacks/zod'],
+      ['ozd', '/colinhacks/zod'],
     ]) {
       const { res, body } = await search({ query: 'getting started', library: name! });
       assert.equal(res.status, 200, name);
@@ -97,7 +110,6 @@ describe('library selection by name', () => {
     assert.equal(r.res.status, 200);
     assert.deepEqual([...libsOf(r.body)], ['/vitejs/vite']);
   });
-
 });
 
 describe('library selection without a name, and the access policy', () => {
@@ -112,7 +124,11 @@ describe('library selection without a name, and the access policy', () => {
     assert.equal(r.res.status, 200);
     assert.equal([...r.body.codeSnippets, ...r.body.infoSnippets][0]!.libraryId, '/colinhacks/zod');
     // A quoted address names its product (the host) and its page (the last segment and fragment).
-    const quoted = textSources(await (await get(`/api/v3/search?type=txt&query=${encodeURIComponent('what does https://fastify.dev/docs/latest/Reference/Server/#trustproxy do?')}`)).text());
+    const quoted = textSources(
+      await (
+        await get(`/api/v3/search?type=txt&query=${encodeURIComponent('what does https://fastify.dev/docs/latest/Reference/Server/#trustproxy do?')}`)
+      ).text(),
+    );
     assert.equal(quoted[0]?.replace(/~\d+$/, ''), 'https://fastify.dev/docs/latest/Reference/Server/#trustproxy');
   });
 
@@ -120,7 +136,10 @@ describe('library selection without a name, and the access policy', () => {
     policy.use({
       canSee: (_p, lib) => lib.id !== '/colinhacks/zod',
       filtersActive: () => true,
-      rules: (_p, ids) => ({ global: ['Prefer ESM examples.'], libraries: ids.map((libraryId) => ({ libraryId, libraryOwn: libraryId === '/pinojs/pino' ? ['Use pino v9 APIs.'] : [], libraryTeam: [] })) }),
+      rules: (_p, ids) => ({
+        global: ['Prefer ESM examples.'],
+        libraries: ids.map((libraryId) => ({ libraryId, libraryOwn: libraryId === '/pinojs/pino' ? ['Use pino v9 APIs.'] : [], libraryTeam: [] })),
+      }),
     });
     try {
       let r = await search({ query: 'parse a schema', library: 'zod' });
@@ -136,7 +155,10 @@ describe('library selection without a name, and the access policy', () => {
       // rules.global and rules.libraries[] go with the answer.
       r = await search({ query: 'child logger', library: ['pino', 'fastify'] });
       assert.deepEqual(r.body.rules?.global, ['Prefer ESM examples.']);
-      assert.deepEqual(r.body.rules?.libraries.find((l) => l.libraryId === '/pinojs/pino'), { libraryId: '/pinojs/pino', libraryOwn: ['Use pino v9 APIs.'], libraryTeam: [] });
+      assert.deepEqual(
+        r.body.rules?.libraries.find((l) => l.libraryId === '/pinojs/pino'),
+        { libraryId: '/pinojs/pino', libraryOwn: ['Use pino v9 APIs.'], libraryTeam: [] },
+      );
       const text = await (await get(`/api/v3/search?query=child%20logger&library=pino`)).text();
       assert.match(text, /^### Rules\n\n- Prefer ESM examples\.\n- \/pinojs\/pino: Use pino v9 APIs\./);
     } finally {
@@ -146,7 +168,10 @@ describe('library selection without a name, and the access policy', () => {
 });
 
 describe('GET /api/v2/libs/search', () => {
-  async function libs(libraryName: string, query = 'how do I use it'): Promise<{ status: number; body: { results: LibrarySearchEntry[]; searchFilterApplied: boolean; error?: string } }> {
+  async function libs(
+    libraryName: string,
+    query = 'how do I use it',
+  ): Promise<{ status: number; body: { results: LibrarySearchEntry[]; searchFilterApplied: boolean; error?: string } }> {
     const res = await get(`/api/v2/libs/search?libraryName=${encodeURIComponent(libraryName)}&query=${encodeURIComponent(query)}`);
     return { status: res.status, body: (await res.json()) as { results: LibrarySearchEntry[]; searchFilterApplied: boolean } };
   }
@@ -157,11 +182,37 @@ describe('GET /api/v2/libs/search', () => {
     assert.equal(r.body.searchFilterApplied, false);
     const f = r.body.results[0]!;
     assert.equal(f.id, '/fastify/fastify');
-    assert.deepEqual(Object.keys(f).sort(), ['benchmarkScore', 'branch', 'description', 'id', 'lastUpdateDate', 'source', 'stars', 'state', 'title', 'totalSnippets', 'totalTokens', 'trustScore', 'versions'].sort());
+    assert.deepEqual(
+      Object.keys(f).sort(),
+      [
+        'benchmarkScore',
+        'branch',
+        'description',
+        'id',
+        'lastUpdateDate',
+        'source',
+        'stars',
+        'state',
+        'title',
+        'totalSnippets',
+        'totalTokens',
+        'trustScore',
+        'versions',
+      ].sort(),
+    );
     assert.deepEqual([...f.versions].sort(), ['v3.29.5', 'v4.29.1']);
     assert.equal(f.totalSnippets, 1179);
     assert.equal(f.source, 'https://github.com/fastify/fastify');
-    for (const [name, id] of [['fastfy', '/fastify/fastify'], ['next js', null], ['vite', '/vitejs/vite'], ['Vite.js', '/vitejs/vite'], ['hono', '/honojs/website'], ['/pinojs/pino', '/pinojs/pino'], ['zod', '/colinhacks/zod'], ['schema validation', '/colinhacks/zod']] as const) {
+    for (const [name, id] of [
+      ['fastfy', '/fastify/fastify'],
+      ['next js', null],
+      ['vite', '/vitejs/vite'],
+      ['Vite.js', '/vitejs/vite'],
+      ['hono', '/honojs/website'],
+      ['/pinojs/pino', '/pinojs/pino'],
+      ['zod', '/colinhacks/zod'],
+      ['schema validation', '/colinhacks/zod'],
+    ] as const) {
       const x = await libs(name);
       if (id === null) assert.equal(x.status, 404, name);
       else assert.equal(x.body.results[0]?.id, id, name);
@@ -175,7 +226,13 @@ describe('GET /api/v2/libs/search', () => {
   });
 
   test('validation and 404 no_libraries_found', async () => {
-    for (const path of ['/api/v2/libs/search?query=x', '/api/v2/libs/search?libraryName=x', `/api/v2/libs/search?libraryName=${'x'.repeat(501)}&query=q`, `/api/v2/libs/search?libraryName=x&query=${'q'.repeat(501)}`, '/api/v2/libs/search?libraryName=&query=q']) {
+    for (const path of [
+      '/api/v2/libs/search?query=x',
+      '/api/v2/libs/search?libraryName=x',
+      `/api/v2/libs/search?libraryName=${'x'.repeat(501)}&query=q`,
+      `/api/v2/libs/search?libraryName=x&query=${'q'.repeat(501)}`,
+      '/api/v2/libs/search?libraryName=&query=q',
+    ]) {
       const res = await get(path);
       assert.equal(res.status, 400, path);
       assert.equal(((await res.json()) as { error: string }).error, 'validation_error');

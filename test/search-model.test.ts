@@ -110,8 +110,15 @@ test('the same data gives the same answers: two instances loaded alike answer by
       await loadBundleFile(s.services.writer, bundlePath('pino'));
       await s.services.jobs.idle();
       const out: string[] = [];
-      for (const q of ['redact sensitive fields', 'Will the last messages be lost if the process exits suddenly?', 'Error: only one of option.transport or stream can be specified']) {
-        for (const path of [`/api/v2/context?libraryId=/pinojs/pino&query=${encodeURIComponent(q)}`, `/api/v3/search?query=${encodeURIComponent(q)}&type=json`]) {
+      for (const q of [
+        'redact sensitive fields',
+        'Will the last messages be lost if the process exits suddenly?',
+        'Error: only one of option.transport or stream can be specified',
+      ]) {
+        for (const path of [
+          `/api/v2/context?libraryId=/pinojs/pino&query=${encodeURIComponent(q)}`,
+          `/api/v3/search?query=${encodeURIComponent(q)}&type=json`,
+        ]) {
           out.push(await (await s.api(path, { auth: null })).text());
         }
       }

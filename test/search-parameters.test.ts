@@ -59,7 +59,8 @@ describe('parameters', () => {
       [{ query: 'plugins', language: 'x'.repeat(41) }, 'language'],
       [{ query: 'plugins', language: '' }, 'language'],
     ];
-    for (const v of ['4.x', 'v1.2.3.4', '1.2.3-rc.1+build', 'abc', 'v', '1..2', 'latest1', 'vv1', '1.2_', '1.2.3-', '1.2.3 rc', 'latest!']) cases.push([{ query: 'plugins', version: v }, 'version']);
+    for (const v of ['4.x', 'v1.2.3.4', '1.2.3-rc.1+build', 'abc', 'v', '1..2', 'latest1', 'vv1', '1.2_', '1.2.3-', '1.2.3 rc', 'latest!'])
+      cases.push([{ query: 'plugins', version: v }, 'version']);
     for (const [params, name] of cases) {
       const { res, body } = await search(params);
       const b = body as unknown as { error: string; message: string };
@@ -128,7 +129,7 @@ describe('answer shape', () => {
       const blocks = textBlocks(await (await get(`${query}&type=txt`)).text());
       const blockOf = (url: string) => blocks.findIndex((urls) => urls.includes(url));
       assert.equal(blockOf(a[0]!.snippet.sourceId), 0);
-      assert.equal(blockOf(a[1]!.snippet.sourceId), 0, 'the section\'s second snippet is shown in its first block');
+      assert.equal(blockOf(a[1]!.snippet.sourceId), 0, "the section's second snippet is shown in its first block");
       assert.equal(blocks.filter((urls) => sectionOf(urls[0]!) === section).length, 1);
     } finally {
       delete faults.rerank;
@@ -139,7 +140,11 @@ describe('answer shape', () => {
 describe('failures', () => {
   test('nothing matched -> 404 no_documentation_found', async () => {
     // (A named library always answers something: its vector neighbours exist for any question.)
-    const cases: Record<string, string | string[]>[] = [{ query: 'plugins', library: 'qqqzzzxxx' }, { query: 'plugins', library: ['qqqzzzxxx', 'wwwyyyvvv'] }, { query: 'xylophonequux zebrafoo' }];
+    const cases: Record<string, string | string[]>[] = [
+      { query: 'plugins', library: 'qqqzzzxxx' },
+      { query: 'plugins', library: ['qqqzzzxxx', 'wwwyyyvvv'] },
+      { query: 'xylophonequux zebrafoo' },
+    ];
     for (const params of cases) {
       const { res, body } = await search(params);
       assert.equal(res.status, 404, JSON.stringify(params));

@@ -18,19 +18,37 @@ const { search } = searchSuite((server) => {
 describe('versions: tags on library values, the version parameter, latest', () => {
   test('rule 3 and 6: a version tag on a library value resolves semver-aware; snippets carry the served tag', async () => {
     for (const [value, served] of [
-      ['/fastify/fastify/v4', 'v4.29.1'], ['/fastify/fastify@4.29', 'v4.29.1'], ['/fastify/fastify@3', 'v3.29.5'], ['fastify@v3.29.5', 'v3.29.5'],
-      ['/someone/fastify@4', 'v4.29.1'], ['fastify 3_29', 'v3.29.5'],
+      ['/fastify/fastify/v4', 'v4.29.1'],
+      ['/fastify/fastify@4.29', 'v4.29.1'],
+      ['/fastify/fastify@3', 'v3.29.5'],
+      ['fastify@v3.29.5', 'v3.29.5'],
+      ['/someone/fastify@4', 'v4.29.1'],
+      ['fastify 3_29', 'v3.29.5'],
     ]) {
       const { res, body } = await search({ query: 'register a plugin', library: value! });
       assert.equal(res.status, 200, value);
       assert.deepEqual([...libsOf(body)], [`/fastify/fastify/${served}`], value);
-      assert.deepEqual(body.version, { status: 'verified', libraries: [{ libraryId: `/fastify/fastify/${served}`, requested: value!.split(/[@ ]|\/(?=v?\d)/).pop(), served, status: 'verified' }] }, value);
+      assert.deepEqual(
+        body.version,
+        {
+          status: 'verified',
+          libraries: [{ libraryId: `/fastify/fastify/${served}`, requested: value!.split(/[@ ]|\/(?=v?\d)/).pop(), served, status: 'verified' }],
+        },
+        value,
+      );
       assert.deepEqual(hdr(res), { status: null, reason: null, version: 'verified' }, value);
     }
   });
 
   test('the version parameter: v4 -> newest 4.x, 4.29 -> 4.29.x, _ as separator; requested is echoed', async () => {
-    for (const [v, served] of [['v4', 'v4.29.1'], ['4', 'v4.29.1'], ['4.29', 'v4.29.1'], ['4_29_1', 'v4.29.1'], ['V3', 'v3.29.5'], ['3.29.5+build.5', 'v3.29.5']]) {
+    for (const [v, served] of [
+      ['v4', 'v4.29.1'],
+      ['4', 'v4.29.1'],
+      ['4.29', 'v4.29.1'],
+      ['4_29_1', 'v4.29.1'],
+      ['V3', 'v3.29.5'],
+      ['3.29.5+build.5', 'v3.29.5'],
+    ]) {
       const { res, body } = await search({ query: 'register a plugin', library: 'fastify', version: v! });
       assert.equal(res.status, 200);
       assert.equal(body.version?.requested, v);
@@ -51,7 +69,6 @@ describe('versions: tags on library values, the version parameter, latest', () =
     const { body } = await search({ query: 'register a plugin', library: '/fastify/fastify@latest' });
     assert.equal('version' in body, false);
   });
-
 });
 
 describe('versions not indexed as asked: current documentation, prereleases, branches', () => {
@@ -59,7 +76,11 @@ describe('versions not indexed as asked: current documentation, prereleases, bra
     const { res, body } = await search({ query: 'register a plugin', library: 'fastify', version: 'v9' });
     assert.equal(res.status, 200);
     assert.deepEqual(hdr(res), { status: 'partial', reason: 'versionUnverified', version: 'unverified' });
-    assert.deepEqual(body.version, { requested: 'v9', status: 'unverified', libraries: [{ libraryId: '/fastify/fastify', requested: 'v9', served: null, status: 'unverified' }] });
+    assert.deepEqual(body.version, {
+      requested: 'v9',
+      status: 'unverified',
+      libraries: [{ libraryId: '/fastify/fastify', requested: 'v9', served: null, status: 'unverified' }],
+    });
     assert.deepEqual([...libsOf(body)], ['/fastify/fastify']);
   });
 
@@ -83,7 +104,11 @@ describe('versions not indexed as asked: current documentation, prereleases, bra
 
   test('current documentation whose branch is the requested version serves it as verified (served = the request)', async () => {
     let r = await search({ query: 'spin the widget', library: 'sprocket', version: 'v3' });
-    assert.deepEqual(r.body.version, { requested: 'v3', status: 'verified', libraries: [{ libraryId: '/acme/sprocket', requested: 'v3', served: 'v3', status: 'verified' }] });
+    assert.deepEqual(r.body.version, {
+      requested: 'v3',
+      status: 'verified',
+      libraries: [{ libraryId: '/acme/sprocket', requested: 'v3', served: 'v3', status: 'verified' }],
+    });
     assert.deepEqual(hdr(r.res), { status: null, reason: null, version: 'verified' });
     r = await search({ query: 'spin the widget', library: 'sprocket', version: '3.1' });
     assert.equal(r.body.version?.status, 'unverified', '3.x does not say which 3.y');
@@ -106,7 +131,10 @@ describe('versions across libraries and version-fetch jobs', () => {
     assert.deepEqual(hdr(res), { status: 'partial', reason: 'versionUnverified', version: 'unverified' });
     // A tag on one value applies to that library only; the other asked nothing.
     const r = await search({ query: 'plugins and configuration', library: ['fastify@3', 'vite'] });
-    assert.deepEqual(r.body.version, { status: 'verified', libraries: [{ libraryId: '/fastify/fastify/v3.29.5', requested: '3', served: 'v3.29.5', status: 'verified' }] });
+    assert.deepEqual(r.body.version, {
+      status: 'verified',
+      libraries: [{ libraryId: '/fastify/fastify/v3.29.5', requested: '3', served: 'v3.29.5', status: 'verified' }],
+    });
     assert.deepEqual(hdr(r.res), { status: null, reason: null, version: 'verified' });
   });
 
@@ -124,13 +152,18 @@ describe('versions across libraries and version-fetch jobs', () => {
   });
 
   test('rule 8: a version missing from an imported library queues nothing; the answer says it is not indexed', async () => {
-    const count = async (libraryId: string) => ((await (await s.api(`/api/jobs?kind=version-fetch&libraryId=${libraryId}`)).json()) as { jobs: unknown[] }).jobs.length;
+    const count = async (libraryId: string) =>
+      ((await (await s.api(`/api/jobs?kind=version-fetch&libraryId=${libraryId}`)).json()) as { jobs: unknown[] }).jobs.length;
     for (const version of ['99', '5.1', 'v5.1']) {
       const { res, body } = await search({ query: 'dev server', library: 'vite', version });
       assert.equal(res.status, 200);
       assert.ok(libsOf(body).size > 0, 'the current documentation answers');
       // The spec's words for "no documentation indexed for the requested version; current documentation served".
-      assert.deepEqual(body.version, { requested: version, status: 'unverified', libraries: [{ libraryId: '/vitejs/vite', requested: version, served: null, status: 'unverified' }] });
+      assert.deepEqual(body.version, {
+        requested: version,
+        status: 'unverified',
+        libraries: [{ libraryId: '/vitejs/vite', requested: version, served: null, status: 'unverified' }],
+      });
       assert.deepEqual(hdr(res), { status: 'partial', reason: 'versionUnverified', version: 'unverified' });
     }
     await search({ query: 'spin', library: 'gizmo site', version: '7' });

@@ -21,7 +21,8 @@ function browser(s: TestServer) {
   return {
     send,
     /** A change with the session's CSRF token. */
-    change: (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => send(method, path, body, { 'x-csrf-token': csrf ?? '', ...headers }),
+    change: (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+      send(method, path, body, { 'x-csrf-token': csrf ?? '', ...headers }),
     get cookie() {
       return cookie;
     },
@@ -46,7 +47,10 @@ test('sign-in: the setup link makes the first owner once; sessions are HTTP-only
   // The session acts as its user; every change needs the CSRF token and this origin.
   assert.equal(((await owner.send('GET', '/api/session')).body.user as { username: string }).username, 'olga');
   assert.equal((await owner.send('POST', '/api/users', { username: 'ken', password: 'kens long password', role: 'member' })).status, 403);
-  assert.equal((await owner.change('POST', '/api/users', { username: 'ken', password: 'kens long password', role: 'member' }, { origin: 'http://evil.example' })).status, 403);
+  assert.equal(
+    (await owner.change('POST', '/api/users', { username: 'ken', password: 'kens long password', role: 'member' }, { origin: 'http://evil.example' })).status,
+    403,
+  );
   assert.equal((await owner.change('POST', '/api/users', { username: 'ken', password: 'kens long password', role: 'member' })).status, 201);
   assert.equal((await owner.change('POST', '/api/users', { username: 'mia', password: 'mias long password', role: 'member' })).status, 201);
   assert.equal((await owner.send('GET', '/api/audit')).status, 200);
@@ -75,7 +79,10 @@ test('sign-in: the setup link makes the first owner once; sessions are HTTP-only
 
   // The operator disables ken on the box: his session ends at once.
   const listed = await runStacks(['users', 'list', '--json', '--data-dir', s.dataDir]);
-  assert.deepEqual((JSON.parse(listed.stdout) as { username: string }[]).map((u) => u.username), ['olga', 'ken', 'mia']);
+  assert.deepEqual(
+    (JSON.parse(listed.stdout) as { username: string }[]).map((u) => u.username),
+    ['olga', 'ken', 'mia'],
+  );
   assert.equal((await runStacks(['users', 'disable', 'ken', '--data-dir', s.dataDir])).code, 0);
   assert.equal((await ken.send('GET', '/api/session')).body.user, null);
   assert.equal((await ken.send('POST', '/api/session', { username: 'ken', password: 'kens long password' })).status, 401);
@@ -90,7 +97,7 @@ test('sign-in: the setup link makes the first owner once; sessions are HTTP-only
   assert.ok(!dump.includes('kens long password') && !dump.includes('not her password') && !dump.includes(token));
 });
 
-test('sign-in: a new password ends the user\'s other sessions (API by the user, by an admin, and on the box); the changing session stays', async (t) => {
+test("sign-in: a new password ends the user's other sessions (API by the user, by an admin, and on the box); the changing session stays", async (t) => {
   const s = await startTestServer();
   t.after(() => s.close());
   const token = s.setupUrl!.split('/#/setup/')[1]!;

@@ -9,7 +9,17 @@ test('stacks add files / openapi index into the data dir; a broken spec exits no
   const dir = tempDir();
   try {
     fs.writeFileSync(path.join(dir, 'license.json'), devLicense());
-    const files = await runStacks(['add', 'files', path.join(FIXTURES, 'documents/pydeprecate-cli.docx'), path.join(FIXTURES, 'documents/docker-cluster-volumes.pdf'), '--collection', 'CLI test', '--data-dir', dir, '--dev']);
+    const files = await runStacks([
+      'add',
+      'files',
+      path.join(FIXTURES, 'documents/pydeprecate-cli.docx'),
+      path.join(FIXTURES, 'documents/docker-cluster-volumes.pdf'),
+      '--collection',
+      'CLI test',
+      '--data-dir',
+      dir,
+      '--dev',
+    ]);
     assert.equal(files.code, 0, files.stderr);
     assert.match(files.stdout, /2 documents queued for indexing as \/files\/cli-test\./);
     assert.match(files.stdout, /indexed \/files\/cli-test: \d+ snippets/);

@@ -21,7 +21,11 @@ interface Report {
 test('sources.yaml: a declared Git repository is indexed, updated when its options change, and pruned', async () => {
   const root = tempDir('stacks-git-declared-');
   const repo = new TestRepo(root, 'acme/handbook')
-    .write({ 'README.md': '# Handbook\n\nThe onboarding checklist has seven steps.\n', 'docs/deploy.md': '# Deploying\n\nDeploys roll out in three waves behind a canary.\n', 'notes/draft.md': '# Draft\n\nA draft page that the excludeFolders option leaves out.\n' })
+    .write({
+      'README.md': '# Handbook\n\nThe onboarding checklist has seven steps.\n',
+      'docs/deploy.md': '# Deploying\n\nDeploys roll out in three waves behind a canary.\n',
+      'notes/draft.md': '# Draft\n\nA draft page that the excludeFolders option leaves out.\n',
+    })
     .commit('init')
     .publish();
   const gitServer = await startGitHttpServer(root);
@@ -34,7 +38,7 @@ test('sources.yaml: a declared Git repository is indexed, updated when its optio
     await waitFor(() => s.services.store.declared.list().length === 1, 30_000);
     await s.services.jobs.idle();
     assert.ok(s.services.store.libraries.currentVersion(id, ''), 'indexed at start');
-    const ask = async (q: string) => (await (await s.api(`/api/v2/context?libraryId=${encodeURIComponent(id)}&query=${encodeURIComponent(q)}`)).text());
+    const ask = async (q: string) => await (await s.api(`/api/v2/context?libraryId=${encodeURIComponent(id)}&query=${encodeURIComponent(q)}`)).text();
     assert.match(await ask('deploy canary waves'), /three waves behind a canary/);
     assert.match(await ask('draft'), /draft page that the excludeFolders option leaves out/);
 
@@ -42,7 +46,10 @@ test('sources.yaml: a declared Git repository is indexed, updated when its optio
     write('    excludeFolders: [notes]\n');
     let r = await call<Report>(s, 'POST', '/api/sources/reconcile', {});
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    assert.deepEqual(r.body.updated.map((u) => u.libraryId), [id]);
+    assert.deepEqual(
+      r.body.updated.map((u) => u.libraryId),
+      [id],
+    );
     assert.ok(r.body.updated[0]!.jobId, 'new options: indexed again');
     await s.services.jobs.idle();
     assert.doesNotMatch(await ask('draft'), /draft page that the excludeFolders option leaves out/);

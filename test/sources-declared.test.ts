@@ -18,7 +18,15 @@ interface Report {
 }
 
 const reconcile = (s: TestServer, key?: string) => call<Report & { error?: string; message?: string }>(s, 'POST', '/api/sources/reconcile', {}, key);
-const ids = (r: Report) => ({ created: r.created.map((x) => x.libraryId).sort(), updated: r.updated.map((x) => x.libraryId).sort(), unchanged: [...r.unchanged].sort(), pruned: r.pruned, adopted: r.adopted, released: r.released, errors: r.errors });
+const ids = (r: Report) => ({
+  created: r.created.map((x) => x.libraryId).sort(),
+  updated: r.updated.map((x) => x.libraryId).sort(),
+  unchanged: [...r.unchanged].sort(),
+  pruned: r.pruned,
+  adopted: r.adopted,
+  released: r.released,
+  errors: r.errors,
+});
 
 test('sources.yaml: reconciled at start and on request; created, updated, unchanged, pruned (only what it created); a broken file is refused whole with line numbers', async () => {
   const fixtures = await startFixtureServer();
@@ -118,14 +126,17 @@ async function brokenFilesChangeNothing(s: TestServer, write: (text: string) => 
 `);
   r = await reconcile(s);
   assert.equal(r.status, 400);
-  assert.equal(r.body.message, [
-    'sources.yaml is not valid, nothing was applied:',
-    'sources.yaml line 4: sources[1].maxPages: Invalid input: expected number, received string',
-    'sources.yaml line 5: sources[1].maxDeep: unknown option "maxDeep"',
-    'sources.yaml line 6: sources[2]: names no kind of source: add one of website, llmstxt, git, openapi',
-    'sources.yaml line 8: sources[3].schedule: "every night" is not a cron expression (e.g. "0 3 * * *")',
-    'sources.yaml line 9: sources[4].git: must be a Git repository URL (https://, ssh://, git:// or git@host:owner/repo)',
-  ].join('\n'));
+  assert.equal(
+    r.body.message,
+    [
+      'sources.yaml is not valid, nothing was applied:',
+      'sources.yaml line 4: sources[1].maxPages: Invalid input: expected number, received string',
+      'sources.yaml line 5: sources[1].maxDeep: unknown option "maxDeep"',
+      'sources.yaml line 6: sources[2]: names no kind of source: add one of website, llmstxt, git, openapi',
+      'sources.yaml line 8: sources[3].schedule: "every night" is not a cron expression (e.g. "0 3 * * *")',
+      'sources.yaml line 9: sources[4].git: must be a Git repository URL (https://, ssh://, git:// or git@host:owner/repo)',
+    ].join('\n'),
+  );
   assert.equal(JSON.stringify(s.services.store.declared.list()), before, 'nothing applied');
 }
 
@@ -134,7 +145,10 @@ test('sources.yaml: a declared schedule re-indexes its source; no file means not
   const dataDir = tempDir();
   const llms = `/llmstxt/${new URL(fixtures.url).host.replace(/[.:]/g, '_')}-files-llmstxt-pydeprecate.llms-full.txt`;
   // Every two seconds (node-cron's six-field form).
-  fs.writeFileSync(path.join(dataDir, 'sources.yaml'), `sources:\n  - llmstxt: ${fixtures.url}/files/llmstxt/pydeprecate.llms-full.txt\n    schedule: "*/2 * * * * *"\n`);
+  fs.writeFileSync(
+    path.join(dataDir, 'sources.yaml'),
+    `sources:\n  - llmstxt: ${fixtures.url}/files/llmstxt/pydeprecate.llms-full.txt\n    schedule: "*/2 * * * * *"\n`,
+  );
   const s = await startTestServer({ dataDir, config: { sourcesSchedule: 'off' } });
   try {
     const built = () => s.services.jobs.list({ libraryId: llms, state: 'succeeded' }).length;

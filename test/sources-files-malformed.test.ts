@@ -47,8 +47,18 @@ async function refused(status: number, answer: { status: number; body: string },
 const pdf = (name: string, data: Buffer | string = '%PDF-1.4\n'): Part => ({ name: 'documentFiles', filename: name, type: 'application/pdf', data });
 
 test('a cut-off multipart body is a 400, on both upload routes', async () => {
-  await refused(400, await post('/api/v2/add/file-upload', [pdf('a.pdf', Buffer.alloc(50_000, 0x41))], { closed: false }), /multipart\/form-data body could not be read: unexpected end of form/, 'truncated form');
-  await refused(400, await post('/api/v2/add/file-upload', [pdf('a.pdf'), pdf('b.pdf', Buffer.alloc(10_000, 0x41))], { closed: false }), /unexpected end of form/, 'second file cut');
+  await refused(
+    400,
+    await post('/api/v2/add/file-upload', [pdf('a.pdf', Buffer.alloc(50_000, 0x41))], { closed: false }),
+    /multipart\/form-data body could not be read: unexpected end of form/,
+    'truncated form',
+  );
+  await refused(
+    400,
+    await post('/api/v2/add/file-upload', [pdf('a.pdf'), pdf('b.pdf', Buffer.alloc(10_000, 0x41))], { closed: false }),
+    /unexpected end of form/,
+    'second file cut',
+  );
   const spec = { name: 'openapiFile', filename: 'spec.json', type: 'application/json', data: '{"openapi": "3.0.0", "info": {' };
   await refused(400, await post('/api/v2/add/openapi-upload', [spec], { closed: false }), /unexpected end of form/, 'openapi truncated');
 });
@@ -60,7 +70,12 @@ test('malformed boundaries and part headers are a 400', async () => {
     body: Buffer.from(`--${BOUNDARY}\r\nnot a header\r\n\r\n%PDF-1.4\r\n--${BOUNDARY}--\r\n`),
   });
   await refused(400, answer, /could not be read/, 'malformed part header');
-  await refused(400, await post('/api/v2/add/file-upload', [pdf('a.pdf')], { contentType: 'multipart/form-data; boundary=other' }), /could not be read|documentFiles is required/, 'boundary of another body');
+  await refused(
+    400,
+    await post('/api/v2/add/file-upload', [pdf('a.pdf')], { contentType: 'multipart/form-data; boundary=other' }),
+    /could not be read|documentFiles is required/,
+    'boundary of another body',
+  );
 });
 
 test('a client vanishing mid-upload leaves nothing in staging', async () => {
@@ -77,14 +92,34 @@ test('a DOCX whose headers under-declare its sizes is refused by what it really 
     { name: 'word/document.xml', data: Buffer.alloc(20 * 1024 * 1024, 0x20), declaredSize: 2000 },
   ]);
   const r = await post('/api/v2/add/file-upload', [{ name: 'documentFiles', filename: 'small.docx', data: lying }]);
-  await refused(415, r, /small\.docx: a ZIP archive that is damaged: word\/document\.xml unpacks to more than the 2000 bytes its header declares/, 'lying docx');
+  await refused(
+    415,
+    r,
+    /small\.docx: a ZIP archive that is damaged: word\/document\.xml unpacks to more than the 2000 bytes its header declares/,
+    'lying docx',
+  );
   const cut = DOCX.subarray(0, Math.floor(DOCX.length / 2));
-  await refused(415, await post('/api/v2/add/file-upload', [{ name: 'documentFiles', filename: 'cut.docx', data: cut }]), /cut\.docx: a ZIP archive that cannot be read/, 'truncated docx');
-  await refused(415, await post('/api/v2/add/file-upload', [{ name: 'documentFiles', filename: 'empty.pdf', data: '' }]), /empty\.pdf: the file is empty/, 'empty file');
+  await refused(
+    415,
+    await post('/api/v2/add/file-upload', [{ name: 'documentFiles', filename: 'cut.docx', data: cut }]),
+    /cut\.docx: a ZIP archive that cannot be read/,
+    'truncated docx',
+  );
+  await refused(
+    415,
+    await post('/api/v2/add/file-upload', [{ name: 'documentFiles', filename: 'empty.pdf', data: '' }]),
+    /empty\.pdf: the file is empty/,
+    'empty file',
+  );
 });
 
 test('fields too large, unknown fields and wrong content types', async () => {
-  await refused(413, await post('/api/v2/add/file-upload', [{ name: 'description', data: 'x'.repeat(1024 * 1024 + 10) }, pdf('a.pdf')]), /form field description is too long/, 'field too large');
+  await refused(
+    413,
+    await post('/api/v2/add/file-upload', [{ name: 'description', data: 'x'.repeat(1024 * 1024 + 10) }, pdf('a.pdf')]),
+    /form field description is too long/,
+    'field too large',
+  );
   await refused(400, await post('/api/v2/add/file-upload', [{ ...pdf('a.pdf'), name: 'file' }]), /Unexpected file field "file"/, 'unknown file field');
   const json = await s.api('/api/v2/add/file-upload', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   assert.equal(json.status, 415);

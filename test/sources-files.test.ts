@@ -41,23 +41,30 @@ test('PDF and DOCX uploads become one library with headings, code blocks and tab
   const job = await waitJob(s, r.body.jobId as number, 60_000);
   assert.equal(job.state, 'succeeded', job.error ?? '');
   const files = job.progress.files as { name: string; state: string; snippets: number }[];
-  assert.deepEqual(files.map((f) => [f.name, f.state]), [
-    ['guides/functions.pdf', 'done'],
-    ['docker/volumes.pdf', 'done'],
-    ['cli.docx', 'done'],
-    ['hooks/got-hooks.docx', 'done'],
-  ]);
+  assert.deepEqual(
+    files.map((f) => [f.name, f.state]),
+    [
+      ['guides/functions.pdf', 'done'],
+      ['docker/volumes.pdf', 'done'],
+      ['cli.docx', 'done'],
+      ['hooks/got-hooks.docx', 'done'],
+    ],
+  );
   const lib = s.services.store.libraries.get('/files/mixed-docs')!;
   assert.equal(lib.title, 'Mixed documentation');
   assert.equal(lib.sourceType, 'files');
   assert.equal(lib.teamspaceId, s.services.keys.defaultTeamspaceId());
   const all = snippetsOf(s, '/files/mixed-docs');
   const of = (file: string) => all.filter((x) => x.sourceId.startsWith(`upload://files/mixed-docs/${file}`));
-  const text = (xs: typeof all) => xs.map((x) => `${x.breadcrumb}\n${x.title}\n${x.description}\n${x.content}\n${x.codeList.map((c) => c.code).join('\n')}`).join('\n');
+  const text = (xs: typeof all) =>
+    xs.map((x) => `${x.breadcrumb}\n${x.title}\n${x.description}\n${x.content}\n${x.codeList.map((c) => c.code).join('\n')}`).join('\n');
 
   const functions = of('guides/functions.pdf');
   assert.ok(functions.filter((x) => x.kind === 'code').length >= 20, 'monospace runs of the PDF become code blocks (22 in the source)');
-  assert.ok(functions.some((x) => x.breadcrumb === 'guides > pyDeprecate — Functions > Simple function forwarding'), 'PDF headings by font size, folder and title in the breadcrumb');
+  assert.ok(
+    functions.some((x) => x.breadcrumb === 'guides > pyDeprecate — Functions > Simple function forwarding'),
+    'PDF headings by font size, folder and title in the breadcrumb',
+  );
   assert.ok(functions.some((x) => x.breadcrumb.endsWith('> Conditional skip')));
   assert.ok(functions.some((x) => x.kind === 'code' && x.language === 'python' && x.codeList[0]!.code.includes('@deprecated(target=')));
 
@@ -69,8 +76,14 @@ test('PDF and DOCX uploads become one library with headings, code blocks and tab
   const cli = of('cli.docx');
   assert.equal(cli.filter((x) => x.kind === 'code').length, 9, 'SourceCode paragraphs become code blocks');
   assert.ok(cli.some((x) => x.breadcrumb.endsWith('CLI Reference > Exit codes')));
-  assert.ok(cli.some((x) => x.kind === 'code' && x.codeList[0]!.code === "pip install 'pyDeprecate[audit,cli]'"), 'runs joined, entities decoded');
-  assert.ok(cli.some((x) => x.kind === 'info' && /^\| .* \|$/m.test(x.content) && x.content.includes(' --- |')), 'Word tables become pipe tables');
+  assert.ok(
+    cli.some((x) => x.kind === 'code' && x.codeList[0]!.code === "pip install 'pyDeprecate[audit,cli]'"),
+    'runs joined, entities decoded',
+  );
+  assert.ok(
+    cli.some((x) => x.kind === 'info' && /^\| .* \|$/m.test(x.content) && x.content.includes(' --- |')),
+    'Word tables become pipe tables',
+  );
 
   const hooks = of('hooks/got-hooks.docx');
   assert.equal(hooks.filter((x) => x.kind === 'code').length, 18, 'one block per pandoc code paragraph');
@@ -94,7 +107,10 @@ test('broken files are refused by content with a per-file message; nothing is st
   assert.match(r.body.message as string, /broken\.docx: a ZIP archive without word\/document\.xml/);
   assert.doesNotMatch(r.body.message as string, /cli\.docx/);
   // A DOCX whose directory says it expands to ~3.7 GB is refused before any converter touches it.
-  const bomb = makeZip([{ name: '[Content_Types].xml', data: '<Types/>' }, { name: 'word/document.xml', data: '<w:document/>' }]);
+  const bomb = makeZip([
+    { name: '[Content_Types].xml', data: '<Types/>' },
+    { name: 'word/document.xml', data: '<w:document/>' },
+  ]);
   const central = bomb.lastIndexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
   bomb.writeUInt32LE(0xf0000000, central + 24);
   const bombForm = new FormData();

@@ -22,32 +22,51 @@ const spa = (name: string) => fs.readFileSync(path.join(FIXTURES, 'sites/spa-doc
  */
 before(async () => {
   fixtures = await startFixtureServer();
-  docs = await listen(http.createServer((req, res) => {
-    const p = new URL(req.url ?? '/', 'http://x').pathname;
-    hits.push(p);
-    const send = (status: number, type: string, body: string | Buffer) => {
-      res.writeHead(status, { 'content-type': type });
-      res.end(body);
-    };
-    if (p === '/pagy/llms.txt') {
-      const text = fs.readFileSync(path.join(FIXTURES, 'llmstxt/pagy.llms.txt'), 'utf8').replaceAll('https://ddnexus.github.io/pagy', `${docsUrl}/pagy`);
-      return send(200, 'text/plain; charset=utf-8', `${text}\n## Extra\n\n- [Metadata](http://169.254.169.254/latest/meta-data/): must not be fetched\n- [HTML page](${docsUrl}/page.html): an HTML page\n- [Huge](${docsUrl}/huge.md): too large\n`);
-    }
-    if (p === '/pydeprecate/llms.txt') return send(200, 'text/plain', fs.readFileSync(path.join(FIXTURES, 'llmstxt/pydeprecate.llms.txt'), 'utf8').replaceAll('https://borda.github.io/pyDeprecate', `${docsUrl}/pydeprecate`));
-    if (p === '/pagy/guides/quick-start.md') return send(200, 'text/markdown', spa('quick-start.md'));
-    if (p === '/pagy/toolbox/paginators.md') return send(200, 'text/markdown', spa('7-retry.md'));
-    if (p === '/page.html') return send(200, 'text/html', '<!doctype html><html><head><title>x</title></head><body><nav>menu</nav><main><h1>Keyset pagination</h1><p>Use the keyset paginator for large tables that are ordered by a unique key.</p><pre><code class="language-ruby">@pagy, @records = pagy(:keyset, Product.order(:id))</code></pre></main></body></html>');
-    if (p === '/huge.md') return send(200, 'text/markdown', Buffer.alloc(6 * 1024 * 1024, 97));
-    if (p === '/many/llms.txt') {
-      const lines = ['# Many links', '', '> Generated', '', '## Pages', ''];
-      for (let i = 0; i < 205; i++) lines.push(`- [Page ${i}](${docsUrl}/many/p${i}.md): page ${i}`);
-      return send(200, 'text/plain', lines.join('\n'));
-    }
-    if (/^\/many\/p\d+\.md$/.test(p)) return send(200, 'text/markdown', `# ${p}\n\nSome text about ${p} that is long enough to be kept as an info snippet.\n`);
-    if (p === '/empty/llms.txt') return send(200, 'text/plain', '   \n');
-    if (p === '/site/index.html') return send(200, 'text/html', '<!DOCTYPE html><html><body>hi</body></html>');
-    send(404, 'text/plain', 'not found');
-  }));
+  docs = await listen(
+    http.createServer((req, res) => {
+      const p = new URL(req.url ?? '/', 'http://x').pathname;
+      hits.push(p);
+      const send = (status: number, type: string, body: string | Buffer) => {
+        res.writeHead(status, { 'content-type': type });
+        res.end(body);
+      };
+      if (p === '/pagy/llms.txt') {
+        const text = fs.readFileSync(path.join(FIXTURES, 'llmstxt/pagy.llms.txt'), 'utf8').replaceAll('https://ddnexus.github.io/pagy', `${docsUrl}/pagy`);
+        return send(
+          200,
+          'text/plain; charset=utf-8',
+          `${text}\n## Extra\n\n- [Metadata](http://169.254.169.254/latest/meta-data/): must not be fetched\n- [HTML page](${docsUrl}/page.html): an HTML page\n- [Huge](${docsUrl}/huge.md): too large\n`,
+        );
+      }
+      if (p === '/pydeprecate/llms.txt')
+        return send(
+          200,
+          'text/plain',
+          fs
+            .readFileSync(path.join(FIXTURES, 'llmstxt/pydeprecate.llms.txt'), 'utf8')
+            .replaceAll('https://borda.github.io/pyDeprecate', `${docsUrl}/pydeprecate`),
+        );
+      if (p === '/pagy/guides/quick-start.md') return send(200, 'text/markdown', spa('quick-start.md'));
+      if (p === '/pagy/toolbox/paginators.md') return send(200, 'text/markdown', spa('7-retry.md'));
+      if (p === '/page.html')
+        return send(
+          200,
+          'text/html',
+          '<!doctype html><html><head><title>x</title></head><body><nav>menu</nav><main><h1>Keyset pagination</h1><p>Use the keyset paginator for large tables that are ordered by a unique key.</p><pre><code class="language-ruby">@pagy, @records = pagy(:keyset, Product.order(:id))</code></pre></main></body></html>',
+        );
+      if (p === '/huge.md') return send(200, 'text/markdown', Buffer.alloc(6 * 1024 * 1024, 97));
+      if (p === '/many/llms.txt') {
+        const lines = ['# Many links', '', '> Generated', '', '## Pages', ''];
+        for (let i = 0; i < 205; i++) lines.push(`- [Page ${i}](${docsUrl}/many/p${i}.md): page ${i}`);
+        return send(200, 'text/plain', lines.join('\n'));
+      }
+      if (/^\/many\/p\d+\.md$/.test(p))
+        return send(200, 'text/markdown', `# ${p}\n\nSome text about ${p} that is long enough to be kept as an info snippet.\n`);
+      if (p === '/empty/llms.txt') return send(200, 'text/plain', '   \n');
+      if (p === '/site/index.html') return send(200, 'text/html', '<!DOCTYPE html><html><body>hi</body></html>');
+      send(404, 'text/plain', 'not found');
+    }),
+  );
   docsUrl = docs.url;
   s = await startTestServer();
 });
@@ -58,9 +77,18 @@ after(async () => {
 
 test('parsing reads long runs of spaces in headings and link lines once, with the result it gave on short runs', () => {
   const sp = ' '.repeat(50_000);
-  const doc = parseLlmsTxt(`# Title${sp}#${sp}\n\n## Section${sp}b\n\n- [Page](https://x.test/p):${sp}\n- [Other](https://x.test/o):${sp}the other${sp}\n`, 'https://x.test/');
+  const doc = parseLlmsTxt(
+    `# Title${sp}#${sp}\n\n## Section${sp}b\n\n- [Page](https://x.test/p):${sp}\n- [Other](https://x.test/o):${sp}the other${sp}\n`,
+    'https://x.test/',
+  );
   assert.equal(doc.title, 'Title');
-  assert.deepEqual(doc.links.map((l) => [l.title, l.url, l.description, l.section]), [['Page', 'https://x.test/p', '', ['Section b']], ['Other', 'https://x.test/o', 'the other', ['Section b']]]);
+  assert.deepEqual(
+    doc.links.map((l) => [l.title, l.url, l.description, l.section]),
+    [
+      ['Page', 'https://x.test/p', '', ['Section b']],
+      ['Other', 'https://x.test/o', 'the other', ['Section b']],
+    ],
+  );
 });
 
 test('llms-full.txt: inline content becomes code snippets (language from the fence) and prose with heading breadcrumbs', async () => {
@@ -79,7 +107,10 @@ test('llms-full.txt: inline content becomes code snippets (language from the fen
   assert.equal(lib.sourceType, 'llmstxt');
   const info = snippets.filter((x) => x.kind === 'info');
   assert.ok(info.length >= 7);
-  assert.ok(info.some((i) => i.breadcrumb === 'pyDeprecate Full Agent Context > Public API Map' && i.content.includes('| Need | API |')), 'tables stay whole');
+  assert.ok(
+    info.some((i) => i.breadcrumb === 'pyDeprecate Full Agent Context > Public API Map' && i.content.includes('| Need | API |')),
+    'tables stay whole',
+  );
   assert.ok(code.some((c) => c.breadcrumb.startsWith('pyDeprecate Full Agent Context > Canonical Recipes > ')));
 });
 
@@ -96,7 +127,10 @@ test('llms.txt link index: BOM, title, summary, sections; linked markdown and HT
   const snippets = snippetsOf(s, r.body.libraryName as string);
   const entries = snippets.filter((x) => x.kind === 'info' && /^\[.*\]\(http/.test(x.content));
   assert.equal(entries.length, 44, '41 fixture links + 3 added');
-  assert.ok(entries.some((e) => e.breadcrumb === '💚 Pagy > Toolbox > ✳ Paginators > :keyset'), 'H2 > H3 section path');
+  assert.ok(
+    entries.some((e) => e.breadcrumb === '💚 Pagy > Toolbox > ✳ Paginators > :keyset'),
+    'H2 > H3 section path',
+  );
   assert.ok(entries.some((e) => e.breadcrumb === '💚 Pagy > Guides > Quick Start' && e.content.includes('Check the Migration Guide first')));
   // quick-start.md has 12 js blocks, 7-retry.md 2 js + 3 ts, the HTML page 1 ruby block.
   const code = snippets.filter((x) => x.kind === 'code');

@@ -34,8 +34,17 @@ test('OpenAPI 3.0 JSON, 3.0 YAML and Swagger 2.0 by URL: one code snippet per op
     const code = snippets.filter((x) => x.kind === 'code');
     const info = snippets.filter((x) => x.kind === 'info');
     assert.equal(code.length, exp.operations, `${file}: operations`);
-    assert.ok(code.every((c) => /^(GET|PUT|POST|DELETE|PATCH|HEAD|OPTIONS|TRACE) \//.test(c.title)), 'titles are METHOD /path');
-    assert.ok(code.every((c) => c.codeList.some((e) => e.language === 'bash' && e.code.startsWith('curl')) && c.codeList.some((e) => e.language === 'javascript' && e.code.includes('fetch('))));
+    assert.ok(
+      code.every((c) => /^(GET|PUT|POST|DELETE|PATCH|HEAD|OPTIONS|TRACE) \//.test(c.title)),
+      'titles are METHOD /path',
+    );
+    assert.ok(
+      code.every(
+        (c) =>
+          c.codeList.some((e) => e.language === 'bash' && e.code.startsWith('curl')) &&
+          c.codeList.some((e) => e.language === 'javascript' && e.code.includes('fetch(')),
+      ),
+    );
     assert.equal(info.filter((i) => i.content.startsWith('Tag: ')).length, exp.tags, `${file}: tags`);
     assert.equal(info.filter((i) => i.content.startsWith('Schema ')).length, exp.schemas, `${file}: schemas`);
     const lib = s.services.store.libraries.get(libraryName)!;
@@ -67,7 +76,10 @@ test('operation snippets carry parameters, request body examples, auth and a res
   const docker = snippetsOf(s, `/openapi/${new URL(fixtures.url).host.replace(/[.:]/g, '_')}-files-openapi-docker-engine.swagger.yaml`);
   const list = docker.find((x) => x.title === 'GET /containers/json')!;
   assert.match(list.codeList[0]!.code, /\$BASE_URL\/v1\.56\/containers\/json/, 'Swagger basePath is used');
-  assert.ok(docker.some((x) => x.kind === 'info' && x.content.startsWith('Tag: Distribution')), 'undeclared but used tag gets an info snippet');
+  assert.ok(
+    docker.some((x) => x.kind === 'info' && x.content.startsWith('Tag: Distribution')),
+    'undeclared but used tag gets an info snippet',
+  );
 });
 
 test('the same URL twice is a 409 unless force=true', async () => {

@@ -6,7 +6,22 @@ import { analyzeQuery, type PreparedQuery } from '../server/search/query.ts';
 
 /** Two versions' term indexes: term -> documents holding it. */
 const versions: Record<number, Record<string, number>> = {
-  1: { serializer: 40, serializers: 12, route: 90, register: 30, redact: 7, reduce: 30, cache: 20, catching: 3, schema: 50, behavior: 8, customize: 5, canceled: 2, catalog: 4, license: 6 },
+  1: {
+    serializer: 40,
+    serializers: 12,
+    route: 90,
+    register: 30,
+    redact: 7,
+    reduce: 30,
+    cache: 20,
+    catching: 3,
+    schema: 50,
+    behavior: 8,
+    customize: 5,
+    canceled: 2,
+    catalog: 4,
+    license: 6,
+  },
   2: { redact: 2, redacts: 1, redcap: 9, logger: 60 },
 };
 
@@ -17,7 +32,22 @@ const vocabulary: Vocabulary = {
 };
 
 /** English words rank before TUNING.wordRarity.typoRank; anything else is rarer (a typo, a name). */
-const english = new Set(['custom', 'sensitive', 'fields', 'refuse', 'caching', 'route', 'reduce', 'behaviour', 'customise', 'cancelled', 'catalogue', 'licence', 'promise', 'hours']);
+const english = new Set([
+  'custom',
+  'sensitive',
+  'fields',
+  'refuse',
+  'caching',
+  'route',
+  'reduce',
+  'behaviour',
+  'customise',
+  'cancelled',
+  'catalogue',
+  'licence',
+  'promise',
+  'hours',
+]);
 const rarity = (w: string) => Math.log(2 + (english.has(w) ? 1_000 : TUNING.wordRarity.typoRank + 1));
 
 const question = (text: string): PreparedQuery => ({ ...analyzeQuery(text), vector: new Float32Array([1, 0]) });

@@ -64,17 +64,30 @@ test('CLI: a second teamspace gets its own owner, members and policy; bad reques
     const key = /stk_\S+/.exec(created.stdout)?.[0];
     assert.ok(key, created.stdout);
     const list = await spaces();
-    assert.deepEqual(list.map((t) => [t.name, t.isDefault]), [['default', true], ['research', false]]);
+    assert.deepEqual(
+      list.map((t) => [t.name, t.isDefault]),
+      [
+        ['default', true],
+        ['research', false],
+      ],
+    );
     assert.deepEqual([list[1]!.plan, list[1]!.members], ['pro', 1]);
 
     // The owner's key works against the running server, in its own teamspace only.
     const members = await call<{ members: { name: string; role: string }[] }>(s, 'GET', '/api/v2/members', undefined, key);
     assert.equal(members.status, 200);
-    assert.deepEqual(members.body.members.map((m) => [m.name, m.role]), [['grace', 'owner']]);
+    assert.deepEqual(
+      members.body.members.map((m) => [m.name, m.role]),
+      [['grace', 'owner']],
+    );
     const policy = await cli('policies', 'set', '--teamspace', 'research', '--require-verified', 'true');
     assert.equal(policy.code, 0, policy.stderr);
     assert.equal((await call<{ accessibleLibraryCount: number }>(s, 'GET', '/api/v2/policies', undefined, key)).body.accessibleLibraryCount, 1);
-    assert.equal((await call<{ accessibleLibraryCount: number }>(s, 'GET', '/api/v2/policies')).body.accessibleLibraryCount, 2, 'the default teamspace keeps its policy');
+    assert.equal(
+      (await call<{ accessibleLibraryCount: number }>(s, 'GET', '/api/v2/policies')).body.accessibleLibraryCount,
+      2,
+      'the default teamspace keeps its policy',
+    );
     const invited = await call(s, 'POST', '/api/v2/members', { name: 'linus', role: 'member' }, key);
     assert.equal(invited.status, 201, JSON.stringify(invited.body));
     assert.equal((await cli('members', 'list', '--teamspace', 'research', '--json')).stdout.includes('linus'), true);
@@ -93,7 +106,11 @@ test('CLI: a second teamspace gets its own owner, members and policy; bad reques
       assert.notEqual(bad.code, 0, args.join(' '));
       assert.match(bad.stderr, message);
     }
-    assert.deepEqual((await spaces()).map((t) => t.name), ['default', 'research'], 'a refused owner leaves no teamspace behind');
+    assert.deepEqual(
+      (await spaces()).map((t) => t.name),
+      ['default', 'research'],
+      'a refused owner leaves no teamspace behind',
+    );
     assert.notEqual((await cli('members', 'list', '--teamspace', 'nope')).code, 0);
   } finally {
     await s.close();
@@ -112,5 +129,8 @@ test('CLI: license seats count the members of every teamspace', async () => {
   assert.match(third.stderr, /allows 2 members/);
   const more = await cli('members', 'add', 'bob', '--teamspace', 'research');
   assert.match(more.stderr, /allows 2 members/);
-  assert.deepEqual((JSON.parse((await cli('teamspaces', 'list', '--json')).stdout) as { name: string }[]).map((t) => t.name), ['default', 'research']);
+  assert.deepEqual(
+    (JSON.parse((await cli('teamspaces', 'list', '--json')).stdout) as { name: string }[]).map((t) => t.name),
+    ['default', 'research'],
+  );
 });

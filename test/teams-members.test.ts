@@ -17,7 +17,10 @@ test('rules and role checks for rules', async () => {
     assert.equal(denied.status, 403);
     assert.equal(denied.body.error, 'forbidden');
     const list = await call<{ rules: { id: number; text: string }[] }>(s, 'GET', '/api/v2/rules', undefined, member);
-    assert.deepEqual(list.body.rules.map((r) => r.text), ['by admin']);
+    assert.deepEqual(
+      list.body.rules.map((r) => r.text),
+      ['by admin'],
+    );
     assert.equal((await call(s, 'DELETE', `/api/v2/rules/${list.body.rules[0]!.id}`, undefined, member)).status, 403);
     // A library owned by another teamspace: this teamspace may add team rules but not owner rules.
     const other = s.services.store.accounts.createTeamspace('vendor', 'pro', new Date().toISOString());
@@ -32,9 +35,16 @@ test('members: invite, roles, owner protection, maxMembers, keys API', async () 
   const s = await startWithMaxMembers(3);
   try {
     const list0 = await call<{ members: { name: string; role: string }[]; maxMembers: number }>(s, 'GET', '/api/v2/members');
-    assert.deepEqual(list0.body.members.map((m) => [m.name, m.role]), [['admin', 'owner']]);
+    assert.deepEqual(
+      list0.body.members.map((m) => [m.name, m.role]),
+      [['admin', 'owner']],
+    );
     assert.equal(list0.body.maxMembers, 3);
-    const ada = await call<{ member: { id: number }; key: { key: string } }>(s, 'POST', '/api/v2/members', { name: 'ada', role: 'admin', email: 'ada@example.com' });
+    const ada = await call<{ member: { id: number }; key: { key: string } }>(s, 'POST', '/api/v2/members', {
+      name: 'ada',
+      role: 'admin',
+      email: 'ada@example.com',
+    });
     assert.equal(ada.status, 201);
     const adaKey = ada.body.key.key;
     assert.equal((await call(s, 'GET', '/api/v2/usage', undefined, adaKey)).status, 200, 'the invited member can use its key');
@@ -84,7 +94,11 @@ test('members: invite, roles, owner protection, maxMembers, keys API', async () 
     const carlId = (await call<{ members: { id: number; name: string }[] }>(s, 'GET', '/api/v2/members')).body.members.find((m) => m.name === 'carl')!.id;
     const carlKey = (await call<{ key: string }>(s, 'POST', '/api/v2/keys', { name: 'carl key', memberId: carlId })).body.key;
     const memberKeys = await call<{ keys: { memberId: number }[] }>(s, 'GET', '/api/v2/keys', undefined, carlKey);
-    assert.deepEqual(memberKeys.body.keys.map((x) => x.memberId), [carlId], 'a member lists only its own keys');
+    assert.deepEqual(
+      memberKeys.body.keys.map((x) => x.memberId),
+      [carlId],
+      'a member lists only its own keys',
+    );
   } finally {
     await s.close();
   }

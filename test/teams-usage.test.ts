@@ -7,7 +7,14 @@ type Usage = {
   plan: string;
   resetsAt: string;
   member: { requests: number; includedInPlan: number; remaining: number; extraRequests: number };
-  teamspace: { requests: number; extraRequests: number; spendCents: number; spendingLimitCents: number | null; days: number; daily: { date: string; requests: number }[] };
+  teamspace: {
+    requests: number;
+    extraRequests: number;
+    spendCents: number;
+    spendingLimitCents: number | null;
+    days: number;
+    daily: { date: string; requests: number }[];
+  };
 };
 
 /** A metered request. The meter decides before any route runs, so the route's own answer (200 or 404) does not matter here. */
@@ -53,7 +60,16 @@ test('metered responses carry RateLimit-* equal to the member numbers in usage; 
 
     // MCP: tool calls count, protocol chatter does not.
     const mcp = (method: string) =>
-      s.api('/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: method === 'tools/call' ? { name: 'resolve-library-id', arguments: { libraryName: 'x', query: 'y' } } : {} }) });
+      s.api('/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method,
+          params: method === 'tools/call' ? { name: 'resolve-library-id', arguments: { libraryName: 'x', query: 'y' } } : {},
+        }),
+      });
     const listed = await mcp('tools/list');
     assert.equal(listed.headers.get('ratelimit-limit'), null);
     const called = await mcp('tools/call');
@@ -67,7 +83,11 @@ test('metered responses carry RateLimit-* equal to the member numbers in usage; 
     assert.equal(after.member.requests, 4);
     assert.equal(after.teamspace.requests, 5);
     const members = await call<{ members: { name: string }[] }>(s, 'GET', '/api/v2/members');
-    assert.deepEqual(members.body.members.map((m) => m.name), ['admin'], 'the anonymous member is not listed');
+    assert.deepEqual(
+      members.body.members.map((m) => m.name),
+      ['admin'],
+      'the anonymous member is not listed',
+    );
   } finally {
     await s.close();
   }
@@ -115,7 +135,14 @@ test('free plan: 429 at includedInPlan with Retry-After and RateLimit-*, reset a
     u = await usage(s, '?days=5');
     assert.equal(u.member.requests, 1);
     assert.equal(u.teamspace.requests, 1, 'monthly numbers restarted');
-    assert.deepEqual(u.teamspace.daily.slice(-2), [{ date: '2031-01-31', requests: 6 }, { date: '2031-02-01', requests: 1 }], 'daily history is kept across months');
+    assert.deepEqual(
+      u.teamspace.daily.slice(-2),
+      [
+        { date: '2031-01-31', requests: 6 },
+        { date: '2031-02-01', requests: 1 },
+      ],
+      'daily history is kept across months',
+    );
   } finally {
     await s.close();
   }
@@ -193,8 +220,15 @@ test('usage days window: 1-90, default 30, at most 10 on free; daily sums match'
     assert.equal(u.teamspace.daily[0]!.date, '2031-04-11');
     assert.equal(u.teamspace.daily.at(-1)!.date, '2031-05-10');
     u = await usage(s, '?days=3');
-    assert.deepEqual(u.teamspace.daily, [{ date: '2031-05-08', requests: 2 }, { date: '2031-05-09', requests: 0 }, { date: '2031-05-10', requests: 3 }]);
-    assert.equal(u.teamspace.daily.reduce((a, d) => a + d.requests, 0), u.teamspace.requests);
+    assert.deepEqual(u.teamspace.daily, [
+      { date: '2031-05-08', requests: 2 },
+      { date: '2031-05-09', requests: 0 },
+      { date: '2031-05-10', requests: 3 },
+    ]);
+    assert.equal(
+      u.teamspace.daily.reduce((a, d) => a + d.requests, 0),
+      u.teamspace.requests,
+    );
     assert.equal((await usage(s, '?days=90')).teamspace.daily.length, 90);
     assert.equal((await usage(s, '?days=1')).teamspace.daily.length, 1);
     await call(s, 'PATCH', '/api/v2/teamspace', { plan: 'free' });

@@ -17,9 +17,21 @@ const DAY = 86_400_000;
 
 /** Five public libraries, one private library of the default teamspace, one of another teamspace. */
 function seedLibraries(s: TestServer): void {
-  addLibrary(s, { id: '/acme/verified', sourceType: 'repo', verified: true, trustScore: 9, stars: 5000, license: 'MIT', docsSiteUrl: 'https://docs.acme.io/start' });
+  addLibrary(s, {
+    id: '/acme/verified',
+    sourceType: 'repo',
+    verified: true,
+    trustScore: 9,
+    stars: 5000,
+    license: 'MIT',
+    docsSiteUrl: 'https://docs.acme.io/start',
+  });
   addLibrary(s, { id: '/acme/unverified', sourceType: 'repo', verified: false, trustScore: 3, stars: 10, license: 'GPL-3.0' });
-  addLibrary(s, { id: '/old/lib', sourceType: 'repo', verified: true, trustScore: 8, stars: 100, license: 'Apache-2.0' }, new Date(Date.now() - 400 * DAY).toISOString());
+  addLibrary(
+    s,
+    { id: '/old/lib', sourceType: 'repo', verified: true, trustScore: 8, stars: 100, license: 'Apache-2.0' },
+    new Date(Date.now() - 400 * DAY).toISOString(),
+  );
   addLibrary(s, { id: '/websites/example-docs', sourceType: 'website', sourceUrl: 'https://docs.example.com/guide/', verified: false, trustScore: null });
   addLibrary(s, { id: '/llms/pagy', sourceType: 'llmstxt', sourceUrl: 'https://ddnexus.github.io/pagy/llms.txt', verified: false, trustScore: 6 });
   const own = s.services.teams.defaultTeamspaceId();
@@ -47,7 +59,14 @@ test('GET /api/v2/policies has exactly the spec shape and needs a key', async ()
     for (const v of Object.values(r.body.sourceTypes)) assert.deepEqual(v, { enabled: true });
     assert.deepEqual(r.body.libraryFilters, {
       mode: 'quality',
-      quality: { requireVerified: false, minTrustScore: null, maxAgeDays: 0, blockedLibraries: [], exceptedLibraries: [], repoFilters: { minStars: 0, allowedLicenses: [] } },
+      quality: {
+        requireVerified: false,
+        minTrustScore: null,
+        maxAgeDays: 0,
+        blockedLibraries: [],
+        exceptedLibraries: [],
+        repoFilters: { minStars: 0, allowedLicenses: [] },
+      },
       select: { allowedLibraries: [] },
     });
     assert.equal(r.body.accessibleLibraryCount, 5, 'five public libraries; private ones are not counted');
@@ -74,9 +93,21 @@ test('each library filter narrows accessibleLibraryCount and canSee', async () =
     assert.equal(await count(s, q({ blockedLibraries: ['acme.io'] })), 4, 'blocked by the docs site domain');
     assert.equal(await count(s, q({ requireVerified: true, exceptedLibraries: ['/acme/unverified'] })), 3, 'an excepted library passes the quality filters');
     assert.equal(await count(s, q({ blockedLibraries: ['/acme/unverified'], exceptedLibraries: ['/acme/unverified'] })), 5, 'an exception beats a block');
-    assert.equal(await count(s, q({ repoFilters: { minStars: 1000, allowedLicenses: [] } })), 3, 'repos under 1000 stars hidden; non-repo libraries unaffected');
-    assert.equal(await count(s, q({ repoFilters: { minStars: 0, allowedLicenses: ['mit', 'Apache-2.0'] } })), 4, 'GPL repo hidden; licenses compared case-insensitively');
-    assert.equal(await count(s, { libraryFilters: { mode: 'select', select: { allowedLibraries: ['/websites/example-docs', '/old/lib'] } } }), 2, 'select mode: only listed');
+    assert.equal(
+      await count(s, q({ repoFilters: { minStars: 1000, allowedLicenses: [] } })),
+      3,
+      'repos under 1000 stars hidden; non-repo libraries unaffected',
+    );
+    assert.equal(
+      await count(s, q({ repoFilters: { minStars: 0, allowedLicenses: ['mit', 'Apache-2.0'] } })),
+      4,
+      'GPL repo hidden; licenses compared case-insensitively',
+    );
+    assert.equal(
+      await count(s, { libraryFilters: { mode: 'select', select: { allowedLibraries: ['/websites/example-docs', '/old/lib'] } } }),
+      2,
+      'select mode: only listed',
+    );
     assert.equal(await count(s, { sourceTypes: { websites: { enabled: false } } }), 4);
     assert.equal(await count(s, { sourceTypes: { public_repos: { enabled: false } } }), 2, 'only the website and the llms.txt library remain');
 
@@ -141,8 +172,15 @@ test('disabled source types refuse adding such sources', async () => {
     const admit = s.services.operations.admit;
     assert.doesNotThrow(() => admit(parseWebsiteOperation, asKey(owner)));
     await call(s, 'PATCH', '/api/v2/policies', { sourceTypes: { websites: { enabled: false } } });
-    assert.throws(() => admit(parseWebsiteOperation, asKey(owner)), (e: unknown) => e instanceof ApiError && e.code === 'source_disabled' && e.status === 403);
-    assert.throws(() => admit(parseWebsiteOperation, asKey(null)), (e: unknown) => e instanceof ApiError && e.code === 'invalid_api_key', 'no key: refused before the policy');
+    assert.throws(
+      () => admit(parseWebsiteOperation, asKey(owner)),
+      (e: unknown) => e instanceof ApiError && e.code === 'source_disabled' && e.status === 403,
+    );
+    assert.throws(
+      () => admit(parseWebsiteOperation, asKey(null)),
+      (e: unknown) => e instanceof ApiError && e.code === 'invalid_api_key',
+      'no key: refused before the policy',
+    );
     assert.doesNotThrow(() => admit(addLlmsTxtOperation, asKey(owner)));
   } finally {
     await s.close();
@@ -154,12 +192,16 @@ test('filters and rules reach /api/v2/context', async () => {
   try {
     await addIndexedLibrary(s, { id: '/acme/widgets', verified: true, trustScore: 9 }, 'widget');
     await addIndexedLibrary(s, { id: '/shady/gadgets', verified: false, trustScore: 1 }, 'gadget');
-    const ctx = (id: string, auth?: string | null) => call(s, 'GET', `/api/v2/context?libraryId=${encodeURIComponent(id)}&query=configure+client&type=json`, undefined, auth);
+    const ctx = (id: string, auth?: string | null) =>
+      call(s, 'GET', `/api/v2/context?libraryId=${encodeURIComponent(id)}&query=configure+client&type=json`, undefined, auth);
     assert.equal((await ctx('/shady/gadgets')).status, 200);
 
     assert.equal((await call(s, 'POST', '/api/v2/rules', { kind: 'global', text: 'Use TypeScript strict mode.' })).status, 201);
     assert.equal((await call(s, 'POST', '/api/v2/rules', { kind: 'libraryTeam', libraryId: '/acme/widgets', text: 'Pin widgets to 2.x.' })).status, 201);
-    assert.equal((await call(s, 'POST', '/api/v2/rules', { kind: 'libraryOwn', libraryId: '/acme/widgets', text: 'Always close the widget client.' })).status, 201);
+    assert.equal(
+      (await call(s, 'POST', '/api/v2/rules', { kind: 'libraryOwn', libraryId: '/acme/widgets', text: 'Always close the widget client.' })).status,
+      201,
+    );
     assert.equal((await call(s, 'POST', '/api/v2/rules', { kind: 'libraryTeam', libraryId: '/shady/gadgets', text: 'Not for widgets.' })).status, 201);
     const bad = await call(s, 'POST', '/api/v2/rules', { kind: 'libraryTeam', libraryId: 'nope', text: 'x' });
     assert.equal(bad.status, 400);
@@ -168,15 +210,27 @@ test('filters and rules reach /api/v2/context', async () => {
 
     const ok = await ctx('/acme/widgets');
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
-    assert.deepEqual(ok.body.rules, { global: ['Use TypeScript strict mode.'], libraryOwn: ['Always close the widget client.'], libraryTeam: ['Pin widgets to 2.x.'] });
+    assert.deepEqual(ok.body.rules, {
+      global: ['Use TypeScript strict mode.'],
+      libraryOwn: ['Always close the widget client.'],
+      libraryTeam: ['Pin widgets to 2.x.'],
+    });
     const versioned = s.services.access.rules(null, ['/acme/widgets@2.0.0']);
-    assert.deepEqual(versioned.libraries[0], { libraryId: '/acme/widgets@2.0.0', libraryOwn: ['Always close the widget client.'], libraryTeam: ['Pin widgets to 2.x.'] });
+    assert.deepEqual(versioned.libraries[0], {
+      libraryId: '/acme/widgets@2.0.0',
+      libraryOwn: ['Always close the widget client.'],
+      libraryTeam: ['Pin widgets to 2.x.'],
+    });
 
     const list = await call<{ rules: { id: number; kind: string }[] }>(s, 'GET', '/api/v2/rules');
     assert.equal(list.body.rules.length, 4);
     const globalRule = list.body.rules.find((r) => r.kind === 'global')!;
     assert.equal((await call(s, 'DELETE', `/api/v2/rules/${globalRule.id}`)).status, 204);
-    assert.deepEqual((await ctx('/acme/widgets')).body.rules, { global: [], libraryOwn: ['Always close the widget client.'], libraryTeam: ['Pin widgets to 2.x.'] });
+    assert.deepEqual((await ctx('/acme/widgets')).body.rules, {
+      global: [],
+      libraryOwn: ['Always close the widget client.'],
+      libraryTeam: ['Pin widgets to 2.x.'],
+    });
     assert.equal((await call(s, 'DELETE', `/api/v2/rules/${globalRule.id}`)).status, 404);
 
     await call(s, 'PATCH', '/api/v2/policies', { libraryFilters: { quality: { requireVerified: true } } });
@@ -197,7 +251,11 @@ test('rules and filters reach /api/v3/search', async () => {
     await call(s, 'POST', '/api/v2/rules', { kind: 'global', text: 'Use TypeScript strict mode.' });
     await call(s, 'POST', '/api/v2/rules', { kind: 'libraryOwn', libraryId: '/acme/widgets', text: 'Always close the widget client.' });
     await call(s, 'POST', '/api/v2/rules', { kind: 'libraryTeam', libraryId: '/acme/widgets', text: 'Pin widgets to 2.x.' });
-    type Search = { codeSnippets: { libraryId: string }[]; infoSnippets: { libraryId: string }[]; rules?: { global: string[]; libraries: { libraryId: string; libraryOwn: string[]; libraryTeam: string[] }[] } };
+    type Search = {
+      codeSnippets: { libraryId: string }[];
+      infoSnippets: { libraryId: string }[];
+      rules?: { global: string[]; libraries: { libraryId: string; libraryOwn: string[]; libraryTeam: string[] }[] };
+    };
     const search = (lib: string) => call<Search>(s, 'GET', `/api/v3/search?query=configure+client&library=${encodeURIComponent(lib)}&type=json`);
     const r = await search('/acme/widgets');
     assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -229,7 +287,10 @@ test('filters reach /api/v2/libs/search and the MCP tools; MCP tool calls are me
     assert.equal(r.searchFilterApplied, false);
     await call(s, 'PATCH', '/api/v2/policies', { libraryFilters: { quality: { requireVerified: true } } });
     r = await libs();
-    assert.deepEqual(r.results.map((x) => x.id), ['/acme/widgets']);
+    assert.deepEqual(
+      r.results.map((x) => x.id),
+      ['/acme/widgets'],
+    );
     assert.equal(r.searchFilterApplied, true);
 
     const client = await httpMcpClient(s.url, { STACKS_API_KEY: s.key });
@@ -255,8 +316,17 @@ test('the import endpoint skips libraries whose source type the policy disables'
   try {
     await call(s, 'PATCH', '/api/v2/policies', { sourceTypes: { websites: { enabled: false } } });
     const lib = (project: string, type: string) => ({
-      project, title: project, description: '', type, language: 'en', branch: 'main', docsRepoUrl: '', docsSiteUrl: '', totalTokens: 5,
-      codeSnippets: [], infoSnippets: [{ id: `https://example.test${project}`, content: 'Hello from the docs.', breadcrumb: 'Intro', tokens: 5 }],
+      project,
+      title: project,
+      description: '',
+      type,
+      language: 'en',
+      branch: 'main',
+      docsRepoUrl: '',
+      docsSiteUrl: '',
+      totalTokens: 5,
+      codeSnippets: [],
+      infoSnippets: [{ id: `https://example.test${project}`, content: 'Hello from the docs.', breadcrumb: 'Intro', tokens: 5 }],
     });
     const r = await call<{ queued: string[]; skipped: { project: string; reason: string }[] }>(s, 'POST', '/api/import-libraries', {
       libraries: [lib('/acme/site', 'website'), lib('/acme/repo', 'repo')],

@@ -22,7 +22,10 @@ import type { SnippetInput } from '../lib/model.ts';
  */
 
 /** Every form of the question's terms as a term of its own (FTS5's `a OR b` semantics). */
-const formsApart = (question: string) => analyzeQuery(question).termForms.flat().map((f) => [f]);
+const formsApart = (question: string) =>
+  analyzeQuery(question)
+    .termForms.flat()
+    .map((f) => [f]);
 
 const QUESTIONS = [
   'create a child logger with bindings',
@@ -81,7 +84,16 @@ test('a resumed build indexes what the interrupted run stored; a retired version
   const snippets = store.snippets.list(complete, 100_000).map(
     (x): SnippetInput =>
       x.kind === 'code'
-        ? { kind: 'code', sourceId: x.sourceId, title: x.title, description: x.description, language: x.language, pageTitle: x.pageTitle, breadcrumb: x.breadcrumb, codeList: x.codeList }
+        ? {
+            kind: 'code',
+            sourceId: x.sourceId,
+            title: x.title,
+            description: x.description,
+            language: x.language,
+            pageTitle: x.pageTitle,
+            breadcrumb: x.breadcrumb,
+            codeList: x.codeList,
+          }
         : { kind: 'info', sourceId: x.sourceId, title: x.title, pageTitle: x.pageTitle, breadcrumb: x.breadcrumb, content: x.content },
   );
   const meta = { id: '/acme/pino-copy', title: 'pino copy', description: '', sourceType: 'repo' as const };
@@ -96,7 +108,11 @@ test('a resumed build indexes what the interrupted run stored; a retired version
   for (const question of QUESTIONS) {
     const a = lexicalTop(store, complete, analyzeQuery(question).termForms, 20);
     const b = lexicalTop(store, copy, analyzeQuery(question).termForms, 20);
-    assert.deepEqual(b.map((h) => [position(h.id), h.score.toFixed(9)]), a.map((h) => [position(h.id), h.score.toFixed(9)]), question);
+    assert.deepEqual(
+      b.map((h) => [position(h.id), h.score.toFixed(9)]),
+      a.map((h) => [position(h.id), h.score.toFixed(9)]),
+      question,
+    );
   }
   // Importing pino again retires the old version and purges its term index.
   await loadSearchCorpus(s.services, ['pino']);
@@ -109,7 +125,14 @@ test("a term's inflected forms count as one term: a rare form does not outweigh 
   const s = await startTestServer();
   servers.push(s);
   const meta = { id: '/acme/moles', title: 'moles', description: '', sourceType: 'repo' as const };
-  const info = (anchor: string, content: string): SnippetInput => ({ kind: 'info', sourceId: `https://moles.test/guide#${anchor}`, title: anchor, pageTitle: 'Guide', breadcrumb: 'Guide', content });
+  const info = (anchor: string, content: string): SnippetInput => ({
+    kind: 'info',
+    sourceId: `https://moles.test/guide#${anchor}`,
+    title: anchor,
+    pageTitle: 'Guide',
+    breadcrumb: 'Guide',
+    content,
+  });
   const build = s.services.writer.begin(meta);
   await build.add([
     info('a', 'Moles tunnel and burrow under the lawn at night.'),
@@ -121,10 +144,18 @@ test("a term's inflected forms count as one term: a rare form does not outweigh 
   const store = s.services.store;
   const versionId = currentVersion(store, '/acme/moles');
   const termForms = analyzeQuery('tunnel and burrow').termForms;
-  assert.deepEqual(termForms, [['tunnel', 'tunnels'], ['burrow', 'burrows']]);
+  assert.deepEqual(termForms, [
+    ['tunnel', 'tunnels'],
+    ['burrow', 'burrows'],
+  ]);
   const position = (id: number) => store.snippets.byIds([id])[0]!.sourceId.split('#')[1];
   // Scored apart, `tunnels` and `burrows` are rare (one snippet of four) and `d` wins by far.
-  const apart = lexicalTop(store, versionId, termForms.flat().map((f) => [f]), 4);
+  const apart = lexicalTop(
+    store,
+    versionId,
+    termForms.flat().map((f) => [f]),
+    4,
+  );
   assert.equal(position(apart[0]!.id), 'd');
   assert.ok(apart[0]!.score > 100 * apart[1]!.score);
   // As one term each, every snippet holds both words: none stands out.
@@ -137,7 +168,8 @@ test('a database from before the term index gets it at start-up and answers as b
   const s = await startTestServer();
   servers.push(s);
   await loadSearchCorpus(s.services, ['pino', 'zod']);
-  const ask = async (server: TestServer, q: string) => (await server.api(`/api/v2/context?${new URLSearchParams({ libraryId: '/pinojs/pino', query: q, type: 'json' })}`)).json();
+  const ask = async (server: TestServer, q: string) =>
+    (await server.api(`/api/v2/context?${new URLSearchParams({ libraryId: '/pinojs/pino', query: q, type: 'json' })}`)).json();
   const before = await Promise.all(QUESTIONS.map((q) => ask(s, q)));
   await s.close();
   // What a database written before migration 009 looks like: no term index, versions not marked.
@@ -162,7 +194,10 @@ test('the vector list: KNN on the 8-bit vectors, exact cosine from the float cop
   const questions = [...QUESTIONS, 'pretty print logs in development', 'log levels and custom levels', 'async logging performance'];
   for (const question of questions) {
     const q = await prepareQuery(question, s.services.embedder);
-    const exact = ids.map((id) => ({ id, d: cosineDistance(q.vector!, copies.get(id)!) })).sort((a, b) => a.d - b.d).slice(0, 20);
+    const exact = ids
+      .map((id) => ({ id, d: cosineDistance(q.vector!, copies.get(id)!) }))
+      .sort((a, b) => a.d - b.d)
+      .slice(0, 20);
     // The vector list alone: a question without terms reaches no BM25 list.
     const list = retrievePrepared(store, versionId, { ...q, termForms: [] }, { vectorLimit: 20 });
     const byRank = list.filter((c) => c.vectorRank !== null).sort((a, b) => a.vectorRank! - b.vectorRank!);

@@ -13,7 +13,11 @@ function makeDirInChild(env: NodeJS.ProcessEnv = {}): string {
 const dir = tempDir('stacks-cleanup-'); fs.writeFileSync(path.join(dir, 'stacks.db'), 'x'); console.log(dir);`;
   // Not as a test file of its own: node:test would write its protocol to stdout.
   const { NODE_TEST_CONTEXT: _, ...inherited } = process.env;
-  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, env: { ...inherited, ...env }, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: ROOT,
+    env: { ...inherited, ...env },
+    encoding: 'utf8',
+  });
   return out.trim().split('\n').pop()!;
 }
 

@@ -30,7 +30,11 @@ test('Int8Nearest finds the k smallest squared L2 distances, block by block, ski
   for (const dims of [1, 7, 16, 17, 100, 385]) {
     for (const k of [1, 10, 500]) {
       const q = randomInt8(r, dims);
-      const blocks = [37, 64, 1].map((n) => ({ n, vectors: randomInt8(r, n * dims), validity: Uint8Array.from({ length: Math.ceil(n / 8) }, () => Math.floor(r() * 256)) }));
+      const blocks = [37, 64, 1].map((n) => ({
+        n,
+        vectors: randomInt8(r, n * dims),
+        validity: Uint8Array.from({ length: Math.ceil(n / 8) }, () => Math.floor(r() * 256)),
+      }));
       const nearest = new Int8Nearest(q, k);
       const all: { block: number; slot: number; l2sq: number }[] = [];
       blocks.forEach((b, block) => {
@@ -71,7 +75,11 @@ test('SearchStore.knn over the chunks finds what vec0 finds, without deleted row
     const vecKnn = db.prepare('SELECT rowid AS id, distance FROM snippet_vec WHERE embedding MATCH vec_int8(?) AND k = ? AND version_id = ?');
     for (let i = 0; i < 20; i++) {
       const query = Float32Array.from({ length: dims }, () => r() - 0.5);
-      for (const [version, k] of [[1, 30], [2, 10], [1, 3000]] as const) {
+      for (const [version, k] of [
+        [1, 30],
+        [2, 10],
+        [1, 3000],
+      ] as const) {
         const got = store.search.knn(version, query, k);
         const q8 = new Int8Array(dims);
         // The same 8-bit query the store makes (quantize.ts).
@@ -80,11 +88,18 @@ test('SearchStore.knn over the chunks finds what vec0 finds, without deleted row
         const want = vecKnn.all(Buffer.from(q8.buffer), k, BigInt(version)) as { id: number; distance: number }[];
         assert.equal(got.length, want.length);
         assert.deepEqual(store.search.scan(version, Buffer.from(q8.buffer), k), got, 'the chunk scan answered, not vec0');
-        assert.ok(got.every((h) => (h.id - 3) % 7 !== 0), 'a deleted row was returned');
+        assert.ok(
+          got.every((h) => (h.id - 3) % 7 !== 0),
+          'a deleted row was returned',
+        );
         got.forEach((h, j) => assert.ok(Math.abs(h.distance - want[j]!.distance) < 1e-3, `distance at rank ${j}`));
         // Equal distances may come in another order; the rows found are the same apart from the last tie.
         const last = want[want.length - 1]!.distance;
-        const strict = (hs: { id: number; distance: number }[]) => hs.filter((h) => h.distance < last - 1e-3).map((h) => h.id).sort((a, b) => a - b);
+        const strict = (hs: { id: number; distance: number }[]) =>
+          hs
+            .filter((h) => h.distance < last - 1e-3)
+            .map((h) => h.id)
+            .sort((a, b) => a - b);
         assert.deepEqual(strict(got), strict(want));
       }
     }

@@ -12,7 +12,11 @@ import { tempDir } from './helpers/server.ts';
 /** The one version-build frame of import, crawl and the sources, on a real SQLite store. */
 
 const meta: LibraryMeta = { id: '/acme/frame', title: 'Frame', description: 'frame test', sourceType: 'repo' };
-const info = (i: number): SnippetInput => ({ kind: 'info', sourceId: `https://example.com/frame#s${i}`, content: `Section ${i} explains the frame of version builds, part ${i}.` });
+const info = (i: number): SnippetInput => ({
+  kind: 'info',
+  sourceId: `https://example.com/frame#s${i}`,
+  content: `Section ${i} explains the frame of version builds, part ${i}.`,
+});
 
 function setup(t: { after(fn: () => void): void }) {
   const dir = tempDir();
@@ -27,7 +31,15 @@ function setup(t: { after(fn: () => void): void }) {
     const id = store.jobs.insert('test', {}, meta.id, null, now);
     const reports: Record<string, unknown>[] = [];
     const checkCancelled = cancelCheck(controller.signal, () => store.jobs.isCancelRequested(id));
-    return { job: { id } as Job<unknown>, signal: controller.signal, progress: (p) => reports.push(p), checkCancelled, othersWaiting: () => false, log: createLogger('silent'), reports };
+    return {
+      job: { id } as Job<unknown>,
+      signal: controller.signal,
+      progress: (p) => reports.push(p),
+      checkCancelled,
+      othersWaiting: () => false,
+      log: createLogger('silent'),
+      reports,
+    };
   };
   const served = () => store.libraries.currentVersion(meta.id, '')?.totalSnippets ?? null;
   return { store, writer, context, served };
@@ -39,14 +51,18 @@ test('a build is swapped in whole at the end; progress ends with the totals; cle
   const { store, writer, context, served } = setup(t);
   const ctx = context();
   let cleaned = 0;
-  const totals = await runVersionJob({ store, writer }, ctx, job({
-    produce: async (sink) => {
-      await sink.add([info(1), info(2), info(2)]);
-      assert.equal(served(), null, 'nothing is served before the commit');
-      sink.report({ phase: 'adding' }, true);
-    },
-    cleanup: () => void cleaned++,
-  }));
+  const totals = await runVersionJob(
+    { store, writer },
+    ctx,
+    job({
+      produce: async (sink) => {
+        await sink.add([info(1), info(2), info(2)]);
+        assert.equal(served(), null, 'nothing is served before the commit');
+        sink.report({ phase: 'adding' }, true);
+      },
+      cleanup: () => void cleaned++,
+    }),
+  );
   assert.deepEqual(totals.snippets, 2, 'the exact duplicate is stored once');
   assert.equal(served(), 2);
   assert.equal(cleaned, 1);
@@ -57,7 +73,10 @@ test('a failure keeps the served version, drops the build, removes a library tha
   const { store, writer, context, served } = setup(t);
   await runVersionJob({ store, writer }, context(), job({ produce: (sink) => sink.add([info(1)]).then(() => undefined) }));
   let cleaned = 0;
-  const failing = job({ produce: async (sink) => (await sink.add([info(7), info(8)]), Promise.reject(new Error('source broke'))), cleanup: () => void cleaned++ });
+  const failing = job({
+    produce: async (sink) => (await sink.add([info(7), info(8)]), Promise.reject(new Error('source broke'))),
+    cleanup: () => void cleaned++,
+  });
   await assert.rejects(runVersionJob({ store, writer }, context(), failing), /source broke/);
   assert.equal(served(), 1, 'the previous version is still served');
   assert.equal(store.libraries.versions(meta.id).length, 1, 'the failed build is gone');
@@ -74,13 +93,17 @@ test('a cancel requested from another process (the job row) stops the build betw
   const { store, writer, context, served } = setup(t);
   const ctx = context();
   await assert.rejects(
-    runVersionJob({ store, writer }, ctx, job({
-      produce: async (sink) => {
-        await sink.add([info(1)]);
-        store.jobs.requestCancel(ctx.job.id, new Date().toISOString());
-        await sink.add([info(2)]);
-      },
-    })),
+    runVersionJob(
+      { store, writer },
+      ctx,
+      job({
+        produce: async (sink) => {
+          await sink.add([info(1)]);
+          store.jobs.requestCancel(ctx.job.id, new Date().toISOString());
+          await sink.add([info(2)]);
+        },
+      }),
+    ),
     (err: unknown) => err instanceof JobCancelled,
   );
   assert.equal(served(), null);
@@ -93,15 +116,19 @@ test('a shutdown keeps the build and the staged input for the rerun, which resum
   const ctx = context(controller);
   let cleaned = 0;
   await assert.rejects(
-    runVersionJob({ store, writer }, ctx, job({
-      resume: true,
-      produce: async (sink) => {
-        await sink.add([info(1), info(2)]);
-        controller.abort(new Error('shutting down'));
-        sink.checkCancelled();
-      },
-      cleanup: () => void cleaned++,
-    })),
+    runVersionJob(
+      { store, writer },
+      ctx,
+      job({
+        resume: true,
+        produce: async (sink) => {
+          await sink.add([info(1), info(2)]);
+          controller.abort(new Error('shutting down'));
+          sink.checkCancelled();
+        },
+        cleanup: () => void cleaned++,
+      }),
+    ),
     /shutting down/,
   );
   assert.equal(cleaned, 0, 'staged input kept');

@@ -183,7 +183,7 @@ test('visibility: a member crawl stays in its teamspace on every read path until
   assert.deepEqual([row?.visibility, row?.teamspace], ['instance', 'default']);
 });
 
-test('visibility: an owner\'s import is owned by its teamspace and instance-wide unless kept to it; another teamspace cannot overwrite', async (t) => {
+test("visibility: an owner's import is owned by its teamspace and instance-wide unless kept to it; another teamspace cannot overwrite", async (t) => {
   const s = await startTestServer();
   t.after(() => s.close());
   const blue = s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' }).key.key;
@@ -191,8 +191,18 @@ test('visibility: an owner\'s import is owned by its teamspace and instance-wide
     JSON.stringify({
       libraries: [
         {
-          project, title: 'Internal Billing', description: 'Internal billing service',
-          codeSnippets: [{ id: 'https://billing.internal/charge', title: 'Charge a card', description: 'Charge a saved card with the billing client', language: 'js', codeList: [{ language: 'js', code: 'billing.charge(card, 100)' }] }],
+          project,
+          title: 'Internal Billing',
+          description: 'Internal billing service',
+          codeSnippets: [
+            {
+              id: 'https://billing.internal/charge',
+              title: 'Charge a card',
+              description: 'Charge a saved card with the billing client',
+              language: 'js',
+              codeList: [{ language: 'js', code: 'billing.charge(card, 100)' }],
+            },
+          ],
           infoSnippets: [{ id: 'https://billing.internal/cards', content: 'A card is charged once per invoice; failed charges are retried daily.' }],
         },
       ],
@@ -201,7 +211,8 @@ test('visibility: an owner\'s import is owned by its teamspace and instance-wide
     const r = await s.api(`/api/import-libraries${query}`, { method: 'POST', auth, headers: { 'content-type': 'application/json' }, body });
     return { status: r.status, body: (await r.json()) as { libraries?: { libraryId: string; state: string; reason?: string }[] } & Record<string, unknown> };
   };
-  const settle = () => waitFor(() => (s.services.jobs.list({ state: 'queued' }).length + s.services.jobs.list({ state: 'running' }).length === 0 ? true : null), 30_000);
+  const settle = () =>
+    waitFor(() => (s.services.jobs.list({ state: 'queued' }).length + s.services.jobs.list({ state: 'running' }).length === 0 ? true : null), 30_000);
 
   const first = await post(bundle('/acme/billing'), s.key, '?visibility=teamspace');
   assert.equal(first.status, 200, JSON.stringify(first.body));
@@ -222,7 +233,10 @@ test('visibility: an owner\'s import is owned by its teamspace and instance-wide
   assert.equal(open.status, 200, JSON.stringify(open.body));
   await settle();
   assert.equal((await get(s, `/api/v2/context?libraryId=/acme/public-billing&query=${encodeURIComponent('charge a card')}`, null)).status, 200);
-  assert.deepEqual([s.services.store.libraries.get('/acme/public-billing')?.visibility, s.services.store.libraries.get('/acme/public-billing')?.teamspaceId], ['instance', s.services.teams.defaultTeamspaceId()]);
+  assert.deepEqual(
+    [s.services.store.libraries.get('/acme/public-billing')?.visibility, s.services.store.libraries.get('/acme/public-billing')?.teamspaceId],
+    ['instance', s.services.teams.defaultTeamspaceId()],
+  );
   const invalid = await post(bundle('/acme/x'), s.key, '?visibility=everyone');
   assert.equal(invalid.status, 400);
   assert.equal(invalid.body.error, 'validation_error');

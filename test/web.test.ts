@@ -16,7 +16,10 @@ test('web UI: the page, the library list API, and a search typed into the page i
   assert.match(home.headers.get('content-security-policy') ?? '', /script-src 'self'/);
 
   const list = (await (await s.api('/api/libraries', { auth: null })).json()) as { libraries: { id: string; totalSnippets: number }[] };
-  assert.deepEqual(list.libraries.map((l) => l.id), ['/colinhacks/zod', '/pinojs/pino']);
+  assert.deepEqual(
+    list.libraries.map((l) => l.id),
+    ['/colinhacks/zod', '/pinojs/pino'],
+  );
   assert.ok(list.libraries.every((l) => l.totalSnippets > 0));
 
   const page = await browser.newPage();
@@ -43,11 +46,20 @@ test('web UI: snippets as sanitized markdown with links, code with language and 
   const build = s.services.writer.begin({ id: '/acme/widgets', title: 'Widgets', description: 'Widget docs', sourceType: 'repo' }, { tag: '' });
   await build.add([
     {
-      kind: 'info', sourceId: 'https://docs.acme.test/guide/frobnicate#setup', pageTitle: 'Guide', breadcrumb: 'Guide > Frobnicate',
-      content: 'To **frobnicate** a widget, call `frob()` first; see [the options](./options.md#frob) and [this](javascript:alert(1)).\n\n<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>',
+      kind: 'info',
+      sourceId: 'https://docs.acme.test/guide/frobnicate#setup',
+      pageTitle: 'Guide',
+      breadcrumb: 'Guide > Frobnicate',
+      content:
+        'To **frobnicate** a widget, call `frob()` first; see [the options](./options.md#frob) and [this](javascript:alert(1)).\n\n<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>',
     },
     {
-      kind: 'code', sourceId: 'https://docs.acme.test/guide/frobnicate#setup~2', title: 'Frobnicate a widget', description: 'Calls frob on a widget.', language: 'js', pageTitle: 'Guide',
+      kind: 'code',
+      sourceId: 'https://docs.acme.test/guide/frobnicate#setup~2',
+      title: 'Frobnicate a widget',
+      description: 'Calls frob on a widget.',
+      language: 'js',
+      pageTitle: 'Guide',
       codeList: [{ language: 'js', code: "import { frob } from 'widgets';\nfrob(widget);" }],
     },
   ]);

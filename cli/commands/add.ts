@@ -32,7 +32,11 @@ export function addCommand(program: Command): void {
       run(opts, (s) => {
         if (/^https?:\/\//i.test(source)) return s.operations.addOpenApi({ openApiUrl: source, force: !!opts.force, visibility: opts.visibility }, LOCAL);
         const file = existingFile(source);
-        return s.operations.addOpenApiUpload({ libraryTitle: opts.title, description: opts.description, force: !!opts.force, visibility: opts.visibility }, { name: path.basename(file), data: fs.readFileSync(file) }, LOCAL);
+        return s.operations.addOpenApiUpload(
+          { libraryTitle: opts.title, description: opts.description, force: !!opts.force, visibility: opts.visibility },
+          { name: path.basename(file), data: fs.readFileSync(file) },
+          LOCAL,
+        );
       }),
     );
 
@@ -59,7 +63,14 @@ export function addCommand(program: Command): void {
             const rel = path.relative(process.cwd(), path.resolve(f)).split(path.sep).join('/');
             return rel.startsWith('..') || path.isAbsolute(rel) ? path.basename(f) : rel;
           });
-          const fields = { collectionName: opts.collection, projectTitle: opts.title, description: opts.description, relativePaths: JSON.stringify(relativePaths), force: !!opts.force, visibility: opts.visibility };
+          const fields = {
+            collectionName: opts.collection,
+            projectTitle: opts.title,
+            description: opts.description,
+            relativePaths: JSON.stringify(relativePaths),
+            force: !!opts.force,
+            visibility: opts.visibility,
+          };
           return await s.operations.addFiles(fields, { dir, files: staged }, LOCAL);
         } catch (err) {
           s.staging.removeStaging(dir);

@@ -22,10 +22,14 @@ export function auditCommand(program: Command): void {
     .option('--limit <n>', 'entries per page (1-1000)', intArg(1, 1000), 100)
     .action(async (opts: AuditOpts) => {
       await withServices(opts, async (s) => {
-        const page = await s.operations.auditList({ since: opts.since, until: opts.until, actor: opts.actor, action: opts.action, before: opts.before, limit: opts.limit }, LOCAL);
+        const page = await s.operations.auditList(
+          { since: opts.since, until: opts.until, actor: opts.actor, action: opts.action, before: opts.before, limit: opts.limit },
+          LOCAL,
+        );
         output(opts, page, () => [
           ...page.entries.map((e) => {
-            const who = e.actor.kind === 'key' ? `key:${e.actor.keyId} (${e.actor.name ?? '?'})` : e.actor.name ? `${e.actor.kind} ${e.actor.name}` : e.actor.kind;
+            const who =
+              e.actor.kind === 'key' ? `key:${e.actor.keyId} (${e.actor.name ?? '?'})` : e.actor.name ? `${e.actor.kind} ${e.actor.name}` : e.actor.kind;
             const times = e.count > 1 ? `  x${e.count} until ${e.lastAt}` : '';
             return `${String(e.id).padStart(5)}  ${e.at}  ${e.outcome.padEnd(7)}  ${e.action}${e.target ? ` ${e.target}` : ''}  by ${who}${e.teamspace ? ` [${e.teamspace}]` : ''}${e.sourceIp ? ` from ${e.sourceIp}` : ''}${times}`;
           }),

@@ -14,21 +14,36 @@ export function backupCommand(program: Command): void {
     .action(async (opts: CommonOpts & { out?: string }) => {
       await withServices(opts, async (s) => {
         const r = await s.operations.backupWrite({ out: opts.out ? path.resolve(opts.out) : undefined }, LOCAL);
-        output(opts, r, () => `Backup written: ${r.file} (${(r.bytes / 1024 / 1024).toFixed(1)} MB; ${r.libraries} libraries, ${r.snippets} snippets, schema ${r.schemaVersion}${r.activeJobs ? `; ${r.activeJobs} pending jobs run again after a restore` : ''}).`);
+        output(
+          opts,
+          r,
+          () =>
+            `Backup written: ${r.file} (${(r.bytes / 1024 / 1024).toFixed(1)} MB; ${r.libraries} libraries, ${r.snippets} snippets, schema ${r.schemaVersion}${r.activeJobs ? `; ${r.activeJobs} pending jobs run again after a restore` : ''}).`,
+        );
       });
     });
-  withDataDir(program.command('restore').description('replace the data dir with a backup archive (stop the server first); the current data is moved aside, never deleted').argument('<archive>'))
+  withDataDir(
+    program
+      .command('restore')
+      .description('replace the data dir with a backup archive (stop the server first); the current data is moved aside, never deleted')
+      .argument('<archive>'),
+  )
     .option('--yes', 'really replace the data dir (without it: check the archive and say what would happen)')
     .action(async (archive: string, opts: CommonOpts & { yes?: boolean }) => {
       const file = path.resolve(archive);
       const { dataDir } = configFrom(opts);
       if (!opts.yes) {
         const m = await inspectBackup(file, dataDir);
-        throw new ApiError('validation_error', `${archive} is a valid backup of ${m.createdAt} (schema ${m.schemaVersion}, ${m.libraries.length} libraries). Restoring replaces ${dataDir}'s databases and files (moved aside, not deleted): run again with --yes.`);
+        throw new ApiError(
+          'validation_error',
+          `${archive} is a valid backup of ${m.createdAt} (schema ${m.schemaVersion}, ${m.libraries.length} libraries). Restoring replaces ${dataDir}'s databases and files (moved aside, not deleted): run again with --yes.`,
+        );
       }
       const r = await restoreBackup(file, dataDir);
       // Opening the restored data dir applies the migrations an older archive lacks; the restore is recorded in its audit log.
-      await withServices(opts, (s) => s.operations.backupRestored({ archive: file, createdAt: r.createdAt, schemaVersion: r.schemaVersion, movedAside: r.movedAside }, LOCAL));
+      await withServices(opts, (s) =>
+        s.operations.backupRestored({ archive: file, createdAt: r.createdAt, schemaVersion: r.schemaVersion, movedAside: r.movedAside }, LOCAL),
+      );
       output(opts, r, () => [
         `Restored ${r.libraries} libraries (${r.snippets} snippets) from the backup of ${r.createdAt}.`,
         r.movedAside ? `The previous data is in ${r.movedAside}.` : 'The data dir held no data before.',

@@ -24,7 +24,12 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
  * `stacks crawl-schedule ID [CRON|off]` shows or sets the re-crawl schedule.
  */
 export function crawlCommand(program: Command): void {
-  withDataDir(program.command('crawl').description('crawl a documentation website into a library (needs a license)').argument('<url>', 'start URL (the crawl stays under its host and folder)'))
+  withDataDir(
+    program
+      .command('crawl')
+      .description('crawl a documentation website into a library (needs a license)')
+      .argument('<url>', 'start URL (the crawl stays under its host and folder)'),
+  )
     .option('--max-pages <n>', 'most pages to crawl (1-100000, default 500)', intArg(1, 100_000))
     .option('--max-depth <n>', 'most link hops from the start URL (0-100; default: unlimited, sitemap.xml also used)', intArg(0, 100))
     .option('--exclude <pattern>', 'skip URL paths matching the pattern (a glob such as `/blog/**`, or /regex/); repeatable', collect)
@@ -52,11 +57,15 @@ export function crawlCommand(program: Command): void {
         const schedule = expr === 'off' ? null : expr;
         // The same operation as PATCH /api/libraries/{libraryId} with {schedule}.
         await s.operations.libraryUpdate({ libraryId, schedule }, LOCAL);
-        output(opts, { libraryId, schedule }, () => (schedule === null ? `Schedule of ${libraryId} removed.` : `${libraryId} is re-crawled on "${expr}" while the server runs.`));
+        output(opts, { libraryId, schedule }, () =>
+          schedule === null ? `Schedule of ${libraryId} removed.` : `${libraryId} is re-crawled on "${expr}" while the server runs.`,
+        );
         return;
       }
       const { sites } = await s.operations.crawlSites({ libraryId }, LOCAL);
-      output(opts, sites, () => sites.map((x) => `${x.libraryId}  ${x.startUrl}  schedule: ${x.schedule ?? 'none'}  last crawl: ${x.lastCrawledAt ?? 'never'}`));
+      output(opts, sites, () =>
+        sites.map((x) => `${x.libraryId}  ${x.startUrl}  schedule: ${x.schedule ?? 'none'}  last crawl: ${x.lastCrawledAt ?? 'never'}`),
+      );
     });
   });
 }
@@ -65,8 +74,16 @@ async function runCrawlCommand(s: Local, url: string, opts: CrawlOpts): Promise<
   // The same operation as POST /api/parse-website: one contract, the license checked inside.
   const queued = await s.operations.parseWebsite(
     {
-      websiteUrl: url, maxPages: opts.maxPages, maxDepth: opts.maxDepth, excludePatterns: opts.exclude, name: opts.name, description: opts.description,
-      force: opts.force, respectRobots: opts.robots === false ? false : undefined, schedule: opts.schedule, visibility: opts.visibility,
+      websiteUrl: url,
+      maxPages: opts.maxPages,
+      maxDepth: opts.maxDepth,
+      excludePatterns: opts.exclude,
+      name: opts.name,
+      description: opts.description,
+      force: opts.force,
+      respectRobots: opts.robots === false ? false : undefined,
+      schedule: opts.schedule,
+      visibility: opts.visibility,
     },
     LOCAL,
   );

@@ -7,7 +7,12 @@ import { LOCAL } from '../../server/operations/index.ts';
 
 /** `stacks export LIBRARY... [--out FILE]`: the same export as GET /api/export, as the operator (every library), to a file or stdout. */
 export function exportCommand(program: Command): void {
-  withDataDir(program.command('export').description('export libraries as an import bundle (JSON) for another instance').argument('<library...>', '/owner/repo (every served version) or /owner/repo/<version>'))
+  withDataDir(
+    program
+      .command('export')
+      .description('export libraries as an import bundle (JSON) for another instance')
+      .argument('<library...>', '/owner/repo (every served version) or /owner/repo/<version>'),
+  )
     .option('--out <file>', 'write the bundle here (default: stdout)')
     .action(async (libraries: string[], opts: CommonOpts & { out?: string }) => {
       await withServices(opts, async (s) => {

@@ -41,7 +41,12 @@ async function runImport(s: Local, file: string, opts: ImportOpts): Promise<numb
   const ids = result.jobs.map((j) => j.jobId);
   const total = result.jobs.reduce((n, j) => n + j.snippets, 0);
   const showBar = ids.length > 0 && opts.progress !== false && !opts.json && process.stderr.isTTY;
-  const bar = showBar ? new cliProgress.SingleBar({ format: 'importing [{bar}] {percentage}% | {value}/{total} snippets | {lib}', stream: process.stderr }, cliProgress.Presets.shades_classic) : null;
+  const bar = showBar
+    ? new cliProgress.SingleBar(
+        { format: 'importing [{bar}] {percentage}% | {value}/{total} snippets | {lib}', stream: process.stderr },
+        cliProgress.Presets.shades_classic,
+      )
+    : null;
   bar?.start(total, 0, { lib: '' });
   const tick = async () => {
     let done = 0;
@@ -75,7 +80,10 @@ function report(result: ImportResult, jobs: JobView[], opts: ImportOpts): number
   }
   for (const j of jobs) {
     const p = { project: result.jobs.find((x) => x.jobId === j.id)?.project };
-    if (j.state === 'succeeded') process.stdout.write(`  imported ${p.project ?? j.libraryId}: ${String(j.progress.stored ?? '?')} snippets, ${String(j.progress.tokens ?? '?')} tokens\n`);
+    if (j.state === 'succeeded')
+      process.stdout.write(
+        `  imported ${p.project ?? j.libraryId}: ${String(j.progress.stored ?? '?')} snippets, ${String(j.progress.tokens ?? '?')} tokens\n`,
+      );
     else process.stdout.write(`  FAILED ${p.project ?? j.libraryId}: ${j.error ?? j.state}\n`);
   }
   return failed.length;

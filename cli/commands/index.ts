@@ -18,4 +18,22 @@ import { exportCommand } from './export.ts';
 import { sourcesCommand } from './sources.ts';
 
 /** Every CLI command module; each adds its commands to the program. */
-export const commands: ((program: Command) => void)[] = [serveCommand, keysCommand, licenseCommand, librariesCommand, mcpCommand, importCommand, teamsCommand, addCommand, searchCommand, crawlCommand, jobsCommand, auditCommand, usersCommand, gitHostsCommand, backupCommand, exportCommand, sourcesCommand];
+export const commands: ((program: Command) => void)[] = [
+  serveCommand,
+  keysCommand,
+  licenseCommand,
+  librariesCommand,
+  mcpCommand,
+  importCommand,
+  teamsCommand,
+  addCommand,
+  searchCommand,
+  crawlCommand,
+  jobsCommand,
+  auditCommand,
+  usersCommand,
+  gitHostsCommand,
+  backupCommand,
+  exportCommand,
+  sourcesCommand,
+];

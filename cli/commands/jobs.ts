@@ -24,19 +24,27 @@ export function jobsCommand(program: Command): void {
       await withServices(opts, async (s) => {
         const { jobs: list } = await s.operations.jobsList({ state: opts.state, kind: opts.kind, limit: opts.limit }, LOCAL);
         output(opts, list, () =>
-          list.length ? list.map((j) => `${String(j.id).padStart(5)}  ${j.kind.padEnd(14)} ${j.state.padEnd(10)} ${j.libraryId ?? ''}  ${listDetail(j)}`) : 'No jobs.',
+          list.length
+            ? list.map((j) => `${String(j.id).padStart(5)}  ${j.kind.padEnd(14)} ${j.state.padEnd(10)} ${j.libraryId ?? ''}  ${listDetail(j)}`)
+            : 'No jobs.',
         );
       });
     });
-  withDataDir(jobs.command('show').description('show one job with its progress (JSON)').argument('<id>', 'job ID', intArg(1))).action(async (id: number, opts: CommonOpts) => {
-    await withServices(opts, async (s) => printJson(await s.operations.jobGet({ id }, LOCAL)));
-  });
-  withDataDir(jobs.command('cancel').description('cancel a queued or running job').argument('<id>', 'job ID', intArg(1))).action(async (id: number, opts: CommonOpts) => {
-    await withServices(opts, async (s) => {
-      const job = await s.operations.jobCancel({ id }, LOCAL);
-      output(opts, job, () => (job.state === 'running' ? `Cancel requested for job ${job.id}; it stops after the step in progress.` : `Job ${job.id} is ${job.state}.`));
-    });
-  });
+  withDataDir(jobs.command('show').description('show one job with its progress (JSON)').argument('<id>', 'job ID', intArg(1))).action(
+    async (id: number, opts: CommonOpts) => {
+      await withServices(opts, async (s) => printJson(await s.operations.jobGet({ id }, LOCAL)));
+    },
+  );
+  withDataDir(jobs.command('cancel').description('cancel a queued or running job').argument('<id>', 'job ID', intArg(1))).action(
+    async (id: number, opts: CommonOpts) => {
+      await withServices(opts, async (s) => {
+        const job = await s.operations.jobCancel({ id }, LOCAL);
+        output(opts, job, () =>
+          job.state === 'running' ? `Cancel requested for job ${job.id}; it stops after the step in progress.` : `Job ${job.id} is ${job.state}.`,
+        );
+      });
+    },
+  );
   withRemote(
     withDataDir(
       jobs
@@ -48,7 +56,9 @@ export function jobsCommand(program: Command): void {
   )
     .option('--no-progress', 'no progress on stderr, only the final state')
     .action(async (id: number, opts: FollowOpts) => {
-      const job = opts.url ? await followRemote(id, { ...opts, url: opts.url }) : await withServices(opts, (s) => followJob(() => s.operations.jobGet({ id }, LOCAL), { progress: opts.progress !== false, pollMs: 250 }));
+      const job = opts.url
+        ? await followRemote(id, { ...opts, url: opts.url })
+        : await withServices(opts, (s) => followJob(() => s.operations.jobGet({ id }, LOCAL), { progress: opts.progress !== false, pollMs: 250 }));
       output(opts, job, () => finalLine(job));
       if (job.state !== 'succeeded') process.exitCode = EXIT_FAILED;
     });

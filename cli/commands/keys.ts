@@ -22,7 +22,9 @@ export function keysCommand(program: Command): void {
           const memberName = opts.member ?? opts.name;
           // A new member is added first (POST /api/v2/members, which enforces the license's maxMembers).
           const { members } = await s.operations.membersList({}, caller);
-          const memberId = members.find((m) => m.name === memberName)?.id ?? (await s.operations.memberAdd({ name: memberName, role: opts.role, createKey: false }, caller)).member.id;
+          const memberId =
+            members.find((m) => m.name === memberName)?.id ??
+            (await s.operations.memberAdd({ name: memberName, role: opts.role, createKey: false }, caller)).member.id;
           const k = await s.operations.keyCreate({ name: opts.name, memberId, scope: opts.scope }, caller);
           const { teamspaces } = await s.operations.teamspacesList({}, LOCAL);
           const teamspaceId = teamspaces.find((t) => (opts.teamspace === undefined ? t.isDefault : t.name === opts.teamspace))?.id;
@@ -38,14 +40,19 @@ export function keysCommand(program: Command): void {
       await withServices(opts, async (s) => {
         const { keys: list } = await s.operations.keysList({}, localIn(opts.teamspace));
         output(opts, list, () =>
-          list.map((k) => `${String(k.id).padStart(4)}  ${k.prefix}…  ${k.name}  member=${k.memberName} (${k.role})${k.scope === 'read' ? '  scope=read' : ''}  ${k.revokedAt ? `revoked ${k.revokedAt}` : `created ${k.createdAt}`}`),
+          list.map(
+            (k) =>
+              `${String(k.id).padStart(4)}  ${k.prefix}…  ${k.name}  member=${k.memberName} (${k.role})${k.scope === 'read' ? '  scope=read' : ''}  ${k.revokedAt ? `revoked ${k.revokedAt}` : `created ${k.createdAt}`}`,
+          ),
         );
       });
     });
-  withDataDir(keys.command('revoke').description('revoke an API key').argument('<id>', 'key id from `stacks keys list`', intArg(1))).action(async (id: number, opts: CommonOpts) => {
-    await withServices(opts, async (s) => {
-      await s.operations.keyRevoke({ id }, LOCAL);
-      output(opts, { id, revoked: true }, () => `Revoked key ${id}.`);
-    });
-  });
+  withDataDir(keys.command('revoke').description('revoke an API key').argument('<id>', 'key id from `stacks keys list`', intArg(1))).action(
+    async (id: number, opts: CommonOpts) => {
+      await withServices(opts, async (s) => {
+        await s.operations.keyRevoke({ id }, LOCAL);
+        output(opts, { id, revoked: true }, () => `Revoked key ${id}.`);
+      });
+    },
+  );
 }

@@ -24,7 +24,10 @@ interface McpOptions {
  */
 export function mcpCommand(program: Command): void {
   // stdout carries the MCP protocol, so --json changes only how a start-up error is printed.
-  withRemote(withDataDir(program.command('mcp').description('serve the MCP tools over stdio (for editors and AI assistants)')), 'its REST API answers the tools')
+  withRemote(
+    withDataDir(program.command('mcp').description('serve the MCP tools over stdio (for editors and AI assistants)')),
+    'its REST API answers the tools',
+  )
     .option('--log-level <level>', 'stderr log level (default warn)')
     .action(async (opts: McpOptions) => {
       // The key to act as; optional when anonymous search is allowed.
@@ -48,7 +51,10 @@ export function mcpCommand(program: Command): void {
         backend = localBackend(services.operations, caller);
       }
       // The MCP SDK is loaded by this command only (it is half a second of every CLI start otherwise).
-      const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([import('../../server/mcp/server.ts'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+      const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([
+        import('../../server/mcp/server.ts'),
+        import('@modelcontextprotocol/sdk/server/stdio.js'),
+      ]);
       const server = createMcpServer(backend, {
         version: VERSION,
         onUnexpected: (err) => log.error({ err: (err as Error)?.message, stack: (err as Error)?.stack }, 'MCP tool failed'),

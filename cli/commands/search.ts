@@ -21,7 +21,9 @@ export function searchCommand(program: Command): void {
     async (name: string, words: string[], opts: CommonOpts) => {
       await withServices(opts, async (s) => {
         const out = await s.operations.libsSearch({ libraryName: name, query: words.length ? words.join(' ') : name }, LOCAL);
-        output(opts, out, () => out.results.map((r) => `${r.id}  ${r.title}  ${r.totalSnippets} snippets${r.versions.length ? `  versions: ${r.versions.join(', ')}` : ''}`));
+        output(opts, out, () =>
+          out.results.map((r) => `${r.id}  ${r.title}  ${r.totalSnippets} snippets${r.versions.length ? `  versions: ${r.versions.join(', ')}` : ''}`),
+        );
       });
     },
   );

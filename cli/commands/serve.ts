@@ -14,7 +14,15 @@ export function serveCommand(program: Command): void {
       const lic = await server.services.operations.license({}, LOCAL);
       // One write, so that whoever reads the URL line also has the first key.
       if (opts.json) {
-        const started = { url: server.url, port: server.port, dataDir: config.dataDir, dev: config.dev, firstKey: server.firstKey?.key ?? null, setupUrl: server.setupUrl, license: { state: lic.state, message: lic.message } };
+        const started = {
+          url: server.url,
+          port: server.port,
+          dataDir: config.dataDir,
+          dev: config.dev,
+          firstKey: server.firstKey?.key ?? null,
+          setupUrl: server.setupUrl,
+          license: { state: lic.state, message: lic.message },
+        };
         process.stdout.write(`${JSON.stringify(started)}\n`);
       } else {
         let banner = `Stacks is running at ${server.url}  (data: ${config.dataDir}${config.dev ? ', dev mode' : ''})\n`;
@@ -28,7 +36,8 @@ export function serveCommand(program: Command): void {
         }
         if (lic.state !== 'valid') banner += `License: ${lic.message} Search works; import and crawl need a license.\n`;
         // Links and MCP configurations are made for other machines: without a public address they carry this one.
-        if (!server.services.publicUrl.current()) banner += `Public address: not set; links and MCP configurations use the browser's address. Set STACKS_PUBLIC_URL (or Admin → Public address in the console).\n`;
+        if (!server.services.publicUrl.current())
+          banner += `Public address: not set; links and MCP configurations use the browser's address. Set STACKS_PUBLIC_URL (or Admin → Public address in the console).\n`;
         process.stdout.write(banner);
       }
       const shutdown = async () => {

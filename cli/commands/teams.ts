@@ -23,7 +23,11 @@ function withTeam(cmd: Command): Command {
   return withDataDir(cmd).option('--teamspace <name>', 'teamspace to act on (default: the first one)');
 }
 
-const list = (v: string) => v.split(',').map((x) => x.trim()).filter(Boolean);
+const list = (v: string) =>
+  v
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 const RULE_KINDS = ['global', 'libraryOwn', 'libraryTeam'] as const;
 function bool(v: string, option: string): boolean {
   if (['true', 'yes', '1', 'on'].includes(v)) return true;
@@ -37,7 +41,9 @@ function int(v: string, option: string): number {
 }
 function sourceTypes(v: string, option: string): PolicySourceType[] {
   const types = list(v);
-  for (const t of types) if (!POLICY_SOURCE_TYPES.includes(t as PolicySourceType)) throw new ApiError('validation_error', `${option}: unknown source type "${t}"; one of ${POLICY_SOURCE_TYPES.join(', ')}`);
+  for (const t of types)
+    if (!POLICY_SOURCE_TYPES.includes(t as PolicySourceType))
+      throw new ApiError('validation_error', `${option}: unknown source type "${t}"; one of ${POLICY_SOURCE_TYPES.join(', ')}`);
   return types as PolicySourceType[];
 }
 function jsonObject(v: string, option: string): Record<string, Record<string, unknown>> {
@@ -52,8 +58,19 @@ function jsonObject(v: string, option: string): Record<string, Record<string, un
 }
 
 interface PolicySetOpts extends Base {
-  patch?: string; replace?: boolean; mode?: string; requireVerified?: string; minTrustScore?: string; maxAgeDays?: string;
-  block?: string; except?: string; minStars?: string; licenses?: string; allow?: string; enable?: string; disable?: string;
+  patch?: string;
+  replace?: boolean;
+  mode?: string;
+  requireVerified?: string;
+  minTrustScore?: string;
+  maxAgeDays?: string;
+  block?: string;
+  except?: string;
+  minStars?: string;
+  licenses?: string;
+  allow?: string;
+  enable?: string;
+  disable?: string;
 }
 
 /** Builds a policy patch from the flags (a --patch JSON object is the base). */
@@ -107,7 +124,12 @@ function teamspaceCommands(program: Command): void {
         o,
         async (s) => {
           const r = await s.operations.teamspaceCreate({ name, plan: o.plan, owner: o.owner, email: o.email }, LOCAL);
-          output(o, r, () => [`Created teamspace ${r.teamspace.id} ${r.teamspace.name} (plan ${r.teamspace.plan}) with owner ${r.owner.name}.`, `API key of ${r.owner.name} (shown only once):`, '', r.key.key]);
+          output(o, r, () => [
+            `Created teamspace ${r.teamspace.id} ${r.teamspace.name} (plan ${r.teamspace.plan}) with owner ${r.owner.name}.`,
+            `API key of ${r.owner.name} (shown only once):`,
+            '',
+            r.key.key,
+          ]);
         },
         CREATE,
       );
@@ -134,11 +156,7 @@ function policyCommands(program: Command): void {
     .option('--enable <types>', `enable source types (${POLICY_SOURCE_TYPES.join(',')})`)
     .option('--disable <types>', 'disable source types')
     .action(async (o: PolicySetOpts) => {
-      await withServices(
-        o,
-        async (s) => printJson(await s.operations.policiesUpdate(policyPatch(o), o.replace === true, localIn(o.teamspace))),
-        CREATE,
-      );
+      await withServices(o, async (s) => printJson(await s.operations.policiesUpdate(policyPatch(o), o.replace === true, localIn(o.teamspace))), CREATE);
     });
 }
 
@@ -157,14 +175,11 @@ function planCommands(program: Command): void {
       const change = {
         plan: o.plan,
         includedRequests: o.included === undefined ? undefined : int(o.included, '--included'),
-        spendingLimitCents: o.spendingLimitCents === undefined ? undefined : o.spendingLimitCents === 'none' ? null : int(o.spendingLimitCents, '--spending-limit-cents'),
+        spendingLimitCents:
+          o.spendingLimitCents === undefined ? undefined : o.spendingLimitCents === 'none' ? null : int(o.spendingLimitCents, '--spending-limit-cents'),
         centsPerExtraRequest: o.centsPerExtra === undefined ? undefined : Number(o.centsPerExtra),
       };
-      await withServices(
-        o,
-        async (s) => printJson(await s.operations.teamspaceUpdate(change, localIn(o.teamspace))),
-        CREATE,
-      );
+      await withServices(o, async (s) => printJson(await s.operations.teamspaceUpdate(change, localIn(o.teamspace))), CREATE);
     });
 }
 
@@ -226,7 +241,10 @@ function memberCommands(program: Command): void {
           // The key as this command has always printed it (the API answers only its id, key and name).
           const m = added.member;
           const r = { member: m, key: added.key ? { ...added.key, memberId: m.id, memberName: m.name, role: m.role, scope: 'all' } : null };
-          output(o, r, () => [`Added member ${r.member.id} ${r.member.name} (${r.member.role}).`, ...(r.key ? ['API key (shown only once):', '', r.key.key] : [])]);
+          output(o, r, () => [
+            `Added member ${r.member.id} ${r.member.name} (${r.member.role}).`,
+            ...(r.key ? ['API key (shown only once):', '', r.key.key] : []),
+          ]);
         },
         CREATE,
       );
@@ -237,12 +255,16 @@ function memberCommands(program: Command): void {
       output(o, { name, removed: true }, () => `Removed ${name}.`);
     });
   });
-  withTeam(members.command('role').description("change a member's role").addArgument(new Argument('<name>')).addArgument(new Argument('<role>', 'the new role').choices(ROLES))).action(
-    async (name: string, role: Role, o: Base) => {
-      await withServices(o, async (s) => {
-        const m = await s.operations.memberRole({ id: await memberId(s, o, name), role }, localIn(o.teamspace));
-        output(o, m, () => `${m.name} is now ${m.role}.`);
-      });
-    },
-  );
+  withTeam(
+    members
+      .command('role')
+      .description("change a member's role")
+      .addArgument(new Argument('<name>'))
+      .addArgument(new Argument('<role>', 'the new role').choices(ROLES)),
+  ).action(async (name: string, role: Role, o: Base) => {
+    await withServices(o, async (s) => {
+      const m = await s.operations.memberRole({ id: await memberId(s, o, name), role }, localIn(o.teamspace));
+      output(o, m, () => `${m.name} is now ${m.role}.`);
+    });
+  });
 }

@@ -46,7 +46,8 @@ async function userNamed(s: Local, username: string): Promise<UserView> {
   return u;
 }
 
-const line = (u: UserView) => `${String(u.id).padStart(4)}  ${u.username}  ${u.role} in ${u.teamspace}  ${u.kind}${u.disabled ? '  DISABLED' : ''}  last sign-in: ${u.lastSignInAt ?? 'never'}`;
+const line = (u: UserView) =>
+  `${String(u.id).padStart(4)}  ${u.username}  ${u.role} in ${u.teamspace}  ${u.kind}${u.disabled ? '  DISABLED' : ''}  last sign-in: ${u.lastSignInAt ?? 'never'}`;
 
 /** `stacks users invite`: a one-time link to a console account, as Admin → Invite people makes it. */
 function inviteCommand(users: Command): void {
@@ -58,7 +59,10 @@ function inviteCommand(users: Command): void {
     .option('--teamspace <name>', 'teamspace (default: the first one)')
     .action(async (opts: Opts & { role: Role; username?: string; email?: string; days: number }) => {
       await withServices(opts, async (s) => {
-        const inv = await s.operations.invitationCreate({ role: opts.role, username: opts.username, email: opts.email, days: opts.days }, localIn(opts.teamspace));
+        const inv = await s.operations.invitationCreate(
+          { role: opts.role, username: opts.username, email: opts.email, days: opts.days },
+          localIn(opts.teamspace),
+        );
         output(opts, inv, () => [
           `Invitation ${inv.id}: ${inv.role} in ${inv.teamspace}, works once until ${inv.expiresAt}.`,
           inv.url ?? `${inv.path}  (open it on this instance's address; set STACKS_PUBLIC_URL to print the whole link)`,
@@ -91,8 +95,16 @@ export function usersCommand(program: Command): void {
       output(opts, rows, () => rows.map(line));
     });
   });
-  for (const [name, disabled] of [['disable', true], ['enable', false]] as const) {
-    withDataDir(users.command(name).description(disabled ? 'disable a user and end its sessions' : 'enable a disabled user').argument('<username>')).action(async (username: string, opts: CommonOpts) => {
+  for (const [name, disabled] of [
+    ['disable', true],
+    ['enable', false],
+  ] as const) {
+    withDataDir(
+      users
+        .command(name)
+        .description(disabled ? 'disable a user and end its sessions' : 'enable a disabled user')
+        .argument('<username>'),
+    ).action(async (username: string, opts: CommonOpts) => {
       await withServices(opts, async (s) => {
         const after = await s.operations.userUpdate({ id: (await userNamed(s, username)).id, disabled }, LOCAL);
         output(opts, after, () => `${after.username} is ${disabled ? 'disabled' : 'enabled'}.`);

@@ -61,7 +61,9 @@ export function parsePage(html: string, pageUrl: string): PageDocument {
     bodyText = (clone.textContent ?? '').replace(/\s+/g, ' ').trim();
   }
   const noscript = [...document.querySelectorAll('noscript')].some((n) => /javascript/i.test(n.textContent ?? ''));
-  const emptyRoot = [...document.querySelectorAll('#app, #root, #__next, #__nuxt, [data-reactroot], app-root')].some((el) => (el.textContent ?? '').trim().length === 0);
+  const emptyRoot = [...document.querySelectorAll('#app, #root, #__next, #__nuxt, [data-reactroot], app-root')].some(
+    (el) => (el.textContent ?? '').trim().length === 0,
+  );
   return {
     document,
     title: (document.querySelector('title')?.textContent ?? '').replace(/\s+/g, ' ').trim(),

@@ -41,10 +41,22 @@ export function extractPage(html: string, pageUrl: string): ExtractedPage {
   const mainText = (main?.textContent ?? '').replace(/\s+/g, ' ').trim();
   const contentHash = createHash('sha1').update(mainText).digest('hex');
   const softNotFound = /^(404\b|page not found|not found\b)/i.test(firstHeading) || /^(404\b|page not found)/i.test(page.title);
-  const result = main && !page.noindex && !softNotFound ? buildSnippets(main, { pageUrl, pageTitle, h1InTrail: h1s.length > 1, turndown: createTurndown({ baseUrl: pageUrl }) }) : { snippets: [], codeBlocks: 0, headings: 0 };
+  const result =
+    main && !page.noindex && !softNotFound
+      ? buildSnippets(main, { pageUrl, pageTitle, h1InTrail: h1s.length > 1, turndown: createTurndown({ baseUrl: pageUrl }) })
+      : { snippets: [], codeBlocks: 0, headings: 0 };
   return {
-    pageTitle, siteName, links: page.nofollow ? [] : page.links, noindex: page.noindex, nofollow: page.nofollow, canonical: page.canonical,
-    contentHash, mainTextLength: mainText.length, softNotFound, wantsBrowser: needsBrowser(page, mainText.length), ...result,
+    pageTitle,
+    siteName,
+    links: page.nofollow ? [] : page.links,
+    noindex: page.noindex,
+    nofollow: page.nofollow,
+    canonical: page.canonical,
+    contentHash,
+    mainTextLength: mainText.length,
+    softNotFound,
+    wantsBrowser: needsBrowser(page, mainText.length),
+    ...result,
   };
 }
 
@@ -60,5 +72,10 @@ export function splitTitle(title: string, firstHeading: string, pageUrl: string)
 }
 
 function decodeEntities(s: string): string {
-  return s.replace(/&amp;/g, '&').replace(/&#x27;|&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+  return s
+    .replace(/&amp;/g, '&')
+    .replace(/&#x27;|&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>');
 }

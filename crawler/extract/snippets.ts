@@ -6,7 +6,36 @@ import { tableMarkdown } from '../../lib/text/html-markdown.ts';
 /** Blocks converted to markdown as a whole (unless they hold a code block or heading, then they are walked). */
 const PROSE_BLOCKS = new Set(['p', 'ul', 'ol', 'dl', 'blockquote', 'table', 'details', 'figure', 'hr', 'address']);
 /** Inline elements: their text joins the running paragraph instead of starting a block. */
-const INLINE = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'dfn', 'em', 'i', 'kbd', 'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'var', 'br', 'wbr', 'del', 'ins']);
+const INLINE = new Set([
+  'a',
+  'abbr',
+  'b',
+  'bdi',
+  'bdo',
+  'cite',
+  'code',
+  'data',
+  'dfn',
+  'em',
+  'i',
+  'kbd',
+  'mark',
+  'q',
+  's',
+  'samp',
+  'small',
+  'span',
+  'strong',
+  'sub',
+  'sup',
+  'time',
+  'u',
+  'var',
+  'br',
+  'wbr',
+  'del',
+  'ins',
+]);
 
 /** Longest prose chunk per info snippet, in characters (about 800 tokens); longer sections are split between blocks. */
 const MAX_INFO_CHARS = 3200;
@@ -144,7 +173,11 @@ function infoSnippets(s: Section, opts: SnippetOptions): InfoSnippetInput[] {
     const leadInOnly = content.length < 120 && content.endsWith(':');
     if (content.length >= MIN_INFO_CHARS && !leadInOnly) {
       const info: InfoSnippetInput = {
-        kind: 'info', sourceId: sourceFor(opts, s.heading), content, breadcrumb: breadcrumbFor(opts, s.trail), pageTitle: opts.pageTitle,
+        kind: 'info',
+        sourceId: sourceFor(opts, s.heading),
+        content,
+        breadcrumb: breadcrumbFor(opts, s.trail),
+        pageTitle: opts.pageTitle,
         title: s.heading?.text ?? opts.pageTitle,
       };
       out.push(info);
@@ -168,12 +201,22 @@ function codeSnippet(pre: Element, section: Section, opts: SnippetOptions): Code
   for (const boring of codeEl.querySelectorAll('.boring')) boring.remove();
   const code = (codeEl.textContent ?? '').replace(/^\n+|\s+$/g, '');
   if (!code.trim()) return null;
-  const language = languageFromClass(codeEl.getAttribute('class')) ?? languageFromClass(pre.getAttribute('class')) ?? languageFromClass(pre.parentElement?.getAttribute('class')) ?? guessLanguage(code);
+  const language =
+    languageFromClass(codeEl.getAttribute('class')) ??
+    languageFromClass(pre.getAttribute('class')) ??
+    languageFromClass(pre.parentElement?.getAttribute('class')) ??
+    guessLanguage(code);
   const title = section.heading?.text || opts.pageTitle;
   const description = describe(section.sinceCode) || (section.trail.length ? breadcrumbFor(opts, section.trail) : `Example from ${opts.pageTitle}`);
   return {
-    kind: 'code', sourceId: sourceFor(opts, section.heading), title, description, language, pageTitle: opts.pageTitle,
-    breadcrumb: breadcrumbFor(opts, section.trail), codeList: [{ language, code }],
+    kind: 'code',
+    sourceId: sourceFor(opts, section.heading),
+    title,
+    description,
+    language,
+    pageTitle: opts.pageTitle,
+    breadcrumb: breadcrumbFor(opts, section.trail),
+    codeList: [{ language, code }],
   };
 }
 
@@ -194,5 +237,8 @@ function anchorOf(el: Element): string | null {
 }
 
 function clean(text: string): string {
-  return text.replace(/\s+/g, ' ').replace(/[¶#]\s*$/, '').trim();
+  return text
+    .replace(/\s+/g, ' ')
+    .replace(/[¶#]\s*$/, '')
+    .trim();
 }

@@ -171,7 +171,7 @@ function v6Bytes(addr: string): number[] {
     tail = v4Bytes(s.slice(lastColon + 1));
     s = s.slice(0, lastColon + 1) + '0:0';
   }
-  const [head, rest] = s.includes('::') ? s.split('::') as [string, string] : [s, undefined];
+  const [head, rest] = s.includes('::') ? (s.split('::') as [string, string]) : [s, undefined];
   const headParts = head ? head.split(':') : [];
   const restParts = rest !== undefined && rest !== '' ? rest.split(':') : [];
   const fill = rest !== undefined ? 8 - headParts.length - restParts.length : 0;

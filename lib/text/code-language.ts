@@ -5,10 +5,36 @@
  */
 
 const ALIASES: Record<string, string> = {
-  js: 'javascript', mjs: 'javascript', cjs: 'javascript', jsx: 'jsx', ts: 'typescript', tsx: 'tsx', sh: 'bash', shell: 'bash', zsh: 'bash',
-  console: 'bash', shellsession: 'bash', py: 'python', python3: 'python', rb: 'ruby', yml: 'yaml', rs: 'rust', 'c++': 'cpp', cs: 'csharp',
-  'c#': 'csharp', kt: 'kotlin', md: 'markdown', htm: 'html', xhtml: 'html', plaintext: 'text', txt: 'text', none: 'text', ps1: 'powershell',
-  golang: 'go', dockerfile: 'dockerfile', docker: 'dockerfile',
+  js: 'javascript',
+  mjs: 'javascript',
+  cjs: 'javascript',
+  jsx: 'jsx',
+  ts: 'typescript',
+  tsx: 'tsx',
+  sh: 'bash',
+  shell: 'bash',
+  zsh: 'bash',
+  console: 'bash',
+  shellsession: 'bash',
+  py: 'python',
+  python3: 'python',
+  rb: 'ruby',
+  yml: 'yaml',
+  rs: 'rust',
+  'c++': 'cpp',
+  cs: 'csharp',
+  'c#': 'csharp',
+  kt: 'kotlin',
+  md: 'markdown',
+  htm: 'html',
+  xhtml: 'html',
+  plaintext: 'text',
+  txt: 'text',
+  none: 'text',
+  ps1: 'powershell',
+  golang: 'go',
+  dockerfile: 'dockerfile',
+  docker: 'dockerfile',
 };
 
 /** Highlighter prefixes that mark a class token (or fence word) as a language name: `language-rust`, `lang-js`, `brush-py`. */
@@ -34,7 +60,11 @@ export function languageFromClass(className: string | null | undefined): string 
 
 /** Language from a fence info string, or null when it is empty: `python`, `{.python}`, `language-rust no_run`, `js title="x"`. */
 export function languageFromFence(info: string): string | null {
-  const token = info.trim().split(/[\s,{}]+/).find(Boolean) ?? '';
+  const token =
+    info
+      .trim()
+      .split(/[\s,{}]+/)
+      .find(Boolean) ?? '';
   const name = token.replace(/^\./, '').replace(PREFIX, '');
   return name ? normalizeLanguage(name) : null;
 }
@@ -48,12 +78,15 @@ const SHELL = new RegExp(
     /^export\s+\w+=/,
     /^python3?\s+-m\s/,
     /^go\s+(get|install|run)\s/,
-  ].map((r) => r.source).join('|'),
+  ]
+    .map((r) => r.source)
+    .join('|'),
   'm',
 );
 
 /** `import x` must be the whole line: `import got from 'got'` is JavaScript. */
-const PYTHON = /^\s*(def\s+\w+|class\s+\w+(\(.*\))?:|class\s+\w.*:\s*$|from\s+\w[\w.]*\s+import\s|import\s+\w[\w.]*(\s+as\s+\w+)?(\s*,\s*\w[\w.]*(\s+as\s+\w+)?)*\s*$|@\w+(\(|$)|print\()/m;
+const PYTHON =
+  /^\s*(def\s+\w+|class\s+\w+(\(.*\))?:|class\s+\w.*:\s*$|from\s+\w[\w.]*\s+import\s|import\s+\w[\w.]*(\s+as\s+\w+)?(\s*,\s*\w[\w.]*(\s+as\s+\w+)?)*\s*$|@\w+(\(|$)|print\()/m;
 
 /** Declarations, paths (`std::fs`), attributes, macros (`println!(`) and the `?` operator. */
 const RUST =
@@ -61,7 +94,8 @@ const RUST =
 
 const TYPESCRIPT = /\b(interface|type)\s+\w+\s*[={<]|\bas const\b/;
 
-const JAVASCRIPT = /\b(const|let|var|function)\s+\w+|=>|(?<![.\w])await\s|\brequire\(|\bexport\s+(default|const|function)\b|\bimport\s.+\sfrom\s|console\.log\(/;
+const JAVASCRIPT =
+  /\b(const|let|var|function)\s+\w+|=>|(?<![.\w])await\s|\brequire\(|\bexport\s+(default|const|function)\b|\bimport\s.+\sfrom\s|console\.log\(/;
 
 /**
  * A cheap guess for code that declares no language; 'text' when nothing fits. Order matters: the

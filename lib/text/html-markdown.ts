@@ -47,13 +47,24 @@ let shared: TurndownService | null = null;
 /** A whole HTML document or fragment as markdown, runs of blank lines collapsed. */
 export function htmlToMarkdown(html: string, options: HtmlMarkdownOptions = {}): string {
   const td = options.baseUrl ? createTurndown(options) : (shared ??= createTurndown());
-  return td.turndown(html).replace(/\n{3,}/g, '\n\n').trim();
+  return td
+    .turndown(html)
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 /** A table as a markdown pipe table (header = first row); rows of nested tables stay inside their cell. */
 export function tableMarkdown(table: Element, td: TurndownService): string {
   const rows = directRows(table).map((tr) =>
-    childElements(tr).filter((c) => c.tagName === 'TD' || c.tagName === 'TH').map((cell) => td.turndown(cell as HTMLElement).replace(/\s*\n+\s*/g, ' ').replace(/\|/g, '\\|').trim()),
+    childElements(tr)
+      .filter((c) => c.tagName === 'TD' || c.tagName === 'TH')
+      .map((cell) =>
+        td
+          .turndown(cell as HTMLElement)
+          .replace(/\s*\n+\s*/g, ' ')
+          .replace(/\|/g, '\\|')
+          .trim(),
+      ),
   );
   if (rows.length === 0) return '';
   const width = Math.max(...rows.map((r) => r.length));
@@ -67,7 +78,10 @@ function preMarkdown(pre: Element): string {
   const first = childElements(pre)[0];
   const inner = first?.tagName === 'CODE' ? first : null;
   const lang =
-    languageFromClass(inner?.getAttribute('class')) ?? languageFromClass(pre.getAttribute('class')) ?? languageFromClass(pre.parentElement?.getAttribute('class')) ?? guessLanguage(code);
+    languageFromClass(inner?.getAttribute('class')) ??
+    languageFromClass(pre.getAttribute('class')) ??
+    languageFromClass(pre.parentElement?.getAttribute('class')) ??
+    guessLanguage(code);
   const fence = code.includes('```') ? '~~~~' : '```';
   return `${fence}${lang === 'text' ? '' : lang}\n${code}\n${fence}`;
 }

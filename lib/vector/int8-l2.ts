@@ -9,8 +9,7 @@ interface Kernel {
 let instance: Kernel | null = null;
 
 function kernel(): Kernel {
-  instance ??= new WebAssembly.Instance(new WebAssembly.Module(fs.readFileSync(new URL('./int8-l2.wasm', import.meta.url))), {})
-    .exports as unknown as Kernel;
+  instance ??= new WebAssembly.Instance(new WebAssembly.Module(fs.readFileSync(new URL('./int8-l2.wasm', import.meta.url))), {}).exports as unknown as Kernel;
   return instance;
 }
 

@@ -116,8 +116,16 @@ export class AuditLog {
   record(e: AuditEvent): void {
     try {
       this.store.append({
-        at: this.now().toISOString(), actor_kind: e.actor.kind, actor_key_id: e.actor.keyId, actor_name: scrubbed(e.actor.name), teamspace_id: e.actor.teamspaceId,
-        action: e.action, target: scrubbed(e.target ?? null), source_ip: e.sourceIp ?? null, outcome: e.outcome, detail: e.detail ? JSON.stringify(redactValue(e.detail)) : null,
+        at: this.now().toISOString(),
+        actor_kind: e.actor.kind,
+        actor_key_id: e.actor.keyId,
+        actor_name: scrubbed(e.actor.name),
+        teamspace_id: e.actor.teamspaceId,
+        action: e.action,
+        target: scrubbed(e.target ?? null),
+        source_ip: e.sourceIp ?? null,
+        outcome: e.outcome,
+        detail: e.detail ? JSON.stringify(redactValue(e.detail)) : null,
       });
     } catch (err) {
       this.onError(err);
@@ -162,9 +170,20 @@ function scrubbed(text: string | null): string | null {
 /** An entry as the API shows it; redacted again, for entries written before the rows were. */
 function view(r: AuditRow): AuditEntryView {
   return {
-    id: r.id, at: r.at, lastAt: r.last_at, count: r.count,
-    actor: { kind: r.actor_kind, ...(r.actor_key_id !== null ? { keyId: r.actor_key_id } : {}), ...(r.actor_name !== null ? { name: redactValue(r.actor_name) as string } : {}) },
-    teamspace: r.teamspace, action: r.action, target: scrubbed(r.target), sourceIp: r.source_ip, outcome: r.outcome,
+    id: r.id,
+    at: r.at,
+    lastAt: r.last_at,
+    count: r.count,
+    actor: {
+      kind: r.actor_kind,
+      ...(r.actor_key_id !== null ? { keyId: r.actor_key_id } : {}),
+      ...(r.actor_name !== null ? { name: redactValue(r.actor_name) as string } : {}),
+    },
+    teamspace: r.teamspace,
+    action: r.action,
+    target: scrubbed(r.target),
+    sourceIp: r.source_ip,
+    outcome: r.outcome,
     detail: r.detail ? (redactValue(JSON.parse(r.detail)) as Record<string, unknown>) : null,
   };
 }

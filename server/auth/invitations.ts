@@ -55,14 +55,28 @@ export class InvitationService {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  create(input: { teamspaceId: number; role: Role; username?: string | null; email?: string | null; invitedBy: string | null; days?: number }): CreatedInvitation {
+  create(input: {
+    teamspaceId: number;
+    role: Role;
+    username?: string | null;
+    email?: string | null;
+    invitedBy: string | null;
+    days?: number;
+  }): CreatedInvitation {
     const username = input.username ? checkUsername(input.username) : null;
     if (username && this.users.exists(username)) throw new ApiError('conflict', `A user named "${username}" already exists.`);
     const token = crypto.randomBytes(24).toString('base64url');
     const now = this.now();
     const expiresAt = new Date(now.getTime() + (input.days ?? INVITATION_DAYS_DEFAULT) * 86_400_000).toISOString();
     const id = this.store.invitations.insert({
-      teamspaceId: input.teamspaceId, role: input.role, username, email: input.email ?? null, tokenHash: hash(token), invitedBy: input.invitedBy, now: now.toISOString(), expiresAt,
+      teamspaceId: input.teamspaceId,
+      role: input.role,
+      username,
+      email: input.email ?? null,
+      tokenHash: hash(token),
+      invitedBy: input.invitedBy,
+      now: now.toISOString(),
+      expiresAt,
     });
     const path = `/#/invite/${token}`;
     const base = this.publicUrl();
@@ -117,8 +131,16 @@ export class InvitationService {
   private view(r: InvitationRow): InvitationView {
     const state: InvitationState = r.used_at ? 'used' : r.revoked_at ? 'revoked' : Date.parse(r.expires_at) <= this.now().getTime() ? 'expired' : 'open';
     return {
-      id: r.id, teamspace: r.teamspace, role: r.role, username: r.username, email: r.email, invitedBy: r.invited_by,
-      createdAt: r.created_at, expiresAt: r.expires_at, state, usedAt: r.used_at,
+      id: r.id,
+      teamspace: r.teamspace,
+      role: r.role,
+      username: r.username,
+      email: r.email,
+      invitedBy: r.invited_by,
+      createdAt: r.created_at,
+      expiresAt: r.expires_at,
+      state,
+      usedAt: r.used_at,
     };
   }
 }

@@ -84,8 +84,17 @@ export class KeyService {
 
   list(): KeyInfo[] {
     return this.store.accounts.keys().map((k) => ({
-      id: k.id, name: k.name, prefix: k.prefix, memberId: k.member_id, memberName: k.member_name, role: k.role, scope: k.scope,
-      teamspaceId: k.teamspace_id, createdAt: k.created_at, lastUsedAt: k.last_used_at, revokedAt: k.revoked_at,
+      id: k.id,
+      name: k.name,
+      prefix: k.prefix,
+      memberId: k.member_id,
+      memberName: k.member_name,
+      role: k.role,
+      scope: k.scope,
+      teamspaceId: k.teamspace_id,
+      createdAt: k.created_at,
+      lastUsedAt: k.last_used_at,
+      revokedAt: k.revoked_at,
     }));
   }
 

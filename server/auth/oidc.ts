@@ -50,7 +50,13 @@ export class OidcSignIn {
       const lib = await import('openid-client');
       const s = this.settings;
       const auth = s.oidcClientSecret ? lib.ClientSecretPost(s.oidcClientSecret) : lib.None();
-      const config = await lib.discovery(new URL(s.oidcIssuer), s.oidcClientId, undefined, auth, s.oidcAllowHttp ? { execute: [lib.allowInsecureRequests] } : undefined);
+      const config = await lib.discovery(
+        new URL(s.oidcIssuer),
+        s.oidcClientId,
+        undefined,
+        auth,
+        s.oidcAllowHttp ? { execute: [lib.allowInsecureRequests] } : undefined,
+      );
       return { lib, config };
     })().catch((err: unknown) => {
       this.discovered = null;
@@ -66,8 +72,12 @@ export class OidcSignIn {
     const redirectUri = this.settings.oidcRedirectUri ?? `${origin}/api/auth/oidc/callback`;
     const pending: PendingSignIn = { state: lib.randomState(), nonce: lib.randomNonce(), verifier: lib.randomPKCECodeVerifier(), redirectUri };
     const url = lib.buildAuthorizationUrl(config, {
-      redirect_uri: redirectUri, scope: this.settings.oidcScopes, state: pending.state, nonce: pending.nonce,
-      code_challenge: await lib.calculatePKCECodeChallenge(pending.verifier), code_challenge_method: 'S256',
+      redirect_uri: redirectUri,
+      scope: this.settings.oidcScopes,
+      state: pending.state,
+      nonce: pending.nonce,
+      code_challenge: await lib.calculatePKCECodeChallenge(pending.verifier),
+      code_challenge_method: 'S256',
     });
     return { location: url.href, pending };
   }
@@ -82,7 +92,12 @@ export class OidcSignIn {
     let claims: Record<string, unknown>;
     let accessToken: string;
     try {
-      const tokens = await lib.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: pending.verifier, expectedState: pending.state, expectedNonce: pending.nonce, idTokenExpected: true });
+      const tokens = await lib.authorizationCodeGrant(config, callbackUrl, {
+        pkceCodeVerifier: pending.verifier,
+        expectedState: pending.state,
+        expectedNonce: pending.nonce,
+        idTokenExpected: true,
+      });
       claims = { ...(tokens.claims() ?? {}) };
       accessToken = tokens.access_token;
     } catch (err) {

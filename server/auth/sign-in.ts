@@ -72,18 +72,38 @@ export class SignInService {
 
   /** An SSO sign-in the mapping gives nothing (or the provider refused): recorded, then refused by the caller. */
   refused(name: string | null, ip: string | null, reason: string): void {
-    this.audit.record({ actor: { kind: 'user', keyId: null, name, teamspaceId: null }, action: 'signIn', target: name, sourceIp: ip, outcome: 'refused', detail: { reason } });
+    this.audit.record({
+      actor: { kind: 'user', keyId: null, name, teamspaceId: null },
+      action: 'signIn',
+      target: name,
+      sourceIp: ip,
+      outcome: 'refused',
+      detail: { reason },
+    });
   }
 
   signOut(sessionId: string, principal: Principal | null, ip: string | null): void {
     this.sessions.end(sessionId);
-    if (principal?.userId) this.audit.record({ actor: { kind: 'user', keyId: null, name: principal.memberName, teamspaceId: principal.teamspaceId }, action: 'signOut', sourceIp: ip, outcome: 'ok' });
+    if (principal?.userId)
+      this.audit.record({
+        actor: { kind: 'user', keyId: null, name: principal.memberName, teamspaceId: principal.teamspaceId },
+        action: 'signOut',
+        sourceIp: ip,
+        outcome: 'ok',
+      });
   }
 
   private start(user: UserMemberRow, ip: string | null, how: string): SignedIn {
     const s = this.sessions.create(user.id);
     this.users.signedIn(user.id);
-    this.audit.record({ actor: { kind: 'user', keyId: null, name: user.username, teamspaceId: user.teamspace_id }, action: 'signIn', target: user.username, sourceIp: ip, outcome: 'ok', detail: { how } });
+    this.audit.record({
+      actor: { kind: 'user', keyId: null, name: user.username, teamspaceId: user.teamspace_id },
+      action: 'signIn',
+      target: user.username,
+      sourceIp: ip,
+      outcome: 'ok',
+      detail: { how },
+    });
     return { sessionId: s.id, csrfToken: s.csrfToken, expiresAt: s.expiresAt, user: this.users.get(user.id) };
   }
 }

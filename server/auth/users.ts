@@ -173,7 +173,8 @@ export class UserService {
     const username = checkUsername(input.username);
     const passwordHash = await hashPassword(input.password);
     return this.store.db.transaction(() => {
-      if (!this.store.users.useSetupToken(hash(token), this.now())) throw new ApiError('forbidden', 'This setup link is invalid, expired or was already used; create users with `stacks users create` on the server.');
+      if (!this.store.users.useSetupToken(hash(token), this.now()))
+        throw new ApiError('forbidden', 'This setup link is invalid, expired or was already used; create users with `stacks users create` on the server.');
       if (this.store.users.byUsername(username)) throw new ApiError('conflict', `A user named "${username}" already exists.`);
       const memberId = this.members.add(defaultTeamspaceId, this.freeMemberName(defaultTeamspaceId, username), 'owner');
       const id = this.store.users.insert({ memberId, username, passwordHash, ssoIssuer: null, ssoSubject: null, now: this.now() });
@@ -182,7 +183,12 @@ export class UserService {
   }
 
   private freeUsername(wanted: string): string {
-    const base = wanted.toLowerCase().replace(/[^a-z0-9._@-]+/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 56) || 'user';
+    const base =
+      wanted
+        .toLowerCase()
+        .replace(/[^a-z0-9._@-]+/g, '-')
+        .replace(/^[^a-z0-9]+/, '')
+        .slice(0, 56) || 'user';
     for (let i = 1; ; i++) {
       const name = i === 1 ? base : `${base}-${i}`;
       if (!this.store.users.byUsername(name)) return name;
@@ -199,7 +205,8 @@ export class UserService {
 
 export function checkUsername(raw: string): string {
   const username = raw.trim().toLowerCase();
-  if (!USERNAME.test(username)) throw new ApiError('validation_error', 'username: 1-64 lower-case letters, digits, . _ @ or -, starting with a letter or digit.');
+  if (!USERNAME.test(username))
+    throw new ApiError('validation_error', 'username: 1-64 lower-case letters, digits, . _ @ or -, starting with a letter or digit.');
   return username;
 }
 
@@ -209,7 +216,14 @@ function usable(u: UserMemberRow): boolean {
 
 function view(u: UserMemberRow): UserView {
   return {
-    id: u.id, username: u.username, memberId: u.member_id, teamspace: u.teamspace, role: u.role, kind: u.sso_subject ? 'sso' : 'local',
-    createdAt: u.created_at, lastSignInAt: u.last_sign_in_at, disabled: u.disabled_at !== null,
+    id: u.id,
+    username: u.username,
+    memberId: u.member_id,
+    teamspace: u.teamspace,
+    role: u.role,
+    kind: u.sso_subject ? 'sso' : 'local',
+    createdAt: u.created_at,
+    lastSignInAt: u.last_sign_in_at,
+    disabled: u.disabled_at !== null,
   };
 }

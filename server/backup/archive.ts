@@ -24,7 +24,14 @@ export const manifestSchema = z.object({
   /** Jobs that were queued or running when the snapshot was taken: they run again after a restore. */
   activeJobs: z.number().int().nonnegative(),
   counts: z.record(z.string(), z.number()),
-  libraries: z.array(z.object({ id: z.string(), title: z.string(), visibility: z.string(), versions: z.array(z.object({ tag: z.string(), snippets: z.number(), tokens: z.number() })) })),
+  libraries: z.array(
+    z.object({
+      id: z.string(),
+      title: z.string(),
+      visibility: z.string(),
+      versions: z.array(z.object({ tag: z.string(), snippets: z.number(), tokens: z.number() })),
+    }),
+  ),
   files: z.array(z.object({ path: z.string(), bytes: z.number().int().nonnegative(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })),
 });
 export type Manifest = z.infer<typeof manifestSchema>;
@@ -80,7 +87,12 @@ export async function writeArchive(dir: string, manifest: Manifest, out: string)
 export async function unpackArchive(archive: string, into: string): Promise<Manifest> {
   fs.mkdirSync(into, { recursive: true });
   try {
-    await tar.extract({ file: archive, cwd: into, strict: true, filter: (_p, entry) => 'type' in entry && (entry.type === 'File' || entry.type === 'Directory') });
+    await tar.extract({
+      file: archive,
+      cwd: into,
+      strict: true,
+      filter: (_p, entry) => 'type' in entry && (entry.type === 'File' || entry.type === 'Directory'),
+    });
   } catch (err) {
     throw new ApiError('validation_error', `${archive} is not a readable backup archive (${(err as Error).message}).`);
   }
@@ -88,13 +100,17 @@ export async function unpackArchive(archive: string, into: string): Promise<Mani
   try {
     manifest = manifestSchema.parse(JSON.parse(fs.readFileSync(path.join(into, MANIFEST), 'utf8')));
   } catch (err) {
-    throw new ApiError('validation_error', `${archive} has no valid ${MANIFEST} (${(err as Error).message.split('\n')[0]}); it is not a Stacks backup of this format.`);
+    throw new ApiError(
+      'validation_error',
+      `${archive} has no valid ${MANIFEST} (${(err as Error).message.split('\n')[0]}); it is not a Stacks backup of this format.`,
+    );
   }
   const listed = new Set(manifest.files.map((f) => f.path));
   for (const f of manifest.files) {
     const file = path.join(into, f.path);
     if (!fs.existsSync(file)) throw new ApiError('validation_error', `${archive} is damaged: ${f.path} is missing.`);
-    if (fs.statSync(file).size !== f.bytes || (await sha256File(file)) !== f.sha256) throw new ApiError('validation_error', `${archive} is damaged: the checksum of ${f.path} does not match its manifest.`);
+    if (fs.statSync(file).size !== f.bytes || (await sha256File(file)) !== f.sha256)
+      throw new ApiError('validation_error', `${archive} is damaged: the checksum of ${f.path} does not match its manifest.`);
   }
   const extra = filesUnder(into).filter((p) => p !== MANIFEST && !listed.has(p));
   if (extra.length) throw new ApiError('validation_error', `${archive} holds files its manifest does not list (${extra.slice(0, 3).join(', ')}).`);

@@ -34,7 +34,11 @@ export async function inspectArchive(archive: string, dataDir: string): Promise<
  */
 export async function restoreArchive(archive: string, dataDir: string, now = new Date()): Promise<RestoreResult> {
   const pid = runningServer(dataDir);
-  if (pid !== null) throw new ApiError('conflict', `A Stacks server (pid ${pid}) is serving ${dataDir}: stop it before restoring (or remove a stale ${path.join(dataDir, 'stacks.pid')}).`);
+  if (pid !== null)
+    throw new ApiError(
+      'conflict',
+      `A Stacks server (pid ${pid}) is serving ${dataDir}: stop it before restoring (or remove a stale ${path.join(dataDir, 'stacks.pid')}).`,
+    );
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   const work = path.join(ensureDir(dataDir), `.restore-${stamp}`);
   try {
@@ -50,8 +54,12 @@ export async function restoreArchive(archive: string, dataDir: string, now = new
       throw err;
     }
     return {
-      archive, createdAt: manifest.createdAt, schemaVersion: manifest.schemaVersion, movedAside,
-      libraries: manifest.libraries.length, snippets: manifest.libraries.reduce((n, l) => n + l.versions.reduce((m, v) => m + v.snippets, 0), 0),
+      archive,
+      createdAt: manifest.createdAt,
+      schemaVersion: manifest.schemaVersion,
+      movedAside,
+      libraries: manifest.libraries.length,
+      snippets: manifest.libraries.reduce((n, l) => n + l.versions.reduce((m, v) => m + v.snippets, 0), 0),
     };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
@@ -63,7 +71,10 @@ async function verified(archive: string, work: string): Promise<Manifest> {
   const manifest = await unpackArchive(archive, work);
   const schema = Math.max(manifest.schemaVersion, schemaVersionOfFile(path.join(work, MAIN_DB)));
   if (schema > SCHEMA_VERSION) {
-    throw new ApiError('validation_error', `${path.basename(archive)} was taken by a newer Stacks (${manifest.stacksVersion}, database schema ${schema}; this one knows up to ${SCHEMA_VERSION}): upgrade Stacks, then restore.`);
+    throw new ApiError(
+      'validation_error',
+      `${path.basename(archive)} was taken by a newer Stacks (${manifest.stacksVersion}, database schema ${schema}; this one knows up to ${SCHEMA_VERSION}): upgrade Stacks, then restore.`,
+    );
   }
   return manifest;
 }

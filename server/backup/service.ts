@@ -68,15 +68,30 @@ export class BackupService {
       const summary = summarizeDatabase(path.join(work, MAIN_DB));
       const paths = [MAIN_DB, USAGE_DB, ...filesUnder(files).map((p) => `files/${p}`)];
       const manifest: Manifest = {
-        format: FORMAT, createdAt: now.toISOString(), stacksVersion: VERSION, schemaVersion: summary.schemaVersion, trigger,
-        activeJobs: summary.counts.activeJobs, counts: summary.counts, libraries: summary.libraries, files: await fileEntries(work, paths),
+        format: FORMAT,
+        createdAt: now.toISOString(),
+        stacksVersion: VERSION,
+        schemaVersion: summary.schemaVersion,
+        trigger,
+        activeJobs: summary.counts.activeJobs,
+        counts: summary.counts,
+        libraries: summary.libraries,
+        files: await fileEntries(work, paths),
       };
       const name = `stacks-backup-${now.toISOString().replace(/[:.]/g, '-')}${trigger === 'schedule' ? '-scheduled' : ''}.tar.gz`;
       const file = path.join(outDir, name);
       const bytes = await writeArchive(work, manifest, file);
       this.d.log.info({ file, bytes, trigger, libraries: summary.counts.libraries }, 'backup written');
       if (trigger === 'schedule') this.prune(outDir);
-      return { file, bytes, createdAt: manifest.createdAt, schemaVersion: SCHEMA_VERSION, libraries: summary.counts.libraries, snippets: summary.counts.snippets, activeJobs: summary.counts.activeJobs };
+      return {
+        file,
+        bytes,
+        createdAt: manifest.createdAt,
+        schemaVersion: SCHEMA_VERSION,
+        libraries: summary.counts.libraries,
+        snippets: summary.counts.snippets,
+        activeJobs: summary.counts.activeJobs,
+      };
     } finally {
       if (work) fs.rmSync(work, { recursive: true, force: true });
       this.running = false;
@@ -105,7 +120,11 @@ export class BackupService {
 
   /** Keeps the newest `keep` scheduled archives of a folder. */
   private prune(dir: string): void {
-    const scheduled = fs.readdirSync(dir).filter((n) => ARCHIVE.test(n) && n.endsWith('-scheduled.tar.gz')).sort().reverse();
+    const scheduled = fs
+      .readdirSync(dir)
+      .filter((n) => ARCHIVE.test(n) && n.endsWith('-scheduled.tar.gz'))
+      .sort()
+      .reverse();
     for (const old of scheduled.slice(this.d.keep)) {
       fs.rmSync(path.join(dir, old), { force: true });
       this.d.log.info({ file: old }, 'scheduled backup past the retention deleted');

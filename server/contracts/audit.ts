@@ -13,7 +13,13 @@ export const auditListInput = z.object({
   since: instant.optional().describe('entries at or after this time'),
   until: instant.optional().describe('entries before this time'),
   actor: z.string().trim().min(1).max(200).optional().describe('a member or user name, key:<id>, operator or anonymous'),
-  action: z.string().trim().min(1).max(60).optional().describe('an operation id such as keyCreate or importLibraries, or authRefused, libraryDelete, licenseInstall, teamspaceCreate'),
+  action: z
+    .string()
+    .trim()
+    .min(1)
+    .max(60)
+    .optional()
+    .describe('an operation id such as keyCreate or importLibraries, or authRefused, libraryDelete, licenseInstall, teamspaceCreate'),
   before: z.coerce.number().int().positive().optional().describe('the `next` of the previous page'),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
@@ -37,6 +43,12 @@ export const auditListOperation = defineOperation({
   summary: "Audit entries of the caller's teamspace, newest first (the default teamspace also sees instance-level ones)",
   input: auditListInput,
   access: { caller: 'key', roles: ADMINS },
-  http: { method: 'get', path: '/api/audit', from: 'query', status: 200, response: z.object({ entries: z.array(auditEntry), next: z.number().int().nullable() }) },
+  http: {
+    method: 'get',
+    path: '/api/audit',
+    from: 'query',
+    status: 200,
+    response: z.object({ entries: z.array(auditEntry), next: z.number().int().nullable() }),
+  },
   errors: ['invalid_api_key', 'forbidden'],
 });

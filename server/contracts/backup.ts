@@ -15,7 +15,8 @@ const backupResult = z.object({
 
 export const backupCreateOperation = defineOperation({
   id: 'backupCreate',
-  summary: 'Write a backup archive (.tar.gz: both databases, the staged uploads, the license and sources.yaml, a manifest with checksums) into the backup folder',
+  summary:
+    'Write a backup archive (.tar.gz: both databases, the staged uploads, the license and sources.yaml, a manifest with checksums) into the backup folder',
   input: z.object({}),
   access: { caller: 'key', roles: ADMINS },
   http: { method: 'post', path: '/api/backup', from: 'body', status: 200, response: backupResult },
@@ -28,8 +29,14 @@ export const backupsListOperation = defineOperation({
   input: z.object({}),
   access: { caller: 'key', roles: ADMINS },
   http: {
-    method: 'get', path: '/api/backups', from: 'query', status: 200,
-    response: z.object({ directory: z.string(), backups: z.array(z.object({ name: z.string(), bytes: z.number().int(), modifiedAt: z.string(), scheduled: z.boolean() })) }),
+    method: 'get',
+    path: '/api/backups',
+    from: 'query',
+    status: 200,
+    response: z.object({
+      directory: z.string(),
+      backups: z.array(z.object({ name: z.string(), bytes: z.number().int(), modifiedAt: z.string(), scheduled: z.boolean() })),
+    }),
   },
   errors: ['invalid_api_key', 'forbidden'],
 });
@@ -48,7 +55,11 @@ export const backupDownloadOperation = defineOperation({
 
 /** `stacks backup [--out DIR]`: in one step (no request waits), into any folder of the box. */
 export const backupWriteOperation = defineLocalOperation({
-  id: 'backupCreate', summary: 'Write a backup archive, into `out` or the backup folder', input: z.object({ out: z.string().min(1).max(4096).optional() }).strict(), access: { caller: 'local' }, audit: true,
+  id: 'backupCreate',
+  summary: 'Write a backup archive, into `out` or the backup folder',
+  input: z.object({ out: z.string().min(1).max(4096).optional() }).strict(),
+  access: { caller: 'local' },
+  audit: true,
 });
 
 /**

@@ -18,7 +18,8 @@ export const reconcileReport = z.object({
 
 export const reconcileOperation = defineOperation({
   id: 'sourcesReconcile',
-  summary: 'Reconcile <data dir>/sources.yaml now: create, update and prune the declared websites, llms.txt files and OpenAPI documents (an invalid file is refused whole, with line numbers)',
+  summary:
+    'Reconcile <data dir>/sources.yaml now: create, update and prune the declared websites, llms.txt files and OpenAPI documents (an invalid file is refused whole, with line numbers)',
   input: z.object({}),
   access: { caller: 'key', roles: ADMINS },
   http: { method: 'post', path: '/api/sources/reconcile', from: 'body', status: 200, response: reconcileReport },

@@ -5,7 +5,10 @@ import { defineOperation } from './operation.ts';
 
 export const exportInput = z.object({
   library: z
-    .preprocess((v) => (v === undefined ? [] : typeof v === 'string' ? [v] : v), z.array(z.string().trim().min(1).max(500)).min(1, 'name at least one library').max(100))
+    .preprocess(
+      (v) => (v === undefined ? [] : typeof v === 'string' ? [v] : v),
+      z.array(z.string().trim().min(1).max(500)).min(1, 'name at least one library').max(100),
+    )
     .describe('library IDs (repeat the parameter): /owner/repo exports every served version, /owner/repo/<version> one'),
 });
 
@@ -14,7 +17,13 @@ export const exportOperation = defineOperation({
   summary: 'Export libraries as an import bundle ({"libraries": [...]}, one entry per served version), for POST /api/import-libraries on another instance',
   input: exportInput,
   access: { caller: 'key' },
-  http: { method: 'get', path: '/api/export', from: 'query', status: 200, response: z.object({ libraries: z.array(z.record(z.string(), z.unknown())) }).describe('the import bundle, see docs/import.md') },
+  http: {
+    method: 'get',
+    path: '/api/export',
+    from: 'query',
+    status: 200,
+    response: z.object({ libraries: z.array(z.record(z.string(), z.unknown())) }).describe('the import bundle, see docs/import.md'),
+  },
   errors: ['invalid_api_key', 'forbidden', 'invalid_library_id', 'library_not_found'],
   audit: true,
 });

@@ -10,12 +10,22 @@ const paths = (what: string) => z.array(z.string().trim().min(1).max(300)).max(1
 
 export const parseRepoInput = z.object({
   repoUrl: z.string().trim().min(1).max(2048).describe('https://, http://, ssh:// or git:// repository URL, or git@host:owner/repo.git'),
-  branch: z.string().trim().min(1).max(200).regex(/^(?!-)[^\s~^:?*[\\]+$/, 'a branch or tag name').optional().describe('branch or tag; default: the default branch'),
+  branch: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .regex(/^(?!-)[^\s~^:?*[\\]+$/, 'a branch or tag name')
+    .optional()
+    .describe('branch or tag; default: the default branch'),
   folders: paths('only these folders (a sparse checkout; files at the root are read too)'),
   excludeFolders: paths('folders to leave out (globs), besides the default exclusions'),
   excludeFiles: paths('files to leave out (globs on the path, or on the name when the glob has no /)'),
   force: flag.optional().describe('index again (every file) when the repository is already indexed'),
-  visibility: z.enum(LIBRARY_VISIBILITIES).optional().describe("who may read the new library: teamspace (always for a member) or instance (default for owners and admins)"),
+  visibility: z
+    .enum(LIBRARY_VISIBILITIES)
+    .optional()
+    .describe('who may read the new library: teamspace (always for a member) or instance (default for owners and admins)'),
 });
 
 export const parseRepoOperation = defineOperation({
@@ -24,7 +34,17 @@ export const parseRepoOperation = defineOperation({
   input: parseRepoInput,
   access: { caller: 'key', license: true },
   http: { method: 'post', path: '/api/parse', from: 'body', status: 200, response: queued },
-  errors: ['invalid_api_key', 'forbidden', 'license_required', 'license_expired', 'license_invalid', 'source_disabled', 'conflict', 'fetch_failed', 'payload_too_large'],
+  errors: [
+    'invalid_api_key',
+    'forbidden',
+    'license_required',
+    'license_expired',
+    'license_invalid',
+    'source_disabled',
+    'conflict',
+    'fetch_failed',
+    'payload_too_large',
+  ],
 });
 
 export const projectRefreshOperation = defineOperation({
@@ -43,11 +63,20 @@ const host = z.string().trim().min(1).max(300).describe('git.example.com, or git
  * it says `instance`, which only the default teamspace's owners and admins may (it administers the
  * instance); the CLI acts for the instance.
  */
-const scope = z.enum(['teamspace', 'instance']).optional().describe("teamspace: the caller's teamspace's (default for a key); instance: the instance's, used for the default teamspace's repositories (owners and admins of the default teamspace; the CLI's default)");
+const scope = z
+  .enum(['teamspace', 'instance'])
+  .optional()
+  .describe(
+    "teamspace: the caller's teamspace's (default for a key); instance: the instance's, used for the default teamspace's repositories (owners and admins of the default teamspace; the CLI's default)",
+  );
 
 export const gitHostView = z.object({
-  host: z.string(), kind: z.enum(['token', 'basic', 'ssh']), username: z.string().nullable(),
-  scope: z.enum(['teamspace', 'instance']).describe("the caller's teamspace's, or the instance's"), createdAt: z.string(), updatedAt: z.string(),
+  host: z.string(),
+  kind: z.enum(['token', 'basic', 'ssh']),
+  username: z.string().nullable(),
+  scope: z.enum(['teamspace', 'instance']).describe("the caller's teamspace's, or the instance's"),
+  createdAt: z.string(),
+  updatedAt: z.string(),
 });
 
 export const gitHostsListOperation = defineOperation({
@@ -62,9 +91,15 @@ export const gitHostsListOperation = defineOperation({
 export const gitHostAddInput = z
   .object({
     host,
-    kind: z.enum(['token', 'basic', 'ssh']).describe('token: an access token (sent as the basic-auth password); basic: username and password; ssh: a private key'),
+    kind: z
+      .enum(['token', 'basic', 'ssh'])
+      .describe('token: an access token (sent as the basic-auth password); basic: username and password; ssh: a private key'),
     username: z.string().trim().min(1).max(200).optional().describe('basic: required; token: default oauth2; ssh: default git'),
-    secret: z.string().min(1).max(64 * 1024).describe('the token, password or private key; stored encrypted, never shown again'),
+    secret: z
+      .string()
+      .min(1)
+      .max(64 * 1024)
+      .describe('the token, password or private key; stored encrypted, never shown again'),
     scope,
   })
   .strict();

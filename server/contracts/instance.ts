@@ -31,11 +31,14 @@ export const CHECKLIST_ITEMS = ['license', 'library', 'key', 'invite'] as const;
 
 export const gettingStartedOperation = defineOperation({
   id: 'gettingStarted',
-  summary: 'The first-run checklist of the caller\'s teamspace, computed from what exists: license, a library, a key, a teammate',
+  summary: "The first-run checklist of the caller's teamspace, computed from what exists: license, a library, a key, a teammate",
   input: z.object({}),
   access: { caller: 'key', roles: ADMINS },
   http: {
-    method: 'get', path: '/api/getting-started', from: 'query', status: 200,
+    method: 'get',
+    path: '/api/getting-started',
+    from: 'query',
+    status: 200,
     response: z.object({
       done: z.boolean().describe('every item is done'),
       items: z.array(z.object({ id: z.enum(CHECKLIST_ITEMS), done: z.boolean(), detail: z.string() })),

@@ -67,7 +67,13 @@ export const invitationPreviewOperation = defineOperation({
   summary: 'What an invitation link offers (teamspace, role, fixed user name), or why it no longer works',
   input: z.object({ token }),
   access: { caller: 'open' },
-  http: { method: 'post', path: '/api/invitations/preview', from: 'body', status: 200, response: z.object({ teamspace: z.string(), role: z.enum(ROLES), username: z.string().nullable(), expiresAt: z.string(), sso: z.boolean() }) },
+  http: {
+    method: 'post',
+    path: '/api/invitations/preview',
+    from: 'body',
+    status: 200,
+    response: z.object({ teamspace: z.string(), role: z.enum(ROLES), username: z.string().nullable(), expiresAt: z.string(), sso: z.boolean() }),
+  },
   errors: ['forbidden'],
 });
 
@@ -76,7 +82,13 @@ export const invitationAcceptOperation = defineOperation({
   summary: 'Accept an invitation: create the account with a password (and a user name when the invitation has none) and sign in',
   input: z.object({ token, username: z.string().trim().min(1).max(64).optional(), password: z.string().min(10, 'at least 10 characters').max(200) }),
   access: { caller: 'open' },
-  http: { method: 'post', path: '/api/invitations/accept', from: 'body', status: 200, response: z.object({ user: z.object({}).passthrough(), csrfToken: z.string(), expiresAt: z.string() }) },
+  http: {
+    method: 'post',
+    path: '/api/invitations/accept',
+    from: 'body',
+    status: 200,
+    response: z.object({ user: z.object({}).passthrough(), csrfToken: z.string(), expiresAt: z.string() }),
+  },
   errors: ['forbidden', 'conflict', 'member_limit_reached'],
   // Who took an invitation (and who tried a spent one) belongs in the audit log, although no key calls it.
   audit: true,

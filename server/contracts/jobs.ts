@@ -13,7 +13,6 @@ export const jobsListInput = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
-
 export const jobsListOperation = defineOperation({
   id: 'jobsList',
   summary: 'Jobs, newest first',

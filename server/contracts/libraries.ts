@@ -20,7 +20,7 @@ export const libraryView = z.object({
   stars: z.number().int().nullable(),
   trustScore: z.number().nullable(),
   verified: z.boolean(),
-  license: z.string().nullable().describe('SPDX identifier; detected from a Git repository\'s LICENSE file unless an admin set it'),
+  license: z.string().nullable().describe("SPDX identifier; detected from a Git repository's LICENSE file unless an admin set it"),
   repoUrl: z.string().optional().describe('the repository of a library added from Git'),
   versions: z.array(z.object({ tag: z.string(), state: z.string(), snippets: z.number().int(), tokens: z.number().int(), updatedAt: z.string() })),
   createdAt: z.string(),
@@ -39,21 +39,44 @@ export const libraryGetOperation = defineOperation({
 export const libraryUpdateInput = z
   .object({
     libraryId,
-    visibility: z.enum(LIBRARY_VISIBILITIES).optional().describe('teamspace: its teamspace and the granted ones; instance: every key, and anonymous callers when anonymous search is on'),
+    visibility: z
+      .enum(LIBRARY_VISIBILITIES)
+      .optional()
+      .describe('teamspace: its teamspace and the granted ones; instance: every key, and anonymous callers when anonymous search is on'),
     grants: z.array(teamspaceName).max(100).optional().describe('teamspaces (by name) that may read a teamspace library besides its owner; replaces the list'),
     title: z.string().trim().min(1).max(200).optional(),
     description: z.string().trim().max(2000).optional(),
-    schedule: z.string().trim().min(1).max(100).nullable().optional().describe('a crawled website\'s re-crawl schedule (cron); null removes it'),
-    stars: z.coerce.number().int().min(0).max(100_000_000).nullable().optional().describe('trust metadata: a star count (stars mean nothing offline; admins set it); null clears it'),
+    schedule: z.string().trim().min(1).max(100).nullable().optional().describe("a crawled website's re-crawl schedule (cron); null removes it"),
+    stars: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(100_000_000)
+      .nullable()
+      .optional()
+      .describe('trust metadata: a star count (stars mean nothing offline; admins set it); null clears it'),
     trustScore: z.coerce.number().min(0).max(10).nullable().optional().describe('trust metadata: 0-10; null clears it'),
-    verified: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).optional().describe('trust metadata: reviewed by an admin'),
-    license: z.string().trim().min(1).max(100).regex(/^[A-Za-z0-9.+() -]+$/, 'an SPDX identifier or expression').nullable().optional().describe('trust metadata: SPDX identifier (e.g. MIT); null clears it (a Git repository\'s is then detected again)'),
+    verified: z
+      .union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')])
+      .optional()
+      .describe('trust metadata: reviewed by an admin'),
+    license: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .regex(/^[A-Za-z0-9.+() -]+$/, 'an SPDX identifier or expression')
+      .nullable()
+      .optional()
+      .describe("trust metadata: SPDX identifier (e.g. MIT); null clears it (a Git repository's is then detected again)"),
   })
-  .refine((v) => Object.keys(v).some((k) => k !== 'libraryId' && v[k as keyof typeof v] !== undefined), { message: 'Give at least one of visibility, grants, title, description, schedule, stars, trustScore, verified, license.' });
+  .refine((v) => Object.keys(v).some((k) => k !== 'libraryId' && v[k as keyof typeof v] !== undefined), {
+    message: 'Give at least one of visibility, grants, title, description, schedule, stars, trustScore, verified, license.',
+  });
 
 export const libraryUpdateOperation = defineOperation({
   id: 'libraryUpdate',
-  summary: 'Change who may read a library, its title and description, a website\'s re-crawl schedule, its trust metadata (owner or admin of its teamspace)',
+  summary: "Change who may read a library, its title and description, a website's re-crawl schedule, its trust metadata (owner or admin of its teamspace)",
   input: libraryUpdateInput,
   access: { caller: 'key', roles: ADMINS },
   http: { method: 'patch', path: '/api/libraries/{libraryId}', from: 'path+body', status: 200, response: libraryView },
@@ -71,10 +94,26 @@ export const librarySnippetsOperation = defineOperation({
   }),
   access: { caller: 'search' },
   http: {
-    method: 'get', path: '/api/libraries/{libraryId}/snippets', from: 'query', status: 200,
+    method: 'get',
+    path: '/api/libraries/{libraryId}/snippets',
+    from: 'query',
+    status: 200,
     response: z.object({
-      libraryId: z.string(), tag: z.string(), total: z.number().int(), next: z.number().int().nullable(),
-      snippets: z.array(z.object({ id: z.number().int(), kind: z.enum(['code', 'info']), title: z.string(), source: z.string(), tokens: z.number().int(), text: z.string(), code: z.array(z.object({ language: z.string(), code: z.string() })) })),
+      libraryId: z.string(),
+      tag: z.string(),
+      total: z.number().int(),
+      next: z.number().int().nullable(),
+      snippets: z.array(
+        z.object({
+          id: z.number().int(),
+          kind: z.enum(['code', 'info']),
+          title: z.string(),
+          source: z.string(),
+          tokens: z.number().int(),
+          text: z.string(),
+          code: z.array(z.object({ language: z.string(), code: z.string() })),
+        }),
+      ),
     }),
   },
   errors: ['invalid_api_key', 'library_not_found'],
@@ -94,20 +133,38 @@ export const libraryRefreshOperation = defineOperation({
   summary: 'Index a library again from its source: re-crawl a website, refresh a Git repository',
   input: z.object({ libraryId }),
   access: { caller: 'key', roles: ADMINS, license: true },
-  http: { method: 'post', path: '/api/libraries/{libraryId}/refresh', from: 'path', status: 202, response: z.object({ libraryId: z.string(), jobId: z.number().int(), message: z.string() }) },
+  http: {
+    method: 'post',
+    path: '/api/libraries/{libraryId}/refresh',
+    from: 'path',
+    status: 202,
+    response: z.object({ libraryId: z.string(), jobId: z.number().int(), message: z.string() }),
+  },
   errors: ['invalid_api_key', 'forbidden', 'library_not_found', 'conflict', 'license_required'],
 });
 
 // ---- The operator on the box (`stacks libraries list|show`, `stacks crawl-schedule`): no HTTP binding. ----
 
 export const librariesListOperation = defineLocalOperation({
-  id: 'librariesList', summary: 'Every library of the instance, served or not, as GET /api/libraries/{libraryId} shows each', input: z.object({}), access: { caller: 'local' }, audit: false,
+  id: 'librariesList',
+  summary: 'Every library of the instance, served or not, as GET /api/libraries/{libraryId} shows each',
+  input: z.object({}),
+  access: { caller: 'local' },
+  audit: false,
 });
 
 export const libraryRecordOperation = defineLocalOperation({
-  id: 'libraryRecord', summary: 'One library as stored, with every version (building, served and replaced)', input: z.object({ libraryId }), access: { caller: 'local' }, audit: false,
+  id: 'libraryRecord',
+  summary: 'One library as stored, with every version (building, served and replaced)',
+  input: z.object({ libraryId }),
+  access: { caller: 'local' },
+  audit: false,
 });
 
 export const crawlSitesOperation = defineLocalOperation({
-  id: 'crawlSites', summary: 'Crawled websites with their start address and re-crawl schedule', input: z.object({ libraryId: libraryId.optional() }), access: { caller: 'local' }, audit: false,
+  id: 'crawlSites',
+  summary: 'Crawled websites with their start address and re-crawl schedule',
+  input: z.object({ libraryId: libraryId.optional() }),
+  access: { caller: 'local' },
+  audit: false,
 });

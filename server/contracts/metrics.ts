@@ -8,7 +8,8 @@ import { defineOperation } from './operation.ts';
  */
 export const metricsOperation = defineOperation({
   id: 'metrics',
-  summary: "Prometheus text exposition (the instance's owner, or the STACKS_METRICS_TOKEN bearer token): requests and latency per route, queue depth, job durations, database size, snippets, caches, workers, process, event-loop lag",
+  summary:
+    "Prometheus text exposition (the instance's owner, or the STACKS_METRICS_TOKEN bearer token): requests and latency per route, queue depth, job durations, database size, snippets, caches, workers, process, event-loop lag",
   input: z.object({}),
   access: { caller: 'key', roles: ['owner'] },
   http: { method: 'get', path: '/metrics', from: 'query', status: 200, response: z.string().describe('text/plain; version=0.0.4'), text: true },

@@ -43,7 +43,14 @@ function parameters(op: Operation, components: Record<string, JsonSchema>): { pa
   if (op.http.from === 'query' || op.http.from === 'path+query') {
     for (const [name, p] of rest) {
       const { description, ...s } = p;
-      params.push({ name, in: 'query', required: required.has(name), ...(description ? { description } : {}), schema: s, ...(s.type === 'array' ? { style: 'form', explode: true } : {}) });
+      params.push({
+        name,
+        in: 'query',
+        required: required.has(name),
+        ...(description ? { description } : {}),
+        schema: s,
+        ...(s.type === 'array' ? { style: 'form', explode: true } : {}),
+      });
     }
     return { params, body: null };
   }
@@ -128,7 +135,9 @@ export function openApiDocument(serverVersion: string, operations: readonly Oper
     paths,
     components: {
       schemas: components,
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: Authorization: Bearer stk_... (X-API-Key and STACKS_API_KEY are accepted too)' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'An API key: Authorization: Bearer stk_... (X-API-Key and STACKS_API_KEY are accepted too)' },
+      },
     },
   };
 }

@@ -13,9 +13,7 @@ const libraryRef = z.string().trim().min(1).max(500);
 
 export const policySchema = z
   .object({
-    sourceTypes: z
-      .object(Object.fromEntries(POLICY_SOURCE_TYPES.map((t) => [t, enabled])) as Record<PolicySourceType, typeof enabled>)
-      .strict(),
+    sourceTypes: z.object(Object.fromEntries(POLICY_SOURCE_TYPES.map((t) => [t, enabled])) as Record<PolicySourceType, typeof enabled>).strict(),
     libraryFilters: z
       .object({
         mode: z.enum(['quality', 'select']),

@@ -5,7 +5,9 @@ import { z } from 'zod';
  * TypeScript types of server/search/answer-types.ts; test/openapi.test.ts checks real answers against these).
  */
 
-export const errorBody = z.object({ error: z.string().describe('machine-readable code'), message: z.string().describe('human-readable text') }).meta({ id: 'Error' });
+export const errorBody = z
+  .object({ error: z.string().describe('machine-readable code'), message: z.string().describe('human-readable text') })
+  .meta({ id: 'Error' });
 
 const codeExample = z.object({ language: z.string(), code: z.string() });
 
@@ -42,7 +44,10 @@ export const searchResponse = z
     codeSnippets: z.array(codeSnippet.extend({ libraryId: z.string() })),
     infoSnippets: z.array(infoSnippet.extend({ libraryId: z.string() })),
     rules: z
-      .object({ global: z.array(z.string()), libraries: z.array(z.object({ libraryId: z.string(), libraryOwn: z.array(z.string()), libraryTeam: z.array(z.string()) })) })
+      .object({
+        global: z.array(z.string()),
+        libraries: z.array(z.object({ libraryId: z.string(), libraryOwn: z.array(z.string()), libraryTeam: z.array(z.string()) })),
+      })
       .optional(),
     version: z
       .object({
@@ -93,7 +98,11 @@ export const job = z
     position: z.number().int().nullable(),
     progress: z.record(z.string(), z.unknown()),
     error: z.string().nullable(),
-    retryable: z.boolean().describe('whether POST /api/jobs/{id}/retry may help: a failed or cancelled crawl, Git job or version fetch whose failure was not bad input, a missing tag or an unsupported source'),
+    retryable: z
+      .boolean()
+      .describe(
+        'whether POST /api/jobs/{id}/retry may help: a failed or cancelled crawl, Git job or version fetch whose failure was not bad input, a missing tag or an unsupported source',
+      ),
     attempts: z.number().int(),
     createdAt: z.string(),
     startedAt: z.string().nullable(),

@@ -59,7 +59,15 @@ export const searchOperation = defineOperation({
   input: searchInput,
   access: { caller: 'search' },
   http: { method: 'get', path: '/api/v3/search', from: 'query', status: 200, response: searchResponse, text: true },
-  errors: ['invalid_api_key', 'library_not_found', 'no_libraries_found', 'no_documentation_found', 'rate_limit_exceeded', 'spending_limit_exceeded', 'search_failed'],
+  errors: [
+    'invalid_api_key',
+    'library_not_found',
+    'no_libraries_found',
+    'no_documentation_found',
+    'rate_limit_exceeded',
+    'spending_limit_exceeded',
+    'search_failed',
+  ],
 });
 
 export const libsSearchInput = z.object({

@@ -23,7 +23,13 @@ export const parseWebsiteInput = z.object({
   maxPages: z.coerce.number().int().min(1).max(MAX_CRAWL_PAGES).optional(),
   name: z.string().trim().min(1).max(200).optional().describe('display name of the library (its title)'),
   description: z.string().trim().max(2000).optional().describe('short description shown in the library list'),
-  maxDepth: z.coerce.number().int().min(0).max(100).optional().describe('link hops from the start URL (0 = the start page only); without it, sitemap.xml also seeds the crawl'),
+  maxDepth: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(100)
+    .optional()
+    .describe('link hops from the start URL (0 = the start page only); without it, sitemap.xml also seeds the crawl'),
   excludePatterns: z.array(z.string().trim().min(1).max(500)).max(100).optional().describe('URL path patterns to skip: globs, or /regex/'),
   force: flag.optional().describe('crawl again even when the site is already indexed'),
   respectRobots: flag.optional().describe("obey robots.txt (default: the server's STACKS_CRAWL_RESPECT_ROBOTS)"),
@@ -83,7 +89,11 @@ export const openApiUploadOperation = defineOperation({
   input: openApiUploadInput,
   access: { caller: 'key', roles: ADMINS, license: true, source: 'uploaded_files' },
   http: {
-    method: 'post', path: '/api/v2/add/openapi-upload', from: 'multipart', status: 200, response: submission,
+    method: 'post',
+    path: '/api/v2/add/openapi-upload',
+    from: 'multipart',
+    status: 200,
+    response: submission,
     files: [{ name: 'openapiFile', description: `OpenAPI specification, JSON or YAML, at most ${LIMITS.openApiUploadBytes / 1024 / 1024} MB`, maxCount: 1 }],
   },
   errors: ['invalid_api_key', 'forbidden', 'license_required', 'source_disabled', 'payload_too_large', 'unsupported_media_type', 'conflict'],
@@ -93,7 +103,7 @@ export const fileUploadInput = z.object({
   collectionName: z.string().trim().max(200).optional(),
   projectTitle: z.string().trim().max(200).optional(),
   description: z.string().trim().max(2000).optional(),
-  relativePaths: z.string().max(1_000_000).optional().describe('JSON array of the files\' paths, in upload order'),
+  relativePaths: z.string().max(1_000_000).optional().describe("JSON array of the files' paths, in upload order"),
   force: flag.optional(),
   visibility,
 });
@@ -103,8 +113,18 @@ export const fileUploadOperation = defineOperation({
   input: fileUploadInput,
   access: { caller: 'key', license: true, source: 'uploaded_files' },
   http: {
-    method: 'post', path: '/api/v2/add/file-upload', from: 'multipart', status: 200, response: submission,
-    files: [{ name: 'documentFiles', description: `up to ${LIMITS.files} files, ${LIMITS.fileBytes / 1024 / 1024} MB each, ${LIMITS.totalBytes / 1024 / 1024} MB in total`, maxCount: LIMITS.files }],
+    method: 'post',
+    path: '/api/v2/add/file-upload',
+    from: 'multipart',
+    status: 200,
+    response: submission,
+    files: [
+      {
+        name: 'documentFiles',
+        description: `up to ${LIMITS.files} files, ${LIMITS.fileBytes / 1024 / 1024} MB each, ${LIMITS.totalBytes / 1024 / 1024} MB in total`,
+        maxCount: LIMITS.files,
+      },
+    ],
   },
   errors: ['invalid_api_key', 'license_required', 'source_disabled', 'payload_too_large', 'unsupported_media_type', 'conflict'],
 });
@@ -116,7 +136,11 @@ export const importOperation = defineOperation({
   input: importInput,
   access: { caller: 'key', roles: ADMINS, license: 'import' },
   http: {
-    method: 'post', path: '/api/import-libraries', from: 'multipart', status: 200, response: object('{message, queued, skipped: [{project, reason}], jobs: [{project, libraryId, tag, jobId, position, snippets}]}, see docs/import.md'),
+    method: 'post',
+    path: '/api/import-libraries',
+    from: 'multipart',
+    status: 200,
+    response: object('{message, queued, skipped: [{project, reason}], jobs: [{project, libraryId, tag, jobId, position, snippets}]}, see docs/import.md'),
     files: [{ name: 'bundleFile', description: 'the export file (.json or .zip); `file` is accepted too', maxCount: 1 }],
   },
   errors: ['invalid_api_key', 'forbidden', 'license_required', 'license_expired', 'license_invalid', 'payload_too_large', 'unsupported_media_type'],

@@ -8,24 +8,39 @@ const none = z.object({});
 const open = { caller: 'open' } as const;
 
 export const pingOperation = defineOperation({
-  id: 'ping', summary: 'Liveness', input: none, access: open,
+  id: 'ping',
+  summary: 'Liveness',
+  input: none,
+  access: open,
   http: { method: 'get', path: '/ping', from: 'query', status: 200, response: z.object({ status: z.literal('ok'), message: z.literal('pong') }) },
 });
 export const healthOperation = defineOperation({
-  id: 'health', summary: 'License, database and queue health', input: none, access: open,
+  id: 'health',
+  summary: 'License, database and queue health',
+  input: none,
+  access: open,
   http: { method: 'get', path: '/api/health', from: 'query', status: 200, response: object('health report, see docs/mcp.md') },
 });
 export const readyOperation = defineOperation({
-  id: 'ready', summary: 'Readiness (503 not_ready while starting)', input: none, access: open,
+  id: 'ready',
+  summary: 'Readiness (503 not_ready while starting)',
+  input: none,
+  access: open,
   http: { method: 'get', path: '/api/ready', from: 'query', status: 200, response: z.object({ status: z.literal('ready') }) },
   errors: ['not_ready'],
 });
 export const licenseOperation = defineOperation({
-  id: 'license', summary: 'The installed license', input: none, access: open,
+  id: 'license',
+  summary: 'The installed license',
+  input: none,
+  access: open,
   http: { method: 'get', path: '/api/license', from: 'query', status: 200, response: object('{state, message, signedBy, license}') },
 });
 export const openApiOperation = defineOperation({
-  id: 'openapi', summary: 'This description (OpenAPI 3.1)', input: none, access: open,
+  id: 'openapi',
+  summary: 'This description (OpenAPI 3.1)',
+  input: none,
+  access: open,
   http: { method: 'get', path: '/api/openapi.json', from: 'query', status: 200, response: object('OpenAPI 3.1 document') },
 });
 
@@ -71,7 +86,8 @@ export const systemReportResponse = z.discriminatedUnion('scope', [
 
 export const systemOperation = defineOperation({
   id: 'system',
-  summary: "Figures: the instance's (database size, libraries, snippets, queue, embedder) to an owner of the default teamspace; the caller's teamspace's to other owners and admins",
+  summary:
+    "Figures: the instance's (database size, libraries, snippets, queue, embedder) to an owner of the default teamspace; the caller's teamspace's to other owners and admins",
   input: z.object({}),
   access: { caller: 'key', roles: ['owner', 'admin'] },
   http: { method: 'get', path: '/api/system', from: 'query', status: 200, response: systemReportResponse },
@@ -80,5 +96,9 @@ export const systemOperation = defineOperation({
 
 /** `stacks mcp` on the data dir: whom the stdio session acts for (its --api-key, or anonymous where anonymous search is allowed). */
 export const stdioCallerOperation = defineLocalOperation({
-  id: 'stdioCaller', summary: 'The caller of an MCP session over stdio: the key given, checked once at start', input: z.object({ apiKey: z.string().min(1).max(1000).nullable() }), access: { caller: 'local' }, audit: false,
+  id: 'stdioCaller',
+  summary: 'The caller of an MCP session over stdio: the key given, checked once at start',
+  input: z.object({ apiKey: z.string().min(1).max(1000).nullable() }),
+  access: { caller: 'local' },
+  audit: false,
 });

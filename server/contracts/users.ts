@@ -35,7 +35,13 @@ export const sessionGetOperation = defineOperation({
   summary: 'Who is signed in (null when nobody), the CSRF token, and whether single sign-on is offered',
   input: z.object({}),
   access: { caller: 'open' },
-  http: { method: 'get', path: '/api/session', from: 'query', status: 200, response: z.object({ user: userView.nullable(), csrfToken: z.string().nullable(), sso: z.boolean() }) },
+  http: {
+    method: 'get',
+    path: '/api/session',
+    from: 'query',
+    status: 200,
+    response: z.object({ user: userView.nullable(), csrfToken: z.string().nullable(), sso: z.boolean() }),
+  },
 });
 
 export const sessionDeleteOperation = defineOperation({

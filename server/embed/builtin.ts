@@ -68,7 +68,10 @@ export class WordTable {
   private readonly table: Int32Array;
   private readonly mask: number;
 
-  constructor(readonly header: TableHeader, bytes: Buffer) {
+  constructor(
+    readonly header: TableHeader,
+    bytes: Buffer,
+  ) {
     this.dims = header.dims;
     this.count = header.count;
     // Typed arrays need aligned offsets; a large readFileSync buffer starts at 0, a pooled one may not.
@@ -91,7 +94,10 @@ export class WordTable {
     const bytes = fs.readFileSync(file);
     if (bytes.length < 12 || bytes.toString('latin1', 0, 8) !== MAGIC) throw new Error(`${file} is not a Stacks embedding table`);
     const header = JSON.parse(bytes.toString('utf8', 12, 12 + bytes.readUInt32LE(8))) as TableHeader;
-    if (header.formatVersion !== FORMAT_VERSION) throw new Error(`${file} has format version ${header.formatVersion}, expected ${FORMAT_VERSION}; rebuild it with node scripts/build-embeddings.mjs --force`);
+    if (header.formatVersion !== FORMAT_VERSION)
+      throw new Error(
+        `${file} has format version ${header.formatVersion}, expected ${FORMAT_VERSION}; rebuild it with node scripts/build-embeddings.mjs --force`,
+      );
     if (header.totalBytes !== bytes.length) throw new Error(`${file} is truncated (${bytes.length} of ${header.totalBytes} bytes)`);
     return new WordTable(header, bytes);
   }
@@ -148,7 +154,10 @@ export class BuiltinEmbedder implements Embedder {
 
   private readonly options: BuiltinOptions;
 
-  constructor(readonly table: WordTable, options: Partial<BuiltinOptions> = {}) {
+  constructor(
+    readonly table: WordTable,
+    options: Partial<BuiltinOptions> = {},
+  ) {
     this.options = { ...DEFAULT_BUILTIN_OPTIONS, ...options };
     const SIF_A = this.options.sifA;
     this.dims = table.dims;
@@ -233,7 +242,7 @@ export class BuiltinEmbedder implements Embedder {
     let n = 0;
     for (const token of text.toLowerCase().split(/[\s\p{P}\p{S}]+/u)) {
       if (token.length === 0) continue;
-      const v = token.length <= 32 ? this.oovCache.get(token) ?? this.ngramVector(token, 1, 3) : this.ngramVector(token, 1, 3);
+      const v = token.length <= 32 ? (this.oovCache.get(token) ?? this.ngramVector(token, 1, 3)) : this.ngramVector(token, 1, 3);
       for (let d = 0; d < this.dims; d++) acc[d] += v[d];
       n++;
     }

@@ -29,7 +29,12 @@ export interface EmbedderStatus {
 export function describeEmbedder(embedder: Embedder): EmbedderStatus {
   const model =
     embedder instanceof ModelEmbedder
-      ? { name: embedder.pin.name, sha256: embedder.modelSha256, license: embedder.pin.license, upstream: `${embedder.pin.upstream.repo}@${embedder.pin.upstream.revision}` }
+      ? {
+          name: embedder.pin.name,
+          sha256: embedder.modelSha256,
+          license: embedder.pin.license,
+          upstream: `${embedder.pin.upstream.repo}@${embedder.pin.upstream.revision}`,
+        }
       : null;
   return { id: embedder.id, dims: embedder.dims, model, fallback: fallbacks.get(embedder) ?? null };
 }
@@ -51,7 +56,11 @@ export async function createEmbedder(config: Config, log: Logger, options: { onD
     embedder = await OpenAIEmbedder.create({ url: config.embedUrl ?? '', model: config.embedModel, apiKey: config.embedApiKey, dims: config.embedDims });
   } else if (config.embedProvider === 'model') {
     try {
-      const model = await ModelEmbedder.load(installDirs(config.dataDir), { backgroundThreads: config.embedThreads, onDemand: options.onDemand, activity: options.activity });
+      const model = await ModelEmbedder.load(installDirs(config.dataDir), {
+        backgroundThreads: config.embedThreads,
+        onDemand: options.onDemand,
+        activity: options.activity,
+      });
       if (config.embedCache) useCache(model, config.embedCache, log);
       embedder = model;
     } catch (err) {
@@ -173,7 +182,12 @@ function runConverter(dataDir: string): Promise<void> {
     child.on('error', reject);
     child.on('close', (code) => {
       if (code === 0) resolve();
-      else reject(new Error(`The builtin embedder has no table and converting one failed: ${stderr.trim() || `exit code ${code}`}. Set STACKS_EMBED_PROVIDER=openai or install the package and run node scripts/build-embeddings.mjs.`));
+      else
+        reject(
+          new Error(
+            `The builtin embedder has no table and converting one failed: ${stderr.trim() || `exit code ${code}`}. Set STACKS_EMBED_PROVIDER=openai or install the package and run node scripts/build-embeddings.mjs.`,
+          ),
+        );
     });
   });
 }
@@ -202,7 +216,9 @@ export async function selfCheck(embedder: Embedder): Promise<void> {
     throw new Error(`Embedder self-check failed (${embedder.id}): embedding a test sentence failed: ${(err as Error).message}`);
   }
   const fail = (why: string): never => {
-    throw new Error(`Embedder self-check failed (${embedder.id}): ${why}. Search would rank every query the same; fix the embedder configuration before starting.`);
+    throw new Error(
+      `Embedder self-check failed (${embedder.id}): ${why}. Search would rank every query the same; fix the embedder configuration before starting.`,
+    );
   };
   if (vectors.length !== texts.length) fail(`asked for ${texts.length} vectors, got ${vectors.length}`);
   for (const v of vectors) {
@@ -214,5 +230,6 @@ export async function selfCheck(embedder: Embedder): Promise<void> {
   if (similarity(install, again) < 0.999) fail('the same text gave different vectors');
   const related = similarity(install, npm);
   const unrelated = similarity(install, weather);
-  if (!(related > unrelated)) fail(`"install the package" is not closer to "npm install dependency" (${related.toFixed(3)}) than to "the weather in paris" (${unrelated.toFixed(3)})`);
+  if (!(related > unrelated))
+    fail(`"install the package" is not closer to "npm install dependency" (${related.toFixed(3)}) than to "the weather in paris" (${unrelated.toFixed(3)})`);
 }

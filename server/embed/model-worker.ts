@@ -73,7 +73,10 @@ parentPort!.on('message', (req: ModelRequest) => {
   queue = queue.then(async () => {
     try {
       const vectors = await embed(req.texts);
-      parentPort!.postMessage({ id: req.id, vectors } satisfies ModelReply, vectors.map((v) => v.buffer as ArrayBuffer));
+      parentPort!.postMessage(
+        { id: req.id, vectors } satisfies ModelReply,
+        vectors.map((v) => v.buffer as ArrayBuffer),
+      );
     } catch (err) {
       parentPort!.postMessage({ id: req.id, error: (err as Error).message } satisfies ModelReply);
     }

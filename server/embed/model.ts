@@ -95,7 +95,10 @@ export class ModelEmbedder implements Embedder {
    * `onDemand` (a CLI command) starts a worker at its first use: ~0.5 s and ~200 MB saved by
    * every command that embeds nothing.
    */
-  static async load(dirs: string[], options: { backgroundThreads?: number; pin?: ModelPin; onDemand?: boolean; activity?: SharedArrayBuffer | null } = {}): Promise<ModelEmbedder> {
+  static async load(
+    dirs: string[],
+    options: { backgroundThreads?: number; pin?: ModelPin; onDemand?: boolean; activity?: SharedArrayBuffer | null } = {},
+  ): Promise<ModelEmbedder> {
     const pin = options.pin ?? readModelPin();
     const found = findModel(dirs, pin);
     const embedder = new ModelEmbedder(pin, found.dir, found.modelSha256, options.backgroundThreads ?? 1, options.activity ?? null);

@@ -110,7 +110,9 @@ export class OpenAIEmbedder implements Embedder {
         res = await this.fetchFn(this.url, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(this.timeoutMs) });
       } catch (err) {
         const timeout = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-        const why = timeout ? `no answer within ${this.timeoutMs} ms` : `${(err as Error).message}${(err as { cause?: Error }).cause ? ` (${(err as { cause: Error }).cause.message})` : ''}`;
+        const why = timeout
+          ? `no answer within ${this.timeoutMs} ms`
+          : `${(err as Error).message}${(err as { cause?: Error }).cause ? ` (${(err as { cause: Error }).cause.message})` : ''}`;
         if (attempt < this.retries) {
           await sleep(500 * 2 ** attempt);
           continue;
@@ -124,7 +126,12 @@ export class OpenAIEmbedder implements Embedder {
           await sleep(Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter * 1000, 10_000) : 500 * 2 ** attempt);
           continue;
         }
-        const hint = res.status === 401 || res.status === 403 ? ' (check STACKS_EMBED_API_KEY)' : res.status === 404 ? ' (check STACKS_EMBED_URL and STACKS_EMBED_MODEL)' : '';
+        const hint =
+          res.status === 401 || res.status === 403
+            ? ' (check STACKS_EMBED_API_KEY)'
+            : res.status === 404
+              ? ' (check STACKS_EMBED_URL and STACKS_EMBED_MODEL)'
+              : '';
         throw new ApiError('embedding_failed', `Embedding endpoint ${this.url.href} answered ${res.status}${hint}: ${text}`);
       }
       return this.parse(await res.json().catch(() => null), input.length);
@@ -135,13 +142,18 @@ export class OpenAIEmbedder implements Embedder {
     const parsed = responseSchema.safeParse(json);
     if (!parsed.success) throw new ApiError('embedding_failed', `Embedding endpoint ${this.url.href} returned an unexpected body (no data[].embedding arrays)`);
     const data = parsed.data.data;
-    if (data.length !== expected) throw new ApiError('embedding_failed', `Embedding endpoint ${this.url.href} returned ${data.length} embeddings for ${expected} texts`);
+    if (data.length !== expected)
+      throw new ApiError('embedding_failed', `Embedding endpoint ${this.url.href} returned ${data.length} embeddings for ${expected} texts`);
     const out = new Array<Float32Array>(expected);
     data.forEach((d, i) => {
       const at = d.index ?? i;
-      if (at >= expected || out[at]) throw new ApiError('embedding_failed', `Embedding endpoint ${this.url.href} returned a duplicate or out-of-range index ${at}`);
+      if (at >= expected || out[at])
+        throw new ApiError('embedding_failed', `Embedding endpoint ${this.url.href} returned a duplicate or out-of-range index ${at}`);
       if (this.dims && d.embedding.length !== this.dims) {
-        throw new ApiError('embedding_failed', `Embedding endpoint ${this.url.href} returned ${d.embedding.length} dimensions, expected ${this.dims} (set STACKS_EMBED_DIMS to the model's dimension)`);
+        throw new ApiError(
+          'embedding_failed',
+          `Embedding endpoint ${this.url.href} returned ${d.embedding.length} dimensions, expected ${this.dims} (set STACKS_EMBED_DIMS to the model's dimension)`,
+        );
       }
       out[at] = normalize(Float32Array.from(d.embedding));
     });

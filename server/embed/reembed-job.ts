@@ -16,7 +16,11 @@ const BATCH = 256;
  * construction: a restarted run continues with the snippets still missing a vector. It builds no
  * library version: it replaces nothing served, and a version answers lexically until it is done.
  */
-export function registerReembedJob(jobs: Pick<JobQueue, 'register' | 'enqueue'>, deps: { store: Pick<Store, 'vectors' | 'snippets'>; embedder: Embedder | null }, onCompleted: (versionIds: number[]) => void = () => {}): void {
+export function registerReembedJob(
+  jobs: Pick<JobQueue, 'register' | 'enqueue'>,
+  deps: { store: Pick<Store, 'vectors' | 'snippets'>; embedder: Embedder | null },
+  onCompleted: (versionIds: number[]) => void = () => {},
+): void {
   jobs.register<{ embedder?: string }>(
     REEMBED_KIND,
     async ({ checkCancelled, progress, othersWaiting, log }) => {
@@ -24,7 +28,16 @@ export function registerReembedJob(jobs: Pick<JobQueue, 'register' | 'enqueue'>,
       if (!embedder) return;
       const started = Date.now();
       const { done, completed, yielded } = await fillVectors(store, embedder, { checkCancelled, progress, shouldYield: othersWaiting });
-      log.info({ embedder: embedder.id, snippets: done, ms: Date.now() - started, perSecond: Math.round(done / Math.max(0.001, (Date.now() - started) / 1000)), yielded }, 'embedding finished');
+      log.info(
+        {
+          embedder: embedder.id,
+          snippets: done,
+          ms: Date.now() - started,
+          perSecond: Math.round(done / Math.max(0.001, (Date.now() - started) / 1000)),
+          yielded,
+        },
+        'embedding finished',
+      );
       onCompleted(completed);
       // An import or crawl waits: it goes first, this job's rest after it.
       if (yielded) jobs.enqueue(REEMBED_KIND, { embedder: embedder.id });

@@ -15,6 +15,10 @@ export interface EmbeddableSnippet {
  * meaning). Shared by the writer and the re-embed job so both produce the same vector.
  */
 export function embeddingText(s: EmbeddableSnippet): string {
-  if (s.kind === 'code') return `${s.title}\n${s.breadcrumb}\n${s.description}\n${(s.codeList ?? []).map((c) => c.code).join('\n').slice(0, 2000)}`;
+  if (s.kind === 'code')
+    return `${s.title}\n${s.breadcrumb}\n${s.description}\n${(s.codeList ?? [])
+      .map((c) => c.code)
+      .join('\n')
+      .slice(0, 2000)}`;
   return `${s.title}\n${s.breadcrumb}\n${s.content.slice(0, 4000)}`;
 }

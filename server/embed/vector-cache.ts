@@ -40,7 +40,8 @@ export class VectorCache {
     if (buf.subarray(0, 8).toString('latin1') !== MAGIC) throw new Error(`${file} is not a Stacks vector cache`);
     const length = buf.readUInt32LE(8);
     const header = JSON.parse(buf.subarray(12, 12 + length).toString('utf8')) as VectorCacheHeader;
-    if (header.model !== model || header.dims !== dims) throw new Error(`${file} holds vectors of model ${header.model.slice(0, 12)} (${header.dims} dims), not of ${model.slice(0, 12)} (${dims} dims)`);
+    if (header.model !== model || header.dims !== dims)
+      throw new Error(`${file} holds vectors of model ${header.model.slice(0, 12)} (${header.dims} dims), not of ${model.slice(0, 12)} (${dims} dims)`);
     const entries = buf.subarray(12 + length);
     if (entries.length !== header.count * (20 + dims)) throw new Error(`${file} is cut short`);
     return new VectorCache(header, entries);

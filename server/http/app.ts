@@ -100,7 +100,8 @@ function toApiError(err: unknown, services: Pick<AppDeps, 'config' | 'log'>): Ap
   const e = err as { type?: string; status?: number; message?: string; code?: string };
   if (e?.type === 'entity.too.large') return new ApiError('payload_too_large', `The request body is larger than ${services.config.bodyLimit}.`);
   if (e?.type === 'entity.parse.failed') return new ApiError('validation_error', 'The request body is not valid JSON.');
-  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return new ApiError('validation_error', e.message ?? 'Bad request.', { status: e.status });
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500)
+    return new ApiError('validation_error', e.message ?? 'Bad request.', { status: e.status });
   services.log.error({ err: e?.message, stack: (err as Error)?.stack }, 'unexpected error');
   return new ApiError('internal_error', 'An unexpected error occurred; see the server log.');
 }

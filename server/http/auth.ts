@@ -55,7 +55,8 @@ export function resolvePrincipal(d: PrincipalDeps) {
     }
     if (!SAFE_METHODS.has(req.method)) {
       if (!sameOrigin(req)) return next(new ApiError('forbidden', 'This change comes from another site; it is refused.'));
-      if (req.get('x-csrf-token') !== session.csrfToken) return next(new ApiError('forbidden', 'Missing or wrong X-CSRF-Token for this session; reload the page.'));
+      if (req.get('x-csrf-token') !== session.csrfToken)
+        return next(new ApiError('forbidden', 'Missing or wrong X-CSRF-Token for this session; reload the page.'));
     }
     res.locals.principal = d.users.principal(session.user);
     res.locals.session = { id, csrfToken: session.csrfToken } satisfies RequestSession;

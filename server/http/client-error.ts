@@ -11,7 +11,10 @@ export function clientErrorAnswer(err: Error & { code?: string; reason?: string 
   let e: ApiError;
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
-      e = new ApiError('request_header_fields_too_large', `The request headers are larger than the server accepts (${Math.round(maxHeaderSize / 1024)} KB in all).`);
+      e = new ApiError(
+        'request_header_fields_too_large',
+        `The request headers are larger than the server accepts (${Math.round(maxHeaderSize / 1024)} KB in all).`,
+      );
       break;
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       e = new ApiError('payload_too_large', 'The chunk extensions of the request body are larger than the server accepts.');

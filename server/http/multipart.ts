@@ -35,10 +35,14 @@ export function cutOffError(err: unknown): ApiError | null {
 function bodyError(err: unknown): ApiError | null {
   const cut = cutOffError(err);
   if (cut || !(err instanceof Error)) return cut;
-  const plain = Object.getPrototypeOf(err) === Error.prototype && (err as NodeJS.ErrnoException).code === undefined && (err as NodeJS.ErrnoException).errno === undefined;
+  const plain =
+    Object.getPrototypeOf(err) === Error.prototype && (err as NodeJS.ErrnoException).code === undefined && (err as NodeJS.ErrnoException).errno === undefined;
   if (!plain) return null;
   const reason = err.message.replace(/^Multipart: /, '').replace(/\.$/, '');
-  return new ApiError('validation_error', `The multipart/form-data body could not be read: ${reason.charAt(0).toLowerCase()}${reason.slice(1)}. Send a complete body with the boundary of its Content-Type. Nothing was stored.`);
+  return new ApiError(
+    'validation_error',
+    `The multipart/form-data body could not be read: ${reason.charAt(0).toLowerCase()}${reason.slice(1)}. Send a complete body with the boundary of its Content-Type. Nothing was stored.`,
+  );
 }
 
 /** The one place multer's (and busboy's) errors become clear 413/400 answers. */
@@ -48,7 +52,10 @@ export function multerError(err: unknown, info: UploadLimits): ApiError | unknow
   const mb = (n: number) => `${n / 1024 / 1024} MB`;
   switch (err.code) {
     case 'LIMIT_FILE_SIZE':
-      return info.tooLarge?.() ?? new ApiError('payload_too_large', `A file in ${info.fileField} is larger than the limit of ${mb(info.maxFileBytes)} per file. Nothing was stored.`);
+      return (
+        info.tooLarge?.() ??
+        new ApiError('payload_too_large', `A file in ${info.fileField} is larger than the limit of ${mb(info.maxFileBytes)} per file. Nothing was stored.`)
+      );
     case 'LIMIT_FILE_COUNT':
       return new ApiError('payload_too_large', `Too many files: at most ${info.maxFiles} ${info.fileField} per request. Nothing was stored.`);
     case 'LIMIT_PART_COUNT':
@@ -57,7 +64,10 @@ export function multerError(err: unknown, info: UploadLimits): ApiError | unknow
     case 'LIMIT_FIELD_VALUE':
       return new ApiError('payload_too_large', `The form field ${err.field ?? ''} is too long.`);
     case 'LIMIT_UNEXPECTED_FILE':
-      return new ApiError('validation_error', `Unexpected file field "${err.field ?? ''}"; upload the file${info.maxFiles > 1 ? 's' : ''} as ${info.fileField}.`);
+      return new ApiError(
+        'validation_error',
+        `Unexpected file field "${err.field ?? ''}"; upload the file${info.maxFiles > 1 ? 's' : ''} as ${info.fileField}.`,
+      );
     default:
       return new ApiError('validation_error', `The multipart upload could not be read: ${err.message}`);
   }

@@ -58,8 +58,16 @@ export type BundleHeader = z.infer<typeof bundleHeaderSchema>;
 export const REQUIRED_LIBRARY_FIELDS = ['project', 'title', 'codeSnippets', 'infoSnippets'] as const;
 
 const sourceTypes: Record<string, LibraryMeta['sourceType']> = {
-  repo: 'repo', github: 'repo', gitlab: 'repo', bitbucket: 'repo', website: 'website', websites: 'website', openapi: 'openapi',
-  llmstxt: 'llmstxt', files: 'files', confluence: 'confluence',
+  repo: 'repo',
+  github: 'repo',
+  gitlab: 'repo',
+  bitbucket: 'repo',
+  website: 'website',
+  websites: 'website',
+  openapi: 'openapi',
+  llmstxt: 'llmstxt',
+  files: 'files',
+  confluence: 'confluence',
 };
 
 /** Library ID and version tag of a bundle library, or null when `project` is not a library ID. */
@@ -100,11 +108,28 @@ function pageTitleOf(id: string, title: string): string {
 
 export function codeSnippetInput(s: BundleCodeSnippet): SnippetInput {
   return {
-    kind: 'code', sourceId: s.id, title: s.title, description: s.description, language: s.language || s.codeList[0]?.language || '',
-    pageTitle: s.pageTitle ?? pageTitleOf(s.id, s.title), breadcrumb: s.breadcrumb, codeList: s.codeList, tokens: s.tokens, isDynamic: s.isDynamic, sourceFile: s.sourceFile,
+    kind: 'code',
+    sourceId: s.id,
+    title: s.title,
+    description: s.description,
+    language: s.language || s.codeList[0]?.language || '',
+    pageTitle: s.pageTitle ?? pageTitleOf(s.id, s.title),
+    breadcrumb: s.breadcrumb,
+    codeList: s.codeList,
+    tokens: s.tokens,
+    isDynamic: s.isDynamic,
+    sourceFile: s.sourceFile,
   };
 }
 
 export function infoSnippetInput(s: BundleInfoSnippet): SnippetInput {
-  return { kind: 'info', sourceId: s.id, content: s.content, breadcrumb: s.breadcrumb, pageTitle: s.pageTitle ?? pageTitleOf(s.id, ''), tokens: s.tokens, title: s.title };
+  return {
+    kind: 'info',
+    sourceId: s.id,
+    content: s.content,
+    breadcrumb: s.breadcrumb,
+    pageTitle: s.pageTitle ?? pageTitleOf(s.id, ''),
+    tokens: s.tokens,
+    title: s.title,
+  };
 }

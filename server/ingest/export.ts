@@ -34,7 +34,10 @@ export class ExportService {
     const snap = new ExportSnapshot(this.d.dbFile());
     try {
       const wanted = this.resolve(snap, reader, requested);
-      return { libraries: wanted.map((w) => ({ libraryId: w.lib.id, tag: w.version.tag, snippets: w.version.totalSnippets })), chunks: () => write(snap, wanted) };
+      return {
+        libraries: wanted.map((w) => ({ libraryId: w.lib.id, tag: w.version.tag, snippets: w.version.totalSnippets })),
+        chunks: () => write(snap, wanted),
+      };
     } catch (err) {
       snap.close();
       throw err;
@@ -99,21 +102,48 @@ async function* rows(snap: ExportSnapshot, versionId: number, kind: 'code' | 'in
 /** The library fields of the bundle (the tag as `version`; totals of what is exported). */
 function header({ lib, version }: Wanted): Record<string, unknown> {
   return prune({
-    project: lib.id, version: version.tag || undefined, title: lib.title, description: lib.description, type: lib.sourceType, language: lib.language,
-    branch: lib.branch, docsRepoUrl: lib.docsRepoUrl, docsSiteUrl: lib.docsSiteUrl, sourceUrl: lib.sourceUrl, totalTokens: version.totalTokens,
-    trustScore: lib.trustScore, stars: lib.stars, license: lib.license, verified: lib.verified,
+    project: lib.id,
+    version: version.tag || undefined,
+    title: lib.title,
+    description: lib.description,
+    type: lib.sourceType,
+    language: lib.language,
+    branch: lib.branch,
+    docsRepoUrl: lib.docsRepoUrl,
+    docsSiteUrl: lib.docsSiteUrl,
+    sourceUrl: lib.sourceUrl,
+    totalTokens: version.totalTokens,
+    trustScore: lib.trustScore,
+    stars: lib.stars,
+    license: lib.license,
+    verified: lib.verified,
   });
 }
 
 function codeSnippet(r: ExportRow): Record<string, unknown> {
   return prune({
-    id: r.sourceId, title: r.title, description: r.description, language: r.language, codeList: r.codeList ? JSON.parse(r.codeList) : [], tokens: r.tokens,
-    pageTitle: r.pageTitle, breadcrumb: r.breadcrumb || undefined, isDynamic: r.isDynamic === 1 || undefined, sourceFile: r.sourceFile,
+    id: r.sourceId,
+    title: r.title,
+    description: r.description,
+    language: r.language,
+    codeList: r.codeList ? JSON.parse(r.codeList) : [],
+    tokens: r.tokens,
+    pageTitle: r.pageTitle,
+    breadcrumb: r.breadcrumb || undefined,
+    isDynamic: r.isDynamic === 1 || undefined,
+    sourceFile: r.sourceFile,
   });
 }
 
 function infoSnippet(r: ExportRow): Record<string, unknown> {
-  return prune({ id: r.sourceId, content: r.content, breadcrumb: r.breadcrumb || undefined, tokens: r.tokens, pageTitle: r.pageTitle, title: r.title || undefined });
+  return prune({
+    id: r.sourceId,
+    content: r.content,
+    breadcrumb: r.breadcrumb || undefined,
+    tokens: r.tokens,
+    pageTitle: r.pageTitle,
+    title: r.title || undefined,
+  });
 }
 
 /** Leaves out absent fields (null or undefined) rather than writing nulls the importer's schema refuses. */

@@ -189,7 +189,10 @@ class LibraryCollector {
     if (!r.success) throw invalid(this.where(), r.error.issues[0]!);
     const target = bundleTarget(r.data);
     if (!target) {
-      throw new ApiError('validation_error', `${this.where()}: field "project" must be a library ID like /owner/repo, /owner/repo/v1.2.3 or /owner/repo@v1.2.3`);
+      throw new ApiError(
+        'validation_error',
+        `${this.where()}: field "project" must be a library ID like /owner/repo, /owner/repo/v1.2.3 or /owner/repo@v1.2.3`,
+      );
     }
     return { header: r.data, libraryId: target.id, tag: target.tag };
   }
@@ -313,7 +316,8 @@ class BundleReader {
   private closeLibrary(lib: LibraryCollector): void {
     if (lib.isWrapper) {
       // The wrapper object is not a library; a wrapper that also carries snippets is ambiguous.
-      if (lib.seenArrays.size > 0) throw new ApiError('validation_error', `${this.prefix}body: a bundle has either "libraries" or one library's fields, not both`);
+      if (lib.seenArrays.size > 0)
+        throw new ApiError('validation_error', `${this.prefix}body: a bundle has either "libraries" or one library's fields, not both`);
       this.open.delete(lib);
       lib.out.destroy();
       fs.rmSync(lib.out.file, { force: true });

@@ -97,7 +97,8 @@ export class ImportService {
         if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', resolve));
       }
       if (writeError) throw writeError;
-      if (size > maxBytes) throw new ApiError('payload_too_large', `The upload is larger than the import limit of ${maxBytes} bytes (STACKS_IMPORT_MAX_BYTES).`);
+      if (size > maxBytes)
+        throw new ApiError('payload_too_large', `The upload is larger than the import limit of ${maxBytes} bytes (STACKS_IMPORT_MAX_BYTES).`);
       await new Promise<void>((resolve, reject) => {
         out.once('error', reject);
         out.end(() => resolve());
@@ -164,11 +165,20 @@ export class ImportService {
             }
           }
           const payload: ImportJobPayload = {
-            file: path.relative(this.config.dataDir, lib.file), project: lib.project, libraryId: lib.libraryId, tag: lib.tag, force,
-            header: lib.header, snippets: lib.snippets,
+            file: path.relative(this.config.dataDir, lib.file),
+            project: lib.project,
+            libraryId: lib.libraryId,
+            tag: lib.tag,
+            force,
+            header: lib.header,
+            snippets: lib.snippets,
             ...(options.who ? { teamspaceId: options.who.teamspaceId, visibility: options.who.visibility } : {}),
           };
-          const job = this.jobs.enqueue(IMPORT_JOB, payload, { libraryId: lib.libraryId, memberId: options.who?.memberId ?? null, teamspaceId: options.who?.teamspaceId ?? null });
+          const job = this.jobs.enqueue(IMPORT_JOB, payload, {
+            libraryId: lib.libraryId,
+            memberId: options.who?.memberId ?? null,
+            teamspaceId: options.who?.teamspaceId ?? null,
+          });
           unused.delete(lib);
           result.queued.push(shown);
           result.jobs.push({ project: shown, libraryId: lib.libraryId, tag: lib.tag, jobId: job.id, position: job.position, snippets: lib.snippets });
@@ -214,7 +224,8 @@ export class ImportService {
     if (fs.existsSync(this.stagedDir)) {
       const active = new Set<string>();
       for (const state of ['queued', 'running'] as const) {
-        for (const j of this.store.jobs.list({ kind: IMPORT_JOB, state, limit: 1_000_000 })) active.add(path.resolve(this.config.dataDir, String((j.payload as Partial<ImportJobPayload>).file)));
+        for (const j of this.store.jobs.list({ kind: IMPORT_JOB, state, limit: 1_000_000 }))
+          active.add(path.resolve(this.config.dataDir, String((j.payload as Partial<ImportJobPayload>).file)));
       }
       for (const name of fs.readdirSync(this.stagedDir)) {
         const file = path.join(this.stagedDir, name);

@@ -55,6 +55,10 @@ export async function stageZip(file: string, stagedDir: string, maxUncompressed:
 }
 
 function refusal(err: ZipRefused): ApiError {
-  if (err.kind === 'too_large') return new ApiError('payload_too_large', `The zip file ${err.reason}: its bundles may unpack to at most 10 times STACKS_IMPORT_MAX_BYTES. Nothing was imported.`);
+  if (err.kind === 'too_large')
+    return new ApiError(
+      'payload_too_large',
+      `The zip file ${err.reason}: its bundles may unpack to at most 10 times STACKS_IMPORT_MAX_BYTES. Nothing was imported.`,
+    );
   return new ApiError('validation_error', `The upload looks like a zip file but ${err.reason}. Nothing was imported.`);
 }

@@ -4,7 +4,10 @@ import { indexTokens, type IndexColumns } from '../search/text.ts';
 import type { TermChunk } from '../store/terms.ts';
 
 /** Column weights x 10 (integers: 1.2 and 1.5 stay exact in the 16-bit frequencies). */
-const WEIGHTS: [keyof IndexColumns, number][] = (['title', 'breadcrumb', 'description', 'code', 'content'] as const).map((c) => [c, Math.round(TUNING.bm25.weights[c] * 10)]);
+const WEIGHTS: [keyof IndexColumns, number][] = (['title', 'breadcrumb', 'description', 'code', 'content'] as const).map((c) => [
+  c,
+  Math.round(TUNING.bm25.weights[c] * 10),
+]);
 const MAX_U16 = 0xffff;
 
 /**

@@ -99,9 +99,20 @@ export class VersionBuild {
       if (this.seen.has(key)) continue;
       this.seen.add(key);
       const row = {
-        kind: s.kind, sourceId: s.sourceId, title: s.title, description: s.description, language: s.language, pageTitle: s.pageTitle, breadcrumb: s.breadcrumb,
-        content: s.content, codeList: s.kind === 'code' ? s.codeList : null, tokens: s.tokens, contentHash: s.contentHash, position: this.position++,
-        isDynamic: s.isDynamic, sourceFile: s.sourceFile,
+        kind: s.kind,
+        sourceId: s.sourceId,
+        title: s.title,
+        description: s.description,
+        language: s.language,
+        pageTitle: s.pageTitle,
+        breadcrumb: s.breadcrumb,
+        content: s.content,
+        codeList: s.kind === 'code' ? s.codeList : null,
+        tokens: s.tokens,
+        contentHash: s.contentHash,
+        position: this.position++,
+        isDynamic: s.isDynamic,
+        sourceFile: s.sourceFile,
       };
       rows.push({ ...row, fts: indexColumns(row), vector: this.embedder && embedding && embedding.length === this.embedder.dims ? embedding : null });
     }
@@ -122,7 +133,10 @@ export class VersionBuild {
     }
     if (this.served === null) return;
     const known = new Map<string, Float32Array>();
-    for (const { snippet, embedding } of this.store.snippets.embeddedAt(this.served, rows.map((r) => r.sourceId))) {
+    for (const { snippet, embedding } of this.store.snippets.embeddedAt(
+      this.served,
+      rows.map((r) => r.sourceId),
+    )) {
       if (embedding.length === this.embedder!.dims) known.set(`${snippet.sourceId}\u0000${embeddingText(snippet)}`, embedding);
     }
     for (const r of rows) r.vector = known.get(`${r.sourceId}\u0000${embeddingText(r)}`) ?? null;
@@ -184,7 +198,8 @@ export class LibraryWriter {
     const kind = options.kind ?? 'docs';
     if (jobId !== null) {
       const previous = this.store.libraries.buildingVersionForJob(jobId, kind);
-      if (previous && options.resume && previous.tag === tag) return new VersionBuild(this.store, this.embedder, previous.id, meta, this.now, this.onCommit, kind);
+      if (previous && options.resume && previous.tag === tag)
+        return new VersionBuild(this.store, this.embedder, previous.id, meta, this.now, this.onCommit, kind);
       if (previous) this.store.libraries.deleteVersion(previous.id);
     }
     // A library row must exist for the version's foreign key; a new library stays invisible to
@@ -204,16 +219,39 @@ function toRow(s: SnippetInput, position: number): SnippetRow {
     const code = s.codeList.map((c) => c.code).join('\n');
     const text = [s.title, s.description, code].join('\n');
     const row = {
-      kind: 'code' as const, sourceId: s.sourceId, title: s.title, description: s.description, language: s.language, pageTitle: s.pageTitle,
-      breadcrumb: s.breadcrumb ?? '', content: '', codeList: s.codeList, tokens: s.tokens ?? countTokens(text),
-      contentHash: hash(`${s.title}\u0000${s.description}\u0000${code}`), position, isDynamic: s.isDynamic ?? false, sourceFile: s.sourceFile ?? null,
+      kind: 'code' as const,
+      sourceId: s.sourceId,
+      title: s.title,
+      description: s.description,
+      language: s.language,
+      pageTitle: s.pageTitle,
+      breadcrumb: s.breadcrumb ?? '',
+      content: '',
+      codeList: s.codeList,
+      tokens: s.tokens ?? countTokens(text),
+      contentHash: hash(`${s.title}\u0000${s.description}\u0000${code}`),
+      position,
+      isDynamic: s.isDynamic ?? false,
+      sourceFile: s.sourceFile ?? null,
     };
     return { ...row, fts: indexColumns(row), vector: null };
   }
   const title = s.title ?? lastCrumb(s.breadcrumb) ?? s.pageTitle ?? '';
   const row = {
-    kind: 'info' as const, sourceId: s.sourceId, title, description: '', language: '', pageTitle: s.pageTitle ?? '', breadcrumb: s.breadcrumb ?? '',
-    content: s.content, codeList: null, tokens: s.tokens ?? countTokens(s.content), contentHash: hash(s.content), position, isDynamic: false, sourceFile: s.sourceFile ?? null,
+    kind: 'info' as const,
+    sourceId: s.sourceId,
+    title,
+    description: '',
+    language: '',
+    pageTitle: s.pageTitle ?? '',
+    breadcrumb: s.breadcrumb ?? '',
+    content: s.content,
+    codeList: null,
+    tokens: s.tokens ?? countTokens(s.content),
+    contentHash: hash(s.content),
+    position,
+    isDynamic: false,
+    sourceFile: s.sourceFile ?? null,
   };
   return { ...row, fts: indexColumns(row), vector: null };
 }

@@ -75,7 +75,9 @@ export async function walkZip(file: string, walk: ZipWalk): Promise<string[]> {
 
 function openZip(file: string): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) =>
-    yauzl.open(file, { lazyEntries: true, autoClose: true, validateEntrySizes: true }, (err, zip) => (err || !zip ? reject(err ?? new Error('no zip')) : resolve(zip))),
+    yauzl.open(file, { lazyEntries: true, autoClose: true, validateEntrySizes: true }, (err, zip) =>
+      err || !zip ? reject(err ?? new Error('no zip')) : resolve(zip),
+    ),
   );
 }
 

@@ -97,7 +97,11 @@ export class JobQueue {
   }
 
   /** `teamspaceId`: the teamspace the job belongs to (default: its member's, else its private library's). */
-  enqueue<P>(kind: string, payload: P, options: { libraryId?: string | null; memberId?: number | null; teamspaceId?: number | null } = {}): { id: number; position: number | null } {
+  enqueue<P>(
+    kind: string,
+    payload: P,
+    options: { libraryId?: string | null; memberId?: number | null; teamspaceId?: number | null } = {},
+  ): { id: number; position: number | null } {
     const id = this.store.jobs.insert(kind, payload, options.libraryId ?? null, options.memberId ?? null, this.now(), options.teamspaceId ?? null);
     const startsNow = !this.stopped && this.running.size < this.concurrency && this.handlers.has(kind) && this.store.jobs.counts().queued === 1;
     const position = startsNow ? null : this.position(id);
@@ -224,7 +228,13 @@ export class JobQueue {
         }
         const cancelled = err instanceof JobCancelled || this.store.jobs.isCancelRequested(job.id);
         const message = err instanceof Error ? err.message : String(err);
-        this.store.jobs.finish(job.id, cancelled ? 'cancelled' : 'failed', cancelled ? 'cancelled' : message, this.now(), !cancelled && err instanceof ApiError ? err.code : null);
+        this.store.jobs.finish(
+          job.id,
+          cancelled ? 'cancelled' : 'failed',
+          cancelled ? 'cancelled' : message,
+          this.now(),
+          !cancelled && err instanceof ApiError ? err.code : null,
+        );
         this.told(job.kind, cancelled ? 'cancelled' : 'failed', startedMs);
         if (cancelled) log.info('job cancelled');
         else log.error({ err: message }, 'job failed');

@@ -7,8 +7,20 @@ import type { Job } from '../../lib/model.ts';
  */
 export function jobView(job: Job, position: number | null, retryable = false) {
   return {
-    id: job.id, kind: job.kind, state: job.state, libraryId: job.libraryId, version: versionOf(job), position, progress: job.progress, error: job.error,
-    retryable, attempts: job.attempts, createdAt: job.createdAt, startedAt: job.startedAt, finishedAt: job.finishedAt, updatedAt: job.updatedAt,
+    id: job.id,
+    kind: job.kind,
+    state: job.state,
+    libraryId: job.libraryId,
+    version: versionOf(job),
+    position,
+    progress: job.progress,
+    error: job.error,
+    retryable,
+    attempts: job.attempts,
+    createdAt: job.createdAt,
+    startedAt: job.startedAt,
+    finishedAt: job.finishedAt,
+    updatedAt: job.updatedAt,
   };
 }
 
@@ -20,4 +32,3 @@ function versionOf(job: Job): string | null {
 }
 
 export type JobView = ReturnType<typeof jobView>;
-

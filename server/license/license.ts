@@ -51,7 +51,12 @@ export interface VerifyKeys {
 /** The verify keys shipped in licenses/: production keys at its top level, the development key in licenses/dev/. */
 export function loadVerifyKeys(licensesDir: string): VerifyKeys {
   const pems = (dir: string) =>
-    fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.public.pem')).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')) : [];
+    fs.existsSync(dir)
+      ? fs
+          .readdirSync(dir)
+          .filter((f) => f.endsWith('.public.pem'))
+          .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
+      : [];
   return { production: pems(licensesDir), dev: pems(path.join(licensesDir, 'dev')) };
 }
 
@@ -72,7 +77,8 @@ export class LicenseService {
   }
 
   status(): LicenseStatus {
-    if (!fs.existsSync(this.licensePath)) return { state: 'missing', license: null, signedBy: null, message: `No license installed (expected at ${this.licensePath}).` };
+    if (!fs.existsSync(this.licensePath))
+      return { state: 'missing', license: null, signedBy: null, message: `No license installed (expected at ${this.licensePath}).` };
     return this.check(fs.readFileSync(this.licensePath, 'utf8'));
   }
 
@@ -82,18 +88,34 @@ export class LicenseService {
     try {
       file = licenseFileSchema.parse(JSON.parse(text));
     } catch {
-      return { state: 'invalid', license: null, signedBy: null, message: 'The license file is not a valid Stacks license (unreadable JSON or missing fields).' };
+      return {
+        state: 'invalid',
+        license: null,
+        signedBy: null,
+        message: 'The license file is not a valid Stacks license (unreadable JSON or missing fields).',
+      };
     }
     const signedBy = this.verify(file.payload, file.signature);
     if (!signedBy && this.isDevLicense(file.payload, file.signature)) {
       // Said in a person's words: the usual cause is a quick-start license carried onto a production box.
-      return { state: 'invalid', license: null, signedBy: null, message: 'This is a development license: it works only in development mode (stacks serve --dev), never in production. Install the license issued for this installation.' };
+      return {
+        state: 'invalid',
+        license: null,
+        signedBy: null,
+        message:
+          'This is a development license: it works only in development mode (stacks serve --dev), never in production. Install the license issued for this installation.',
+      };
     }
     if (!signedBy) return { state: 'invalid', license: null, signedBy: null, message: 'The license signature does not verify with the installed verify keys.' };
     if (Date.parse(file.payload.expiresAt) <= this.now().getTime()) {
       return { state: 'expired', license: file.payload, signedBy, message: `The license expired on ${file.payload.expiresAt}.` };
     }
-    return { state: 'valid', license: file.payload, signedBy, message: `Licensed to ${file.payload.licensee} (${file.payload.edition}) until ${file.payload.expiresAt}.` };
+    return {
+      state: 'valid',
+      license: file.payload,
+      signedBy,
+      message: `Licensed to ${file.payload.licensee} (${file.payload.edition}) until ${file.payload.expiresAt}.`,
+    };
   }
 
   /** Verifies and then copies a license file into place. */

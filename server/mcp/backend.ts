@@ -52,7 +52,11 @@ export interface RestClient {
  * A client of a remote Stacks instance's REST API (`stacks mcp --url`, `stacks jobs follow --url`).
  * `baseUrl` is the instance (`http://host:3000`) or its API base (`.../api`).
  */
-export function restClient(baseUrl: string, apiKey: string | null, options: { userAgent?: string; fetchImpl?: typeof fetch; timeoutMs?: number; unreachableCode?: string } = {}): RestClient {
+export function restClient(
+  baseUrl: string,
+  apiKey: string | null,
+  options: { userAgent?: string; fetchImpl?: typeof fetch; timeoutMs?: number; unreachableCode?: string } = {},
+): RestClient {
   const apiBase = baseUrl.replace(/\/+$/, '').replace(/\/api$/, '') + '/api';
   const headers: Record<string, string> = { 'user-agent': options.userAgent ?? 'stacks-cli' };
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
@@ -84,16 +88,26 @@ export function remoteBackend(baseUrl: string, apiKey: string | null, fetchImpl:
 
   return {
     async resolveLibrary(req) {
-      const res = await get('/v2/libs/search', [['query', req.query], ['libraryName', req.libraryName]]);
+      const res = await get('/v2/libs/search', [
+        ['query', req.query],
+        ['libraryName', req.libraryName],
+      ]);
       const body = (await res.json()) as { results?: LibrarySearchEntry[]; searchFilterApplied?: boolean };
       return { results: body.results ?? [], searchFilterApplied: body.searchFilterApplied === true };
     },
     async queryDocs(req) {
-      const res = await get('/v2/context', [['query', req.query], ['libraryId', req.libraryId], ['type', 'txt']]);
+      const res = await get('/v2/context', [
+        ['query', req.query],
+        ['libraryId', req.libraryId],
+        ['type', 'txt'],
+      ]);
       return res.text();
     },
     async searchDocs(req) {
-      const params: [string, string][] = [['query', req.query], ['type', 'txt']];
+      const params: [string, string][] = [
+        ['query', req.query],
+        ['type', 'txt'],
+      ];
       for (const l of req.libraries) params.push(['library', l]);
       if (req.version) params.push(['version', req.version]);
       if (req.language) params.push(['language', req.language]);

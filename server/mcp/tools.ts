@@ -30,8 +30,12 @@ const queryAliases = { query: ['userQuery', 'question'] };
 
 // The inputs are the operations' contracts (the same limits as REST and the CLI), described for agents.
 const resolveSchema = z.object({
-  libraryName: libsSearchInput.shape.libraryName.describe("The library or product name to look up, with its official spelling (e.g. 'Next.js', 'fastify', 'zod'), or an npm package its documentation installs (e.g. 'react-query' for TanStack Query)."),
-  query: libsSearchInput.shape.query.describe('What the user is trying to do or asks (at most 500 characters); used to rank matching libraries by relevance. Do not include secrets.'),
+  libraryName: libsSearchInput.shape.libraryName.describe(
+    "The library or product name to look up, with its official spelling (e.g. 'Next.js', 'fastify', 'zod'), or an npm package its documentation installs (e.g. 'react-query' for TanStack Query).",
+  ),
+  query: libsSearchInput.shape.query.describe(
+    'What the user is trying to do or asks (at most 500 characters); used to rank matching libraries by relevance. Do not include secrets.',
+  ),
 });
 
 const queryDocsSchema = z.object({
@@ -44,11 +48,15 @@ const queryDocsSchema = z.object({
 });
 
 const searchDocsSchema = z.object({
-  query: searchInput.shape.query.describe(`The question, in natural language (at most ${SEARCH_QUERY_MAX} characters); may include pasted error output. Used to pick libraries (when none are given) and rank snippets.`),
+  query: searchInput.shape.query.describe(
+    `The question, in natural language (at most ${SEARCH_QUERY_MAX} characters); may include pasted error output. Used to pick libraries (when none are given) and rank snippets.`,
+  ),
   libraries: searchInput.shape.library.describe(
     "Up to 4 libraries to search: product names ('fastify') or exact library IDs ('/fastify/fastify', '/fastify/fastify@v4.29.1'). Omit to let Stacks pick from the question.",
   ),
-  version: searchInput.shape.version.describe("Version of the documentation wanted (e.g. '4.29.1', 'v3'). Stacks says in the answer when it could not serve that version."),
+  version: searchInput.shape.version.describe(
+    "Version of the documentation wanted (e.g. '4.29.1', 'v3'). Stacks says in the answer when it could not serve that version.",
+  ),
   language: searchInput.shape.language.describe("Preferred programming language of code examples (e.g. 'typescript'); a soft preference."),
 });
 
@@ -62,7 +70,8 @@ export function reputationLabel(trustScore: number | null | undefined): 'High' |
 
 /** The text list resolve-library-id answers (the hosted tool's layout). */
 export function formatLibraries(results: LibrarySearchEntry[], searchFilterApplied: boolean): string {
-  if (results.length === 0) return 'No documentation libraries found matching your query. Try the official name or another spelling, or use search-docs without a library.';
+  if (results.length === 0)
+    return 'No documentation libraries found matching your query. Try the official name or another spelling, or use search-docs without a library.';
   const parts: string[] = [];
   if (searchFilterApplied) parts.push("Note: these results only include libraries allowed by your teamspace's library filters.");
   parts.push(
@@ -125,7 +134,9 @@ Ask about one concept per call; do not call this more than 3 times per question.
     async run(backend, args) {
       const a = args as z.infer<typeof queryDocsSchema>;
       if (!parseLibraryId(a.libraryId)) {
-        throw new ToolInputError(`libraryId "${a.libraryId}" is not a library ID. Use the form '/owner/repo' (optionally '/owner/repo/version'); call resolve-library-id to find it.`);
+        throw new ToolInputError(
+          `libraryId "${a.libraryId}" is not a library ID. Use the form '/owner/repo' (optionally '/owner/repo/version'); call resolve-library-id to find it.`,
+        );
       }
       return backend.queryDocs({ libraryId: a.libraryId, query: a.query });
     },
@@ -180,7 +191,13 @@ export function applyAliases(def: ToolDef, raw: unknown): Record<string, unknown
   return args;
 }
 
-type ListedTool = { name: string; title: string; description: string; inputSchema: { type: 'object'; [k: string]: unknown }; annotations: Record<string, unknown> };
+type ListedTool = {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: { type: 'object'; [k: string]: unknown };
+  annotations: Record<string, unknown>;
+};
 // Built once: the HTTP endpoint creates a server per request.
 let listed: ListedTool[] | undefined;
 

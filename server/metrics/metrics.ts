@@ -30,9 +30,26 @@ export class Metrics {
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
     client.collectDefaultMetrics({ register: this.registry });
-    this.requests = new client.Counter({ name: 'stacks_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status', labelNames: ['method', 'route', 'status'], registers });
-    this.latency = new client.Histogram({ name: 'stacks_http_request_duration_seconds', help: 'HTTP request latency by method and route pattern', labelNames: ['method', 'route'], buckets: LATENCY_BUCKETS, registers });
-    this.jobs = new client.Histogram({ name: 'stacks_job_duration_seconds', help: 'Background job runs by kind and outcome', labelNames: ['kind', 'outcome'], buckets: JOB_BUCKETS, registers });
+    this.requests = new client.Counter({
+      name: 'stacks_http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.latency = new client.Histogram({
+      name: 'stacks_http_request_duration_seconds',
+      help: 'HTTP request latency by method and route pattern',
+      labelNames: ['method', 'route'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.jobs = new client.Histogram({
+      name: 'stacks_job_duration_seconds',
+      help: 'Background job runs by kind and outcome',
+      labelNames: ['kind', 'outcome'],
+      buckets: JOB_BUCKETS,
+      registers,
+    });
     gauges(registers, sources);
   }
 
@@ -57,7 +74,16 @@ export class Metrics {
 /** Gauges (and counters kept elsewhere) whose values are read from the sources at each scrape. */
 function gauges(registers: client.Registry[], s: MetricsSources): void {
   const gauge = (name: string, help: string, labelNames: string[], read: (g: client.Gauge<string>) => void) =>
-    new client.Gauge({ name, help, labelNames, registers, collect() { this.reset(); read(this); } });
+    new client.Gauge({
+      name,
+      help,
+      labelNames,
+      registers,
+      collect() {
+        this.reset();
+        read(this);
+      },
+    });
   gauge('stacks_jobs', 'Jobs in the durable queue by state (queued and running: the queue depth)', ['state'], (g) => {
     for (const [state, n] of Object.entries(s.jobCounts())) g.set({ state }, n);
   });
@@ -74,7 +100,10 @@ function gauges(registers: client.Registry[], s: MetricsSources): void {
   });
   const counter = (name: string, help: string, pick: (c: { hits: number; misses: number }) => number) =>
     new client.Counter({
-      name, help, labelNames: ['cache'], registers,
+      name,
+      help,
+      labelNames: ['cache'],
+      registers,
       collect() {
         this.reset();
         for (const [cache, c] of Object.entries(s.caches())) this.inc({ cache }, pick(c));

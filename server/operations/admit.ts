@@ -22,7 +22,12 @@ export const LOCAL: Caller = { kind: 'local' };
 /** The local operator acting in the teamspace named `teamspace` (undefined: the default one). */
 export const localIn = (teamspace?: string): Caller => (teamspace === undefined ? LOCAL : { kind: 'local', teamspace });
 /** A request's caller: its key's (or signed-in user's) principal, client address (for the audit log) and session. */
-export const asKey = (principal: Principal | null, ip: string | null = null, session: RequestSession | null = null): Caller => ({ kind: 'key', principal, ip, session });
+export const asKey = (principal: Principal | null, ip: string | null = null, session: RequestSession | null = null): Caller => ({
+  kind: 'key',
+  principal,
+  ip,
+  session,
+});
 
 export interface AdmitDeps {
   config: { allowAnonymousSearch: boolean };
@@ -56,10 +61,14 @@ export function admit(deps: AdmitDeps, access: Access | LocalAccess, caller: Cal
   }
   if (!p) throw new ApiError('invalid_api_key', 'An API key is required: send Authorization: Bearer <key>.');
   if (p.scope === 'read') throw new ApiError('forbidden', 'This key has the read scope: it can search, ask for context and use MCP, nothing else.');
-  if (access.roles && !access.roles.includes(p.role)) throw new ApiError('forbidden', `This action needs the role ${access.roles.join(' or ')}; your key's member is ${p.role}.`);
+  if (access.roles && !access.roles.includes(p.role))
+    throw new ApiError('forbidden', `This action needs the role ${access.roles.join(' or ')}; your key's member is ${p.role}.`);
   if (access.license) deps.license.require(access.license === true ? undefined : access.license);
   if (access.source && !deps.sourceEnabled(p, access.source)) {
-    throw new ApiError('source_disabled', `Adding ${access.source} sources is disabled by this teamspace's policy; an owner or admin can enable it (PATCH /api/v2/policies).`);
+    throw new ApiError(
+      'source_disabled',
+      `Adding ${access.source} sources is disabled by this teamspace's policy; an owner or admin can enable it (PATCH /api/v2/policies).`,
+    );
   }
   return p;
 }

@@ -19,7 +19,8 @@ export interface BackupOperationDeps {
 /** Backups hold every teamspace's data: only the default teamspace's owners and admins (who administer the instance) and the operator take them. */
 export function backupOperations(bind: ReturnType<typeof binder>, d: BackupOperationDeps) {
   const instanceAdmin = (p: Principal | null) => {
-    if (p && p.teamspaceId !== d.defaultTeamspaceId()) throw new ApiError('forbidden', 'A backup holds the whole instance: an owner or admin of the default teamspace takes it.');
+    if (p && p.teamspaceId !== d.defaultTeamspaceId())
+      throw new ApiError('forbidden', 'A backup holds the whole instance: an owner or admin of the default teamspace takes it.');
   };
   return {
     backupCreate: bind(backupCreateOperation, (_i, p, caller) => {

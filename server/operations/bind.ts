@@ -29,7 +29,10 @@ export interface BindDeps extends AdmitDeps {
  * operation, is recorded as a refused authentication.
  */
 export function binder(deps: BindDeps) {
-  return <I extends z.ZodType, O>(op: Operation<I> | LocalOperation<I>, run: (input: z.output<I>, principal: Principal | null, caller: Caller, note: AuditNote) => O | Promise<O>): Bound<O> =>
+  return <I extends z.ZodType, O>(
+    op: Operation<I> | LocalOperation<I>,
+    run: (input: z.output<I>, principal: Principal | null, caller: Caller, note: AuditNote) => O | Promise<O>,
+  ): Bound<O> =>
     async (raw, caller) => {
       let out: O;
       const note: AuditNote = { teamspaceId: null };
@@ -40,7 +43,15 @@ export function binder(deps: BindDeps) {
         noteRefusal(deps, op, caller, raw, err, note);
         throw err;
       }
-      if (audited(op) && deps.audit) deps.audit.record({ actor: actorOf(caller, note), action: op.id, target: targetOf(raw, out), sourceIp: ipOf(caller), outcome: 'ok', detail: safeDetail(raw) });
+      if (audited(op) && deps.audit)
+        deps.audit.record({
+          actor: actorOf(caller, note),
+          action: op.id,
+          target: targetOf(raw, out),
+          sourceIp: ipOf(caller),
+          outcome: 'ok',
+          detail: safeDetail(raw),
+        });
       return out;
     };
 }
@@ -63,13 +74,27 @@ function audited(op: Operation | LocalOperation): boolean {
   return op.audit ?? (op.access.caller === 'key' && op.http.method !== 'get');
 }
 
-function noteRefusal(deps: BindDeps, op: Operation | LocalOperation, caller: Caller, raw: unknown, err: unknown, note: AuditNote = { teamspaceId: null }): void {
+function noteRefusal(
+  deps: BindDeps,
+  op: Operation | LocalOperation,
+  caller: Caller,
+  raw: unknown,
+  err: unknown,
+  note: AuditNote = { teamspaceId: null },
+): void {
   if (!deps.audit) return;
   const code = err instanceof ApiError ? err.code : 'internal_error';
   if (code === 'invalid_api_key') return deps.audit.refusedAuth(ipOf(caller), `${op.id}: no valid API key`);
   if (!audited(op)) return;
   const refused = err instanceof ApiError && (err.status === 401 || err.status === 403);
-  deps.audit.record({ actor: actorOf(caller, note), action: op.id, target: targetOf(raw, null), sourceIp: ipOf(caller), outcome: refused ? 'refused' : 'failed', detail: { ...safeDetail(raw), error: code } });
+  deps.audit.record({
+    actor: actorOf(caller, note),
+    action: op.id,
+    target: targetOf(raw, null),
+    sourceIp: ipOf(caller),
+    outcome: refused ? 'refused' : 'failed',
+    detail: { ...safeDetail(raw), error: code },
+  });
 }
 
 function actorOf(caller: Caller, note: AuditNote): AuditActor {
@@ -82,7 +107,20 @@ function ipOf(caller: Caller): string | null {
 }
 
 /** Fields that name what an operation acts on, in the input, then in the answer. */
-const INPUT_TARGETS = ['libraryId', 'repoUrl', 'host', 'websiteUrl', 'openApiUrl', 'llmstxtUrl', 'collectionName', 'projectTitle', 'libraryTitle', 'name', 'archive', 'out'];
+const INPUT_TARGETS = [
+  'libraryId',
+  'repoUrl',
+  'host',
+  'websiteUrl',
+  'openApiUrl',
+  'llmstxtUrl',
+  'collectionName',
+  'projectTitle',
+  'libraryTitle',
+  'name',
+  'archive',
+  'out',
+];
 const RESULT_TARGETS = ['libraryName', 'project'];
 
 /** What an operation acted on, for the log: a library, an address, a name, or `#<id>`. */

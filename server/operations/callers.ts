@@ -23,7 +23,8 @@ export function callerOperations(bind: ReturnType<typeof binder>, d: CallerOpera
       try {
         admit(d, { caller: 'search' }, caller);
       } catch (err) {
-        if (err instanceof ApiError && err.code === 'invalid_api_key') throw new ApiError('invalid_api_key', 'This instance does not allow anonymous search: pass --api-key KEY or set STACKS_API_KEY.');
+        if (err instanceof ApiError && err.code === 'invalid_api_key')
+          throw new ApiError('invalid_api_key', 'This instance does not allow anonymous search: pass --api-key KEY or set STACKS_API_KEY.');
         throw err;
       }
       return caller;

@@ -12,7 +12,8 @@ export interface DeclaredOperationDeps {
 export function declaredOperations(bind: ReturnType<typeof binder>, d: DeclaredOperationDeps) {
   return {
     sourcesReconcile: bind(reconcileOperation, (_i, p) => {
-      if (p && p.teamspaceId !== d.defaultTeamspaceId()) throw new ApiError('forbidden', 'sources.yaml belongs to the instance: an owner or admin of the default teamspace reconciles it.');
+      if (p && p.teamspaceId !== d.defaultTeamspaceId())
+        throw new ApiError('forbidden', 'sources.yaml belongs to the instance: an owner or admin of the default teamspace reconciles it.');
       return d.declared.reconcile();
     }),
   };

@@ -25,14 +25,31 @@ export function gitOperations(bind: ReturnType<typeof binder>, d: GitOperationDe
       const who = submitterFor(p, i.visibility, d.defaultTeamspaceId);
       // A repository read by the whole instance is a public source; one kept in a teamspace a private one (server/teams/policy-filter.ts).
       const source: PolicySourceType = who.visibility === 'instance' ? 'public_repos' : 'private_sources';
-      if (p && !d.sourceEnabled(p, source)) throw new ApiError('source_disabled', `Adding ${source} sources is disabled by this teamspace's policy; an owner or admin can enable it (PATCH /api/v2/policies).`);
+      if (p && !d.sourceEnabled(p, source))
+        throw new ApiError(
+          'source_disabled',
+          `Adding ${source} sources is disabled by this teamspace's policy; an owner or admin can enable it (PATCH /api/v2/policies).`,
+        );
       const r = await d.git.submit(i, who);
-      return { message: r.position === null ? `Indexing of ${i.repoUrl} started as ${r.libraryId}.` : `Indexing of ${i.repoUrl} queued as ${r.libraryId} at position ${r.position}.`, project: r.libraryId, queueId: r.jobId, position: r.position };
+      return {
+        message:
+          r.position === null
+            ? `Indexing of ${i.repoUrl} started as ${r.libraryId}.`
+            : `Indexing of ${i.repoUrl} queued as ${r.libraryId} at position ${r.position}.`,
+        project: r.libraryId,
+        queueId: r.jobId,
+        position: r.position,
+      };
     }),
     projectRefresh: bind(projectRefreshOperation, (i, p, caller) => {
       const lib = d.libraries.refreshable(readerOf(p, caller), i.libraryId);
       const r = d.git.refresh(lib, p?.memberId ?? null);
-      return { message: `Refresh of ${lib.id} queued (job ${r.jobId}); files whose blob did not change are reused.`, project: lib.id, queueId: r.jobId, position: r.position };
+      return {
+        message: `Refresh of ${lib.id} queued (job ${r.jobId}); files whose blob did not change are reused.`,
+        project: lib.id,
+        queueId: r.jobId,
+        position: r.position,
+      };
     }),
     gitHostsList: bind(gitHostsListOperation, (_i, p, caller) => ({ hosts: visibleOwners(p, caller, d).flatMap((o) => d.gitCredentials.list(o)) })),
     gitHostAdd: bind(gitHostAddOperation, (i, p, caller) => d.gitCredentials.add(ownerFor(i.scope, p, caller, d), i)),
@@ -47,11 +64,16 @@ export function gitOperations(bind: ReturnType<typeof binder>, d: GitOperationDe
  */
 function ownerFor(scope: 'teamspace' | 'instance' | undefined, p: Principal | null, caller: Caller, d: GitOperationDeps): CredentialOwner {
   if (!p) {
-    if (scope === 'teamspace') throw new ApiError('validation_error', "scope: the CLI manages the instance's credentials; a teamspace's are managed by its owners and admins over the API.");
+    if (scope === 'teamspace')
+      throw new ApiError(
+        'validation_error',
+        "scope: the CLI manages the instance's credentials; a teamspace's are managed by its owners and admins over the API.",
+      );
     return null;
   }
   if (scope !== 'instance') return p.teamspaceId;
-  if (!isInstanceOwner(caller, p, d.defaultTeamspaceId())) throw new ApiError('forbidden', "The instance's Git host credentials are managed by the instance's owner; store your teamspace's own (leave scope out).");
+  if (!isInstanceOwner(caller, p, d.defaultTeamspaceId()))
+    throw new ApiError('forbidden', "The instance's Git host credentials are managed by the instance's owner; store your teamspace's own (leave scope out).");
   return null;
 }
 

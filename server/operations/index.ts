@@ -29,7 +29,22 @@ export { asKey, LOCAL, localIn } from './admit.ts';
 export { inspectBackup, restoreBackup } from './backup.ts';
 export { signLicense } from './system.ts';
 
-export type OperationDeps = BindDeps & SearchOperationDeps & SourceOperationDeps & JobOperationDeps & LibraryOperationDeps & AuditOperationDeps & UserOperationDeps & SystemOperationDeps & GitOperationDeps & BackupOperationDeps & ExportOperationDeps & MetricsOperationDeps & DeclaredOperationDeps & InvitationOperationDeps & InstanceOperationDeps & CallerOperationDeps & { teams: TeamService };
+export type OperationDeps = BindDeps &
+  SearchOperationDeps &
+  SourceOperationDeps &
+  JobOperationDeps &
+  LibraryOperationDeps &
+  AuditOperationDeps &
+  UserOperationDeps &
+  SystemOperationDeps &
+  GitOperationDeps &
+  BackupOperationDeps &
+  ExportOperationDeps &
+  MetricsOperationDeps &
+  DeclaredOperationDeps &
+  InvitationOperationDeps &
+  InstanceOperationDeps &
+  CallerOperationDeps & { teams: TeamService };
 
 export function createOperations(d: OperationDeps) {
   const bind = binder(d);

@@ -18,11 +18,12 @@ export function instanceOperations(bind: ReturnType<typeof binder>, d: InstanceO
   return {
     settingsGet: bind(settingsGetOperation, () => d.publicUrl.view()),
     settingsUpdate: bind(settingsUpdateOperation, (i, p, caller) => {
-      if (!isInstanceOwner(caller, p, d.defaultTeamspaceId())) throw new ApiError('forbidden', "The public address is the whole instance's: an owner of the default teamspace sets it.");
+      if (!isInstanceOwner(caller, p, d.defaultTeamspaceId()))
+        throw new ApiError('forbidden', "The public address is the whole instance's: an owner of the default teamspace sets it.");
       return d.publicUrl.set(i.publicUrl);
     }),
     gettingStarted: bind(gettingStartedOperation, (_i, p) => {
-      if (!p) throw new ApiError('validation_error', 'The checklist is a teamspace\'s: ask it with a key or a console session.');
+      if (!p) throw new ApiError('validation_error', "The checklist is a teamspace's: ask it with a key or a console session.");
       return d.checklist(p);
     }),
   };

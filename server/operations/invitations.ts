@@ -3,7 +3,11 @@ import type { Principal } from '../../lib/model.ts';
 import type { InvitationService } from '../auth/invitations.ts';
 import type { SignInService } from '../auth/sign-in.ts';
 import {
-  invitationAcceptOperation, invitationCreateOperation, invitationPreviewOperation, invitationRevokeOperation, invitationsListOperation,
+  invitationAcceptOperation,
+  invitationCreateOperation,
+  invitationPreviewOperation,
+  invitationRevokeOperation,
+  invitationsListOperation,
 } from '../contracts/invitations.ts';
 import type { binder } from './bind.ts';
 import type { Caller } from './admit.ts';
@@ -25,11 +29,20 @@ export function invitationOperations(bind: ReturnType<typeof binder>, d: Invitat
   return {
     invitationCreate: bind(invitationCreateOperation, (i, p) => {
       if (p && i.role === 'owner' && p.role !== 'owner') throw new ApiError('forbidden', 'Only an owner can invite an owner.');
-      return d.invitations.create({ teamspaceId: teamspaceOf(p), role: i.role, username: i.username, email: i.email, invitedBy: p ? p.memberName : 'operator', days: i.days });
+      return d.invitations.create({
+        teamspaceId: teamspaceOf(p),
+        role: i.role,
+        username: i.username,
+        email: i.email,
+        invitedBy: p ? p.memberName : 'operator',
+        days: i.days,
+      });
     }),
     invitationsList: bind(invitationsListOperation, (_i, p) => ({ invitations: d.invitations.list(teamspaceOf(p)) })),
     invitationRevoke: bind(invitationRevokeOperation, (i, p) => d.invitations.revoke(teamspaceOf(p), i.id)),
     invitationPreview: bind(invitationPreviewOperation, (i) => ({ ...d.invitations.preview(i.token), sso: d.ssoEnabled })),
-    invitationAccept: bind(invitationAcceptOperation, (i, _p, caller) => d.signIn.invitation(i.token, { username: i.username, password: i.password }, ipOf(caller))),
+    invitationAccept: bind(invitationAcceptOperation, (i, _p, caller) =>
+      d.signIn.invitation(i.token, { username: i.username, password: i.password }, ipOf(caller)),
+    ),
   };
 }

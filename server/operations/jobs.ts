@@ -18,7 +18,8 @@ function retryRefusal(job: Job): string | null {
   if (job.state !== 'failed' && job.state !== 'cancelled') return `Job ${job.id} is ${job.state}; only a failed or cancelled job can be retried.`;
   // Other kinds read staged uploads that are gone once the job ended: those are added again instead.
   if (!RETRYABLE.has(job.kind)) return `A ${job.kind} job cannot run again: its uploaded input is gone; add or import it again.`;
-  if (job.state === 'failed' && job.errorCode !== null && PERMANENT.has(job.errorCode)) return `Job ${job.id} failed for a reason a retry does not change: ${job.error ?? job.errorCode}`;
+  if (job.state === 'failed' && job.errorCode !== null && PERMANENT.has(job.errorCode))
+    return `Job ${job.id} failed for a reason a retry does not change: ${job.error ?? job.errorCode}`;
   return null;
 }
 

@@ -3,7 +3,14 @@ import type { CrawlService } from '../sources/website/service.ts';
 import type { GitSourceService } from '../sources/git/service.ts';
 import { ApiError } from '../../lib/errors.ts';
 import {
-  crawlSitesOperation, librariesListOperation, libraryDeleteOperation, libraryGetOperation, libraryRecordOperation, libraryRefreshOperation, librarySnippetsOperation, libraryUpdateOperation,
+  crawlSitesOperation,
+  librariesListOperation,
+  libraryDeleteOperation,
+  libraryGetOperation,
+  libraryRecordOperation,
+  libraryRefreshOperation,
+  librarySnippetsOperation,
+  libraryUpdateOperation,
 } from '../contracts/libraries.ts';
 import type { binder } from './bind.ts';
 import { readerOf } from './search.ts';
@@ -22,7 +29,11 @@ export function libraryOperations(bind: ReturnType<typeof binder>, d: LibraryOpe
       const reader = readerOf(p, caller);
       if (i.schedule !== undefined) {
         const lib = d.libraries.managed(reader, i.libraryId);
-        if (lib.sourceType !== 'website') throw new ApiError('validation_error', `schedule: only a crawled website is crawled again on a schedule; ${lib.id} is not one (refresh a Git repository, import other sources again).`);
+        if (lib.sourceType !== 'website')
+          throw new ApiError(
+            'validation_error',
+            `schedule: only a crawled website is crawled again on a schedule; ${lib.id} is not one (refresh a Git repository, import other sources again).`,
+          );
         d.crawler.setSchedule(lib.id, i.schedule);
       }
       return d.libraries.update(reader, i.libraryId, i);

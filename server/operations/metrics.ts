@@ -29,7 +29,10 @@ export function metricsOperations(bind: ReturnType<typeof binder>, d: MetricsOpe
   return {
     metrics: bind(metricsOperation, (_i, p, caller) => {
       if (p && !isInstanceOwner(caller, p, d.defaultTeamspaceId())) {
-        throw new ApiError('forbidden', "The metrics are the whole instance's: an owner of the default teamspace reads them, or a scraper with STACKS_METRICS_TOKEN.");
+        throw new ApiError(
+          'forbidden',
+          "The metrics are the whole instance's: an owner of the default teamspace reads them, or a scraper with STACKS_METRICS_TOKEN.",
+        );
       }
       return answer();
     }),

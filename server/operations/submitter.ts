@@ -11,7 +11,11 @@ import type { Submitter } from '../../lib/owner.ts';
 export function submitterFor(p: Principal | null, visibility: LibraryVisibility | undefined, defaultTeamspaceId: () => number): Submitter {
   if (!p) return { memberId: null, teamspaceId: defaultTeamspaceId(), visibility: visibility ?? 'instance', operator: true };
   if (p.role === 'member') {
-    if (visibility === 'instance') throw new ApiError('forbidden', 'Only an owner or admin can make a library visible to the whole instance; leave visibility out to add it for your teamspace.');
+    if (visibility === 'instance')
+      throw new ApiError(
+        'forbidden',
+        'Only an owner or admin can make a library visible to the whole instance; leave visibility out to add it for your teamspace.',
+      );
     return { memberId: p.memberId, teamspaceId: p.teamspaceId, visibility: 'teamspace', operator: false };
   }
   return { memberId: p.memberId, teamspaceId: p.teamspaceId, visibility: visibility ?? 'instance', operator: false };

@@ -38,7 +38,8 @@ export function systemOperations(bind: ReturnType<typeof binder>, d: SystemOpera
     }),
     license: bind(licenseOperation, () => licenseView(d.license.status())),
     licenseInstall: bind(licenseInstallOperation, (i, p) => {
-      if (p && p.teamspaceId !== d.defaultTeamspaceId()) throw new ApiError('forbidden', 'The license is the whole instance\'s: an owner of the default teamspace installs it.');
+      if (p && p.teamspaceId !== d.defaultTeamspaceId())
+        throw new ApiError('forbidden', "The license is the whole instance's: an owner of the default teamspace installs it.");
       return licenseView(d.license.install(i.license));
     }),
     system: bind(systemOperation, (_i, p, caller) => (p && !isInstanceOwner(caller, p, d.defaultTeamspaceId()) ? d.teamspaceReport(p) : d.systemReport())),

@@ -57,7 +57,10 @@ export function teamOperations(bind: ReturnType<typeof binder>, t: TeamService) 
     rulesList: bind(c.rulesListOperation, (_i, p, caller, note) => ({ rules: t.rules.list(space(p, caller, note)) })),
     ruleAdd: bind(c.ruleAddOperation, (i, p, caller, note) => t.rules.add(space(p, caller, note), i)),
     ruleRemove: bind(c.ruleRemoveOperation, (i, p, caller, note) => t.rules.remove(space(p, caller, note), i.id)),
-    membersList: bind(c.membersListOperation, (_i, p, caller, note) => ({ members: t.members.list(space(p, caller, note)), maxMembers: t.members.maxMembers() })),
+    membersList: bind(c.membersListOperation, (_i, p, caller, note) => ({
+      members: t.members.list(space(p, caller, note)),
+      maxMembers: t.members.maxMembers(),
+    })),
     memberAdd: bind(c.memberAddOperation, (i, p, caller, note) => {
       const a = acting(p, caller, note);
       const { member, key } = t.members.add(a.teamspaceId, a.role, i);
@@ -79,7 +82,8 @@ export function teamOperations(bind: ReturnType<typeof binder>, t: TeamService) 
     // A member (a signed-in user, or a key) creates keys for itself; owners, admins and the operator for anyone of the teamspace.
     keyCreate: bind(c.keyCreateOperation, (i, p, caller, note) => {
       const a = acting(p, caller, note);
-      if (a.role === 'member' && i.memberId !== undefined && i.memberId !== a.memberId) throw new ApiError('forbidden', 'A member creates keys for itself only.');
+      if (a.role === 'member' && i.memberId !== undefined && i.memberId !== a.memberId)
+        throw new ApiError('forbidden', 'A member creates keys for itself only.');
       const memberId = i.memberId ?? a.memberId;
       if (memberId === null) throw new ApiError('validation_error', 'memberId: the member the key is for.');
       const k = t.members.createKey(a.teamspaceId, a.role, memberId, i.name, i.scope);

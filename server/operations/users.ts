@@ -2,7 +2,13 @@ import { ApiError } from '../../lib/errors.ts';
 import type { UserService } from '../auth/users.ts';
 import type { SignInService } from '../auth/sign-in.ts';
 import {
-  sessionCreateOperation, sessionDeleteOperation, sessionGetOperation, setupOperation, userCreateOperation, usersListOperation, userUpdateOperation,
+  sessionCreateOperation,
+  sessionDeleteOperation,
+  sessionGetOperation,
+  setupOperation,
+  userCreateOperation,
+  usersListOperation,
+  userUpdateOperation,
 } from '../contracts/users.ts';
 import type { binder } from './bind.ts';
 import type { Caller } from './admit.ts';

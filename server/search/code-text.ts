@@ -6,7 +6,8 @@
  */
 
 /** Lines that start like code: declarations, statements, decorators, comments, markup, closing brackets, chained calls. */
-const CODE_START = /^\s*(?:import|export|const|let|var|function|return|await|async|if|else|for|while|switch|case|class|interface|type|enum|try|catch|throw|new|@\w|\/\/|\/\*|\*|#!|<\/?[A-Za-z]|[})\]]|\.\w)/;
+const CODE_START =
+  /^\s*(?:import|export|const|let|var|function|return|await|async|if|else|for|while|switch|case|class|interface|type|enum|try|catch|throw|new|@\w|\/\/|\/\*|\*|#!|<\/?[A-Za-z]|[})\]]|\.\w)/;
 
 /** A word of prose: letters, maybe with a dotted or quoted part (`app.db`, `isn't`), and trailing punctuation. */
 const PROSE_TOKEN = /^[("'`]?[A-Za-z][\w'’.-]*[)"'`]?[,.;:?!]?$/;
@@ -43,5 +44,11 @@ export function splitCode(text: string): CodeQuestion | null {
     (isProseLine(line) ? prose : code).push(line.trim());
   }
   if (code.length < 3 || prose.length === 0) return null;
-  return { prose: prose.join('\n'), code: code.join('\n').replace(KEYWORDS, ' ').replace(/[ \t]+/g, ' ') };
+  return {
+    prose: prose.join('\n'),
+    code: code
+      .join('\n')
+      .replace(KEYWORDS, ' ')
+      .replace(/[ \t]+/g, ' '),
+  };
 }

@@ -106,10 +106,12 @@ export class StoreContextService implements ContextService {
     if (error) this.deps.log.warn({ err: error.message }, 'context: query embedding failed; lexical retrieval only');
     const { q, corrections } = correctSpelling(prepared.q, store.terms, this.deps.rarity, [first.choice.version.id]);
     if (corrections.length) this.deps.log.debug({ corrections }, 'context: misspelled words read as the documents spell them');
-    const { resolved, items } = (await this.inWorker(req, principal, q, first)) ?? store.search.snapshot(() => {
-      const r = resolveLibrary(store, access, principal, req.libraryId);
-      return { resolved: r, items: answerForVersion(store, q, targetOf(r), { fast: req.fast }) };
-    });
+    const { resolved, items } =
+      (await this.inWorker(req, principal, q, first)) ??
+      store.search.snapshot(() => {
+        const r = resolveLibrary(store, access, principal, req.libraryId);
+        return { resolved: r, items: answerForVersion(store, q, targetOf(r), { fast: req.fast }) };
+      });
     const rules = contextRules(access, principal, resolved.library.id);
     this.queueMissingVersion(resolved, principal);
     const text = () => {
@@ -155,7 +157,12 @@ export class StoreContextService implements ContextService {
    * worker inside its read snapshot; when a re-import swapped it out in between, resolve again.
    * Returns null (answer in this thread) when there is no pool or the pool failed.
    */
-  private async inWorker(req: ContextRequest, principal: Reader, q: PreparedQuery, first: ResolvedLibrary): Promise<{ resolved: ResolvedLibrary; items: Candidate[] } | null> {
+  private async inWorker(
+    req: ContextRequest,
+    principal: Reader,
+    q: PreparedQuery,
+    first: ResolvedLibrary,
+  ): Promise<{ resolved: ResolvedLibrary; items: Candidate[] } | null> {
     const pool = this.poolOf();
     if (!pool) return null;
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -212,8 +219,13 @@ export class StoreContextService implements ContextService {
       this.queueMissingVersion(resolved, principal);
       const result = await synthesize(deps, resolved.choice.version.id, resolved.library.id, req.query, sources);
       const items = [{ snippet: result.snippet, libraryId: resolved.library.id }];
-      const headers: Record<string, string> = { ...servedHeaders(resolved), 'X-Stacks-Research-Used': String(taken.used), 'X-Stacks-Research-Limit': String(quota) };
-      if (result.fallback && !headers['X-Stacks-Search-Status']) Object.assign(headers, { 'X-Stacks-Search-Status': 'partial', 'X-Stacks-Search-Reason': 'partialSearchFailure' });
+      const headers: Record<string, string> = {
+        ...servedHeaders(resolved),
+        'X-Stacks-Research-Used': String(taken.used),
+        'X-Stacks-Research-Limit': String(quota),
+      };
+      if (result.fallback && !headers['X-Stacks-Search-Status'])
+        Object.assign(headers, { 'X-Stacks-Search-Status': 'partial', 'X-Stacks-Search-Reason': 'partialSearchFailure' });
       return { json: toContextJson(items, rules), text: renderText(items, { rules: flattenRules(rules) }), headers };
     } catch (err) {
       this.deps.store.research.refund(member.memberId, week);

@@ -80,7 +80,7 @@ export function dedupe(candidates: Candidate[], threshold: number = TUNING.dedup
     const key = `${c.snippet.kind}\u0000${c.snippet.contentHash}`;
     if (exact.has(key)) continue;
     const sh = shingles(body(c));
-        if (kept.some((k) => k.c.snippet.kind === c.snippet.kind && similarAtLeast(k.sh, sh, threshold))) continue;
+    if (kept.some((k) => k.c.snippet.kind === c.snippet.kind && similarAtLeast(k.sh, sh, threshold))) continue;
     exact.add(key);
     kept.push({ c, sh });
   }

@@ -29,10 +29,21 @@ export function docsAreThin(q: PreparedQuery, candidates: Candidate[]): boolean 
 }
 
 /** The documentation's candidates, plus the source partition's when there is one and the documentation is thin. */
-export function withDynamic(store: Store, q: PreparedQuery, docs: Candidate[], dynamicVersionId: number | null | undefined, opts: RetrieveOptions): Candidate[] {
+export function withDynamic(
+  store: Store,
+  q: PreparedQuery,
+  docs: Candidate[],
+  dynamicVersionId: number | null | undefined,
+  opts: RetrieveOptions,
+): Candidate[] {
   if (!dynamicVersionId || !docsAreThin(q, docs)) return docs;
   const { dynamic } = TUNING;
   const limit = Math.min(dynamic.limit, opts.fetchLimit ?? dynamic.limit);
-  const found = retrievePrepared(store, dynamicVersionId, q, { ...opts, lexicalLimit: dynamic.lexicalLimit, vectorLimit: dynamic.vectorLimit, fetchLimit: limit });
+  const found = retrievePrepared(store, dynamicVersionId, q, {
+    ...opts,
+    lexicalLimit: dynamic.lexicalLimit,
+    vectorLimit: dynamic.vectorLimit,
+    fetchLimit: limit,
+  });
   return [...docs, ...found.map((c) => ({ ...c, fused: c.fused * dynamic.penalty, score: c.score * dynamic.penalty }))];
 }

@@ -39,7 +39,8 @@ const CODE_FRAME = /^\s*(?:>\s*)?(?:(\d+)\s*)?\|(.*)$/;
  * starts where a run of path characters starts (the look-behind), so that a long run is scanned
  * once rather than once from each of its characters.
  */
-const PATH_POSITION = /(?<![\w@.\-\\/])(?:[A-Za-z]:\\|file:\/\/\/?|webpack:\/\/\/?)?[\w@.\-\\/]*(?<=[\w-])\.[A-Za-z]{1,5}(?::\d+){1,2}|(?<![\w@.\-\\/])[\w@.\-\\/]*(?<=[\w@-])\.[A-Za-z]{1,5}\(\d+,\d+\)/g;
+const PATH_POSITION =
+  /(?<![\w@.\-\\/])(?:[A-Za-z]:\\|file:\/\/\/?|webpack:\/\/\/?)?[\w@.\-\\/]*(?<=[\w-])\.[A-Za-z]{1,5}(?::\d+){1,2}|(?<![\w@.\-\\/])[\w@.\-\\/]*(?<=[\w@-])\.[A-Za-z]{1,5}\(\d+,\d+\)/g;
 /** Absolute or relative file paths without positions (keep the file's base name: it can be meaningful, e.g. vite.config.ts). */
 const PATH = /(?<![\w@.~-])(?:[A-Za-z]:\\|file:\/\/\/?|\/)[\w@.\-]+(?:[\\/][\w@.\-]+)+/g;
 /** A web address, with or without its scheme (`https://vitest.dev/api/vi.html#vi-mock`, `fastify.dev/docs/latest/Reference/Middleware/`). */
@@ -55,7 +56,10 @@ const SCHEMED_ADDRESS = /\bhttps?:\/\/[^\s'"`<>)\]]+/gi;
  */
 function urlTopic(url: string): string {
   const [rest, fragment = ''] = url.replace(/^https?:\/\//i, '').split('#', 2);
-  const segments = rest!.split(/[/?]/).slice(1).filter((x) => x && !x.includes('='));
+  const segments = rest!
+    .split(/[/?]/)
+    .slice(1)
+    .filter((x) => x && !x.includes('='));
   const last = (segments.pop() ?? '').replace(/\.(?:html?|md|mdx)$/i, '');
   return ` ${[last, fragment].filter(Boolean).join(' ').replace(/[-_]+/g, ' ')} `;
 }
@@ -68,11 +72,32 @@ const TERMINAL = /^\s*(?:\$ \S|[✓✔✗✘×❯]\s|(?:FAIL|PASS|RUN)\s)/u;
 const CODE = /\b(?:[A-Z][A-Z0-9]*_ERR(?:_[A-Z0-9]+)+|ERR(?:_[A-Z0-9]+)+|TS\d{4,5}|E[A-Z]{3}[A-Z0-9]*)\b/g;
 /** `Error: message`, `TypeError [ERR_X]: message`, `FastifyError [FST_...]: message`, `error TS2322: message`. */
 const HEADER = /^\s*(?:Uncaught\s+)?(?:[\w$.]*(?:Error|Exception|Warning)|error|warning|\[[\w:-]+\][\s\w]*error)(?:\s*\[[\w-]+\])?\s*:/i;
-const TIMESTAMP = /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b|\b\d{1,2}\/\d{1,2}\/\d{2,4},?|\b\d{1,2}:\d{2}:\d{2}(?:\.\d+)?(?:\s?[AP]M)?\b/g;
+const TIMESTAMP =
+  /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b|\b\d{1,2}\/\d{1,2}\/\d{2,4},?|\b\d{1,2}:\d{2}:\d{2}(?:\.\d+)?(?:\s?[AP]M)?\b/g;
 const NOISE_TOKENS = /\b(?:0x[0-9a-f]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,}|\d{5,})\b/gi;
 
 /** Keys of JSON output (log lines, error bodies, printed issues) whose values say what went wrong; the rest (level, time, pid, hostname, ids, request details) is noise. */
-const MESSAGE_KEYS = new Set(['msg', 'message', 'error', 'err', 'code', 'type', 'name', 'reason', 'expected', 'received', 'keys', 'detail', 'details', 'title', 'hint', 'cause', 'issues', 'errors', 'stack']);
+const MESSAGE_KEYS = new Set([
+  'msg',
+  'message',
+  'error',
+  'err',
+  'code',
+  'type',
+  'name',
+  'reason',
+  'expected',
+  'received',
+  'keys',
+  'detail',
+  'details',
+  'title',
+  'hint',
+  'cause',
+  'issues',
+  'errors',
+  'stack',
+]);
 
 /** The informative string values of parsed JSON output, in order. */
 function jsonMessages(value: unknown, key: string | null, out: string[]): void {

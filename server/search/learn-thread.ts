@@ -12,7 +12,13 @@ const WORKER_ENTRY = new URL(import.meta.url.endsWith('.ts') ? './learn-worker.m
  * requests in flight, ServingActivity's buffer) lets it wait for quiet moments. The worker ends with
  * the job; cancelling the job (`signal`) terminates it.
  */
-export function learnInWorker(dbFile: string, embedder: Embedder | null, versionId: number, signal?: AbortSignal, activity: SharedArrayBuffer | null = null): Promise<LearnedModel> {
+export function learnInWorker(
+  dbFile: string,
+  embedder: Embedder | null,
+  versionId: number,
+  signal?: AbortSignal,
+  activity: SharedArrayBuffer | null = null,
+): Promise<LearnedModel> {
   const data: LearnWorkerData = {
     dbFile,
     versionId,

@@ -30,10 +30,7 @@ export interface LearnWorkerData {
 }
 
 /** Worker -> main. */
-export type LearnWorkerMessage =
-  | { kind: 'embed'; id: number; texts: string[] }
-  | { kind: 'done'; model: LearnedModel }
-  | { kind: 'failed'; error: string };
+export type LearnWorkerMessage = { kind: 'embed'; id: number; texts: string[] } | { kind: 'done'; model: LearnedModel } | { kind: 'failed'; error: string };
 
 /** Main -> worker: the vectors of an `embed` request, or why there are none. */
 export type EmbedReply = { id: number; vectors: Float32Array[] } | { id: number; error: string };

@@ -52,7 +52,10 @@ export interface HeadingRow {
 /** The heading of a section as a question: its last heading, without markdown. */
 function headingOf(s: HeadingRow): string {
   const last = (s.breadcrumb || s.title).split(' > ').pop() ?? '';
-  return last.replace(/[`*_#]/g, '').replace(/\s+/g, ' ').trim();
+  return last
+    .replace(/[`*_#]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /**
@@ -91,7 +94,10 @@ export async function pseudoQuestions(snippets: HeadingRow[], max: number = TUNI
     if (kept.length >= 4 * max) kept = kept.sort(byHash).slice(0, max);
     if (i % YIELD_ROWS === YIELD_ROWS - 1) await yieldToEventLoop();
   }
-  return kept.sort(byHash).slice(0, max).map((x) => x.q);
+  return kept
+    .sort(byHash)
+    .slice(0, max)
+    .map((x) => x.q);
 }
 
 /** Rows handled between two yields to the event loop (a few milliseconds of work). */
@@ -260,7 +266,14 @@ function withoutWords(row: number[]): number[] {
 }
 
 /** The headings of one version asked as questions (with a sentence encoder also without their words): their candidates' features and labels. */
-export async function examplesOf(store: Store, embedder: Embedder | null, versionId: number, signal?: AbortSignal, rows?: HeadingRow[], pace?: () => void): Promise<Example[]> {
+export async function examplesOf(
+  store: Store,
+  embedder: Embedder | null,
+  versionId: number,
+  signal?: AbortSignal,
+  rows?: HeadingRow[],
+  pace?: () => void,
+): Promise<Example[]> {
   rows ??= (await headingsOf(store, versionId)).rows;
   const out: Example[] = [];
   // One question at a time between yields: on a large version one retrieval takes tens of milliseconds.
@@ -284,7 +297,11 @@ export async function examplesOf(store: Store, embedder: Embedder | null, versio
  * Weights fitted on `examples` from `prior`, adopted only when they rank the held-out pages'
  * headings at least as well as the prior; their calibration; and both MRRs for the report.
  */
-async function fitWeights(examples: Example[], prior: number[], signal?: AbortSignal): Promise<Weights & { learned: boolean; defaultMrr: number; learnedMrr: number }> {
+async function fitWeights(
+  examples: Example[],
+  prior: number[],
+  signal?: AbortSignal,
+): Promise<Weights & { learned: boolean; defaultMrr: number; learnedMrr: number }> {
   const train = examples.filter((e) => !e.heldOut);
   const held = examples.filter((e) => e.heldOut);
   let weights = prior;

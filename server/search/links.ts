@@ -64,7 +64,13 @@ function hostOf(url: string): string | null {
  * to, or the best-ranked candidate of a page it links to without an anchor. `keys` caches the
  * candidates' own keys across the hits of one answer.
  */
-export function linkedCandidate(hit: Candidate, ranked: Candidate[], from: number, taken: Set<number>, keys = new Map<number, LinkKey | null>()): Candidate | undefined {
+export function linkedCandidate(
+  hit: Candidate,
+  ranked: Candidate[],
+  from: number,
+  taken: Set<number>,
+  keys = new Map<number, LinkKey | null>(),
+): Candidate | undefined {
   const s = hit.snippet;
   const links = linksOf(`${s.description}\n${s.content}`, s.sourceId);
   if (links.length === 0) return undefined;

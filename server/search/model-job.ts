@@ -41,21 +41,31 @@ export function scheduleMissingModels(store: Store, jobs: JobQueue, log: Logger)
   return missing.length;
 }
 
-export function registerSearchModelJob(jobs: Pick<JobQueue, 'register'>, s: { store: Store; embedder: Embedder | null; activity: SharedArrayBuffer | null }): void {
-  jobs.register<SearchModelPayload>(SEARCH_MODEL_KIND, async ({ job, signal, progress, log }) => {
-    const { versionId } = job.payload;
-    const version = s.store.libraries.version(versionId);
-    // A version replaced meanwhile has nothing to serve: its successor has its own job.
-    if (!version || !version.isCurrent || version.state !== 'ready') {
-      progress({ skipped: 'the version is no longer served' });
-      return;
-    }
-    const started = Date.now();
-    const file = s.store.db.name;
-    const model = file && file !== ':memory:' ? await learnInWorker(file, s.embedder, versionId, signal, s.activity) : await learnModel(s.store, s.embedder, versionId, signal);
-    s.store.models.put(versionId, MODEL_FORMAT, JSON.stringify(model), new Date().toISOString());
-    const report = { ...model.report, source: model.source, ms: Date.now() - started };
-    progress(report);
-    log.info({ versionId, libraryId: version.libraryId, ...report }, 'ranking model learned');
-  }, { background: true });
+export function registerSearchModelJob(
+  jobs: Pick<JobQueue, 'register'>,
+  s: { store: Store; embedder: Embedder | null; activity: SharedArrayBuffer | null },
+): void {
+  jobs.register<SearchModelPayload>(
+    SEARCH_MODEL_KIND,
+    async ({ job, signal, progress, log }) => {
+      const { versionId } = job.payload;
+      const version = s.store.libraries.version(versionId);
+      // A version replaced meanwhile has nothing to serve: its successor has its own job.
+      if (!version || !version.isCurrent || version.state !== 'ready') {
+        progress({ skipped: 'the version is no longer served' });
+        return;
+      }
+      const started = Date.now();
+      const file = s.store.db.name;
+      const model =
+        file && file !== ':memory:'
+          ? await learnInWorker(file, s.embedder, versionId, signal, s.activity)
+          : await learnModel(s.store, s.embedder, versionId, signal);
+      s.store.models.put(versionId, MODEL_FORMAT, JSON.stringify(model), new Date().toISOString());
+      const report = { ...model.report, source: model.source, ms: Date.now() - started };
+      progress(report);
+      log.info({ versionId, libraryId: version.libraryId, ...report }, 'ranking model learned');
+    },
+    { background: true },
+  );
 }

@@ -50,7 +50,9 @@ function parse(builtAt: string, json: string): ParsedModel {
   const parsed = JSON.parse(json) as LearnedModel;
   const quoted = parsed.quoted?.weights.length === FEATURES.length ? { quoted: parsed.quoted } : {};
   const model: RankingModel =
-    parsed.weights.length === FEATURES.length ? { weights: parsed.weights, calibration: parsed.calibration, ...quoted, changePages: new Set(parsed.changePages) } : DEFAULT_MODEL;
+    parsed.weights.length === FEATURES.length
+      ? { weights: parsed.weights, calibration: parsed.calibration, ...quoted, changePages: new Set(parsed.changePages) }
+      : DEFAULT_MODEL;
   return { builtAt, model, packages: Array.isArray(parsed.packages) ? parsed.packages : [] };
 }
 

@@ -9,8 +9,35 @@ import { TUNING } from './tuning.ts';
 
 /** Repository or host names that say nothing about the product. */
 const GENERIC = new Set([
-  'website', 'site', 'docs', 'doc', 'documentation', 'www', 'main', 'core', 'api', 'sdk', 'repo', 'monorepo', 'handbook',
-  'guide', 'guides', 'github', 'gitlab', 'io', 'dev', 'org', 'com', 'net', 'app', 'home', 'developer', 'developers', 'help', 'js', 'lib',
+  'website',
+  'site',
+  'docs',
+  'doc',
+  'documentation',
+  'www',
+  'main',
+  'core',
+  'api',
+  'sdk',
+  'repo',
+  'monorepo',
+  'handbook',
+  'guide',
+  'guides',
+  'github',
+  'gitlab',
+  'io',
+  'dev',
+  'org',
+  'com',
+  'net',
+  'app',
+  'home',
+  'developer',
+  'developers',
+  'help',
+  'js',
+  'lib',
 ]);
 
 /**
@@ -18,11 +45,77 @@ const GENERIC = new Set([
  * only when written like a name (capitalised, or with js / .js), e.g. "Next.js", "Express".
  */
 const EVERYDAY = new Set([
-  'next', 'express', 'request', 'debug', 'commander', 'async', 'moment', 'got', 'node', 'web', 'http', 'test', 'query', 'router',
-  'table', 'form', 'forms', 'store', 'cache', 'fetch', 'image', 'color', 'path', 'glob', 'date', 'time', 'day', 'solid', 'material',
-  'sharp', 'socket', 'relay', 'turbo', 'lit', 'core', 'react', 'remix', 'nest', 'redux', 'ui', 'chalk', 'yarn', 'jest', 'mocha',
-  'bull', 'bee', 'ember', 'backbone', 'meteor', 'electron', 'ionic', 'passport', 'helmet', 'immer', 'parcel', 'rollup', 'astro',
-  'storybook', 'apollo', 'sails', 'feathers', 'vue', 'svelte', 'angular', 'loopback', 'ora', 'joi', 'yup', 'ws', 'pg', 'ms',
+  'next',
+  'express',
+  'request',
+  'debug',
+  'commander',
+  'async',
+  'moment',
+  'got',
+  'node',
+  'web',
+  'http',
+  'test',
+  'query',
+  'router',
+  'table',
+  'form',
+  'forms',
+  'store',
+  'cache',
+  'fetch',
+  'image',
+  'color',
+  'path',
+  'glob',
+  'date',
+  'time',
+  'day',
+  'solid',
+  'material',
+  'sharp',
+  'socket',
+  'relay',
+  'turbo',
+  'lit',
+  'core',
+  'react',
+  'remix',
+  'nest',
+  'redux',
+  'ui',
+  'chalk',
+  'yarn',
+  'jest',
+  'mocha',
+  'bull',
+  'bee',
+  'ember',
+  'backbone',
+  'meteor',
+  'electron',
+  'ionic',
+  'passport',
+  'helmet',
+  'immer',
+  'parcel',
+  'rollup',
+  'astro',
+  'storybook',
+  'apollo',
+  'sails',
+  'feathers',
+  'vue',
+  'svelte',
+  'angular',
+  'loopback',
+  'ora',
+  'joi',
+  'yup',
+  'ws',
+  'pg',
+  'ms',
 ]);
 
 export function normalizeName(s: string): string {
@@ -57,8 +150,34 @@ function hostLabel(url: string | null): string | null {
 
 /** Words a documentation site's title wraps around the product's name ("The Complete StrictPath Guide"). */
 const TITLE_FILLER = new Set([
-  'the', 'a', 'an', 'complete', 'official', 'ultimate', 'definitive', 'guide', 'guides', 'docs', 'documentation', 'handbook', 'manual',
-  'reference', 'tutorial', 'tutorials', 'user', 'users', 'developer', 'developers', 'introduction', 'to', 'of', 'for', 'and', 'home', 'site', 'website',
+  'the',
+  'a',
+  'an',
+  'complete',
+  'official',
+  'ultimate',
+  'definitive',
+  'guide',
+  'guides',
+  'docs',
+  'documentation',
+  'handbook',
+  'manual',
+  'reference',
+  'tutorial',
+  'tutorials',
+  'user',
+  'users',
+  'developer',
+  'developers',
+  'introduction',
+  'to',
+  'of',
+  'for',
+  'and',
+  'home',
+  'site',
+  'website',
 ]);
 
 /** The product name in a title: its words without the filler, or null when that leaves nothing or the title itself. */
@@ -175,11 +294,13 @@ export function scoreName(t: TypedName, keys: NameKey[], library: Pick<Library, 
       const typo = (d === 1 ? m.typo : m.twoTypos) * k.weight;
       if (d <= budget && typo > score) [score, reason] = [typo, `"${t.typed}" is ${d} edit(s) from "${k.key}"`];
     }
-    if (ns.length >= 4 && m.prefix * k.weight > score && k.key.startsWith(ns) && ns.length / k.key.length >= m.prefixShare) [score, reason] = [m.prefix * k.weight, `prefix of "${k.key}"`];
+    if (ns.length >= 4 && m.prefix * k.weight > score && k.key.startsWith(ns) && ns.length / k.key.length >= m.prefixShare)
+      [score, reason] = [m.prefix * k.weight, `prefix of "${k.key}"`];
   }
   // Only a descriptive phrase ("schema validation"), never one word: "next js" must not find
   // Vite because its description says "Next generation".
-  if (score < m.description && meaningful.length >= 2 && meaningful.every((w) => wordsOf(library).has(w))) [score, reason] = [m.description, `title/description contain "${t.typed}"`];
+  if (score < m.description && meaningful.length >= 2 && meaningful.every((w) => wordsOf(library).has(w)))
+    [score, reason] = [m.description, `title/description contain "${t.typed}"`];
   return { score, reason };
 }
 
@@ -196,7 +317,10 @@ export interface TypedName {
 
 export function typedName(typed: string): TypedName {
   const n = normalizeName(typed);
-  const words = typed.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 0 && w !== 'js');
+  const words = typed
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 0 && w !== 'js');
   return { typed, n, ns: stripJs(n), words, meaningful: words.filter((w) => w.length > 2) };
 }
 
@@ -292,7 +416,8 @@ export class MentionIndex<T> {
       }
     };
     for (const m of question.matchAll(/@([A-Za-z0-9][\w.-]*)\//g)) {
-      for (const e of this.scopes.get(normalizeName(m[1]!)) ?? []) keep(e.item, { at: m.index ?? 0, text: `@${m[1]}/`, reason: `imports a package of the @${m[1]} scope` });
+      for (const e of this.scopes.get(normalizeName(m[1]!)) ?? [])
+        keep(e.item, { at: m.index ?? 0, text: `@${m[1]}/`, reason: `imports a package of the @${m[1]} scope` });
     }
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i]!;

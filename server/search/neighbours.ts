@@ -83,7 +83,16 @@ export function attachContext(store: Store, ranked: Candidate[], opts: { hits?: 
 
 function context(snippet: Candidate['snippet'], hit: Candidate, via: Candidate['via']): Candidate {
   return {
-    snippet, libraryId: hit.libraryId, bm25: null, lexical: 0, cosine: 0, similarity: null, lexicalRank: null, vectorRank: null,
-    fused: 0, score: hit.score, via,
+    snippet,
+    libraryId: hit.libraryId,
+    bm25: null,
+    lexical: 0,
+    cosine: 0,
+    similarity: null,
+    lexicalRank: null,
+    vectorRank: null,
+    fused: 0,
+    score: hit.score,
+    via,
   };
 }

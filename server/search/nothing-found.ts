@@ -38,7 +38,12 @@ export function contentWords(terms: string[]): string[] {
  * Decides whether the ranked candidates answer the question at all. `indexed` tells which of the
  * words any indexed document holds.
  */
-export function answerability(q: Pick<PreparedQuery, 'terms' | 'askedTerms' | 'language'>, ranked: Candidate[], indexed: (words: string[]) => Set<string>, rarity: WordRarity): Answerability {
+export function answerability(
+  q: Pick<PreparedQuery, 'terms' | 'askedTerms' | 'language'>,
+  ranked: Candidate[],
+  indexed: (words: string[]) => Set<string>,
+  rarity: WordRarity,
+): Answerability {
   if (ranked.length === 0 || !hasSearchableTerm(q.terms)) {
     return { unknown: 0, coverage: 0, z: Infinity, nothingFound: true, reason: ranked.length === 0 ? 'not-answered' : 'no-words' };
   }

@@ -17,8 +17,10 @@ import { STOPWORDS } from './stopwords.ts';
  * them, "nestjs first steps hello world" lost its first-steps page to the introduction).
  */
 const OVERVIEW_WORDS = new Set(
-  ('whats introduction intro introduce introducing overview docs documentation doc summary describe description purpose main ' +
-    'feature features concept concepts library framework package tool').split(/\s+/),
+  (
+    'whats introduction intro introduce introducing overview docs documentation doc summary describe description purpose main ' +
+    'feature features concept concepts library framework package tool'
+  ).split(/\s+/),
 );
 
 const TOKEN = /[a-z0-9][a-z0-9.+#_-]*/g;
@@ -50,7 +52,9 @@ export function overviewText(question: string, library: Library, keys?: NameKey[
   // Every name is drawn from these strings (or is one of the catalogue's keys, a package name), so a
   // word none of them spells is no name: most questions stop here, before the names are derived
   // (which parses addresses).
-  const spelled = normalizeName([library.id, library.title, library.docsRepoUrl, library.sourceUrl, library.docsSiteUrl, ...(keys ?? []).map((k) => k.key)].join(' '));
+  const spelled = normalizeName(
+    [library.id, library.title, library.docsRepoUrl, library.sourceUrl, library.docsSiteUrl, ...(keys ?? []).map((k) => k.key)].join(' '),
+  );
   if (!words.every((w) => spelled.includes(stripJs(normalizeName(w))))) return null;
   const names = new Set((keys ?? namesOf(library)).map((k) => k.key));
   const isName = (s: string) => names.has(normalizeName(s)) || names.has(stripJs(normalizeName(s)));

@@ -13,7 +13,8 @@ import { STOPWORDS } from './stopwords.ts';
  */
 
 /** An install command and its arguments up to the end of the command. */
-const INSTALL = /(?:^|[\s`$>(])(?:npm\s+(?:i|install|add)|pnpm\s+(?:add|i|install)|yarn\s+(?:global\s+)?add|bun\s+(?:add|i|install)|deno\s+add)\s+([^\n`;&|#)]+)/g;
+const INSTALL =
+  /(?:^|[\s`$>(])(?:npm\s+(?:i|install|add)|pnpm\s+(?:add|i|install)|yarn\s+(?:global\s+)?add|bun\s+(?:add|i|install)|deno\s+add)\s+([^\n`;&|#)]+)/g;
 /** An npm package name, scoped or not, with an optional version or tag. */
 const PACKAGE = /^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?(?:@[\w.^~<>=*-]+)?$/;
 /** Packages kept per version: a monorepo's documents install many, a question names few. */
@@ -53,7 +54,10 @@ export class PackageList {
 /** The words of a library's own name (title and repository), which a package name must contain to be one of its names. */
 function nameWords(library: Pick<Library, 'id' | 'title'>): Set<string> {
   const repo = library.id.split('/')[2] ?? '';
-  const words = `${library.title} ${repo}`.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length >= 3 && w !== 'docs' && w !== 'website' && w !== 'com');
+  const words = `${library.title} ${repo}`
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length >= 3 && w !== 'docs' && w !== 'website' && w !== 'com');
   return new Set(words.flatMap((w) => (w.length > 4 && w.endsWith('js') ? [w, w.slice(0, -2)] : [w])));
 }
 
@@ -71,7 +75,10 @@ export function packageNameKeys(library: Pick<Library, 'id' | 'title'>, packages
     const slash = p.indexOf('/');
     const scope = slash > 0 ? normalizeName(p.slice(1, slash)) : null;
     if (scope !== null && scope !== owner && !words.has(scope)) continue;
-    const parts = p.slice(slash + 1).split(/[-_.]+/).filter(Boolean);
+    const parts = p
+      .slice(slash + 1)
+      .split(/[-_.]+/)
+      .filter(Boolean);
     if (parts.length < 2 || !parts.some((x) => words.has(x))) continue;
     const key = normalizeName(parts.join(''));
     out.set(key, { key, weight: TUNING.names.weights.package, fuzzy: false });

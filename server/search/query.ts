@@ -54,12 +54,15 @@ export interface PreparedQuery {
 
 /** Words of error output in general, dropped from pasted output (server/search/error-text.ts) when other words remain. */
 const ERROR_WORDS = new Set(
-  ('error errors err uncaught unhandled typeerror referenceerror syntaxerror rangeerror exception exceptions failed failing fails fail ' +
-    'warning warn fatal throw thrown throws stack trace internal node cause caused').split(' '),
+  (
+    'error errors err uncaught unhandled typeerror referenceerror syntaxerror rangeerror exception exceptions failed failing fails fail ' +
+    'warning warn fatal throw thrown throws stack trace internal node cause caused'
+  ).split(' '),
 );
 
 /** Question words that point to code or to prose. */
-const CODE_CUES = /\b(how (do|can|to|should)|example|snippet|code|implement|write|syntax|configure|setup|set up|install|usage|call|register|create|define|use)\b/i;
+const CODE_CUES =
+  /\b(how (do|can|to|should)|example|snippet|code|implement|write|syntax|configure|setup|set up|install|usage|call|register|create|define|use)\b/i;
 const PROSE_CUES = /\b(what (is|are|does)|why|when should|difference|explain|overview|concept|meaning|describe|vs\.?|versus|compare|limitations?)\b/i;
 
 const LANGUAGE_WORDS: Record<string, string[]> = {
@@ -245,7 +248,10 @@ export function analyzeQuery(asked: string): Omit<PreparedQuery, 'vector'> {
  */
 function withoutFileNames(text: string, files: string[]): string {
   if (files.length === 0) return text;
-  const rest = files.reduce((t, f) => t.split(f).join(' '), text).replace(/\s+/g, ' ').trim();
+  const rest = files
+    .reduce((t, f) => t.split(f).join(' '), text)
+    .replace(/\s+/g, ' ')
+    .trim();
   return /[A-Za-z]{3}/.test(rest) ? rest : text;
 }
 

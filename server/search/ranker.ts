@@ -86,7 +86,25 @@ export interface LearnedModel extends Weights {
   };
 }
 
-const NEUTRAL_LANGUAGES = new Set(['', 'bash', 'sh', 'shell', 'console', 'text', 'txt', 'json', 'jsonc', 'yaml', 'yml', 'toml', 'ini', 'diff', 'plaintext', 'markdown', 'md']);
+const NEUTRAL_LANGUAGES = new Set([
+  '',
+  'bash',
+  'sh',
+  'shell',
+  'console',
+  'text',
+  'txt',
+  'json',
+  'jsonc',
+  'yaml',
+  'yml',
+  'toml',
+  'ini',
+  'diff',
+  'plaintext',
+  'markdown',
+  'md',
+]);
 
 /**
  * True when a term occurs in a lower-cased text: as a substring at a word start, or anywhere for
@@ -122,7 +140,18 @@ function countWords(text: string, cap: number): number {
   let inWord = false;
   for (let i = 0; i < text.length && n < cap; i++) {
     const c = text.charCodeAt(i);
-    const space = c === 32 || (c >= 9 && c <= 13) || c === 160 || c === 0x2028 || c === 0x2029 || c === 0xfeff || (c >= 0x2000 && c <= 0x200a) || c === 0x1680 || c === 0x202f || c === 0x205f || c === 0x3000;
+    const space =
+      c === 32 ||
+      (c >= 9 && c <= 13) ||
+      c === 160 ||
+      c === 0x2028 ||
+      c === 0x2029 ||
+      c === 0xfeff ||
+      (c >= 0x2000 && c <= 0x200a) ||
+      c === 0x1680 ||
+      c === 0x202f ||
+      c === 0x205f ||
+      c === 0x3000;
     if (space) inWord = false;
     else if (!inWord) {
       inWord = true;
@@ -174,7 +203,7 @@ export function featureRows(q: PreparedQuery, candidates: Candidate[]): number[]
   return candidates.map((c, i) => {
     const s = c.snippet;
     const t = texts[i]!;
-    const kind = q.codeIntent === 0 ? 0 : (q.codeIntent > 0) === (s.kind === 'code') ? r.kindCue : -r.kindCue;
+    const kind = q.codeIntent === 0 ? 0 : q.codeIntent > 0 === (s.kind === 'code') ? r.kindCue : -r.kindCue;
     let language = 0;
     if (q.languages.length && s.kind === 'code') {
       const lang = s.language.toLowerCase();

@@ -70,17 +70,27 @@ export function gatherSources(store: Store, versionId: number, libraryId: string
       else pool.set(c.snippet.id, { c, score: add });
     });
   }
-  return [...pool.values()].sort((a, b) => b.score - a.score).slice(0, TUNING.research.sources).map((e) => e.c);
+  return [...pool.values()]
+    .sort((a, b) => b.score - a.score)
+    .slice(0, TUNING.research.sources)
+    .map((e) => e.c);
 }
 
 function sentencesOf(s: StoredSnippet): string[] {
   const text = s.kind === 'code' ? s.description : s.content;
-  return text
-    .replace(/```[\s\S]*?```/g, ' ')
-    .split(/(?<=[.!?])\s+(?=[A-Z`(\[])|\n{2,}|\n(?=[-*] )/)
-    .map((x) => x.replace(/\s+/g, ' ').replace(/^[-*#>\s]+/, '').trim())
-    // Fragments that only introduce a list or a code block ("... will not catch:") say nothing alone.
-    .filter((x) => x.length >= TUNING.research.minSentenceChars && x.length <= TUNING.research.maxSentenceChars && /[a-z]/i.test(x) && !/:$/.test(x));
+  return (
+    text
+      .replace(/```[\s\S]*?```/g, ' ')
+      .split(/(?<=[.!?])\s+(?=[A-Z`(\[])|\n{2,}|\n(?=[-*] )/)
+      .map((x) =>
+        x
+          .replace(/\s+/g, ' ')
+          .replace(/^[-*#>\s]+/, '')
+          .trim(),
+      )
+      // Fragments that only introduce a list or a code block ("... will not catch:") say nothing alone.
+      .filter((x) => x.length >= TUNING.research.minSentenceChars && x.length <= TUNING.research.maxSentenceChars && /[a-z]/i.test(x) && !/:$/.test(x))
+  );
 }
 
 /** Citation numbers by source URL: snippets of one URL (a section's prose and code) share a number. */
@@ -225,9 +235,22 @@ export async function synthesize(deps: ResearchDeps, versionId: number, libraryI
   }
   const content = sources.length ? `${body}\n\n${sourcesBlock(sources)}` : body;
   const snippet: StoredSnippet = {
-    id: 0, versionId, kind: 'info', sourceId: sources[0]?.snippet.sourceId ?? '', title: `Research: ${question.trim()}`, description: '', language: '',
-    pageTitle: 'Research', breadcrumb: `Research: ${question.trim()}`, content, codeList: [], tokens: countTokens(content), contentHash: '', position: 0,
-    isDynamic: false, sourceFile: null,
+    id: 0,
+    versionId,
+    kind: 'info',
+    sourceId: sources[0]?.snippet.sourceId ?? '',
+    title: `Research: ${question.trim()}`,
+    description: '',
+    language: '',
+    pageTitle: 'Research',
+    breadcrumb: `Research: ${question.trim()}`,
+    content,
+    codeList: [],
+    tokens: countTokens(content),
+    contentHash: '',
+    position: 0,
+    isDynamic: false,
+    sourceFile: null,
   };
   return { snippet, sources: citationNumbers(sources).urls, fallback, mode };
 }

@@ -54,14 +54,27 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
   const useVec = q.vector !== null && store.search.vectorsReady(versionId);
   const knn = useVec && q.vector ? store.search.knn(versionId, q.vector, opts.vectorLimit ?? TUNING.fusion.vectorLimit) : [];
   // The lexical pass also scores the vector list's neighbours, so every candidate has complete lexical features.
-  const scan = lexicalScan(store, versionId, q.termForms, opts.lexicalLimit ?? TUNING.fusion.lexicalLimit, knn.map((h) => h.id));
+  const scan = lexicalScan(
+    store,
+    versionId,
+    q.termForms,
+    opts.lexicalLimit ?? TUNING.fusion.lexicalLimit,
+    knn.map((h) => h.id),
+  );
   const lex = scan.top;
   // Without a fetch limit every candidate is loaded, rows and float embeddings in one query, and
   // the neighbours are ordered by exact cosine. With one, they are fused in the order and with the
   // approximate distances of their 8-bit vectors, and the candidates loaded get exact ones below.
   let loaded = useVec && opts.fetchLimit === undefined ? store.snippets.withEmbeddings([...new Set([...lex.map((h) => h.id), ...knn.map((h) => h.id)])]) : null;
-  const vec = !q.vector ? [] : loaded ? exactOrder(knn, loaded.embeddings, q.vector) : knn.map((h) => ({ id: h.id, distance: approxCosineDistance(h.distance) }));
-  const byId = new Map<number, { bm25: number | null; cosine: number; lexicalRank: number | null; distance: number | null; vectorRank: number | null; fused: number }>();
+  const vec = !q.vector
+    ? []
+    : loaded
+      ? exactOrder(knn, loaded.embeddings, q.vector)
+      : knn.map((h) => ({ id: h.id, distance: approxCosineDistance(h.distance) }));
+  const byId = new Map<
+    number,
+    { bm25: number | null; cosine: number; lexicalRank: number | null; distance: number | null; vectorRank: number | null; fused: number }
+  >();
   const entry = (id: number) => {
     let e = byId.get(id);
     if (!e) {

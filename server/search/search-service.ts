@@ -74,9 +74,17 @@ export interface RankedSearch {
 
 /** Language names a caller may pass as `language`, mapped to codeLanguage values the reranker compares. */
 const LANGUAGE_ALIASES: Record<string, string[]> = {
-  typescript: ['typescript', 'ts', 'tsx'], ts: ['typescript', 'ts', 'tsx'], javascript: ['javascript', 'js', 'jsx', 'mjs', 'cjs'],
-  js: ['javascript', 'js', 'jsx', 'mjs', 'cjs'], python: ['python', 'py'], py: ['python', 'py'], shell: ['bash', 'sh', 'shell', 'console'],
-  bash: ['bash', 'sh', 'shell', 'console'], go: ['go', 'golang'], golang: ['go', 'golang'], rust: ['rust', 'rs'],
+  typescript: ['typescript', 'ts', 'tsx'],
+  ts: ['typescript', 'ts', 'tsx'],
+  javascript: ['javascript', 'js', 'jsx', 'mjs', 'cjs'],
+  js: ['javascript', 'js', 'jsx', 'mjs', 'cjs'],
+  python: ['python', 'py'],
+  py: ['python', 'py'],
+  shell: ['bash', 'sh', 'shell', 'console'],
+  bash: ['bash', 'sh', 'shell', 'console'],
+  go: ['go', 'golang'],
+  golang: ['go', 'golang'],
+  rust: ['rust', 'rs'],
 };
 
 /**
@@ -205,30 +213,36 @@ export class MultiLibrarySearch implements SearchService {
         d.log.warn({ err: (err as Error).message }, 'search: library probe on a worker failed; probing in the request thread');
       }
     }
-    const plan = (inThread: boolean) => d.store.search.snapshot(() => {
-      const selection = this.selector().select(asked, principal, probed);
-      if (selection.choices.length === 0) {
-        throw new ApiError(
-          'no_documentation_found',
-          req.libraries.length
-            ? `No indexed library matches ${req.libraries.map((l) => `"${l}"`).join(', ')}. Look libraries up with /api/v2/libs/search.`
-            : 'No indexed library matches the question. Name a library with the library parameter.',
+    const plan = (inThread: boolean) =>
+      d.store.search.snapshot(() => {
+        const selection = this.selector().select(asked, principal, probed);
+        if (selection.choices.length === 0) {
+          throw new ApiError(
+            'no_documentation_found',
+            req.libraries.length
+              ? `No indexed library matches ${req.libraries.map((l) => `"${l}"`).join(', ')}. Look libraries up with /api/v2/libs/search.`
+              : 'No indexed library matches the question. Name a library with the library parameter.',
+          );
+        }
+        const targets = selection.choices.map((c) => this.target(c));
+        if (selection.versionIgnored && versionParam) {
+          // Library-less question naming several (or no) products: the version cannot apply; each library says so.
+          for (const t of targets) Object.assign(t, { requested: versionParam, served: null, status: 'unverified' as const, versionIgnored: true });
+        }
+        // Only a question that names no library, answered from libraries its words pointed to, may be "nothing found".
+        const inferred = req.libraries.length === 0 && selection.named === 0;
+        const { q: spelled, corrections } = correctSpelling(
+          q,
+          d.store.terms,
+          d.rarity,
+          targets.map((t) => t.version.id),
         );
-      }
-      const targets = selection.choices.map((c) => this.target(c));
-      if (selection.versionIgnored && versionParam) {
-        // Library-less question naming several (or no) products: the version cannot apply; each library says so.
-        for (const t of targets) Object.assign(t, { requested: versionParam, served: null, status: 'unverified' as const, versionIgnored: true });
-      }
-      // Only a question that names no library, answered from libraries its words pointed to, may be "nothing found".
-      const inferred = req.libraries.length === 0 && selection.named === 0;
-      const { q: spelled, corrections } = correctSpelling(q, d.store.terms, d.rarity, targets.map((t) => t.version.id));
-      if (corrections.length) d.log.debug({ corrections }, 'search: misspelled words read as the documents spell them');
-      if (!inThread) return { targets, inferred, spelled, pending: null };
-      const limits = candidateLimits(targets.length);
-      const retrieve = this.overrides.retrieve ?? (async (t: SearchTarget, pq: PreparedQuery) => versionCandidates(d.store, pq, versionTarget(t), limits));
-      return { targets, inferred, spelled, pending: targets.map((t) => retrieve(t, spelled)) };
-    });
+        if (corrections.length) d.log.debug({ corrections }, 'search: misspelled words read as the documents spell them');
+        if (!inThread) return { targets, inferred, spelled, pending: null };
+        const limits = candidateLimits(targets.length);
+        const retrieve = this.overrides.retrieve ?? (async (t: SearchTarget, pq: PreparedQuery) => versionCandidates(d.store, pq, versionTarget(t), limits));
+        return { targets, inferred, spelled, pending: targets.map((t) => retrieve(t, spelled)) };
+      });
     let { targets, inferred, spelled, pending } = plan(pool === null);
     if (pending === null) {
       let lists: Candidate[][] | 'stale' | null = null;
@@ -254,8 +268,7 @@ export class MultiLibrarySearch implements SearchService {
       if (r.status === 'fulfilled') {
         const best = several ? [...r.value].sort(byScore).slice(0, TUNING.multi.perLibrary) : r.value;
         for (const c of best) merged.push({ ...c, libraryId: t.label });
-      }
-      else {
+      } else {
         failures++;
         d.log.warn({ libraryId: t.label, err: (r.reason as Error)?.message }, 'search: retrieval failed for one library');
       }
@@ -311,7 +324,9 @@ export class MultiLibrarySearch implements SearchService {
     // Header values must be Latin-1 without control characters: percent-encode anything else in an ID.
     headers['X-Stacks-Libraries'] = returned.map((t) => t.label.replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c))).join(', ');
     const text = () => {
-      const ruleLines = rules ? [...rules.global, ...rules.libraries.flatMap((l) => [...l.libraryOwn, ...l.libraryTeam].map((r) => `${l.libraryId}: ${r}`))] : [];
+      const ruleLines = rules
+        ? [...rules.global, ...rules.libraries.flatMap((l) => [...l.libraryOwn, ...l.libraryTeam].map((r) => `${l.libraryId}: ${r}`))]
+        : [];
       return renderText(items, { showLibrary: true, rules: ruleLines });
     };
     return lazyRendered(() => json, text, headers);

@@ -199,7 +199,10 @@ export class LibrarySelector {
   }
 
   private bestOfSameName(group: { at: number; entry: CatalogEntry; reason: string }[], question: Question) {
-    const ranked = this.breakTies(group.map((g) => ({ entry: g.entry, score: 1, reason: g.reason })), question);
+    const ranked = this.breakTies(
+      group.map((g) => ({ entry: g.entry, score: 1, reason: g.reason })),
+      question,
+    );
     const first = ranked[0]!;
     return group.find((g) => g.entry === first.entry)!;
   }
@@ -274,7 +277,10 @@ export class LibrarySelector {
 
   private logChoices(query: string, choices: LibraryChoice[]): void {
     this.log.debug(
-      { query: query.slice(0, 200), libraries: choices.map((c) => ({ libraryId: c.entry.library.id, requested: c.requested, from: c.from, reason: c.reason })) },
+      {
+        query: query.slice(0, 200),
+        libraries: choices.map((c) => ({ libraryId: c.entry.library.id, requested: c.requested, from: c.from, reason: c.reason })),
+      },
       'search: libraries selected',
     );
   }

@@ -98,7 +98,8 @@ export function spellingCorrections(q: PreparedQuery, vocabulary: Vocabulary, ra
     for (const [term, df] of documents) {
       const distance = editDistance(word, term, budget);
       if (distance > budget) continue;
-      if (!best || distance < best.distance || (distance === best.distance && (df > best.df || (df === best.df && term < best.term)))) best = { term, distance, df };
+      if (!best || distance < best.distance || (distance === best.distance && (df > best.df || (df === best.df && term < best.term))))
+        best = { term, distance, df };
     }
     if (best) out.push({ from: word, to: best.term });
   }
@@ -109,7 +110,12 @@ export function spellingCorrections(q: PreparedQuery, vocabulary: Vocabulary, ra
  * The question with its misspelled words corrected (analyzed again from the corrected text; the
  * embedding is kept, its character n-grams already place a typo near its word), and the corrections.
  */
-export function correctSpelling(q: PreparedQuery, vocabulary: Vocabulary, rarity: WordRarity | null, versionIds: number[]): { q: PreparedQuery; corrections: Correction[] } {
+export function correctSpelling(
+  q: PreparedQuery,
+  vocabulary: Vocabulary,
+  rarity: WordRarity | null,
+  versionIds: number[],
+): { q: PreparedQuery; corrections: Correction[] } {
   // Without the word table a typo cannot be told from a word: nothing is corrected.
   const corrections = rarity ? spellingCorrections(q, vocabulary, rarity, versionIds) : [];
   if (corrections.length === 0) return { q, corrections };

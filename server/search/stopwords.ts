@@ -8,11 +8,12 @@ import { TUNING } from './tuning.ts';
 
 /** English words that carry no topic; dropped from the OR-terms (the whole phrase still contains them). */
 export const STOPWORDS = new Set(
-  ('a an and are as at be but by can could do does did for from had has have how i if in into is it its me my of on or our should so ' +
+  (
+    'a an and are as at be but by can could do does did for from had has have how i if in into is it its me my of on or our should so ' +
     'than that the their them then there these they this to use used using was we what when where which while who why will with would ' +
     'you your yours get set make way want need able about also any all just like some such via vs versus please tell show explain ' +
-    'difference between work works working does doing done one ones example examples')
-    .split(/\s+/),
+    'difference between work works working does doing done one ones example examples'
+  ).split(/\s+/),
 );
 
 /**

@@ -23,7 +23,10 @@ export function splitIdentifier(word: string): string[] {
  */
 export function joinedTokens(word: string): string[] {
   if (!/[._:$-]/.test(word)) return [];
-  const segments = word.split(/[.:]/).map((seg) => seg.toLowerCase().replace(/[^a-z0-9]/g, '')).filter(Boolean);
+  const segments = word
+    .split(/[.:]/)
+    .map((seg) => seg.toLowerCase().replace(/[^a-z0-9]/g, ''))
+    .filter(Boolean);
   const out = new Set<string>();
   for (const seg of word.split(/[.:]/)) if (/[_$-]/.test(seg)) out.add(seg.toLowerCase().replace(/[^a-z0-9]/g, ''));
   // Runs of two or more segments, grown one segment at a time and stopped past 64 characters

@@ -40,7 +40,13 @@ export interface VersionTags {
  * Queues a version-fetch job unless one for the same library and version is queued, running,
  * succeeded or failed within VERSION_FETCH_RETRY_MS. Returns the job id and whether it is new.
  */
-export function queueVersionFetch(jobs: JobQueue, library: Library, version: string, memberId: number | null, now = Date.now()): { id: number; created: boolean } {
+export function queueVersionFetch(
+  jobs: JobQueue,
+  library: Library,
+  version: string,
+  memberId: number | null,
+  now = Date.now(),
+): { id: number; created: boolean } {
   const known = recentJob(jobs, library.id, version, now);
   if (known !== null) return { id: known, created: false };
   const payload: VersionFetchPayload = { libraryId: library.id, version, repoUrl: library.docsRepoUrl ?? library.sourceUrl ?? null };

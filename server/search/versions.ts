@@ -145,7 +145,10 @@ export interface VersionChoice {
 
 /** A loose semver of a tag ("v4.29.1", "4.29", "5.0.0-rc.1"), or null; used to find the newest tag. */
 function versionOf(tag: string): semver.SemVer | null {
-  const c = tag.trim().replace(/^v(?=\d)/i, '').replace(/_/g, '.');
+  const c = tag
+    .trim()
+    .replace(/^v(?=\d)/i, '')
+    .replace(/_/g, '.');
   return semver.valid(c) ? new semver.SemVer(c) : semver.coerce(c, { includePrerelease: true });
 }
 

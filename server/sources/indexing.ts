@@ -75,12 +75,9 @@ export function registerIndexers(jobs: JobQueue, deps: IndexingDeps): void {
 }
 
 /** Runs a source job in the version-build frame; the staged input goes when the job ends. */
-async function runStaged<P extends { libraryId: string; title: string; description: string; stagedDir: string; teamspaceId: number | null; visibility?: LibraryVisibility }>(
-  deps: IndexingDeps,
-  ctx: JobContext<P>,
-  sourceType: SourceType,
-  index: (sink: VersionSink) => Promise<void>,
-): Promise<void> {
+async function runStaged<
+  P extends { libraryId: string; title: string; description: string; stagedDir: string; teamspaceId: number | null; visibility?: LibraryVisibility },
+>(deps: IndexingDeps, ctx: JobContext<P>, sourceType: SourceType, index: (sink: VersionSink) => Promise<void>): Promise<void> {
   const p = ctx.job.payload;
   const sourceUrl = 'sourceUrl' in p ? String(p.sourceUrl) : 'url' in p ? String(p.url) : null;
   await runVersionJob(deps, ctx, {
@@ -114,7 +111,19 @@ async function indexLlmsTxt(deps: IndexingDeps, ctx: JobContext<LlmsPayload>, si
   let fetched = 0;
   let done = 0;
   const deadline = Date.now() + LIMITS.llmsTotalMs;
-  const progress = (force = false) => sink.report({ phase: links.length ? 'fetching links' : 'indexing', links: links.length, linksDone: done, linksFetched: fetched, linksFailed: errors.length, linksSkipped: skipped, errors: errors.slice(0, 50) }, force);
+  const progress = (force = false) =>
+    sink.report(
+      {
+        phase: links.length ? 'fetching links' : 'indexing',
+        links: links.length,
+        linksDone: done,
+        linksFetched: fetched,
+        linksFailed: errors.length,
+        linksSkipped: skipped,
+        errors: errors.slice(0, 50),
+      },
+      force,
+    );
   progress(true);
   let next = 0;
   const worker = async () => {
@@ -145,7 +154,10 @@ async function indexLlmsTxt(deps: IndexingDeps, ctx: JobContext<LlmsPayload>, si
 
 async function indexFiles(ctx: JobContext<FilesPayload>, sink: VersionSink): Promise<void> {
   const p = ctx.job.payload;
-  const results: { name: string; state: 'pending' | 'done' | 'failed'; snippets?: number; error?: string }[] = p.files.map((f) => ({ name: f.name, state: 'pending' }));
+  const results: { name: string; state: 'pending' | 'done' | 'failed'; snippets?: number; error?: string }[] = p.files.map((f) => ({
+    name: f.name,
+    state: 'pending',
+  }));
   sink.report({ phase: 'extracting', files: results }, true);
   for (let i = 0; i < p.files.length; i++) {
     sink.checkCancelled();
@@ -155,7 +167,11 @@ async function indexFiles(ctx: JobContext<FilesPayload>, sink: VersionSink): Pro
       const fallback = stripExt(path.posix.basename(f.name));
       const doc = f.kind === 'pdf' ? await pdfToMarkdown(new Uint8Array(data), fallback, { signal: ctx.signal }) : await docxToMarkdown(data, fallback);
       const folders = path.posix.dirname(f.name) === '.' ? [] : path.posix.dirname(f.name).split('/');
-      const snippets = markdownToSnippets(doc.markdown, { sourceId: `upload://files/${p.libraryId.split('/').pop()}/${f.name.split('/').map(encodeURIComponent).join('/')}`, pageTitle: doc.title, breadcrumb: [...folders, doc.title] });
+      const snippets = markdownToSnippets(doc.markdown, {
+        sourceId: `upload://files/${p.libraryId.split('/').pop()}/${f.name.split('/').map(encodeURIComponent).join('/')}`,
+        pageTitle: doc.title,
+        breadcrumb: [...folders, doc.title],
+      });
       if (snippets.length === 0) throw new ApiError('validation_error', 'no text could be extracted (a scanned document without a text layer?)');
       const stored = await sink.add(snippets);
       results[i] = { name: f.name, state: 'done', snippets: stored };
@@ -166,7 +182,8 @@ async function indexFiles(ctx: JobContext<FilesPayload>, sink: VersionSink): Pro
     sink.report({ phase: 'extracting', files: results }, true);
   }
   const failed = results.filter((r) => r.state === 'failed');
-  if (failed.length === results.length) throw new ApiError('validation_error', `No document could be read: ${failed.map((r) => `${r.name}: ${r.error}`).join('; ')}`);
+  if (failed.length === results.length)
+    throw new ApiError('validation_error', `No document could be read: ${failed.map((r) => `${r.name}: ${r.error}`).join('; ')}`);
 }
 
 function uniqueLinks(links: LlmsLink[], self: string): LlmsLink[] {

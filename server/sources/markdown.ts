@@ -53,7 +53,10 @@ const SETEXT_2 = /^ {0,3}-+[ \t]*$/;
 
 /** Tokenizes markdown into headings, fenced code blocks and prose paragraphs. */
 export function parseMarkdownBlocks(markdown: string): MarkdownBlock[] {
-  const lines = markdown.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').split('\n');
+  const lines = markdown
+    .replace(/^\uFEFF/, '')
+    .replace(/\r\n?/g, '\n')
+    .split('\n');
   const blocks: MarkdownBlock[] = [];
   let para: string[] = [];
   const flush = () => {
@@ -88,7 +91,13 @@ export function parseMarkdownBlocks(markdown: string): MarkdownBlock[] {
     }
     // Setext heading: a single paragraph line underlined with === or ---.
     const next = lines[i + 1];
-    if (next !== undefined && para.length === 0 && line.trim() && !/^\s*([-*+]\s|\d+[.)]\s|>|\|)/.test(line) && (SETEXT_1.test(next) || (SETEXT_2.test(next) && next.trim().length >= 3))) {
+    if (
+      next !== undefined &&
+      para.length === 0 &&
+      line.trim() &&
+      !/^\s*([-*+]\s|\d+[.)]\s|>|\|)/.test(line) &&
+      (SETEXT_1.test(next) || (SETEXT_2.test(next) && next.trim().length >= 3))
+    ) {
       blocks.push({ type: 'heading', level: SETEXT_1.test(next) ? 1 : 2, text: cleanHeading(line) });
       i++;
       continue;
@@ -135,7 +144,10 @@ function atxText(rest: string): string {
 
 /** A heading's text without a closing run of `#` and the whitespace around it (`Title ##` -> `Title`). */
 export function withoutClosingHashes(text: string): string {
-  return text.trimEnd().replace(/(?<!#)#+$/, '').trimEnd();
+  return text
+    .trimEnd()
+    .replace(/(?<!#)#+$/, '')
+    .trimEnd();
 }
 
 function isListLine(line: string): boolean {
@@ -306,5 +318,8 @@ function firstSentence(prose: string): string {
 }
 
 function stripInline(text: string): string {
-  return text.replace(/!\[[^\]]*\]\([^)]*\)/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/\s+/g, ' ');
+  return text
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\s+/g, ' ');
 }

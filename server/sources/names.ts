@@ -21,9 +21,11 @@ export function checkRelativePath(raw: string, index: number): string {
   if (raw.length > 1000) throw new ApiError('validation_error', `${where} is longer than 1000 characters.`);
   if (/[\u0000-\u001f]/.test(raw)) throw new ApiError('validation_error', `${where} contains control characters.`);
   const p = raw.replace(/\\/g, '/');
-  if (p.startsWith('/') || /^[a-zA-Z]:/.test(p) || p.startsWith('//')) throw new ApiError('validation_error', `${where} "${raw}" is an absolute path; give a path relative to the collection.`);
+  if (p.startsWith('/') || /^[a-zA-Z]:/.test(p) || p.startsWith('//'))
+    throw new ApiError('validation_error', `${where} "${raw}" is an absolute path; give a path relative to the collection.`);
   const parts = p.split('/').filter((s) => s !== '');
-  if (parts.some((s) => s === '..' || s === '.')) throw new ApiError('validation_error', `${where} "${raw}" contains "." or ".." segments; paths must stay inside the collection.`);
+  if (parts.some((s) => s === '..' || s === '.'))
+    throw new ApiError('validation_error', `${where} "${raw}" contains "." or ".." segments; paths must stay inside the collection.`);
   return parts.join('/');
 }
 
@@ -31,8 +33,15 @@ export function checkRelativePath(raw: string, index: number): string {
 export function urlSlug(raw: string): string {
   const u = new URL(raw);
   const host = u.host.toLowerCase().replace(/[.:]/g, '_');
-  const segs = u.pathname.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
-  let slug = [host, ...segs].join('-').replace(/[^a-zA-Z0-9._-]+/g, '-').replace(/-{2,}/g, '-').replace(/^[-.]+|[-.]+$/g, '');
+  const segs = u.pathname
+    .split('/')
+    .filter(Boolean)
+    .map((s) => decodeURIComponent(s));
+  let slug = [host, ...segs]
+    .join('-')
+    .replace(/[^a-zA-Z0-9._-]+/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '');
   if (u.search) slug += `-${shortHash(u.search)}`;
   if (slug.length > 120) slug = `${slug.slice(0, 110).replace(/[-.]+$/, '')}-${shortHash(raw)}`;
   return slug.toLowerCase();
@@ -64,6 +73,10 @@ export function stripExt(name: string): string {
 }
 
 export function firstParagraph(text: string): string {
-  const p = text.split(/\n\s*\n/)[0]?.replace(/\s+/g, ' ').trim() ?? '';
+  const p =
+    text
+      .split(/\n\s*\n/)[0]
+      ?.replace(/\s+/g, ' ')
+      .trim() ?? '';
   return p.length > 500 ? `${p.slice(0, 497)}...` : p;
 }

@@ -78,12 +78,14 @@ function lineCol(text: string, pos: number): string {
 /** Parses, checks the OpenAPI/Swagger structure, validates and dereferences (internal $refs only: no file or network access). */
 export async function loadOpenApi(text: string, name: string, options: { validate?: boolean } = {}): Promise<OpenApiDocument> {
   const raw = parseSpecText(text, name);
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ApiError('validation_error', `${name}: not an OpenAPI document (expected an object at the top level).`);
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+    throw new ApiError('validation_error', `${name}: not an OpenAPI document (expected an object at the top level).`);
   const top = raw as Obj;
   const openapi = typeof top.openapi === 'string' ? top.openapi : null;
   const swagger = top.swagger !== undefined ? String(top.swagger) : null;
   if (!openapi && !swagger) throw new ApiError('validation_error', `${name}: not an OpenAPI document (no "openapi" or "swagger" version field).`);
-  if (openapi && !/^3\.[01]\./.test(openapi)) throw new ApiError('validation_error', `${name}: unsupported OpenAPI version ${openapi} (3.0.x and 3.1.x are supported).`);
+  if (openapi && !/^3\.[01]\./.test(openapi))
+    throw new ApiError('validation_error', `${name}: unsupported OpenAPI version ${openapi} (3.0.x and 3.1.x are supported).`);
   if (swagger && swagger !== '2.0') throw new ApiError('validation_error', `${name}: unsupported Swagger version ${swagger} (2.0 is supported).`);
   if (!top.paths || typeof top.paths !== 'object') {
     if (!(openapi?.startsWith('3.1') && top.webhooks)) throw new ApiError('validation_error', `${name}: the document has no "paths".`);
@@ -94,9 +96,16 @@ export async function loadOpenApi(text: string, name: string, options: { validat
   const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
   try {
     // Jobs re-load a spec that was validated when it was submitted: dereferencing is enough there.
-    doc = (options.validate === false ? await SwaggerParser.dereference(top as never, parserOptions) : await SwaggerParser.validate(structuredClone(top) as never, parserOptions)) as unknown as Obj;
+    doc = (options.validate === false
+      ? await SwaggerParser.dereference(top as never, parserOptions)
+      : await SwaggerParser.validate(structuredClone(top) as never, parserOptions)) as unknown as Obj;
   } catch (err) {
-    const message = ((err as Error).message ?? String(err)).split('\n').map((l) => l.trim()).filter(Boolean).slice(0, 4).join(' ');
+    const message = ((err as Error).message ?? String(err))
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .slice(0, 4)
+      .join(' ');
     throw new ApiError('validation_error', `${name}: invalid ${openapi ? `OpenAPI ${openapi}` : 'Swagger 2.0'} document: ${message.slice(0, 600)}`);
   }
   const info = (doc.info ?? {}) as Obj;

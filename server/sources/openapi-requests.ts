@@ -77,7 +77,8 @@ export function curlExample(o: Operation, body: RequestBody | null, base: BaseUr
   for (const [name, shell] of auth.headers) parts.push(`-H "${name}: ${shell}"`);
   if (auth.basic) parts.push('-u "$USERNAME:$PASSWORD"');
   if (auth.cookie) parts.push(`-b "${auth.cookie}"`);
-  for (const p of o.params.filter((x) => str(x.in) === 'header' && x.required)) parts.push(`-H "${str(p.name)}: ${String(paramExample(p) ?? placeholder((p.schema ?? p) as Obj))}"`);
+  for (const p of o.params.filter((x) => str(x.in) === 'header' && x.required))
+    parts.push(`-H "${str(p.name)}: ${String(paramExample(p) ?? placeholder((p.schema ?? p) as Obj))}"`);
   if (body) {
     if (body.formFields) {
       const multipart = /multipart/.test(body.mediaType);
@@ -105,7 +106,8 @@ export function fetchExample(o: Operation, body: RequestBody | null, base: BaseU
   for (const [name, , js] of auth.headers) headers.push(`    '${name}': \`${js}\`,`);
   if (auth.basic) headers.push("    'Authorization': `Basic ${btoa(`${process.env.USERNAME}:${process.env.PASSWORD}`)}`,");
   if (auth.cookie) headers.push(`    'Cookie': \`${auth.cookie.replace('$API_KEY', '${process.env.API_KEY}')}\`,`);
-  for (const p of o.params.filter((x) => str(x.in) === 'header' && x.required)) headers.push(`    '${str(p.name)}': '${jsq(String(paramExample(p) ?? placeholder((p.schema ?? p) as Obj)))}',`);
+  for (const p of o.params.filter((x) => str(x.in) === 'header' && x.required))
+    headers.push(`    '${str(p.name)}': '${jsq(String(paramExample(p) ?? placeholder((p.schema ?? p) as Obj)))}',`);
   const lines: string[] = [];
   if (!base.known) lines.push("const BASE_URL = 'https://api.example.com'; // the specification names no server");
   let bodyLine: string | null = null;
@@ -115,7 +117,11 @@ export function fetchExample(o: Operation, body: RequestBody | null, base: BaseU
         lines.push('const form = new FormData();');
         for (const f of body.formFields.slice(0, 12)) {
           const isFile = str(f.type) === 'file' || str(f.format) === 'binary';
-          lines.push(isFile ? `form.append('${jsq(str(f.name))}', new Blob([fileBytes]));` : `form.append('${jsq(str(f.name))}', '${jsq(String(paramExample(f) ?? placeholder(f)))}');`);
+          lines.push(
+            isFile
+              ? `form.append('${jsq(str(f.name))}', new Blob([fileBytes]));`
+              : `form.append('${jsq(str(f.name))}', '${jsq(String(paramExample(f) ?? placeholder(f)))}');`,
+          );
         }
         bodyLine = '  body: form,';
       } else {

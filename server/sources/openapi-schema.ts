@@ -110,5 +110,8 @@ export function jsq(s: string): string {
 }
 
 export function indentTail(s: string, indent: string): string {
-  return s.split('\n').map((l, i) => (i === 0 ? l : indent + l)).join('\n');
+  return s
+    .split('\n')
+    .map((l, i) => (i === 0 ? l : indent + l))
+    .join('\n');
 }

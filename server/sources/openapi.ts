@@ -87,12 +87,24 @@ class SpecContext {
   }
 
   overview(): SnippetInput[] {
-    const lines = [`${this.title}${this.api.version ? ` (version ${this.api.version})` : ''}`, `Specification: ${this.api.kind === 'swagger2' ? 'Swagger 2.0' : `OpenAPI ${this.api.specVersion}`}, ${this.ops.length} operations.`];
+    const lines = [
+      `${this.title}${this.api.version ? ` (version ${this.api.version})` : ''}`,
+      `Specification: ${this.api.kind === 'swagger2' ? 'Swagger 2.0' : `OpenAPI ${this.api.specVersion}`}, ${this.ops.length} operations.`,
+    ];
     if (this.api.description) lines.push('', truncate(this.api.description, 4000));
     lines.push('', `Base URL: ${this.base.known ? this.base.url : `${this.base.url} (the specification names no server)`}`);
     const servers = arr(this.doc.servers) as Obj[];
     if (servers.length > 1) lines.push('Servers:', ...servers.map((s) => `- ${str(s.url)}${s.description ? `: ${str(s.description)}` : ''}`));
-    return [{ kind: 'info', sourceId: this.anchor('overview'), content: lines.join('\n'), breadcrumb: this.title, pageTitle: this.title, title: `${this.title} overview` }];
+    return [
+      {
+        kind: 'info',
+        sourceId: this.anchor('overview'),
+        content: lines.join('\n'),
+        breadcrumb: this.title,
+        pageTitle: this.title,
+        title: `${this.title} overview`,
+      },
+    ];
   }
 
   operations(): SnippetInput[] {
@@ -114,7 +126,9 @@ class SpecContext {
       lines.push('Parameters:');
       for (const p of visible) {
         const schema = (p.schema ?? p) as Obj;
-        lines.push(`- ${str(p.name)} (${str(p.in)}, ${this.typeName(schema, 1)}${p.required ? ', required' : ''})${p.description ? `: ${oneLine(str(p.description), 200)}` : ''}`);
+        lines.push(
+          `- ${str(p.name)} (${str(p.in)}, ${this.typeName(schema, 1)}${p.required ? ', required' : ''})${p.description ? `: ${oneLine(str(p.description), 200)}` : ''}`,
+        );
       }
     }
     const body = this.requestBody(o);
@@ -161,11 +175,24 @@ class SpecContext {
       if (bodyParam) {
         const schema = (bodyParam.schema ?? {}) as Obj;
         const mediaType = consumes.find((c) => /json/.test(c)) ?? consumes[0] ?? 'application/json';
-        return { mediaType, schema, example: /json/.test(mediaType) ? compactExample(schema) : undefined, required: !!bodyParam.required, summary: this.typeSummary(schema) };
+        return {
+          mediaType,
+          schema,
+          example: /json/.test(mediaType) ? compactExample(schema) : undefined,
+          required: !!bodyParam.required,
+          summary: this.typeSummary(schema),
+        };
       }
       if (form.length) {
         const multipart = form.some((f) => str(f.type) === 'file') || consumes.includes('multipart/form-data');
-        return { mediaType: multipart ? 'multipart/form-data' : 'application/x-www-form-urlencoded', schema: null, example: undefined, required: form.some((f) => !!f.required), summary: form.map((f) => str(f.name)).join(', '), formFields: form };
+        return {
+          mediaType: multipart ? 'multipart/form-data' : 'application/x-www-form-urlencoded',
+          schema: null,
+          example: undefined,
+          required: form.some((f) => !!f.required),
+          summary: form.map((f) => str(f.name)).join(', '),
+          formFields: form,
+        };
       }
       return null;
     }
@@ -196,7 +223,7 @@ class SpecContext {
     const content = (r.content ?? {}) as Obj;
     const types = Object.keys(content);
     const mediaType = types.find((t) => /json/.test(t)) ?? types[0] ?? '';
-    return { mediaType, schema: mediaType ? (((content[mediaType] ?? {}) as Obj).schema ?? null) as Obj | null : null };
+    return { mediaType, schema: mediaType ? ((((content[mediaType] ?? {}) as Obj).schema ?? null) as Obj | null) : null };
   }
 
   private mediaExample(r: Obj): unknown {
@@ -234,15 +261,29 @@ class SpecContext {
       const ops = byTag.get(name) ?? [];
       const lines = [`Tag: ${name}`];
       if (declared.get(name)) lines.push('', truncate(declared.get(name)!, 3000));
-      if (ops.length) lines.push('', `Operations (${ops.length}):`, ...ops.map((o) => `- ${o.method.toUpperCase()} ${o.path}${o.op.summary ? `: ${oneLine(str(o.op.summary), 160)}` : ''}`));
-      return { kind: 'info' as const, sourceId: this.anchor(`tag/${encodeURIComponent(name)}`), content: lines.join('\n'), breadcrumb: `${this.title} > ${name}`, pageTitle: this.title, title: name };
+      if (ops.length)
+        lines.push(
+          '',
+          `Operations (${ops.length}):`,
+          ...ops.map((o) => `- ${o.method.toUpperCase()} ${o.path}${o.op.summary ? `: ${oneLine(str(o.op.summary), 160)}` : ''}`),
+        );
+      return {
+        kind: 'info' as const,
+        sourceId: this.anchor(`tag/${encodeURIComponent(name)}`),
+        content: lines.join('\n'),
+        breadcrumb: `${this.title} > ${name}`,
+        pageTitle: this.title,
+        title: name,
+      };
     });
   }
 
   securitySchemes(): SnippetInput[] {
     return Object.entries(this.securityDefinitions()).map(([name, raw]) => {
       const s = (raw ?? {}) as Obj;
-      const lines = [`Authentication scheme: ${name} (${str(s.type)}${s.scheme ? `, ${str(s.scheme)}` : ''}${s.bearerFormat ? `, ${str(s.bearerFormat)}` : ''})`];
+      const lines = [
+        `Authentication scheme: ${name} (${str(s.type)}${s.scheme ? `, ${str(s.scheme)}` : ''}${s.bearerFormat ? `, ${str(s.bearerFormat)}` : ''})`,
+      ];
       if (s.description) lines.push(truncate(str(s.description), 2000));
       if (str(s.type) === 'apiKey') lines.push(`Send the key in the ${str(s.in)} named "${str(s.name)}".`);
       if (str(s.type) === 'http' && str(s.scheme).toLowerCase() === 'bearer') lines.push('Send "Authorization: Bearer <token>".');
@@ -251,13 +292,22 @@ class SpecContext {
       const flows = (s.flows ?? (s.flow ? { [str(s.flow)]: s } : {})) as Obj;
       for (const [flow, fRaw] of Object.entries(flows)) {
         const f = (fRaw ?? {}) as Obj;
-        lines.push(`OAuth2 flow ${flow}${f.authorizationUrl ? `, authorization URL ${str(f.authorizationUrl)}` : ''}${f.tokenUrl ? `, token URL ${str(f.tokenUrl)}` : ''}`);
+        lines.push(
+          `OAuth2 flow ${flow}${f.authorizationUrl ? `, authorization URL ${str(f.authorizationUrl)}` : ''}${f.tokenUrl ? `, token URL ${str(f.tokenUrl)}` : ''}`,
+        );
         const scopes = Object.entries((f.scopes ?? {}) as Obj);
         if (scopes.length) lines.push('Scopes:', ...scopes.slice(0, 50).map(([k, v]) => `- ${k}: ${str(v)}`));
       }
       const users = this.ops.filter((o) => ((o.op.security ?? this.doc.security ?? []) as Obj[]).some((r) => r && name in r));
       if (users.length) lines.push(`Used by ${users.length} operation(s).`);
-      return { kind: 'info' as const, sourceId: this.anchor(`security/${encodeURIComponent(name)}`), content: lines.join('\n'), breadcrumb: `${this.title} > Authentication > ${name}`, pageTitle: this.title, title: `${name} authentication` };
+      return {
+        kind: 'info' as const,
+        sourceId: this.anchor(`security/${encodeURIComponent(name)}`),
+        content: lines.join('\n'),
+        breadcrumb: `${this.title} > Authentication > ${name}`,
+        pageTitle: this.title,
+        title: `${name} authentication`,
+      };
     });
   }
 
@@ -271,11 +321,19 @@ class SpecContext {
         lines.push('', 'Properties:');
         for (const [prop, ps] of props.slice(0, 80)) {
           const p = (ps ?? {}) as Obj;
-          lines.push(`- ${prop} (${this.typeName(p, 1)}${required.has(prop) ? ', required' : ''})${p.description ? `: ${oneLine(str(p.description), 240)}` : ''}`);
+          lines.push(
+            `- ${prop} (${this.typeName(p, 1)}${required.has(prop) ? ', required' : ''})${p.description ? `: ${oneLine(str(p.description), 240)}` : ''}`,
+          );
         }
         if (props.length > 80) lines.push(`- ... ${props.length - 80} more`);
       }
-      if (arr(s.enum).length) lines.push(`Values: ${arr(s.enum).slice(0, 40).map((v) => JSON.stringify(v)).join(', ')}`);
+      if (arr(s.enum).length)
+        lines.push(
+          `Values: ${arr(s.enum)
+            .slice(0, 40)
+            .map((v) => JSON.stringify(v))
+            .join(', ')}`,
+        );
       return {
         kind: 'info' as const,
         sourceId: this.anchor(`schema/${encodeURIComponent(name)}`),
@@ -293,14 +351,22 @@ class SpecContext {
       const n = this.names.get(schema);
       if (n) return n;
     }
-    if (arr(schema.enum).length && depth > 0) return arr(schema.enum).slice(0, 6).map((v) => JSON.stringify(v)).join(' | ');
+    if (arr(schema.enum).length && depth > 0)
+      return arr(schema.enum)
+        .slice(0, 6)
+        .map((v) => JSON.stringify(v))
+        .join(' | ');
     const type = Array.isArray(schema.type) ? (schema.type as string[]).join(' | ') : str(schema.type);
     if (type === 'array' || schema.items) {
       const items = (schema.items ?? {}) as Obj;
       return `${depth > 3 ? 'unknown' : this.typeName(items, depth + 1)}[]`;
     }
     const alt = (schema.oneOf ?? schema.anyOf) as Obj[] | undefined;
-    if (alt && depth < 4) return alt.slice(0, 4).map((a) => this.typeName(a ?? {}, depth + 1)).join(' | ');
+    if (alt && depth < 4)
+      return alt
+        .slice(0, 4)
+        .map((a) => this.typeName(a ?? {}, depth + 1))
+        .join(' | ');
     if (schema.allOf && !type) return 'object';
     const fmt = str(schema.format);
     return (type || (schema.properties ? 'object' : 'any')) + (fmt && depth > 0 ? ` (${fmt})` : '');

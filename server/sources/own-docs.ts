@@ -36,7 +36,11 @@ export function ownDocs(rootDir: string): OwnDocs {
 
 function listMarkdown(dir: string): string[] {
   try {
-    return fs.readdirSync(dir).filter((f) => f.endsWith('.md')).sort().map((f) => path.join(dir, f));
+    return fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => path.join(dir, f));
   } catch {
     return [];
   }
@@ -48,8 +52,13 @@ export function registerOwnDocsJob(jobs: Pick<JobQueue, 'register'>, deps: Versi
     const docs = ownDocs(deps.rootDir);
     await runVersionJob(deps, ctx, {
       meta: {
-        id: OWN_DOCS_ID, title: 'Stacks', description: 'How to use and run this Stacks instance: search and MCP, sources and imports, teamspaces, visibility, sign-in, the console, operations.',
-        sourceType: 'files', branch: docs.revision, visibility: 'instance', teamspaceId: null,
+        id: OWN_DOCS_ID,
+        title: 'Stacks',
+        description: 'How to use and run this Stacks instance: search and MCP, sources and imports, teamspaces, visibility, sign-in, the console, operations.',
+        sourceType: 'files',
+        branch: docs.revision,
+        visibility: 'instance',
+        teamspaceId: null,
       },
       produce: (sink) => sink.add(docs.snippets).then(() => undefined),
     });
@@ -57,10 +66,15 @@ export function registerOwnDocsJob(jobs: Pick<JobQueue, 'register'>, deps: Versi
 }
 
 /** Queues the indexing when the library is missing or older than the documentation on disk (after an upgrade). */
-export function queueOwnDocs(s: { jobs: Pick<JobQueue, 'enqueue'>; store: VersionJobDeps['store'] & { jobs: { active(kind: string, libraryId: string): unknown[] } }; rootDir: string; log: Logger }): void {
+export function queueOwnDocs(s: {
+  jobs: Pick<JobQueue, 'enqueue'>;
+  store: VersionJobDeps['store'] & { jobs: { active(kind: string, libraryId: string): unknown[] } };
+  rootDir: string;
+  log: Logger;
+}): void {
   const indexed = s.store.libraries.get(OWN_DOCS_ID);
   if (indexed?.branch === ownDocs(s.rootDir).revision && s.store.libraries.currentVersion(OWN_DOCS_ID, '')) return;
   if (s.store.jobs.active(OWN_DOCS_KIND, OWN_DOCS_ID).length) return;
   s.jobs.enqueue(OWN_DOCS_KIND, {}, { libraryId: OWN_DOCS_ID });
-  s.log.info({ libraryId: OWN_DOCS_ID }, 'indexing the instance\'s own documentation');
+  s.log.info({ libraryId: OWN_DOCS_ID }, "indexing the instance's own documentation");
 }

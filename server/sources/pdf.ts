@@ -221,7 +221,14 @@ function linesToMarkdown(lines: Line[]): string {
     const isSizeHeading = headingSizes.includes(l.size) && l.text.length <= 150;
     const nextGap = next && next.page === l.page ? l.y - next.y : Infinity;
     const isBoldHeading =
-      !isSizeHeading && Math.abs(l.size - body) < 0.6 && l.text.length <= 100 && [...l.fonts].every((f) => headingFonts.has(f)) && !/[.,;]$/.test(l.text) && !ADMONITION.test(l.text) && gap > body * 1.6 && nextGap > body * 1.3;
+      !isSizeHeading &&
+      Math.abs(l.size - body) < 0.6 &&
+      l.text.length <= 100 &&
+      [...l.fonts].every((f) => headingFonts.has(f)) &&
+      !/[.,;]$/.test(l.text) &&
+      !ADMONITION.test(l.text) &&
+      gap > body * 1.6 &&
+      nextGap > body * 1.3;
     if (isSizeHeading || isBoldHeading) {
       flushPara();
       const marks = '#'.repeat(isSizeHeading ? levelOf(l.size) : boldLevel);

@@ -22,7 +22,6 @@ import { JOB_KINDS, registerIndexers, type FilesPayload, type LlmsPayload, type 
  * under <dataDir>/staging/sources/, and a durable job (indexing.ts) turns it into snippets through the writer.
  */
 
-
 export type { Submitter };
 
 export interface SubmissionResult {
@@ -71,48 +70,111 @@ export class SourceService {
   // ---------------------------------------------------------------- OpenAPI
 
   async submitOpenApiUrl(input: { url: string; force: boolean }, principal: Submitter): Promise<SubmissionResult> {
-    const res = await safeFetch(input.url, { policy: this.policy(), maxBytes: LIMITS.openApiUrlBytes, timeoutMs: this.deps.config.crawlPageTimeoutMs, headers: { accept: 'application/json, application/yaml, text/yaml, */*' } });
-    if (res.status < 200 || res.status > 299) throw new ApiError('fetch_failed', `Fetching ${input.url} answered HTTP ${res.status}; expected an OpenAPI document.`);
+    const res = await safeFetch(input.url, {
+      policy: this.policy(),
+      maxBytes: LIMITS.openApiUrlBytes,
+      timeoutMs: this.deps.config.crawlPageTimeoutMs,
+      headers: { accept: 'application/json, application/yaml, text/yaml, */*' },
+    });
+    if (res.status < 200 || res.status > 299)
+      throw new ApiError('fetch_failed', `Fetching ${input.url} answered HTTP ${res.status}; expected an OpenAPI document.`);
     const text = decodeText(res.body);
     const name = path.posix.basename(new URL(res.url).pathname) || new URL(res.url).host;
     const api = await loadOpenApi(text, name);
     const libraryId = `/openapi/${urlSlug(input.url)}`;
-    return this.enqueueStaged(JOB_KINDS.openapi, libraryId, input.force, text, (stagedDir, stagedFile): OpenApiPayload => ({
-      libraryId, title: api.title, description: firstParagraph(api.description), sourceUrl: res.url, stagedFile, stagedDir, teamspaceId: principal.teamspaceId, visibility: principal.visibility,
-    }), principal, `OpenAPI specification "${api.title}" (${api.operations} operations) queued for indexing as ${libraryId}.`);
+    return this.enqueueStaged(
+      JOB_KINDS.openapi,
+      libraryId,
+      input.force,
+      text,
+      (stagedDir, stagedFile): OpenApiPayload => ({
+        libraryId,
+        title: api.title,
+        description: firstParagraph(api.description),
+        sourceUrl: res.url,
+        stagedFile,
+        stagedDir,
+        teamspaceId: principal.teamspaceId,
+        visibility: principal.visibility,
+      }),
+      principal,
+      `OpenAPI specification "${api.title}" (${api.operations} operations) queued for indexing as ${libraryId}.`,
+    );
   }
 
-  async submitOpenApiUpload(input: { fileName: string; data: Buffer; title?: string; description?: string; force: boolean }, principal: Submitter): Promise<SubmissionResult> {
+  async submitOpenApiUpload(
+    input: { fileName: string; data: Buffer; title?: string; description?: string; force: boolean },
+    principal: Submitter,
+  ): Promise<SubmissionResult> {
     const text = decodeText(input.data);
     const api = await loadOpenApi(text, input.fileName || 'openapiFile');
     const title = input.title?.trim() || api.title;
     const libraryId = `/openapi/${titleSlug(title)}`;
-    return this.enqueueStaged(JOB_KINDS.openapi, libraryId, input.force, text, (stagedDir, stagedFile): OpenApiPayload => ({
-      libraryId, title, description: input.description?.trim() || firstParagraph(api.description), sourceUrl: `upload://openapi/${titleSlug(title)}/${safeName(input.fileName || 'openapi')}`,
-      stagedFile, stagedDir, teamspaceId: principal.teamspaceId, visibility: principal.visibility,
-    }), principal, `OpenAPI specification "${title}" (${api.operations} operations) queued for indexing as ${libraryId}.`);
+    return this.enqueueStaged(
+      JOB_KINDS.openapi,
+      libraryId,
+      input.force,
+      text,
+      (stagedDir, stagedFile): OpenApiPayload => ({
+        libraryId,
+        title,
+        description: input.description?.trim() || firstParagraph(api.description),
+        sourceUrl: `upload://openapi/${titleSlug(title)}/${safeName(input.fileName || 'openapi')}`,
+        stagedFile,
+        stagedDir,
+        teamspaceId: principal.teamspaceId,
+        visibility: principal.visibility,
+      }),
+      principal,
+      `OpenAPI specification "${title}" (${api.operations} operations) queued for indexing as ${libraryId}.`,
+    );
   }
 
   // ---------------------------------------------------------------- llms.txt
 
   async submitLlmsTxt(input: { url: string; force: boolean }, principal: Submitter): Promise<SubmissionResult> {
-    const res = await safeFetch(input.url, { policy: this.policy(), maxBytes: LIMITS.llmsTxtBytes, timeoutMs: this.deps.config.crawlPageTimeoutMs, headers: { accept: 'text/markdown, text/plain, */*' } });
-    if (res.status < 200 || res.status > 299) throw new ApiError('fetch_failed', `Fetching ${input.url} answered HTTP ${res.status}; expected an llms.txt file.`);
+    const res = await safeFetch(input.url, {
+      policy: this.policy(),
+      maxBytes: LIMITS.llmsTxtBytes,
+      timeoutMs: this.deps.config.crawlPageTimeoutMs,
+      headers: { accept: 'text/markdown, text/plain, */*' },
+    });
+    if (res.status < 200 || res.status > 299)
+      throw new ApiError('fetch_failed', `Fetching ${input.url} answered HTTP ${res.status}; expected an llms.txt file.`);
     const text = decodeText(res.body);
     if (!text.trim()) throw new ApiError('validation_error', `${input.url} is empty.`);
-    if (/^\s*<(!doctype html|html[\s>])/i.test(text)) throw new ApiError('validation_error', `${input.url} is an HTML page, not an llms.txt file (markdown text was expected).`);
+    if (/^\s*<(!doctype html|html[\s>])/i.test(text))
+      throw new ApiError('validation_error', `${input.url} is an HTML page, not an llms.txt file (markdown text was expected).`);
     if (text.includes('\u0000')) throw new ApiError('validation_error', `${input.url} is binary data, not an llms.txt file.`);
     const doc = parseLlmsTxt(text, res.url);
     if (!doc.title && doc.links.length === 0 && !/^#{1,6}\s/m.test(doc.text)) {
-      throw new ApiError('validation_error', `${input.url} does not look like an llms.txt file: no "# Title" heading, no sections and no "- [title](url)" links.`);
+      throw new ApiError(
+        'validation_error',
+        `${input.url} does not look like an llms.txt file: no "# Title" heading, no sections and no "- [title](url)" links.`,
+      );
     }
     const libraryId = `/llmstxt/${urlSlug(input.url)}`;
     const title = doc.title || new URL(res.url).host;
     const kind = llmsKindOf(res.url);
     const follow = kind === 'full' ? 0 : Math.min(doc.links.length, LIMITS.llmsMaxLinks);
-    return this.enqueueStaged(JOB_KINDS.llmstxt, libraryId, input.force, doc.text, (stagedDir, stagedFile): LlmsPayload => ({
-      libraryId, title, description: doc.summary, url: res.url, stagedFile, stagedDir, teamspaceId: principal.teamspaceId, visibility: principal.visibility,
-    }), principal, `${kind === 'full' ? 'llms-full.txt' : kind === 'small' ? 'llms-small.txt' : 'llms.txt'} "${title}" queued for indexing as ${libraryId}${follow ? ` (${follow} linked documents to fetch)` : ''}.`);
+    return this.enqueueStaged(
+      JOB_KINDS.llmstxt,
+      libraryId,
+      input.force,
+      doc.text,
+      (stagedDir, stagedFile): LlmsPayload => ({
+        libraryId,
+        title,
+        description: doc.summary,
+        url: res.url,
+        stagedFile,
+        stagedDir,
+        teamspaceId: principal.teamspaceId,
+        visibility: principal.visibility,
+      }),
+      principal,
+      `${kind === 'full' ? 'llms-full.txt' : kind === 'small' ? 'llms-small.txt' : 'llms.txt'} "${title}" queued for indexing as ${libraryId}${follow ? ` (${follow} linked documents to fetch)` : ''}.`,
+    );
   }
 
   // ---------------------------------------------------------------- PDF / DOCX
@@ -122,12 +184,23 @@ export class SourceService {
    * On error the caller removes stagedDir; on success the job owns it.
    */
   async submitFiles(
-    input: { stagedDir: string; files: StagedUpload[]; relativePaths?: string[]; collectionName?: string; projectTitle?: string; description?: string; force: boolean },
+    input: {
+      stagedDir: string;
+      files: StagedUpload[];
+      relativePaths?: string[];
+      collectionName?: string;
+      projectTitle?: string;
+      description?: string;
+      force: boolean;
+    },
     principal: Submitter,
   ): Promise<SubmissionResult> {
     if (input.files.length === 0) throw new ApiError('validation_error', 'documentFiles is required: upload at least one PDF or DOCX file.');
     if (input.relativePaths && input.relativePaths.length !== input.files.length) {
-      throw new ApiError('validation_error', `relativePaths has ${input.relativePaths.length} entries for ${input.files.length} documentFiles; give one path per file, in the same order.`);
+      throw new ApiError(
+        'validation_error',
+        `relativePaths has ${input.relativePaths.length} entries for ${input.files.length} documentFiles; give one path per file, in the same order.`,
+      );
     }
     const names = input.files.map((f, i) => checkRelativePath(input.relativePaths?.[i] ?? f.originalName, i));
     const seen = new Set<string>();
@@ -144,12 +217,23 @@ export class SourceService {
       else files.push({ path: f.path, name: names[i]!, kind: sniff.kind, size: f.size });
     }
     if (problems.length) {
-      throw new ApiError('unsupported_media_type', `Only PDF and DOCX documents are accepted (checked by content). Rejected: ${problems.join('; ')}. Nothing was stored.`);
+      throw new ApiError(
+        'unsupported_media_type',
+        `Only PDF and DOCX documents are accepted (checked by content). Rejected: ${problems.join('; ')}. Nothing was stored.`,
+      );
     }
     const title = input.projectTitle?.trim() || input.collectionName?.trim() || stripExt(path.posix.basename(names[0]!));
     const libraryId = `/files/${titleSlug(input.collectionName?.trim() || title)}`;
     this.assertNew(libraryId, input.force, principal);
-    const payload: FilesPayload = { libraryId, title, description: input.description?.trim() ?? '', stagedDir: input.stagedDir, teamspaceId: principal.teamspaceId, visibility: principal.visibility, files };
+    const payload: FilesPayload = {
+      libraryId,
+      title,
+      description: input.description?.trim() ?? '',
+      stagedDir: input.stagedDir,
+      teamspaceId: principal.teamspaceId,
+      visibility: principal.visibility,
+      files,
+    };
     const { id } = this.deps.jobs.enqueue(JOB_KINDS.files, payload, { libraryId, memberId: principal.memberId, teamspaceId: principal.teamspaceId });
     return { libraryName: libraryId, message: `${files.length} document${files.length === 1 ? '' : 's'} queued for indexing as ${libraryId}.`, jobId: id };
   }
@@ -168,7 +252,15 @@ export class SourceService {
     }
   }
 
-  private enqueueStaged<P>(kind: string, libraryId: string, force: boolean, text: string, payload: (stagedDir: string, stagedFile: string) => P, principal: Submitter, message: string): SubmissionResult {
+  private enqueueStaged<P>(
+    kind: string,
+    libraryId: string,
+    force: boolean,
+    text: string,
+    payload: (stagedDir: string, stagedFile: string) => P,
+    principal: Submitter,
+    message: string,
+  ): SubmissionResult {
     this.assertNew(libraryId, force, principal);
     const dir = this.newStagingDir();
     try {
@@ -222,10 +314,17 @@ export class SourceService {
 
   /** A document an llms.txt links to, as markdown (HTML pages are reduced to their main content). */
   private async fetchLinkedDocument(url: string, signal: AbortSignal): Promise<string> {
-    const res = await safeFetch(url, { policy: this.policy(), maxBytes: LIMITS.llmsLinkBytes, timeoutMs: this.deps.config.crawlPageTimeoutMs, signal, headers: { accept: 'text/markdown, text/plain;q=0.9, text/html;q=0.5' } });
+    const res = await safeFetch(url, {
+      policy: this.policy(),
+      maxBytes: LIMITS.llmsLinkBytes,
+      timeoutMs: this.deps.config.crawlPageTimeoutMs,
+      signal,
+      headers: { accept: 'text/markdown, text/plain;q=0.9, text/html;q=0.5' },
+    });
     if (res.status < 200 || res.status > 299) throw new ApiError('fetch_failed', `HTTP ${res.status}`);
     const type = (res.headers.get('content-type') ?? '').toLowerCase();
-    if (/^(application\/pdf|image\/|audio\/|video\/|application\/(zip|octet-stream))/.test(type)) throw new ApiError('unsupported_media_type', `unsupported content type ${type}`);
+    if (/^(application\/pdf|image\/|audio\/|video\/|application\/(zip|octet-stream))/.test(type))
+      throw new ApiError('unsupported_media_type', `unsupported content type ${type}`);
     const text = decodeText(res.body);
     if (/html/.test(type) || /^\s*<(!doctype html|html[\s>])/i.test(text)) return htmlToMarkdown(mainHtml(text), { baseUrl: res.url });
     return text;

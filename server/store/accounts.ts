@@ -2,20 +2,45 @@ import type { Db } from './db.ts';
 import type { KeyScope, Role } from '../../lib/model.ts';
 
 export interface TeamspaceRow {
-  id: number; name: string; plan: 'free' | 'pro' | 'enterprise' | 'payg'; included_requests: number; spending_limit_cents: number | null;
-  cents_per_extra_request: number; policy_json: string | null; created_at: string;
+  id: number;
+  name: string;
+  plan: 'free' | 'pro' | 'enterprise' | 'payg';
+  included_requests: number;
+  spending_limit_cents: number | null;
+  cents_per_extra_request: number;
+  policy_json: string | null;
+  created_at: string;
 }
 
 export interface MemberRow {
-  id: number; teamspace_id: number; name: string; email: string | null; role: Role; created_at: string; removed_at: string | null;
+  id: number;
+  teamspace_id: number;
+  name: string;
+  email: string | null;
+  role: Role;
+  created_at: string;
+  removed_at: string | null;
 }
 
 export interface KeyRow {
-  id: number; member_id: number; name: string; prefix: string; hash: string; scope: KeyScope; created_at: string; last_used_at: string | null; revoked_at: string | null;
+  id: number;
+  member_id: number;
+  name: string;
+  prefix: string;
+  hash: string;
+  scope: KeyScope;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
 }
 
 export interface KeyPrincipalRow {
-  key_id: number; member_id: number; member_name: string; teamspace_id: number; role: Role; scope: KeyScope;
+  key_id: number;
+  member_id: number;
+  member_name: string;
+  teamspace_id: number;
+  role: Role;
+  scope: KeyScope;
 }
 
 /** Teamspaces, members and API keys (stored as hashes only). */
@@ -42,14 +67,20 @@ export class AccountStore {
     return (this.db.prepare('SELECT * FROM teamspaces ORDER BY id LIMIT 1').get() as TeamspaceRow | undefined) ?? null;
   }
 
-  updateTeamspace(id: number, fields: Partial<Pick<TeamspaceRow, 'plan' | 'included_requests' | 'spending_limit_cents' | 'cents_per_extra_request' | 'policy_json'>>): void {
+  updateTeamspace(
+    id: number,
+    fields: Partial<Pick<TeamspaceRow, 'plan' | 'included_requests' | 'spending_limit_cents' | 'cents_per_extra_request' | 'policy_json'>>,
+  ): void {
     const keys = Object.keys(fields) as (keyof typeof fields)[];
     if (keys.length === 0) return;
     this.db.prepare(`UPDATE teamspaces SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`).run({ ...fields, id });
   }
 
   createMember(teamspaceId: number, name: string, role: Role, email: string | null, now: string): number {
-    return Number(this.db.prepare('INSERT INTO members (teamspace_id, name, email, role, created_at) VALUES (?, ?, ?, ?, ?)').run(teamspaceId, name, email, role, now).lastInsertRowid);
+    return Number(
+      this.db.prepare('INSERT INTO members (teamspace_id, name, email, role, created_at) VALUES (?, ?, ?, ?, ?)').run(teamspaceId, name, email, role, now)
+        .lastInsertRowid,
+    );
   }
 
   member(id: number): MemberRow | null {
@@ -81,12 +112,18 @@ export class AccountStore {
   }
 
   insertKey(memberId: number, name: string, prefix: string, hash: string, now: string, scope: KeyScope = 'all'): number {
-    return Number(this.db.prepare('INSERT INTO api_keys (member_id, name, prefix, hash, created_at, scope) VALUES (?, ?, ?, ?, ?, ?)').run(memberId, name, prefix, hash, now, scope).lastInsertRowid);
+    return Number(
+      this.db
+        .prepare('INSERT INTO api_keys (member_id, name, prefix, hash, created_at, scope) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(memberId, name, prefix, hash, now, scope).lastInsertRowid,
+    );
   }
 
   keys(): (KeyRow & { member_name: string; role: Role; teamspace_id: number })[] {
     return this.db
-      .prepare('SELECT k.*, m.name AS member_name, m.role AS role, m.teamspace_id AS teamspace_id FROM api_keys k JOIN members m ON m.id = k.member_id ORDER BY k.id')
+      .prepare(
+        'SELECT k.*, m.name AS member_name, m.role AS role, m.teamspace_id AS teamspace_id FROM api_keys k JOIN members m ON m.id = k.member_id ORDER BY k.id',
+      )
       .all() as (KeyRow & { member_name: string; role: Role; teamspace_id: number })[];
   }
 
@@ -99,13 +136,15 @@ export class AccountStore {
   }
 
   principalByHash(hash: string): KeyPrincipalRow | null {
-    return (this.db
-      .prepare(
-        `SELECT k.id AS key_id, m.id AS member_id, m.name AS member_name, m.teamspace_id AS teamspace_id, m.role AS role, k.scope AS scope
+    return (
+      (this.db
+        .prepare(
+          `SELECT k.id AS key_id, m.id AS member_id, m.name AS member_name, m.teamspace_id AS teamspace_id, m.role AS role, k.scope AS scope
          FROM api_keys k JOIN members m ON m.id = k.member_id
          WHERE k.hash = ? AND k.revoked_at IS NULL AND m.removed_at IS NULL`,
-      )
-      .get(hash) as KeyPrincipalRow | undefined) ?? null;
+        )
+        .get(hash) as KeyPrincipalRow | undefined) ?? null
+    );
   }
 
   touchKey(id: number, now: string): void {

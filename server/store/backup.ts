@@ -38,7 +38,9 @@ export function summarizeDatabase(file: string): SnapshotSummary {
   const db = openSqlite(file, { readonly: true, fileMustExist: true });
   try {
     const versions = db
-      .prepare("SELECT v.library_id AS id, l.title, l.visibility, v.tag, v.total_snippets AS snippets, v.total_tokens AS tokens FROM library_versions v JOIN libraries l ON l.id = v.library_id WHERE v.is_current = 1 AND v.state = 'ready' ORDER BY v.library_id, v.tag")
+      .prepare(
+        "SELECT v.library_id AS id, l.title, l.visibility, v.tag, v.total_snippets AS snippets, v.total_tokens AS tokens FROM library_versions v JOIN libraries l ON l.id = v.library_id WHERE v.is_current = 1 AND v.state = 'ready' ORDER BY v.library_id, v.tag",
+      )
       .all() as { id: string; title: string; visibility: string; tag: string; snippets: number; tokens: number }[];
     const libraries = new Map<string, SnapshotSummary['libraries'][number]>();
     for (const v of versions) {
@@ -56,8 +58,12 @@ export function summarizeDatabase(file: string): SnapshotSummary {
       schemaVersion: schemaVersionOf(db),
       libraries: [...libraries.values()],
       counts: {
-        libraries: libraries.size, versions: versions.length, snippets: versions.reduce((n, v) => n + v.snippets, 0),
-        members: count('SELECT count(*) AS n FROM members WHERE removed_at IS NULL'), keys: count('SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL'), activeJobs: pending.length,
+        libraries: libraries.size,
+        versions: versions.length,
+        snippets: versions.reduce((n, v) => n + v.snippets, 0),
+        members: count('SELECT count(*) AS n FROM members WHERE removed_at IS NULL'),
+        keys: count('SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL'),
+        activeJobs: pending.length,
       },
       jobInputs,
     };

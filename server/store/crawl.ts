@@ -41,22 +41,56 @@ export interface StoredPage {
 }
 
 interface FrontierRow {
-  id: number; job_id: number; url_key: string; url: string; depth: number; via: string; state: FrontierState; http_status: number | null;
-  content_hash: string | null; render: string | null; snippets: number; error: string | null;
+  id: number;
+  job_id: number;
+  url_key: string;
+  url: string;
+  depth: number;
+  via: string;
+  state: FrontierState;
+  http_status: number | null;
+  content_hash: string | null;
+  render: string | null;
+  snippets: number;
+  error: string | null;
 }
 
 interface SiteRow {
-  library_id: string; start_url: string; options_json: string; schedule: string | null; site_title: string | null; last_job_id: number | null; last_crawled_at: string | null;
+  library_id: string;
+  start_url: string;
+  options_json: string;
+  schedule: string | null;
+  site_title: string | null;
+  last_job_id: number | null;
+  last_crawled_at: string | null;
 }
 
 interface PageRow {
-  url: string; etag: string | null; last_modified: string | null; content_hash: string | null; render: string; title: string; links_json: string; snippets_json: string; fetched_at: string;
+  url: string;
+  etag: string | null;
+  last_modified: string | null;
+  content_hash: string | null;
+  render: string;
+  title: string;
+  links_json: string;
+  snippets_json: string;
+  fetched_at: string;
 }
 
 function toEntry(r: FrontierRow): FrontierEntry {
   return {
-    id: r.id, jobId: r.job_id, urlKey: r.url_key, url: r.url, depth: r.depth, via: r.via, state: r.state, httpStatus: r.http_status,
-    contentHash: r.content_hash, render: r.render, snippets: r.snippets, error: r.error,
+    id: r.id,
+    jobId: r.job_id,
+    urlKey: r.url_key,
+    url: r.url,
+    depth: r.depth,
+    via: r.via,
+    state: r.state,
+    httpStatus: r.http_status,
+    contentHash: r.content_hash,
+    render: r.render,
+    snippets: r.snippets,
+    error: r.error,
   };
 }
 
@@ -97,9 +131,9 @@ export class CrawlStore {
   /** Takes the next queued URL (shallowest first) and marks it processing. */
   claim(jobId: number, now: string): FrontierEntry | null {
     return this.db.transaction(() => {
-      const r = this.db
-        .prepare("SELECT * FROM crawl_frontier WHERE job_id = ? AND state = 'queued' ORDER BY depth, id LIMIT 1")
-        .get(jobId) as FrontierRow | undefined;
+      const r = this.db.prepare("SELECT * FROM crawl_frontier WHERE job_id = ? AND state = 'queued' ORDER BY depth, id LIMIT 1").get(jobId) as
+        | FrontierRow
+        | undefined;
       if (!r) return null;
       this.db.prepare("UPDATE crawl_frontier SET state = 'processing', updated_at = ? WHERE id = ?").run(now, r.id);
       return toEntry({ ...r, state: 'processing' });
@@ -121,9 +155,16 @@ export class CrawlStore {
     })();
   }
 
-  finish(entryId: number, state: FrontierState, fields: { httpStatus?: number | null; render?: string | null; snippets?: number; error?: string | null }, now: string): void {
+  finish(
+    entryId: number,
+    state: FrontierState,
+    fields: { httpStatus?: number | null; render?: string | null; snippets?: number; error?: string | null },
+    now: string,
+  ): void {
     this.db
-      .prepare('UPDATE crawl_frontier SET state = ?, http_status = coalesce(?, http_status), render = coalesce(?, render), snippets = ?, error = ?, updated_at = ? WHERE id = ?')
+      .prepare(
+        'UPDATE crawl_frontier SET state = ?, http_status = coalesce(?, http_status), render = coalesce(?, render), snippets = ?, error = ?, updated_at = ? WHERE id = ?',
+      )
       .run(state, fields.httpStatus ?? null, fields.render ?? null, fields.snippets ?? 0, fields.error ?? null, now, entryId);
   }
 
@@ -136,7 +177,10 @@ export class CrawlStore {
 
   counts(jobId: number): Record<FrontierState, number> {
     const out: Record<FrontierState, number> = { queued: 0, processing: 0, done: 0, unchanged: 0, duplicate: 0, skipped: 0, failed: 0 };
-    for (const r of this.db.prepare('SELECT state, count(*) AS n FROM crawl_frontier WHERE job_id = ? GROUP BY state').all(jobId) as { state: FrontierState; n: number }[]) {
+    for (const r of this.db.prepare('SELECT state, count(*) AS n FROM crawl_frontier WHERE job_id = ? GROUP BY state').all(jobId) as {
+      state: FrontierState;
+      n: number;
+    }[]) {
       out[r.state] = r.n;
     }
     return out;
@@ -172,8 +216,15 @@ export class CrawlStore {
     const r = this.db.prepare('SELECT * FROM crawl_pages WHERE library_id = ? AND url = ?').get(libraryId, url) as PageRow | undefined;
     if (!r) return null;
     return {
-      url: r.url, etag: r.etag, lastModified: r.last_modified, contentHash: r.content_hash, render: r.render, title: r.title,
-      links: JSON.parse(r.links_json) as string[], snippetsJson: r.snippets_json, fetchedAt: r.fetched_at,
+      url: r.url,
+      etag: r.etag,
+      lastModified: r.last_modified,
+      contentHash: r.content_hash,
+      render: r.render,
+      title: r.title,
+      links: JSON.parse(r.links_json) as string[],
+      snippetsJson: r.snippets_json,
+      fetchedAt: r.fetched_at,
     };
   }
 
@@ -214,7 +265,18 @@ export class CrawlStore {
   }
 
   /** Creates or updates a site; a schedule of undefined keeps the stored one. */
-  saveSite(s: { libraryId: string; startUrl: string; options: Record<string, unknown>; schedule?: string | null; siteTitle?: string | null; lastJobId?: number | null; lastCrawledAt?: string | null }, now: string): void {
+  saveSite(
+    s: {
+      libraryId: string;
+      startUrl: string;
+      options: Record<string, unknown>;
+      schedule?: string | null;
+      siteTitle?: string | null;
+      lastJobId?: number | null;
+      lastCrawledAt?: string | null;
+    },
+    now: string,
+  ): void {
     this.db
       .prepare(
         `INSERT INTO crawl_sites (library_id, start_url, options_json, schedule, site_title, last_job_id, last_crawled_at, created_at, updated_at)
@@ -225,8 +287,15 @@ export class CrawlStore {
            last_crawled_at = coalesce(excluded.last_crawled_at, last_crawled_at), updated_at = excluded.updated_at`,
       )
       .run({
-        libraryId: s.libraryId, startUrl: s.startUrl, options: JSON.stringify(s.options), schedule: s.schedule ?? null, keepSchedule: s.schedule === undefined ? 1 : 0,
-        siteTitle: s.siteTitle ?? null, lastJobId: s.lastJobId ?? null, lastCrawledAt: s.lastCrawledAt ?? null, now,
+        libraryId: s.libraryId,
+        startUrl: s.startUrl,
+        options: JSON.stringify(s.options),
+        schedule: s.schedule ?? null,
+        keepSchedule: s.schedule === undefined ? 1 : 0,
+        siteTitle: s.siteTitle ?? null,
+        lastJobId: s.lastJobId ?? null,
+        lastCrawledAt: s.lastCrawledAt ?? null,
+        now,
       });
   }
 
@@ -237,7 +306,12 @@ export class CrawlStore {
 
 function toSite(r: SiteRow): CrawlSite {
   return {
-    libraryId: r.library_id, startUrl: r.start_url, options: JSON.parse(r.options_json) as Record<string, unknown>, schedule: r.schedule,
-    siteTitle: r.site_title, lastJobId: r.last_job_id, lastCrawledAt: r.last_crawled_at,
+    libraryId: r.library_id,
+    startUrl: r.start_url,
+    options: JSON.parse(r.options_json) as Record<string, unknown>,
+    schedule: r.schedule,
+    siteTitle: r.site_title,
+    lastJobId: r.last_job_id,
+    lastCrawledAt: r.last_crawled_at,
   };
 }

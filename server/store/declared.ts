@@ -14,12 +14,27 @@ export interface DeclaredRow {
 }
 
 interface Row {
-  library_id: string; kind: string; spec_json: string; fingerprint: string; schedule: string | null; created: number; job_id: number | null; created_at: string; updated_at: string;
+  library_id: string;
+  kind: string;
+  spec_json: string;
+  fingerprint: string;
+  schedule: string | null;
+  created: number;
+  job_id: number | null;
+  created_at: string;
+  updated_at: string;
 }
 
 const toRow = (r: Row): DeclaredRow => ({
-  libraryId: r.library_id, kind: r.kind, spec: JSON.parse(r.spec_json) as Record<string, unknown>, fingerprint: r.fingerprint, schedule: r.schedule,
-  created: r.created === 1, jobId: r.job_id, createdAt: r.created_at, updatedAt: r.updated_at,
+  libraryId: r.library_id,
+  kind: r.kind,
+  spec: JSON.parse(r.spec_json) as Record<string, unknown>,
+  fingerprint: r.fingerprint,
+  schedule: r.schedule,
+  created: r.created === 1,
+  jobId: r.job_id,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
 });
 
 /** What the last reconcile of sources.yaml applied, per library (migration 015). */

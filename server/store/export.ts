@@ -44,7 +44,9 @@ export class ExportSnapshot {
   /** The served versions of a library (current documentation and tags), tag order. */
   servedVersions(libraryId: string): Pick<LibraryVersion, 'id' | 'tag' | 'totalSnippets' | 'totalTokens'>[] {
     return this.db
-      .prepare("SELECT id, tag, total_snippets AS totalSnippets, total_tokens AS totalTokens FROM library_versions WHERE library_id = ? AND is_current = 1 AND state = 'ready' ORDER BY tag")
+      .prepare(
+        "SELECT id, tag, total_snippets AS totalSnippets, total_tokens AS totalTokens FROM library_versions WHERE library_id = ? AND is_current = 1 AND state = 'ready' ORDER BY tag",
+      )
       .all(libraryId) as Pick<LibraryVersion, 'id' | 'tag' | 'totalSnippets' | 'totalTokens'>[];
   }
 

@@ -34,11 +34,24 @@ export interface GitVersionInfo {
 }
 
 interface RepoRow {
-  library_id: string; repo_url: string; host: string; branch: string | null; options_json: string; last_commit: string | null; last_job_id: number | null; updated_at: string;
+  library_id: string;
+  repo_url: string;
+  host: string;
+  branch: string | null;
+  options_json: string;
+  last_commit: string | null;
+  last_job_id: number | null;
+  updated_at: string;
 }
 
 interface HostRow {
-  teamspace_id: number | null; host: string; kind: GitHostRow['kind']; username: string | null; secret_enc: string; created_at: string; updated_at: string;
+  teamspace_id: number | null;
+  host: string;
+  kind: GitHostRow['kind'];
+  username: string | null;
+  secret_enc: string;
+  created_at: string;
+  updated_at: string;
 }
 
 /** Git repositories, per-file blob hashes of built versions, and host credentials. */
@@ -66,7 +79,12 @@ export class GitStore {
   /** The version a commit built, and the per-file blob hashes it indexed (one transaction with the swap is not needed: they describe a version row that dies with it). */
   saveVersionFiles(info: GitVersionInfo, files: Map<string, string>): void {
     this.db.transaction(() => {
-      this.stmt('INSERT OR REPLACE INTO git_versions (version_id, ref, commit_sha, settings_hash) VALUES (?, ?, ?, ?)').run(info.versionId, info.ref, info.commit, info.settingsHash);
+      this.stmt('INSERT OR REPLACE INTO git_versions (version_id, ref, commit_sha, settings_hash) VALUES (?, ?, ?, ?)').run(
+        info.versionId,
+        info.ref,
+        info.commit,
+        info.settingsHash,
+      );
       this.stmt('DELETE FROM git_files WHERE version_id = ?').run(info.versionId);
       const ins = this.stmt('INSERT INTO git_files (version_id, path, blob) VALUES (?, ?, ?)');
       for (const [path, blob] of files) ins.run(info.versionId, path, blob);
@@ -114,11 +132,25 @@ export class GitStore {
 
 function toRepo(r: RepoRow): GitRepo {
   return {
-    libraryId: r.library_id, repoUrl: r.repo_url, host: r.host, branch: r.branch, options: JSON.parse(r.options_json) as Record<string, unknown>,
-    lastCommit: r.last_commit, lastJobId: r.last_job_id, updatedAt: r.updated_at,
+    libraryId: r.library_id,
+    repoUrl: r.repo_url,
+    host: r.host,
+    branch: r.branch,
+    options: JSON.parse(r.options_json) as Record<string, unknown>,
+    lastCommit: r.last_commit,
+    lastJobId: r.last_job_id,
+    updatedAt: r.updated_at,
   };
 }
 
 function toHost(r: HostRow): GitHostRow {
-  return { teamspaceId: r.teamspace_id, host: r.host, kind: r.kind, username: r.username, secretEnc: r.secret_enc, createdAt: r.created_at, updatedAt: r.updated_at };
+  return {
+    teamspaceId: r.teamspace_id,
+    host: r.host,
+    kind: r.kind,
+    username: r.username,
+    secretEnc: r.secret_enc,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
 }

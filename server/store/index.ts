@@ -59,7 +59,10 @@ export class Store {
   readonly settings: SettingsStore;
 
   /** `vectorCacheBytes`: memory for the vectors of recently searched versions on this connection (vector-chunks.ts); default none. */
-  constructor(readonly db: Db, options: { vectorCacheBytes?: number } = {}) {
+  constructor(
+    readonly db: Db,
+    options: { vectorCacheBytes?: number } = {},
+  ) {
     this.libraries = new LibraryStore(db);
     this.snippets = new SnippetStore(db);
     this.vectors = new VectorStore(db);

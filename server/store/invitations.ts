@@ -23,10 +23,21 @@ const SELECT = `SELECT i.id, i.teamspace_id, t.name AS teamspace, i.role, i.user
 export class InvitationStore {
   constructor(private readonly db: Db) {}
 
-  insert(i: { teamspaceId: number; role: Role; username: string | null; email: string | null; tokenHash: string; invitedBy: string | null; now: string; expiresAt: string }): number {
+  insert(i: {
+    teamspaceId: number;
+    role: Role;
+    username: string | null;
+    email: string | null;
+    tokenHash: string;
+    invitedBy: string | null;
+    now: string;
+    expiresAt: string;
+  }): number {
     return Number(
       this.db
-        .prepare('INSERT INTO invitations (teamspace_id, role, username, email, token_hash, invited_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+        .prepare(
+          'INSERT INTO invitations (teamspace_id, role, username, email, token_hash, invited_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        )
         .run(i.teamspaceId, i.role, i.username, i.email, i.tokenHash, i.invitedBy, i.now, i.expiresAt).lastInsertRowid,
     );
   }
@@ -53,11 +64,19 @@ export class InvitationStore {
    * (one statement: two people opening the same link cannot both get an account).
    */
   use(id: number, userId: number, now: string): boolean {
-    return this.db.prepare('UPDATE invitations SET used_at = ?, user_id = ? WHERE id = ? AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ?').run(now, userId, id, now).changes > 0;
+    return (
+      this.db
+        .prepare('UPDATE invitations SET used_at = ?, user_id = ? WHERE id = ? AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ?')
+        .run(now, userId, id, now).changes > 0
+    );
   }
 
   /** Revokes an open invitation of the teamspace; false when there is none. */
   revoke(id: number, teamspaceId: number, now: string): boolean {
-    return this.db.prepare('UPDATE invitations SET revoked_at = ? WHERE id = ? AND teamspace_id = ? AND used_at IS NULL AND revoked_at IS NULL').run(now, id, teamspaceId).changes > 0;
+    return (
+      this.db
+        .prepare('UPDATE invitations SET revoked_at = ? WHERE id = ? AND teamspace_id = ? AND used_at IS NULL AND revoked_at IS NULL')
+        .run(now, id, teamspaceId).changes > 0
+    );
   }
 }

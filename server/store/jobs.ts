@@ -2,15 +2,42 @@ import type { Db } from './db.ts';
 import type { Job, JobState } from '../../lib/model.ts';
 
 interface JobRow {
-  id: number; kind: string; state: JobState; library_id: string | null; payload_json: string; progress_json: string; error: string | null; error_code: string | null;
-  attempts: number; cancel_requested: number; member_id: number | null; teamspace_id: number | null; created_at: string; started_at: string | null; finished_at: string | null; updated_at: string;
+  id: number;
+  kind: string;
+  state: JobState;
+  library_id: string | null;
+  payload_json: string;
+  progress_json: string;
+  error: string | null;
+  error_code: string | null;
+  attempts: number;
+  cancel_requested: number;
+  member_id: number | null;
+  teamspace_id: number | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  updated_at: string;
 }
 
 function toJob(r: JobRow): Job {
   return {
-    id: r.id, kind: r.kind, state: r.state, libraryId: r.library_id, payload: JSON.parse(r.payload_json) as Record<string, unknown>,
-    progress: JSON.parse(r.progress_json) as Record<string, unknown>, error: r.error, errorCode: r.error_code ?? null, attempts: r.attempts, cancelRequested: r.cancel_requested === 1,
-    memberId: r.member_id, teamspaceId: r.teamspace_id, createdAt: r.created_at, startedAt: r.started_at, finishedAt: r.finished_at, updatedAt: r.updated_at,
+    id: r.id,
+    kind: r.kind,
+    state: r.state,
+    libraryId: r.library_id,
+    payload: JSON.parse(r.payload_json) as Record<string, unknown>,
+    progress: JSON.parse(r.progress_json) as Record<string, unknown>,
+    error: r.error,
+    errorCode: r.error_code ?? null,
+    attempts: r.attempts,
+    cancelRequested: r.cancel_requested === 1,
+    memberId: r.member_id,
+    teamspaceId: r.teamspace_id,
+    createdAt: r.created_at,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    updatedAt: r.updated_at,
   };
 }
 
@@ -79,7 +106,9 @@ export class JobStore {
         .get(...kinds, ...background) as JobRow | undefined;
       if (!r) return null;
       this.db
-        .prepare("UPDATE jobs SET state = 'running', attempts = attempts + 1, owner = ?, heartbeat_at = ?, started_at = coalesce(started_at, ?), updated_at = ? WHERE id = ?")
+        .prepare(
+          "UPDATE jobs SET state = 'running', attempts = attempts + 1, owner = ?, heartbeat_at = ?, started_at = coalesce(started_at, ?), updated_at = ? WHERE id = ?",
+        )
         .run(owner, now, now, now, r.id);
       return toJob({ ...r, state: 'running', attempts: r.attempts + 1 });
     })();
@@ -87,7 +116,11 @@ export class JobStore {
 
   /** Running jobs with their owner and last heartbeat, to find those whose process is gone. */
   runningOwners(): { id: number; owner: string | null; heartbeatAt: string | null }[] {
-    return this.db.prepare("SELECT id, owner, heartbeat_at AS heartbeatAt FROM jobs WHERE state = 'running'").all() as { id: number; owner: string | null; heartbeatAt: string | null }[];
+    return this.db.prepare("SELECT id, owner, heartbeat_at AS heartbeatAt FROM jobs WHERE state = 'running'").all() as {
+      id: number;
+      owner: string | null;
+      heartbeatAt: string | null;
+    }[];
   }
 
   heartbeat(ids: number[], now: string): void {
@@ -124,7 +157,9 @@ export class JobStore {
 
   /** Active (queued or running) jobs for a library, e.g. to avoid queueing the same work twice. */
   active(kind: string, libraryId: string): Job[] {
-    return (this.db.prepare("SELECT * FROM jobs WHERE kind = ? AND library_id = ? AND state IN ('queued','running') ORDER BY id").all(kind, libraryId) as JobRow[]).map(toJob);
+    return (
+      this.db.prepare("SELECT * FROM jobs WHERE kind = ? AND library_id = ? AND state IN ('queued','running') ORDER BY id").all(kind, libraryId) as JobRow[]
+    ).map(toJob);
   }
 
   /** Whether a job of another kind than these is queued. */
@@ -136,9 +171,11 @@ export class JobStore {
   /** Jobs by state; with `teamspaceId`, only that teamspace's and those of no teamspace (what `list` shows it). */
   counts(teamspaceId?: number): Record<JobState, number> {
     const out: Record<JobState, number> = { queued: 0, running: 0, succeeded: 0, failed: 0, cancelled: 0 };
-    const rows = (teamspaceId === undefined
-      ? this.db.prepare('SELECT state, count(*) AS n FROM jobs GROUP BY state').all()
-      : this.db.prepare('SELECT state, count(*) AS n FROM jobs WHERE teamspace_id IS NULL OR teamspace_id = ? GROUP BY state').all(teamspaceId)) as { state: JobState; n: number }[];
+    const rows = (
+      teamspaceId === undefined
+        ? this.db.prepare('SELECT state, count(*) AS n FROM jobs GROUP BY state').all()
+        : this.db.prepare('SELECT state, count(*) AS n FROM jobs WHERE teamspace_id IS NULL OR teamspace_id = ? GROUP BY state').all(teamspaceId)
+    ) as { state: JobState; n: number }[];
     for (const r of rows) out[r.state] = r.n;
     return out;
   }

@@ -2,20 +2,44 @@ import { statementCache, type Db, type Statement } from './db.ts';
 import type { Library, LibraryMeta, LibraryVersion, LibraryVisibility, VersionState } from '../../lib/model.ts';
 
 interface LibraryRow {
-  id: string; title: string; description: string; source_type: string; source_url: string | null; language: string;
-  branch: string | null; docs_repo_url: string | null; docs_site_url: string | null; trust_score: number | null;
-  verified: number; stars: number | null; license: string | null; teamspace_id: number | null; visibility: LibraryVisibility;
+  id: string;
+  title: string;
+  description: string;
+  source_type: string;
+  source_url: string | null;
+  language: string;
+  branch: string | null;
+  docs_repo_url: string | null;
+  docs_site_url: string | null;
+  trust_score: number | null;
+  verified: number;
+  stars: number | null;
+  license: string | null;
+  teamspace_id: number | null;
+  visibility: LibraryVisibility;
   /** Granted teamspace ids, comma-separated (from library_grants). */
-  grants: string | null; created_at: string; updated_at: string;
+  grants: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 /** A library row with its grants. */
 const LIBRARY_SELECT = 'SELECT l.*, (SELECT group_concat(g.teamspace_id) FROM library_grants g WHERE g.library_id = l.id) AS grants FROM libraries l';
 
 interface VersionRow {
-  id: number; library_id: string; tag: string; state: VersionState; is_current: number; verified: number;
-  total_tokens: number; total_snippets: number; job_id: number | null; created_at: string; updated_at: string;
-  kind: 'docs' | 'source'; source_version_id: number | null;
+  id: number;
+  library_id: string;
+  tag: string;
+  state: VersionState;
+  is_current: number;
+  verified: number;
+  total_tokens: number;
+  total_snippets: number;
+  job_id: number | null;
+  created_at: string;
+  updated_at: string;
+  kind: 'docs' | 'source';
+  source_version_id: number | null;
 }
 
 /** What a version holds: documentation (served) or a repository's dynamic source-code index (reached through its docs version). */
@@ -23,17 +47,45 @@ export type VersionKind = VersionRow['kind'];
 
 export function toLibrary(r: LibraryRow): Library {
   return {
-    id: r.id, title: r.title, description: r.description, sourceType: r.source_type as Library['sourceType'], sourceUrl: r.source_url,
-    language: r.language, branch: r.branch, docsRepoUrl: r.docs_repo_url, docsSiteUrl: r.docs_site_url, trustScore: r.trust_score,
-    verified: r.verified === 1, stars: r.stars, license: r.license, teamspaceId: r.teamspace_id, visibility: r.visibility,
-    grants: r.grants ? r.grants.split(',').map(Number).sort((a, b) => a - b) : [], createdAt: r.created_at, updatedAt: r.updated_at,
+    id: r.id,
+    title: r.title,
+    description: r.description,
+    sourceType: r.source_type as Library['sourceType'],
+    sourceUrl: r.source_url,
+    language: r.language,
+    branch: r.branch,
+    docsRepoUrl: r.docs_repo_url,
+    docsSiteUrl: r.docs_site_url,
+    trustScore: r.trust_score,
+    verified: r.verified === 1,
+    stars: r.stars,
+    license: r.license,
+    teamspaceId: r.teamspace_id,
+    visibility: r.visibility,
+    grants: r.grants
+      ? r.grants
+          .split(',')
+          .map(Number)
+          .sort((a, b) => a - b)
+      : [],
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
   };
 }
 
 function toVersion(r: VersionRow): LibraryVersion {
   return {
-    id: r.id, libraryId: r.library_id, tag: r.tag, state: r.state, isCurrent: r.is_current === 1, verified: r.verified === 1,
-    totalTokens: r.total_tokens, totalSnippets: r.total_snippets, jobId: r.job_id, createdAt: r.created_at, updatedAt: r.updated_at,
+    id: r.id,
+    libraryId: r.library_id,
+    tag: r.tag,
+    state: r.state,
+    isCurrent: r.is_current === 1,
+    verified: r.verified === 1,
+    totalTokens: r.total_tokens,
+    totalSnippets: r.total_snippets,
+    jobId: r.job_id,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
     dynamicVersionId: r.source_version_id,
   };
 }
@@ -79,10 +131,22 @@ export class LibraryStore {
            teamspace_id = coalesce(teamspace_id, excluded.teamspace_id), updated_at = excluded.updated_at`,
       )
       .run({
-        id: meta.id, title: meta.title, description: meta.description ?? '', sourceType: meta.sourceType, sourceUrl: meta.sourceUrl ?? null,
-        language: meta.language ?? 'en', branch: meta.branch ?? null, docsRepoUrl: meta.docsRepoUrl ?? null, docsSiteUrl: meta.docsSiteUrl ?? null,
-        trustScore: meta.trustScore ?? null, verified: meta.verified ? 1 : 0, stars: meta.stars ?? null, license: meta.license ?? null,
-        teamspaceId: meta.teamspaceId ?? null, visibility: meta.visibility ?? (meta.teamspaceId == null ? 'instance' : 'teamspace'), now,
+        id: meta.id,
+        title: meta.title,
+        description: meta.description ?? '',
+        sourceType: meta.sourceType,
+        sourceUrl: meta.sourceUrl ?? null,
+        language: meta.language ?? 'en',
+        branch: meta.branch ?? null,
+        docsRepoUrl: meta.docsRepoUrl ?? null,
+        docsSiteUrl: meta.docsSiteUrl ?? null,
+        trustScore: meta.trustScore ?? null,
+        verified: meta.verified ? 1 : 0,
+        stars: meta.stars ?? null,
+        license: meta.license ?? null,
+        teamspaceId: meta.teamspaceId ?? null,
+        visibility: meta.visibility ?? (meta.teamspaceId == null ? 'instance' : 'teamspace'),
+        now,
       });
   }
 
@@ -114,7 +178,9 @@ export class LibraryStore {
     return this.db.transaction(() => {
       // A library that no teamspace owned yet is now owned by the default (first) teamspace.
       const changed = this.db
-        .prepare('UPDATE libraries SET visibility = ?, teamspace_id = coalesce(teamspace_id, (SELECT min(id) FROM teamspaces)), access_rev = access_rev + 1 WHERE id = ?')
+        .prepare(
+          'UPDATE libraries SET visibility = ?, teamspace_id = coalesce(teamspace_id, (SELECT min(id) FROM teamspaces)), access_rev = access_rev + 1 WHERE id = ?',
+        )
         .run(visibility, id).changes;
       if (changed === 0) return false;
       this.db.prepare('DELETE FROM library_grants WHERE library_id = ?').run(id);
@@ -145,7 +211,9 @@ export class LibraryStore {
 
   /** The version readers are served for (library, tag), if any. */
   currentVersion(libraryId: string, tag: string): LibraryVersion | null {
-    const r = this.stmt("SELECT * FROM library_versions WHERE library_id = ? AND tag = ? AND is_current = 1 AND kind = 'docs'").get(libraryId, tag) as VersionRow | undefined;
+    const r = this.stmt("SELECT * FROM library_versions WHERE library_id = ? AND tag = ? AND is_current = 1 AND kind = 'docs'").get(libraryId, tag) as
+      | VersionRow
+      | undefined;
     return r ? toVersion(r) : null;
   }
 
@@ -165,13 +233,17 @@ export class LibraryStore {
   }
 
   buildingVersionForJob(jobId: number, kind: VersionKind = 'docs'): LibraryVersion | null {
-    const r = this.stmt("SELECT * FROM library_versions WHERE job_id = ? AND state = 'building' AND kind = ? ORDER BY id DESC LIMIT 1").get(jobId, kind) as VersionRow | undefined;
+    const r = this.stmt("SELECT * FROM library_versions WHERE job_id = ? AND state = 'building' AND kind = ? ORDER BY id DESC LIMIT 1").get(jobId, kind) as
+      | VersionRow
+      | undefined;
     return r ? toVersion(r) : null;
   }
 
   createVersion(libraryId: string, tag: string, jobId: number | null, now: string, kind: VersionKind = 'docs'): number {
     const info = this.db
-      .prepare("INSERT INTO library_versions (library_id, tag, state, is_current, job_id, created_at, updated_at, kind) VALUES (?, ?, 'building', 0, ?, ?, ?, ?)")
+      .prepare(
+        "INSERT INTO library_versions (library_id, tag, state, is_current, job_id, created_at, updated_at, kind) VALUES (?, ?, 'building', 0, ?, ?, ?, ?)",
+      )
       .run(libraryId, tag, jobId, now, now, kind);
     return Number(info.lastInsertRowid);
   }
@@ -180,18 +252,34 @@ export class LibraryStore {
    * Makes a built version the served one for its (library, tag) in one transaction:
    * readers see the old or the new version, never both. Returns the ids of the retired versions.
    */
-  swapIn(versionId: number, meta: LibraryMeta | null, totals: { tokens: number; snippets: number }, now: string, source?: { versionId: number; tokens: number; snippets: number }): number[] {
+  swapIn(
+    versionId: number,
+    meta: LibraryMeta | null,
+    totals: { tokens: number; snippets: number },
+    now: string,
+    source?: { versionId: number; tokens: number; snippets: number },
+  ): number[] {
     return this.db.transaction(() => {
       const v = this.version(versionId);
       if (!v || v.state !== 'building') throw new Error(`version ${versionId} is not being built`);
       if (source) {
         // The source partition is ready with its docs version, in the same transaction, and never current itself.
-        this.stmt("UPDATE library_versions SET state = 'ready', total_tokens = ?, total_snippets = ?, updated_at = ? WHERE id = ? AND kind = 'source'").run(source.tokens, source.snippets, now, source.versionId);
+        this.stmt("UPDATE library_versions SET state = 'ready', total_tokens = ?, total_snippets = ?, updated_at = ? WHERE id = ? AND kind = 'source'").run(
+          source.tokens,
+          source.snippets,
+          now,
+          source.versionId,
+        );
         this.stmt('UPDATE library_versions SET source_version_id = ? WHERE id = ?').run(source.versionId, versionId);
       }
       if (meta) this.upsert(meta, now);
-      const old = this.stmt("SELECT id FROM library_versions WHERE library_id = ? AND tag = ? AND is_current = 1 AND kind = 'docs'").all(v.libraryId, v.tag) as { id: number }[];
-      this.stmt("UPDATE library_versions SET is_current = 0, state = 'retired', updated_at = ? WHERE library_id = ? AND tag = ? AND is_current = 1 AND kind = 'docs'").run(now, v.libraryId, v.tag);
+      const old = this.stmt("SELECT id FROM library_versions WHERE library_id = ? AND tag = ? AND is_current = 1 AND kind = 'docs'").all(
+        v.libraryId,
+        v.tag,
+      ) as { id: number }[];
+      this.stmt(
+        "UPDATE library_versions SET is_current = 0, state = 'retired', updated_at = ? WHERE library_id = ? AND tag = ? AND is_current = 1 AND kind = 'docs'",
+      ).run(now, v.libraryId, v.tag);
       this.db
         .prepare("UPDATE library_versions SET is_current = 1, state = 'ready', total_tokens = ?, total_snippets = ?, updated_at = ? WHERE id = ?")
         .run(totals.tokens, totals.snippets, now, versionId);

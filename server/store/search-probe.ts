@@ -28,13 +28,11 @@ export class SearchProbeStore {
    * `perVersion` best rows (its best evidence, not how many loosely matching snippets it has).
    */
   topVersions(match: string, limit: number, perVersion: number): VersionProbe[] {
-    const rows = this
-      .stmt(
-        `SELECT s.version_id AS versionId, -m.rank AS score
+    const rows = this.stmt(
+      `SELECT s.version_id AS versionId, -m.rank AS score
            FROM (SELECT rowid, rank FROM snippet_fts WHERE snippet_fts MATCH ? ORDER BY rank LIMIT ?) m
            JOIN snippets s ON s.id = m.rowid`,
-      )
-      .all(textColumnsMatch(match), limit) as { versionId: number; score: number }[];
+    ).all(textColumnsMatch(match), limit) as { versionId: number; score: number }[];
     const byVersion = new Map<number, VersionProbe>();
     for (const r of rows) {
       const p = byVersion.get(r.versionId) ?? { versionId: r.versionId, hits: 0, score: 0 };
@@ -48,9 +46,10 @@ export class SearchProbeStore {
 
   /** The `limit` best rows of one version (restricted inside the index), summed. */
   versionScore(versionId: number, match: string, limit: number): VersionProbe {
-    const rows = this
-      .stmt('SELECT -rank AS score FROM snippet_fts WHERE snippet_fts MATCH ? ORDER BY rank LIMIT ?')
-      .all(`scope:"${ftsScope(versionId)}" AND ${textColumnsMatch(match)}`, limit) as { score: number }[];
+    const rows = this.stmt('SELECT -rank AS score FROM snippet_fts WHERE snippet_fts MATCH ? ORDER BY rank LIMIT ?').all(
+      `scope:"${ftsScope(versionId)}" AND ${textColumnsMatch(match)}`,
+      limit,
+    ) as { score: number }[];
     return { versionId, hits: rows.length, score: rows.reduce((t, r) => t + r.score, 0) };
   }
 
@@ -73,13 +72,11 @@ export class SearchProbeStore {
    * only when this differs.
    */
   catalogStamp(): string {
-    const r = this
-      .stmt(
-        `SELECT (SELECT count(*) || ':' || coalesce(max(updated_at), '') || ':' || total(access_rev) FROM libraries) || '|' ||
+    const r = this.stmt(
+      `SELECT (SELECT count(*) || ':' || coalesce(max(updated_at), '') || ':' || total(access_rev) FROM libraries) || '|' ||
                 (SELECT count(*) || ':' || coalesce(max(id), 0) || ':' || coalesce(max(updated_at), '') FROM library_versions WHERE is_current = 1) || '|' ||
                 (SELECT count(*) || ':' || coalesce(max(built_at), '') FROM search_models) AS stamp`,
-      )
-      .get() as { stamp: string };
+    ).get() as { stamp: string };
     return r.stamp;
   }
 }

@@ -42,12 +42,15 @@ export class SearchStore {
   private readonly chunkCache: VectorChunkCache;
 
   /** `vectorCacheBytes`: memory for the vector chunks of recently searched versions (vector-chunks.ts). */
-  constructor(private readonly db: Db, options: { vectorCacheBytes?: number } = {}) {
+  constructor(
+    private readonly db: Db,
+    options: { vectorCacheBytes?: number } = {},
+  ) {
     this.chunkCache = new VectorChunkCache(options.vectorCacheBytes ?? 0);
     // Changes with every commit that may have touched the vectors: another connection's, or this one's.
     this.stampStmt = db.prepare("SELECT (SELECT data_version FROM pragma_data_version) || ':' || total_changes() AS stamp").pluck();
     // Range over the (version_id, source_id) index: the page URL itself and every URL#anchor on it.
-    this.pageStmt = db.prepare("SELECT id FROM snippets WHERE version_id = ? AND source_id >= ? AND source_id < ? ORDER BY position LIMIT ?");
+    this.pageStmt = db.prepare('SELECT id FROM snippets WHERE version_id = ? AND source_id >= ? AND source_id < ? ORDER BY position LIMIT ?');
     this.sectionCodeStmt = db.prepare(
       "SELECT id, source_id AS sourceId FROM snippets WHERE version_id = ? AND source_id >= ? AND source_id < ? AND kind = 'code' ORDER BY position LIMIT 20",
     );

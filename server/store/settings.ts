@@ -11,6 +11,11 @@ export class SettingsStore {
   /** Sets (or, with null, removes) a setting. */
   set(name: string, value: string | null, now: string): void {
     if (value === null) this.db.prepare('DELETE FROM instance_settings WHERE name = ?').run(name);
-    else this.db.prepare('INSERT INTO instance_settings (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at').run(name, value, now);
+    else
+      this.db
+        .prepare(
+          'INSERT INTO instance_settings (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+        )
+        .run(name, value, now);
   }
 }

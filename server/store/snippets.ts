@@ -25,13 +25,27 @@ export interface SnippetRow {
 }
 
 interface Row {
-  id: number; version_id: number; kind: 'code' | 'info'; source_id: string; title: string; description: string; language: string;
-  page_title: string; breadcrumb: string; content: string; code_list_json: string | null; tokens: number; content_hash: string;
-  position: number; is_dynamic: number; source_file: string | null;
+  id: number;
+  version_id: number;
+  kind: 'code' | 'info';
+  source_id: string;
+  title: string;
+  description: string;
+  language: string;
+  page_title: string;
+  breadcrumb: string;
+  content: string;
+  code_list_json: string | null;
+  tokens: number;
+  content_hash: string;
+  position: number;
+  is_dynamic: number;
+  source_file: string | null;
 }
 
 /** The columns a StoredSnippet is read from (not the embedding copy: only the reranker reads it, by embeddings()). */
-const COLUMNS = 'id, version_id, kind, source_id, title, description, language, page_title, breadcrumb, content, code_list_json, tokens, content_hash, position, is_dynamic, source_file';
+const COLUMNS =
+  'id, version_id, kind, source_id, title, description, language, page_title, breadcrumb, content, code_list_json, tokens, content_hash, position, is_dynamic, source_file';
 
 /** A stored code list (JSON written by this store); none for prose. */
 function codeListOf(json: string | null): CodeExample[] {
@@ -40,9 +54,22 @@ function codeListOf(json: string | null): CodeExample[] {
 
 function toSnippet(r: Row): StoredSnippet {
   return {
-    id: r.id, versionId: r.version_id, kind: r.kind, sourceId: r.source_id, title: r.title, description: r.description, language: r.language,
-    pageTitle: r.page_title, breadcrumb: r.breadcrumb, content: r.content, codeList: codeListOf(r.code_list_json),
-    tokens: r.tokens, contentHash: r.content_hash, position: r.position, isDynamic: r.is_dynamic === 1, sourceFile: r.source_file,
+    id: r.id,
+    versionId: r.version_id,
+    kind: r.kind,
+    sourceId: r.source_id,
+    title: r.title,
+    description: r.description,
+    language: r.language,
+    pageTitle: r.page_title,
+    breadcrumb: r.breadcrumb,
+    content: r.content,
+    codeList: codeListOf(r.code_list_json),
+    tokens: r.tokens,
+    contentHash: r.content_hash,
+    position: r.position,
+    isDynamic: r.is_dynamic === 1,
+    sourceFile: r.source_file,
   };
 }
 
@@ -82,15 +109,31 @@ export class SnippetStore {
          tokens, content_hash, position, is_dynamic, source_file, embedding)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const fts = opts.fts === false ? null : this.db.prepare('INSERT INTO snippet_fts (rowid, scope, title, breadcrumb, description, code, content) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    const fts =
+      opts.fts === false
+        ? null
+        : this.db.prepare('INSERT INTO snippet_fts (rowid, scope, title, breadcrumb, description, code, content) VALUES (?, ?, ?, ?, ?, ?, ?)');
     const vec = vectorTable ? this.db.prepare(`INSERT INTO ${vectorTable} (rowid, version_id, embedding) VALUES (?, ?, vec_int8(?))`) : null;
     const scope = ftsScope(versionId);
     const ids: number[] = [];
     this.db.transaction(() => {
       for (const r of rows) {
         const info = ins.run(
-          versionId, r.kind, r.sourceId, r.title, r.description, r.language, r.pageTitle, r.breadcrumb, r.content,
-          r.codeList ? JSON.stringify(r.codeList) : null, r.tokens, r.contentHash, r.position, r.isDynamic ? 1 : 0, r.sourceFile,
+          versionId,
+          r.kind,
+          r.sourceId,
+          r.title,
+          r.description,
+          r.language,
+          r.pageTitle,
+          r.breadcrumb,
+          r.content,
+          r.codeList ? JSON.stringify(r.codeList) : null,
+          r.tokens,
+          r.contentHash,
+          r.position,
+          r.isDynamic ? 1 : 0,
+          r.sourceFile,
           r.vector ? blobOf(r.vector) : null,
         );
         const id = info.lastInsertRowid;
@@ -122,7 +165,9 @@ export class SnippetStore {
   }
 
   totals(versionId: number): { tokens: number; snippets: number; maxPosition: number } {
-    const r = this.db.prepare('SELECT coalesce(sum(tokens), 0) AS tokens, count(*) AS snippets, coalesce(max(position), -1) AS maxPosition FROM snippets WHERE version_id = ?').get(versionId) as { tokens: number; snippets: number; maxPosition: number };
+    const r = this.db
+      .prepare('SELECT coalesce(sum(tokens), 0) AS tokens, count(*) AS snippets, coalesce(max(position), -1) AS maxPosition FROM snippets WHERE version_id = ?')
+      .get(versionId) as { tokens: number; snippets: number; maxPosition: number };
     return r;
   }
 
@@ -131,7 +176,9 @@ export class SnippetStore {
     const snippets = new Map<number, StoredSnippet>();
     const embeddings = new Map<number, Float32Array>();
     if (ids.length === 0) return { snippets, embeddings };
-    const rows = this.inStmt(this.withEmbeddingsStmts, `SELECT ${COLUMNS}, embedding FROM snippets WHERE id IN`, ids.length).all(...ids) as (Row & { embedding: Buffer | null })[];
+    const rows = this.inStmt(this.withEmbeddingsStmts, `SELECT ${COLUMNS}, embedding FROM snippets WHERE id IN`, ids.length).all(...ids) as (Row & {
+      embedding: Buffer | null;
+    })[];
     for (const r of rows) {
       snippets.set(r.id, toSnippet(r));
       if (r.embedding) embeddings.set(r.id, f32Of(r.embedding));
@@ -143,7 +190,11 @@ export class SnippetStore {
   embeddedAt(versionId: number, sourceIds: string[]): { snippet: StoredSnippet; embedding: Float32Array }[] {
     const urls = [...new Set(sourceIds)];
     if (urls.length === 0) return [];
-    const rows = this.inStmt(this.embeddedAtStmts, `SELECT ${COLUMNS}, embedding FROM snippets WHERE version_id = ? AND embedding IS NOT NULL AND source_id IN`, urls.length).all(versionId, ...urls);
+    const rows = this.inStmt(
+      this.embeddedAtStmts,
+      `SELECT ${COLUMNS}, embedding FROM snippets WHERE version_id = ? AND embedding IS NOT NULL AND source_id IN`,
+      urls.length,
+    ).all(versionId, ...urls);
     return (rows as (Row & { embedding: Buffer })[]).map(toEmbedded);
   }
 
@@ -178,22 +229,38 @@ export class SnippetStore {
          WHERE text LIKE '%npm %' OR text LIKE '%yarn %' OR text LIKE '%bun %' OR text LIKE '%deno add%' ORDER BY id LIMIT ?`,
       )
       .all(versionId, afterId, limit) as { id: number; kind: 'code' | 'info'; text: string }[];
-    return rows.map((r) => (r.kind === 'code' ? { ...r, text: codeListOf(r.text).map((c) => c.code).join('\n') } : r));
+    return rows.map((r) =>
+      r.kind === 'code'
+        ? {
+            ...r,
+            text: codeListOf(r.text)
+              .map((c) => c.code)
+              .join('\n'),
+          }
+        : r,
+    );
   }
 
   /** Every snippet of a version with its embedding, in id order (a git refresh copies those of unchanged files). */
   allWithEmbeddings(versionId: number): { snippet: StoredSnippet; embedding: Float32Array | null }[] {
-    const rows = this.db.prepare(`SELECT ${COLUMNS}, embedding FROM snippets WHERE version_id = ? ORDER BY id`).all(versionId) as (Row & { embedding: Buffer | null })[];
+    const rows = this.db.prepare(`SELECT ${COLUMNS}, embedding FROM snippets WHERE version_id = ? ORDER BY id`).all(versionId) as (Row & {
+      embedding: Buffer | null;
+    })[];
     return rows.map((r) => ({ snippet: toSnippet(r), embedding: r.embedding ? f32Of(r.embedding) : null }));
   }
 
   /** Snippets of a version in id order, `limit` after `afterId` (paging for exports and tests). */
   list(versionId: number, limit: number, afterId = 0): StoredSnippet[] {
-    return (this.db.prepare(`SELECT ${COLUMNS} FROM snippets WHERE version_id = ? AND id > ? ORDER BY id LIMIT ?`).all(versionId, afterId, limit) as Row[]).map(toSnippet);
+    return (this.db.prepare(`SELECT ${COLUMNS} FROM snippets WHERE version_id = ? AND id > ? ORDER BY id LIMIT ?`).all(versionId, afterId, limit) as Row[]).map(
+      toSnippet,
+    );
   }
 
   countByKind(versionId: number): { code: number; info: number } {
-    const rows = this.db.prepare('SELECT kind, count(*) AS n FROM snippets WHERE version_id = ? GROUP BY kind').all(versionId) as { kind: 'code' | 'info'; n: number }[];
+    const rows = this.db.prepare('SELECT kind, count(*) AS n FROM snippets WHERE version_id = ? GROUP BY kind').all(versionId) as {
+      kind: 'code' | 'info';
+      n: number;
+    }[];
     const out = { code: 0, info: 0 };
     for (const r of rows) out[r.kind] = r.n;
     return out;

@@ -5,12 +5,25 @@ import type { MemberRow, TeamspaceRow } from './accounts.ts';
 export type RuleKind = 'global' | 'library_own' | 'library_team';
 
 export interface RuleRow {
-  id: number; kind: RuleKind; teamspace_id: number | null; library_id: string | null; text: string; created_at: string;
+  id: number;
+  kind: RuleKind;
+  teamspace_id: number | null;
+  library_id: string | null;
+  text: string;
+  created_at: string;
 }
 
-export interface MonthlyTeamRow { requests: number; extra_requests: number; spend_cents: number }
+export interface MonthlyTeamRow {
+  requests: number;
+  extra_requests: number;
+  spend_cents: number;
+}
 
-export interface MemberUsageRow { member_id: number; requests: number; extra_requests: number }
+export interface MemberUsageRow {
+  member_id: number;
+  requests: number;
+  extra_requests: number;
+}
 
 /**
  * SQL of the teamspaces feature: policies, usage counters, rules, members beyond the basics
@@ -92,7 +105,9 @@ export class TeamStore {
   /** The teamspace's synthetic member for anonymous callers, created on first use (atomically, also across processes). */
   anonymousMember(teamspaceId: number, name: string, now: string): number {
     return this.immediate(() => {
-      const row = this.db.prepare('SELECT id FROM members WHERE teamspace_id = ? AND synthetic = 1 ORDER BY id LIMIT 1').get(teamspaceId) as { id: number } | undefined;
+      const row = this.db.prepare('SELECT id FROM members WHERE teamspace_id = ? AND synthetic = 1 ORDER BY id LIMIT 1').get(teamspaceId) as
+        | { id: number }
+        | undefined;
       if (row) return row.id;
       return Number(
         this.db
@@ -120,16 +135,24 @@ export class TeamStore {
   /** Every teamspace with its number of active people, oldest (the default) first. */
   teamspaces(): (TeamspaceRow & { people: number })[] {
     return this.db
-      .prepare('SELECT t.*, (SELECT count(*) FROM members m WHERE m.teamspace_id = t.id AND m.removed_at IS NULL AND m.synthetic = 0) AS people FROM teamspaces t ORDER BY t.id')
+      .prepare(
+        'SELECT t.*, (SELECT count(*) FROM members m WHERE m.teamspace_id = t.id AND m.removed_at IS NULL AND m.synthetic = 0) AS people FROM teamspaces t ORDER BY t.id',
+      )
       .all() as (TeamspaceRow & { people: number })[];
   }
 
   peopleCount(teamspaceId: number): number {
-    return (this.db.prepare('SELECT count(*) AS n FROM members WHERE teamspace_id = ? AND removed_at IS NULL AND synthetic = 0').get(teamspaceId) as { n: number }).n;
+    return (
+      this.db.prepare('SELECT count(*) AS n FROM members WHERE teamspace_id = ? AND removed_at IS NULL AND synthetic = 0').get(teamspaceId) as { n: number }
+    ).n;
   }
 
   ownerCount(teamspaceId: number): number {
-    return (this.db.prepare("SELECT count(*) AS n FROM members WHERE teamspace_id = ? AND removed_at IS NULL AND synthetic = 0 AND role = 'owner'").get(teamspaceId) as { n: number }).n;
+    return (
+      this.db
+        .prepare("SELECT count(*) AS n FROM members WHERE teamspace_id = ? AND removed_at IS NULL AND synthetic = 0 AND role = 'owner'")
+        .get(teamspaceId) as { n: number }
+    ).n;
   }
 
   isSynthetic(memberId: number): boolean {
@@ -144,7 +167,11 @@ export class TeamStore {
   // ---- rules ----
 
   insertRule(kind: RuleKind, teamspaceId: number | null, libraryId: string | null, text: string, now: string): number {
-    return Number(this.db.prepare('INSERT INTO rules (kind, teamspace_id, library_id, text, created_at) VALUES (?, ?, ?, ?, ?)').run(kind, teamspaceId, libraryId, text, now).lastInsertRowid);
+    return Number(
+      this.db
+        .prepare('INSERT INTO rules (kind, teamspace_id, library_id, text, created_at) VALUES (?, ?, ?, ?, ?)')
+        .run(kind, teamspaceId, libraryId, text, now).lastInsertRowid,
+    );
   }
 
   rule(id: number): RuleRow | null {
@@ -157,9 +184,6 @@ export class TeamStore {
 
   /** Rules a teamspace sees: its global and team-library rules, and every library-owner rule. */
   rulesFor(teamspaceId: number): RuleRow[] {
-    return this.db
-      .prepare("SELECT * FROM rules WHERE teamspace_id = ? OR kind = 'library_own' ORDER BY id")
-      .all(teamspaceId) as RuleRow[];
+    return this.db.prepare("SELECT * FROM rules WHERE teamspace_id = ? OR kind = 'library_own' ORDER BY id").all(teamspaceId) as RuleRow[];
   }
 }
-

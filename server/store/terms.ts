@@ -46,8 +46,15 @@ export class TermStore {
   writeChunk(versionId: number, chunk: TermChunk): void {
     const posting = this.stmt('INSERT INTO term_postings (version_id, term, base_id, df, data) VALUES (?, ?, ?, ?, ?)');
     this.db.transaction(() => {
-      this.stmt('INSERT INTO term_chunks (version_id, base_id, last_id, docs, tokens, lengths, norms) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run(versionId, chunk.baseId, chunk.lastId, chunk.docs, chunk.tokens, blobOf(chunk.lengths), blobOf(chunk.norms));
+      this.stmt('INSERT INTO term_chunks (version_id, base_id, last_id, docs, tokens, lengths, norms) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+        versionId,
+        chunk.baseId,
+        chunk.lastId,
+        chunk.docs,
+        chunk.tokens,
+        blobOf(chunk.lengths),
+        blobOf(chunk.norms),
+      );
       for (const [term, p] of chunk.postings) posting.run(versionId, term, chunk.baseId, p.df, blobOf(p.data));
     })();
   }
@@ -59,7 +66,13 @@ export class TermStore {
   }
 
   chunks(versionId: number): ChunkRow[] {
-    const rows = this.stmt('SELECT base_id, docs, tokens, lengths, norms FROM term_chunks WHERE version_id = ? ORDER BY base_id').raw().all(versionId) as [number, number, number, Buffer, Buffer][];
+    const rows = this.stmt('SELECT base_id, docs, tokens, lengths, norms FROM term_chunks WHERE version_id = ? ORDER BY base_id').raw().all(versionId) as [
+      number,
+      number,
+      number,
+      Buffer,
+      Buffer,
+    ][];
     return rows.map(([baseId, docs, tokens, lengths, norms]) => ({ baseId, docs, tokens, lengths: u16Of(lengths), norms: f32Of(norms) }));
   }
 
@@ -71,14 +84,20 @@ export class TermStore {
   /** A version's terms that start with `first` (one character) and are minLength to maxLength long, with how many documents hold each. */
   termsStartingWith(versionId: number, first: string, minLength: number, maxLength: number): Map<string, number> {
     const next = String.fromCharCode(first.charCodeAt(0) + 1);
-    const rows = this.stmt('SELECT term, sum(df) FROM term_postings WHERE version_id = ? AND term >= ? AND term < ? AND length(term) BETWEEN ? AND ? GROUP BY term')
+    const rows = this.stmt(
+      'SELECT term, sum(df) FROM term_postings WHERE version_id = ? AND term >= ? AND term < ? AND length(term) BETWEEN ? AND ? GROUP BY term',
+    )
       .raw()
       .all(versionId, first, next, minLength, maxLength) as [string, number][];
     return new Map(rows);
   }
 
   postings(versionId: number, term: string): PostingRow[] {
-    const rows = this.stmt('SELECT base_id, df, data FROM term_postings WHERE version_id = ? AND term = ?').raw().all(versionId, term) as [number, number, Buffer][];
+    const rows = this.stmt('SELECT base_id, df, data FROM term_postings WHERE version_id = ? AND term = ?').raw().all(versionId, term) as [
+      number,
+      number,
+      Buffer,
+    ][];
     return rows.map(([baseId, df, data]) => ({ baseId, df, data: u16Of(data) }));
   }
 

@@ -86,7 +86,9 @@ export class UserStore {
   }
 
   insertSession(idHash: string, userId: number, csrfToken: string, now: string, expiresAt: string): void {
-    this.db.prepare('INSERT INTO sessions (id_hash, user_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)').run(idHash, userId, csrfToken, now, expiresAt);
+    this.db
+      .prepare('INSERT INTO sessions (id_hash, user_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)')
+      .run(idHash, userId, csrfToken, now, expiresAt);
   }
 
   session(idHash: string, now: string): { user_id: number; csrf_token: string; expires_at: string } | null {

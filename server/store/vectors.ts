@@ -17,7 +17,7 @@ export class VectorStore {
   /** Ensures the table matches the embedder. Returns true when it was (re)created and must be filled. */
   ensure(embedderId: string, dims: number): boolean {
     const stored = this.db.prepare("SELECT value FROM meta WHERE key = 'embedder'").get() as { value: string } | undefined;
-    const exists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(this.table) !== undefined;
+    const exists = this.db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(this.table) !== undefined;
     // ':int8' (the 8-bit table, see lib/vector/quantize.ts): a float table of an older version is rebuilt by a re-embed job.
     const wanted = `${embedderId}:${dims}:int8`;
     if (exists && stored?.value === wanted) return false;
@@ -97,13 +97,17 @@ export class VectorStore {
 
   /** How many snippets have no vector (progress total of the re-embed job). */
   missingCount(): number {
-    return (this.db.prepare(`SELECT count(*) AS n FROM snippets s WHERE NOT EXISTS (SELECT 1 FROM ${this.table} v WHERE v.rowid = s.id)`).get() as { n: number }).n;
+    return (
+      this.db.prepare(`SELECT count(*) AS n FROM snippets s WHERE NOT EXISTS (SELECT 1 FROM ${this.table} v WHERE v.rowid = s.id)`).get() as { n: number }
+    ).n;
   }
 
   /** Snippets without a vector, in id order, for the re-embed job. */
   missing(afterId: number, limit: number): { id: number; versionId: number }[] {
     return this.db
-      .prepare(`SELECT s.id AS id, s.version_id AS versionId FROM snippets s WHERE s.id > ? AND NOT EXISTS (SELECT 1 FROM ${this.table} v WHERE v.rowid = s.id) ORDER BY s.id LIMIT ?`)
+      .prepare(
+        `SELECT s.id AS id, s.version_id AS versionId FROM snippets s WHERE s.id > ? AND NOT EXISTS (SELECT 1 FROM ${this.table} v WHERE v.rowid = s.id) ORDER BY s.id LIMIT ?`,
+      )
       .all(afterId, limit) as { id: number; versionId: number }[];
   }
 }

@@ -62,7 +62,10 @@ export class LibraryAccessService {
 
   /** Every library the reader may see, served or not, in stored order. */
   list(reader: Reader): LibraryView[] {
-    return this.store.libraries.list().filter((lib) => this.access().canSee(reader, lib)).map((lib) => this.toView(reader, lib));
+    return this.store.libraries
+      .list()
+      .filter((lib) => this.access().canSee(reader, lib))
+      .map((lib) => this.toView(reader, lib));
   }
 
   /** One library as stored, with every version row (what `stacks libraries show` prints). */
@@ -106,24 +109,41 @@ export class LibraryAccessService {
     const rows = this.store.snippets.list(version.id, page.limit + 1, page.after ?? 0);
     const shown = rows.slice(0, page.limit);
     return {
-      libraryId: lib.id, tag: version.tag || 'current', total: version.totalSnippets,
+      libraryId: lib.id,
+      tag: version.tag || 'current',
+      total: version.totalSnippets,
       snippets: shown.map((r) => ({
-        id: r.id, kind: r.kind, title: r.kind === 'code' ? r.title : r.breadcrumb || r.pageTitle || r.title, source: r.sourceId, tokens: r.tokens,
-        text: r.kind === 'code' ? r.description : r.content, code: r.codeList,
+        id: r.id,
+        kind: r.kind,
+        title: r.kind === 'code' ? r.title : r.breadcrumb || r.pageTitle || r.title,
+        source: r.sourceId,
+        tokens: r.tokens,
+        text: r.kind === 'code' ? r.description : r.content,
+        code: r.codeList,
       })),
       next: rows.length > page.limit ? shown[shown.length - 1]!.id : null,
     };
   }
 
-  update(reader: Reader, rawId: string, input: { visibility?: LibraryVisibility; grants?: string[]; title?: string; description?: string } & TrustInput): LibraryView {
+  update(
+    reader: Reader,
+    rawId: string,
+    input: { visibility?: LibraryVisibility; grants?: string[]; title?: string; description?: string } & TrustInput,
+  ): LibraryView {
     const lib = this.managed(reader, rawId);
-    if (input.title !== undefined || input.description !== undefined) this.store.libraries.setMeta(lib.id, { title: input.title, description: input.description });
+    if (input.title !== undefined || input.description !== undefined)
+      this.store.libraries.setMeta(lib.id, { title: input.title, description: input.description });
     if (input.stars !== undefined || input.trustScore !== undefined || input.verified !== undefined || input.license !== undefined) {
       this.store.libraries.setTrust(lib.id, { stars: input.stars, trustScore: input.trustScore, verified: input.verified, license: input.license });
     }
     const grants = input.grants === undefined ? lib.grants : input.grants.map((name) => this.teamspaceId(name));
     const owner = lib.teamspaceId ?? this.defaultTeamspaceId();
-    if (input.visibility !== undefined || input.grants !== undefined) this.store.libraries.setAccess(lib.id, input.visibility ?? lib.visibility, grants.filter((t) => t !== owner));
+    if (input.visibility !== undefined || input.grants !== undefined)
+      this.store.libraries.setAccess(
+        lib.id,
+        input.visibility ?? lib.visibility,
+        grants.filter((t) => t !== owner),
+      );
     return this.toView(reader, this.store.libraries.get(lib.id)!);
   }
 
@@ -152,18 +172,26 @@ export class LibraryAccessService {
 
   private toView(reader: Reader, lib: Library): LibraryView {
     return {
-      id: lib.id, title: lib.title, description: lib.description, sourceType: lib.sourceType, sourceUrl: lib.sourceUrl,
+      id: lib.id,
+      title: lib.title,
+      description: lib.description,
+      sourceType: lib.sourceType,
+      sourceUrl: lib.sourceUrl,
       teamspace: this.teamspaceName(lib.teamspaceId ?? this.defaultTeamspaceId()),
       visibility: lib.visibility,
       ...(this.manages(reader, lib) ? { grants: lib.grants.map((t) => this.teamspaceName(t) ?? String(t)) } : {}),
       ...(lib.sourceType === 'website' ? { schedule: this.store.crawl.site(lib.id)?.schedule ?? null } : {}),
-      stars: lib.stars, trustScore: lib.trustScore, verified: lib.verified, license: lib.license,
+      stars: lib.stars,
+      trustScore: lib.trustScore,
+      verified: lib.verified,
+      license: lib.license,
       ...(this.store.git.repo(lib.id) ? { repoUrl: this.store.git.repo(lib.id)!.repoUrl } : {}),
       versions: this.store.libraries
         .versions(lib.id)
         .filter((v) => v.isCurrent)
         .map((v) => ({ tag: v.tag || 'current', state: v.state, snippets: v.totalSnippets, tokens: v.totalTokens, updatedAt: v.updatedAt })),
-      createdAt: lib.createdAt, updatedAt: lib.updatedAt,
+      createdAt: lib.createdAt,
+      updatedAt: lib.updatedAt,
     };
   }
 }

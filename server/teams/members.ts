@@ -44,10 +44,15 @@ export class MemberService {
   }
 
   /** Invites a member; with `createKey` (default) an API key for it is created and returned once. */
-  add(teamspaceId: number, actor: Actor, input: { name: string; email?: string | null; role?: Role; createKey?: boolean }): { member: MemberView; key: CreatedKey | null } {
+  add(
+    teamspaceId: number,
+    actor: Actor,
+    input: { name: string; email?: string | null; role?: Role; createKey?: boolean },
+  ): { member: MemberView; key: CreatedKey | null } {
     const role = input.role ?? 'member';
     const name = input.name.trim();
-    if (!MEMBER_NAME.test(name) || name === ANONYMOUS_MEMBER) throw new ApiError('validation_error', 'name: 1-100 letters, digits, spaces or . _ @ + -, starting with a letter or digit.');
+    if (!MEMBER_NAME.test(name) || name === ANONYMOUS_MEMBER)
+      throw new ApiError('validation_error', 'name: 1-100 letters, digits, spaces or . _ @ + -, starting with a letter or digit.');
     if (role === 'owner' && actor !== 'owner' && actor !== 'operator') throw new ApiError('forbidden', 'Only an owner can add another owner.');
     const existing = this.store.accounts.memberByName(teamspaceId, name);
     if (existing && !existing.removed_at) throw new ApiError('conflict', `A member named "${name}" already exists.`);
@@ -75,8 +80,10 @@ export class MemberService {
 
   setRole(teamspaceId: number, actor: Actor, id: number, role: Role): MemberView {
     const m = this.get(teamspaceId, id);
-    if ((m.role === 'owner' || role === 'owner') && actor !== 'owner' && actor !== 'operator') throw new ApiError('forbidden', 'Only an owner can grant or change the owner role.');
-    if (m.role === 'owner' && role !== 'owner' && this.teams.ownerCount(teamspaceId) <= 1) throw new ApiError('conflict', 'The last owner cannot be demoted; make another member owner first.');
+    if ((m.role === 'owner' || role === 'owner') && actor !== 'owner' && actor !== 'operator')
+      throw new ApiError('forbidden', 'Only an owner can grant or change the owner role.');
+    if (m.role === 'owner' && role !== 'owner' && this.teams.ownerCount(teamspaceId) <= 1)
+      throw new ApiError('conflict', 'The last owner cannot be demoted; make another member owner first.');
     this.store.accounts.setMemberRole(id, role);
     return this.get(teamspaceId, id);
   }
@@ -103,14 +110,15 @@ export class MemberService {
   /** A key acts as its member, so only an owner (or the operator) may create or revoke an owner's keys. */
   createKey(teamspaceId: number, actor: Actor, memberId: number, name: string, scope: KeyScope = 'all'): CreatedKey {
     const m = this.get(teamspaceId, memberId);
-    if (m.role === 'owner' && actor !== 'owner' && actor !== 'operator') throw new ApiError('forbidden', "Only an owner can create keys for an owner.");
+    if (m.role === 'owner' && actor !== 'owner' && actor !== 'operator') throw new ApiError('forbidden', 'Only an owner can create keys for an owner.');
     return this.keys.create({ name, memberName: m.name, teamspaceId, scope });
   }
 
   revokeKey(teamspaceId: number, actor: Actor, id: number, onlyMember?: number): void {
     const k = this.listKeys(teamspaceId, onlyMember).find((x) => x.id === id);
     if (!k) throw new ApiError('not_found', `No API key with id ${id} that you may revoke.`);
-    if (k.role === 'owner' && onlyMember === undefined && actor !== 'owner' && actor !== 'operator') throw new ApiError('forbidden', "Only an owner can revoke an owner's keys.");
+    if (k.role === 'owner' && onlyMember === undefined && actor !== 'owner' && actor !== 'operator')
+      throw new ApiError('forbidden', "Only an owner can revoke an owner's keys.");
     this.keys.revoke(id);
   }
 }

@@ -28,8 +28,12 @@ export function effectiveIncluded(row: TeamspaceRow): number {
 
 export function planSettings(row: TeamspaceRow): PlanSettings {
   return {
-    teamspaceId: row.id, name: row.name, plan: row.plan, includedRequests: effectiveIncluded(row),
-    spendingLimitCents: row.spending_limit_cents, centsPerExtraRequest: row.cents_per_extra_request,
+    teamspaceId: row.id,
+    name: row.name,
+    plan: row.plan,
+    includedRequests: effectiveIncluded(row),
+    spendingLimitCents: row.spending_limit_cents,
+    centsPerExtraRequest: row.cents_per_extra_request,
   };
 }
 
@@ -48,7 +52,10 @@ export class PlanService {
   }
 
   /** Changing the plan without includedRequests sets the new plan's default. */
-  update(teamspaceId: number, input: { plan?: Plan; includedRequests?: number; spendingLimitCents?: number | null; centsPerExtraRequest?: number }): PlanSettings {
+  update(
+    teamspaceId: number,
+    input: { plan?: Plan; includedRequests?: number; spendingLimitCents?: number | null; centsPerExtraRequest?: number },
+  ): PlanSettings {
     const row = this.teams.teamspace(teamspaceId);
     if (!row) throw new ApiError('not_found', `No teamspace with id ${teamspaceId}.`);
     const fields: Parameters<Store['accounts']['updateTeamspace']>[1] = {};

@@ -45,13 +45,21 @@ export function compilePolicy(policy: Policy): CompiledPolicy {
   const isId = (s: string) => s.startsWith('/');
   const mode = policy.libraryFilters.mode;
   const narrowsQuality =
-    q.requireVerified || q.minTrustScore !== null || q.maxAgeDays > 0 || q.blockedLibraries.length > 0 || q.repoFilters.minStars > 0 || q.repoFilters.allowedLicenses.length > 0;
+    q.requireVerified ||
+    q.minTrustScore !== null ||
+    q.maxAgeDays > 0 ||
+    q.blockedLibraries.length > 0 ||
+    q.repoFilters.minStars > 0 ||
+    q.repoFilters.allowedLicenses.length > 0;
   return {
     policy,
     disabled,
     mode,
     blockedIds: new Set(q.blockedLibraries.filter(isId).map(normId)),
-    blockedDomains: q.blockedLibraries.filter((s) => !isId(s)).map(normDomain).filter(Boolean),
+    blockedDomains: q.blockedLibraries
+      .filter((s) => !isId(s))
+      .map(normDomain)
+      .filter(Boolean),
     excepted: new Set(q.exceptedLibraries.map(normId)),
     allowed: new Set(policy.libraryFilters.select.allowedLibraries.map(normId)),
     licenses: new Set(q.repoFilters.allowedLicenses.map((l) => l.toLowerCase())),
@@ -70,7 +78,10 @@ function normDomain(s: string): string {
   } catch {
     /* keep as typed */
   }
-  return d.replace(/^\*\./, '').replace(/^www\./, '').replace(/\/.*$/, '');
+  return d
+    .replace(/^\*\./, '')
+    .replace(/^www\./, '')
+    .replace(/\/.*$/, '');
 }
 
 // URL parsing is the one costly step of a check; the same few URLs recur on every search.

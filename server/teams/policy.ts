@@ -77,7 +77,11 @@ export interface SourceCheckServices {
  * caller's teamspace (its source type is disabled), or null. The import endpoint skips such
  * libraries with this reason instead of failing the whole upload.
  */
-export function sourceRefusal(services: SourceCheckServices, principal: Principal | null, meta: Pick<LibraryMeta, 'sourceType' | 'sourceUrl' | 'visibility'>): string | null {
+export function sourceRefusal(
+  services: SourceCheckServices,
+  principal: Principal | null,
+  meta: Pick<LibraryMeta, 'sourceType' | 'sourceUrl' | 'visibility'>,
+): string | null {
   const type = policySourceTypeOf({ sourceType: meta.sourceType, sourceUrl: meta.sourceUrl ?? null, visibility: meta.visibility ?? 'teamspace' });
   return services.teams.policies.sourceEnabled(services.teams.teamspaceOf(principal), type) ? null : `${type} sources are disabled by this teamspace's policy`;
 }

@@ -85,7 +85,10 @@ export class RuleService {
 
   private assertLibraryOwner(teamspaceId: number, libraryId: string): void {
     if (!this.ownsLibrary(teamspaceId, libraryId)) {
-      throw new ApiError('forbidden', `Only the teamspace that owns ${libraryId} can set its library-owner rules; use kind libraryTeam for your teamspace's own rules.`);
+      throw new ApiError(
+        'forbidden',
+        `Only the teamspace that owns ${libraryId} can set its library-owner rules; use kind libraryTeam for your teamspace's own rules.`,
+      );
     }
   }
 }

@@ -132,10 +132,18 @@ export class UsageService {
   /** The per-minute token bucket of the key (or the anonymous client's address). */
   private checkRate(principal: Principal | null, client: string): void {
     if (this.buckets.limit <= 0) return;
-    const t = this.buckets.take(principal ? (principal.userId ? `user:${principal.userId}` : `key:${principal.keyId}`) : `anon:${client}`, this.clock.now().getTime());
+    const t = this.buckets.take(
+      principal ? (principal.userId ? `user:${principal.userId}` : `key:${principal.keyId}`) : `anon:${client}`,
+      this.clock.now().getTime(),
+    );
     if (!t.ok) {
       throw new ApiError('rate_limit_exceeded', `Rate limit of ${this.buckets.limit} requests per minute exceeded; retry in ${t.retryAfter} s.`, {
-        headers: { 'Retry-After': String(t.retryAfter), 'RateLimit-Limit': String(this.buckets.limit), 'RateLimit-Remaining': '0', 'RateLimit-Reset': String(t.reset) },
+        headers: {
+          'Retry-After': String(t.retryAfter),
+          'RateLimit-Limit': String(this.buckets.limit),
+          'RateLimit-Remaining': '0',
+          'RateLimit-Reset': String(t.reset),
+        },
       });
     }
   }
@@ -160,9 +168,13 @@ export class UsageService {
       return { headers: headers(used + 1), extra: false };
     }
     if (t.plan === 'free') {
-      throw new ApiError('rate_limit_exceeded', `The free plan includes ${included} requests per member and month; they are used up until ${new Date(reset * 1000).toISOString()}.`, {
-        headers: { 'Retry-After': String(Math.max(1, reset - Math.floor(nowMs / 1000))), ...headers(used) },
-      });
+      throw new ApiError(
+        'rate_limit_exceeded',
+        `The free plan includes ${included} requests per member and month; they are used up until ${new Date(reset * 1000).toISOString()}.`,
+        {
+          headers: { 'Retry-After': String(Math.max(1, reset - Math.floor(nowMs / 1000))), ...headers(used) },
+        },
+      );
     }
     const price = t.cents_per_extra_request;
     if (t.spending_limit_cents !== null) {

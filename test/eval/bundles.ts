@@ -2,7 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { LibraryWriter } from '../../server/ingest/writer.ts';
 import {
-  bundleCodeSnippetSchema, bundleHeaderSchema, bundleInfoSnippetSchema, bundleMeta, bundleTarget, codeSnippetInput, infoSnippetInput,
+  bundleCodeSnippetSchema,
+  bundleHeaderSchema,
+  bundleInfoSnippetSchema,
+  bundleMeta,
+  bundleTarget,
+  codeSnippetInput,
+  infoSnippetInput,
 } from '../../server/ingest/bundle.ts';
 import type { SnippetInput } from '../../lib/model.ts';
 import { startTestServer, type TestServer, type TestServerOptions } from '../helpers/server.ts';
@@ -14,7 +20,11 @@ export const CORPUS_BUNDLES = path.resolve(import.meta.dirname, '../fixtures/cor
  * Loads an import bundle file straight through the writer (the bundle mapping of
  * server/ingest/bundle.ts, no HTTP import job): one version build per library, committed at the end.
  */
-export async function loadBundleFile(writer: LibraryWriter, file: string, opts: { onBatch?: () => Promise<void> | void } = {}): Promise<{ id: string; tag: string; snippets: number }[]> {
+export async function loadBundleFile(
+  writer: LibraryWriter,
+  file: string,
+  opts: { onBatch?: () => Promise<void> | void } = {},
+): Promise<{ id: string; tag: string; snippets: number }[]> {
   const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as { libraries: Record<string, unknown>[] };
   const out: { id: string; tag: string; snippets: number }[] = [];
   for (const lib of doc.libraries) {
@@ -39,7 +49,11 @@ export async function loadBundleFile(writer: LibraryWriter, file: string, opts: 
 
 /** Loads every reference corpus of test/fixtures/corpus through the writer, in name order. */
 export async function loadReferenceCorpora(writer: LibraryWriter): Promise<void> {
-  for (const file of fs.readdirSync(CORPUS_BUNDLES).filter((f) => f.endsWith('.json')).sort()) await loadBundleFile(writer, path.join(CORPUS_BUNDLES, file));
+  for (const file of fs
+    .readdirSync(CORPUS_BUNDLES)
+    .filter((f) => f.endsWith('.json'))
+    .sort())
+    await loadBundleFile(writer, path.join(CORPUS_BUNDLES, file));
 }
 
 export function bundlePath(name: string): string {

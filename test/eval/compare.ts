@@ -74,10 +74,15 @@ export function compareRuns(before: SavedRank[], after: SavedRank[]): string[] {
   const lines = [`dev on-topic questions in both runs: ${both.length} (MRR@10 after - before, 95% paired bootstrap interval; questions up / down)`];
   for (const key of ['search', 'searchJson', 'context', 'contextJson'] as const) {
     for (const [name, rows] of groups) {
-      const p = pairedDelta(rows.map((r) => old.get(r.id)![key]), rows.map((r) => r[key]));
+      const p = pairedDelta(
+        rows.map((r) => old.get(r.id)![key]),
+        rows.map((r) => r[key]),
+      );
       const sign = (x: number) => (x >= 0 ? '+' : '') + x.toFixed(3);
       const verdict = p.low > 0 ? 'better' : p.high < 0 ? 'worse' : 'within noise';
-      lines.push(`${key.padEnd(12)} ${name.padEnd(20)} ${String(p.n).padStart(4)}  ${sign(p.delta)} [${sign(p.low)}, ${sign(p.high)}]  ${p.better} up / ${p.worse} down  ${verdict}`);
+      lines.push(
+        `${key.padEnd(12)} ${name.padEnd(20)} ${String(p.n).padStart(4)}  ${sign(p.delta)} [${sign(p.low)}, ${sign(p.high)}]  ${p.better} up / ${p.worse} down  ${verdict}`,
+      );
     }
   }
   return lines;

@@ -33,7 +33,9 @@ export interface Asked {
 /** Starts the server and imports the bundles over HTTP; resolves when every job has finished. */
 export async function startEvalServer(bundles: string[] = ALL_BUNDLES): Promise<TestServer> {
   // Hundreds of anonymous questions a minute: the per-key limit would refuse most of them.
-  const s = await startTestServer({ config: { rateLimitPerMinute: 0, learnRanking: true, embedProvider: (process.env.STACKS_EMBED_PROVIDER ?? 'model') as 'model' | 'builtin' } });
+  const s = await startTestServer({
+    config: { rateLimitPerMinute: 0, learnRanking: true, embedProvider: (process.env.STACKS_EMBED_PROVIDER ?? 'model') as 'model' | 'builtin' },
+  });
   try {
     for (const name of bundles) {
       const form = new FormData();
@@ -193,12 +195,17 @@ export function report(asked: Asked[]): Report {
       n: off.length,
       refused: offAnswers.filter((a) => a.error === 'no_documentation_found').length,
       snippets: offAnswers.map((a) => a.places.length),
-      ...Object.fromEntries((['dev', 'blind'] as const).map((split) => {
-        const group = off.filter((a) => a.q.split === split);
-        return [split, [group.filter((a) => a.answers['search:json']!.error === 'no_documentation_found').length, group.length]];
-      })) as { dev: [number, number]; blind: [number, number] },
+      ...(Object.fromEntries(
+        (['dev', 'blind'] as const).map((split) => {
+          const group = off.filter((a) => a.q.split === split);
+          return [split, [group.filter((a) => a.answers['search:json']!.error === 'no_documentation_found').length, group.length]];
+        }),
+      ) as { dev: [number, number]; blind: [number, number] }),
       holdouts: Object.fromEntries(
-        [...holdouts(asked.filter((a) => a.q.kind === 'offtopic'))].map(([name, group]): [string, [number, number]] => [name, [refusedCount(group), group.length]]),
+        [...holdouts(asked.filter((a) => a.q.kind === 'offtopic'))].map(([name, group]): [string, [number, number]] => [
+          name,
+          [refusedCount(group), group.length],
+        ]),
       ),
     },
     falseRefusals: {
@@ -228,7 +235,7 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(7);
 
 export function formatReport(r: Report, opts: { kinds?: boolean } = {}): string {
   const lines: string[] = [];
-  const names = Object.keys(r.tables['search:txt']).filter((n) => opts.kinds !== false || !n.startsWith('kind') && !n.startsWith('blind '));
+  const names = Object.keys(r.tables['search:txt']).filter((n) => opts.kinds !== false || (!n.startsWith('kind') && !n.startsWith('blind ')));
   lines.push(`${'set'.padEnd(24)} ${KEYS.map((k) => k.padEnd(24)).join(' ')}`);
   lines.push(`${''.padEnd(24)} ${KEYS.map(() => 'hit@1   hit@5  MRR@10'.padEnd(24)).join(' ')}`);
   for (const name of names) {
@@ -243,15 +250,21 @@ export function formatReport(r: Report, opts: { kinds?: boolean } = {}): string 
   lines.push(
     `off-topic, library-less /api/v3/search: ${r.offtopic.refused} of ${r.offtopic.n} answered 404 no_documentation_found ` +
       `(dev ${r.offtopic.dev[0]} of ${r.offtopic.dev[1]}, blind ${r.offtopic.blind[0]} of ${r.offtopic.blind[1]}` +
-      Object.entries(r.offtopic.holdouts).map(([name, [refused, n]]) => `, ${name} ${refused} of ${n}`).join('') +
+      Object.entries(r.offtopic.holdouts)
+        .map(([name, [refused, n]]) => `, ${name} ${refused} of ${n}`)
+        .join('') +
       `; snippets returned otherwise: ${r.offtopic.snippets.filter((n) => n > 0).join(', ') || 'none'})`,
   );
   const refusedIds = [...r.falseRefusals.ids, ...(r.falseRefusals.blind ? [`${r.falseRefusals.blind} blind`] : [])];
-  lines.push(`on-topic /api/v3/search answered "nothing found": ${r.falseRefusals.refused} of ${r.falseRefusals.n}${refusedIds.length ? ` (${refusedIds.join(', ')})` : ''}`);
+  lines.push(
+    `on-topic /api/v3/search answered "nothing found": ${r.falseRefusals.refused} of ${r.falseRefusals.n}${refusedIds.length ? ` (${refusedIds.join(', ')})` : ''}`,
+  );
   lines.push(`version questions served from the expected version: ${r.versions.right} of ${r.versions.n}`);
   lines.push(
     `/api/v3/search MRR@10 (text order) with 95% bootstrap intervals over the questions: ` +
-      Object.entries(r.intervals).map(([name, i]) => `${name} ${i.mrr.toFixed(3)} [${i.low.toFixed(3)}, ${i.high.toFixed(3)}] (${i.n})`).join(', '),
+      Object.entries(r.intervals)
+        .map(([name, i]) => `${name} ${i.mrr.toFixed(3)} [${i.low.toFixed(3)}, ${i.high.toFixed(3)}] (${i.n})`)
+        .join(', '),
   );
   return lines.join('\n');
 }
@@ -260,7 +273,13 @@ export function formatReport(r: Report, opts: { kinds?: boolean } = {}): string 
 export function devOfftopicAnswered(asked: Asked[]): string[] {
   return asked
     .filter((a) => a.q.split === 'dev' && a.q.kind === 'offtopic' && a.answers['search:json']?.error !== 'no_documentation_found')
-    .map((a) => `answered off-topic ${a.q.id}: ${a.q.query.slice(0, 160).replace(/\n/g, ' | ')}\n    got ${a.answers['search:txt']?.places.slice(0, 3).map((p) => p[0]).join('\n        ')}`);
+    .map(
+      (a) =>
+        `answered off-topic ${a.q.id}: ${a.q.query.slice(0, 160).replace(/\n/g, ' | ')}\n    got ${a.answers['search:txt']?.places
+          .slice(0, 3)
+          .map((p) => p[0])
+          .join('\n        ')}`,
+    );
 }
 
 /** Per-question misses of the dev split (the blind split's questions are never listed). */
@@ -271,7 +290,15 @@ export function devMisses(asked: Asked[], key: `${Endpoint}:${Order}` = 'search:
     const r = rankOf(a, key);
     if (r !== null && r <= 5) continue;
     const ans = a.answers[key];
-    out.push(`miss ${a.q.id} [${a.q.kind}] ${a.q.library.join(',') || '-'}: ${a.q.query.slice(0, 160).replace(/\n/g, ' | ')}\n    rank ${r ?? '-'}; got ${ans?.error ?? ans?.places.slice(0, 5).map((p) => p[0]).join('\n        ')}`);
+    out.push(
+      `miss ${a.q.id} [${a.q.kind}] ${a.q.library.join(',') || '-'}: ${a.q.query.slice(0, 160).replace(/\n/g, ' | ')}\n    rank ${r ?? '-'}; got ${
+        ans?.error ??
+        ans?.places
+          .slice(0, 5)
+          .map((p) => p[0])
+          .join('\n        ')
+      }`,
+    );
   }
   return out;
 }

@@ -49,7 +49,11 @@ export function firstSnippets(body: string, chars = 1800): { rank: number; text:
  * first five, the listed address's rank if it is 6-10 (the judge read only five). Rows are per
  * held-out set unless `groupOf` groups otherwise (by kind of question, say), then one for all.
  */
-export function judgedFigures(entries: PackEntry[], verdicts: Verdict[], groupOf: (e: PackEntry) => string = (e) => e.set): { set: string; n: number; byAddress: Metrics; byJudge: Metrics; unjudged: number }[] {
+export function judgedFigures(
+  entries: PackEntry[],
+  verdicts: Verdict[],
+  groupOf: (e: PackEntry) => string = (e) => e.set,
+): { set: string; n: number; byAddress: Metrics; byJudge: Metrics; unjudged: number }[] {
   const first = new Map(verdicts.map((v) => [v.id, v.first]));
   const sets = [...new Set(entries.map(groupOf))].sort();
   return [...sets, 'all'].map((set) => {
@@ -121,10 +125,15 @@ export function carryOver(pack: PackEntry[], earlier: { entries: PackEntry[]; ve
   return { reused, toJudge };
 }
 
-export function formatJudged(rows: ReturnType<typeof judgedFigures>, heading = 'hit@1 % / hit@5 % / MRR@10 of /api/v3/search (text order): by listed address | by the judge'): string {
+export function formatJudged(
+  rows: ReturnType<typeof judgedFigures>,
+  heading = 'hit@1 % / hit@5 % / MRR@10 of /api/v3/search (text order): by listed address | by the judge',
+): string {
   const pct = (m: Metrics) => `${(m.hit1 * 100).toFixed(1)} / ${(m.hit5 * 100).toFixed(1)} / ${m.mrr10.toFixed(3)}`;
   return [
     heading,
-    ...rows.map((r) => `${`${r.set} (${r.n})`.padEnd(18)} ${pct(r.byAddress).padEnd(22)} | ${pct(r.byJudge)}${r.unjudged ? `  (${r.unjudged} not judged yet)` : ''}`),
+    ...rows.map(
+      (r) => `${`${r.set} (${r.n})`.padEnd(18)} ${pct(r.byAddress).padEnd(22)} | ${pct(r.byJudge)}${r.unjudged ? `  (${r.unjudged} not judged yet)` : ''}`,
+    ),
   ].join('\n');
 }

@@ -10,7 +10,24 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { QUESTIONS } from './questions.ts';
 
-export const KINDS = ['plain', 'paraphrase', 'error', 'code', 'longform', 'assistant', 'overview', 'keywords', 'config', 'misspelled', 'typo', 'libraryless', 'language', 'version', 'multi', 'offtopic'] as const;
+export const KINDS = [
+  'plain',
+  'paraphrase',
+  'error',
+  'code',
+  'longform',
+  'assistant',
+  'overview',
+  'keywords',
+  'config',
+  'misspelled',
+  'typo',
+  'libraryless',
+  'language',
+  'version',
+  'multi',
+  'offtopic',
+] as const;
 export type Kind = (typeof KINDS)[number];
 
 export interface EvalItem {
@@ -58,7 +75,10 @@ export function loadQuestions(): EvalItem[] {
     });
   });
   if (!fs.existsSync(DIR)) return out;
-  for (const file of fs.readdirSync(DIR).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of fs
+    .readdirSync(DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const items = JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')) as Omit<EvalItem, 'split' | 'set'>[];
     for (const q of items) {
       if (!KINDS.includes(q.kind)) throw new Error(`${file}: ${q.id} has unknown kind ${q.kind}`);
@@ -66,7 +86,12 @@ export function loadQuestions(): EvalItem[] {
     }
   }
   // A held-out set is blind as a whole: only its aggregate figures are printed.
-  for (const file of fs.existsSync(HOLDOUT_DIR) ? fs.readdirSync(HOLDOUT_DIR).filter((f) => f.endsWith('.json')).sort() : []) {
+  for (const file of fs.existsSync(HOLDOUT_DIR)
+    ? fs
+        .readdirSync(HOLDOUT_DIR)
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+    : []) {
     const items = JSON.parse(fs.readFileSync(path.join(HOLDOUT_DIR, file), 'utf8')) as Omit<EvalItem, 'split' | 'set'>[];
     for (const q of items) {
       if (!KINDS.includes(q.kind)) throw new Error(`holdout/${file}: ${q.id} has unknown kind ${q.kind}`);

@@ -96,7 +96,11 @@ export async function evaluate(services: Services, questions: EvalQuestion[] = Q
 export function formatTable(result: EvalResult): string {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(7);
   const lines: string[] = [];
-  for (const [label, set] of [['overall', result.overall], ['paraphrase subset', result.paraphrase], ['held-out subset', result.heldOut]] as const) {
+  for (const [label, set] of [
+    ['overall', result.overall],
+    ['paraphrase subset', result.paraphrase],
+    ['held-out subset', result.heldOut],
+  ] as const) {
     const n = set.bm25.n;
     if (n === 0) continue;
     lines.push(`${label} (${n} questions)`);
@@ -124,7 +128,9 @@ async function main(): Promise<void> {
   const server = await startEvalServer(bundles);
   try {
     const loaded = new Set(server.services.store.libraries.list().map((l) => l.id));
-    const questions = loadQuestions().filter((q) => q.kind === 'offtopic' || [q.libraryId, ...q.library].some((l) => l && loaded.has(parseLibraryId(l)?.id ?? '')) || !only);
+    const questions = loadQuestions().filter(
+      (q) => q.kind === 'offtopic' || [q.libraryId, ...q.library].some((l) => l && loaded.has(parseLibraryId(l)?.id ?? '')) || !only,
+    );
     console.log(`loaded ${bundles.join(', ')} over HTTP in ${((performance.now() - started) / 1000).toFixed(1)} s; ${questions.length} questions`);
     const asked = await askAll(server, questions);
     console.log(formatReport(report(asked), { kinds: true }));
@@ -135,7 +141,16 @@ async function main(): Promise<void> {
     const compareIdx = args.indexOf('--compare');
     if (saveIdx >= 0 || compareIdx >= 0) {
       const { rankOf } = await import('./http.ts');
-      const rows: SavedRank[] = asked.filter((a) => a.q.split === 'dev').map((a) => ({ id: a.q.id, kind: a.q.kind, search: rankOf(a, 'search:txt'), searchJson: rankOf(a, 'search:json'), context: rankOf(a, 'context:txt'), contextJson: rankOf(a, 'context:json') }));
+      const rows: SavedRank[] = asked
+        .filter((a) => a.q.split === 'dev')
+        .map((a) => ({
+          id: a.q.id,
+          kind: a.q.kind,
+          search: rankOf(a, 'search:txt'),
+          searchJson: rankOf(a, 'search:json'),
+          context: rankOf(a, 'context:txt'),
+          contextJson: rankOf(a, 'context:json'),
+        }));
       if (compareIdx >= 0) console.log(['', ...compareRuns(JSON.parse(fs.readFileSync(args[compareIdx + 1]!, 'utf8')) as SavedRank[], rows)].join('\n'));
       if (saveIdx >= 0) fs.writeFileSync(args[saveIdx + 1]!, JSON.stringify(rows, null, 1));
     }
@@ -154,7 +169,12 @@ function scoreJudged(args: string[], dir: string): void {
   console.log(formatJudged(judgedFigures(entries, verdicts)));
   // The same questions by kind: where the judged gap is.
   const kindOf = new Map(loadQuestions().map((q) => [q.id, q.kind]));
-  console.log(formatJudged(judgedFigures(entries, verdicts, (e) => kindOf.get(e.id) ?? '?'), 'by kind of question (every held-out set):'));
+  console.log(
+    formatJudged(
+      judgedFigures(entries, verdicts, (e) => kindOf.get(e.id) ?? '?'),
+      'by kind of question (every held-out set):',
+    ),
+  );
   // --judge-save OUT: the pack without its texts and one verdict per question, to commit (test/eval/judged).
   const saveJudgedIdx = args.indexOf('--judge-save');
   if (saveJudgedIdx >= 0) {
@@ -164,7 +184,14 @@ function scoreJudged(args: string[], dir: string): void {
     const last = new Map(verdicts.filter((v) => ids.has(v.id)).map((v) => [v.id, { id: v.id, first: v.first }]));
     fs.mkdirSync(out, { recursive: true });
     fs.writeFileSync(path.join(out, 'pack.json'), `${JSON.stringify(compactPack(entries), null, 1)}\n`);
-    fs.writeFileSync(path.join(out, 'verdicts.json'), `${JSON.stringify([...last.values()].sort((a, b) => (a.id < b.id ? -1 : 1)), null, 1)}\n`);
+    fs.writeFileSync(
+      path.join(out, 'verdicts.json'),
+      `${JSON.stringify(
+        [...last.values()].sort((a, b) => (a.id < b.id ? -1 : 1)),
+        null,
+        1,
+      )}\n`,
+    );
     console.log(`${out}: ${entries.length} questions, ${last.size} verdicts`);
   }
 }
@@ -184,7 +211,9 @@ async function writeJudgePack(server: TestServer, asked: Asked[], args: string[]
   }
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'pack.json'), JSON.stringify(pack, null, 1));
-  console.log(`${dir}/pack.json: ${pack.filter((e) => e.urlRank !== 1).length} of ${pack.length} held-out questions to judge (write verdicts*.json beside it, then --judge-score ${dir})`);
+  console.log(
+    `${dir}/pack.json: ${pack.filter((e) => e.urlRank !== 1).length} of ${pack.length} held-out questions to judge (write verdicts*.json beside it, then --judge-score ${dir})`,
+  );
   // --judge-reuse EARLIER_DIR: keep the verdicts of answers that did not change; only the rest is to judge.
   const reuseIdx = args.indexOf('--judge-reuse');
   if (reuseIdx >= 0) {
@@ -202,7 +231,9 @@ async function modes(verbose: boolean, only: string[] | null): Promise<void> {
   const { services, dataDir } = await loadCorpus(bundles);
   const loadedIds = new Set(services.store.libraries.list().map((l) => l.id));
   const questions = QUESTIONS.filter((q) => loadedIds.has(parseLibraryId(q.libraryId)?.id ?? ''));
-  console.log(`loaded ${bundles.join(', ')} in ${((performance.now() - started) / 1000).toFixed(1)} s; embedder: ${services.embedder?.id ?? 'none (vector modes are empty)'}`);
+  console.log(
+    `loaded ${bundles.join(', ')} in ${((performance.now() - started) / 1000).toFixed(1)} s; embedder: ${services.embedder?.id ?? 'none (vector modes are empty)'}`,
+  );
   const result = await evaluate(services, questions);
   console.log(formatTable(result));
   if (verbose) for (const m of result.misses) console.log(`miss [${m.mode}] ${m.question}\n    got: ${m.got.join('\n         ')}`);
@@ -210,7 +241,9 @@ async function modes(verbose: boolean, only: string[] | null): Promise<void> {
   const base = result.overall.bm25;
   const pShipped = result.paraphrase['hybrid+rerank'];
   const pBase = result.paraphrase.bm25;
-  console.log(`shipped default vs BM25 hit@5: overall ${(shipped.hit5 * 100).toFixed(1)}% vs ${(base.hit5 * 100).toFixed(1)}%, paraphrase ${(pShipped.hit5 * 100).toFixed(1)}% vs ${(pBase.hit5 * 100).toFixed(1)}%`);
+  console.log(
+    `shipped default vs BM25 hit@5: overall ${(shipped.hit5 * 100).toFixed(1)}% vs ${(base.hit5 * 100).toFixed(1)}%, paraphrase ${(pShipped.hit5 * 100).toFixed(1)}% vs ${(pBase.hit5 * 100).toFixed(1)}%`,
+  );
   // Library selection of /api/v3/search (fuzzy names, library-less questions): test/eval/selection.ts.
   console.log(formatSelection(evaluateSelection(services), verbose));
   services.store.close();

@@ -31,18 +31,49 @@ const hono = '/honojs/website';
 const pino = '/pinojs/pino';
 const zod = '/colinhacks/zod';
 
-const byName = (name: string, expect: string, question = 'getting started'): SelectionQuestion => ({ libraries: [name], question, expect: [expect], check: 'exact' });
+const byName = (name: string, expect: string, question = 'getting started'): SelectionQuestion => ({
+  libraries: [name],
+  question,
+  expect: [expect],
+  check: 'exact',
+});
 const named = (question: string, ...expect: string[]): SelectionQuestion => ({ libraries: [], question, expect, check: 'exact' });
 const inferred = (question: string, expect: string): SelectionQuestion => ({ libraries: [], question, expect: [expect], check: 'first' });
 
 export const SELECTION_QUESTIONS: SelectionQuestion[] = [
   // Fuzzy product names and typos as library values.
-  byName('fastify', fastify), byName('Fastify', fastify), byName('fastfy', fastify), byName('fastiy', fastify), byName('fastify.js', fastify),
-  byName('/fastify/fastify', fastify), byName('/someone/fastify', fastify), byName('fastify@4', fastify), byName('fastify.dev', fastify),
-  byName('vite', vite), byName('vite js', vite), byName('Vite.js', vite), byName('vitejs', vite), byName('/vitejs/vite', vite), byName('vitte', vite),
-  byName('hono', hono), byName('Hono', hono), byName('honojs', hono), byName('hono.dev', hono), byName('/honojs/hono', hono), byName('hnoo', hono),
-  byName('pino', pino), byName('pinojs', pino), byName('/pinojs/pino', pino), byName('pino logger', pino), byName('getpino', pino),
-  byName('zod', zod), byName('Zod', zod), byName('colinhacks/zod', zod), byName('zod.dev', zod), byName('zod@3', zod), byName('zodd', zod),
+  byName('fastify', fastify),
+  byName('Fastify', fastify),
+  byName('fastfy', fastify),
+  byName('fastiy', fastify),
+  byName('fastify.js', fastify),
+  byName('/fastify/fastify', fastify),
+  byName('/someone/fastify', fastify),
+  byName('fastify@4', fastify),
+  byName('fastify.dev', fastify),
+  byName('vite', vite),
+  byName('vite js', vite),
+  byName('Vite.js', vite),
+  byName('vitejs', vite),
+  byName('/vitejs/vite', vite),
+  byName('vitte', vite),
+  byName('hono', hono),
+  byName('Hono', hono),
+  byName('honojs', hono),
+  byName('hono.dev', hono),
+  byName('/honojs/hono', hono),
+  byName('hnoo', hono),
+  byName('pino', pino),
+  byName('pinojs', pino),
+  byName('/pinojs/pino', pino),
+  byName('pino logger', pino),
+  byName('getpino', pino),
+  byName('zod', zod),
+  byName('Zod', zod),
+  byName('colinhacks/zod', zod),
+  byName('zod.dev', zod),
+  byName('zod@3', zod),
+  byName('zodd', zod),
   { libraries: ['fastfy', 'zod'], question: 'validate the request body', expect: [fastify, zod], check: 'exact' },
   { libraries: ['vite', 'hono', 'pino', 'fastify'], question: 'logging middleware', expect: [vite, hono, pino, fastify], check: 'exact' },
 
@@ -85,7 +116,8 @@ export const SELECTION_QUESTIONS: SelectionQuestion[] = [
   ),
   inferred(
     '[vite] Internal server error: Failed to resolve import "./Comp.vue" from "src/App.vue". Does the file exist?\n' +
-      '  Plugin: vite:import-analysis\n  File: /home/me/app/src/App.vue:3:17\n' + '      at formatError (file:///home/me/app/node_modules/dist/node/chunks/dep.js:50831:46)\n'.repeat(5) +
+      '  Plugin: vite:import-analysis\n  File: /home/me/app/src/App.vue:3:17\n' +
+      '      at formatError (file:///home/me/app/node_modules/dist/node/chunks/dep.js:50831:46)\n'.repeat(5) +
       'optimizeDeps include exclude server.fs.allow',
     vite,
   ),
@@ -133,7 +165,9 @@ export function formatSelection(r: SelectionResult, verbose = false): string {
     `  products named in the question  ${pct(r.byKind.named.correct, r.byKind.named.n)} of ${r.byKind.named.n}`,
     `  inferred from the documents     ${pct(r.byKind.inferred.correct, r.byKind.inferred.n)} of ${r.byKind.inferred.n}`,
   ];
-  if (verbose) for (const m of r.misses) lines.push(`  miss: [${m.q.libraries.join(', ')}] "${m.q.question}" expected ${m.q.expect.join(', ')} got ${m.got.join(', ') || 'nothing'}`);
+  if (verbose)
+    for (const m of r.misses)
+      lines.push(`  miss: [${m.q.libraries.join(', ')}] "${m.q.question}" expected ${m.q.expect.join(', ')} got ${m.got.join(', ') || 'nothing'}`);
   return lines.join('\n');
 }
 

@@ -55,16 +55,24 @@ export async function writeBundle(file: string, libs: GenerateOptions[]): Promis
     const nCode = Math.round(o.snippets * (o.codeShare ?? 0.6));
     const marker = o.marker ? `${o.marker} ` : '';
     const base = `https://example.com/${o.project.replace(/^\//, '')}/docs`;
-    await write(`${li ? ',' : ''}{"project":${JSON.stringify(o.project)},"title":${JSON.stringify(o.title ?? o.project.split('/').pop())},` +
-      `"description":"Generated library for import tests","type":"repo","language":"en","branch":"main","docsRepoUrl":"https://github.com${o.project}",` +
-      `"docsSiteUrl":"${base}","totalTokens":0,"codeSnippets":[`);
+    await write(
+      `${li ? ',' : ''}{"project":${JSON.stringify(o.project)},"title":${JSON.stringify(o.title ?? o.project.split('/').pop())},` +
+        `"description":"Generated library for import tests","type":"repo","language":"en","branch":"main","docsRepoUrl":"https://github.com${o.project}",` +
+        `"docsSiteUrl":"${base}","totalTokens":0,"codeSnippets":[`,
+    );
     await writeItems(nCode, (i) => {
       const lang = LANGS[i % LANGS.length]!;
-      const code = `// ${marker}example ${i}\nconst ${WORDS[i % WORDS.length]}${i} = await ${words(r, 3).replace(/ /g, '.')}({ ${words(r, 4).split(' ').map((w, k) => `${w}${k}: ${k}`).join(', ')} });\n` +
-        `if (!${WORDS[i % WORDS.length]}${i}.ok) throw new Error('${words(r, 5)}');\nreturn ${WORDS[(i + 7) % WORDS.length]}(${i});`;
+      const code =
+        `// ${marker}example ${i}\nconst ${WORDS[i % WORDS.length]}${i} = await ${words(r, 3).replace(/ /g, '.')}({ ${words(r, 4)
+          .split(' ')
+          .map((w, k) => `${w}${k}: ${k}`)
+          .join(', ')} });\n` + `if (!${WORDS[i % WORDS.length]}${i}.ok) throw new Error('${words(r, 5)}');\nreturn ${WORDS[(i + 7) % WORDS.length]}(${i});`;
       const s: Record<string, unknown> = {
-        id: `${base}/page-${Math.floor(i / 20)}.md#snippet-${i}`, title: `${marker}${words(r, 4)} ${i}`, description: `${words(r, 12)}.`,
-        language: lang, codeList: [{ language: lang, code }],
+        id: `${base}/page-${Math.floor(i / 20)}.md#snippet-${i}`,
+        title: `${marker}${words(r, 4)} ${i}`,
+        description: `${words(r, 12)}.`,
+        language: lang,
+        codeList: [{ language: lang, code }],
       };
       if (!o.omitTokens) s.tokens = Math.round((code.length + 120) / 4);
       return s;

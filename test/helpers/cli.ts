@@ -17,12 +17,26 @@ export async function dataDirWithLibrary(): Promise<string> {
     await build.add(
       TOPICS.flatMap((t, i) => [
         {
-          kind: 'code' as const, sourceId: `https://example.com/widgets/${t}.md#code`, title: `Configure the ${t} of a widget`,
-          description: `How to set the ${t} option when creating a widget.`, language: 'js', pageTitle: `${t} guide`,
+          kind: 'code' as const,
+          sourceId: `https://example.com/widgets/${t}.md#code`,
+          title: `Configure the ${t} of a widget`,
+          description: `How to set the ${t} option when creating a widget.`,
+          language: 'js',
+          pageTitle: `${t} guide`,
           codeList: [{ language: 'js', code: `const w = createWidget({ ${t}: ${i + 1} });\nawait w.start();` }],
         },
-        { kind: 'info' as const, sourceId: `https://example.com/widgets/${t}.md#about`, content: `The ${t} option of a widget controls its ${t} behaviour. Widgets read it once at start.`, pageTitle: `${t} guide` },
-        { kind: 'info' as const, sourceId: `https://example.com/widgets/${t}.md#faq`, content: `Changing the ${t} of a running widget needs a restart of the widget.`, pageTitle: `${t} FAQ` },
+        {
+          kind: 'info' as const,
+          sourceId: `https://example.com/widgets/${t}.md#about`,
+          content: `The ${t} option of a widget controls its ${t} behaviour. Widgets read it once at start.`,
+          pageTitle: `${t} guide`,
+        },
+        {
+          kind: 'info' as const,
+          sourceId: `https://example.com/widgets/${t}.md#faq`,
+          content: `Changing the ${t} of a running widget needs a restart of the widget.`,
+          pageTitle: `${t} FAQ`,
+        },
       ]),
     );
     build.commit();

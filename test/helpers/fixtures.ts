@@ -24,10 +24,19 @@ export const CORPUS_BUNDLES = path.join(FIXTURES, 'corpus/bundles');
 
 const DEFAULT_ORIGIN = 'http://127.0.0.1:4173';
 const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8', '.json': 'application/json; charset=utf-8', '.md': 'text/markdown; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8', '.xml': 'application/xml; charset=utf-8', '.yaml': 'application/yaml; charset=utf-8',
-  '.yml': 'application/yaml; charset=utf-8', '.pdf': 'application/pdf', '.svg': 'image/svg+xml', '.png': 'image/png',
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.md': 'text/markdown; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.xml': 'application/xml; charset=utf-8',
+  '.yaml': 'application/yaml; charset=utf-8',
+  '.yml': 'application/yaml; charset=utf-8',
+  '.pdf': 'application/pdf',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
   '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
 };
 const HTML = TYPES['.html']!;
@@ -68,17 +77,34 @@ async function statOrNull(p: string): Promise<import('node:fs').Stats | null> {
 }
 
 function page(title: string, items: [string, string][]): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title></head>` +
-    `<body><h1>${esc(title)}</h1><ul>${items.map(([href, label]) => `<li><a href="${esc(href)}">${esc(label)}</a></li>`).join('')}</ul></body></html>`;
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title></head>` +
+    `<body><h1>${esc(title)}</h1><ul>${items.map(([href, label]) => `<li><a href="${esc(href)}">${esc(label)}</a></li>`).join('')}</ul></body></html>`
+  );
 }
 
 async function resolve(pathname: string): Promise<Answer> {
   pathname = ALIASES[pathname] ?? pathname;
   if (pathname === '/') {
-    return { status: 200, type: HTML, body: page('Fixture server', [['/static/', 'static-docs (/static/)'], ['/spa/', 'spa-docs (/spa/)'], ['/files/', 'files (/files/)']]) };
+    return {
+      status: 200,
+      type: HTML,
+      body: page('Fixture server', [
+        ['/static/', 'static-docs (/static/)'],
+        ['/spa/', 'spa-docs (/spa/)'],
+        ['/files/', 'files (/files/)'],
+      ]),
+    };
   }
   if (pathname === '/files/') {
-    return { status: 200, type: HTML, body: page('/files/', MOUNTS.filter((m) => m.listing).map((m) => [m.prefix, m.prefix])) };
+    return {
+      status: 200,
+      type: HTML,
+      body: page(
+        '/files/',
+        MOUNTS.filter((m) => m.listing).map((m) => [m.prefix, m.prefix]),
+      ),
+    };
   }
   const bare = MOUNTS.find((m) => m.prefix === pathname + '/');
   if (bare) return { status: 301, location: bare.prefix };
@@ -98,7 +124,14 @@ async function resolve(pathname: string): Promise<Answer> {
       st = indexStat;
     } else if (mount.listing && file === path.normalize(root)) {
       const names = (await fs.readdir(file)).sort();
-      return { status: 200, type: HTML, body: page(pathname, names.map((n) => [pathname + encodeURIComponent(n), n])) };
+      return {
+        status: 200,
+        type: HTML,
+        body: page(
+          pathname,
+          names.map((n) => [pathname + encodeURIComponent(n), n]),
+        ),
+      };
     } else st = null;
   }
   if (st?.isFile()) {

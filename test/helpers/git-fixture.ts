@@ -19,11 +19,16 @@ interface BundleSnippet {
 
 /** A page of a corpus bundle as markdown: its prose and code snippets under their headings. */
 export function corpusPage(bundle: string, page: string): string {
-  const lib = (JSON.parse(fs.readFileSync(path.join(CORPUS_BUNDLES, `${bundle}.json`), 'utf8')) as { libraries: { codeSnippets: BundleSnippet[]; infoSnippets: BundleSnippet[] }[] }).libraries[0]!;
+  const lib = (
+    JSON.parse(fs.readFileSync(path.join(CORPUS_BUNDLES, `${bundle}.json`), 'utf8')) as {
+      libraries: { codeSnippets: BundleSnippet[]; infoSnippets: BundleSnippet[] }[];
+    }
+  ).libraries[0]!;
   const onPage = (s: BundleSnippet) => s.id.split('#')[0]!.endsWith(`/${page}`);
   const parts: string[] = [];
   for (const s of lib.infoSnippets.filter(onPage)) parts.push(`## ${s.breadcrumb?.split(' > ').pop() ?? 'Notes'}\n\n${s.content}`);
-  for (const s of lib.codeSnippets.filter(onPage)) parts.push(`## ${s.title}\n\n${s.description}\n\n\`\`\`${s.language}\n${s.codeList?.[0]?.code ?? ''}\n\`\`\``);
+  for (const s of lib.codeSnippets.filter(onPage))
+    parts.push(`## ${s.title}\n\n${s.description}\n\n\`\`\`${s.language}\n${s.codeList?.[0]?.code ?? ''}\n\`\`\``);
   return `# ${page.replace(/\.md$/, '')}\n\n${parts.join('\n\n')}\n`;
 }
 
@@ -93,14 +98,24 @@ export function buildWidgetRepo(root: string): TestRepo {
   repo
     .write({
       'README.md': '# Widget\n\nWidget renders dashboards from sprocket telemetry. Version one of the widget toolkit.\n',
-      'docs/guide.md': '---\ntitle: Widget Guide\ndescription: How to mount and configure widgets.\n---\n\n# Mounting\n\nCall mountWidget with a root element to mount a widget.\n\n```js\nmountWidget(document.body, { theme: "dark" })\n```\n',
-      'LICENSE': fs.readFileSync(path.join(FIXTURES, 'corpus/licenses/pino/LICENSE')),
+      'docs/guide.md':
+        '---\ntitle: Widget Guide\ndescription: How to mount and configure widgets.\n---\n\n# Mounting\n\nCall mountWidget with a root element to mount a widget.\n\n```js\nmountWidget(document.body, { theme: "dark" })\n```\n',
+      LICENSE: fs.readFileSync(path.join(FIXTURES, 'corpus/licenses/pino/LICENSE')),
     })
     .commit('v1.0.0', 'v1.0.0')
-    .write({ 'docs/guide.md': '---\ntitle: Widget Guide\ndescription: How to mount and configure widgets.\n---\n\n# Mounting\n\nCall mountWidget with a root element to mount a widget in version 1.1, with hot reload.\n\n```js\nmountWidget(document.body, { theme: "dark", hotReload: true })\n```\n' })
+    .write({
+      'docs/guide.md':
+        '---\ntitle: Widget Guide\ndescription: How to mount and configure widgets.\n---\n\n# Mounting\n\nCall mountWidget with a root element to mount a widget in version 1.1, with hot reload.\n\n```js\nmountWidget(document.body, { theme: "dark", hotReload: true })\n```\n',
+    })
     .commit('v1.1.0', 'v1.1.0')
     .write({
-      'stacks.json': JSON.stringify({ title: 'Widget Toolkit', description: 'Dashboards from sprocket telemetry', excludeFiles: ['docs/internal-notes.md'], rules: ['Always dispose widgets with widget.dispose().'], previousVersions: ['v1.0.0'] }),
+      'stacks.json': JSON.stringify({
+        title: 'Widget Toolkit',
+        description: 'Dashboards from sprocket telemetry',
+        excludeFiles: ['docs/internal-notes.md'],
+        rules: ['Always dispose widgets with widget.dispose().'],
+        previousVersions: ['v1.0.0'],
+      }),
       'docs/components.mdx': MDX,
       'docs/api.rst': RST,
       'docs/tutorial.ipynb': NOTEBOOK,
@@ -112,7 +127,8 @@ export function buildWidgetRepo(root: string): TestRepo {
       'docs/internal-notes.md': '# Notes\n\nexcludedinternal notes that stacks.json leaves out.\n',
       'CHANGELOG.md': '# Changelog\n\n- excludedchangelog entry\n',
       'src/frob.ts': SOURCE_TS,
-      'src/server.py': '"""Telemetry server of the widget toolkit."""\n\n\ndef serve_telemetry(port=8080):\n    """Starts the telemetry server on the given port."""\n    return port\n',
+      'src/server.py':
+        '"""Telemetry server of the widget toolkit."""\n\n\ndef serve_telemetry(port=8080):\n    """Starts the telemetry server on the given port."""\n    return port\n',
     })
     .commit('main moves on')
     .publish();

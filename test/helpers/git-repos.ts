@@ -11,7 +11,16 @@ import { listen, type FixtureServer } from './fixtures.ts';
 import { trackChild } from './lifecycle.ts';
 
 /** The environment test git commands run with: no system or user config, a fixed author, no prompts. */
-export const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: os.devNull, GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com', GIT_TERMINAL_PROMPT: '0' };
+export const GIT_ENV = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: os.devNull,
+  GIT_AUTHOR_NAME: 'Test',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 'Test',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+  GIT_TERMINAL_PROMPT: '0',
+};
 
 export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
@@ -22,7 +31,10 @@ export class TestRepo {
   readonly work: string;
   readonly bare: string;
 
-  constructor(root: string, readonly name: string) {
+  constructor(
+    root: string,
+    readonly name: string,
+  ) {
     this.work = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-gitwork-'));
     this.bare = path.join(root, `${name}.git`);
     git(this.work, 'init', '-q', '-b', 'main');
@@ -93,14 +105,24 @@ export async function startGitHttpServer(root: string, auth: Record<string, { us
         return res.end('authentication required');
       }
     }
-    const child = trackChild(spawn('git', ['http-backend'], {
-      env: {
-        ...GIT_ENV, GIT_PROJECT_ROOT: root, GIT_HTTP_EXPORT_ALL: '1', PATH_INFO: decodeURIComponent(url.pathname), QUERY_STRING: url.search.slice(1),
-        REQUEST_METHOD: req.method ?? 'GET', CONTENT_TYPE: req.headers['content-type'] ?? '', REMOTE_ADDR: '127.0.0.1', REMOTE_USER: guard ? guard[1].user : '',
-        HTTP_CONTENT_ENCODING: req.headers['content-encoding'] ?? '', GIT_PROTOCOL: String(req.headers['git-protocol'] ?? ''),
-      },
-      stdio: ['pipe', 'pipe', 'ignore'],
-    }));
+    const child = trackChild(
+      spawn('git', ['http-backend'], {
+        env: {
+          ...GIT_ENV,
+          GIT_PROJECT_ROOT: root,
+          GIT_HTTP_EXPORT_ALL: '1',
+          PATH_INFO: decodeURIComponent(url.pathname),
+          QUERY_STRING: url.search.slice(1),
+          REQUEST_METHOD: req.method ?? 'GET',
+          CONTENT_TYPE: req.headers['content-type'] ?? '',
+          REMOTE_ADDR: '127.0.0.1',
+          REMOTE_USER: guard ? guard[1].user : '',
+          HTTP_CONTENT_ENCODING: req.headers['content-encoding'] ?? '',
+          GIT_PROTOCOL: String(req.headers['git-protocol'] ?? ''),
+        },
+        stdio: ['pipe', 'pipe', 'ignore'],
+      }),
+    );
     req.pipe(child.stdin);
     let head = Buffer.alloc(0);
     let sent = false;

@@ -33,7 +33,10 @@ export const SHAPES: Record<string, (n: number) => string> = {
   codes: (n) => repeat('E', n),
   headers: (n) => repeat('Error: ', n),
   spaces: (n) => `a${' '.repeat(n - 2)}b`,
-  words: (n) => Array.from({ length: n }, (_, i) => `w${(i * 7919) % 10007}`).join(' ').slice(0, n),
+  words: (n) =>
+    Array.from({ length: n }, (_, i) => `w${(i * 7919) % 10007}`)
+      .join(' ')
+      .slice(0, n),
   question: (n) => repeat('how do I validate a request body with a schema and return errors ', n),
   accents: (n) => repeat('é', n),
   emoji: (n) => repeat('🙂', n),
@@ -70,7 +73,12 @@ function stringUnder(schema: z.ZodType, list = false): { max: number; list: bool
       const max = (schema as unknown as { maxLength: number | null }).maxLength;
       return { max: max ?? 2000, list };
     }
-    case 'optional': case 'nullable': case 'default': case 'prefault': case 'catch': case 'readonly':
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'prefault':
+    case 'catch':
+    case 'readonly':
       return stringUnder(def.innerType!, list);
     case 'pipe':
       // z.preprocess(fn, s) is a pipe from a transform into s; s.transform(fn) a pipe from s.
@@ -140,7 +148,13 @@ export function hostileRequests(operations: readonly Operation[], shapes: string
           q.set(param.name, value);
           out.push({ label, method, path: `${pathname}?${q}`, headers: {} });
         } else {
-          out.push({ label, method, path: pathname, body: JSON.stringify({ [param.name]: param.list ? [value] : value }), headers: { 'content-type': 'application/json' } });
+          out.push({
+            label,
+            method,
+            path: pathname,
+            body: JSON.stringify({ [param.name]: param.list ? [value] : value }),
+            headers: { 'content-type': 'application/json' },
+          });
         }
       }
     }

@@ -55,7 +55,11 @@ process.on('exit', () => {
   removeTempDirs();
 });
 if (underTestRunner) {
-  for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130], ['SIGHUP', 129]] as const) {
+  for (const [signal, code] of [
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+    ['SIGHUP', 129],
+  ] as const) {
     process.once(signal, () => {
       killChildren();
       // process.exit runs the 'exit' handlers, among them playwright's, which kills its browsers.

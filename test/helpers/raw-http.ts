@@ -66,7 +66,11 @@ export function rawPost(baseUrl: string, pathname: string, o: { headers: Record<
  * Sends the head and the first bytes of a body that declares more, waits until `ready()` (the
  * server has started storing it), then drops the connection: the client that vanishes mid-upload.
  */
-export async function postAndVanish(baseUrl: string, pathname: string, o: { headers: Record<string, string>; body: Buffer; declaredLength: number; ready: () => boolean }): Promise<void> {
+export async function postAndVanish(
+  baseUrl: string,
+  pathname: string,
+  o: { headers: Record<string, string>; body: Buffer; declaredLength: number; ready: () => boolean },
+): Promise<void> {
   const u = new URL(baseUrl);
   const socket = net.connect(Number(u.port), u.hostname);
   await new Promise<void>((resolve, reject) => {

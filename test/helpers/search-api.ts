@@ -12,15 +12,33 @@ import { loadSearchCorpus } from './search-corpus.ts';
  */
 
 function code(id: string, title: string, text: string): SnippetInput {
-  return { kind: 'code', sourceId: id, title, description: `${title}: ${text}`, language: 'js', pageTitle: 'widgets', codeList: [{ language: 'js', code: `widget.${title.replace(/\W/g, '')}() // ${text}` }] };
+  return {
+    kind: 'code',
+    sourceId: id,
+    title,
+    description: `${title}: ${text}`,
+    language: 'js',
+    pageTitle: 'widgets',
+    codeList: [{ language: 'js', code: `widget.${title.replace(/\W/g, '')}() // ${text}` }],
+  };
 }
 
-async function addLibrary(s: TestServer, meta: { id: string; title: string; sourceType: 'repo' | 'website'; branch?: string }, tag: string, marker: string): Promise<void> {
+async function addLibrary(
+  s: TestServer,
+  meta: { id: string; title: string; sourceType: 'repo' | 'website'; branch?: string },
+  tag: string,
+  marker: string,
+): Promise<void> {
   const build = s.services.writer.begin({ ...meta, description: `${meta.title} test library` }, { tag });
   await build.add([
     code(`https://example.com${meta.id}/${tag || 'main'}#spin`, 'spin the widget', `spins the widget gear ${marker}`),
     code(`https://example.com${meta.id}/${tag || 'main'}#stop`, 'stop the widget', `stops the widget gear ${marker}`),
-    { kind: 'info', sourceId: `https://example.com${meta.id}/${tag || 'main'}#intro`, content: `The widget gear turns when spun. Release ${marker}.`, breadcrumb: 'Widgets > Intro' },
+    {
+      kind: 'info',
+      sourceId: `https://example.com${meta.id}/${tag || 'main'}#intro`,
+      content: `The widget gear turns when spun. Release ${marker}.`,
+      breadcrumb: 'Widgets > Intro',
+    },
   ]);
   build.commit();
 }
@@ -46,7 +64,10 @@ export async function startSearchServer(options: TestServerOptions = {}): Promis
  * One test file's server: started before its tests (and handed to `onStart`), closed after them.
  * `search` and `get` talk to it.
  */
-export function searchSuite(onStart: (s: TestServer) => void = () => {}, options: TestServerOptions = {}): {
+export function searchSuite(
+  onStart: (s: TestServer) => void = () => {},
+  options: TestServerOptions = {},
+): {
   search: (params: Record<string, string | string[]>) => Promise<{ res: Response; body: SearchContextResponse }>;
   get: (path: string, auth?: string | null) => Promise<Response>;
 } {
@@ -80,5 +101,9 @@ export function libsOf(body: SearchContextResponse): Set<string> {
 }
 
 export function hdr(res: Response): { status: string | null; reason: string | null; version: string | null } {
-  return { status: res.headers.get('x-stacks-search-status'), reason: res.headers.get('x-stacks-search-reason'), version: res.headers.get('x-stacks-search-version') };
+  return {
+    status: res.headers.get('x-stacks-search-status'),
+    reason: res.headers.get('x-stacks-search-reason'),
+    version: res.headers.get('x-stacks-search-version'),
+  };
 }

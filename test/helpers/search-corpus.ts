@@ -2,7 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Services } from '../../server/services.ts';
 import {
-  bundleCodeSnippetSchema, bundleHeaderSchema, bundleInfoSnippetSchema, bundleMeta, bundleTarget, codeSnippetInput, infoSnippetInput,
+  bundleCodeSnippetSchema,
+  bundleHeaderSchema,
+  bundleInfoSnippetSchema,
+  bundleMeta,
+  bundleTarget,
+  codeSnippetInput,
+  infoSnippetInput,
 } from '../../server/ingest/bundle.ts';
 import { CORPUS_BUNDLES } from './fixtures.ts';
 

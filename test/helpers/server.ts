@@ -77,7 +77,20 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   // and ranking models learned in the background (CPU most tests do not need; search-model.test.ts
   // and the eval turn it on). The builtin word vectors embed while writing, so a test searches its
   // imports at once; the tests of the sentence model (embed-model.test.ts) and the eval ask for it.
-  const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, dev: true, logLevel: 'silent', ownDocs: false, learnRanking: false, embedProvider: 'builtin', ...options.config } as never, {});
+  const config = loadConfig(
+    {
+      port: 0,
+      host: '127.0.0.1',
+      dataDir,
+      dev: true,
+      logLevel: 'silent',
+      ownDocs: false,
+      learnRanking: false,
+      embedProvider: 'builtin',
+      ...options.config,
+    } as never,
+    {},
+  );
   const server = await startServer(config, { log: options.log ?? createLogger(config.logLevel), overrides: options.overrides });
   const key = server.firstKey?.key ?? '';
   return trackOpen<TestServer>({
@@ -100,11 +113,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 export function spawnStacks(args: string[], env: NodeJS.ProcessEnv = {}, nodeFlags: string[] = [], stdin: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
   // The compiled program when test/run-versions.mjs built one (TEST_CLI_BUILD), else the sources.
   const entry = process.env.TEST_CLI_BUILD ? path.join(process.env.TEST_CLI_BUILD, 'cli/main.js') : path.join(ROOT, 'bin/stacks.js');
-  return trackChild(spawn(process.execPath, [...nodeFlags, entry, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', STACKS_OWN_DOCS: 'false', STACKS_LEARN_RANKING: 'false', STACKS_EMBED_PROVIDER: 'builtin', ...env },
-    stdio: [stdin, 'pipe', 'pipe'],
-  }));
+  return trackChild(
+    spawn(process.execPath, [...nodeFlags, entry, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: 'warn', STACKS_OWN_DOCS: 'false', STACKS_LEARN_RANKING: 'false', STACKS_EMBED_PROVIDER: 'builtin', ...env },
+      stdio: [stdin, 'pipe', 'pipe'],
+    }),
+  );
 }
 
 export interface StacksProcess {
@@ -119,8 +134,18 @@ export interface StacksProcess {
  * Starts `stacks serve` as a real child process on an ephemeral port and reads its URL (and the
  * first-start key, printed in the same write) from stdout. Used by crash tests and benchmarks.
  */
-export async function startStacksProcess(options: { dataDir: string; args?: string[]; env?: NodeJS.ProcessEnv; nodeFlags?: string[]; timeoutMs?: number }): Promise<StacksProcess> {
-  const child = spawnStacks(['serve', '--port', '0', '--data-dir', options.dataDir, ...(options.args ?? [])], { HOST: '127.0.0.1', ...options.env }, options.nodeFlags);
+export async function startStacksProcess(options: {
+  dataDir: string;
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+  nodeFlags?: string[];
+  timeoutMs?: number;
+}): Promise<StacksProcess> {
+  const child = spawnStacks(
+    ['serve', '--port', '0', '--data-dir', options.dataDir, ...(options.args ?? [])],
+    { HOST: '127.0.0.1', ...options.env },
+    options.nodeFlags,
+  );
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => process.env.TEST_VERBOSE && process.stderr.write(d));

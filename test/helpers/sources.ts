@@ -28,12 +28,22 @@ export function stagingEntries(s: TestServer): string[] {
   return fs.existsSync(root) ? fs.readdirSync(root) : [];
 }
 
-export async function postJson(s: TestServer, pathname: string, body: unknown, auth?: string | null): Promise<{ status: number; body: Record<string, unknown> }> {
+export async function postJson(
+  s: TestServer,
+  pathname: string,
+  body: unknown,
+  auth?: string | null,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await s.api(pathname, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), auth });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-export async function postForm(s: TestServer, pathname: string, form: FormData, auth?: string | null): Promise<{ status: number; body: Record<string, unknown> }> {
+export async function postForm(
+  s: TestServer,
+  pathname: string,
+  form: FormData,
+  auth?: string | null,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await s.api(pathname, { method: 'POST', body: form, auth });
   const text = await res.text();
   let body: Record<string, unknown>;

@@ -41,10 +41,20 @@ export async function addIndexedLibrary(s: TestServer, meta: Partial<LibraryMeta
   const build = s.services.writer.begin({ title: meta.id.split('/')[2] ?? meta.id, description: `${topic} library`, sourceType: 'repo', ...meta });
   await build.add([
     {
-      kind: 'code', sourceId: `https://example.test${meta.id}/guide#${topic}`, title: `Configure ${topic}`, description: `How to configure ${topic} options`,
-      language: 'typescript', pageTitle: `${topic} guide`, codeList: [{ language: 'typescript', code: `const ${topic}Client = create${topic}({ retries: 3 });` }],
+      kind: 'code',
+      sourceId: `https://example.test${meta.id}/guide#${topic}`,
+      title: `Configure ${topic}`,
+      description: `How to configure ${topic} options`,
+      language: 'typescript',
+      pageTitle: `${topic} guide`,
+      codeList: [{ language: 'typescript', code: `const ${topic}Client = create${topic}({ retries: 3 });` }],
     },
-    { kind: 'info', sourceId: `https://example.test${meta.id}/intro`, content: `${topic} is configured with a client object. Set retries and timeouts on the ${topic} client.`, breadcrumb: 'Intro' },
+    {
+      kind: 'info',
+      sourceId: `https://example.test${meta.id}/intro`,
+      content: `${topic} is configured with a client object. Set retries and timeouts on the ${topic} client.`,
+      breadcrumb: 'Intro',
+    },
   ]);
   build.commit();
 }

@@ -10,5 +10,8 @@ export interface AuditRouteDeps {
 
 /** GET /api/audit: the audit log, newest first, paged with `before`. */
 export function mountAudit(app: Express, s: AuditRouteDeps): void {
-  app.get('/api/audit', route(async (req, res) => res.json(await s.operations.auditList(req.query, callerOf(res)))));
+  app.get(
+    '/api/audit',
+    route(async (req, res) => res.json(await s.operations.auditList(req.query, callerOf(res)))),
+  );
 }

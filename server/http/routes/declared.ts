@@ -9,5 +9,8 @@ export interface DeclaredRouteDeps {
 
 /** POST /api/sources/reconcile: the report of created, updated, unchanged and pruned sources. */
 export function mountDeclared(app: Express, s: DeclaredRouteDeps): void {
-  app.post('/api/sources/reconcile', route(async (req, res) => res.json(await s.operations.sourcesReconcile(req.body ?? {}, callerOf(res)))));
+  app.post(
+    '/api/sources/reconcile',
+    route(async (req, res) => res.json(await s.operations.sourcesReconcile(req.body ?? {}, callerOf(res)))),
+  );
 }

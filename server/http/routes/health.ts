@@ -12,6 +12,12 @@ export interface HealthDeps {
  * /api/ready answers 200 only while the database answers (for load balancers and orchestrators).
  */
 export function mountHealth(app: Express, s: HealthDeps): void {
-  app.get('/api/health', route(async (req, res) => res.json(await s.operations.health(req.query, callerOf(res)))));
-  app.get('/api/ready', route(async (req, res) => res.json(await s.operations.ready(req.query, callerOf(res)))));
+  app.get(
+    '/api/health',
+    route(async (req, res) => res.json(await s.operations.health(req.query, callerOf(res)))),
+  );
+  app.get(
+    '/api/ready',
+    route(async (req, res) => res.json(await s.operations.ready(req.query, callerOf(res)))),
+  );
 }

@@ -11,7 +11,6 @@ import { callerOf } from '../auth.ts';
 import { cutOffError, runMulter } from '../multipart.ts';
 import { importOperation } from '../../contracts/sources.ts';
 
-
 /** Upload fields that carry the bundle file (the hosted export uses bundleFile; curl users type file). */
 const FILE_FIELDS = ['bundleFile', 'file'];
 
@@ -73,7 +72,10 @@ export function mountImport(app: Express, s: ImportRouteDeps): void {
         } else if (/^(application\/(json|[\w.+-]+\+json|zip|x-zip-compressed|octet-stream)|text\/json)\b/.test(type)) {
           file = await saveBody(s, req);
         } else {
-          throw new ApiError('unsupported_media_type', `Content-Type "${type}" is not accepted: send application/json, application/zip or multipart/form-data.`);
+          throw new ApiError(
+            'unsupported_media_type',
+            `Content-Type "${type}" is not accepted: send application/json, application/zip or multipart/form-data.`,
+          );
         }
         res.status(200).json(await s.operations.importLibraries(input, file, callerOf(res)));
       } finally {

@@ -18,14 +18,22 @@ const EVENTS_KEEPALIVE_MS = 15_000;
  * answers it) whenever a job the caller may see appears or changes.
  */
 export function mountJobs(app: Express, s: JobRouteDeps): void {
-  app.get('/api/jobs', route(async (req, res) => res.json(await s.operations.jobsList(req.query, callerOf(res)))));
+  app.get(
+    '/api/jobs',
+    route(async (req, res) => res.json(await s.operations.jobsList(req.query, callerOf(res)))),
+  );
   app.get(
     '/api/jobs/events',
     route(async (req, res) => {
       const caller = callerOf(res);
       // The first list admits the caller and validates the filters before the stream starts.
       const first = await s.operations.jobsList(req.query, caller);
-      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
       const seen = new Map<number, string>();
       const push = (jobs: typeof first.jobs) => {
         for (const job of [...jobs].reverse()) {
@@ -37,7 +45,10 @@ export function mountJobs(app: Express, s: JobRouteDeps): void {
       };
       push(first.jobs);
       const poll = setInterval(() => {
-        s.operations.jobsList(req.query, caller).then((r) => push(r.jobs), () => res.end());
+        s.operations.jobsList(req.query, caller).then(
+          (r) => push(r.jobs),
+          () => res.end(),
+        );
       }, EVENTS_POLL_MS);
       const alive = setInterval(() => res.write(': alive\n\n'), EVENTS_KEEPALIVE_MS);
       res.on('close', () => {
@@ -46,7 +57,16 @@ export function mountJobs(app: Express, s: JobRouteDeps): void {
       });
     }),
   );
-  app.get('/api/jobs/:id', route(async (req, res) => res.json(await s.operations.jobGet(req.params, callerOf(res)))));
-  app.post('/api/jobs/:id/cancel', route(async (req, res) => res.json(await s.operations.jobCancel(req.params, callerOf(res)))));
-  app.post('/api/jobs/:id/retry', route(async (req, res) => res.status(202).json(await s.operations.jobRetry(req.params, callerOf(res)))));
+  app.get(
+    '/api/jobs/:id',
+    route(async (req, res) => res.json(await s.operations.jobGet(req.params, callerOf(res)))),
+  );
+  app.post(
+    '/api/jobs/:id/cancel',
+    route(async (req, res) => res.json(await s.operations.jobCancel(req.params, callerOf(res)))),
+  );
+  app.post(
+    '/api/jobs/:id/retry',
+    route(async (req, res) => res.status(202).json(await s.operations.jobRetry(req.params, callerOf(res)))),
+  );
 }

@@ -20,12 +20,28 @@ export function mountLibraries(app: Express, s: LibrariesRouteDeps): void {
       res.json(await s.operations.libraries(req.query, callerOf(res)));
     }),
   );
-  const idOf = (params: Record<string, string | string[] | undefined>) => (params.repo ? `/${String(params.owner)}/${String(params.repo)}` : String(params.id ?? ''));
-  app.get('/api/libraries/:owner/:repo/snippets', route(async (req, res) => res.json(await s.operations.librarySnippets({ ...req.query, libraryId: idOf(req.params) }, callerOf(res)))));
-  app.post('/api/libraries/:owner/:repo/refresh', route(async (req, res) => res.status(202).json(await s.operations.libraryRefresh({ libraryId: idOf(req.params) }, callerOf(res)))));
+  const idOf = (params: Record<string, string | string[] | undefined>) =>
+    params.repo ? `/${String(params.owner)}/${String(params.repo)}` : String(params.id ?? '');
+  app.get(
+    '/api/libraries/:owner/:repo/snippets',
+    route(async (req, res) => res.json(await s.operations.librarySnippets({ ...req.query, libraryId: idOf(req.params) }, callerOf(res)))),
+  );
+  app.post(
+    '/api/libraries/:owner/:repo/refresh',
+    route(async (req, res) => res.status(202).json(await s.operations.libraryRefresh({ libraryId: idOf(req.params) }, callerOf(res)))),
+  );
   for (const path of ['/api/libraries/:owner/:repo', '/api/libraries/:id']) {
-    app.delete(path, route(async (req, res) => (await s.operations.libraryDelete({ libraryId: idOf(req.params) }, callerOf(res)), res.status(204).end())));
-    app.get(path, route(async (req, res) => res.json(await s.operations.libraryGet({ libraryId: idOf(req.params) }, callerOf(res)))));
-    app.patch(path, route(async (req, res) => res.json(await s.operations.libraryUpdate({ ...(req.body ?? {}), libraryId: idOf(req.params) }, callerOf(res)))));
+    app.delete(
+      path,
+      route(async (req, res) => (await s.operations.libraryDelete({ libraryId: idOf(req.params) }, callerOf(res)), res.status(204).end())),
+    );
+    app.get(
+      path,
+      route(async (req, res) => res.json(await s.operations.libraryGet({ libraryId: idOf(req.params) }, callerOf(res)))),
+    );
+    app.patch(
+      path,
+      route(async (req, res) => res.json(await s.operations.libraryUpdate({ ...(req.body ?? {}), libraryId: idOf(req.params) }, callerOf(res)))),
+    );
   }
 }

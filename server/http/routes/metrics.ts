@@ -40,12 +40,17 @@ export function mountMetrics(app: Express, s: MetricsRouteDeps): void {
 export function metricsServer(metrics: Pick<Metrics, 'text' | 'contentType'>): http.Server {
   return http.createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not_found', message: 'Only GET /metrics is served on this port.' }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: 'not_found', message: 'Only GET /metrics is served on this port.' }));
       return;
     }
     metrics.text().then(
       (text) => res.writeHead(200, { 'content-type': metrics.contentType }).end(text),
-      () => res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'internal_error', message: 'The metrics could not be collected.' })),
+      () =>
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: 'internal_error', message: 'The metrics could not be collected.' })),
     );
   });
 }

@@ -30,8 +30,14 @@ export function startSession(req: Request, res: Response, s: SignedIn): void {
  * callback), and `GET/POST /api/users`, `PATCH /api/users/:id`.
  */
 export function mountSession(app: Express, s: SessionRouteDeps): void {
-  app.post('/api/session', route(async (req, res) => startSession(req, res, await s.operations.sessionCreate(req.body ?? {}, callerOf(res)))));
-  app.get('/api/session', route(async (req, res) => res.json(await s.operations.sessionGet(req.query, callerOf(res)))));
+  app.post(
+    '/api/session',
+    route(async (req, res) => startSession(req, res, await s.operations.sessionCreate(req.body ?? {}, callerOf(res)))),
+  );
+  app.get(
+    '/api/session',
+    route(async (req, res) => res.json(await s.operations.sessionGet(req.query, callerOf(res)))),
+  );
   app.delete(
     '/api/session',
     route(async (_req, res) => {
@@ -39,11 +45,23 @@ export function mountSession(app: Express, s: SessionRouteDeps): void {
       res.clearCookie(SESSION_COOKIE, { path: '/' }).status(204).end();
     }),
   );
-  app.post('/api/setup', route(async (req, res) => startSession(req, res, await s.operations.setup(req.body ?? {}, callerOf(res)))));
+  app.post(
+    '/api/setup',
+    route(async (req, res) => startSession(req, res, await s.operations.setup(req.body ?? {}, callerOf(res)))),
+  );
 
-  app.get('/api/users', route(async (req, res) => res.json(await s.operations.usersList(req.query, callerOf(res)))));
-  app.post('/api/users', route(async (req, res) => res.status(201).json(await s.operations.userCreate(req.body ?? {}, callerOf(res)))));
-  app.patch('/api/users/:id', route(async (req, res) => res.json(await s.operations.userUpdate({ ...(req.body ?? {}), id: req.params.id }, callerOf(res)))));
+  app.get(
+    '/api/users',
+    route(async (req, res) => res.json(await s.operations.usersList(req.query, callerOf(res)))),
+  );
+  app.post(
+    '/api/users',
+    route(async (req, res) => res.status(201).json(await s.operations.userCreate(req.body ?? {}, callerOf(res)))),
+  );
+  app.patch(
+    '/api/users/:id',
+    route(async (req, res) => res.json(await s.operations.userUpdate({ ...(req.body ?? {}), id: req.params.id }, callerOf(res)))),
+  );
 
   app.get(
     `${OIDC_PATH}/login`,

@@ -24,12 +24,21 @@ export interface SourceRouteDeps {
 }
 
 export function mountSources(app: Express, s: SourceRouteDeps): void {
-  app.post('/api/v2/add/openapi', route(async (req, res) => res.json(await s.operations.addOpenApi(req.body ?? {}, callerOf(res)))));
-  app.post('/api/v2/add/llmstxt', route(async (req, res) => res.json(await s.operations.addLlmsTxt(req.body ?? {}, callerOf(res)))));
+  app.post(
+    '/api/v2/add/openapi',
+    route(async (req, res) => res.json(await s.operations.addOpenApi(req.body ?? {}, callerOf(res)))),
+  );
+  app.post(
+    '/api/v2/add/llmstxt',
+    route(async (req, res) => res.json(await s.operations.addLlmsTxt(req.body ?? {}, callerOf(res)))),
+  );
 
   // "Requires a team project": the key's member must be an owner or admin of its teamspace, and the
   // library belongs to that teamspace (libraries.teamspace_id), visible only to its members.
-  const openApiUpload = multer({ storage: multer.memoryStorage(), limits: { fileSize: LIMITS.openApiUploadBytes, files: 1, fields: 10, fieldSize: 64 * 1024 } }).single('openapiFile');
+  const openApiUpload = multer({
+    storage: multer.memoryStorage(),
+    limits: { fileSize: LIMITS.openApiUploadBytes, files: 1, fields: 10, fieldSize: 64 * 1024 },
+  }).single('openapiFile');
   app.post(
     '/api/v2/add/openapi-upload',
     route(async (req, res) => {
@@ -57,7 +66,10 @@ function mountFileUpload(app: Express, s: SourceRouteDeps): void {
       const declared = Number(req.get('content-length'));
       if (Number.isFinite(declared) && declared > LIMITS.totalBytes + 4 * 1024 * 1024) {
         res.setHeader('connection', 'close');
-        throw new ApiError('payload_too_large', `The upload is ${(declared / 1024 / 1024).toFixed(1)} MB; the limit is ${LIMITS.totalBytes / 1024 / 1024} MB in total.`);
+        throw new ApiError(
+          'payload_too_large',
+          `The upload is ${(declared / 1024 / 1024).toFixed(1)} MB; the limit is ${LIMITS.totalBytes / 1024 / 1024} MB in total.`,
+        );
       }
       const dir = s.sources.newStagingDir();
       let handedOver = false;
@@ -67,7 +79,9 @@ function mountFileUpload(app: Express, s: SourceRouteDeps): void {
           limits: { fileSize: LIMITS.fileBytes, files: LIMITS.files, fields: 20, fieldSize: 1024 * 1024, parts: LIMITS.files + 20 },
         }).array('documentFiles', LIMITS.files);
         await runMulter(upload, req, res, { fileField: 'documentFiles', maxFileBytes: LIMITS.fileBytes, maxFiles: LIMITS.files });
-        const files = ((req.files as Express.Multer.File[] | undefined) ?? []).map((f): StagedUpload => ({ path: f.path, originalName: f.originalname, size: f.size }));
+        const files = ((req.files as Express.Multer.File[] | undefined) ?? []).map(
+          (f): StagedUpload => ({ path: f.path, originalName: f.originalname, size: f.size }),
+        );
         const result = await s.operations.addFiles(req.body ?? {}, { dir, files }, caller);
         handedOver = true;
         res.json(result);
@@ -99,7 +113,8 @@ function countingDiskStorage(dir: string, maxTotal: number): multer.StorageEngin
       file.stream.on('data', (chunk: Buffer) => {
         size += chunk.length;
         total += chunk.length;
-        if (total > maxTotal) fail(new ApiError('payload_too_large', `The upload exceeds the limit of ${maxTotal / 1024 / 1024} MB in total. Nothing was stored.`));
+        if (total > maxTotal)
+          fail(new ApiError('payload_too_large', `The upload exceeds the limit of ${maxTotal / 1024 / 1024} MB in total. Nothing was stored.`));
       });
       file.stream.on('error', (err: Error) => fail(err));
       out.on('error', (err) => fail(err));

@@ -23,7 +23,16 @@ export function mountSystem(app: Express, s: SystemDeps): void {
     res.json(description);
   });
 
-  app.get('/api/license', route(async (req, res) => res.json(await s.operations.license(req.query, callerOf(res)))));
-  app.post('/api/license', route(async (req, res) => res.json(await s.operations.licenseInstall(req.body ?? {}, callerOf(res)))));
-  app.get('/api/system', route(async (req, res) => res.json(await s.operations.system(req.query, callerOf(res)))));
+  app.get(
+    '/api/license',
+    route(async (req, res) => res.json(await s.operations.license(req.query, callerOf(res)))),
+  );
+  app.post(
+    '/api/license',
+    route(async (req, res) => res.json(await s.operations.licenseInstall(req.body ?? {}, callerOf(res)))),
+  );
+  app.get(
+    '/api/system',
+    route(async (req, res) => res.json(await s.operations.system(req.query, callerOf(res)))),
+  );
 }

@@ -51,10 +51,16 @@ export function parseSourcesFile(text: string, name = 'sources.yaml'): DeclaredE
 }
 
 function check(raw: unknown, path: YamlPath, positions: YamlPositions, report: (p: YamlPath, m: string, key?: boolean) => void, out: DeclaredEntry[]): void {
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return report(path, `expected a mapping with one of ${DECLARED_KINDS.map((k) => k.key).join(', ')}`);
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+    return report(path, `expected a mapping with one of ${DECLARED_KINDS.map((k) => k.key).join(', ')}`);
   const named = DECLARED_KINDS.filter((k) => k.key in raw);
   if (named.length !== 1) {
-    return report(path, named.length ? `names ${named.length} kinds (${named.map((k) => k.key).join(', ')}); one per entry` : `names no kind of source: add one of ${DECLARED_KINDS.map((k) => k.key).join(', ')}`);
+    return report(
+      path,
+      named.length
+        ? `names ${named.length} kinds (${named.map((k) => k.key).join(', ')}); one per entry`
+        : `names no kind of source: add one of ${DECLARED_KINDS.map((k) => k.key).join(', ')}`,
+    );
   }
   const kind = named[0]!;
   const parsed = kind.schema.safeParse(raw);
@@ -63,7 +69,8 @@ function check(raw: unknown, path: YamlPath, positions: YamlPositions, report: (
     return;
   }
   const schedule = parsed.data.schedule;
-  if (typeof schedule === 'string' && !cron.validate(schedule)) return report([...path, 'schedule'], `"${schedule}" is not a cron expression (e.g. "0 3 * * *")`);
+  if (typeof schedule === 'string' && !cron.validate(schedule))
+    return report([...path, 'schedule'], `"${schedule}" is not a cron expression (e.g. "0 3 * * *")`);
   out.push({ kind, entry: parsed.data, libraryId: kind.libraryId(parsed.data), line: positions.line(path) });
 }
 

@@ -22,13 +22,28 @@ const common = { schedule: schedule.optional(), visibility: z.enum(LIBRARY_VISIB
 
 export interface SubmitContext {
   /** Queues a crawl (CrawlService.submit). */
-  crawl(req: { websiteUrl: string; maxPages?: number; maxDepth?: number | null; excludePatterns?: string[]; name?: string | null; description?: string | null; respectRobots?: boolean | null; force: boolean }, who: Submitter): Promise<{ libraryId: string; jobId: number }>;
+  crawl(
+    req: {
+      websiteUrl: string;
+      maxPages?: number;
+      maxDepth?: number | null;
+      excludePatterns?: string[];
+      name?: string | null;
+      description?: string | null;
+      respectRobots?: boolean | null;
+      force: boolean;
+    },
+    who: Submitter,
+  ): Promise<{ libraryId: string; jobId: number }>;
   /** Fetches, checks and queues an OpenAPI document (SourceService.submitOpenApiUrl). */
   openApi(req: { url: string; force: boolean }, who: Submitter): Promise<{ libraryName: string; jobId: number }>;
   /** Fetches, checks and queues an llms.txt (SourceService.submitLlmsTxt). */
   llmsTxt(req: { url: string; force: boolean }, who: Submitter): Promise<{ libraryName: string; jobId: number }>;
   /** Checks and queues a Git repository (GitSourceService.submit, as POST /api/parse). */
-  git(req: { repoUrl: string; branch?: string; folders?: string[]; excludeFolders?: string[]; excludeFiles?: string[]; force: boolean }, who: Submitter): Promise<{ libraryId: string; jobId: number }>;
+  git(
+    req: { repoUrl: string; branch?: string; folders?: string[]; excludeFolders?: string[]; excludeFiles?: string[]; force: boolean },
+    who: Submitter,
+  ): Promise<{ libraryId: string; jobId: number }>;
   /** Requires the license feature for this kind of source. */
   license(feature?: string): void;
 }
@@ -62,7 +77,12 @@ const paths = z.array(z.string().trim().min(1).max(500)).max(100).optional();
 const git = z
   .object({
     // https://, ssh://, git:// or scp-like git@host:owner/repo: parseRepoUrl decides (as POST /api/parse does).
-    git: z.string().trim().min(1).max(2048).refine((v) => tryRepo(v) !== null, 'must be a Git repository URL (https://, ssh://, git:// or git@host:owner/repo)'),
+    git: z
+      .string()
+      .trim()
+      .min(1)
+      .max(2048)
+      .refine((v) => tryRepo(v) !== null, 'must be a Git repository URL (https://, ssh://, git:// or git@host:owner/repo)'),
     branch: z.string().trim().min(1).max(255).optional(),
     folders: paths,
     excludeFolders: paths,
@@ -79,7 +99,19 @@ export const DECLARED_KINDS: readonly DeclaredKind[] = [
     libraryId: (e) => libraryIdFor(withoutHash(e.website)),
     async submit(e, force, who, ctx) {
       ctx.license('crawl');
-      const r = await ctx.crawl({ websiteUrl: e.website, maxPages: e.maxPages, maxDepth: e.maxDepth ?? null, excludePatterns: e.excludePatterns, name: e.name ?? null, description: e.description ?? null, respectRobots: e.respectRobots ?? null, force }, who);
+      const r = await ctx.crawl(
+        {
+          websiteUrl: e.website,
+          maxPages: e.maxPages,
+          maxDepth: e.maxDepth ?? null,
+          excludePatterns: e.excludePatterns,
+          name: e.name ?? null,
+          description: e.description ?? null,
+          respectRobots: e.respectRobots ?? null,
+          force,
+        },
+        who,
+      );
       return { libraryId: r.libraryId, jobId: r.jobId };
     },
   }),
@@ -99,7 +131,10 @@ export const DECLARED_KINDS: readonly DeclaredKind[] = [
     libraryId: (e) => tryRepo(e.git)!.libraryId,
     async submit(e, force, who, ctx) {
       ctx.license();
-      const r = await ctx.git({ repoUrl: e.git, branch: e.branch, folders: e.folders, excludeFolders: e.excludeFolders, excludeFiles: e.excludeFiles, force }, who);
+      const r = await ctx.git(
+        { repoUrl: e.git, branch: e.branch, folders: e.folders, excludeFolders: e.excludeFolders, excludeFiles: e.excludeFiles, force },
+        who,
+      );
       return { libraryId: r.libraryId, jobId: r.jobId };
     },
   }),

@@ -85,7 +85,17 @@ export class DeclaredSources {
   }
 
   private async apply(): Promise<ReconcileReport> {
-    const report: ReconcileReport = { file: this.file, found: fs.existsSync(this.file), created: [], updated: [], unchanged: [], pruned: [], adopted: [], released: [], errors: [] };
+    const report: ReconcileReport = {
+      file: this.file,
+      found: fs.existsSync(this.file),
+      created: [],
+      updated: [],
+      unchanged: [],
+      pruned: [],
+      adopted: [],
+      released: [],
+      errors: [],
+    };
     if (!report.found) return report;
     const entries = parseSourcesFile(fs.readFileSync(this.file, 'utf8'), SOURCES_FILE);
     const previous = new Map(this.d.store.declared.list().map((r) => [r.libraryId, r]));
@@ -105,7 +115,16 @@ export class DeclaredSources {
       this.d.store.declared.delete(row.libraryId);
     }
     for (const l of this.listeners) l();
-    this.d.log.info({ created: report.created.length, updated: report.updated.length, unchanged: report.unchanged.length, pruned: report.pruned.length, errors: report.errors.length }, 'sources.yaml reconciled');
+    this.d.log.info(
+      {
+        created: report.created.length,
+        updated: report.updated.length,
+        unchanged: report.unchanged.length,
+        pruned: report.pruned.length,
+        errors: report.errors.length,
+      },
+      'sources.yaml reconciled',
+    );
     return report;
   }
 
@@ -114,7 +133,18 @@ export class DeclaredSources {
     const exists = this.d.store.libraries.get(e.libraryId) !== null;
     const print = fingerprint(e.entry);
     const record = (created: boolean, jobId: number | null) =>
-      this.d.store.declared.put({ libraryId: e.libraryId, kind: e.kind.key, spec: e.entry, fingerprint: print, schedule: typeof e.entry.schedule === 'string' ? e.entry.schedule : null, created, jobId }, this.now());
+      this.d.store.declared.put(
+        {
+          libraryId: e.libraryId,
+          kind: e.kind.key,
+          spec: e.entry,
+          fingerprint: print,
+          schedule: typeof e.entry.schedule === 'string' ? e.entry.schedule : null,
+          created,
+          jobId,
+        },
+        this.now(),
+      );
     if (!row && exists) {
       record(false, null);
       report.adopted.push(e.libraryId);

@@ -32,17 +32,22 @@ export function startDeclaredSources(
     }
     for (const [id, expr] of wanted) {
       if (tasks.has(id)) continue;
-      const task = cron.schedule(expr, () => {
-        declared.reindex(id).then(
-          (jobId) => log.info({ libraryId: id, jobId }, 'declared source re-indexed on its schedule'),
-          (err: Error) => log.warn({ libraryId: id, err: err.message }, 'declared source not re-indexed'),
-        );
-      }, { name: `declared ${id}`, noOverlap: true, unref: true });
+      const task = cron.schedule(
+        expr,
+        () => {
+          declared.reindex(id).then(
+            (jobId) => log.info({ libraryId: id, jobId }, 'declared source re-indexed on its schedule'),
+            (err: Error) => log.warn({ libraryId: id, err: err.message }, 'declared source not re-indexed'),
+          );
+        },
+        { name: `declared ${id}`, noOverlap: true, unref: true },
+      );
       tasks.set(id, { expr, task });
     }
   };
   const unsubscribe = declared.onSchedulesChanged(reload);
-  const reconciler = reconcileSchedule === 'off' ? null : cron.schedule(reconcileSchedule, () => void run('schedule'), { name: 'sources.yaml', noOverlap: true, unref: true });
+  const reconciler =
+    reconcileSchedule === 'off' ? null : cron.schedule(reconcileSchedule, () => void run('schedule'), { name: 'sources.yaml', noOverlap: true, unref: true });
   reload();
   void run('start');
   return () => {
@@ -57,7 +62,10 @@ export function startDeclaredSources(
 export function auditReconcile(audit: Pick<AuditLog, 'record'>, file: string): (r: ReconcileReport | Error, trigger: 'start' | 'schedule') => void {
   return (r, trigger) => {
     if (!(r instanceof Error) && !r.created.length && !r.updated.length && !r.pruned.length && !r.errors.length) return;
-    const detail = r instanceof Error ? { trigger, error: r.message } : { trigger, created: r.created.length, updated: r.updated.length, pruned: r.pruned.length, errors: r.errors.length };
+    const detail =
+      r instanceof Error
+        ? { trigger, error: r.message }
+        : { trigger, created: r.created.length, updated: r.updated.length, pruned: r.pruned.length, errors: r.errors.length };
     audit.record({ actor: operatorActor(), action: 'sourcesReconcile', target: file, outcome: r instanceof Error ? 'failed' : 'ok', detail });
   };
 }

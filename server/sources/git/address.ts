@@ -39,21 +39,30 @@ export function parseRepoUrl(raw: string): RepoAddress {
   try {
     url = new URL(scp ? `ssh://${scp[1] ?? ''}${scp[2]}/${scp[3]!.replace(/^\/+/, '')}` : text);
   } catch {
-    throw new ApiError('validation_error', `repoUrl: ${short(text)} is not a repository URL (https://host/owner/repo.git, ssh://git@host/owner/repo.git or git@host:owner/repo.git).`);
+    throw new ApiError(
+      'validation_error',
+      `repoUrl: ${short(text)} is not a repository URL (https://host/owner/repo.git, ssh://git@host/owner/repo.git or git@host:owner/repo.git).`,
+    );
   }
   const transport = url.protocol.replace(/:$/, '').toLowerCase();
   if (transport !== 'https' && transport !== 'http' && transport !== 'ssh' && transport !== 'git') {
     throw new ApiError('validation_error', `repoUrl: the ${transport} transport is not allowed: only https, http, ssh and git:// repositories can be indexed.`);
   }
   if (url.password || (url.username && transport !== 'ssh')) {
-    throw new ApiError('validation_error', 'repoUrl: do not put credentials in the URL; store them for the host with `stacks git-hosts add` (they are kept encrypted).');
+    throw new ApiError(
+      'validation_error',
+      'repoUrl: do not put credentials in the URL; store them for the host with `stacks git-hosts add` (they are kept encrypted).',
+    );
   }
   if (url.search || url.hash) throw new ApiError('validation_error', 'repoUrl: a repository URL has no query string or fragment.');
   const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
   if (!host) throw new ApiError('validation_error', `repoUrl: ${short(text)} names no host.`);
-  const path = decodeURIComponent(url.pathname).replace(/^\/+|\/+$/g, '').replace(/\.git$/i, '');
+  const path = decodeURIComponent(url.pathname)
+    .replace(/^\/+|\/+$/g, '')
+    .replace(/\.git$/i, '');
   const segments = path.split('/').filter(Boolean);
-  if (segments.length === 0 || segments.some((s) => s === '..' || s === '.')) throw new ApiError('validation_error', `repoUrl: ${short(text)} names no repository path.`);
+  if (segments.length === 0 || segments.some((s) => s === '..' || s === '.'))
+    throw new ApiError('validation_error', `repoUrl: ${short(text)} names no repository path.`);
   const repo = clean(segments[segments.length - 1]!);
   const owner = clean(segments.length > 1 ? segments[segments.length - 2]! : host.split('.')[0]!);
   if (!repo || !owner) throw new ApiError('validation_error', `repoUrl: cannot derive a library ID from ${short(text)}.`);
@@ -64,7 +73,13 @@ export function parseRepoUrl(raw: string): RepoAddress {
   const webScheme = transport === 'http' ? 'http' : 'https';
   const webPort = transport === 'http' || transport === 'https' ? (port ? `:${port}` : '') : '';
   return {
-    url: normalized, transport, host, port, user, path: segments.join('/'), libraryId: `/${owner}/${repo}`,
+    url: normalized,
+    transport,
+    host,
+    port,
+    user,
+    path: segments.join('/'),
+    libraryId: `/${owner}/${repo}`,
     web: transport === 'git' ? null : `${webScheme}://${bracketed}${webPort}/${webPath(segments)}`,
   };
 }
@@ -89,7 +104,11 @@ export function fileUrl(addr: RepoAddress, ref: string, file: string, fragment =
 }
 
 function clean(segment: string): string {
-  return segment.toLowerCase().replace(/\.git$/, '').replace(SEGMENT, '-').replace(/^[-.]+|[-.]+$/g, '');
+  return segment
+    .toLowerCase()
+    .replace(/\.git$/, '')
+    .replace(SEGMENT, '-')
+    .replace(/^[-.]+|[-.]+$/g, '');
 }
 
 function short(s: string): string {

@@ -68,7 +68,14 @@ export async function checkoutRepo(r: CheckoutRequest): Promise<Checkout> {
     const want: CacheMeta = { libraryId: r.libraryId, url: r.addr.url, ref: r.clone.ref, folders: r.clone.folders, branch: null };
     const metaFile = `${dir}.json`;
     const kept = readMeta(metaFile);
-    const usable = r.reuse && kept && fs.existsSync(dir) && kept.url === want.url && kept.ref === want.ref && kept.folders.join('\n') === want.folders.join('\n') && dirBytes(dir, r.clone.maxBytes / 2) <= r.clone.maxBytes / 2;
+    const usable =
+      r.reuse &&
+      kept &&
+      fs.existsSync(dir) &&
+      kept.url === want.url &&
+      kept.ref === want.ref &&
+      kept.folders.join('\n') === want.folders.join('\n') &&
+      dirBytes(dir, r.clone.maxBytes / 2) <= r.clone.maxBytes / 2;
     if (usable) {
       try {
         const { commit } = await updateRepo(r.addr, { ...r.clone, dir });

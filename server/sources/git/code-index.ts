@@ -58,7 +58,8 @@ export function sourceSnippets(file: string, text: string, url: (line: number | 
   const lang = langOf(file);
   if (!lang || text.includes('\u0000')) return [];
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
-  const language = path.posix.extname(file) === '.js' || path.posix.extname(file) === '.mjs' || path.posix.extname(file) === '.cjs' ? 'javascript' : LANGUAGE[lang];
+  const language =
+    path.posix.extname(file) === '.js' || path.posix.extname(file) === '.mjs' || path.posix.extname(file) === '.cjs' ? 'javascript' : LANGUAGE[lang];
   const base = { kind: 'code' as const, language, pageTitle: file, breadcrumb: `Source > ${file}`, isDynamic: true, sourceFile: file };
   const out: CodeSnippetInput[] = [];
   const signatures: string[] = [];
@@ -69,7 +70,13 @@ export function sourceSnippets(file: string, text: string, url: (line: number | 
     const code = blockAt(lang, lines, i, doc.start);
     signatures.push(lines[i]!.trim().replace(/(?<!\s)\s*[{:]\s*$/, '')); // (?<!\s): tried from every blank, a long run took its square
     const title = decl.kind === 'function' || decl.kind === 'method' ? `${decl.name}()` : `${decl.kind === 'type' ? 'type' : 'class'} ${decl.name}`;
-    out.push({ ...base, sourceId: url(i + 1), title, description: doc.text || `Exported ${decl.kind} ${decl.name} of ${file}.`, codeList: [{ language, code }] });
+    out.push({
+      ...base,
+      sourceId: url(i + 1),
+      title,
+      description: doc.text || `Exported ${decl.kind} ${decl.name} of ${file}.`,
+      codeList: [{ language, code }],
+    });
   }
   const header = moduleHeader(lang, lines);
   if (header && (signatures.length || header.length > 40)) {
@@ -131,7 +138,12 @@ function docstringAfter(lines: string[], at: number): { text: string; start: num
 
 function cleanComment(lines: string[]): string {
   return lines
-    .map((l) => l.trim().replace(/^\/\*\*?|\*\/$|^\*\s?|^\/\/[/!]?\s?/g, '').trim())
+    .map((l) =>
+      l
+        .trim()
+        .replace(/^\/\*\*?|\*\/$|^\*\s?|^\/\/[/!]?\s?/g, '')
+        .trim(),
+    )
     .filter((l, i, all) => l || (i > 0 && all[i - 1]))
     .join('\n')
     .trim();

@@ -51,7 +51,10 @@ export function parseCredentialsKey(text: string): Buffer | null {
 
 /** `Host` or `host:port`, lower case: the key credentials are stored and looked up under. */
 export function hostKey(host: string, port: number | null = null): string {
-  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '');
   return port ? `${h}:${port}` : h;
 }
 
@@ -96,17 +99,29 @@ export class GitCredentials {
   add(owner: CredentialOwner, input: { host: string; kind: GitAuthKind; username?: string | null; secret: string }): GitHostView {
     const key = this.requireKey();
     const host = hostKey(input.host);
-    if (!/^[a-z0-9.-]+(:\d{1,5})?$|^[0-9a-f:]+$/.test(host)) throw new ApiError('validation_error', `host: "${input.host}" is not a host name (git.example.com or git.example.com:8443).`);
+    if (!/^[a-z0-9.-]+(:\d{1,5})?$|^[0-9a-f:]+$/.test(host))
+      throw new ApiError('validation_error', `host: "${input.host}" is not a host name (git.example.com or git.example.com:8443).`);
     if (input.kind === 'basic' && !input.username) throw new ApiError('validation_error', 'username is required for basic credentials.');
-    if (input.kind === 'ssh' && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(input.secret)) throw new ApiError('validation_error', 'An SSH credential is a private key file (-----BEGIN ... PRIVATE KEY-----).');
+    if (input.kind === 'ssh' && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(input.secret))
+      throw new ApiError('validation_error', 'An SSH credential is a private key file (-----BEGIN ... PRIVATE KEY-----).');
     const username = input.username?.trim() || (input.kind === 'token' ? 'oauth2' : input.kind === 'ssh' ? 'git' : null);
-    this.store.putHost({ teamspaceId: owner, host, kind: input.kind, username, secretEnc: encryptSecret(key, sealContext(owner, host), input.secret) }, this.now());
+    this.store.putHost(
+      { teamspaceId: owner, host, kind: input.kind, username, secretEnc: encryptSecret(key, sealContext(owner, host), input.secret) },
+      this.now(),
+    );
     return this.list(owner).find((h) => h.host === host)!;
   }
 
   /** `owner`'s credentials, without their secrets. */
   list(owner: CredentialOwner): GitHostView[] {
-    return this.store.hosts(owner).map((h) => ({ host: h.host, kind: h.kind, username: h.username, scope: h.teamspaceId === null ? 'instance' : 'teamspace', createdAt: h.createdAt, updatedAt: h.updatedAt }));
+    return this.store.hosts(owner).map((h) => ({
+      host: h.host,
+      kind: h.kind,
+      username: h.username,
+      scope: h.teamspaceId === null ? 'instance' : 'teamspace',
+      createdAt: h.createdAt,
+      updatedAt: h.updatedAt,
+    }));
   }
 
   /** Forgets `owner`'s credentials for a host; another owner's are "not stored" here, exactly like absent ones. */
@@ -138,12 +153,19 @@ export class GitCredentials {
     try {
       return decryptSecret(key, sealContext(owner, host), sealed);
     } catch {
-      throw new ApiError('forbidden', `The stored credentials for ${host} cannot be decrypted: STACKS_GIT_CREDENTIALS_KEY changed since they were added; add them again.`);
+      throw new ApiError(
+        'forbidden',
+        `The stored credentials for ${host} cannot be decrypted: STACKS_GIT_CREDENTIALS_KEY changed since they were added; add them again.`,
+      );
     }
   }
 
   private requireKey(): Buffer {
-    if (!this.key) throw new ApiError('validation_error', 'Git host credentials need STACKS_GIT_CREDENTIALS_KEY (64 hex digits, e.g. from `openssl rand -hex 32`) in the configuration.');
+    if (!this.key)
+      throw new ApiError(
+        'validation_error',
+        'Git host credentials need STACKS_GIT_CREDENTIALS_KEY (64 hex digits, e.g. from `openssl rand -hex 32`) in the configuration.',
+      );
     return this.key;
   }
 }

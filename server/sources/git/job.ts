@@ -66,9 +66,21 @@ export async function runGitJob<P>(deps: GitJobDeps, ctx: JobContext<P>, p: GitJ
     const stacksJson = readStacksJson(repoDir, present);
     const options = mergeOptions(p.options, stacksJson.value);
     const selected = selectFiles(present, options);
-    const settingsHash = createHash('sha1').update(JSON.stringify({ INDEX_FORMAT, options, web: addr.web, url: addr.url, refName })).digest('hex');
+    const settingsHash = createHash('sha1')
+      .update(JSON.stringify({ INDEX_FORMAT, options, web: addr.web, url: addr.url, refName }))
+      .digest('hex');
     const previous = reusable(store, p, settingsHash);
-    const meta = metaFor(store, p, addr, refName, stacksJson.value, detectLicense(repoDir, [...present.keys()].filter((f) => !f.includes('/'))));
+    const meta = metaFor(
+      store,
+      p,
+      addr,
+      refName,
+      stacksJson.value,
+      detectLicense(
+        repoDir,
+        [...present.keys()].filter((f) => !f.includes('/')),
+      ),
+    );
     await runVersionJob(deps, ctx, {
       meta,
       tag: p.tag,
@@ -77,14 +89,24 @@ export async function runGitJob<P>(deps: GitJobDeps, ctx: JobContext<P>, p: GitJ
         const producing = Date.now();
         const report = await produceFiles(store, sink, { dir: repoDir, addr, ref: refName, docs: selected.docs, sources: selected.sources, blobs, previous });
         const timings = { [cloned.updated ? 'fetchMs' : 'cloneMs']: cloneMs, selectMs: producing - started - cloneMs, indexMs: Date.now() - producing };
-        sink.report({ phase: 'indexing', commit: cloned.commit, ref: refName, ...report, timings, ...(stacksJson.error ? { warning: stacksJson.error } : {}) }, true);
+        sink.report(
+          { phase: 'indexing', commit: cloned.commit, ref: refName, ...report, timings, ...(stacksJson.error ? { warning: stacksJson.error } : {}) },
+          true,
+        );
       },
-      nothingIndexed: () => new ApiError('validation_error', `Nothing to index in ${addr.url} at ${refName}: no documentation (${['.md', '.mdx', '.markdown', '.rst', '.txt', '.ipynb'].join(', ')}) or source files were found${options.folders.length ? ` under ${options.folders.join(', ')}` : ''}.`),
+      nothingIndexed: () =>
+        new ApiError(
+          'validation_error',
+          `Nothing to index in ${addr.url} at ${refName}: no documentation (${['.md', '.mdx', '.markdown', '.rst', '.txt', '.ipynb'].join(', ')}) or source files were found${options.folders.length ? ` under ${options.folders.join(', ')}` : ''}.`,
+        ),
       afterCommit: (totals) => {
         const indexed = new Map([...selected.docs, ...selected.sources].map((f) => [f, blobs.get(f)!]));
         store.git.saveVersionFiles({ versionId: totals.versionId, ref: refName, commit: cloned.commit, settingsHash }, indexed);
         if (p.tag === '') afterCurrent(deps, p, addr, meta, cloned.commit, ctx.job.id, stacksJson.value);
-        ctx.log.info({ libraryId: p.libraryId, tag: p.tag, commit: cloned.commit, snippets: totals.snippets, dynamic: totals.dynamicSnippets }, 'git repository indexed');
+        ctx.log.info(
+          { libraryId: p.libraryId, tag: p.tag, commit: cloned.commit, snippets: totals.snippets, dynamic: totals.dynamicSnippets },
+          'git repository indexed',
+        );
       },
     });
   } finally {
@@ -96,9 +118,20 @@ export async function runGitJob<P>(deps: GitJobDeps, ctx: JobContext<P>, p: GitJ
 /** Clones or fetches the payload's ref into the job's folder. The current documentation keeps its checkout between builds (a refresh fetches what changed); a tag clones afresh. */
 function checkoutFor<P>(deps: GitJobDeps, ctx: JobContext<P>, p: GitJobPayload, addr: RepoAddress, dir: string): Promise<Checkout> {
   const { config, store } = deps;
-  const remote = { policy: { allowPrivate: config.crawlAllowPrivate }, auth: deps.credentials.forRepository(p.teamspaceId, addr.host, addr.port), timeoutMs: config.gitTimeoutMs, workDir: dir, knownHostsFile: path.join(config.dataDir, 'git', 'known_hosts'), signal: ctx.signal };
+  const remote = {
+    policy: { allowPrivate: config.crawlAllowPrivate },
+    auth: deps.credentials.forRepository(p.teamspaceId, addr.host, addr.port),
+    timeoutMs: config.gitTimeoutMs,
+    workDir: dir,
+    knownHostsFile: path.join(config.dataDir, 'git', 'known_hosts'),
+    signal: ctx.signal,
+  };
   return checkoutRepo({
-    addr, libraryId: p.libraryId, cacheRoot: p.tag === '' ? path.join(config.dataDir, 'git', 'cache') : null, jobDir: dir, jobId: ctx.job.id,
+    addr,
+    libraryId: p.libraryId,
+    cacheRoot: p.tag === '' ? path.join(config.dataDir, 'git', 'cache') : null,
+    jobDir: dir,
+    jobId: ctx.job.id,
     reuse: store.git.repo(p.libraryId)?.repoUrl === addr.url,
     clone: { ...remote, ref: p.ref, folders: p.options.folders ?? [], maxBytes: config.gitMaxBytes },
   });
@@ -123,7 +156,14 @@ function reusable(store: GitJobDeps['store'], p: GitJobPayload, settingsHash: st
   return { versionId: current.id, dynamicVersionId: current.dynamicVersionId, files: store.git.files(current.id) };
 }
 
-function metaFor(store: GitJobDeps['store'], p: GitJobPayload, addr: RepoAddress, refName: string, repo: StacksJson | null, detected: string | null): LibraryMeta {
+function metaFor(
+  store: GitJobDeps['store'],
+  p: GitJobPayload,
+  addr: RepoAddress,
+  refName: string,
+  repo: StacksJson | null,
+  detected: string | null,
+): LibraryMeta {
   const lib = store.libraries.get(p.libraryId);
   const previouslyDetected = store.git.repo(p.libraryId)?.options.detectedLicense ?? null;
   // A license an admin set wins; a detected one follows the LICENSE file.
@@ -133,8 +173,13 @@ function metaFor(store: GitJobDeps['store'], p: GitJobPayload, addr: RepoAddress
     id: p.libraryId,
     title: (current ? repo?.title : undefined) ?? lib?.title ?? addr.path.split('/').pop()!,
     description: (current ? repo?.description : undefined) ?? lib?.description ?? `Documentation of ${addr.path} from ${addr.host}`,
-    sourceType: 'repo', sourceUrl: addr.url, docsRepoUrl: addr.web ?? addr.url,
-    branch: current ? refName : null, license, teamspaceId: p.teamspaceId, visibility: p.visibility,
+    sourceType: 'repo',
+    sourceUrl: addr.url,
+    docsRepoUrl: addr.web ?? addr.url,
+    branch: current ? refName : null,
+    license,
+    teamspaceId: p.teamspaceId,
+    visibility: p.visibility,
   };
 }
 
@@ -144,7 +189,15 @@ function afterCurrent(deps: GitJobDeps, p: GitJobPayload, addr: RepoAddress, met
   const previousRules = Array.isArray(before?.options.repoRules) ? (before.options.repoRules as string[]) : [];
   const rules = repo?.rules ?? [];
   deps.store.git.saveRepo(
-    { libraryId: p.libraryId, repoUrl: addr.url, host: addr.host, branch: p.ref, options: { ...p.options, repoRules: rules, detectedLicense: meta.license ?? null }, lastCommit: commit, lastJobId: jobId },
+    {
+      libraryId: p.libraryId,
+      repoUrl: addr.url,
+      host: addr.host,
+      branch: p.ref,
+      options: { ...p.options, repoRules: rules, detectedLicense: meta.license ?? null },
+      lastCommit: commit,
+      lastJobId: jobId,
+    },
     new Date().toISOString(),
   );
   if (rules.join('\n') !== previousRules.join('\n')) deps.setRepoRules(p.libraryId, previousRules, rules);

@@ -10,8 +10,31 @@ import { createRequire } from 'node:module';
  * package.json. Null when nothing matches well enough.
  */
 const CANDIDATES = [
-  'MIT', 'MIT-0', 'Apache-2.0', 'BSD-2-Clause', 'BSD-3-Clause', '0BSD', 'ISC', 'GPL-2.0-only', 'GPL-3.0-only', 'LGPL-2.1-only', 'LGPL-3.0-only',
-  'AGPL-3.0-only', 'MPL-2.0', 'EPL-1.0', 'EPL-2.0', 'Unlicense', 'CC0-1.0', 'CC-BY-4.0', 'BSL-1.0', 'Zlib', 'Artistic-2.0', 'BlueOak-1.0.0', 'UPL-1.0', 'PostgreSQL', 'WTFPL',
+  'MIT',
+  'MIT-0',
+  'Apache-2.0',
+  'BSD-2-Clause',
+  'BSD-3-Clause',
+  '0BSD',
+  'ISC',
+  'GPL-2.0-only',
+  'GPL-3.0-only',
+  'LGPL-2.1-only',
+  'LGPL-3.0-only',
+  'AGPL-3.0-only',
+  'MPL-2.0',
+  'EPL-1.0',
+  'EPL-2.0',
+  'Unlicense',
+  'CC0-1.0',
+  'CC-BY-4.0',
+  'BSL-1.0',
+  'Zlib',
+  'Artistic-2.0',
+  'BlueOak-1.0.0',
+  'UPL-1.0',
+  'PostgreSQL',
+  'WTFPL',
 ];
 /** Files holding the license, tried in order. */
 export const LICENSE_FILES = /^(licen[cs]e|copying|unlicense)(\.(md|txt|rst))?$/i;
@@ -22,7 +45,10 @@ let texts: { id: string; pairs: Set<string> }[] | null = null;
 function candidates(): { id: string; pairs: Set<string> }[] {
   if (texts) return texts;
   const dir = path.join(path.dirname(createRequire(import.meta.url).resolve('spdx-license-list/package.json')), 'licenses');
-  texts = CANDIDATES.map((id) => ({ id, pairs: pairsOf((JSON.parse(fs.readFileSync(path.join(dir, `${id}.json`), 'utf8')) as { licenseText: string }).licenseText) }));
+  texts = CANDIDATES.map((id) => ({
+    id,
+    pairs: pairsOf((JSON.parse(fs.readFileSync(path.join(dir, `${id}.json`), 'utf8')) as { licenseText: string }).licenseText),
+  }));
   return texts;
 }
 

@@ -76,7 +76,9 @@ function rewrite(src: string, from: number, to: number, parent: Node): string {
 
 function replacement(src: string, n: Node): string {
   if (!n.type.startsWith('mdxJsx')) return '';
-  const labels = (n.attributes ?? []).filter((a) => a.type === 'mdxJsxAttribute' && a.name && LABELS.has(a.name) && typeof a.value === 'string').map((a) => a.value as string);
+  const labels = (n.attributes ?? [])
+    .filter((a) => a.type === 'mdxJsxAttribute' && a.name && LABELS.has(a.name) && typeof a.value === 'string')
+    .map((a) => a.value as string);
   const kids = n.children ?? [];
   const first = kids[0]?.position?.start.offset;
   const last = kids[kids.length - 1]?.position?.end.offset;

@@ -44,7 +44,9 @@ export async function produceFiles(store: Pick<Store, 'snippets'>, sink: Version
   if (input.previous && unchanged.size) {
     for (const versionId of [input.previous.versionId, input.previous.dynamicVersionId]) {
       if (versionId === null) continue;
-      const copies: StoredCopy[] = store.snippets.allWithEmbeddings(versionId).filter((c) => c.snippet.sourceFile !== null && unchanged.has(c.snippet.sourceFile));
+      const copies: StoredCopy[] = store.snippets
+        .allWithEmbeddings(versionId)
+        .filter((c) => c.snippet.sourceFile !== null && unchanged.has(c.snippet.sourceFile));
       sink.addStored(copies);
     }
     report.reused = unchanged.size;
@@ -58,7 +60,11 @@ export async function produceFiles(store: Pick<Store, 'snippets'>, sink: Version
     for (const file of todo.slice(i, i + PARSE_BATCH)) {
       try {
         const text = fs.readFileSync(path.join(input.dir, file), 'utf8');
-        batch.push(...(docs.has(file) ? documentSnippets(file, text, fileUrl(input.addr, input.ref, file)) : sourceSnippets(file, text, (line) => fileUrl(input.addr, input.ref, file, line ? `L${line}` : ''))));
+        batch.push(
+          ...(docs.has(file)
+            ? documentSnippets(file, text, fileUrl(input.addr, input.ref, file))
+            : sourceSnippets(file, text, (line) => fileUrl(input.addr, input.ref, file, line ? `L${line}` : ''))),
+        );
         report.parsed++;
       } catch (err) {
         report.failed++;

@@ -58,7 +58,21 @@ async function connect(addr: RepoAddress, o: RemoteOptions): Promise<Connection>
   }
   if (addr.transport === 'ssh') {
     fs.mkdirSync(o.workDir, { recursive: true, mode: 0o700 });
-    const ssh = ['ssh', '-F', '/dev/null', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=accept-new', '-o', `UserKnownHostsFile=${o.knownHostsFile}`, '-o', `HostKeyAlias=${addr.host}`, '-o', 'ConnectTimeout=20'];
+    const ssh = [
+      'ssh',
+      '-F',
+      '/dev/null',
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      'StrictHostKeyChecking=accept-new',
+      '-o',
+      `UserKnownHostsFile=${o.knownHostsFile}`,
+      '-o',
+      `HostKeyAlias=${addr.host}`,
+      '-o',
+      'ConnectTimeout=20',
+    ];
     if (o.auth?.kind === 'ssh') {
       keyDir = fs.mkdtempSync(path.join(o.workDir, 'key-'));
       const keyFile = path.join(keyDir, 'id');
@@ -71,7 +85,11 @@ async function connect(addr: RepoAddress, o: RemoteOptions): Promise<Connection>
   return { url, config, env, cleanup: () => keyDir && fs.rmSync(keyDir, { recursive: true, force: true }) };
 }
 
-async function withRemote<T>(addr: RepoAddress, o: RemoteOptions, fn: (c: Connection, run: (r: Omit<GitRun, 'config' | 'env' | 'timeoutMs' | 'signal'>) => ReturnType<typeof runGit>) => Promise<T>): Promise<T> {
+async function withRemote<T>(
+  addr: RepoAddress,
+  o: RemoteOptions,
+  fn: (c: Connection, run: (r: Omit<GitRun, 'config' | 'env' | 'timeoutMs' | 'signal'>) => ReturnType<typeof runGit>) => Promise<T>,
+): Promise<T> {
   const c = await connect(addr, o);
   try {
     return await fn(c, (r) => runGit({ ...r, config: c.config, env: c.env, timeoutMs: o.timeoutMs, signal: o.signal }));
@@ -112,7 +130,19 @@ export interface CloneOptions extends RemoteOptions {
 export function cloneRepo(addr: RepoAddress, o: CloneOptions): Promise<{ commit: string; branch: string | null }> {
   return withRemote(addr, o, async (c, run) => {
     const sparse = o.folders.length > 0;
-    const args = ['clone', '--depth', '1', '--single-branch', '--no-tags', '--quiet', ...(sparse ? ['--sparse', '--filter=blob:none'] : []), ...(o.ref ? [`--branch=${o.ref}`] : []), '--', c.url, o.dir];
+    const args = [
+      'clone',
+      '--depth',
+      '1',
+      '--single-branch',
+      '--no-tags',
+      '--quiet',
+      ...(sparse ? ['--sparse', '--filter=blob:none'] : []),
+      ...(o.ref ? [`--branch=${o.ref}`] : []),
+      '--',
+      c.url,
+      o.dir,
+    ];
     await run({ args, watch: { dir: o.dir, maxBytes: o.maxBytes } });
     if (sparse) await run({ args: ['sparse-checkout', 'set', '--', ...o.folders], cwd: o.dir, watch: { dir: o.dir, maxBytes: o.maxBytes } });
     const commit = (await run({ args: ['rev-parse', 'HEAD'], cwd: o.dir })).stdout.trim();
@@ -128,7 +158,11 @@ export function cloneRepo(addr: RepoAddress, o: CloneOptions): Promise<{ commit:
 export function updateRepo(addr: RepoAddress, o: CloneOptions): Promise<{ commit: string }> {
   return withRemote(addr, o, async (c, run) => {
     const filter = o.folders.length > 0 ? ['--filter=blob:none'] : [];
-    await run({ args: ['fetch', '--depth', '1', '--no-tags', '--quiet', ...filter, '--', c.url, o.ref ?? 'HEAD'], cwd: o.dir, watch: { dir: o.dir, maxBytes: o.maxBytes } });
+    await run({
+      args: ['fetch', '--depth', '1', '--no-tags', '--quiet', ...filter, '--', c.url, o.ref ?? 'HEAD'],
+      cwd: o.dir,
+      watch: { dir: o.dir, maxBytes: o.maxBytes },
+    });
     await run({ args: ['checkout', '--quiet', '--force', '--detach', 'FETCH_HEAD'], cwd: o.dir, watch: { dir: o.dir, maxBytes: o.maxBytes } });
     return { commit: (await run({ args: ['rev-parse', 'HEAD'], cwd: o.dir })).stdout.trim() };
   });
@@ -157,7 +191,9 @@ function explain(err: unknown, addr: RepoAddress, auth: GitAuth | null): unknown
   if (err.reason === 'size') return new ApiError('payload_too_large', `Cloning ${addr.url} was stopped: ${err.message}. Nothing was changed.`);
   if (err.reason === 'timeout') return new ApiError('fetch_failed', `Cloning ${addr.url} was stopped: ${err.message}. Nothing was changed.`);
   const s = err.stderr;
-  if (/Authentication failed|could not read (Username|Password)|terminal prompts disabled|HTTP 401|Permission denied \(publickey|returned error: 40[13]/i.test(s)) {
+  if (
+    /Authentication failed|could not read (Username|Password)|terminal prompts disabled|HTTP 401|Permission denied \(publickey|returned error: 40[13]/i.test(s)
+  ) {
     return new ApiError(
       'fetch_failed',
       auth
@@ -172,7 +208,9 @@ function explain(err: unknown, addr: RepoAddress, auth: GitAuth | null): unknown
       `The SSH host key of ${where} is not the one first seen for ${addr.host} (kept in the data dir's git/known_hosts), so the connection was refused: it may be an impostor. If the host really changed its key, remove its line from that file.`,
     );
   }
-  if (/Remote branch .* not found|couldn't find remote ref/i.test(s)) return new ApiError('fetch_failed', `${addr.url} has no branch or tag of that name: ${err.message}`);
-  if (/not found|does not appear to be a git repository|returned error: 404/i.test(s)) return new ApiError('fetch_failed', `No repository at ${addr.url}: ${err.message}`);
+  if (/Remote branch .* not found|couldn't find remote ref/i.test(s))
+    return new ApiError('fetch_failed', `${addr.url} has no branch or tag of that name: ${err.message}`);
+  if (/not found|does not appear to be a git repository|returned error: 404/i.test(s))
+    return new ApiError('fetch_failed', `No repository at ${addr.url}: ${err.message}`);
   return new ApiError('fetch_failed', `Reading ${addr.url} failed: ${err.message}`);
 }

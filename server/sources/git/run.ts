@@ -108,7 +108,8 @@ export function runGit(run: GitRun): Promise<GitResult> {
       done();
       if (run.watch && !stop && code === 0 && dirBytes(run.watch.dir, run.watch.maxBytes) > run.watch.maxBytes) stop = 'size';
       if (stop === 'aborted') return reject(run.signal?.reason ?? new GitFailed('git was stopped', stderr, 'aborted'));
-      if (stop === 'timeout') return reject(new GitFailed(`git ${run.args[0]} took longer than ${Math.round(run.timeoutMs / 1000)} s (STACKS_GIT_TIMEOUT_MS)`, stderr, 'timeout'));
+      if (stop === 'timeout')
+        return reject(new GitFailed(`git ${run.args[0]} took longer than ${Math.round(run.timeoutMs / 1000)} s (STACKS_GIT_TIMEOUT_MS)`, stderr, 'timeout'));
       if (stop === 'size') return reject(new GitFailed(`the repository is larger than ${run.watch!.maxBytes} bytes (STACKS_GIT_MAX_BYTES)`, stderr, 'size'));
       if (code !== 0) return reject(new GitFailed(`git ${run.args[0]} failed: ${lastLines(stderr)}`, stderr, 'exit'));
       resolve({ stdout, stderr });
@@ -144,7 +145,10 @@ export function dirBytes(dir: string, limit = Infinity): number {
 }
 
 function lastLines(stderr: string): string {
-  const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l && !/^(Cloning into|remote: (Counting|Compressing|Enumerating|Total))/.test(l));
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !/^(Cloning into|remote: (Counting|Compressing|Enumerating|Total))/.test(l));
   // ssh and curl say why before git's closing "fatal:" lines.
   return lines.slice(-5).join(' ').slice(0, 600) || 'no message';
 }

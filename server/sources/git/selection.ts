@@ -18,7 +18,10 @@ export const stacksJsonSchema = z
     excludeFolders: z.array(z.string().trim().min(1).max(300)).max(200).optional(),
     excludeFiles: z.array(z.string().trim().min(1).max(300)).max(200).optional(),
     rules: z.array(z.string().trim().min(1).max(2000)).max(100).optional(),
-    previousVersions: z.array(z.union([z.string().trim().min(1).max(100), z.object({ tag: z.string().trim().min(1).max(100) }).passthrough()])).max(50).optional(),
+    previousVersions: z
+      .array(z.union([z.string().trim().min(1).max(100), z.object({ tag: z.string().trim().min(1).max(100) }).passthrough()]))
+      .max(50)
+      .optional(),
   })
   .passthrough();
 
@@ -31,14 +34,18 @@ export interface SelectionOptions {
 }
 
 /** Base names that are never documentation. */
-const EXCLUDED_FILE = /^(?:(?:changelog|changes|history|news|releases?|license|licence|copying|notice|code[_-]of[_-]conduct|authors|contributors|maintainers|constraints|robots|cmakelists|dependencies|third[_-]party[_-]notices)(?:\.[\w.-]+)?|requirements(?:[-_.][\w.-]*)?)$/i;
+const EXCLUDED_FILE =
+  /^(?:(?:changelog|changes|history|news|releases?|license|licence|copying|notice|code[_-]of[_-]conduct|authors|contributors|maintainers|constraints|robots|cmakelists|dependencies|third[_-]party[_-]notices)(?:\.[\w.-]+)?|requirements(?:[-_.][\w.-]*)?)$/i;
 /** Folders never indexed: archived material, dependencies, build output, tests. */
-const EXCLUDED_FOLDER = /^(archive|archived|deprecated|legacy|old|node_modules|vendor|third[_-]party|\.git|\.github|\.gitlab|\.vscode|\.idea|dist|build|out|target|coverage|__pycache__|\.venv|venv|\.tox|site-packages|test|tests|__tests__|__snapshots__|fixtures|__fixtures__|testdata)$/i;
+const EXCLUDED_FOLDER =
+  /^(archive|archived|deprecated|legacy|old|node_modules|vendor|third[_-]party|\.git|\.github|\.gitlab|\.vscode|\.idea|dist|build|out|target|coverage|__pycache__|\.venv|venv|\.tox|site-packages|test|tests|__tests__|__snapshots__|fixtures|__fixtures__|testdata)$/i;
 /** Folders that hold translations; their non-English subfolders are left out. */
 const I18N_PARENT = /^(i18n|l10n|locale|locales|translations|translated|lang|langs|languages)$/i;
 const LOCALE = /^([a-z]{2,3})([-_][a-z]{2,4})?$/i;
 /** Two-letter codes of languages documentation is commonly translated into (a bare `docs/ja/` folder). */
-const LANGUAGES = new Set('ar bg bn ca cs da de el es et fa fi fr he hi hr hu id it ja ka kk ko lt lv ms nb nl no pl pt ro ru sk sl sr sv ta th tr uk ur uz vi zh'.split(' '));
+const LANGUAGES = new Set(
+  'ar bg bn ca cs da de el es et fa fi fr he hi hr hu id it ja ka kk ko lt lv ms nb nl no pl pt ro ru sk sl sr sv ta th tr uk ur uz vi zh'.split(' '),
+);
 const MAX_DOC_BYTES = 2 * 1024 * 1024;
 const MAX_SOURCE_BYTES = 512 * 1024;
 
@@ -88,7 +95,7 @@ function nonEnglish(dir: string, parent: string | undefined): boolean {
   const m = LOCALE.exec(dir);
   if (!m || m[1]!.toLowerCase() === 'en') return false;
   if (parent && I18N_PARENT.test(parent)) return true;
-  return LANGUAGES.has(m[1]!.toLowerCase()) && (m[1]!.length === 2) && (m[2] !== undefined || dir.length === 2);
+  return LANGUAGES.has(m[1]!.toLowerCase()) && m[1]!.length === 2 && (m[2] !== undefined || dir.length === 2);
 }
 
 /** The tags stacks.json asks to have indexed. */

@@ -41,7 +41,14 @@ export class GitSourceService {
   /** The remote's branches and tags, through the guard and with the credentials of the teamspace the repository is indexed for. */
   refs(repoUrl: string, teamspaceId: number | null, signal?: AbortSignal): Promise<RemoteRefs> {
     const addr = parseRepoUrl(repoUrl);
-    return listRemote(addr, { policy: { allowPrivate: this.d.config.crawlAllowPrivate }, auth: this.d.credentials.forRepository(teamspaceId, addr.host, addr.port), timeoutMs: this.d.config.gitTimeoutMs, workDir: this.workDir(), knownHostsFile: path.join(this.d.config.dataDir, 'git', 'known_hosts'), signal });
+    return listRemote(addr, {
+      policy: { allowPrivate: this.d.config.crawlAllowPrivate },
+      auth: this.d.credentials.forRepository(teamspaceId, addr.host, addr.port),
+      timeoutMs: this.d.config.gitTimeoutMs,
+      workDir: this.workDir(),
+      knownHostsFile: path.join(this.d.config.dataDir, 'git', 'known_hosts'),
+      signal,
+    });
   }
 
   async submit(input: { repoUrl: string; branch?: string; force?: boolean } & Partial<SelectionOptions>, who: Submitter): Promise<GitSubmission> {
@@ -52,19 +59,31 @@ export class GitSourceService {
     if (taken) throw new ApiError('conflict', taken);
     this.assertIdle(libraryId);
     const repo = this.d.store.git.repo(libraryId);
-    if (repo && repo.repoUrl !== addr.url) throw new ApiError('conflict', `${libraryId} is indexed from ${repo.repoUrl}; delete it first to index ${addr.url} under the same ID.`);
+    if (repo && repo.repoUrl !== addr.url)
+      throw new ApiError('conflict', `${libraryId} is indexed from ${repo.repoUrl}; delete it first to index ${addr.url} under the same ID.`);
     if (existing && this.d.store.libraries.currentVersion(libraryId, '') && !input.force) {
-      throw new ApiError('conflict', `${libraryId} is already indexed; send "force": true to index it again, or refresh it (POST /api/projects${libraryId}/refresh).`);
+      throw new ApiError(
+        'conflict',
+        `${libraryId} is already indexed; send "force": true to index it again, or refresh it (POST /api/projects${libraryId}/refresh).`,
+      );
     }
     const refs = await this.refs(addr.url, who.teamspaceId);
     if (input.branch && !refs.branches.includes(input.branch) && !refs.tags.includes(input.branch)) {
-      throw new ApiError('validation_error', `branch: ${addr.url} has no branch or tag "${input.branch}" (branches: ${refs.branches.slice(0, 10).join(', ') || 'none'}).`);
+      throw new ApiError(
+        'validation_error',
+        `branch: ${addr.url} has no branch or tag "${input.branch}" (branches: ${refs.branches.slice(0, 10).join(', ') || 'none'}).`,
+      );
     }
     if (!input.branch && refs.branches.length === 0) throw new ApiError('fetch_failed', `${addr.url} has no branches (an empty repository).`);
     const payload: GitJobPayload = {
-      libraryId, repoUrl: addr.url, ref: input.branch ?? null, tag: '', full: input.force ?? false,
+      libraryId,
+      repoUrl: addr.url,
+      ref: input.branch ?? null,
+      tag: '',
+      full: input.force ?? false,
       options: { folders: input.folders ?? [], excludeFolders: input.excludeFolders ?? [], excludeFiles: input.excludeFiles ?? [] },
-      teamspaceId: who.teamspaceId, visibility: who.visibility,
+      teamspaceId: who.teamspaceId,
+      visibility: who.visibility,
     };
     const { id, position } = this.d.jobs.enqueue(GIT_JOB, payload, { libraryId, memberId: who.memberId, teamspaceId: who.teamspaceId });
     return { libraryId, jobId: id, position };
@@ -80,7 +99,15 @@ export class GitSourceService {
     const repo = this.d.store.git.repo(lib.id);
     if (!repo) throw new ApiError('conflict', `${lib.id} was not added from a Git repository; import or add it again to refresh it.`);
     this.assertIdle(lib.id);
-    const payload: GitJobPayload = { libraryId: lib.id, repoUrl: repo.repoUrl, ref: repo.branch, tag: '', options: optionsOf(repo.options), teamspaceId: lib.teamspaceId, visibility: lib.visibility };
+    const payload: GitJobPayload = {
+      libraryId: lib.id,
+      repoUrl: repo.repoUrl,
+      ref: repo.branch,
+      tag: '',
+      options: optionsOf(repo.options),
+      teamspaceId: lib.teamspaceId,
+      visibility: lib.visibility,
+    };
     const { id, position } = this.d.jobs.enqueue(GIT_JOB, payload, { libraryId: lib.id, memberId, teamspaceId: lib.teamspaceId });
     return { libraryId: lib.id, jobId: id, position };
   }
@@ -91,7 +118,15 @@ export class GitSourceService {
     const lib = this.d.store.libraries.get(libraryId);
     if (!repo || !lib) return;
     if (this.d.store.jobs.active(GIT_JOB, libraryId).some((j) => (j.payload as Partial<GitJobPayload>).tag === tag)) return;
-    const payload: GitJobPayload = { libraryId, repoUrl: repo.repoUrl, ref: tag, tag, options: optionsOf(repo.options), teamspaceId: lib.teamspaceId, visibility: lib.visibility };
+    const payload: GitJobPayload = {
+      libraryId,
+      repoUrl: repo.repoUrl,
+      ref: tag,
+      tag,
+      options: optionsOf(repo.options),
+      teamspaceId: lib.teamspaceId,
+      visibility: lib.visibility,
+    };
     this.d.jobs.enqueue(GIT_JOB, payload, { libraryId, memberId: null, teamspaceId: lib.teamspaceId });
   }
 
@@ -110,11 +145,23 @@ export class GitSourceService {
   async fetchVersion<P>(deps: GitJobDeps, ctx: JobContext<P>, libraryId: string, version: string): Promise<string> {
     const repo = this.d.store.git.repo(libraryId);
     const lib = this.d.store.libraries.get(libraryId);
-    if (!repo || !lib) throw new ApiError('validation_error', `Cannot index ${libraryId} at version ${version}: it was not added from a Git repository (there is no git source for it). Import a bundle of that version, or add the repository with POST /api/parse.`);
+    if (!repo || !lib)
+      throw new ApiError(
+        'validation_error',
+        `Cannot index ${libraryId} at version ${version}: it was not added from a Git repository (there is no git source for it). Import a bundle of that version, or add the repository with POST /api/parse.`,
+      );
     const refs = await this.refs(repo.repoUrl, lib.teamspaceId, ctx.signal);
     const tag = matchTag(refs.tags, version);
     if (!tag) throw new ApiError('validation_error', `${repo.repoUrl} has no tag for version ${version} (tags: ${refs.tags.slice(-10).join(', ') || 'none'}).`);
-    await runGitJob(deps, ctx, { libraryId, repoUrl: repo.repoUrl, ref: tag, tag, options: optionsOf(repo.options), teamspaceId: lib.teamspaceId, visibility: lib.visibility });
+    await runGitJob(deps, ctx, {
+      libraryId,
+      repoUrl: repo.repoUrl,
+      ref: tag,
+      tag,
+      options: optionsOf(repo.options),
+      teamspaceId: lib.teamspaceId,
+      visibility: lib.visibility,
+    });
     return tag;
   }
 
@@ -156,13 +203,18 @@ function optionsOf(o: Record<string, unknown>): Partial<SelectionOptions> {
 
 /** The tag a requested version names: the same version ("1.2.0" = "v1.2.0"), else the newest stable tag within it ("1" or "1.2"). */
 export function matchTag(tags: string[], requested: string): string | null {
-  const norm = (s: string) => s.trim().replace(/^v(?=\d)/i, '').replace(/_/g, '.').toLowerCase();
+  const norm = (s: string) =>
+    s
+      .trim()
+      .replace(/^v(?=\d)/i, '')
+      .replace(/_/g, '.')
+      .toLowerCase();
   const want = norm(requested);
   const exact = tags.find((t) => norm(t) === want);
   if (exact) return exact;
   if (!/^\d+(\.\d+)?$/.test(want)) return null;
   const within = tags
     .map((t) => ({ t, v: semver.valid(norm(t)) }))
-    .filter((x): x is { t: string; v: string } => x.v !== null && semver.prerelease(x.v) === null && (`${x.v}.`).startsWith(`${want}.`));
+    .filter((x): x is { t: string; v: string } => x.v !== null && semver.prerelease(x.v) === null && `${x.v}.`.startsWith(`${want}.`));
   return within.sort((a, b) => semver.rcompare(a.v, b.v))[0]?.t ?? null;
 }

@@ -75,12 +75,31 @@ export async function runCrawl(deps: CrawlJobDeps, ctx: JobContext<CrawlPayload>
       try {
         const crawled = await (await crawler()).crawlSite(
           {
-            jobId, libraryId: p.libraryId, startUrl: p.startUrl, scope: scopeFor(p.startUrl, p.excludePatterns), maxPages: p.maxPages, maxDepth: p.maxDepth,
-            respectRobots: p.respectRobots ?? config.crawlRespectRobots, policy, timeoutMs, concurrency: config.crawlConcurrency, siteName: site?.siteTitle ?? null,
+            jobId,
+            libraryId: p.libraryId,
+            startUrl: p.startUrl,
+            scope: scopeFor(p.startUrl, p.excludePatterns),
+            maxPages: p.maxPages,
+            maxDepth: p.maxDepth,
+            respectRobots: p.respectRobots ?? config.crawlRespectRobots,
+            policy,
+            timeoutMs,
+            concurrency: config.crawlConcurrency,
+            siteName: site?.siteTitle ?? null,
           },
           {
-            frontier: store.crawl, renderer, signal: ctx.signal, log: ctx.log, report, isCancellation: (err) => err instanceof JobCancelled,
-            sink: { add: (snippets) => sink.add(snippets), get snippetCount() { return sink.stored; } },
+            frontier: store.crawl,
+            renderer,
+            signal: ctx.signal,
+            log: ctx.log,
+            report,
+            isCancellation: (err) => err instanceof JobCancelled,
+            sink: {
+              add: (snippets) => sink.add(snippets),
+              get snippetCount() {
+                return sink.stored;
+              },
+            },
             checkCancelled: () => sink.checkCancelled(),
           },
         );
@@ -113,9 +132,17 @@ export async function runCrawl(deps: CrawlJobDeps, ctx: JobContext<CrawlPayload>
 function crawlProgress(store: Pick<Store, 'crawl'>, p: CrawlPayload, jobId: number, pagesRendered: number, snippets: number): CrawlProgress {
   const c = store.crawl.counts(jobId);
   return {
-    pagesDone: c.done + c.unchanged + c.duplicate, pagesQueued: c.queued + c.processing, pagesFailed: c.failed, pagesSkipped: c.skipped,
-    pagesDuplicate: c.duplicate, pagesUnchanged: c.unchanged, pagesRendered, snippets,
-    errors: store.crawl.errors(jobId, 10), libraryId: p.libraryId, startUrl: p.startUrl,
+    pagesDone: c.done + c.unchanged + c.duplicate,
+    pagesQueued: c.queued + c.processing,
+    pagesFailed: c.failed,
+    pagesSkipped: c.skipped,
+    pagesDuplicate: c.duplicate,
+    pagesUnchanged: c.unchanged,
+    pagesRendered,
+    snippets,
+    errors: store.crawl.errors(jobId, 10),
+    libraryId: p.libraryId,
+    startUrl: p.startUrl,
   };
 }
 
@@ -125,9 +152,20 @@ function finishSite(deps: CrawlJobDeps, p: CrawlPayload, jobId: number, siteName
   const now = () => new Date().toISOString();
   store.crawl.saveSite(
     {
-      libraryId: p.libraryId, startUrl: p.startUrl, schedule: p.schedule,
-      options: { maxPages: p.maxPages, maxDepth: p.maxDepth, excludePatterns: p.excludePatterns, respectRobots: p.respectRobots, name: p.name, description: p.description },
-      siteTitle: siteName, lastJobId: jobId, lastCrawledAt: now(),
+      libraryId: p.libraryId,
+      startUrl: p.startUrl,
+      schedule: p.schedule,
+      options: {
+        maxPages: p.maxPages,
+        maxDepth: p.maxDepth,
+        excludePatterns: p.excludePatterns,
+        respectRobots: p.respectRobots,
+        name: p.name,
+        description: p.description,
+      },
+      siteTitle: siteName,
+      lastJobId: jobId,
+      lastCrawledAt: now(),
     },
     now(),
   );

@@ -35,14 +35,18 @@ export function startCrawlSchedules(crawler: Pick<CrawlService, 'sites' | 'recra
     }
     for (const [id, expr] of wanted) {
       if (tasks.has(id) || !cron.validate(expr)) continue;
-      const task = cron.schedule(expr, () => {
-        try {
-          const r = crawler.recrawl(id, 'schedule');
-          if (r) log.info({ libraryId: id, jobId: r.jobId }, 'scheduled re-crawl queued');
-        } catch (err) {
-          log.warn({ libraryId: id, err: (err as Error).message }, 'scheduled re-crawl not queued');
-        }
-      }, { name: `crawl ${id}`, noOverlap: true, unref: true, logger });
+      const task = cron.schedule(
+        expr,
+        () => {
+          try {
+            const r = crawler.recrawl(id, 'schedule');
+            if (r) log.info({ libraryId: id, jobId: r.jobId }, 'scheduled re-crawl queued');
+          } catch (err) {
+            log.warn({ libraryId: id, err: (err as Error).message }, 'scheduled re-crawl not queued');
+          }
+        },
+        { name: `crawl ${id}`, noOverlap: true, unref: true, logger },
+      );
       tasks.set(id, { expr, task });
     }
   };

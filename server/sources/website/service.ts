@@ -99,11 +99,20 @@ export class CrawlService {
     const taken = ownerConflict(existing, who);
     if (taken) throw new ApiError('conflict', taken);
     const indexed = existing ? this.s.store.libraries.currentVersion(libraryId, '') !== null : false;
-    if (indexed && !req.force) throw new ApiError('conflict', `${libraryId} is already indexed; crawl it again with force (\"force\": true, or --force on the CLI).`);
+    if (indexed && !req.force)
+      throw new ApiError('conflict', `${libraryId} is already indexed; crawl it again with force (\"force\": true, or --force on the CLI).`);
     const payload: CrawlPayload = {
-      libraryId, startUrl, maxPages: req.maxPages ?? DEFAULT_MAX_PAGES, maxDepth: req.maxDepth ?? null, excludePatterns: req.excludePatterns ?? [],
-      name: req.name ?? null, description: req.description ?? null, respectRobots: req.respectRobots ?? null, trigger: req.trigger ?? 'api',
-      teamspaceId: who.teamspaceId, visibility: who.visibility,
+      libraryId,
+      startUrl,
+      maxPages: req.maxPages ?? DEFAULT_MAX_PAGES,
+      maxDepth: req.maxDepth ?? null,
+      excludePatterns: req.excludePatterns ?? [],
+      name: req.name ?? null,
+      description: req.description ?? null,
+      respectRobots: req.respectRobots ?? null,
+      trigger: req.trigger ?? 'api',
+      teamspaceId: who.teamspaceId,
+      visibility: who.visibility,
       ...(req.schedule !== undefined ? { schedule: req.schedule } : {}),
     };
     const { id, position } = this.s.jobs.enqueue(CRAWL_JOB, payload, { libraryId, memberId: who.memberId, teamspaceId: who.teamspaceId });
@@ -117,11 +126,22 @@ export class CrawlService {
     if (this.s.store.jobs.active(CRAWL_JOB, libraryId).length > 0) return null;
     const o = site.options as Partial<CrawlPayload>;
     const payload: CrawlPayload = {
-      libraryId, startUrl: site.startUrl, maxPages: o.maxPages ?? DEFAULT_MAX_PAGES, maxDepth: o.maxDepth ?? null, excludePatterns: o.excludePatterns ?? [],
-      name: o.name ?? null, description: o.description ?? null, respectRobots: o.respectRobots ?? null, trigger,
+      libraryId,
+      startUrl: site.startUrl,
+      maxPages: o.maxPages ?? DEFAULT_MAX_PAGES,
+      maxDepth: o.maxDepth ?? null,
+      excludePatterns: o.excludePatterns ?? [],
+      name: o.name ?? null,
+      description: o.description ?? null,
+      respectRobots: o.respectRobots ?? null,
+      trigger,
     };
     // The job belongs to the library's teamspace (its start URL is that teamspace's business).
-    const { id, position } = this.s.jobs.enqueue(CRAWL_JOB, payload, { libraryId, memberId: null, teamspaceId: this.s.store.libraries.get(libraryId)?.teamspaceId ?? null });
+    const { id, position } = this.s.jobs.enqueue(CRAWL_JOB, payload, {
+      libraryId,
+      memberId: null,
+      teamspaceId: this.s.store.libraries.get(libraryId)?.teamspaceId ?? null,
+    });
     return { jobId: id, position };
   }
 

@@ -11,7 +11,12 @@ export const m020: Migration = {
   version: 20,
   name: 'audit-redact',
   up(db) {
-    const rows = db.prepare('SELECT id, actor_name, target, detail FROM audit_log').all() as { id: number; actor_name: string | null; target: string | null; detail: string | null }[];
+    const rows = db.prepare('SELECT id, actor_name, target, detail FROM audit_log').all() as {
+      id: number;
+      actor_name: string | null;
+      target: string | null;
+      detail: string | null;
+    }[];
     const update = db.prepare('UPDATE audit_log SET actor_name = ?, target = ?, detail = ? WHERE id = ?');
     const text = (v: string | null) => (v === null ? null : (redactValue(v) as string));
     const detail = (v: string | null) => {

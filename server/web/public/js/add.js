@@ -66,7 +66,10 @@ $('add-crawl').addEventListener('submit', async (event) => {
     description: $('crawl-description').value.trim() || undefined,
     maxPages: number('crawl-max-pages'),
     maxDepth: number('crawl-max-depth'),
-    excludePatterns: $('crawl-exclude').value.split('\n').map((p) => p.trim()).filter(Boolean),
+    excludePatterns: $('crawl-exclude')
+      .value.split('\n')
+      .map((p) => p.trim())
+      .filter(Boolean),
     respectRobots: $('crawl-robots').checked,
     schedule: $('crawl-schedule').value.trim() || undefined,
     force: $('crawl-force').checked,
@@ -82,7 +85,11 @@ $('add-crawl').addEventListener('submit', async (event) => {
 
 $('add-git').addEventListener('submit', async (event) => {
   event.preventDefault();
-  const list = (id) => $(id).value.split(',').map((p) => p.trim()).filter(Boolean);
+  const list = (id) =>
+    $(id)
+      .value.split(',')
+      .map((p) => p.trim())
+      .filter(Boolean);
   const json = {
     repoUrl: $('git-url').value.trim(),
     branch: $('git-branch').value.trim() || undefined,

@@ -13,36 +13,58 @@ const memberNames = new Map();
 async function members() {
   const { members: list } = (await api('/api/v2/members')).body;
   for (const m of list) memberNames.set(m.id, m.name);
-  fillRows('members', list.map((m) => {
-    const role = el('select');
-    role.setAttribute('aria-label', `Role of ${m.name}`);
-    for (const r of ROLES) role.append(Object.assign(el('option', r), { value: r, selected: r === m.role }));
-    role.addEventListener('change', () =>
-      api(`/api/v2/members/${m.id}`, { method: 'PATCH', json: { role: role.value } }).then(
-        () => (setStatus('admin-status', `${m.name} is now ${role.value}.`), audit()),
-        (err) => setStatus('admin-status', err.message, true),
-      ),
-    );
-    const since = el('span');
-    since.append(when(m.createdAt));
-    return row([m.name, m.email ?? '—', role, String(m.keys), since, actionButton('Remove', 'admin-status', async () => {
-      if (!confirm(`Remove ${m.name} from the teamspace and revoke their ${m.keys === 1 ? 'key' : `${m.keys} keys`}? This cannot be undone.`)) return;
-      await api(`/api/v2/members/${m.id}`, { method: 'DELETE' });
-      setStatus('admin-status', `${m.name} was removed.`);
-      await members();
-      await audit();
-    })]);
-  }), 'No members yet.');
+  fillRows(
+    'members',
+    list.map((m) => {
+      const role = el('select');
+      role.setAttribute('aria-label', `Role of ${m.name}`);
+      for (const r of ROLES) role.append(Object.assign(el('option', r), { value: r, selected: r === m.role }));
+      role.addEventListener('change', () =>
+        api(`/api/v2/members/${m.id}`, { method: 'PATCH', json: { role: role.value } }).then(
+          () => (setStatus('admin-status', `${m.name} is now ${role.value}.`), audit()),
+          (err) => setStatus('admin-status', err.message, true),
+        ),
+      );
+      const since = el('span');
+      since.append(when(m.createdAt));
+      return row([
+        m.name,
+        m.email ?? '—',
+        role,
+        String(m.keys),
+        since,
+        actionButton('Remove', 'admin-status', async () => {
+          if (!confirm(`Remove ${m.name} from the teamspace and revoke their ${m.keys === 1 ? 'key' : `${m.keys} keys`}? This cannot be undone.`)) return;
+          await api(`/api/v2/members/${m.id}`, { method: 'DELETE' });
+          setStatus('admin-status', `${m.name} was removed.`);
+          await members();
+          await audit();
+        }),
+      ]);
+    }),
+    'No members yet.',
+  );
 }
 
 async function rules() {
   const { rules: list } = (await api('/api/v2/rules')).body;
-  fillRows('rules', list.map((r) => row([r.kind, r.libraryId ?? '—', r.text, actionButton('Remove', 'admin-status', async () => {
-    if (!confirm(`Remove the rule "${r.text.slice(0, 80)}"?`)) return;
-    await api(`/api/v2/rules/${r.id}`, { method: 'DELETE' });
-    await rules();
-    await audit();
-  })])), 'No rules: answers come without added guidance.');
+  fillRows(
+    'rules',
+    list.map((r) =>
+      row([
+        r.kind,
+        r.libraryId ?? '—',
+        r.text,
+        actionButton('Remove', 'admin-status', async () => {
+          if (!confirm(`Remove the rule "${r.text.slice(0, 80)}"?`)) return;
+          await api(`/api/v2/rules/${r.id}`, { method: 'DELETE' });
+          await rules();
+          await audit();
+        }),
+      ]),
+    ),
+    'No rules: answers come without added guidance.',
+  );
 }
 
 async function usage() {
@@ -72,11 +94,21 @@ async function system() {
   // The instance's owner gets the instance's totals; other owners and admins their teamspace's figures.
   const mine = s.scope === 'teamspace';
   const facts = [
-    ['Version', s.version], ['Up for', `${Math.round(s.uptimeSeconds / 60)} min`],
-    ...(mine ? [['Figures of', `teamspace ${s.teamspace}`]] : [['Database', `${bytes(s.database.bytes)} (+ ${bytes(s.database.walBytes)} WAL, usage ${bytes(s.database.usageBytes)})`]]),
+    ['Version', s.version],
+    ['Up for', `${Math.round(s.uptimeSeconds / 60)} min`],
+    ...(mine
+      ? [['Figures of', `teamspace ${s.teamspace}`]]
+      : [['Database', `${bytes(s.database.bytes)} (+ ${bytes(s.database.walBytes)} WAL, usage ${bytes(s.database.usageBytes)})`]]),
     ['Libraries', mine ? `${s.libraries.toLocaleString()} readable, ${s.ownedLibraries.toLocaleString()} its own` : s.libraries.toLocaleString()],
-    ['Versions served', s.versions.toLocaleString()], ['Snippets', s.snippets.toLocaleString()],
-    ['Queue', Object.entries(s.queue).map(([k, v]) => `${k} ${v}`).join(', ')], ['Embedder', s.embedder ? `${s.embedder.id} (${s.embedder.dims} dims)` : 'none (lexical search)'],
+    ['Versions served', s.versions.toLocaleString()],
+    ['Snippets', s.snippets.toLocaleString()],
+    [
+      'Queue',
+      Object.entries(s.queue)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', '),
+    ],
+    ['Embedder', s.embedder ? `${s.embedder.id} (${s.embedder.dims} dims)` : 'none (lexical search)'],
   ];
   $('system').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', k), el('dd', v)]));
 }
@@ -91,12 +123,16 @@ function targetText(e) {
 
 async function audit() {
   const { entries } = (await api('/api/audit?limit=50')).body;
-  fillRows('audit', entries.map((e) => {
-    const at = el('span');
-    at.append(when(e.at));
-    const who = e.actor.name ?? (e.actor.kind === 'anonymous' ? 'anonymous' : e.actor.kind === 'operator' ? 'the server operator (CLI)' : e.actor.kind);
-    return row([at, who, e.action, targetText(e), e.outcome + (e.count > 1 ? ` ×${e.count}` : ''), e.sourceIp ?? '—']);
-  }), 'Nothing recorded yet.');
+  fillRows(
+    'audit',
+    entries.map((e) => {
+      const at = el('span');
+      at.append(when(e.at));
+      const who = e.actor.name ?? (e.actor.kind === 'anonymous' ? 'anonymous' : e.actor.kind === 'operator' ? 'the server operator (CLI)' : e.actor.kind);
+      return row([at, who, e.action, targetText(e), e.outcome + (e.count > 1 ? ` ×${e.count}` : ''), e.sourceIp ?? '—']);
+    }),
+    'Nothing recorded yet.',
+  );
 }
 
 /** The audit log is read again this often while the page is open. */
@@ -129,7 +165,17 @@ $('member-add').addEventListener('submit', async (event) => {
     const { body } = await api('/api/v2/members', { method: 'POST', json: { name: $('member-name').value, role: $('member-role').value } });
     setStatus('admin-status', `Added ${body.member.name}.`);
     // The key is shown once, in a box with a copy button (not in the status line).
-    $('member-key').replaceChildren(...(body.key ? [secretBox(`${body.member.name}'s first key, shown only now`, body.key.key, 'Give it to them; it acts with their role. For an assistant, prefer a key with the read scope (My keys).')] : []));
+    $('member-key').replaceChildren(
+      ...(body.key
+        ? [
+            secretBox(
+              `${body.member.name}'s first key, shown only now`,
+              body.key.key,
+              'Give it to them; it acts with their role. For an assistant, prefer a key with the read scope (My keys).',
+            ),
+          ]
+        : []),
+    );
     $('member-name').value = '';
     await members();
     await audit();

@@ -8,15 +8,27 @@ export async function loadInvitations() {
   $('invite-sso-note').hidden = !session.sso;
   try {
     const { invitations } = (await api('/api/invitations')).body;
-    $('invitations').querySelector('tbody').replaceChildren(
-      ...invitations.map((i) =>
-        row([i.username ?? 'chosen by them', i.email ?? '—', i.role, i.state, day(i.expiresAt), i.invitedBy ?? '—', i.state === 'open' ? actionButton('Revoke', 'invite-status', async () => {
-          if (!confirm('Revoke this invitation? Its link stops working.')) return;
-          await api(`/api/invitations/${i.id}`, { method: 'DELETE' });
-          await loadInvitations();
-        }) : '']),
-      ),
-    );
+    $('invitations')
+      .querySelector('tbody')
+      .replaceChildren(
+        ...invitations.map((i) =>
+          row([
+            i.username ?? 'chosen by them',
+            i.email ?? '—',
+            i.role,
+            i.state,
+            day(i.expiresAt),
+            i.invitedBy ?? '—',
+            i.state === 'open'
+              ? actionButton('Revoke', 'invite-status', async () => {
+                  if (!confirm('Revoke this invitation? Its link stops working.')) return;
+                  await api(`/api/invitations/${i.id}`, { method: 'DELETE' });
+                  await loadInvitations();
+                })
+              : '',
+          ]),
+        ),
+      );
   } catch (err) {
     $('invitations').querySelector('tbody').replaceChildren();
     if (err.status !== 403) setStatus('invite-status', err.message, true);
@@ -32,8 +44,13 @@ $('invite-create').addEventListener('submit', async (event) => {
     if ($('invite-email').value.trim()) json.email = $('invite-email').value.trim();
     const { body } = await api('/api/invitations', { method: 'POST', json });
     const link = body.url ?? `${await publicBase()}${body.path}`;
-    $('invite-link').replaceChildren(secretBox(`Invitation link for ${body.username ?? 'a new account'} (${body.role}), shown only now`, link,
-      `Send it to them yourself; it works once, until ${day(body.expiresAt)}.`));
+    $('invite-link').replaceChildren(
+      secretBox(
+        `Invitation link for ${body.username ?? 'a new account'} (${body.role}), shown only now`,
+        link,
+        `Send it to them yourself; it works once, until ${day(body.expiresAt)}.`,
+      ),
+    );
     $('invite-username').value = '';
     $('invite-email').value = '';
     await loadInvitations();
@@ -50,7 +67,8 @@ export async function showInvitePage() {
   setStatus('invite-page-status', '');
   try {
     const { body } = await api('/api/invitations/preview', { method: 'POST', json: { token } });
-    $('invite-about').textContent = `You are invited to the teamspace ${body.teamspace} as ${body.role === 'member' ? 'a member' : `an ${body.role}`}. Choose ${body.username ? 'a password' : 'a user name and a password'}; the link works once, until ${day(body.expiresAt)}.`;
+    $('invite-about').textContent =
+      `You are invited to the teamspace ${body.teamspace} as ${body.role === 'member' ? 'a member' : `an ${body.role}`}. Choose ${body.username ? 'a password' : 'a user name and a password'}; the link works once, until ${day(body.expiresAt)}.`;
     $('invite-user-field').hidden = !!body.username;
     $('invite-user').required = !body.username;
     $('invite-user').value = body.username ?? '';

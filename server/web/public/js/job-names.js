@@ -23,17 +23,28 @@ export function jobTitle(j, titles) {
   const at = j.version ? ` ${j.version}` : '';
   const p = j.progress ?? {};
   switch (j.kind) {
-    case 'import': return `Importing ${lib}`;
-    case 'crawl': return `Crawling ${hostOf(p.startUrl) ?? lib}`;
-    case 'git': return `Indexing ${lib}${at} from Git`;
-    case 'version-fetch': return `Fetching version ${j.version ?? '?'} of ${lib}`;
-    case 'search-model': return `Learning ranking for ${lib}`;
-    case 'reembed': return 'Embedding snippets with the sentence model';
-    case 'source-openapi': return `Reading the OpenAPI description of ${lib}`;
-    case 'source-llmstxt': return `Reading the llms.txt of ${lib}`;
-    case 'source-files': return `Reading the files of ${lib}`;
-    case 'own-docs': return 'Indexing the Stacks documentation';
-    default: return j.libraryId ? `${j.kind}: ${lib}` : j.kind;
+    case 'import':
+      return `Importing ${lib}`;
+    case 'crawl':
+      return `Crawling ${hostOf(p.startUrl) ?? lib}`;
+    case 'git':
+      return `Indexing ${lib}${at} from Git`;
+    case 'version-fetch':
+      return `Fetching version ${j.version ?? '?'} of ${lib}`;
+    case 'search-model':
+      return `Learning ranking for ${lib}`;
+    case 'reembed':
+      return 'Embedding snippets with the sentence model';
+    case 'source-openapi':
+      return `Reading the OpenAPI description of ${lib}`;
+    case 'source-llmstxt':
+      return `Reading the llms.txt of ${lib}`;
+    case 'source-files':
+      return `Reading the files of ${lib}`;
+    case 'own-docs':
+      return 'Indexing the Stacks documentation';
+    default:
+      return j.libraryId ? `${j.kind}: ${lib}` : j.kind;
   }
 }
 
@@ -64,7 +75,8 @@ export function jobProgress(j) {
     const done = p.parsed + (p.reused ?? 0) + (p.failed ?? 0);
     return { fraction: Math.min(1, done / p.files), text: `${n(done)} of ${plural(p.files, 'file')}${p.reused ? ` (${n(p.reused)} unchanged)` : ''}` };
   }
-  if (typeof p.links === 'number' && p.links > 0) return { fraction: (p.linksDone ?? 0) / p.links, text: `${n(p.linksDone ?? 0)} of ${plural(p.links, 'link')}` };
+  if (typeof p.links === 'number' && p.links > 0)
+    return { fraction: (p.linksDone ?? 0) / p.links, text: `${n(p.linksDone ?? 0)} of ${plural(p.links, 'link')}` };
   const parts = [];
   if (p.phase && p.phase !== 'done') parts.push(String(p.phase));
   if (typeof p.files === 'number') parts.push(plural(p.files, 'file'));

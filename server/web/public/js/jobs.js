@@ -56,8 +56,10 @@ function render() {
     state.append(el('span', j.state, `state ${j.state}`));
     const error = el('td', j.error ?? '', 'job-error');
     const actions = el('td', undefined, 'actions-cell');
-    if (isAdmin() && (j.state === 'queued' || j.state === 'running')) actions.append(actionButton('Cancel', 'jobs-status', () => api(`/api/jobs/${j.id}/cancel`, { method: 'POST' }).then(({ body }) => update(body))));
-    if (isAdmin() && j.retryable) actions.append(actionButton('Retry', 'jobs-status', () => api(`/api/jobs/${j.id}/retry`, { method: 'POST' }).then(({ body }) => update(body))));
+    if (isAdmin() && (j.state === 'queued' || j.state === 'running'))
+      actions.append(actionButton('Cancel', 'jobs-status', () => api(`/api/jobs/${j.id}/cancel`, { method: 'POST' }).then(({ body }) => update(body))));
+    if (isAdmin() && j.retryable)
+      actions.append(actionButton('Retry', 'jobs-status', () => api(`/api/jobs/${j.id}/retry`, { method: 'POST' }).then(({ body }) => update(body))));
     const created = el('td', undefined, 'date');
     created.append(when(j.createdAt));
     tr.append(titleCell(j, titles), state, progressCell(j), el('td', took(j), 'date'), created, error, actions);

@@ -6,15 +6,26 @@ export async function loadKeys() {
   try {
     const { keys } = (await api('/api/v2/keys')).body;
     const mine = session.user ? keys.filter((k) => k.memberId === session.user.memberId) : keys;
-    $('keys').querySelector('tbody').replaceChildren(
-      ...mine.map((k) =>
-        row([k.name, `${k.prefix}…`, k.scope, day(k.createdAt), day(k.lastUsedAt), k.revokedAt ? `revoked ${day(k.revokedAt)}` : actionButton('Revoke', 'keys-status', async () => {
-          if (!confirm(`Revoke the key "${k.name}" (${k.prefix}…)? Assistants and scripts using it stop working at once.`)) return;
-          await api(`/api/v2/keys/${k.id}`, { method: 'DELETE' });
-          await loadKeys();
-        })]),
-      ),
-    );
+    $('keys')
+      .querySelector('tbody')
+      .replaceChildren(
+        ...mine.map((k) =>
+          row([
+            k.name,
+            `${k.prefix}…`,
+            k.scope,
+            day(k.createdAt),
+            day(k.lastUsedAt),
+            k.revokedAt
+              ? `revoked ${day(k.revokedAt)}`
+              : actionButton('Revoke', 'keys-status', async () => {
+                  if (!confirm(`Revoke the key "${k.name}" (${k.prefix}…)? Assistants and scripts using it stop working at once.`)) return;
+                  await api(`/api/v2/keys/${k.id}`, { method: 'DELETE' });
+                  await loadKeys();
+                }),
+          ]),
+        ),
+      );
   } catch (err) {
     $('keys').querySelector('tbody').replaceChildren();
     setStatus('keys-status', err.message, true);
@@ -35,4 +46,9 @@ $('key-create').addEventListener('submit', async (event) => {
     setStatus('keys-status', err.message, true);
   }
 });
-$('new-key-copy').replaceWith(Object.assign(copyButton(() => $('new-key-value').textContent), { id: 'new-key-copy' }));
+$('new-key-copy').replaceWith(
+  Object.assign(
+    copyButton(() => $('new-key-value').textContent),
+    { id: 'new-key-copy' },
+  ),
+);

@@ -33,13 +33,31 @@ export async function showLibrary(id) {
   $('library-description').textContent = view.description;
   const current = view.versions.find((v) => v.tag === 'current') ?? view.versions[0];
   const facts = [
-    ['Source', view.sourceUrl ?? view.sourceType], ['Type', view.sourceType], ['Owner', view.teamspace ?? '—'],
+    ['Source', view.sourceUrl ?? view.sourceType],
+    ['Type', view.sourceType],
+    ['Owner', view.teamspace ?? '—'],
     ['Visible to', view.visibility === 'instance' ? 'everyone' : `teamspace ${view.teamspace}${view.grants?.length ? ` + ${view.grants.join(', ')}` : ''}`],
-    ['Snippets', (current?.snippets ?? 0).toLocaleString()], ['Tokens', (current?.tokens ?? 0).toLocaleString()], ['Updated', day(view.updatedAt)],
-    ['License', view.license ?? '—'], ['Trust', [view.stars !== null && view.stars !== undefined ? `${view.stars} stars` : '', view.trustScore !== null && view.trustScore !== undefined ? `score ${view.trustScore}` : '', view.verified ? 'verified' : ''].filter(Boolean).join(', ') || '—'],
+    ['Snippets', (current?.snippets ?? 0).toLocaleString()],
+    ['Tokens', (current?.tokens ?? 0).toLocaleString()],
+    ['Updated', day(view.updatedAt)],
+    ['License', view.license ?? '—'],
+    [
+      'Trust',
+      [
+        view.stars !== null && view.stars !== undefined ? `${view.stars} stars` : '',
+        view.trustScore !== null && view.trustScore !== undefined ? `score ${view.trustScore}` : '',
+        view.verified ? 'verified' : '',
+      ]
+        .filter(Boolean)
+        .join(', ') || '—',
+    ],
   ];
   $('library-facts').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', k), el('dd', v)]));
-  fillRows('versions', view.versions.map((v) => row([v.tag || 'current', v.state, v.snippets.toLocaleString(), v.tokens.toLocaleString(), when(v.updatedAt)])), 'No version is indexed yet.');
+  fillRows(
+    'versions',
+    view.versions.map((v) => row([v.tag || 'current', v.state, v.snippets.toLocaleString(), v.tokens.toLocaleString(), when(v.updatedAt)])),
+    'No version is indexed yet.',
+  );
   if (view.grants) {
     $('visibility').value = view.visibility;
     $('grants').value = view.grants.join(', ');
@@ -89,7 +107,10 @@ $('ask').addEventListener('submit', async (event) => {
 $('library-access').addEventListener('submit', async (event) => {
   event.preventDefault();
   try {
-    const grants = $('grants').value.split(',').map((g) => g.trim()).filter(Boolean);
+    const grants = $('grants')
+      .value.split(',')
+      .map((g) => g.trim())
+      .filter(Boolean);
     const json = { visibility: $('visibility').value, grants, title: $('meta-title').value, description: $('meta-description').value };
     if (!$('schedule-field').hidden) json.schedule = $('meta-schedule').value.trim() || null;
     await api(path(shown), { method: 'PATCH', json });

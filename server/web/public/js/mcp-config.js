@@ -21,7 +21,11 @@ export function mcpConfigs(base, key) {
     ['Windsurf (~/.codeium/windsurf/mcp_config.json)', json({ mcpServers: { stacks: { serverUrl: url, headers } } })],
     [
       'Claude Desktop (claude_desktop_config.json; through mcp-remote, which needs Node.js and npm on this machine)',
-      json({ mcpServers: { stacks: { command: 'npx', args: ['-y', 'mcp-remote', url, '--header', 'Authorization:${STACKS_AUTH}', ...allowHttp], env: { STACKS_AUTH: auth } } } }),
+      json({
+        mcpServers: {
+          stacks: { command: 'npx', args: ['-y', 'mcp-remote', url, '--header', 'Authorization:${STACKS_AUTH}', ...allowHttp], env: { STACKS_AUTH: auth } },
+        },
+      }),
     ],
     ['Only on the Stacks server itself (stdio, in the installation, with its DATA_DIR)', `stacks mcp --api-key ${key}`],
   ];
@@ -34,8 +38,9 @@ export async function showMcpConfig(key) {
   const notice = $('mcp-notice');
   notice.hidden = !!settings.publicUrl;
   if (!settings.publicUrl) {
-    notice.textContent = `No public address is set, so these use this browser's address (${location.origin}), which other machines may not reach. ` +
-      'The instance\'s owner sets it in Admin → Public address, or the operator with STACKS_PUBLIC_URL.';
+    notice.textContent =
+      `No public address is set, so these use this browser's address (${location.origin}), which other machines may not reach. ` +
+      "The instance's owner sets it in Admin → Public address, or the operator with STACKS_PUBLIC_URL.";
   }
   $('mcp-config').replaceChildren(...mcpConfigs(base, key).map(([name, text]) => secretBox(name, text)));
 }

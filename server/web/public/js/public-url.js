@@ -9,7 +9,8 @@ export async function loadPublicUrl() {
   const state = $('public-url-state');
   if (s.source === 'env') state.textContent = `${s.publicUrl} (set by STACKS_PUBLIC_URL on the server, which wins over this setting).`;
   else if (s.source === 'console') state.textContent = `${s.publicUrl}: invitation links and MCP configurations use it.`;
-  else state.textContent = `Not set: links and MCP configurations use the address of the browser that makes them (now ${location.origin}). Set the address developers reach this instance at.`;
+  else
+    state.textContent = `Not set: links and MCP configurations use the address of the browser that makes them (now ${location.origin}). Set the address developers reach this instance at.`;
   state.className = s.publicUrl ? '' : 'error';
   $('public-url').value = s.consoleValue ?? '';
   $('public-url').disabled = s.source === 'env';
@@ -27,4 +28,3 @@ $('public-url-form').addEventListener('submit', async (event) => {
     setStatus('public-url-status', err.message, true);
   }
 });
-

@@ -35,14 +35,24 @@ export const libraryHref = (id) => `#/library${id.split('/').map(encodeURICompon
 function renderLibraries() {
   const filter = $('library-filter').value.trim().toLowerCase();
   const shown = libraries.filter((l) => !filter || `${l.id} ${l.title} ${l.source ?? ''} ${l.state ?? ''}`.toLowerCase().includes(filter));
-  fillRows('libraries', shown.map((l) => {
+  fillRows(
+    'libraries',
+    shown.map((l) => {
       const tr = el('tr');
       const link = el('a', l.id);
       link.href = libraryHref(l.id);
       const first = el('td');
       first.append(link);
       tr.append(first);
-      for (const v of [l.title, sourceOf(l.source), l.totalSnippets.toLocaleString(), l.totalTokens.toLocaleString(), l.versions.join(', ') || 'current', l.state]) tr.append(el('td', v));
+      for (const v of [
+        l.title,
+        sourceOf(l.source),
+        l.totalSnippets.toLocaleString(),
+        l.totalTokens.toLocaleString(),
+        l.versions.join(', ') || 'current',
+        l.state,
+      ])
+        tr.append(el('td', v));
       const updated = el('td', undefined, 'date');
       updated.append(when(l.lastUpdateDate));
       tr.append(updated);
@@ -50,7 +60,9 @@ function renderLibraries() {
         if (e.target !== link) location.hash = link.getAttribute('href');
       });
       return tr;
-    }), libraries.length ? 'No library matches the filter.' : 'No libraries yet. Add documentation on the Add page.');
+    }),
+    libraries.length ? 'No library matches the filter.' : 'No libraries yet. Add documentation on the Add page.',
+  );
   $('library-count').textContent = `${shown.length} of ${libraries.length}`;
 }
 

@@ -27,7 +27,9 @@ export function usageChart(title, daily) {
   const total = daily.reduce((n, d) => n + d.requests, 0);
   const fig = el('figure', undefined, 'chart');
   const busiest = daily.reduce((a, b) => (b.requests > (a?.requests ?? -1) ? b : a), null);
-  const summary = total ? `${total.toLocaleString()} request${total === 1 ? '' : 's'} in ${daily.length} days; busiest ${dayLabel(busiest.date)} (${busiest.requests.toLocaleString()})` : `no requests in ${daily.length} days`;
+  const summary = total
+    ? `${total.toLocaleString()} request${total === 1 ? '' : 's'} in ${daily.length} days; busiest ${dayLabel(busiest.date)} (${busiest.requests.toLocaleString()})`
+    : `no requests in ${daily.length} days`;
   fig.append(el('figcaption', `${title}: ${summary}`));
   if (total === 0) {
     fig.append(el('p', 'Nothing to chart yet: requests made with keys of this teamspace show here by day.', 'empty'));

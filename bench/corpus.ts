@@ -233,6 +233,17 @@ async function lockForBuild(dir: string, wanted: (m: Marker | null) => m is Mark
   }
 }
 
+/** A corpus already built as wanted: the ranking models it lacks are learned (learnMissingModels), then it is used. */
+async function reuseBuilt(dir: string, marker: Marker, embedder: Parameters<typeof learnMissingModels>[1], log: (m: string) => void): Promise<BenchCorpus> {
+  const store = Store.open(dir);
+  try {
+    await learnMissingModels(store, embedder, log);
+  } finally {
+    store.close();
+  }
+  return withSamples(marker, dir);
+}
+
 /**
  * Returns the cached benchmark corpus, building it first when the cache is missing, was built by
  * another generator version, with other sizes, or with another embedder. Building takes minutes;
@@ -251,15 +262,7 @@ export async function ensureBenchCorpus(opts: BenchCorpusOptions = {}): Promise<
   const wanted = (m: Marker | null): m is Marker =>
     !!m && m.generatorVersion === GENERATOR_VERSION && m.libraries.length === libraries && m.perLibrary === perLibrary && m.embedder === (embedder?.id ?? null);
   const existing = readMarker(dir);
-  if (wanted(existing)) {
-    const store = Store.open(dir);
-    try {
-      await learnMissingModels(store, embedder, log);
-    } finally {
-      store.close();
-    }
-    return withSamples(existing, dir);
-  }
+  if (wanted(existing)) return reuseBuilt(dir, existing, embedder, log);
 
   const built = await lockForBuild(dir, wanted, log);
   if (built) return withSamples(built, dir);
@@ -345,15 +348,7 @@ async function ensureModelShapedCorpus(opts: BenchCorpusOptions): Promise<BenchC
       m.vectors?.kind === 'projected' &&
       m.vectors.version === PROJECTION_VERSION;
     const existing = readMarker(dir);
-    if (wanted(existing)) {
-      const store = Store.open(dir);
-      try {
-        await learnMissingModels(store, model, log);
-      } finally {
-        store.close();
-      }
-      return withSamples(existing, dir);
-    }
+    if (wanted(existing)) return reuseBuilt(dir, existing, model, log);
 
     const base = await ensureBenchCorpus({ dir: opts.baseDir, libraries, perLibrary, log });
     if (path.resolve(base.dataDir) === path.resolve(dir)) throw new Error(`bench corpus: --vectors model needs its own dir, not the builtin corpus's (${dir})`);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { openSqlite } from '../../lib/sqlite.ts';
 import { openDb, type Db } from './db.ts';
+import type { SharedVectorChunks } from './vector-chunks.ts';
 import { LibraryStore } from './libraries.ts';
 import { SnippetStore } from './snippets.ts';
 import { VectorStore } from './vectors.ts';
@@ -58,10 +59,13 @@ export class Store {
   readonly invitations: InvitationStore;
   readonly settings: SettingsStore;
 
-  /** `vectorCacheBytes`: memory for the vectors of recently searched versions on this connection (vector-chunks.ts); default none. */
+  /**
+   * `vectorCacheBytes`: memory for the vectors of recently searched versions on this connection (vector-chunks.ts); default none.
+   * `sharedVectors`: a cache of complete versions' vectors shared with other connections (the retrieval workers).
+   */
   constructor(
     readonly db: Db,
-    options: { vectorCacheBytes?: number } = {},
+    options: { vectorCacheBytes?: number; sharedVectors?: SharedVectorChunks } = {},
   ) {
     this.libraries = new LibraryStore(db);
     this.snippets = new SnippetStore(db);

@@ -302,6 +302,9 @@ export class LibraryStore {
     // A docs version takes its source-code partition with it.
     const partition = this.version(versionId)?.dynamicVersionId ?? null;
     if (partition !== null && partition !== versionId) this.deleteVersion(partition, batch);
+    // Not complete any more, before the first batch commits: the shared vector cache keys on the
+    // marker (SearchStore.sharedKey) and must never see a partly deleted partition still marked.
+    this.stmt('UPDATE library_versions SET vectors_embedder = NULL WHERE id = ?').run(versionId);
     for (;;) {
       const done = this.db.transaction(() => {
         const ids = (this.stmt('SELECT id FROM snippets WHERE version_id = ? LIMIT ?').all(versionId, batch) as { id: number }[]).map((r) => r.id);

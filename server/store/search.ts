@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Db } from './db.ts';
 import { int8Unit } from '../../lib/vector/quantize.ts';
 import { Int8Nearest } from '../../lib/vector/int8-l2.ts';
-import { VectorChunkCache, type VectorChunk } from './vector-chunks.ts';
+import { VectorChunkCache, type SharedVectorChunks, type VectorChunk } from './vector-chunks.ts';
 
 type Statement = Database.Statement<unknown[], unknown>;
 
@@ -31,22 +31,34 @@ export interface VectorHit {
   distance: number;
 }
 
+interface VecStatements {
+  knn: Statement;
+  chunks: Statement | null;
+  /** The parts of a version's shared-cache key (sharedKey). */
+  key: Statement | null;
+}
+
 /** The read side of retrieval: read snapshots, vector candidates of one library version, pages. (BM25 candidates: server/store/terms.ts.) */
 export class SearchStore {
-  private vecStmts: { knn: Statement; chunks: Statement | null } | null = null;
+  private vecStmts: VecStatements | null = null;
   private readyStmt: Statement | null = null;
 
   private readonly pageStmt;
   private readonly sectionCodeStmt;
   private readonly stampStmt;
   private readonly chunkCache: VectorChunkCache;
+  private readonly shared: SharedVectorChunks | null;
 
-  /** `vectorCacheBytes`: memory for the vector chunks of recently searched versions (vector-chunks.ts). */
+  /**
+   * `vectorCacheBytes`: memory for the vector chunks of recently searched versions (vector-chunks.ts).
+   * `sharedVectors`: chunks shared with other connections, used for complete versions instead of that cache.
+   */
   constructor(
     private readonly db: Db,
-    options: { vectorCacheBytes?: number } = {},
+    options: { vectorCacheBytes?: number; sharedVectors?: SharedVectorChunks } = {},
   ) {
     this.chunkCache = new VectorChunkCache(options.vectorCacheBytes ?? 0);
+    this.shared = options.sharedVectors ?? null;
     // Changes with every commit that may have touched the vectors: another connection's, or this one's.
     this.stampStmt = db.prepare("SELECT (SELECT data_version FROM pragma_data_version) || ':' || total_changes() AS stamp").pluck();
     // Range over the (version_id, source_id) index: the page URL itself and every URL#anchor on it.
@@ -73,21 +85,26 @@ export class SearchStore {
     return this.db.transaction(fn).deferred();
   }
 
-  private vec(): { knn: Statement; chunks: Statement | null } | null {
+  private vec(): VecStatements | null {
     if (this.vecStmts) return this.vecStmts;
     if (this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'snippet_vec'").get() === undefined) return null;
     const knn = this.db.prepare('SELECT rowid AS id, distance FROM snippet_vec WHERE embedding MATCH vec_int8(?) AND k = ? AND version_id = ?');
     let chunks: Statement | null = null;
+    let key: Statement | null = null;
     try {
       // sqlite-vec 0.1.x's storage of a partitioned vec0 table: per chunk of up to `size` slots, a
       // validity bitmap, the rowids (int64) and the vectors (size x dims bytes for int8[dims]).
       chunks = this.db.prepare(
         'SELECT c.size, c.validity, c.rowids, v.vectors FROM snippet_vec_chunks c JOIN snippet_vec_vector_chunks00 v ON v.rowid = c.chunk_id WHERE c.partition00 = ? ORDER BY c.chunk_id',
       );
+      key = this.db.prepare(
+        `SELECT v.vectors_embedder AS marker, (SELECT schema_version FROM pragma_schema_version) AS schema,
+           (SELECT min(chunk_id) FROM snippet_vec_chunks WHERE partition00 = v.id) AS first FROM library_versions v WHERE v.id = ?`,
+      );
     } catch {
       // Another storage layout: sqlite-vec's own KNN only.
     }
-    this.vecStmts = { knn, chunks };
+    this.vecStmts = { knn, chunks, key };
     return this.vecStmts;
   }
 
@@ -125,18 +142,49 @@ export class SearchStore {
    * sqlite-vec version): the caller asks vec0. Public so a test can tell the scan ran.
    */
   scan(versionId: number, q: Buffer, k: number): VectorHit[] | null {
-    const chunks = this.vec()?.chunks;
+    const v = this.vec();
+    const chunks = v?.chunks;
     if (!chunks) return null;
+    const keyStmt = v.key;
     const dims = q.length;
-    const rows = this.chunkCache.get(versionId, this.stampStmt.get() as string, () => {
+    const load = (): VectorChunk[] | null => {
       const all = chunks.all(versionId) as VectorChunk[];
       const laidOut = all.every((r) => r.vectors.length === r.size * dims && r.rowids.length === r.size * 8 && r.validity.length * 8 >= r.size);
       return laidOut ? all : null;
+    };
+    // The key and the chunks it names must come from one snapshot, or a commit in between could file new vectors under an old key.
+    const rows = this.snapshot(() => {
+      const key = this.shared && keyStmt ? this.sharedKey(keyStmt, versionId, dims) : null;
+      if (!key || !this.shared) return this.chunkCache.get(versionId, this.stampStmt.get() as string, load);
+      const hit = this.shared.get(key);
+      if (hit) return hit;
+      const loaded = load();
+      return loaded ? this.shared.put(key, loaded) : null;
     });
     if (!rows) return null;
     const nearest = new Int8Nearest(new Int8Array(q.buffer, q.byteOffset, dims), k);
     for (const r of rows) nearest.add(r.vectors, r.size, r.validity);
     return nearest.best().map((n) => ({ id: Number(rows[n.block]!.rowids.readBigInt64LE(n.slot * 8)), distance: Math.sqrt(n.l2sq) }));
+  }
+
+  /**
+   * The key under which other connections may serve this version's chunks, null when they must not
+   * (the version's vectors are not complete, or it has none). Read in the caller's snapshot. Why it
+   * names one immutable partition:
+   * - `vectors_embedder` is set (VectorStore.markComplete) only on a served version none of whose
+   *   snippets lacks a vector; snippets are only added to versions being built, the re-embed job only
+   *   writes snippets without a vector, and LibraryStore.deleteVersion clears the marker before it
+   *   deletes any row. So while the marker is set the partition does not change.
+   * - Recreating the vector table (an embedder change) bumps the schema cookie (and clears the markers).
+   * - Version ids can be reused (library_versions.id is no AUTOINCREMENT), but a partition's chunk ids
+   *   come from the chunks table's AUTOINCREMENT sequence, never reused while the table lives: a new
+   *   partition under an old id has another first chunk.
+   * - The query's dimension, so a float table of another layout never matches.
+   */
+  private sharedKey(stmt: Statement, versionId: number, dims: number): string | null {
+    const r = stmt.get(versionId) as { marker: string | null; schema: number; first: number | null } | undefined;
+    if (!r || r.marker === null || r.first === null) return null;
+    return `${versionId}:${r.first}:${r.schema}:${dims}:${r.marker}`;
   }
 
   /** Ids of the snippets of one page (source URL without its #anchor) in a version, in page order. */

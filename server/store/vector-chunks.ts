@@ -7,6 +7,23 @@ export interface VectorChunk {
 }
 
 /**
+ * Vector chunks shared between connections (the retrieval workers: server/search/shared-vectors.ts),
+ * by a key that SearchStore reads inside its own read snapshot and that names one immutable
+ * partition (SearchStore.sharedKey says why): equal keys mean the same vectors, whichever
+ * connection loaded them, so no commit has to empty it.
+ */
+export interface SharedVectorChunks {
+  get(key: string): VectorChunk[] | undefined;
+  /** Keeps (and offers the other connections) chunks just loaded under key; returns the copies to scan. */
+  put(key: string, chunks: VectorChunk[]): VectorChunk[];
+}
+
+/** Bytes a version's chunks take in memory. */
+export function chunkBytes(chunks: VectorChunk[]): number {
+  return chunks.reduce((n, c) => n + c.vectors.length + c.rowids.length + c.validity.length, 0);
+}
+
+/**
  * The vector chunks of recently searched library versions, kept in memory for one connection.
  * Reading a version's chunks out of SQLite (about 0.5 MB of blobs per 5,000 snippets) was a third
  * of a search's time at 1M snippets. Any commit empties it: `stamp` must change whenever the
@@ -34,7 +51,7 @@ export class VectorChunkCache {
     }
     const chunks = load();
     if (!chunks) return null;
-    const bytes = chunks.reduce((n, c) => n + c.vectors.length + c.rowids.length + c.validity.length, 0);
+    const bytes = chunkBytes(chunks);
     if (bytes > this.budgetBytes) return chunks;
     for (const [id, old] of this.entries) {
       if (this.bytes + bytes <= this.budgetBytes) break;

@@ -2,10 +2,11 @@ import { Worker } from 'node:worker_threads';
 import type { AnswerOptions, VersionTarget } from './pipeline.ts';
 import type { PreparedQuery } from './query.ts';
 import type { Candidate } from './retrieve.ts';
-import type { RetrievalReply, WorkerJob } from './retrieval-worker.ts';
+import type { RetrievalReply, WorkerJob, WorkerVectorStats } from './retrieval-worker.ts';
+import { SharedVectorBudget, type VectorControl } from './shared-vectors.ts';
 import type { VersionProbe } from '../store/search-probe.ts';
 
-type Reply = Candidate[] | Candidate[][] | VersionProbe[] | 'stale';
+type Reply = Candidate[] | Candidate[][] | VersionProbe[] | WorkerVectorStats | 'stale';
 
 interface Pending {
   resolve: (r: Reply) => void;
@@ -20,30 +21,43 @@ interface Pending {
 /** The worker's entry: the tsx shim beside the TypeScript source, or the compiled module in dist/. */
 const WORKER_ENTRY = new URL(import.meta.url.endsWith('.ts') ? './retrieval-worker.mjs' : './retrieval-worker.js', import.meta.url);
 
+interface PoolWorker {
+  worker: Worker;
+  pending: Map<number, Pending>;
+}
+
 export class RetrievalPool {
-  private readonly workers: { worker: Worker; pending: Map<number, Pending> }[] = [];
+  private readonly workers: PoolWorker[] = [];
   private nextId = 1;
   private closed = false;
+  /** One budget for the vectors of complete versions, held once for all workers (shared-vectors.ts). */
+  private readonly sharedVectors: SharedVectorBudget<PoolWorker> | null;
 
   /**
-   * `vectorCacheBytes`: each worker's memory for the vectors of recently searched versions.
+   * `vectorCacheBytes`: memory per worker for the vectors of recently searched versions; the workers
+   * hold those of complete versions once, in a shared cache of `vectorCacheBytes` x `size`.
    * `onWorkerLost` hears why a worker left the pool (its requests then run in the request thread).
    */
   constructor(dbFile: string, size: number, vectorCacheBytes: number, onWorkerLost: (err: Error) => void = () => {}) {
+    const shareVectors = vectorCacheBytes > 0 && size > 0;
+    this.sharedVectors = shareVectors ? new SharedVectorBudget<PoolWorker>(vectorCacheBytes * size) : null;
     for (let i = 0; i < size; i++) {
       // A small young generation: the KNN scan reads ~0.5 MB of vector blobs per library into Buffers
       // that only a scavenge frees, and with the default size they piled up to ~80 MB more RSS.
-      const worker = new Worker(WORKER_ENTRY, { workerData: { dbFile, vectorCacheBytes }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+      const worker = new Worker(WORKER_ENTRY, { workerData: { dbFile, vectorCacheBytes, shareVectors }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
       const pending = new Map<number, Pending>();
+      const entry: PoolWorker = { worker, pending };
       worker.on('message', (r: RetrievalReply) => {
+        if (r.vectors && this.sharedVectors) {
+          for (const { to, control } of this.sharedVectors.report(entry, this.workers, r.vectors)) to.worker.postMessage(control satisfies VectorControl);
+        }
         const p = pending.get(r.id);
         if (!p) return;
         pending.delete(r.id);
         if (pending.size === 0) worker.unref();
         if ('error' in r) p.reject(new Error(r.error));
-        else p.resolve('stale' in r ? 'stale' : 'lists' in r ? r.lists : 'probes' in r ? r.probes : r.items);
+        else p.resolve('stale' in r ? 'stale' : 'lists' in r ? r.lists : 'probes' in r ? r.probes : 'stats' in r ? r.stats : r.items);
       });
-      const entry = { worker, pending };
       const fail = (err: Error) => {
         // A dead worker leaves the pool; its requests fail over to the request thread.
         const i = this.workers.indexOf(entry);
@@ -90,9 +104,19 @@ export class RetrievalPool {
     return this.send({ kind: 'probe', id: 0, match, limit }) as Promise<VersionProbe[]>;
   }
 
-  private send(job: WorkerJob): Promise<Reply> {
+  /** Each worker's shared-vector figures, in worker order (tests). */
+  vectorStats(): Promise<WorkerVectorStats[]> {
+    return Promise.all(this.workers.map((w) => this.send({ kind: 'stats', id: 0 }, w) as Promise<WorkerVectorStats>));
+  }
+
+  /** Bytes of the vectors the workers share. */
+  get sharedVectorBytes(): number {
+    return this.sharedVectors?.heldBytes ?? 0;
+  }
+
+  private send(job: WorkerJob, to?: PoolWorker): Promise<Reply> {
     if (this.closed || this.workers.length === 0) return Promise.reject(new Error('retrieval pool is closed or has no live worker'));
-    const w = this.workers.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
+    const w = to ?? this.workers.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       if (w.pending.size === 0) w.worker.ref();

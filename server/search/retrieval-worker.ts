@@ -6,6 +6,7 @@ import type { PreparedQuery } from './query.ts';
 import type { Candidate } from './retrieve.ts';
 import { TUNING } from './tuning.ts';
 import type { VersionProbe } from '../store/search-probe.ts';
+import { WorkerSharedVectors, type SharedVectorReport, type VectorControl } from './shared-vectors.ts';
 
 /** One /api/v2/context answer for a worker: a version resolved by the request thread and a prepared (embedded) question. */
 export interface RetrievalJob {
@@ -32,19 +33,36 @@ export interface ProbeJob {
   limit: number;
 }
 
-export type WorkerJob = RetrievalJob | SearchJob | ProbeJob;
+/** Asks a worker how many versions it read out of SQLite for the shared vector cache (tests). */
+export interface StatsJob {
+  kind: 'stats';
+  id: number;
+}
+
+export type WorkerJob = RetrievalJob | SearchJob | ProbeJob | StatsJob;
 
 /** stale: a version was swapped out after the request thread resolved it; resolve again. */
-export type RetrievalReply =
+export type RetrievalReply = (
   | { id: number; items: Candidate[] }
   | { id: number; lists: Candidate[][] }
   | { id: number; probes: VersionProbe[] }
+  | { id: number; stats: WorkerVectorStats }
   | { id: number; stale: true }
-  | { id: number; error: string };
+  | { id: number; error: string }
+) & { vectors?: SharedVectorReport };
 
-// Each worker reads through its own read-only connection to the same database file.
-const { dbFile, vectorCacheBytes } = workerData as { dbFile: string; vectorCacheBytes: number };
-const store = new Store(openDb(dbFile, { readonly: true }), { vectorCacheBytes });
+export interface WorkerVectorStats {
+  /** Versions read out of SQLite into the shared cache. */
+  sharedLoads: number;
+  /** Bytes of shared chunks this worker can scan. */
+  sharedBytes: number;
+}
+
+// Each worker reads through its own read-only connection to the same database file; the chunks of
+// complete versions are shared with the other workers through the pool (shared-vectors.ts).
+const { dbFile, vectorCacheBytes, shareVectors } = workerData as { dbFile: string; vectorCacheBytes: number; shareVectors: boolean };
+const shared = shareVectors ? new WorkerSharedVectors() : null;
+const store = new Store(openDb(dbFile, { readonly: true }), { vectorCacheBytes, ...(shared ? { sharedVectors: shared } : {}) });
 
 /** Inside the snapshot: the version must still be the one served, or the answer would come from a retired version. */
 function served(versionId: number): boolean {
@@ -57,7 +75,15 @@ function searchLists(job: SearchJob): Candidate[][] {
   return job.targets.map((t) => versionCandidates(store, job.query, t, limits));
 }
 
-parentPort!.on('message', (job: WorkerJob) => {
+parentPort!.on('message', (job: WorkerJob | VectorControl) => {
+  if (job.kind === 'vectors') {
+    shared?.apply(job);
+    return;
+  }
+  if (job.kind === 'stats') {
+    parentPort!.postMessage({ id: job.id, stats: { sharedLoads: shared?.loads ?? 0, sharedBytes: shared?.heldBytes ?? 0 } } satisfies RetrievalReply);
+    return;
+  }
   let reply: RetrievalReply;
   try {
     reply = store.search.snapshot((): RetrievalReply => {
@@ -72,5 +98,6 @@ parentPort!.on('message', (job: WorkerJob) => {
   } catch (err) {
     reply = { id: job.id, error: (err as Error).message };
   }
-  parentPort!.postMessage(reply);
+  const vectors = shared?.report();
+  parentPort!.postMessage(vectors ? { ...reply, vectors } : reply);
 });

@@ -1,0 +1,140 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openDb, type Db } from '../server/store/db.ts';
+import { Store } from '../server/store/index.ts';
+import { pack, unpack, SharedVectorBudget, WorkerSharedVectors } from '../server/search/shared-vectors.ts';
+import { rng } from './helpers/rng.ts';
+
+/**
+ * Two connections sharing one vector cache (as the retrieval workers do through the pool): a
+ * complete version is read out of SQLite once, and a version that changed (re-embedded, deleted,
+ * replaced by a new version under the same id) is never scanned from the shared copy.
+ */
+
+const DIMS = 16;
+
+function vector(r: () => number): Float32Array {
+  return Float32Array.from({ length: DIMS }, () => r() - 0.5);
+}
+
+/** A served version of n snippets with vectors, marked complete unless `complete` is false. */
+function makeVersion(store: Store, db: Db, r: () => number, n: number, complete = true): number {
+  const now = new Date().toISOString();
+  db.prepare("INSERT OR IGNORE INTO libraries (id, title, source_type, created_at, updated_at) VALUES ('/t/lib', 't', 'bundle', ?, ?)").run(now, now);
+  const versionId = store.libraries.createVersion('/t/lib', `v${Math.floor(r() * 1e9)}`, null, now);
+  const ins = db.prepare("INSERT INTO snippets (version_id, kind, source_id, tokens, content_hash, position) VALUES (?, 'info', ?, 1, 'h', ?)");
+  const ids = db.transaction(() => Array.from({ length: n }, (_, i) => Number(ins.run(versionId, `u${i}`, i).lastInsertRowid)))();
+  store.vectors.upsertBatch(ids.map((id) => ({ id, versionId, vector: vector(r) })));
+  db.prepare("UPDATE library_versions SET state = 'ready' WHERE id = ?").run(versionId);
+  if (complete) assert.ok(store.vectors.markComplete(versionId));
+  return versionId;
+}
+
+test('two connections share a complete version once and never scan a changed one from the shared copy', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-shared-vec-'));
+  const file = path.join(dir, 'stacks.db');
+  const db = openDb(file);
+  const readers: Store[] = [];
+  try {
+    // The writer has no cache: its KNN always reads SQLite, the reference answer.
+    const writer = new Store(db);
+    writer.vectors.ensure('e1', DIMS);
+    const r = rng(11);
+    const complete = makeVersion(writer, db, r, 1500);
+    const incomplete = makeVersion(writer, db, r, 700, false);
+    const shared = new WorkerSharedVectors();
+    for (let i = 0; i < 2; i++) readers.push(new Store(openDb(file, { readonly: true }), { vectorCacheBytes: 1 << 20, sharedVectors: shared }));
+    const [a, b] = readers as [Store, Store];
+    const query = vector(r);
+    const ids = (s: Store, v: number) => s.search.knn(v, query, 8).map((h) => h.id);
+
+    const expected = ids(writer, complete);
+    assert.equal(expected.length, 8);
+    assert.deepEqual(ids(a, complete), expected);
+    assert.deepEqual(ids(b, complete), expected);
+    assert.equal(shared.loads, 1, 'the second connection scanned the copy the first one loaded');
+    assert.ok(shared.heldBytes > 1500 * DIMS);
+
+    // Not complete: each connection's own cache, emptied on commits, as before.
+    assert.deepEqual(ids(b, incomplete), ids(writer, incomplete));
+    assert.equal(shared.loads, 1, 'an incomplete version is not shared');
+
+    // Re-embedded for another embedder: the table is recreated and filled again in the same order,
+    // so the version has the same id, marker and first chunk id; only the schema cookie differs.
+    writer.vectors.ensure('e2', DIMS);
+    writer.vectors.ensure('e1', DIMS);
+    const snippetIds = db.prepare('SELECT id FROM snippets WHERE version_id = ? ORDER BY id').pluck().all(complete) as number[];
+    writer.vectors.upsertBatch(snippetIds.map((id) => ({ id, versionId: complete, vector: vector(r) })));
+    assert.ok(writer.vectors.markComplete(complete));
+    const reembedded = ids(writer, complete);
+    assert.notDeepEqual(reembedded, expected);
+    assert.deepEqual(ids(b, complete), reembedded, 'a re-embedded version was scanned from the shared copy');
+    assert.deepEqual(ids(a, complete), reembedded);
+    assert.equal(shared.loads, 2);
+
+    // Deleted (its marker is cleared before any row goes), then a new version under the same id.
+    const last = makeVersion(writer, db, r, 1500);
+    const before = ids(writer, last);
+    assert.deepEqual(ids(a, last), before);
+    assert.equal(shared.loads, 3);
+    writer.libraries.deleteVersion(last, 100);
+    assert.deepEqual(ids(b, last), [], 'a deleted version was scanned from the shared copy');
+    const replaced = makeVersion(writer, db, r, 1500);
+    assert.equal(replaced, last, 'the new version reuses the id (the case the key must tell apart)');
+    const fresh = ids(writer, replaced);
+    assert.notDeepEqual(fresh, before);
+    assert.deepEqual(ids(b, replaced), fresh, 'a replaced version was scanned from the shared copy');
+    assert.deepEqual(ids(a, replaced), fresh);
+    assert.equal(shared.loads, 4);
+  } finally {
+    for (const s of readers) s.close();
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('packed chunks round-trip, and the shared budget keeps the most recently scanned within its bytes', () => {
+  const chunk = (n: number, fill: number) => ({
+    size: n,
+    validity: Buffer.alloc(Math.ceil(n / 8), 0xff),
+    rowids: Buffer.alloc(n * 8, fill),
+    vectors: Buffer.alloc(n * DIMS, fill),
+  });
+  const chunks = [chunk(16, 1), chunk(9, 2)];
+  const packed = pack('k', chunks);
+  assert.ok(packed.buffer instanceof SharedArrayBuffer);
+  assert.deepEqual(
+    unpack(packed).map((c) => ({ ...c, validity: Buffer.from(c.validity), rowids: Buffer.from(c.rowids), vectors: Buffer.from(c.vectors) })),
+    chunks,
+  );
+
+  const bytes = packed.buffer.byteLength;
+  const budget = new SharedVectorBudget<string>(bytes * 2);
+  const workers = ['w0', 'w1'];
+  const p = (key: string) => pack(key, chunks);
+  // w0 loads k1: w1 is offered it.
+  assert.deepEqual(
+    budget.report('w0', workers, { touched: [], shared: [p('k1')] }).map((m) => [m.to, m.control.adopt?.key, m.control.drop]),
+    [['w1', 'k1', undefined]],
+  );
+  // w1 loaded k1 at the same time: told to scan w0's copy.
+  const dup = budget.report('w1', workers, { touched: [], shared: [p('k1')] });
+  assert.equal(dup.length, 1);
+  assert.equal(dup[0]!.to, 'w1');
+  assert.equal(dup[0]!.control.adopt?.buffer.byteLength, bytes);
+  budget.report('w1', workers, { touched: [], shared: [p('k2')] });
+  // k1 scanned since: k2 leaves when k3 comes, on both workers.
+  budget.report('w0', workers, { touched: ['k1'], shared: [] });
+  const third = budget.report('w0', workers, { touched: [], shared: [p('k3')] });
+  assert.deepEqual(
+    third.filter((m) => m.control.drop).map((m) => [m.to, m.control.drop]),
+    [
+      ['w0', ['k2']],
+      ['w1', ['k2']],
+    ],
+  );
+  assert.equal(budget.heldBytes, bytes * 2);
+});

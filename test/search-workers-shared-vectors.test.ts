@@ -41,7 +41,12 @@ test('the second worker scans the vectors the first one loaded, and a replaced v
   // An idle pool sends a job to its first worker: it reads the version's vectors out of SQLite.
   const first = await search(q);
   assert.deepEqual(await loads(pool), [1, 0]);
-  const stats = await pool.vectorStats();
+  // The chunks go to the second worker over their own port, which no job waits for.
+  let stats = await pool.vectorStats();
+  for (let i = 0; i < 50 && stats[1]!.sharedBytes === 0; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    stats = await pool.vectorStats();
+  }
   assert.ok(stats[1]!.sharedBytes > 0, 'the second worker was handed the chunks');
   assert.equal(stats[1]!.sharedBytes, stats[0]!.sharedBytes);
   assert.equal(pool.sharedVectorBytes, stats[0]!.sharedBytes, 'held once in the budget');

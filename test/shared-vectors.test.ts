@@ -45,7 +45,7 @@ test('two connections share a complete version once and never scan a changed one
     const r = rng(11);
     const complete = makeVersion(writer, db, r, 1500);
     const incomplete = makeVersion(writer, db, r, 700, false);
-    const shared = new WorkerSharedVectors();
+    const shared = new WorkerSharedVectors(new Map(), 1 << 30);
     for (let i = 0; i < 2; i++) readers.push(new Store(openDb(file, { readonly: true }), { vectorCacheBytes: 1 << 20, sharedVectors: shared }));
     const [a, b] = readers as [Store, Store];
     const query = vector(r);
@@ -112,29 +112,33 @@ test('packed chunks round-trip, and the shared budget keeps the most recently sc
   );
 
   const bytes = packed.buffer.byteLength;
-  const budget = new SharedVectorBudget<string>(bytes * 2);
-  const workers = ['w0', 'w1'];
-  const p = (key: string) => pack(key, chunks);
-  // w0 loads k1: w1 is offered it.
-  assert.deepEqual(
-    budget.report('w0', workers, { touched: [], shared: [p('k1')] }).map((m) => [m.to, m.control.adopt?.key, m.control.drop]),
-    [['w1', 'k1', undefined]],
-  );
-  // w1 loaded k1 at the same time: told to scan w0's copy.
-  const dup = budget.report('w1', workers, { touched: [], shared: [p('k1')] });
-  assert.equal(dup.length, 1);
-  assert.equal(dup[0]!.to, 'w1');
-  assert.equal(dup[0]!.control.adopt?.buffer.byteLength, bytes);
-  budget.report('w1', workers, { touched: [], shared: [p('k2')] });
-  // k1 scanned since: k2 leaves when k3 comes, on both workers.
-  budget.report('w0', workers, { touched: ['k1'], shared: [] });
-  const third = budget.report('w0', workers, { touched: [], shared: [p('k3')] });
-  assert.deepEqual(
-    third.filter((m) => m.control.drop).map((m) => [m.to, m.control.drop]),
-    [
-      ['w0', ['k2']],
-      ['w1', ['k2']],
-    ],
-  );
+  const budget = new SharedVectorBudget(bytes * 2);
+  const workers = [0, 1];
+  const loaded = (key: string) => ({ touched: [], loaded: [{ key, bytes }] });
+  const said = (out: ReturnType<SharedVectorBudget['report']>) => out.map((m) => [m.to, m.control.send ?? null, m.control.drop ?? null]);
+  // Worker 0 loads k1: it sends its copy to worker 1.
+  assert.deepEqual(said(budget.report(0, workers, loaded('k1'))), [[0, { key: 'k1', to: [1] }, null]]);
+  // Worker 1 had loaded k1 at the same time: worker 0 sends it the kept copy.
+  assert.deepEqual(said(budget.report(1, workers, loaded('k1'))), [[0, { key: 'k1', to: [1] }, null]]);
+  budget.report(1, workers, loaded('k2'));
   assert.equal(budget.heldBytes, bytes * 2);
+  // k1 scanned since: k2 leaves both workers when k3 comes.
+  budget.report(0, workers, { touched: ['k1'], loaded: [] });
+  assert.deepEqual(said(budget.report(0, workers, loaded('k3'))), [
+    [0, null, ['k2']],
+    [1, null, ['k2']],
+    [0, { key: 'k3', to: [1] }, null],
+  ]);
+  assert.equal(budget.heldBytes, bytes * 2);
+  // Larger than the whole budget: its loader lets it go.
+  assert.deepEqual(said(budget.report(1, workers, { touched: [], loaded: [{ key: 'big', bytes: bytes * 3 }] })), [[1, null, ['big']]]);
+
+  // A worker keeps within the budget too, whatever arrives (the least recently scanned leave first).
+  const w = new WorkerSharedVectors(new Map(), bytes * 2);
+  for (const key of ['a', 'b']) w.put(key, chunks);
+  assert.ok(w.get('a'));
+  w.put('c', chunks);
+  assert.equal(w.heldBytes, bytes * 2);
+  assert.equal(w.get('b'), undefined);
+  assert.ok(w.get('a') && w.get('c'));
 });

@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { AnswerOptions, VersionTarget } from './pipeline.ts';
 import type { PreparedQuery } from './query.ts';
 import type { Candidate } from './retrieve.ts';
@@ -22,6 +22,8 @@ interface Pending {
 const WORKER_ENTRY = new URL(import.meta.url.endsWith('.ts') ? './retrieval-worker.mjs' : './retrieval-worker.js', import.meta.url);
 
 interface PoolWorker {
+  /** Its number in the pool (the shared vector cache names workers by it). */
+  index: number;
   worker: Worker;
   pending: Map<number, Pending>;
 }
@@ -31,7 +33,7 @@ export class RetrievalPool {
   private nextId = 1;
   private closed = false;
   /** One budget for the vectors of complete versions, held once for all workers (shared-vectors.ts). */
-  private readonly sharedVectors: SharedVectorBudget<PoolWorker> | null;
+  private readonly sharedVectors: SharedVectorBudget | null;
 
   /**
    * `vectorCacheBytes`: memory per worker for the vectors of recently searched versions; the workers
@@ -39,17 +41,34 @@ export class RetrievalPool {
    * `onWorkerLost` hears why a worker left the pool (its requests then run in the request thread).
    */
   constructor(dbFile: string, size: number, vectorCacheBytes: number, onWorkerLost: (err: Error) => void = () => {}) {
-    const shareVectors = vectorCacheBytes > 0 && size > 0;
-    this.sharedVectors = shareVectors ? new SharedVectorBudget<PoolWorker>(vectorCacheBytes * size) : null;
+    const budgetBytes = vectorCacheBytes * size;
+    this.sharedVectors = budgetBytes > 0 ? new SharedVectorBudget(budgetBytes) : null;
+    // A port between each two workers: the shared chunks go from worker to worker (shared-vectors.ts says why not through this thread).
+    const peers = Array.from({ length: size }, () => new Map<number, MessagePort>());
     for (let i = 0; i < size; i++) {
+      for (let j = i + 1; j < size; j++) {
+        const { port1, port2 } = new MessageChannel();
+        peers[i]!.set(j, port1);
+        peers[j]!.set(i, port2);
+      }
+    }
+    for (let i = 0; i < size; i++) {
+      const sharedVectors = this.sharedVectors ? { budgetBytes, peers: peers[i]! } : null;
       // A small young generation: the KNN scan reads ~0.5 MB of vector blobs per library into Buffers
       // that only a scavenge frees, and with the default size they piled up to ~80 MB more RSS.
-      const worker = new Worker(WORKER_ENTRY, { workerData: { dbFile, vectorCacheBytes, shareVectors }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+      const worker = new Worker(WORKER_ENTRY, {
+        workerData: { dbFile, vectorCacheBytes, sharedVectors },
+        transferList: [...peers[i]!.values()],
+        resourceLimits: { maxYoungGenerationSizeMb: 8 },
+      });
       const pending = new Map<number, Pending>();
-      const entry: PoolWorker = { worker, pending };
+      const entry: PoolWorker = { index: i, worker, pending };
       worker.on('message', (r: RetrievalReply) => {
         if (r.vectors && this.sharedVectors) {
-          for (const { to, control } of this.sharedVectors.report(entry, this.workers, r.vectors)) to.worker.postMessage(control satisfies VectorControl);
+          const live = this.workers.map((w) => w.index);
+          for (const { to, control } of this.sharedVectors.report(i, live, r.vectors)) {
+            this.workers.find((w) => w.index === to)?.worker.postMessage(control satisfies VectorControl);
+          }
         }
         const p = pending.get(r.id);
         if (!p) return;

@@ -1,4 +1,4 @@
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { Store } from '../store/index.ts';
 import { openDb } from '../store/db.ts';
 import { answerForVersion, candidateLimits, versionCandidates, type AnswerOptions, type VersionTarget } from './pipeline.ts';
@@ -60,8 +60,13 @@ export interface WorkerVectorStats {
 
 // Each worker reads through its own read-only connection to the same database file; the chunks of
 // complete versions are shared with the other workers through the pool (shared-vectors.ts).
-const { dbFile, vectorCacheBytes, shareVectors } = workerData as { dbFile: string; vectorCacheBytes: number; shareVectors: boolean };
-const shared = shareVectors ? new WorkerSharedVectors() : null;
+const { dbFile, vectorCacheBytes, sharedVectors } = workerData as {
+  dbFile: string;
+  vectorCacheBytes: number;
+  /** The pool's budget for the shared chunks and a port to each other worker, by number; absent when the cache is off. */
+  sharedVectors: { budgetBytes: number; peers: Map<number, MessagePort> } | null;
+};
+const shared = sharedVectors ? new WorkerSharedVectors(sharedVectors.peers, sharedVectors.budgetBytes) : null;
 const store = new Store(openDb(dbFile, { readonly: true }), { vectorCacheBytes, ...(shared ? { sharedVectors: shared } : {}) });
 
 /** Inside the snapshot: the version must still be the one served, or the answer would come from a retired version. */

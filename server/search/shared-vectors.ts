@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads';
 import { chunkBytes, type SharedVectorChunks, type VectorChunk } from '../store/vector-chunks.ts';
 
 /**
@@ -12,16 +13,19 @@ export interface PackedChunks {
   layout: number[];
 }
 
-/** What a worker tells the pool with each reply: the shared keys it scanned, and the versions it loaded and packed. */
+/**
+ * What a worker tells the pool with each reply: the shared keys it scanned, and the versions it
+ * loaded and packed (only their keys and sizes: the chunks themselves go from worker to worker).
+ */
 export interface SharedVectorReport {
   touched: string[];
-  shared: PackedChunks[];
+  loaded: { key: string; bytes: number }[];
 }
 
-/** The pool's word to a worker: scan these chunks too (or instead of its own copy of them), or let those go. */
+/** The pool's word to a worker: send the chunks of a key to these workers, or let those keys go. */
 export interface VectorControl {
   kind: 'vectors';
-  adopt?: PackedChunks;
+  send?: { key: string; to: number[] };
   drop?: string[];
 }
 
@@ -58,66 +62,104 @@ export function unpack(p: PackedChunks): VectorChunk[] {
 
 /**
  * A worker's side of the shared vector cache: what the pool let it keep, plus what it loaded since
- * its last reply (reported with that reply). The pool decides what stays (SharedVectorBudget).
+ * its last reply (reported with that reply). The pool decides what stays (SharedVectorBudget). The
+ * chunks travel between workers over their own MessagePorts, never through the request thread:
+ * a thread that only receives SharedArrayBuffers never collects them, since only allocating new
+ * ones prompts V8 to collect, so memory the budget had let go stayed held (2.9 GB RSS at 1M).
  */
 export class WorkerSharedVectors implements SharedVectorChunks {
-  private readonly entries = new Map<string, VectorChunk[]>();
+  private readonly entries = new Map<string, { packed: PackedChunks; chunks: VectorChunk[] }>();
   private touched = new Set<string>();
-  private fresh: PackedChunks[] = [];
+  private loaded: { key: string; bytes: number }[] = [];
+  private bytes = 0;
   /** Versions this worker read out of SQLite for the shared cache (what the tests check). */
   loads = 0;
 
+  /**
+   * `peers`: a port to each other worker, by its number in the pool. `budgetBytes`: the pool's
+   * budget, enforced here too, since chunks sent over a port can arrive after the pool's word to
+   * drop them (another channel): such a straggler is still right (its key names immutable vectors),
+   * and this bound keeps it from staying beyond the budget.
+   */
+  constructor(
+    private readonly peers: ReadonlyMap<number, MessagePort>,
+    private readonly budgetBytes: number,
+  ) {
+    for (const port of peers.values()) port.on('message', (p: PackedChunks) => this.keep(p, unpack(p)));
+  }
+
   get(key: string): VectorChunk[] | undefined {
     const hit = this.entries.get(key);
-    if (hit) this.touched.add(key);
-    return hit;
+    if (!hit) return undefined;
+    this.touched.add(key);
+    this.entries.delete(key);
+    this.entries.set(key, hit);
+    return hit.chunks;
   }
 
   put(key: string, chunks: VectorChunk[]): VectorChunk[] {
     this.loads++;
     const packed = pack(key, chunks);
     const views = unpack(packed);
-    this.entries.set(key, views);
-    this.fresh.push(packed);
+    this.keep(packed, views);
+    this.loaded.push({ key, bytes: packed.buffer.byteLength });
     return views;
   }
 
   apply(control: VectorControl): void {
-    if (control.adopt) this.entries.set(control.adopt.key, unpack(control.adopt));
-    for (const key of control.drop ?? []) this.entries.delete(key);
+    const send = control.send && this.entries.get(control.send.key);
+    if (send && control.send) for (const to of control.send.to) this.peers.get(to)?.postMessage(send.packed);
+    for (const key of control.drop ?? []) this.remove(key);
+  }
+
+  private keep(packed: PackedChunks, chunks: VectorChunk[]): void {
+    this.remove(packed.key);
+    for (const [old] of this.entries) {
+      if (this.bytes + packed.buffer.byteLength <= this.budgetBytes) break;
+      this.remove(old);
+    }
+    this.entries.set(packed.key, { packed, chunks });
+    this.bytes += packed.buffer.byteLength;
+  }
+
+  private remove(key: string): void {
+    const e = this.entries.get(key);
+    if (!e) return;
+    this.entries.delete(key);
+    this.bytes -= e.packed.buffer.byteLength;
   }
 
   /** What to tell the pool with the next reply; undefined when nothing happened. */
   report(): SharedVectorReport | undefined {
-    if (this.touched.size === 0 && this.fresh.length === 0) return undefined;
-    const r = { touched: [...this.touched], shared: this.fresh };
+    if (this.touched.size === 0 && this.loaded.length === 0) return undefined;
+    const r = { touched: [...this.touched], loaded: this.loaded };
     this.touched = new Set();
-    this.fresh = [];
+    this.loaded = [];
     return r;
   }
 
   /** Bytes of the chunks this worker can scan without reading SQLite. */
   get heldBytes(): number {
-    let n = 0;
-    for (const chunks of this.entries.values()) n += chunkBytes(chunks);
-    return n;
+    return this.bytes;
   }
 }
 
 /**
- * The pool's side: one budget for the shared chunks of all workers, least recently scanned out
- * first. A worker's newly loaded version is offered to the others; when two load the same version at
- * once, the first copy reported is kept and the other worker told to scan it instead of its own.
+ * The pool's side: one budget for the shared chunks of all workers (by their numbers), least
+ * recently scanned out first. A worker's newly loaded version is sent to the others; when two load
+ * the same version at once, the first one reported is kept and its holder sends it to the other,
+ * whose own copy it replaces.
  */
-export class SharedVectorBudget<W> {
-  private readonly entries = new Map<string, PackedChunks>();
+export class SharedVectorBudget {
+  /** Key -> the worker that loaded it and its bytes, in recency order. */
+  private readonly entries = new Map<string, { holder: number; bytes: number }>();
   private bytes = 0;
 
   constructor(private readonly budgetBytes: number) {}
 
-  /** Takes a worker's report; returns what to send to which worker. */
-  report(from: W, all: readonly W[], r: SharedVectorReport): { to: W; control: VectorControl }[] {
-    const out: { to: W; control: VectorControl }[] = [];
+  /** Takes worker `from`'s report (`all`: the live workers); returns what to tell which worker. */
+  report(from: number, all: readonly number[], r: SharedVectorReport): { to: number; control: VectorControl }[] {
+    const out: { to: number; control: VectorControl }[] = [];
     for (const key of r.touched) {
       const e = this.entries.get(key);
       if (!e) continue;
@@ -125,31 +167,37 @@ export class SharedVectorBudget<W> {
       this.entries.delete(key);
       this.entries.set(key, e);
     }
-    for (const p of r.shared) {
-      const kept = this.entries.get(p.key);
-      if (kept) {
-        out.push({ to: from, control: { kind: 'vectors', adopt: kept } });
+    for (const { key, bytes } of r.loaded) {
+      const kept = this.entries.get(key);
+      if (kept && kept.holder !== from && all.includes(kept.holder)) {
+        out.push({ to: kept.holder, control: { kind: 'vectors', send: { key, to: [from] } } });
         continue;
       }
-      if (p.buffer.byteLength > this.budgetBytes) {
-        out.push({ to: from, control: { kind: 'vectors', drop: [p.key] } });
+      if (kept) this.remove(key);
+      if (bytes > this.budgetBytes) {
+        out.push({ to: from, control: { kind: 'vectors', drop: [key] } });
         continue;
       }
       const evicted: string[] = [];
-      for (const [key, old] of this.entries) {
-        if (this.bytes + p.buffer.byteLength <= this.budgetBytes) break;
-        this.entries.delete(key);
-        this.bytes -= old.buffer.byteLength;
-        evicted.push(key);
+      for (const [old] of this.entries) {
+        if (this.bytes + bytes <= this.budgetBytes) break;
+        this.remove(old);
+        evicted.push(old);
       }
-      this.entries.set(p.key, p);
-      this.bytes += p.buffer.byteLength;
-      for (const w of all) {
-        if (evicted.length > 0) out.push({ to: w, control: { kind: 'vectors', drop: evicted } });
-        if (w !== from) out.push({ to: w, control: { kind: 'vectors', adopt: p } });
-      }
+      this.entries.set(key, { holder: from, bytes });
+      this.bytes += bytes;
+      if (evicted.length > 0) for (const w of all) out.push({ to: w, control: { kind: 'vectors', drop: evicted } });
+      const others = all.filter((w) => w !== from);
+      if (others.length > 0) out.push({ to: from, control: { kind: 'vectors', send: { key, to: others } } });
     }
     return out;
+  }
+
+  private remove(key: string): void {
+    const e = this.entries.get(key);
+    if (!e) return;
+    this.entries.delete(key);
+    this.bytes -= e.bytes;
   }
 
   /** Bytes of the shared chunks kept. */

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openDb, type Db } from '../server/store/db.ts';
 import { Store } from '../server/store/index.ts';
-import { pack, unpack, SharedVectorBudget, WorkerSharedVectors } from '../server/search/shared-vectors.ts';
+import { COLD_MS, pack, unpack, SharedVectorBudget, WorkerSharedVectors } from '../server/search/shared-vectors.ts';
 import { rng } from './helpers/rng.ts';
 
 /**
@@ -133,12 +133,20 @@ test('packed chunks round-trip, and the shared budget keeps the most recently sc
   // Larger than the whole budget: its loader lets it go.
   assert.deepEqual(said(budget.report(1, workers, { touched: [], loaded: [{ key: 'big', bytes: bytes * 3 }] })), [[1, null, ['big']]]);
 
-  // A worker keeps within the budget too, whatever arrives (the least recently scanned leave first).
+  // A full worker cache takes a new version only in place of one not scanned for COLD_MS, and stays within the budget.
   const w = new WorkerSharedVectors(new Map(), bytes * 2);
   for (const key of ['a', 'b']) w.put(key, chunks);
   assert.ok(w.get('a'));
-  w.put('c', chunks);
+  assert.deepEqual(w.put('c', chunks), chunks, 'scanned from what was read');
+  assert.equal(w.get('c'), undefined, 'everything held is in use: c is not kept');
+  const now = Date.now;
+  try {
+    Date.now = () => now() + COLD_MS;
+    w.put('c', chunks);
+  } finally {
+    Date.now = now;
+  }
   assert.equal(w.heldBytes, bytes * 2);
-  assert.equal(w.get('b'), undefined);
+  assert.equal(w.get('b'), undefined, 'the least recently scanned left');
   assert.ok(w.get('a') && w.get('c'));
 });

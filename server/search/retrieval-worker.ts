@@ -1,3 +1,5 @@
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { Store } from '../store/index.ts';
 import { openDb } from '../store/db.ts';
@@ -58,6 +60,12 @@ export interface WorkerVectorStats {
   sharedBytes: number;
 }
 
+/** V8's full collection, for the shared vectors this worker let go (shared-vectors.ts WorkerSharedVectors.remove says why). */
+function fullCollection(): () => void {
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc') as () => void;
+}
+
 // Each worker reads through its own read-only connection to the same database file; the chunks of
 // complete versions are shared with the other workers through the pool (shared-vectors.ts).
 const { dbFile, vectorCacheBytes, sharedVectors } = workerData as {
@@ -66,7 +74,7 @@ const { dbFile, vectorCacheBytes, sharedVectors } = workerData as {
   /** The pool's budget for the shared chunks and a port to each other worker, by number; absent when the cache is off. */
   sharedVectors: { budgetBytes: number; peers: Map<number, MessagePort> } | null;
 };
-const shared = sharedVectors ? new WorkerSharedVectors(sharedVectors.peers, sharedVectors.budgetBytes) : null;
+const shared = sharedVectors ? new WorkerSharedVectors(sharedVectors.peers, sharedVectors.budgetBytes, fullCollection()) : null;
 const store = new Store(openDb(dbFile, { readonly: true }), { vectorCacheBytes, ...(shared ? { sharedVectors: shared } : {}) });
 
 /** Inside the snapshot: the version must still be the one served, or the answer would come from a retired version. */

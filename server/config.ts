@@ -126,7 +126,7 @@ export const configSchema = z
     rateLimitPerMinute: int(0, 1_000_000).default(600),
     /** Worker threads answering /api/v2/context retrieval (0 = in the request thread). Unset: 2, or 0 in dev mode. */
     searchWorkers: int(0, 16).optional(),
-    /** MB per searching thread for the vectors of recently searched library versions (about 110 MB per million snippets; 0 = off). */
+    /** MB per searching thread for the vectors of recently searched library versions, the workers' held once for all (about 110 MB per million snippets; 0 = off). */
     vectorCacheMb: int(0, 1_048_576).default(128),
     /** Single sign-on with OpenID Connect (authorization code + PKCE): the issuer, this client, and the group mapping. */
     oidcIssuer: z.string().url().optional(),
@@ -177,7 +177,7 @@ export function searchWorkerCount(config: Pick<Config, 'searchWorkers' | 'dev'>)
   return config.searchWorkers ?? (config.dev ? 0 : 2);
 }
 
-/** The vector cache of each retrieval worker's connection, in bytes. */
+/** Each retrieval worker's share of the vector cache, in bytes (the pool holds this times the workers, once: server/search/shared-vectors.ts). */
 export function workerVectorCacheBytes(config: Pick<Config, 'vectorCacheMb'>): number {
   return config.vectorCacheMb * 1024 * 1024;
 }

@@ -177,7 +177,9 @@ export class SearchStore {
    *   deletes any row. So while the marker is set the partition does not change.
    * - Recreating the vector table (an embedder change) bumps the schema cookie (and clears the markers).
    * - Version ids can be reused (library_versions.id is no AUTOINCREMENT), but a partition's chunk ids
-   *   come from the chunks table's AUTOINCREMENT sequence, never reused while the table lives: a new
+   *   come from the chunks table's AUTOINCREMENT sequence, never reused while the table lives, and a
+   *   version row is only ever deleted after its vector rows (LibraryStore.deleteVersion,
+   *   deleteVersionRows), which deletes its chunks (sqlite-vec 0.1.x drops a chunk once empty): a new
    *   partition under an old id has another first chunk.
    * - The query's dimension, so a float table of another layout never matches.
    */

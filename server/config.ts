@@ -127,7 +127,7 @@ export const configSchema = z
     /** Worker threads answering /api/v2/context retrieval (0 = in the request thread). Unset: 2, or 0 in dev mode. */
     searchWorkers: int(0, 16).optional(),
     /** MB per searching thread for the vectors of recently searched library versions, the workers' held once for all (about 110 MB per million snippets; 0 = off). */
-    vectorCacheMb: int(0, 1_048_576).default(128),
+    vectorCacheMb: int(0, 1_048_576).default(200),
     /** Single sign-on with OpenID Connect (authorization code + PKCE): the issuer, this client, and the group mapping. */
     oidcIssuer: z.string().url().optional(),
     oidcClientId: z.string().min(1).optional(),

@@ -34,7 +34,7 @@ test('config: search workers and the vector cache each searching thread gets', (
   assert.equal(searchWorkerCount(loadConfig({}, {})), 2);
   assert.equal(searchWorkerCount(loadConfig({}, { STACKS_DEV: '1' })), 0);
   assert.equal(searchWorkerCount(loadConfig({}, { STACKS_DEV: '1', STACKS_SEARCH_WORKERS: '3' })), 3);
-  assert.equal(loadConfig({}, {}).vectorCacheMb, 128);
+  assert.equal(loadConfig({}, {}).vectorCacheMb, 200);
   assert.equal(workerVectorCacheBytes(loadConfig({}, {})), 128 * MB);
   // With workers the request thread keeps a few versions for the model learning; without, it searches and gets it all.
   assert.equal(requestThreadVectorCacheBytes(loadConfig({}, {})), 32 * MB);

@@ -35,10 +35,10 @@ test('config: search workers and the vector cache each searching thread gets', (
   assert.equal(searchWorkerCount(loadConfig({}, { STACKS_DEV: '1' })), 0);
   assert.equal(searchWorkerCount(loadConfig({}, { STACKS_DEV: '1', STACKS_SEARCH_WORKERS: '3' })), 3);
   assert.equal(loadConfig({}, {}).vectorCacheMb, 200);
-  assert.equal(workerVectorCacheBytes(loadConfig({}, {})), 128 * MB);
+  assert.equal(workerVectorCacheBytes(loadConfig({}, {})), 200 * MB);
   // With workers the request thread keeps a few versions for the model learning; without, it searches and gets it all.
   assert.equal(requestThreadVectorCacheBytes(loadConfig({}, {})), 32 * MB);
-  assert.equal(requestThreadVectorCacheBytes(loadConfig({}, { STACKS_SEARCH_WORKERS: '0' })), 128 * MB);
+  assert.equal(requestThreadVectorCacheBytes(loadConfig({}, { STACKS_SEARCH_WORKERS: '0' })), 200 * MB);
   assert.equal(requestThreadVectorCacheBytes(loadConfig({}, { STACKS_VECTOR_CACHE_MB: '8' })), 8 * MB);
   assert.equal(requestThreadVectorCacheBytes(loadConfig({}, { STACKS_VECTOR_CACHE_MB: '0' })), 0);
   assert.throws(

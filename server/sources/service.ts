@@ -63,21 +63,30 @@ export class SourceService {
     if (path.resolve(dir).startsWith(path.resolve(this.stagingRoot) + path.sep)) fs.rmSync(dir, { recursive: true, force: true });
   }
 
-  private policy() {
-    return { allowPrivate: this.deps.config.crawlAllowPrivate };
+  /**
+   * A user-given URL fetched through the address guard with the crawl's page timeout; an answer
+   * other than 2xx throws fetch_failed with `failure(status)` as its message.
+   */
+  private async fetchOk(url: string, opts: { maxBytes: number; accept: string; signal?: AbortSignal }, failure: (status: number) => string) {
+    const res = await safeFetch(url, {
+      policy: { allowPrivate: this.deps.config.crawlAllowPrivate },
+      maxBytes: opts.maxBytes,
+      timeoutMs: this.deps.config.crawlPageTimeoutMs,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      headers: { accept: opts.accept },
+    });
+    if (res.status < 200 || res.status > 299) throw new ApiError('fetch_failed', failure(res.status));
+    return res;
   }
 
   // ---------------------------------------------------------------- OpenAPI
 
   async submitOpenApiUrl(input: { url: string; force: boolean }, principal: Submitter): Promise<SubmissionResult> {
-    const res = await safeFetch(input.url, {
-      policy: this.policy(),
-      maxBytes: LIMITS.openApiUrlBytes,
-      timeoutMs: this.deps.config.crawlPageTimeoutMs,
-      headers: { accept: 'application/json, application/yaml, text/yaml, */*' },
-    });
-    if (res.status < 200 || res.status > 299)
-      throw new ApiError('fetch_failed', `Fetching ${input.url} answered HTTP ${res.status}; expected an OpenAPI document.`);
+    const res = await this.fetchOk(
+      input.url,
+      { maxBytes: LIMITS.openApiUrlBytes, accept: 'application/json, application/yaml, text/yaml, */*' },
+      (status) => `Fetching ${input.url} answered HTTP ${status}; expected an OpenAPI document.`,
+    );
     const text = decodeText(res.body);
     const name = path.posix.basename(new URL(res.url).pathname) || new URL(res.url).host;
     const api = await loadOpenApi(text, name);
@@ -133,14 +142,11 @@ export class SourceService {
   // ---------------------------------------------------------------- llms.txt
 
   async submitLlmsTxt(input: { url: string; force: boolean }, principal: Submitter): Promise<SubmissionResult> {
-    const res = await safeFetch(input.url, {
-      policy: this.policy(),
-      maxBytes: LIMITS.llmsTxtBytes,
-      timeoutMs: this.deps.config.crawlPageTimeoutMs,
-      headers: { accept: 'text/markdown, text/plain, */*' },
-    });
-    if (res.status < 200 || res.status > 299)
-      throw new ApiError('fetch_failed', `Fetching ${input.url} answered HTTP ${res.status}; expected an llms.txt file.`);
+    const res = await this.fetchOk(
+      input.url,
+      { maxBytes: LIMITS.llmsTxtBytes, accept: 'text/markdown, text/plain, */*' },
+      (status) => `Fetching ${input.url} answered HTTP ${status}; expected an llms.txt file.`,
+    );
     const text = decodeText(res.body);
     if (!text.trim()) throw new ApiError('validation_error', `${input.url} is empty.`);
     if (/^\s*<(!doctype html|html[\s>])/i.test(text))
@@ -314,14 +320,11 @@ export class SourceService {
 
   /** A document an llms.txt links to, as markdown (HTML pages are reduced to their main content). */
   private async fetchLinkedDocument(url: string, signal: AbortSignal): Promise<string> {
-    const res = await safeFetch(url, {
-      policy: this.policy(),
-      maxBytes: LIMITS.llmsLinkBytes,
-      timeoutMs: this.deps.config.crawlPageTimeoutMs,
-      signal,
-      headers: { accept: 'text/markdown, text/plain;q=0.9, text/html;q=0.5' },
-    });
-    if (res.status < 200 || res.status > 299) throw new ApiError('fetch_failed', `HTTP ${res.status}`);
+    const res = await this.fetchOk(
+      url,
+      { maxBytes: LIMITS.llmsLinkBytes, accept: 'text/markdown, text/plain;q=0.9, text/html;q=0.5', signal },
+      (status) => `HTTP ${status}`,
+    );
     const type = (res.headers.get('content-type') ?? '').toLowerCase();
     if (/^(application\/pdf|image\/|audio\/|video\/|application\/(zip|octet-stream))/.test(type))
       throw new ApiError('unsupported_media_type', `unsupported content type ${type}`);

@@ -233,6 +233,33 @@ async function lockForBuild(dir: string, wanted: (m: Marker | null) => m is Mark
   }
 }
 
+/**
+ * Builds `dir` once across processes: under the lock (or, when another process built it meanwhile,
+ * its marker), `build` fills a fresh `<dir>.building` and returns the marker, which is written there
+ * before the folder replaces `dir` whole.
+ */
+async function buildOnce(
+  dir: string,
+  wanted: (m: Marker | null) => m is Marker,
+  log: (m: string) => void,
+  build: (tmp: string) => Promise<Marker>,
+): Promise<BenchCorpus> {
+  const built = await lockForBuild(dir, wanted, log);
+  if (built) return withSamples(built, dir);
+  try {
+    const tmp = `${dir}.building`;
+    fs.rmSync(tmp, { recursive: true, force: true });
+    fs.mkdirSync(tmp, { recursive: true });
+    const marker = await build(tmp);
+    fs.writeFileSync(path.join(tmp, MARKER), JSON.stringify(marker));
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.renameSync(tmp, dir);
+    return withSamples(marker, dir);
+  } finally {
+    fs.rmSync(`${dir}.lock`, { recursive: true, force: true });
+  }
+}
+
 /** A corpus already built as wanted: the ranking models it lacks are learned (learnMissingModels), then it is used. */
 async function reuseBuilt(dir: string, marker: Marker, embedder: Parameters<typeof learnMissingModels>[1], log: (m: string) => void): Promise<BenchCorpus> {
   const store = Store.open(dir);
@@ -264,13 +291,7 @@ export async function ensureBenchCorpus(opts: BenchCorpusOptions = {}): Promise<
   const existing = readMarker(dir);
   if (wanted(existing)) return reuseBuilt(dir, existing, embedder, log);
 
-  const built = await lockForBuild(dir, wanted, log);
-  if (built) return withSamples(built, dir);
-  const lock = `${dir}.lock`;
-  try {
-    const tmp = `${dir}.building`;
-    fs.rmSync(tmp, { recursive: true, force: true });
-    fs.mkdirSync(tmp, { recursive: true });
+  return buildOnce(dir, wanted, log, async (tmp) => {
     const vocab = vocabulary();
     const topics = libraryTopics(vocab, libraries);
     const store = Store.open(tmp);
@@ -315,14 +336,9 @@ export async function ensureBenchCorpus(opts: BenchCorpusOptions = {}): Promise<
       topics: topicMap,
       vocabulary: vocab.slice(0, 2000),
     };
-    fs.writeFileSync(path.join(tmp, MARKER), JSON.stringify(marker));
-    fs.rmSync(dir, { recursive: true, force: true });
-    fs.renameSync(tmp, dir);
     log(`bench corpus: built ${total} snippets in ${((performance.now() - started) / 1000).toFixed(0)} s at ${dir}`);
-    return withSamples(marker, dir);
-  } finally {
-    fs.rmSync(lock, { recursive: true, force: true });
-  }
+    return marker;
+  });
 }
 
 /**
@@ -352,13 +368,7 @@ async function ensureModelShapedCorpus(opts: BenchCorpusOptions): Promise<BenchC
 
     const base = await ensureBenchCorpus({ dir: opts.baseDir, libraries, perLibrary, log });
     if (path.resolve(base.dataDir) === path.resolve(dir)) throw new Error(`bench corpus: --vectors model needs its own dir, not the builtin corpus's (${dir})`);
-    const built = await lockForBuild(dir, wanted, log);
-    if (built) return withSamples(built, dir);
-    const lock = `${dir}.lock`;
-    try {
-      const tmp = `${dir}.building`;
-      fs.rmSync(tmp, { recursive: true, force: true });
-      fs.mkdirSync(tmp, { recursive: true });
+    return await buildOnce(dir, wanted, log, async (tmp) => {
       const started = performance.now();
       const seconds = () => ((performance.now() - started) / 1000).toFixed(0);
       // The builtin corpus is only read: checkpointed (as every benchmark run does) and copied.
@@ -383,14 +393,9 @@ async function ensureModelShapedCorpus(opts: BenchCorpusOptions): Promise<BenchC
       }
       const { dataDir: _d, libraryIds: _l, samples: _s, queries: _q, ...baseMarker } = base;
       const marker: Marker = { ...baseMarker, embedder: model.id, vectors: projected.label };
-      fs.writeFileSync(path.join(tmp, MARKER), JSON.stringify(marker));
-      fs.rmSync(dir, { recursive: true, force: true });
-      fs.renameSync(tmp, dir);
       log(`bench corpus: built the --vectors model corpus (${marker.snippets} snippets) in ${seconds()} s at ${dir}`);
-      return withSamples(marker, dir);
-    } finally {
-      fs.rmSync(lock, { recursive: true, force: true });
-    }
+      return marker;
+    });
   } finally {
     await model.close?.();
   }

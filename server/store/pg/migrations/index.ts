@@ -1,0 +1,7 @@
+import type { PgMigration } from './migration.ts';
+import { m001 } from './001-initial.ts';
+
+export type { PgMigration };
+
+/** PostgreSQL's own numbering (not SQLite's). Append new migrations here; never edit one that has shipped. */
+export const pgMigrations: PgMigration[] = [m001];

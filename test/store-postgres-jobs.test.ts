@@ -1,0 +1,110 @@
+// The job rows on both backends: SQLite's JobStore and PostgreSQL's PgJobStore answer the same calls
+// the same way, and on PostgreSQL several nodes claiming at once never take the same job.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { openDb } from '../server/store/db.ts';
+import { JobStore } from '../server/store/jobs.ts';
+import { PgJobStore } from '../server/store/pg/jobs.ts';
+import { migratePg } from '../server/store/pg/migrate.ts';
+import { openPgPool, type PgPool } from '../server/store/pg/pool.ts';
+import { startPostgres, type TestPostgres } from './helpers/postgres.ts';
+
+type Jobs = { [K in keyof PgJobStore]: PgJobStore[K] };
+
+/** SQLite's synchronous store behind the asynchronous shape (what the store interface is becoming). */
+function sqliteJobs(): Jobs {
+  const store = new JobStore(openDb(':memory:'));
+  return new Proxy(store, {
+    get: (target, name) => {
+      const f = Reflect.get(target, name) as unknown;
+      return typeof f === 'function' ? (...args: unknown[]) => Promise.resolve((f as (...a: unknown[]) => unknown).apply(target, args)) : f;
+    },
+  }) as unknown as Jobs;
+}
+
+const T0 = '2026-11-28T10:00:00.000Z';
+const T1 = '2026-11-28T10:00:05.000Z';
+
+/** The same story told to either backend; returns what it saw, to compare the two. */
+async function story(jobs: Jobs): Promise<unknown[]> {
+  const seen: unknown[] = [];
+  const a = await jobs.insert('import', { file: 'a.zip' }, null, null, T0);
+  const learn = await jobs.insert('learn', {}, null, null, T0);
+  const b = await jobs.insert('crawl', { url: 'http://x' }, null, null, T0);
+  seen.push(await jobs.position(learn, ['learn']), await jobs.position(b, ['learn']), await jobs.queuedBesides(['learn']));
+  const first = await jobs.claim(['import', 'learn', 'crawl'], 'node-a:1:x', T0, ['learn']);
+  const second = await jobs.claim(['import', 'learn', 'crawl'], 'node-b:2:y', T0, ['learn']);
+  seen.push(first?.id === a, second?.id === b, first?.state, first?.attempts, first?.startedAt);
+  await jobs.heartbeat([a, b], T1);
+  seen.push((await jobs.runningOwners()).map((o) => [o.id === a ? 'a' : 'b', o.owner, o.heartbeatAt]));
+  seen.push(await jobs.requeue([b, learn], T1)); // learn is queued, not running: only b goes back
+  await jobs.setProgress(a, { done: 3 }, T1);
+  await jobs.finish(a, 'failed', 'the archive is not a zip', T1, 'invalid_archive');
+  await jobs.requestCancel(learn, T1);
+  seen.push(await jobs.isCancelRequested(learn), await jobs.isCancelRequested(b));
+  const got = await jobs.get(a);
+  seen.push(got && { ...got, id: 'a' });
+  seen.push(await jobs.counts(), await jobs.counts(7));
+  seen.push(
+    (await jobs.list({ state: 'queued' })).map((j) => j.kind),
+    (await jobs.list({ limit: 2 })).map((j) => j.kind),
+  );
+  seen.push((await jobs.active('crawl', 'nope')).length, await jobs.get(9999));
+  return seen;
+}
+
+describe('job rows on SQLite and PostgreSQL', () => {
+  let server: TestPostgres;
+  let pool: PgPool;
+  before(async () => {
+    server = await startPostgres('debian');
+    pool = openPgPool(server.url);
+    await migratePg(pool);
+  });
+  after(async () => {
+    await pool?.end();
+    await server?.close();
+  });
+
+  test('both backends tell the same story', async () => {
+    const onSqlite = await story(sqliteJobs());
+    const onPg = await story(new PgJobStore(pool));
+    assert.deepEqual(onPg, onSqlite);
+    // and the story is the one expected, not just the same on both
+    assert.deepEqual(onSqlite.slice(0, 8), [3, 2, true, true, true, 'running', 1, T0]);
+  });
+
+  test('nodes claiming at once each get a different job, and every job is taken once', async () => {
+    await pool.query('DELETE FROM jobs');
+    const setup = new PgJobStore(pool);
+    const ids = new Set<number>();
+    for (let i = 0; i < 120; i++) ids.add(await setup.insert('import', { i }, null, null, T0));
+    const nodes = Array.from({ length: 4 }, () => openPgPool(server.url, { max: 3 }));
+    try {
+      const taken = await Promise.all(
+        nodes.map(async (node, n) => {
+          const jobs = new PgJobStore(node);
+          const mine: number[] = [];
+          // three claim loops per node, as a queue with a concurrency of three would run
+          await Promise.all(
+            [0, 1, 2].map(async () => {
+              for (let job = await jobs.claim(['import'], `node-${n}:1:q`, T0); job; job = await jobs.claim(['import'], `node-${n}:1:q`, T0)) mine.push(job.id);
+            }),
+          );
+          return mine;
+        }),
+      );
+      const all = taken.flat();
+      assert.equal(all.length, ids.size, 'each job claimed exactly once');
+      assert.deepEqual(new Set(all), ids);
+      assert.ok(
+        taken.every((t) => t.length > 0),
+        `every node worked: ${taken.map((t) => t.length).join(', ')}`,
+      );
+      const { rows } = await pool.query("SELECT count(*)::int AS n FROM jobs WHERE state = 'running' AND attempts = 1");
+      assert.equal(rows[0].n, ids.size);
+    } finally {
+      await Promise.all(nodes.map((p) => p.end()));
+    }
+  });
+});

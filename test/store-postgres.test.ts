@@ -27,6 +27,31 @@ function sqliteColumns(): Map<string, string[]> {
   }
 }
 
+/** What SQLite enforces with triggers and indexes, PostgreSQL enforces too. */
+async function schemaRules(pool: PgPool): Promise<void> {
+  const now = new Date().toISOString();
+  const { rows } = await pool.query(
+    "INSERT INTO teamspaces (name, plan, created_at) VALUES ('free-team', 'free', $1), ('payg-team', 'payg', $1) RETURNING name, included_requests",
+    [now],
+  );
+  assert.deepEqual(rows, [
+    { name: 'free-team', included_requests: 1000 },
+    { name: 'payg-team', included_requests: 0 },
+  ]);
+  const {
+    rows: [entry],
+  } = await pool.query("INSERT INTO audit_log (at, last_at, actor_kind, action, outcome) VALUES ($1, $1, 'operator', 'key.create', 'ok') RETURNING id", [now]);
+  assert.equal(typeof entry.id, 'number');
+  await pool.query('UPDATE audit_log SET count = count + 1, last_at = $2 WHERE id = $1', [entry.id, now]);
+  await assert.rejects(pool.query("UPDATE audit_log SET action = 'key.delete' WHERE id = $1", [entry.id]), /append-only/);
+  await pool.query("INSERT INTO libraries (id, title, source_type, created_at, updated_at) VALUES ('/a/b', 'B', 'import', $1, $1)", [now]);
+  await pool.query("INSERT INTO library_versions (library_id, state, is_current, created_at, updated_at) VALUES ('/a/b', 'ready', 1, $1, $1)", [now]);
+  await assert.rejects(
+    pool.query("INSERT INTO library_versions (library_id, state, is_current, created_at, updated_at) VALUES ('/a/b', 'ready', 1, $1, $1)", [now]),
+    /library_versions_current/,
+  );
+}
+
 for (const flavor of ['debian', 'pgvector'] as PostgresFlavor[]) {
   describe(`PostgreSQL schema (${flavor})`, () => {
     let server: TestPostgres;
@@ -75,31 +100,7 @@ for (const flavor of ['debian', 'pgvector'] as PostgresFlavor[]) {
       );
     });
 
-    test("the schema's rules hold as in SQLite: plan defaults, the append-only audit log, one current version per tag", async () => {
-      const now = new Date().toISOString();
-      const { rows } = await pool.query(
-        "INSERT INTO teamspaces (name, plan, created_at) VALUES ('free-team', 'free', $1), ('payg-team', 'payg', $1) RETURNING name, included_requests",
-        [now],
-      );
-      assert.deepEqual(rows, [
-        { name: 'free-team', included_requests: 1000 },
-        { name: 'payg-team', included_requests: 0 },
-      ]);
-      const {
-        rows: [entry],
-      } = await pool.query("INSERT INTO audit_log (at, last_at, actor_kind, action, outcome) VALUES ($1, $1, 'operator', 'key.create', 'ok') RETURNING id", [
-        now,
-      ]);
-      assert.equal(typeof entry.id, 'number');
-      await pool.query('UPDATE audit_log SET count = count + 1, last_at = $2 WHERE id = $1', [entry.id, now]);
-      await assert.rejects(pool.query("UPDATE audit_log SET action = 'key.delete' WHERE id = $1", [entry.id]), /append-only/);
-      await pool.query("INSERT INTO libraries (id, title, source_type, created_at, updated_at) VALUES ('/a/b', 'B', 'import', $1, $1)", [now]);
-      await pool.query("INSERT INTO library_versions (library_id, state, is_current, created_at, updated_at) VALUES ('/a/b', 'ready', 1, $1, $1)", [now]);
-      await assert.rejects(
-        pool.query("INSERT INTO library_versions (library_id, state, is_current, created_at, updated_at) VALUES ('/a/b', 'ready', 1, $1, $1)", [now]),
-        /library_versions_current/,
-      );
-    });
+    test("the schema's rules hold as in SQLite: plan defaults, the append-only audit log, one current version per tag", () => schemaRules(pool));
 
     test('a database migrated by a newer Stacks is refused, not written to', async () => {
       const url = await server.createDatabase('newer');

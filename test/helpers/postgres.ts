@@ -19,8 +19,7 @@ export interface TestPostgres {
   flavor: PostgresFlavor;
   /** postgres://stacks@127.0.0.1:PORT/stacks */
   url: string;
-  /** A URL for another database of this server, created on demand by createDatabase(). */
-  urlFor(database: string): string;
+  /** Creates another database on this server; its URL. */
   createDatabase(name: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -57,91 +56,75 @@ function runAs(): { uid: number; gid: number } | undefined {
   throw new Error('running as root and neither the user postgres nor nobody exists to run PostgreSQL as');
 }
 
-export async function startPostgres(flavor: PostgresFlavor): Promise<TestPostgres> {
-  const bins = postgresBinaries(flavor);
-  if ('missing' in bins) throw new Error(bins.missing);
-  const owner = runAs();
+/** A new cluster in a temporary directory, owned by `owner` when running as root. */
+function initCluster(binDir: string, owner: { uid: number; gid: number } | undefined): { base: string; dataDir: string } {
   const base = tempDir('stacks-pg-');
   const dataDir = path.join(base, 'data');
   fs.mkdirSync(dataDir, { mode: 0o700 });
-  if (owner) {
-    fs.chownSync(base, owner.uid, owner.gid);
-    fs.chownSync(dataDir, owner.uid, owner.gid);
-  }
-  const asOwner = owner ? { uid: owner.uid, gid: owner.gid } : {};
-  // --no-sync and the settings below trade durability for speed: a test cluster lives for one file.
-  execFileSync(path.join(bins.dir, 'initdb'), ['-D', dataDir, '-U', 'stacks', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'], {
-    ...asOwner,
+  if (owner) for (const dir of [base, dataDir]) fs.chownSync(dir, owner.uid, owner.gid);
+  // --no-sync, and fsync=off below, trade durability for speed: a test cluster lives for one file.
+  execFileSync(path.join(binDir, 'initdb'), ['-D', dataDir, '-U', 'stacks', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'], {
+    ...(owner ?? {}),
     cwd: base,
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, LC_ALL: 'C' },
   });
+  return { base, dataDir };
+}
+
+/** Runs `sql` on the server's maintenance database. */
+async function adminQuery(port: number, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: `postgres://stacks@127.0.0.1:${port}/postgres` });
+  try {
+    await client.connect();
+    await client.query(sql);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export async function startPostgres(flavor: PostgresFlavor): Promise<TestPostgres> {
+  const bins = postgresBinaries(flavor);
+  if ('missing' in bins) throw new Error(bins.missing);
+  const owner = runAs();
+  const { base, dataDir } = initCluster(bins.dir, owner);
   const port = await freePort();
+  const settings = ['listen_addresses=127.0.0.1', 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=200'];
   const server = trackChild(
-    spawn(
-      path.join(bins.dir, 'postgres'),
-      [
-        '-D',
-        dataDir,
-        '-p',
-        String(port),
-        '-k',
-        base,
-        '-c',
-        'listen_addresses=127.0.0.1',
-        '-c',
-        'fsync=off',
-        '-c',
-        'synchronous_commit=off',
-        '-c',
-        'full_page_writes=off',
-        '-c',
-        'max_connections=200',
-      ],
-      { ...asOwner, cwd: base, stdio: ['ignore', 'ignore', 'pipe'] },
-    ),
+    spawn(path.join(bins.dir, 'postgres'), ['-D', dataDir, '-p', String(port), '-k', base, ...settings.flatMap((c) => ['-c', c])], {
+      ...(owner ?? {}),
+      cwd: base,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    }),
   );
   let log = '';
   server.stderr?.on('data', (d: Buffer) => {
     log = (log + d.toString()).slice(-4000);
   });
   const urlFor = (database: string) => `postgres://stacks@127.0.0.1:${port}/${database}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
+  for (const deadline = Date.now() + 30_000; ; ) {
     if (server.exitCode !== null) throw new Error(`PostgreSQL (${flavor}) exited at start:\n${log}`);
-    const client = new pg.Client({ connectionString: urlFor('postgres') });
     try {
-      await client.connect();
-      await client.query('CREATE DATABASE stacks');
-      await client.end();
+      await adminQuery(port, 'CREATE DATABASE stacks');
       break;
     } catch (err) {
-      await client.end().catch(() => undefined);
       if (Date.now() > deadline) throw new Error(`PostgreSQL (${flavor}) did not accept connections in 30 s: ${(err as Error).message}\n${log}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  const handle: TestPostgres = {
+  return trackOpen<TestPostgres>({
     flavor,
     url: urlFor('stacks'),
-    urlFor,
     async createDatabase(name: string) {
       if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
-      const client = new pg.Client({ connectionString: urlFor('postgres') });
-      await client.connect();
-      try {
-        await client.query(`CREATE DATABASE ${name}`);
-      } finally {
-        await client.end();
-      }
+      await adminQuery(port, `CREATE DATABASE ${name}`);
       return urlFor(name);
     },
     async close() {
       if (server.exitCode !== null || server.signalCode !== null) return;
       const exited = new Promise((r) => server.once('exit', r));
-      server.kill('SIGINT'); // fast shutdown: disconnects clients, no checkpoint wait beyond one
+      server.kill('SIGINT'); // fast shutdown: ends the sessions, then one checkpoint
       await exited;
     },
-  };
-  return trackOpen(handle);
+  });
 }

@@ -1,13 +1,14 @@
 import type { Job, JobState } from '../../../lib/model.ts';
-import { toJob, type JobRow } from '../jobs.ts';
+import { toJob, type JobRow, type JobStore } from '../jobs.ts';
 import type { PgPool } from './pool.ts';
+import type { SameShape } from './same-shape.ts';
 
 /**
  * The job rows on PostgreSQL, method for method SQLite's JobStore (server/store/jobs.ts). What differs
  * is how a job is taken: several nodes claim at once, so the next row is locked with
  * `FOR UPDATE SKIP LOCKED` and each node gets a different job, or none, never the same one.
  */
-export class PgJobStore {
+export class PgJobStore implements SameShape<JobStore> {
   constructor(private readonly pool: PgPool) {}
 
   async insert(

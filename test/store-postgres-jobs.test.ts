@@ -7,20 +7,12 @@ import { JobStore } from '../server/store/jobs.ts';
 import { PgJobStore } from '../server/store/pg/jobs.ts';
 import { migratePg } from '../server/store/pg/migrate.ts';
 import { openPgPool, type PgPool } from '../server/store/pg/pool.ts';
-import { startPostgres, type TestPostgres } from './helpers/postgres.ts';
+import type { SameShape } from '../server/store/pg/same-shape.ts';
+import { asAsync, startPostgres, type TestPostgres } from './helpers/postgres.ts';
 
-type Jobs = { [K in keyof PgJobStore]: PgJobStore[K] };
+type Jobs = SameShape<JobStore>;
 
-/** SQLite's synchronous store behind the asynchronous shape (what the store interface is becoming). */
-function sqliteJobs(): Jobs {
-  const store = new JobStore(openDb(':memory:'));
-  return new Proxy(store, {
-    get: (target, name) => {
-      const f = Reflect.get(target, name) as unknown;
-      return typeof f === 'function' ? (...args: unknown[]) => Promise.resolve((f as (...a: unknown[]) => unknown).apply(target, args)) : f;
-    },
-  }) as unknown as Jobs;
-}
+const sqliteJobs = (): Jobs => asAsync(new JobStore(openDb(':memory:')));
 
 const T0 = '2026-11-28T10:00:00.000Z';
 const T1 = '2026-11-28T10:00:05.000Z';

@@ -10,6 +10,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import type { SameShape } from '../../server/store/pg/same-shape.ts';
 import { trackChild, trackOpen } from './lifecycle.ts';
 import { freePort, tempDir } from './server.ts';
 
@@ -127,4 +128,17 @@ export async function startPostgres(flavor: PostgresFlavor): Promise<TestPostgre
       await exited;
     },
   });
+}
+
+/**
+ * A SQLite store behind the asynchronous shape of its PostgreSQL twin, so that one story can be told
+ * to both backends and the answers compared (the synchronous methods' results are wrapped in Promises).
+ */
+export function asAsync<T extends object>(store: T): SameShape<T> {
+  return new Proxy(store, {
+    get: (target, name) => {
+      const f = Reflect.get(target, name) as unknown;
+      return typeof f === 'function' ? (...args: unknown[]) => Promise.resolve((f as (...a: unknown[]) => unknown).apply(target, args)) : f;
+    },
+  }) as unknown as SameShape<T>;
 }

@@ -1,0 +1,63 @@
+import type { AuditInsert, AuditQuery, AuditRow, AuditStore } from '../audit.ts';
+import type { PgPool } from './pool.ts';
+import type { SameShape } from './same-shape.ts';
+
+/** The audit log on PostgreSQL, method for method SQLite's AuditStore (server/store/audit.ts). */
+export class PgAuditStore implements SameShape<AuditStore> {
+  constructor(private readonly pool: PgPool) {}
+
+  async append(e: AuditInsert): Promise<number> {
+    const { rows } = await this.pool.query<{ id: number }>(
+      `INSERT INTO audit_log (at, last_at, actor_kind, actor_key_id, actor_name, teamspace_id, action, target, source_ip, outcome, detail)
+       VALUES ($1, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+      [e.at, e.actor_kind, e.actor_key_id, e.actor_name, e.teamspace_id, e.action, e.target, e.source_ip, e.outcome, e.detail],
+    );
+    return rows[0].id;
+  }
+
+  /**
+   * Counts one more occurrence into the latest entry of `action` from `sourceIp` since `windowStart`;
+   * false when there is none. One statement: nodes bumping the same entry at once each add one.
+   */
+  async bump(action: string, sourceIp: string, windowStart: string, at: string): Promise<boolean> {
+    const r = await this.pool.query(
+      `UPDATE audit_log SET count = count + 1, last_at = $1
+       WHERE id = (SELECT id FROM audit_log WHERE action = $2 AND source_ip = $3 AND at >= $4 ORDER BY id DESC LIMIT 1)`,
+      [at, action, sourceIp, windowStart],
+    );
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  /** Distinct entries of `action` written since `since`. */
+  async countSince(action: string, since: string): Promise<number> {
+    return (await this.pool.query<{ n: number }>('SELECT count(*) AS n FROM audit_log WHERE action = $1 AND at >= $2', [action, since])).rows[0].n;
+  }
+
+  async list(q: AuditQuery): Promise<AuditRow[]> {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    const add = (clause: (n: string) => string, value: unknown) => {
+      args.push(value);
+      where.push(clause(`$${args.length}`));
+    };
+    if (q.teamspaceId !== undefined)
+      add((n) => (q.withInstance ? `(a.teamspace_id = ${n} OR a.teamspace_id IS NULL)` : `a.teamspace_id = ${n}`), q.teamspaceId);
+    if (q.since) add((n) => `a.last_at >= ${n}`, q.since);
+    if (q.until) add((n) => `a.at < ${n}`, q.until);
+    if (q.action) add((n) => `a.action = ${n}`, q.action);
+    if (q.before) add((n) => `a.id < ${n}`, q.before);
+    const key = q.actor ? /^key:(\d+)$/.exec(q.actor) : null;
+    if (key) add((n) => `a.actor_kind = 'key' AND a.actor_key_id = ${n}`, Number(key[1]));
+    else if (q.actor === 'operator' || q.actor === 'anonymous') add((n) => `a.actor_kind = ${n}`, q.actor);
+    else if (q.actor) add((n) => `a.actor_name = ${n}`, q.actor);
+    args.push(q.limit);
+    const sql = `SELECT a.*, t.name AS teamspace FROM audit_log a LEFT JOIN teamspaces t ON t.id = a.teamspace_id
+      ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY a.id DESC LIMIT $${args.length}`;
+    return (await this.pool.query<AuditRow>(sql, args)).rows;
+  }
+
+  /** Deletes entries whose last occurrence is older than `before`; returns how many. */
+  async prune(before: string): Promise<number> {
+    return (await this.pool.query('DELETE FROM audit_log WHERE last_at < $1', [before])).rowCount ?? 0;
+  }
+}

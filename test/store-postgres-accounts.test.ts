@@ -1,0 +1,236 @@
+// The people and accounting stores on both backends: each SQLite store and its PostgreSQL twin answer
+// the same story the same way, and on PostgreSQL the metered limits (plan requests, spending limit,
+// research quota) stay exact when several nodes count at once.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { isUniqueViolation } from '../server/store/errors.ts';
+import { PgAccountStore } from '../server/store/pg/accounts.ts';
+import { migratePg } from '../server/store/pg/migrate.ts';
+import { openPgPool, type PgPool } from '../server/store/pg/pool.ts';
+import { PgResearchUsageStore } from '../server/store/pg/research.ts';
+import { PgTeamStore } from '../server/store/pg/teams.ts';
+import { effectiveIncluded } from '../server/teams/plans.ts';
+import { fail, failure, pgStores, sqliteStores, STORIES, STORY_TABLES, T0, T1, T2 } from './helpers/account-stories.ts';
+import { startPostgres, type TestPostgres } from './helpers/postgres.ts';
+
+const UNIQUE = { threw: true, unique: true };
+const OTHER_ERROR = { threw: true, unique: false };
+const ids = (rows: unknown) => (rows as { id: number }[]).map((r) => r.id);
+const field = (row: unknown, name: string) => (row as Record<string, unknown> | null)?.[name];
+
+/** The key answers of each story, whichever backend told it (so that both being wrong alike still fails). */
+const EXPECTED: Record<keyof typeof STORIES, (seen: unknown[]) => void> = {
+  accountsStory: (s) => {
+    // the plan's included requests come from the insert trigger; a duplicate name, hash or member is a unique violation, a missing teamspace not
+    assert.deepEqual([s[0], field(s[1], 'included_requests'), field(s[2], 'included_requests'), field(s[4], 'cents_per_extra_request')], [2, 1000, 0, 0.25]);
+    assert.deepEqual(s.slice(5, 13), [null, UNIQUE, UNIQUE, OTHER_ERROR, UNIQUE, true, false, 2]);
+    // removing bob revoked his other key and kept the earlier revocation's time
+    assert.deepEqual(
+      [field(s[13], 'key_id'), s[14], field(s[15], 'scope'), s[16], field(s[17], 'revoked_at'), field(s[18], 'revoked_at'), s[19]],
+      [1, null, 'all', null, T1, T2, 1],
+    );
+    assert.deepEqual([ids(s[22]), s[23], s[24], ids(s[25])], [[1], 1, null, [1, 2, 3]]);
+  },
+  usersStory: (s) => {
+    assert.deepEqual(
+      [s[0], s[1], field(s[4], 'username'), s[5], field(s[6], 'user_id'), s[7], field(s[8], 'csrf_token'), s[9]],
+      [UNIQUE, 2, 'bob', null, 1, null, 'csrf-old', null],
+    );
+    // a new password ends the other sessions (2), then all (1); disabling ends the user's
+    assert.deepEqual([s[10], field(s[11], 'user_id'), s[12], s[13], s[14], s[15], s[16]], [2, 1, null, 1, null, null, T2]);
+    assert.deepEqual([s[17], s[18], s[19], (s[20] as { member_name: string }[]).map((u) => u.member_name)], [null, 1, 0, ['ann', 'cy']]);
+    assert.deepEqual(s.slice(21), [2, true, false, false, UNIQUE]);
+  },
+  invitationsStory: (s) => {
+    assert.deepEqual(s.slice(0, 9), [UNIQUE, true, false, false, false, false, true, false, false]);
+    assert.deepEqual([field(s[9], 'user_id'), field(s[10], 'revoked_at'), s[11], s[12]], [1, T1, null, null]);
+    assert.deepEqual([ids(s[13]), ids(s[14]), ...s.slice(15)], [[3, 2, 1], [3, 2], 3, 1, 0]);
+  },
+  settingsAndAuditStory: (s) => {
+    assert.deepEqual(s.slice(0, 10), [null, 'https://b.example', null, null, true, true, false, false, 1, 0]);
+    const all = s[10] as { id: number; count: number; last_at: string }[];
+    assert.deepEqual([ids(all), all[2].count, all[2].last_at], [[4, 3, 2, 1], 3, T2]);
+    assert.deepEqual(s.slice(11, 20).map(ids), [[3, 1], [3, 2, 1], [1], [3], [4, 1], [4], [2], [2, 1], [2]]);
+    assert.deepEqual(s.slice(20), [OTHER_ERROR, 1, 0, ['member.add', 'key.create', 'auth.refused']]);
+  },
+  researchStory: (s) => {
+    const [no, one, two] = [
+      { taken: false, used: 0 },
+      { taken: true, used: 1 },
+      { taken: true, used: 2 },
+    ];
+    assert.deepEqual(s, [0, no, 0, one, two, { taken: false, used: 2 }, 1, two, one, 0, 0, { taken: false, used: 2 }]);
+  },
+  teamsStory: (s) => {
+    assert.deepEqual(s.slice(1, 7), [
+      null,
+      { requests: 0, extra_requests: 0 },
+      { requests: 0, extra_requests: 0, spend_cents: 0 },
+      { requests: 3, extra_requests: 1 },
+      { requests: 4, extra_requests: 2, spend_cents: 0.75 },
+      { requests: 1, extra_requests: 0, spend_cents: 0 },
+    ]);
+    assert.deepEqual(s.slice(7, 10), [
+      [
+        { day: '2026-11-27', requests: 1 },
+        { day: '2026-11-28', requests: 3 },
+      ],
+      [
+        { day: '2026-11-28', requests: 1 },
+        { day: '2026-12-01', requests: 1 },
+      ],
+      [],
+    ]);
+    assert.deepEqual(
+      [...s.slice(10, 14), ids(s[14]), field((s[14] as unknown[])[0], 'key_count'), s[15], (s[16] as { people: number }[]).map((t) => t.people)],
+      [true, true, false, false, [1], 2, 1, [1, 0]],
+    );
+    assert.deepEqual(
+      [...s.slice(17, 22), field(s[22], 'text'), s[23], ids(s[24]), ids(s[25]), ...s.slice(26)],
+      [1, 1, 0, true, false, 'Prefer v2.', null, [1, 2], [2, 3], 42, OTHER_ERROR],
+    );
+  },
+};
+
+type Outcome = 'included' | 'extra' | 'refused';
+
+/** UsageService.decide (server/teams/usage.ts) against the async store: one metered request's read-decide-count in immediate(). */
+function meter(t: PgTeamStore, memberId: number, teamspaceId: number, day: string): Promise<Outcome> {
+  return t.immediate(async (): Promise<Outcome> => {
+    const month = day.slice(0, 7);
+    const ts = await t.teamspace(teamspaceId);
+    if (!ts) throw new Error(`no teamspace ${teamspaceId}`);
+    if ((await t.memberMonth(memberId, month)).requests < effectiveIncluded(ts)) {
+      await t.record(memberId, teamspaceId, day, 1, 0, 0);
+      return 'included';
+    }
+    if (ts.plan === 'free') return 'refused';
+    const price = ts.cents_per_extra_request;
+    if (ts.spending_limit_cents !== null && (await t.teamMonth(teamspaceId, month)).spend_cents + price > ts.spending_limit_cents + 1e-9) return 'refused';
+    await t.record(memberId, teamspaceId, day, 1, 1, price);
+    return 'extra';
+  });
+}
+
+const tally = (outcomes: string[]) => outcomes.reduce<Record<string, number>>((n, o) => ({ ...n, [o]: (n[o] ?? 0) + 1 }), {});
+
+/** Four nodes (pools) send 20 requests each at once per limit; every limit holds to the request. */
+async function meteringAcrossNodes({ pool, url }: { pool: PgPool; url: string }): Promise<void> {
+  const a = new PgAccountStore(pool);
+  const free = await a.createTeamspace('free', 'free', T0);
+  await a.updateTeamspace(free, { included_requests: 30 });
+  const payg = await a.createTeamspace('payg', 'payg', T0);
+  await a.updateTeamspace(payg, { spending_limit_cents: 30, cents_per_extra_request: 1.5 }); // 20 extra requests
+  const ann = await a.createMember(free, 'ann', 'owner', null, T0);
+  const payers = [await a.createMember(payg, 'bob', 'owner', null, T0), await a.createMember(payg, 'cy', 'member', null, T0)];
+  const day = '2026-11-28';
+  const nodes = Array.from({ length: 4 }, () => openPgPool(url, { max: 3 }));
+  try {
+    const each = async (f: (teams: PgTeamStore, research: PgResearchUsageStore, i: number) => Promise<string>) =>
+      tally(
+        (
+          await Promise.all(nodes.map((node) => Promise.all(Array.from({ length: 20 }, (_, i) => f(new PgTeamStore(node), new PgResearchUsageStore(node), i)))))
+        ).flat(),
+      );
+    assert.deepEqual(await each((t) => meter(t, ann, free, day)), { included: 30, refused: 50 });
+    assert.deepEqual(await each((t, _r, i) => meter(t, payers[i % 2], payg, day)), { extra: 20, refused: 60 });
+    assert.deepEqual(await each((_t, r) => r.take(ann, '2026-W48', 25).then((x) => String(x.taken))), { true: 25, false: 55 });
+    // counting alone (no limit) from every node at once loses no increment either
+    assert.deepEqual(await each((t) => t.record(payers[0], payg, '2026-11-29', 1, 0, 0).then(() => 'ok')), { ok: 80 });
+    const anonymous = await each((t) => t.anonymousMember(free, '(anonymous)', T0).then(String));
+    assert.equal(Object.keys(anonymous).length, 1, 'one anonymous member, whichever node made it');
+  } finally {
+    await Promise.all(nodes.map((n) => n.end()));
+  }
+  const t = new PgTeamStore(pool);
+  assert.deepEqual(await t.memberMonth(ann, '2026-11'), { requests: 30, extra_requests: 0 });
+  assert.deepEqual(await t.teamMonth(payg, '2026-11'), { requests: 100, extra_requests: 20, spend_cents: 30 });
+  assert.deepEqual(await t.teamDaily(payg, day, '2026-11-30'), [
+    { day, requests: 20 },
+    { day: '2026-11-29', requests: 80 },
+  ]);
+  assert.equal(await new PgResearchUsageStore(pool).used(ann, '2026-W48'), 25);
+}
+
+/** What only PostgreSQL has: writes inside immediate(), the cross-node data version, a key's last use from several nodes. */
+async function pgOnly({ pool, url }: { pool: PgPool; url: string }): Promise<void> {
+  const a = new PgAccountStore(pool);
+  const t = new PgTeamStore(pool);
+  const ts = await a.createTeamspace('default', 'pro', T0);
+  const ann = await a.createMember(ts, 'ann', 'owner', null, T0);
+  // what the callback writes commits with it; a throw undoes it all; a nested immediate() joins the outer one
+  await t.immediate(() => t.record(ann, ts, '2026-11-28', 5, 0, 0));
+  const undone = await failure(() => t.immediate(async () => [await t.record(ann, ts, '2026-11-28', 100, 0, 0), await t.immediate(async () => fail())]));
+  assert.deepEqual(
+    [undone, await t.memberMonth(ann, '2026-11')],
+    [
+      { threw: true, unique: false },
+      { requests: 5, extra_requests: 0 },
+    ],
+  );
+  // a statement that failed aborts the transaction even if the callback caught its error: immediate() does not pretend it committed
+  const swallowed = await failure(() =>
+    t.immediate(() => t.insertRule('bogus' as 'global', ts, null, 'x', T0).catch(() => t.record(ann, ts, '2026-11-28', 1, 0, 0))),
+  );
+  assert.equal(swallowed.threw, true);
+  // another node's change to a teamspace or a rule changes the data version TeamCache checks; nothing else does
+  const other = openPgPool(url, { max: 1 });
+  try {
+    const v0 = await t.dataVersion();
+    await t.record(ann, ts, '2026-11-28', 1, 0, 0);
+    assert.equal(await t.dataVersion(), v0, 'counters are not what the cache holds');
+    await new PgTeamStore(other).insertRule('global', ts, null, 'Prefer v2.', T0);
+    const v1 = await t.dataVersion();
+    await new PgAccountStore(other).updateTeamspace(ts, { policy_json: '{}' });
+    const v2 = await t.dataVersion();
+    assert.ok(v0 !== v1 && v1 !== v2 && Number.isSafeInteger(v2), `${v0} ${v1} ${v2}`);
+  } finally {
+    await other.end();
+  }
+  // nodes touch a key in any order: its last use never goes back
+  const key = await a.insertKey(ann, 'k', 'stk_a', 'h-a', T0);
+  await a.touchKey(key, T2);
+  await a.touchKey(key, T1);
+  assert.equal((await a.key(key))?.last_used_at, T2);
+  // a foreign key error is not a unique one, on either backend
+  assert.equal(isUniqueViolation({ code: '23503' }) || isUniqueViolation({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' }) || isUniqueViolation(null), false);
+}
+
+describe('people and accounting stores on SQLite and PostgreSQL', () => {
+  let server: TestPostgres;
+  const pools: PgPool[] = [];
+  const fresh = async (name: string): Promise<{ pool: PgPool; url: string }> => {
+    const url = await server.createDatabase(name.toLowerCase());
+    const pool = openPgPool(url, { max: 4 });
+    pools.push(pool);
+    await migratePg(pool);
+    return { pool, url };
+  };
+  before(async () => {
+    server = await startPostgres('debian');
+  });
+  after(async () => {
+    await Promise.all(pools.map((p) => p.end()));
+    await server?.close();
+  });
+
+  test('each store tells the same story on both backends', async () => {
+    const { pool } = await fresh('stories');
+    for (const [name, story] of Object.entries(STORIES)) {
+      const onSqlite = await story(sqliteStores());
+      // each story on empty tables, ids from 1, as on SQLite's new in-memory database (quicker than a database each)
+      await pool.query(`TRUNCATE ${STORY_TABLES.join(', ')} RESTART IDENTITY CASCADE`);
+      const onPg = await story(pgStores(pool));
+      assert.deepEqual(onPg, onSqlite, name);
+      EXPECTED[name as keyof typeof STORIES](onSqlite);
+    }
+  });
+
+  test('metered limits stay exact when four nodes count at once', async () => {
+    await meteringAcrossNodes(await fresh('metering'));
+  });
+
+  test('the PostgreSQL twins where several nodes differ from one SQLite file', async () => {
+    await pgOnly(await fresh('pg_only'));
+  });
+});

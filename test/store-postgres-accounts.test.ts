@@ -158,16 +158,18 @@ async function pgOnly({ pool, url }: { pool: PgPool; url: string }): Promise<voi
   const t = new PgTeamStore(pool);
   const ts = await a.createTeamspace('default', 'pro', T0);
   const ann = await a.createMember(ts, 'ann', 'owner', null, T0);
-  // what the callback writes commits with it; a throw undoes it all; a nested immediate() joins the outer one
-  await t.immediate(() => t.record(ann, ts, '2026-11-28', 5, 0, 0));
-  const undone = await failure(() => t.immediate(async () => [await t.record(ann, ts, '2026-11-28', 100, 0, 0), await t.immediate(async () => fail())]));
-  assert.deepEqual(
-    [undone, await t.memberMonth(ann, '2026-11')],
-    [
-      { threw: true, unique: false },
-      { requests: 5, extra_requests: 0 },
-    ],
+  // what the callback writes, through any store, commits with it; a throw undoes it all
+  await t.immediate(async () => [await t.record(ann, ts, '2026-11-28', 5, 0, 0), await a.createMember(ts, 'bob', 'member', null, T0)]);
+  const undone = await failure(() =>
+    t.immediate(async () => [await t.record(ann, ts, '2026-11-28', 100, 0, 0), await a.createMember(ts, 'cy', 'member', null, T0), fail()]),
   );
+  // a nested immediate() is a savepoint, as SQLite's nested transaction: its throw, caught, undoes only its own writes
+  await t.immediate(async () => {
+    await a.setMemberRole(ann, 'admin');
+    await t.immediate(async () => [await t.record(ann, ts, '2026-11-28', 100, 0, 0), fail()]).catch(() => undefined);
+  });
+  const names = (await a.members(ts)).map((m) => `${m.name}:${m.role}`);
+  assert.deepEqual([undone.threw, names, await t.memberMonth(ann, '2026-11')], [true, ['ann:admin', 'bob:member'], { requests: 5, extra_requests: 0 }]);
   // a statement that failed aborts the transaction even if the callback caught its error: immediate() does not pretend it committed
   const swallowed = await failure(() =>
     t.immediate(() => t.insertRule('bogus' as 'global', ts, null, 'x', T0).catch(() => t.record(ann, ts, '2026-11-28', 1, 0, 0))),

@@ -2,7 +2,7 @@ import type { KeyScope, Role } from '../../../lib/model.ts';
 import type { AccountStore, KeyPrincipalRow, KeyRow, MemberRow, TeamspaceRow } from '../accounts.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
-import { withTransaction } from './transaction.ts';
+import { pgQuery, withTransaction } from './transaction.ts';
 
 type TeamspaceFields = Parameters<AccountStore['updateTeamspace']>[1];
 
@@ -14,11 +14,11 @@ export class PgAccountStore implements SameShape<AccountStore> {
   constructor(private readonly pool: PgPool) {}
 
   private async one<R extends object>(sql: string, args: unknown[]): Promise<R | null> {
-    return (await this.pool.query<R>(sql, args)).rows[0] ?? null;
+    return (await pgQuery<R>(this.pool, sql, args)).rows[0] ?? null;
   }
 
   private async count(sql: string, args: unknown[] = []): Promise<number> {
-    return (await this.pool.query<{ n: number }>(sql, args)).rows[0].n;
+    return (await pgQuery<{ n: number }>(this.pool, sql, args)).rows[0].n;
   }
 
   teamspaceCount(): Promise<number> {
@@ -26,7 +26,7 @@ export class PgAccountStore implements SameShape<AccountStore> {
   }
 
   async createTeamspace(name: string, plan: TeamspaceRow['plan'], now: string): Promise<number> {
-    return (await this.pool.query<{ id: number }>('INSERT INTO teamspaces (name, plan, created_at) VALUES ($1, $2, $3) RETURNING id', [name, plan, now]))
+    return (await pgQuery<{ id: number }>(this.pool, 'INSERT INTO teamspaces (name, plan, created_at) VALUES ($1, $2, $3) RETURNING id', [name, plan, now]))
       .rows[0].id;
   }
 
@@ -47,11 +47,12 @@ export class PgAccountStore implements SameShape<AccountStore> {
     if (keys.length === 0) return;
     for (const k of keys) if (!TEAMSPACE_FIELDS.has(k)) throw new Error(`not a teamspace setting: ${k}`);
     const sets = keys.map((k, i) => `${k} = $${i + 1}`).join(', ');
-    await this.pool.query(`UPDATE teamspaces SET ${sets} WHERE id = $${keys.length + 1}`, [...keys.map((k) => fields[k]), id]);
+    await pgQuery(this.pool, `UPDATE teamspaces SET ${sets} WHERE id = $${keys.length + 1}`, [...keys.map((k) => fields[k]), id]);
   }
 
   async createMember(teamspaceId: number, name: string, role: Role, email: string | null, now: string): Promise<number> {
-    const { rows } = await this.pool.query<{ id: number }>(
+    const { rows } = await pgQuery<{ id: number }>(
+      this.pool,
       'INSERT INTO members (teamspace_id, name, email, role, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id',
       [teamspaceId, name, email, role, now],
     );
@@ -67,7 +68,7 @@ export class PgAccountStore implements SameShape<AccountStore> {
   }
 
   async members(teamspaceId: number): Promise<MemberRow[]> {
-    return (await this.pool.query<MemberRow>('SELECT * FROM members WHERE teamspace_id = $1 AND removed_at IS NULL ORDER BY id', [teamspaceId])).rows;
+    return (await pgQuery<MemberRow>(this.pool, 'SELECT * FROM members WHERE teamspace_id = $1 AND removed_at IS NULL ORDER BY id', [teamspaceId])).rows;
   }
 
   activeMemberCount(teamspaceId: number): Promise<number> {
@@ -75,7 +76,7 @@ export class PgAccountStore implements SameShape<AccountStore> {
   }
 
   async setMemberRole(id: number, role: Role): Promise<void> {
-    await this.pool.query('UPDATE members SET role = $1 WHERE id = $2', [role, id]);
+    await pgQuery(this.pool, 'UPDATE members SET role = $1 WHERE id = $2', [role, id]);
   }
 
   /** Removing a member revokes its keys in the same transaction. */
@@ -87,7 +88,8 @@ export class PgAccountStore implements SameShape<AccountStore> {
   }
 
   async insertKey(memberId: number, name: string, prefix: string, hash: string, now: string, scope: KeyScope = 'all'): Promise<number> {
-    const { rows } = await this.pool.query<{ id: number }>(
+    const { rows } = await pgQuery<{ id: number }>(
+      this.pool,
       'INSERT INTO api_keys (member_id, name, prefix, hash, created_at, scope) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
       [memberId, name, prefix, hash, now, scope],
     );
@@ -97,7 +99,7 @@ export class PgAccountStore implements SameShape<AccountStore> {
   async keys(): Promise<(KeyRow & { member_name: string; role: Role; teamspace_id: number })[]> {
     const sql =
       'SELECT k.*, m.name AS member_name, m.role AS role, m.teamspace_id AS teamspace_id FROM api_keys k JOIN members m ON m.id = k.member_id ORDER BY k.id';
-    return (await this.pool.query<KeyRow & { member_name: string; role: Role; teamspace_id: number }>(sql)).rows;
+    return (await pgQuery<KeyRow & { member_name: string; role: Role; teamspace_id: number }>(this.pool, sql)).rows;
   }
 
   key(id: number): Promise<KeyRow | null> {
@@ -122,10 +124,10 @@ export class PgAccountStore implements SameShape<AccountStore> {
    * order the writes arrive in (greatest() skips a null), where SQLite's single writer just sets it.
    */
   async touchKey(id: number, now: string): Promise<void> {
-    await this.pool.query('UPDATE api_keys SET last_used_at = greatest(last_used_at, $1) WHERE id = $2', [now, id]);
+    await pgQuery(this.pool, 'UPDATE api_keys SET last_used_at = greatest(last_used_at, $1) WHERE id = $2', [now, id]);
   }
 
   async revokeKey(id: number, now: string): Promise<boolean> {
-    return ((await this.pool.query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [now, id])).rowCount ?? 0) > 0;
+    return ((await pgQuery(this.pool, 'UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [now, id])).rowCount ?? 0) > 0;
   }
 }

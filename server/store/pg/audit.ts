@@ -1,13 +1,15 @@
 import type { AuditInsert, AuditQuery, AuditRow, AuditStore } from '../audit.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
+import { pgQuery } from './transaction.ts';
 
 /** The audit log on PostgreSQL, method for method SQLite's AuditStore (server/store/audit.ts). */
 export class PgAuditStore implements SameShape<AuditStore> {
   constructor(private readonly pool: PgPool) {}
 
   async append(e: AuditInsert): Promise<number> {
-    const { rows } = await this.pool.query<{ id: number }>(
+    const { rows } = await pgQuery<{ id: number }>(
+      this.pool,
       `INSERT INTO audit_log (at, last_at, actor_kind, actor_key_id, actor_name, teamspace_id, action, target, source_ip, outcome, detail)
        VALUES ($1, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
       [e.at, e.actor_kind, e.actor_key_id, e.actor_name, e.teamspace_id, e.action, e.target, e.source_ip, e.outcome, e.detail],
@@ -20,7 +22,8 @@ export class PgAuditStore implements SameShape<AuditStore> {
    * false when there is none. One statement: nodes bumping the same entry at once each add one.
    */
   async bump(action: string, sourceIp: string, windowStart: string, at: string): Promise<boolean> {
-    const r = await this.pool.query(
+    const r = await pgQuery(
+      this.pool,
       `UPDATE audit_log SET count = count + 1, last_at = $1
        WHERE id = (SELECT id FROM audit_log WHERE action = $2 AND source_ip = $3 AND at >= $4 ORDER BY id DESC LIMIT 1)`,
       [at, action, sourceIp, windowStart],
@@ -30,7 +33,7 @@ export class PgAuditStore implements SameShape<AuditStore> {
 
   /** Distinct entries of `action` written since `since`. */
   async countSince(action: string, since: string): Promise<number> {
-    return (await this.pool.query<{ n: number }>('SELECT count(*) AS n FROM audit_log WHERE action = $1 AND at >= $2', [action, since])).rows[0].n;
+    return (await pgQuery<{ n: number }>(this.pool, 'SELECT count(*) AS n FROM audit_log WHERE action = $1 AND at >= $2', [action, since])).rows[0].n;
   }
 
   async list(q: AuditQuery): Promise<AuditRow[]> {
@@ -53,11 +56,11 @@ export class PgAuditStore implements SameShape<AuditStore> {
     args.push(q.limit);
     const sql = `SELECT a.*, t.name AS teamspace FROM audit_log a LEFT JOIN teamspaces t ON t.id = a.teamspace_id
       ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY a.id DESC LIMIT $${args.length}`;
-    return (await this.pool.query<AuditRow>(sql, args)).rows;
+    return (await pgQuery<AuditRow>(this.pool, sql, args)).rows;
   }
 
   /** Deletes entries whose last occurrence is older than `before`; returns how many. */
   async prune(before: string): Promise<number> {
-    return (await this.pool.query('DELETE FROM audit_log WHERE last_at < $1', [before])).rowCount ?? 0;
+    return (await pgQuery(this.pool, 'DELETE FROM audit_log WHERE last_at < $1', [before])).rowCount ?? 0;
   }
 }

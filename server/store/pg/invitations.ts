@@ -1,6 +1,7 @@
 import type { InvitationRow, InvitationStore } from '../invitations.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
+import { pgQuery } from './transaction.ts';
 
 const SELECT = `SELECT i.id, i.teamspace_id, t.name AS teamspace, i.role, i.username, i.email, i.invited_by, i.created_at, i.expires_at, i.used_at, i.user_id, i.revoked_at
   FROM invitations i JOIN teamspaces t ON t.id = i.teamspace_id`;
@@ -10,7 +11,8 @@ export class PgInvitationStore implements SameShape<InvitationStore> {
   constructor(private readonly pool: PgPool) {}
 
   async insert(i: Parameters<InvitationStore['insert']>[0]): Promise<number> {
-    const { rows } = await this.pool.query<{ id: number }>(
+    const { rows } = await pgQuery<{ id: number }>(
+      this.pool,
       `INSERT INTO invitations (teamspace_id, role, username, email, token_hash, invited_by, created_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
       [i.teamspaceId, i.role, i.username, i.email, i.tokenHash, i.invitedBy, i.now, i.expiresAt],
@@ -19,25 +21,26 @@ export class PgInvitationStore implements SameShape<InvitationStore> {
   }
 
   async byId(id: number): Promise<InvitationRow | null> {
-    return (await this.pool.query<InvitationRow>(`${SELECT} WHERE i.id = $1`, [id])).rows[0] ?? null;
+    return (await pgQuery<InvitationRow>(this.pool, `${SELECT} WHERE i.id = $1`, [id])).rows[0] ?? null;
   }
 
   async byTokenHash(hash: string): Promise<InvitationRow | null> {
-    return (await this.pool.query<InvitationRow>(`${SELECT} WHERE i.token_hash = $1`, [hash])).rows[0] ?? null;
+    return (await pgQuery<InvitationRow>(this.pool, `${SELECT} WHERE i.token_hash = $1`, [hash])).rows[0] ?? null;
   }
 
   /** The teamspace's invitations, newest first. */
   async list(teamspaceId: number, limit = 200): Promise<InvitationRow[]> {
-    return (await this.pool.query<InvitationRow>(`${SELECT} WHERE i.teamspace_id = $1 ORDER BY i.id DESC LIMIT $2`, [teamspaceId, limit])).rows;
+    return (await pgQuery<InvitationRow>(this.pool, `${SELECT} WHERE i.teamspace_id = $1 ORDER BY i.id DESC LIMIT $2`, [teamspaceId, limit])).rows;
   }
 
   async count(teamspaceId: number): Promise<number> {
-    return (await this.pool.query<{ n: number }>('SELECT count(*) AS n FROM invitations WHERE teamspace_id = $1', [teamspaceId])).rows[0].n;
+    return (await pgQuery<{ n: number }>(this.pool, 'SELECT count(*) AS n FROM invitations WHERE teamspace_id = $1', [teamspaceId])).rows[0].n;
   }
 
   /** Marks an open invitation used by `userId`; one statement, so two people opening the same link cannot both get an account. */
   async use(id: number, userId: number, now: string): Promise<boolean> {
-    const r = await this.pool.query(
+    const r = await pgQuery(
+      this.pool,
       'UPDATE invitations SET used_at = $1, user_id = $2 WHERE id = $3 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > $1',
       [now, userId, id],
     );
@@ -46,11 +49,11 @@ export class PgInvitationStore implements SameShape<InvitationStore> {
 
   /** Revokes an open invitation of the teamspace; false when there is none. */
   async revoke(id: number, teamspaceId: number, now: string): Promise<boolean> {
-    const r = await this.pool.query('UPDATE invitations SET revoked_at = $1 WHERE id = $2 AND teamspace_id = $3 AND used_at IS NULL AND revoked_at IS NULL', [
-      now,
-      id,
-      teamspaceId,
-    ]);
+    const r = await pgQuery(
+      this.pool,
+      'UPDATE invitations SET revoked_at = $1 WHERE id = $2 AND teamspace_id = $3 AND used_at IS NULL AND revoked_at IS NULL',
+      [now, id, teamspaceId],
+    );
     return (r.rowCount ?? 0) > 0;
   }
 }

@@ -1,6 +1,7 @@
 import type { ResearchUsageStore } from '../research.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
+import { pgQuery } from './transaction.ts';
 
 /** Research-mode usage per member and ISO week on PostgreSQL, method for method SQLite's ResearchUsageStore (server/store/research.ts). */
 export class PgResearchUsageStore implements SameShape<ResearchUsageStore> {
@@ -12,7 +13,8 @@ export class PgResearchUsageStore implements SameShape<ResearchUsageStore> {
    * overshoot the quota. When nothing was taken, the count is read after the refusal.
    */
   async take(memberId: number, week: string, quota: number): Promise<{ taken: boolean; used: number }> {
-    const { rows } = await this.pool.query<{ count: number }>(
+    const { rows } = await pgQuery<{ count: number }>(
+      this.pool,
       `INSERT INTO research_usage (member_id, week, count) SELECT $1, $2, 1 WHERE $3::int > 0
        ON CONFLICT (member_id, week) DO UPDATE SET count = research_usage.count + 1 WHERE research_usage.count < $3::int
        RETURNING count`,
@@ -24,12 +26,12 @@ export class PgResearchUsageStore implements SameShape<ResearchUsageStore> {
 
   /** Gives a request back (the research pipeline failed before answering). */
   async refund(memberId: number, week: string): Promise<void> {
-    await this.pool.query('UPDATE research_usage SET count = greatest(count - 1, 0) WHERE member_id = $1 AND week = $2', [memberId, week]);
+    await pgQuery(this.pool, 'UPDATE research_usage SET count = greatest(count - 1, 0) WHERE member_id = $1 AND week = $2', [memberId, week]);
   }
 
   async used(memberId: number, week: string): Promise<number> {
     return (
-      (await this.pool.query<{ count: number }>('SELECT count FROM research_usage WHERE member_id = $1 AND week = $2', [memberId, week])).rows[0]?.count ?? 0
+      (await pgQuery<{ count: number }>(this.pool, 'SELECT count FROM research_usage WHERE member_id = $1 AND week = $2', [memberId, week])).rows[0]?.count ?? 0
     );
   }
 }

@@ -1,10 +1,9 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type pg from 'pg';
 import type { MemberRow, TeamspaceRow } from '../accounts.ts';
 import type { MonthlyTeamRow, RuleKind, RuleRow, TeamStore } from '../teams.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
-import { withTransaction, type PgClient } from './transaction.ts';
+import { pgQuery, withTransaction } from './transaction.ts';
 
 /**
  * The advisory lock immediate() takes: SQLite's BEGIN IMMEDIATE lets one writer at a time decide
@@ -12,27 +11,18 @@ import { withTransaction, type PgClient } from './transaction.ts';
  */
 const IMMEDIATE_LOCK = 0x5374_4d74; // "StMt"
 
-/** The connection of the immediate() transaction a call runs in; closed once it ends, so a late call goes to the pool. */
-interface Tx {
-  client: PgClient;
-  open: boolean;
-}
-
 /**
  * Policies, usage counters, members beyond AccountStore and rules on PostgreSQL, method for
  * method SQLite's TeamStore (server/store/teams.ts). The usage counters are plain tables here
  * (SQLite keeps them in usage.db). A request's read-decide-count runs in immediate(): the
- * store's own methods called inside it (from the callback, as UsageService does) run on that
- * transaction's connection, found through AsyncLocalStorage, so the callback needs no other handle.
+ * store calls made inside its callback (as UsageService makes them) run on that transaction's
+ * connection (transaction.ts's connectionFor), so the callback needs no other handle.
  */
 export class PgTeamStore implements SameShape<TeamStore> {
-  private readonly tx = new AsyncLocalStorage<Tx>();
-
   constructor(private readonly pool: PgPool) {}
 
   private query<R extends pg.QueryResultRow>(sql: string, args: unknown[] = []): Promise<pg.QueryResult<R>> {
-    const t = this.tx.getStore();
-    return t?.open ? t.client.query<R>(sql, args) : this.pool.query<R>(sql, args);
+    return pgQuery<R>(this.pool, sql, args);
   }
 
   private async one<R extends pg.QueryResultRow>(sql: string, args: unknown[]): Promise<R | null> {
@@ -58,19 +48,13 @@ export class PgTeamStore implements SameShape<TeamStore> {
 
   /**
    * Runs fn in one transaction holding the cluster-wide IMMEDIATE_LOCK, as SQLite's BEGIN IMMEDIATE:
-   * the read-decide-write of one request (or one batch) is atomic, also across nodes. Inside an
-   * immediate() already, fn joins that transaction.
+   * the read-decide-write of one request (or one batch) is atomic, also across nodes. Inside a
+   * transaction already, a savepoint of it (the lock is re-entrant within the connection).
    */
-  async immediate<T>(fn: () => T | Promise<T>): Promise<T> {
-    if (this.tx.getStore()?.open) return fn();
+  immediate<T>(fn: () => T | Promise<T>): Promise<T> {
     return withTransaction(this.pool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock($1)', [IMMEDIATE_LOCK]);
-      const t: Tx = { client, open: true };
-      try {
-        return await this.tx.run(t, fn);
-      } finally {
-        t.open = false;
-      }
+      return fn();
     });
   }
 

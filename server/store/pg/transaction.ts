@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type pg from 'pg';
 import type { PgPool } from './pool.ts';
 
@@ -7,18 +8,48 @@ export type PgClient = pg.PoolClient;
 /** Where a store sends a statement: the pool (each statement on its own), or the client of a transaction. */
 export type PgQueryable = PgPool | PgClient;
 
+/** The transaction open in an async context: its pool, its connection, how deep its savepoints go. */
+interface OpenTransaction {
+  pool: PgPool;
+  client: PgClient;
+  depth: number;
+  open: boolean;
+}
+
+const current = new AsyncLocalStorage<OpenTransaction>();
+
+/**
+ * Where a statement on `pool` goes: inside withTransaction on that pool (in the same async context),
+ * to the transaction's connection, as every SQLite store's statement inside `db.transaction` runs in
+ * that transaction; else to the pool. A call that outlives its transaction goes to the pool.
+ */
+export function connectionFor(pool: PgPool): PgQueryable {
+  const t = current.getStore();
+  return t?.open && t.pool === pool ? t.client : pool;
+}
+
+/** pool.query, in the open transaction when there is one (connectionFor). */
+export function pgQuery<R extends pg.QueryResultRow>(pool: PgPool, sql: string, args: unknown[] = []): Promise<pg.QueryResult<R>> {
+  const db = connectionFor(pool);
+  return db === pool ? pool.query<R>(sql, args) : (db as PgClient).query<R>(sql, args);
+}
+
 /**
  * Runs `fn` on one connection between BEGIN and COMMIT, as SQLite's `db.transaction` runs its
- * function: all of it or, when `fn` throws, none of it (ROLLBACK, then the error goes on). A
- * connection whose ROLLBACK failed is broken, so it is destroyed rather than returned to the pool.
+ * function: all of it or, when `fn` throws, none of it (ROLLBACK, then the error goes on). Store
+ * calls inside `fn` join the transaction (connectionFor). Inside another transaction on the same pool
+ * it is a savepoint, as better-sqlite3's nested transactions are: a throw undoes only the inner part.
  */
 export async function withTransaction<T>(pool: PgPool, fn: (client: PgClient) => Promise<T>): Promise<T> {
+  const outer = current.getStore();
+  if (outer?.open && outer.pool === pool) return savepoint(outer, fn);
   const client = await pool.connect();
   let broken: Error | undefined;
+  const t: OpenTransaction = { pool, client, depth: 0, open: true };
   try {
     await client.query('BEGIN');
     try {
-      const out = await fn(client);
+      const out = await current.run(t, () => fn(client));
       // A transaction a failed statement aborted answers COMMIT with ROLLBACK, without an error: when
       // `fn` caught that statement's error itself, its writes are gone and the caller must know.
       const commit = await client.query('COMMIT');
@@ -31,6 +62,26 @@ export async function withTransaction<T>(pool: PgPool, fn: (client: PgClient) =>
       throw err;
     }
   } finally {
+    t.open = false;
+    // A connection whose ROLLBACK failed is broken: destroyed rather than returned to the pool.
     client.release(broken);
+  }
+}
+
+async function savepoint<T>(t: OpenTransaction, fn: (client: PgClient) => Promise<T>): Promise<T> {
+  const name = `stacks_${++t.depth}`;
+  try {
+    await t.client.query(`SAVEPOINT ${name}`);
+    try {
+      const out = await fn(t.client);
+      await t.client.query(`RELEASE SAVEPOINT ${name}`);
+      return out;
+    } catch (err) {
+      await t.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      await t.client.query(`RELEASE SAVEPOINT ${name}`);
+      throw err;
+    }
+  } finally {
+    t.depth--;
   }
 }

@@ -1,7 +1,7 @@
 import type { UserMemberRow, UserStore } from '../users.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
-import { withTransaction } from './transaction.ts';
+import { pgQuery, withTransaction } from './transaction.ts';
 
 const USER_SELECT = `SELECT u.*, m.name AS member_name, m.teamspace_id, t.name AS teamspace, m.role, m.removed_at AS member_removed_at
   FROM users u JOIN members m ON m.id = u.member_id JOIN teamspaces t ON t.id = m.teamspace_id`;
@@ -13,15 +13,15 @@ export class PgUserStore implements SameShape<UserStore> {
   constructor(private readonly pool: PgPool) {}
 
   private async user(where: string, args: unknown[]): Promise<UserMemberRow | null> {
-    return (await this.pool.query<UserMemberRow>(`${USER_SELECT} WHERE ${where}`, args)).rows[0] ?? null;
+    return (await pgQuery<UserMemberRow>(this.pool, `${USER_SELECT} WHERE ${where}`, args)).rows[0] ?? null;
   }
 
   private async changes(sql: string, args: unknown[]): Promise<number> {
-    return (await this.pool.query(sql, args)).rowCount ?? 0;
+    return (await pgQuery(this.pool, sql, args)).rowCount ?? 0;
   }
 
   async count(): Promise<number> {
-    return (await this.pool.query<{ n: number }>('SELECT count(*) AS n FROM users')).rows[0].n;
+    return (await pgQuery<{ n: number }>(this.pool, 'SELECT count(*) AS n FROM users')).rows[0].n;
   }
 
   async insert(u: {
@@ -32,7 +32,8 @@ export class PgUserStore implements SameShape<UserStore> {
     ssoSubject: string | null;
     now: string;
   }): Promise<number> {
-    const { rows } = await this.pool.query<{ id: number }>(
+    const { rows } = await pgQuery<{ id: number }>(
+      this.pool,
       'INSERT INTO users (member_id, username, password_hash, sso_issuer, sso_subject, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
       [u.memberId, u.username, u.passwordHash, u.ssoIssuer, u.ssoSubject, u.now],
     );
@@ -52,16 +53,16 @@ export class PgUserStore implements SameShape<UserStore> {
   }
 
   async list(): Promise<UserMemberRow[]> {
-    return (await this.pool.query<UserMemberRow>(`${USER_SELECT} ORDER BY u.id`)).rows;
+    return (await pgQuery<UserMemberRow>(this.pool, `${USER_SELECT} ORDER BY u.id`)).rows;
   }
 
   async signedIn(id: number, now: string): Promise<void> {
-    await this.pool.query('UPDATE users SET last_sign_in_at = $1 WHERE id = $2', [now, id]);
+    await pgQuery(this.pool, 'UPDATE users SET last_sign_in_at = $1 WHERE id = $2', [now, id]);
   }
 
   /** Makes the user act as another member (moved to another teamspace by its SSO groups). */
   async relink(id: number, memberId: number): Promise<void> {
-    await this.pool.query('UPDATE users SET member_id = $1 WHERE id = $2', [memberId, id]);
+    await pgQuery(this.pool, 'UPDATE users SET member_id = $1 WHERE id = $2', [memberId, id]);
   }
 
   /** Sets a password and ends the user's sessions but `keepSessionHash`, in one transaction; how many ended. */
@@ -82,7 +83,7 @@ export class PgUserStore implements SameShape<UserStore> {
   }
 
   async insertSession(idHash: string, userId: number, csrfToken: string, now: string, expiresAt: string): Promise<void> {
-    await this.pool.query('INSERT INTO sessions (id_hash, user_id, csrf_token, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)', [
+    await pgQuery(this.pool, 'INSERT INTO sessions (id_hash, user_id, csrf_token, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)', [
       idHash,
       userId,
       csrfToken,
@@ -92,7 +93,7 @@ export class PgUserStore implements SameShape<UserStore> {
   }
 
   async session(idHash: string, now: string): Promise<SessionRow | null> {
-    const { rows } = await this.pool.query<SessionRow>('SELECT user_id, csrf_token, expires_at FROM sessions WHERE id_hash = $1 AND expires_at > $2', [
+    const { rows } = await pgQuery<SessionRow>(this.pool, 'SELECT user_id, csrf_token, expires_at FROM sessions WHERE id_hash = $1 AND expires_at > $2', [
       idHash,
       now,
     ]);
@@ -100,7 +101,7 @@ export class PgUserStore implements SameShape<UserStore> {
   }
 
   async deleteSession(idHash: string): Promise<void> {
-    await this.pool.query('DELETE FROM sessions WHERE id_hash = $1', [idHash]);
+    await pgQuery(this.pool, 'DELETE FROM sessions WHERE id_hash = $1', [idHash]);
   }
 
   pruneSessions(now: string): Promise<number> {
@@ -108,11 +109,11 @@ export class PgUserStore implements SameShape<UserStore> {
   }
 
   async insertSetupToken(hash: string, now: string, expiresAt: string): Promise<void> {
-    await this.pool.query('INSERT INTO setup_tokens (token_hash, created_at, expires_at) VALUES ($1, $2, $3)', [hash, now, expiresAt]);
+    await pgQuery(this.pool, 'INSERT INTO setup_tokens (token_hash, created_at, expires_at) VALUES ($1, $2, $3)', [hash, now, expiresAt]);
   }
 
   async setupTokenCount(): Promise<number> {
-    return (await this.pool.query<{ n: number }>('SELECT count(*) AS n FROM setup_tokens')).rows[0].n;
+    return (await pgQuery<{ n: number }>(this.pool, 'SELECT count(*) AS n FROM setup_tokens')).rows[0].n;
   }
 
   /** Marks an unused, unexpired setup token used; false when there is none (one statement: it works once, whichever node). */

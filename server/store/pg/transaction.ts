@@ -36,9 +36,10 @@ export function pgQuery<R extends pg.QueryResultRow>(pool: PgPool, sql: string, 
 
 /**
  * Runs `fn` on one connection between BEGIN and COMMIT, as SQLite's `db.transaction` runs its
- * function: all of it or, when `fn` throws, none of it (ROLLBACK, then the error goes on). Store
- * calls inside `fn` join the transaction (connectionFor). Inside another transaction on the same pool
- * it is a savepoint, as better-sqlite3's nested transactions are: a throw undoes only the inner part.
+ * function: all of it or, when `fn` throws, none of it (ROLLBACK, then the error goes on). The
+ * statements stores send through pgQuery inside `fn` join the transaction (connectionFor). Inside
+ * another transaction on the same pool it is a savepoint, as better-sqlite3's nested transactions
+ * are: a throw undoes only the inner part.
  */
 export async function withTransaction<T>(pool: PgPool, fn: (client: PgClient) => Promise<T>): Promise<T> {
   const outer = current.getStore();

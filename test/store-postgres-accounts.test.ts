@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { isUniqueViolation } from '../server/store/errors.ts';
 import { PgAccountStore } from '../server/store/pg/accounts.ts';
+import { PgAuditStore } from '../server/store/pg/audit.ts';
 import { migratePg } from '../server/store/pg/migrate.ts';
 import { openPgPool, type PgPool } from '../server/store/pg/pool.ts';
 import { PgResearchUsageStore } from '../server/store/pg/research.ts';
@@ -194,6 +195,20 @@ async function pgOnly({ pool, url }: { pool: PgPool; url: string }): Promise<voi
   await a.touchKey(key, T2);
   await a.touchKey(key, T1);
   assert.equal((await a.key(key))?.last_used_at, T2);
+  // a NUL in an entry's target (from a request) is kept as U+FFFD: PostgreSQL's text cannot hold it, and the entry must not be lost
+  const audit = new PgAuditStore(pool);
+  const nul = {
+    at: T0,
+    actor_kind: 'anonymous',
+    actor_key_id: null,
+    actor_name: null,
+    teamspace_id: null,
+    source_ip: null,
+    outcome: 'refused',
+    detail: null,
+  } as const;
+  await audit.append({ ...nul, action: 'auth.refused', target: '/a\u0000b' });
+  assert.equal((await audit.list({ limit: 1 }))[0].target, '/a\uFFFDb');
   // a foreign key error is not a unique one, on either backend
   assert.equal(isUniqueViolation({ code: '23503' }) || isUniqueViolation({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' }) || isUniqueViolation(null), false);
 }

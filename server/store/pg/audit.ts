@@ -3,6 +3,14 @@ import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
 import { pgQuery } from './transaction.ts';
 
+/**
+ * PostgreSQL's text cannot hold U+0000 (SQLite's can); an entry's target or name comes from a request,
+ * and an entry must not be lost to a NUL in it, so each becomes U+FFFD, the replacement character.
+ */
+function noNul(text: string | null): string | null {
+  return text?.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
+}
+
 /** The audit log on PostgreSQL, method for method SQLite's AuditStore (server/store/audit.ts). */
 export class PgAuditStore implements SameShape<AuditStore> {
   constructor(private readonly pool: PgPool) {}
@@ -12,7 +20,18 @@ export class PgAuditStore implements SameShape<AuditStore> {
       this.pool,
       `INSERT INTO audit_log (at, last_at, actor_kind, actor_key_id, actor_name, teamspace_id, action, target, source_ip, outcome, detail)
        VALUES ($1, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
-      [e.at, e.actor_kind, e.actor_key_id, e.actor_name, e.teamspace_id, e.action, e.target, e.source_ip, e.outcome, e.detail],
+      [
+        e.at,
+        e.actor_kind,
+        e.actor_key_id,
+        noNul(e.actor_name),
+        e.teamspace_id,
+        noNul(e.action),
+        noNul(e.target),
+        noNul(e.source_ip),
+        e.outcome,
+        noNul(e.detail),
+      ],
     );
     return rows[0].id;
   }

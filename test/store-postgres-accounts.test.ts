@@ -115,6 +115,40 @@ function meter(t: PgTeamStore, memberId: number, teamspaceId: number, day: strin
 
 const tally = (outcomes: string[]) => outcomes.reduce<Record<string, number>>((n, o) => ({ ...n, [o]: (n[o] ?? 0) + 1 }), {});
 
+/** Each node (pool) runs `f` 20 times at once; how many times each answer came back, from all of them. */
+async function fromNodes(nodes: PgPool[], f: (node: PgPool, i: number) => Promise<string>): Promise<Record<string, number>> {
+  return tally((await Promise.all(nodes.map((node) => Promise.all(Array.from({ length: 20 }, (_, i) => f(node, i)))))).flat());
+}
+
+/** Four nodes record refused authentications at once: one entry per address up to the cap, then one overflow entry, every one counted. */
+async function refusalsAcrossNodes({ pool, url }: { pool: PgPool; url: string }): Promise<void> {
+  const entry = {
+    at: T1,
+    action: 'auth.refused',
+    actor_kind: 'anonymous',
+    actor_key_id: null,
+    actor_name: null,
+    teamspace_id: null,
+    target: null,
+    outcome: 'refused',
+    detail: null,
+  } as const;
+  const nodes = Array.from({ length: 4 }, () => openPgPool(url, { max: 3 }));
+  try {
+    // the same address from every node: one entry; then a new address per request: three entries and the overflow one
+    await fromNodes(nodes, (node) => new PgAuditStore(node).aggregate({ ...entry, source_ip: '10.0.0.1' }, T0, 4, '*').then(() => 'ok'));
+    await fromNodes(nodes, (node, i) =>
+      new PgAuditStore(node).aggregate({ ...entry, source_ip: `10.1.${nodes.indexOf(node)}.${i}` }, T0, 4, '*').then(() => 'ok'),
+    );
+  } finally {
+    await Promise.all(nodes.map((n) => n.end()));
+  }
+  const rows = await new PgAuditStore(pool).list({ action: 'auth.refused', limit: 100 });
+  const first = rows.find((r) => r.source_ip === '10.0.0.1');
+  const overflow = rows.filter((r) => r.source_ip === '*');
+  assert.deepEqual([rows.length, first?.count, overflow.length, overflow[0]?.count], [5, 80, 1, 77]);
+}
+
 /** Four nodes (pools) send 20 requests each at once per limit; every limit holds to the request. */
 async function meteringAcrossNodes({ pool, url }: { pool: PgPool; url: string }): Promise<void> {
   const a = new PgAccountStore(pool);
@@ -127,12 +161,8 @@ async function meteringAcrossNodes({ pool, url }: { pool: PgPool; url: string })
   const day = '2026-11-28';
   const nodes = Array.from({ length: 4 }, () => openPgPool(url, { max: 3 }));
   try {
-    const each = async (f: (teams: PgTeamStore, research: PgResearchUsageStore, i: number) => Promise<string>) =>
-      tally(
-        (
-          await Promise.all(nodes.map((node) => Promise.all(Array.from({ length: 20 }, (_, i) => f(new PgTeamStore(node), new PgResearchUsageStore(node), i)))))
-        ).flat(),
-      );
+    const each = (f: (teams: PgTeamStore, research: PgResearchUsageStore, i: number) => Promise<string>) =>
+      fromNodes(nodes, (node, i) => f(new PgTeamStore(node), new PgResearchUsageStore(node), i));
     assert.deepEqual(await each((t) => meter(t, ann, free, day)), { included: 30, refused: 50 });
     assert.deepEqual(await each((t, _r, i) => meter(t, payers[i % 2], payg, day)), { extra: 20, refused: 60 });
     assert.deepEqual(await each((_t, r) => r.take(ann, '2026-W48', 25).then((x) => String(x.taken))), { true: 25, false: 55 });
@@ -245,6 +275,10 @@ describe('people and accounting stores on SQLite and PostgreSQL', () => {
 
   test('metered limits stay exact when four nodes count at once', async () => {
     await meteringAcrossNodes(await fresh('metering'));
+  });
+
+  test('refused authentications stay capped and counted when four nodes record them at once', async () => {
+    await refusalsAcrossNodes(await fresh('refusals'));
   });
 
   test('the PostgreSQL twins where several nodes differ from one SQLite file', async () => {

@@ -1,7 +1,7 @@
 import type { AuditInsert, AuditQuery, AuditRow, AuditStore } from '../audit.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
-import { pgQuery } from './transaction.ts';
+import { pgQuery, withTransaction } from './transaction.ts';
 
 /**
  * PostgreSQL's text cannot hold U+0000 (SQLite's can); an entry's target or name comes from a request,
@@ -10,6 +10,9 @@ import { pgQuery } from './transaction.ts';
 function noNul(text: string | null): string | null {
   return text?.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
 }
+
+/** The key space of aggregate()'s advisory locks (two-key locks: apart from the single-key ones of migrate.ts and teams.ts). */
+const AGGREGATE_LOCKS = 0x5341; // "SA"
 
 /** The audit log on PostgreSQL, method for method SQLite's AuditStore (server/store/audit.ts). */
 export class PgAuditStore implements SameShape<AuditStore> {
@@ -48,6 +51,26 @@ export class PgAuditStore implements SameShape<AuditStore> {
       [at, action, sourceIp, windowStart],
     );
     return (r.rowCount ?? 0) > 0;
+  }
+
+  /**
+   * Records one occurrence of an aggregated entry (a refused authentication), as the async SQLite
+   * store's aggregate() does in one IMMEDIATE transaction: counted into the entry of `action` from
+   * `e.source_ip` since `windowStart`; when there is none and `perWindow` distinct entries exist since
+   * then, into the `overflowIp` entry; else appended. Nodes recording the same action take turns on an
+   * advisory lock for it, so the cap on distinct entries and the single overflow entry hold exactly.
+   */
+  async aggregate(e: AuditInsert & { source_ip: string }, windowStart: string, perWindow: number, overflowIp: string): Promise<void> {
+    await withTransaction(this.pool, async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [AGGREGATE_LOCKS, e.action]);
+      if (await this.bump(e.action, e.source_ip, windowStart, e.at)) return;
+      let row = e;
+      if ((await this.countSince(e.action, windowStart)) >= perWindow) {
+        if (await this.bump(e.action, overflowIp, windowStart, e.at)) return;
+        row = { ...e, source_ip: overflowIp };
+      }
+      await this.append(row);
+    });
   }
 
   /** Distinct entries of `action` written since `since`. */

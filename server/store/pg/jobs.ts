@@ -2,6 +2,7 @@ import type { Job, JobState } from '../../../lib/model.ts';
 import { toJob, type JobRow, type JobStore } from '../jobs.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
+import { pgQuery } from './transaction.ts';
 
 /**
  * The job rows on PostgreSQL, method for method SQLite's JobStore (server/store/jobs.ts). What differs
@@ -19,7 +20,8 @@ export class PgJobStore implements SameShape<JobStore> {
     now: string,
     teamspaceId: number | null = null,
   ): Promise<number> {
-    const { rows } = await this.pool.query<{ id: number }>(
+    const { rows } = await pgQuery<{ id: number }>(
+      this.pool,
       `INSERT INTO jobs (kind, state, library_id, payload_json, member_id, teamspace_id, created_at, updated_at)
        VALUES ($1, 'queued', $2, $3, $4, coalesce($5, (SELECT teamspace_id FROM members WHERE id = $4),
          (SELECT teamspace_id FROM libraries WHERE id = $2 AND visibility = 'teamspace')), $6, $6)
@@ -30,7 +32,7 @@ export class PgJobStore implements SameShape<JobStore> {
   }
 
   async get(id: number): Promise<Job | null> {
-    const { rows } = await this.pool.query<JobRow>('SELECT * FROM jobs WHERE id = $1', [id]);
+    const { rows } = await pgQuery<JobRow>(this.pool, 'SELECT * FROM jobs WHERE id = $1', [id]);
     return rows[0] ? toJob(rows[0]) : null;
   }
 
@@ -47,24 +49,25 @@ export class PgJobStore implements SameShape<JobStore> {
     if (filter.teamspaceId !== undefined) add((n) => `(teamspace_id IS NULL OR teamspace_id = ${n})`, filter.teamspaceId);
     args.push(filter.limit ?? 100);
     const sql = `SELECT * FROM jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT $${args.length}`;
-    return (await this.pool.query<JobRow>(sql, args)).rows.map(toJob);
+    return (await pgQuery<JobRow>(this.pool, sql, args)).rows.map(toJob);
   }
 
   /** Place of a queued job in the claim order (background kinds after every other queued job), else null. */
   async position(id: number, background: readonly string[] = []): Promise<number | null> {
-    const { rows } = await this.pool.query<{ state: JobState; kind: string }>('SELECT state, kind FROM jobs WHERE id = $1', [id]);
+    const { rows } = await pgQuery<{ state: JobState; kind: string }>(this.pool, 'SELECT state, kind FROM jobs WHERE id = $1', [id]);
     const r = rows[0];
     if (!r || r.state !== 'queued') return null;
     const sql = background.includes(r.kind)
       ? "SELECT count(*)::int AS n FROM jobs WHERE state = 'queued' AND (kind <> ALL($1::text[]) OR id <= $2)"
       : "SELECT count(*)::int AS n FROM jobs WHERE state = 'queued' AND kind <> ALL($1::text[]) AND id <= $2";
-    return (await this.pool.query<{ n: number }>(sql, [background, id])).rows[0].n;
+    return (await pgQuery<{ n: number }>(this.pool, sql, [background, id])).rows[0].n;
   }
 
   /** Takes the next queued job of these kinds for `owner` (background kinds last); concurrent claims skip each other's row. */
   async claim(kinds: string[], owner: string, now: string, background: readonly string[] = []): Promise<Job | null> {
     if (kinds.length === 0) return null;
-    const { rows } = await this.pool.query<JobRow>(
+    const { rows } = await pgQuery<JobRow>(
+      this.pool,
       `UPDATE jobs SET state = 'running', attempts = attempts + 1, owner = $3, heartbeat_at = $4, started_at = coalesce(started_at, $4), updated_at = $4
        WHERE id = (SELECT id FROM jobs WHERE state = 'queued' AND kind = ANY($1::text[])
                    ORDER BY kind = ANY($2::text[]), id LIMIT 1 FOR UPDATE SKIP LOCKED)
@@ -76,19 +79,20 @@ export class PgJobStore implements SameShape<JobStore> {
 
   async runningOwners(): Promise<{ id: number; owner: string | null; heartbeatAt: string | null }[]> {
     return (
-      await this.pool.query<{ id: number; owner: string | null; heartbeatAt: string | null }>(
+      await pgQuery<{ id: number; owner: string | null; heartbeatAt: string | null }>(
+        this.pool,
         `SELECT id, owner, heartbeat_at AS "heartbeatAt" FROM jobs WHERE state = 'running'`,
       )
     ).rows;
   }
 
   async heartbeat(ids: number[], now: string): Promise<void> {
-    await this.pool.query("UPDATE jobs SET heartbeat_at = $1 WHERE id = ANY($2::bigint[]) AND state = 'running'", [now, ids]);
+    await pgQuery(this.pool, "UPDATE jobs SET heartbeat_at = $1 WHERE id = ANY($2::bigint[]) AND state = 'running'", [now, ids]);
   }
 
   /** Queues running jobs again; only rows still running. */
   async requeue(ids: number[], now: string): Promise<number> {
-    const r = await this.pool.query("UPDATE jobs SET state = 'queued', owner = NULL, updated_at = $1 WHERE id = ANY($2::bigint[]) AND state = 'running'", [
+    const r = await pgQuery(this.pool, "UPDATE jobs SET state = 'queued', owner = NULL, updated_at = $1 WHERE id = ANY($2::bigint[]) AND state = 'running'", [
       now,
       ids,
     ]);
@@ -96,11 +100,11 @@ export class PgJobStore implements SameShape<JobStore> {
   }
 
   async setProgress(id: number, progress: Record<string, unknown>, now: string): Promise<void> {
-    await this.pool.query('UPDATE jobs SET progress_json = $1, updated_at = $2 WHERE id = $3', [JSON.stringify(progress), now, id]);
+    await pgQuery(this.pool, 'UPDATE jobs SET progress_json = $1, updated_at = $2 WHERE id = $3', [JSON.stringify(progress), now, id]);
   }
 
   async finish(id: number, state: 'succeeded' | 'failed' | 'cancelled', error: string | null, now: string, code: string | null = null): Promise<void> {
-    await this.pool.query('UPDATE jobs SET state = $1, error = $2, error_code = $3, finished_at = $4, updated_at = $4 WHERE id = $5', [
+    await pgQuery(this.pool, 'UPDATE jobs SET state = $1, error = $2, error_code = $3, finished_at = $4, updated_at = $4 WHERE id = $5', [
       state,
       error,
       code,
@@ -111,7 +115,8 @@ export class PgJobStore implements SameShape<JobStore> {
 
   /** One statement: the flag, and a still-queued job cancelled at once. */
   async requestCancel(id: number, now: string): Promise<void> {
-    await this.pool.query(
+    await pgQuery(
+      this.pool,
       `UPDATE jobs SET cancel_requested = 1, updated_at = $1,
          state = CASE WHEN state = 'queued' THEN 'cancelled' ELSE state END,
          finished_at = CASE WHEN state = 'queued' THEN $1 ELSE finished_at END
@@ -121,12 +126,12 @@ export class PgJobStore implements SameShape<JobStore> {
   }
 
   async isCancelRequested(id: number): Promise<boolean> {
-    const { rows } = await this.pool.query<{ cancel_requested: number }>('SELECT cancel_requested FROM jobs WHERE id = $1', [id]);
+    const { rows } = await pgQuery<{ cancel_requested: number }>(this.pool, 'SELECT cancel_requested FROM jobs WHERE id = $1', [id]);
     return rows[0]?.cancel_requested === 1;
   }
 
   async active(kind: string, libraryId: string): Promise<Job[]> {
-    const { rows } = await this.pool.query<JobRow>("SELECT * FROM jobs WHERE kind = $1 AND library_id = $2 AND state IN ('queued','running') ORDER BY id", [
+    const { rows } = await pgQuery<JobRow>(this.pool, "SELECT * FROM jobs WHERE kind = $1 AND library_id = $2 AND state IN ('queued','running') ORDER BY id", [
       kind,
       libraryId,
     ]);
@@ -134,7 +139,7 @@ export class PgJobStore implements SameShape<JobStore> {
   }
 
   async queuedBesides(kinds: readonly string[]): Promise<boolean> {
-    const { rows } = await this.pool.query("SELECT 1 FROM jobs WHERE state = 'queued' AND kind <> ALL($1::text[]) LIMIT 1", [kinds]);
+    const { rows } = await pgQuery(this.pool, "SELECT 1 FROM jobs WHERE state = 'queued' AND kind <> ALL($1::text[]) LIMIT 1", [kinds]);
     return rows.length > 0;
   }
 
@@ -142,8 +147,9 @@ export class PgJobStore implements SameShape<JobStore> {
     const out: Record<JobState, number> = { queued: 0, running: 0, succeeded: 0, failed: 0, cancelled: 0 };
     const { rows } =
       teamspaceId === undefined
-        ? await this.pool.query<{ state: JobState; n: number }>('SELECT state, count(*)::int AS n FROM jobs GROUP BY state')
-        : await this.pool.query<{ state: JobState; n: number }>(
+        ? await pgQuery<{ state: JobState; n: number }>(this.pool, 'SELECT state, count(*)::int AS n FROM jobs GROUP BY state')
+        : await pgQuery<{ state: JobState; n: number }>(
+            this.pool,
             'SELECT state, count(*)::int AS n FROM jobs WHERE teamspace_id IS NULL OR teamspace_id = $1 GROUP BY state',
             [teamspaceId],
           );

@@ -40,7 +40,7 @@ export interface StoredPage {
   fetchedAt: string;
 }
 
-interface FrontierRow {
+export interface FrontierRow {
   id: number;
   job_id: number;
   url_key: string;
@@ -55,7 +55,7 @@ interface FrontierRow {
   error: string | null;
 }
 
-interface SiteRow {
+export interface SiteRow {
   library_id: string;
   start_url: string;
   options_json: string;
@@ -65,7 +65,7 @@ interface SiteRow {
   last_crawled_at: string | null;
 }
 
-interface PageRow {
+export interface PageRow {
   url: string;
   etag: string | null;
   last_modified: string | null;
@@ -77,7 +77,7 @@ interface PageRow {
   fetched_at: string;
 }
 
-function toEntry(r: FrontierRow): FrontierEntry {
+export function toEntry(r: FrontierRow): FrontierEntry {
   return {
     id: r.id,
     jobId: r.job_id,
@@ -304,7 +304,7 @@ export class CrawlStore {
   }
 }
 
-function toSite(r: SiteRow): CrawlSite {
+export function toSite(r: SiteRow): CrawlSite {
   return {
     libraryId: r.library_id,
     startUrl: r.start_url,

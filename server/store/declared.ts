@@ -13,7 +13,7 @@ export interface DeclaredRow {
   updatedAt: string;
 }
 
-interface Row {
+export interface Row {
   library_id: string;
   kind: string;
   spec_json: string;
@@ -25,7 +25,7 @@ interface Row {
   updated_at: string;
 }
 
-const toRow = (r: Row): DeclaredRow => ({
+export const toRow = (r: Row): DeclaredRow => ({
   libraryId: r.library_id,
   kind: r.kind,
   spec: JSON.parse(r.spec_json) as Record<string, unknown>,

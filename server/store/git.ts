@@ -33,7 +33,7 @@ export interface GitVersionInfo {
   settingsHash: string;
 }
 
-interface RepoRow {
+export interface RepoRow {
   library_id: string;
   repo_url: string;
   host: string;
@@ -44,7 +44,7 @@ interface RepoRow {
   updated_at: string;
 }
 
-interface HostRow {
+export interface HostRow {
   teamspace_id: number | null;
   host: string;
   kind: GitHostRow['kind'];
@@ -130,7 +130,7 @@ export class GitStore {
   }
 }
 
-function toRepo(r: RepoRow): GitRepo {
+export function toRepo(r: RepoRow): GitRepo {
   return {
     libraryId: r.library_id,
     repoUrl: r.repo_url,
@@ -143,7 +143,7 @@ function toRepo(r: RepoRow): GitRepo {
   };
 }
 
-function toHost(r: HostRow): GitHostRow {
+export function toHost(r: HostRow): GitHostRow {
   return {
     teamspaceId: r.teamspace_id,
     host: r.host,

@@ -1,7 +1,7 @@
 import { statementCache, type Db, type Statement } from './db.ts';
 import type { Library, LibraryMeta, LibraryVersion, LibraryVisibility, VersionState } from '../../lib/model.ts';
 
-interface LibraryRow {
+export interface LibraryRow {
   id: string;
   title: string;
   description: string;
@@ -26,7 +26,7 @@ interface LibraryRow {
 /** A library row with its grants. */
 const LIBRARY_SELECT = 'SELECT l.*, (SELECT group_concat(g.teamspace_id) FROM library_grants g WHERE g.library_id = l.id) AS grants FROM libraries l';
 
-interface VersionRow {
+export interface VersionRow {
   id: number;
   library_id: string;
   tag: string;
@@ -73,7 +73,7 @@ export function toLibrary(r: LibraryRow): Library {
   };
 }
 
-function toVersion(r: VersionRow): LibraryVersion {
+export function toVersion(r: VersionRow): LibraryVersion {
   return {
     id: r.id,
     libraryId: r.library_id,

@@ -24,7 +24,7 @@ export interface SnippetRow {
   vector: Float32Array | null;
 }
 
-interface Row {
+export interface Row {
   id: number;
   version_id: number;
   kind: 'code' | 'info';
@@ -44,15 +44,15 @@ interface Row {
 }
 
 /** The columns a StoredSnippet is read from (not the embedding copy: only the reranker reads it, by embeddings()). */
-const COLUMNS =
+export const COLUMNS =
   'id, version_id, kind, source_id, title, description, language, page_title, breadcrumb, content, code_list_json, tokens, content_hash, position, is_dynamic, source_file';
 
 /** A stored code list (JSON written by this store); none for prose. */
-function codeListOf(json: string | null): CodeExample[] {
+export function codeListOf(json: string | null): CodeExample[] {
   return json ? (JSON.parse(json) as CodeExample[]) : [];
 }
 
-function toSnippet(r: Row): StoredSnippet {
+export function toSnippet(r: Row): StoredSnippet {
   return {
     id: r.id,
     versionId: r.version_id,
@@ -74,7 +74,7 @@ function toSnippet(r: Row): StoredSnippet {
 }
 
 /** A row read with its float embedding. */
-function toEmbedded(r: Row & { embedding: Buffer }): { snippet: StoredSnippet; embedding: Float32Array } {
+export function toEmbedded(r: Row & { embedding: Buffer }): { snippet: StoredSnippet; embedding: Float32Array } {
   return { snippet: toSnippet(r), embedding: f32Of(r.embedding) };
 }
 

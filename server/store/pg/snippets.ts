@@ -1,0 +1,200 @@
+import type { StoredSnippet } from '../../../lib/model.ts';
+import { blobOf, f32Of } from '../blobs.ts';
+import { COLUMNS, codeListOf, toEmbedded, toSnippet, type Row, type SnippetRow, type SnippetStore } from '../snippets.ts';
+import type { PgPool } from './pool.ts';
+import type { SameShape } from './same-shape.ts';
+import { withTransaction, type PgQueryable } from './transaction.ts';
+
+/**
+ * Rows per INSERT statement. One statement carries each column as one array parameter (`unnest`), so
+ * a statement costs one round trip whatever its rows; 1,000 rows with 384-dimension embeddings are
+ * about 3 MB, which keeps a statement's message and the server's memory for it modest.
+ */
+const INSERT_CHUNK = 1000;
+
+/** One statement inserts a chunk: each column an array, the rows taken in the order given. */
+const INSERT_SQL = `INSERT INTO snippets (version_id, kind, source_id, title, description, language, page_title, breadcrumb, content, code_list_json,
+    tokens, content_hash, position, is_dynamic, source_file, embedding)
+  SELECT $1, u.kind, u.source_id, u.title, u.description, u.language, u.page_title, u.breadcrumb, u.content, u.code_list_json,
+    u.tokens, u.content_hash, u.position, u.is_dynamic, u.source_file, u.embedding
+  FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
+    $11::int[], $12::text[], $13::int[], $14::int[], $15::text[], $16::bytea[])
+    WITH ORDINALITY AS u(kind, source_id, title, description, language, page_title, breadcrumb, content, code_list_json,
+      tokens, content_hash, position, is_dynamic, source_file, embedding, ord)
+  ORDER BY u.ord
+  RETURNING id`;
+
+/**
+ * Snippet rows on PostgreSQL, method for method SQLite's SnippetStore (server/store/snippets.ts).
+ * SQLite also writes each snippet's FTS5 row and its sqlite-vec row; neither table exists here:
+ * lexical indexing and the vector index on PostgreSQL are a later stage. The float embedding is kept
+ * in the row's `embedding` column as on SQLite. The bytea Buffers pg returns are read with the same
+ * helpers as SQLite's blobs (blobs.ts copies one that is not aligned for a Float32Array).
+ */
+export class PgSnippetStore implements SameShape<SnippetStore> {
+  constructor(private readonly pool: PgPool) {}
+
+  /**
+   * Inserts a batch in one transaction, a chunk of rows per statement; returns the new rows' ids in
+   * order. `vectorTable` and `opts.fts` name SQLite's index tables, which PostgreSQL does not have yet.
+   */
+  async insertBatch(versionId: number, rows: SnippetRow[], _vectorTable: string | null, _opts: { fts?: boolean } = {}): Promise<number[]> {
+    if (rows.length === 0) return [];
+    if (rows.length <= INSERT_CHUNK) return insertChunk(this.pool, versionId, rows);
+    return withTransaction(this.pool, async (c) => {
+      const ids: number[] = [];
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) ids.push(...(await insertChunk(c, versionId, rows.slice(i, i + INSERT_CHUNK))));
+      return ids;
+    });
+  }
+
+  /** SQLite rewrites FTS5 rows only; PostgreSQL has none yet (lexical indexing is a later stage), so there is nothing to rewrite. */
+  async rewriteFts(_versionId: number, _rows: { id: number; fts: SnippetRow['fts'] }[]): Promise<void> {}
+
+  async hashes(versionId: number): Promise<Set<string>> {
+    const { rows } = await this.pool.query<{ kind: string; content_hash: string }>('SELECT kind, content_hash FROM snippets WHERE version_id = $1', [
+      versionId,
+    ]);
+    return new Set(rows.map((r) => `${r.kind}:${r.content_hash}`));
+  }
+
+  async totals(versionId: number): Promise<{ tokens: number; snippets: number; maxPosition: number }> {
+    // sum() and count() are BIGINT here (numbers through pool.ts), as SQLite's integers are.
+    const { rows } = await this.pool.query<{ tokens: number; snippets: number; maxPosition: number }>(
+      'SELECT coalesce(sum(tokens), 0)::bigint AS tokens, count(*) AS snippets, coalesce(max(position), -1) AS "maxPosition" FROM snippets WHERE version_id = $1',
+      [versionId],
+    );
+    return rows[0];
+  }
+
+  /** The maps are filled in id order, the order SQLite's `id IN (...)` gives. */
+  async withEmbeddings(ids: number[]): Promise<{ snippets: Map<number, StoredSnippet>; embeddings: Map<number, Float32Array> }> {
+    const snippets = new Map<number, StoredSnippet>();
+    const embeddings = new Map<number, Float32Array>();
+    if (ids.length === 0) return { snippets, embeddings };
+    const { rows } = await this.pool.query<Row & { embedding: Buffer | null }>(
+      `SELECT ${COLUMNS}, embedding FROM snippets WHERE id = ANY($1::bigint[]) ORDER BY id`,
+      [ids],
+    );
+    for (const r of rows) {
+      snippets.set(r.id, toSnippet(r));
+      if (r.embedding) embeddings.set(r.id, f32Of(r.embedding));
+    }
+    return { snippets, embeddings };
+  }
+
+  /** Ordered by source URL then id: SQLite walks its (version_id, source_id) index in that order. */
+  async embeddedAt(versionId: number, sourceIds: string[]): Promise<{ snippet: StoredSnippet; embedding: Float32Array }[]> {
+    const urls = [...new Set(sourceIds)];
+    if (urls.length === 0) return [];
+    const { rows } = await this.pool.query<Row & { embedding: Buffer }>(
+      `SELECT ${COLUMNS}, embedding FROM snippets WHERE version_id = $1 AND embedding IS NOT NULL AND source_id = ANY($2::text[])
+       ORDER BY source_id COLLATE "C", id`,
+      [versionId, urls],
+    );
+    return rows.map(toEmbedded);
+  }
+
+  async embeddedPage(afterId: number, limit: number): Promise<{ snippet: StoredSnippet; embedding: Float32Array }[]> {
+    const { rows } = await this.pool.query<Row & { embedding: Buffer }>(
+      `SELECT ${COLUMNS}, embedding FROM snippets WHERE id > $1 AND embedding IS NOT NULL ORDER BY id LIMIT $2`,
+      [afterId, limit],
+    );
+    return rows.map(toEmbedded);
+  }
+
+  async byIds(ids: number[]): Promise<StoredSnippet[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.pool.query<Row>(`SELECT ${COLUMNS} FROM snippets WHERE id = ANY($1::bigint[])`, [ids]);
+    const byId = new Map(rows.map((r) => [r.id, toSnippet(r)]));
+    return ids.map((id) => byId.get(id)).filter((s): s is StoredSnippet => s !== undefined);
+  }
+
+  async headings(
+    versionId: number,
+    afterId: number,
+    limit: number,
+  ): Promise<{ id: number; sourceId: string; kind: 'code' | 'info'; title: string; breadcrumb: string }[]> {
+    const { rows } = await this.pool.query<{ id: number; sourceId: string; kind: 'code' | 'info'; title: string; breadcrumb: string }>(
+      'SELECT id, source_id AS "sourceId", kind, title, breadcrumb FROM snippets WHERE version_id = $1 AND id > $2 ORDER BY id LIMIT $3',
+      [versionId, afterId, limit],
+    );
+    return rows;
+  }
+
+  /**
+   * As SQLite's: ILIKE, because SQLite's LIKE ignores the case of ASCII letters ("NPM install" is
+   * found there too); the patterns are ASCII, so ILIKE finds exactly what SQLite finds.
+   */
+  async installTexts(versionId: number, afterId: number, limit: number): Promise<{ id: number; kind: 'code' | 'info'; text: string }[]> {
+    const { rows } = await this.pool.query<{ id: number; kind: 'code' | 'info'; text: string }>(
+      `SELECT id, kind, text FROM (SELECT id, kind, CASE kind WHEN 'code' THEN code_list_json ELSE content END AS text FROM snippets WHERE version_id = $1 AND id > $2) t
+       WHERE text ILIKE '%npm %' OR text ILIKE '%yarn %' OR text ILIKE '%bun %' OR text ILIKE '%deno add%' ORDER BY id LIMIT $3`,
+      [versionId, afterId, limit],
+    );
+    return rows.map((r) =>
+      r.kind === 'code'
+        ? {
+            ...r,
+            text: codeListOf(r.text)
+              .map((c) => c.code)
+              .join('\n'),
+          }
+        : r,
+    );
+  }
+
+  async allWithEmbeddings(versionId: number): Promise<{ snippet: StoredSnippet; embedding: Float32Array | null }[]> {
+    const { rows } = await this.pool.query<Row & { embedding: Buffer | null }>(`SELECT ${COLUMNS}, embedding FROM snippets WHERE version_id = $1 ORDER BY id`, [
+      versionId,
+    ]);
+    return rows.map((r) => ({ snippet: toSnippet(r), embedding: r.embedding ? f32Of(r.embedding) : null }));
+  }
+
+  async list(versionId: number, limit: number, afterId = 0): Promise<StoredSnippet[]> {
+    const { rows } = await this.pool.query<Row>(`SELECT ${COLUMNS} FROM snippets WHERE version_id = $1 AND id > $2 ORDER BY id LIMIT $3`, [
+      versionId,
+      afterId,
+      limit,
+    ]);
+    return rows.map(toSnippet);
+  }
+
+  async countByKind(versionId: number): Promise<{ code: number; info: number }> {
+    const { rows } = await this.pool.query<{ kind: 'code' | 'info'; n: number }>(
+      'SELECT kind, count(*) AS n FROM snippets WHERE version_id = $1 GROUP BY kind',
+      [versionId],
+    );
+    const out = { code: 0, info: 0 };
+    for (const r of rows) out[r.kind] = r.n;
+    return out;
+  }
+}
+
+/**
+ * Inserts up to INSERT_CHUNK rows in one statement; their ids in the order of `rows`. The rows are
+ * inserted in that order (ORDER BY ord), so the identity gives them ascending ids; sorting what
+ * RETURNING answers (whose order PostgreSQL does not promise) gives them back in the rows' order.
+ */
+async function insertChunk(q: PgQueryable, versionId: number, rows: SnippetRow[]): Promise<number[]> {
+  const col = <T>(f: (r: SnippetRow) => T): T[] => rows.map(f);
+  const { rows: out } = await q.query<{ id: number }>(INSERT_SQL, [
+    versionId,
+    col((r) => r.kind),
+    col((r) => r.sourceId),
+    col((r) => r.title),
+    col((r) => r.description),
+    col((r) => r.language),
+    col((r) => r.pageTitle),
+    col((r) => r.breadcrumb),
+    col((r) => r.content),
+    col((r) => (r.codeList ? JSON.stringify(r.codeList) : null)),
+    col((r) => r.tokens),
+    col((r) => r.contentHash),
+    col((r) => r.position),
+    col((r) => (r.isDynamic ? 1 : 0)),
+    col((r) => r.sourceFile),
+    col((r) => (r.vector ? blobOf(r.vector) : null)),
+  ]);
+  return out.map((r) => r.id).sort((a, b) => a - b);
+}

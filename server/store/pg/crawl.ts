@@ -61,10 +61,12 @@ export class PgCrawlStore implements SameShape<CrawlStore> {
     return withTransaction(this.pool, async (c) => {
       await lockFrontier(c, jobId);
       // SQLite checks "already there" then "full"; both answer false, so one statement does both.
+      // NOT EXISTS before ON CONFLICT: a row that conflicts has already drawn an id, and ids stay dense as SQLite's.
       const r = await c.query(
         `INSERT INTO crawl_frontier (job_id, url_key, url, depth, via, state, updated_at)
          SELECT $1, $2, $3, $4, $5, 'queued', $6
-         WHERE (SELECT count(*) FROM crawl_frontier WHERE job_id = $1 AND state <> 'skipped') < $7
+         WHERE NOT EXISTS (SELECT 1 FROM crawl_frontier WHERE job_id = $1 AND url_key = $2)
+           AND (SELECT count(*) FROM crawl_frontier WHERE job_id = $1 AND state <> 'skipped') < $7
          ON CONFLICT (job_id, url_key) DO NOTHING`,
         [jobId, urlKey, url, depth, via, now, maxPages],
       );
@@ -72,10 +74,11 @@ export class PgCrawlStore implements SameShape<CrawlStore> {
     });
   }
 
-  /** SQLite's INSERT OR IGNORE: a URL the job already has stays as it is. */
+  /** SQLite's INSERT OR IGNORE: a URL the job already has stays as it is (NOT EXISTS first, as in admit, so no id is drawn for it). */
   async recordSkipped(jobId: number, urlKey: string, url: string, depth: number, reason: string, now: string): Promise<void> {
     await this.pool.query(
-      `INSERT INTO crawl_frontier (job_id, url_key, url, depth, via, state, error, updated_at) VALUES ($1, $2, $3, $4, 'link', 'skipped', $5, $6)
+      `INSERT INTO crawl_frontier (job_id, url_key, url, depth, via, state, error, updated_at)
+       SELECT $1, $2, $3, $4, 'link', 'skipped', $5, $6 WHERE NOT EXISTS (SELECT 1 FROM crawl_frontier WHERE job_id = $1 AND url_key = $2)
        ON CONFLICT (job_id, url_key) DO NOTHING`,
       [jobId, urlKey, url, depth, reason, now],
     );

@@ -414,3 +414,15 @@ test("bulk insert: 10,000 snippets in batches of 2,000 keep their order (the rat
   const [back] = await pg.snippets.allWithEmbeddings(onPg.version).then((all) => all.slice(4321, 4322));
   assert.deepEqual(back.embedding, rows[4321].vector);
 });
+
+test('a library deleted on one node while another swaps in its version: one waits for the other, no deadlock', async () => {
+  const nodes = [new PgLibraryStore(shared), new PgLibraryStore(nodePool(shared))];
+  for (let round = 0; round < 25; round++) {
+    await nodes[0].upsert(lib('/w/del'), T0);
+    const v = await nodes[0].createVersion('/w/del', '', null, T0);
+    const [swap, deleted] = await Promise.all([outcome(() => nodes[1].swapIn(v, null, { tokens: 1, snippets: 1 }, T1)), nodes[0].delete('/w/del')]);
+    assert.ok('ok' in swap || swap.error === `version ${v} is not being built`, JSON.stringify(swap));
+    assert.equal(deleted, true);
+    assert.equal(await nodes[1].get('/w/del'), null);
+  }
+});

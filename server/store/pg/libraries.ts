@@ -78,6 +78,9 @@ export class PgLibraryStore implements SameShape<LibraryStore> {
   /** Deletes a library with all versions and snippets (index rows included), in one transaction. */
   async delete(id: string): Promise<boolean> {
     return withTransaction(this.pool, async (c) => {
+      // The library's row first, as a swap takes it: a swap on another node waits for the delete (and
+      // then finds its version gone) instead of holding the library while the delete holds the version.
+      await c.query('SELECT 1 FROM libraries WHERE id = $1 FOR UPDATE', [id]);
       const { rows } = await c.query<{ id: number }>('SELECT id FROM library_versions WHERE library_id = $1', [id]);
       const ids = rows.map((r) => r.id);
       if (ids.length) {

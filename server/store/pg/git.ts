@@ -1,7 +1,7 @@
 import { toHost, toRepo, type GitHostRow, type GitRepo, type GitStore, type GitVersionInfo, type HostRow, type RepoRow } from '../git.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
-import { withTransaction } from './transaction.ts';
+import { pgQuery, withTransaction } from './transaction.ts';
 
 /**
  * Git repositories, per-file blob hashes of built versions, and host credentials on PostgreSQL, method
@@ -12,13 +12,14 @@ export class PgGitStore implements SameShape<GitStore> {
   constructor(private readonly pool: PgPool) {}
 
   async repo(libraryId: string): Promise<GitRepo | null> {
-    const { rows } = await this.pool.query<RepoRow>('SELECT * FROM git_repos WHERE library_id = $1', [libraryId]);
+    const { rows } = await pgQuery<RepoRow>(this.pool, 'SELECT * FROM git_repos WHERE library_id = $1', [libraryId]);
     return rows[0] ? toRepo(rows[0]) : null;
   }
 
   /** Records (or updates) a library's repository; the library row must exist. */
   async saveRepo(repo: Omit<GitRepo, 'updatedAt'>, now: string): Promise<void> {
-    await this.pool.query(
+    await pgQuery(
+      this.pool,
       `INSERT INTO git_repos AS r (library_id, repo_url, host, branch, options_json, last_commit, last_job_id, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (library_id) DO UPDATE SET repo_url = excluded.repo_url, host = excluded.host, branch = excluded.branch, options_json = excluded.options_json,
          last_commit = coalesce(excluded.last_commit, r.last_commit), last_job_id = coalesce(excluded.last_job_id, r.last_job_id), updated_at = excluded.updated_at`,
@@ -28,17 +29,18 @@ export class PgGitStore implements SameShape<GitStore> {
 
   /** The version a commit built and the blob hash of each file it indexed, replaced whole in one transaction. */
   async saveVersionFiles(info: GitVersionInfo, files: Map<string, string>): Promise<void> {
-    await withTransaction(this.pool, async (c) => {
+    await withTransaction(this.pool, async () => {
       // SQLite's INSERT OR REPLACE: the row of this version, whatever it held.
-      await c.query(
+      await pgQuery(
+        this.pool,
         `INSERT INTO git_versions (version_id, ref, commit_sha, settings_hash) VALUES ($1, $2, $3, $4)
          ON CONFLICT (version_id) DO UPDATE SET ref = excluded.ref, commit_sha = excluded.commit_sha, settings_hash = excluded.settings_hash`,
         [info.versionId, info.ref, info.commit, info.settingsHash],
       );
-      await c.query('DELETE FROM git_files WHERE version_id = $1', [info.versionId]);
+      await pgQuery(this.pool, 'DELETE FROM git_files WHERE version_id = $1', [info.versionId]);
       if (files.size === 0) return;
       // One statement for all files (a repository indexes thousands): each column an array.
-      await c.query('INSERT INTO git_files (version_id, path, blob) SELECT $1, * FROM unnest($2::text[], $3::text[])', [
+      await pgQuery(this.pool, 'INSERT INTO git_files (version_id, path, blob) SELECT $1, * FROM unnest($2::text[], $3::text[])', [
         info.versionId,
         [...files.keys()],
         [...files.values()],
@@ -47,7 +49,8 @@ export class PgGitStore implements SameShape<GitStore> {
   }
 
   async versionInfo(versionId: number): Promise<GitVersionInfo | null> {
-    const { rows } = await this.pool.query<{ version_id: number; ref: string; commit_sha: string; settings_hash: string }>(
+    const { rows } = await pgQuery<{ version_id: number; ref: string; commit_sha: string; settings_hash: string }>(
+      this.pool,
       'SELECT version_id, ref, commit_sha, settings_hash FROM git_versions WHERE version_id = $1',
       [versionId],
     );
@@ -57,27 +60,30 @@ export class PgGitStore implements SameShape<GitStore> {
 
   /** path -> blob hash, in path order (SQLite reads them from its (version_id, path) key). */
   async files(versionId: number): Promise<Map<string, string>> {
-    const { rows } = await this.pool.query<{ path: string; blob: string }>('SELECT path, blob FROM git_files WHERE version_id = $1 ORDER BY path COLLATE "C"', [
-      versionId,
-    ]);
+    const { rows } = await pgQuery<{ path: string; blob: string }>(
+      this.pool,
+      'SELECT path, blob FROM git_files WHERE version_id = $1 ORDER BY path COLLATE "C"',
+      [versionId],
+    );
     return new Map(rows.map((r) => [r.path, r.blob]));
   }
 
   async hosts(teamspaceId: number | null): Promise<GitHostRow[]> {
-    const { rows } = await this.pool.query<HostRow>('SELECT * FROM git_hosts WHERE coalesce(teamspace_id, 0) = $1 ORDER BY host COLLATE "C"', [
+    const { rows } = await pgQuery<HostRow>(this.pool, 'SELECT * FROM git_hosts WHERE coalesce(teamspace_id, 0) = $1 ORDER BY host COLLATE "C"', [
       teamspaceId ?? 0,
     ]);
     return rows.map(toHost);
   }
 
   async host(teamspaceId: number | null, host: string): Promise<GitHostRow | null> {
-    const { rows } = await this.pool.query<HostRow>('SELECT * FROM git_hosts WHERE coalesce(teamspace_id, 0) = $1 AND host = $2', [teamspaceId ?? 0, host]);
+    const { rows } = await pgQuery<HostRow>(this.pool, 'SELECT * FROM git_hosts WHERE coalesce(teamspace_id, 0) = $1 AND host = $2', [teamspaceId ?? 0, host]);
     return rows[0] ? toHost(rows[0]) : null;
   }
 
   /** Stores or replaces one owner's credentials for a host; another owner's row for the same host is left alone. */
   async putHost(row: Omit<GitHostRow, 'createdAt' | 'updatedAt'>, now: string): Promise<void> {
-    await this.pool.query(
+    await pgQuery(
+      this.pool,
       `INSERT INTO git_hosts (teamspace_id, host, kind, username, secret_enc, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)
        ON CONFLICT ((coalesce(teamspace_id, 0)), host) DO UPDATE SET kind = excluded.kind, username = excluded.username, secret_enc = excluded.secret_enc,
          updated_at = excluded.updated_at`,
@@ -86,7 +92,7 @@ export class PgGitStore implements SameShape<GitStore> {
   }
 
   async removeHost(teamspaceId: number | null, host: string): Promise<boolean> {
-    const r = await this.pool.query('DELETE FROM git_hosts WHERE coalesce(teamspace_id, 0) = $1 AND host = $2', [teamspaceId ?? 0, host]);
+    const r = await pgQuery(this.pool, 'DELETE FROM git_hosts WHERE coalesce(teamspace_id, 0) = $1 AND host = $2', [teamspaceId ?? 0, host]);
     return (r.rowCount ?? 0) > 0;
   }
 }

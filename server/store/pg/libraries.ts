@@ -2,7 +2,7 @@ import type { Library, LibraryMeta, LibraryVersion, LibraryVisibility, VersionSt
 import { toLibrary, toVersion, type LibraryRow, type LibraryStore, type VersionKind, type VersionRow } from '../libraries.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
-import { withTransaction, type PgQueryable } from './transaction.ts';
+import { pgQuery, withTransaction } from './transaction.ts';
 
 /** A library row with its grants, comma-separated as SQLite's group_concat gives them (toLibrary sorts them). */
 const LIBRARY_SELECT = "SELECT l.*, (SELECT string_agg(g.teamspace_id::text, ',') FROM library_grants g WHERE g.library_id = l.id) AS grants FROM libraries l";
@@ -24,12 +24,12 @@ export class PgLibraryStore implements SameShape<LibraryStore> {
   constructor(private readonly pool: PgPool) {}
 
   async get(id: string): Promise<Library | null> {
-    const { rows } = await this.pool.query<LibraryRow>(`${LIBRARY_SELECT} WHERE l.id = $1`, [id]);
+    const { rows } = await pgQuery<LibraryRow>(this.pool, `${LIBRARY_SELECT} WHERE l.id = $1`, [id]);
     return rows[0] ? toLibrary(rows[0]) : null;
   }
 
   async list(): Promise<Library[]> {
-    return (await this.pool.query<LibraryRow>(`${LIBRARY_SELECT} ORDER BY l.id COLLATE "C"`)).rows.map(toLibrary);
+    return (await pgQuery<LibraryRow>(this.pool, `${LIBRARY_SELECT} ORDER BY l.id COLLATE "C"`)).rows.map(toLibrary);
   }
 
   /** As SQLite's: a new library takes the given owner and visibility, an existing one keeps its own. */
@@ -38,7 +38,8 @@ export class PgLibraryStore implements SameShape<LibraryStore> {
   }
 
   async setMeta(id: string, meta: { title?: string; description?: string }): Promise<boolean> {
-    const r = await this.pool.query(
+    const r = await pgQuery(
+      this.pool,
       'UPDATE libraries SET title = coalesce($1, title), description = coalesce($2, description), access_rev = access_rev + 1 WHERE id = $3',
       [meta.title ?? null, meta.description ?? null, id],
     );
@@ -55,45 +56,46 @@ export class PgLibraryStore implements SameShape<LibraryStore> {
     const sets = fields.map(([c], i) => `${c} = $${i + 1}`);
     const args = [...fields.map(([, v]) => v), id];
     // access_rev: the search catalogue (and the policy filters on stars, trust and license) must see the change.
-    const r = await this.pool.query(`UPDATE libraries SET ${sets.join(', ')}, access_rev = access_rev + 1 WHERE id = $${args.length}`, args);
+    const r = await pgQuery(this.pool, `UPDATE libraries SET ${sets.join(', ')}, access_rev = access_rev + 1 WHERE id = $${args.length}`, args);
     return (r.rowCount ?? 0) > 0;
   }
 
   /** Visibility and grants in one transaction: a grant to a teamspace that does not exist undoes the whole change. */
   async setAccess(id: string, visibility: LibraryVisibility, grants: number[]): Promise<boolean> {
-    return withTransaction(this.pool, async (c) => {
+    return withTransaction(this.pool, async () => {
       // A library that no teamspace owned yet is now owned by the default (first) teamspace.
-      const changed = await c.query(
+      const changed = await pgQuery(
+        this.pool,
         'UPDATE libraries SET visibility = $1, teamspace_id = coalesce(teamspace_id, (SELECT min(id) FROM teamspaces)), access_rev = access_rev + 1 WHERE id = $2',
         [visibility, id],
       );
       if (changed.rowCount === 0) return false;
-      await c.query('DELETE FROM library_grants WHERE library_id = $1', [id]);
+      await pgQuery(this.pool, 'DELETE FROM library_grants WHERE library_id = $1', [id]);
       const unique = [...new Set(grants)];
-      if (unique.length) await c.query('INSERT INTO library_grants (library_id, teamspace_id) SELECT $1, unnest($2::bigint[])', [id, unique]);
+      if (unique.length) await pgQuery(this.pool, 'INSERT INTO library_grants (library_id, teamspace_id) SELECT $1, unnest($2::bigint[])', [id, unique]);
       return true;
     });
   }
 
   /** Deletes a library with all versions and snippets (index rows included), in one transaction. */
   async delete(id: string): Promise<boolean> {
-    return withTransaction(this.pool, async (c) => {
+    return withTransaction(this.pool, async () => {
       // The library's row first, as a swap takes it: a swap on another node waits for the delete (and
       // then finds its version gone) instead of holding the library while the delete holds the version.
-      await c.query('SELECT 1 FROM libraries WHERE id = $1 FOR UPDATE', [id]);
-      const { rows } = await c.query<{ id: number }>('SELECT id FROM library_versions WHERE library_id = $1', [id]);
+      await pgQuery(this.pool, 'SELECT 1 FROM libraries WHERE id = $1 FOR UPDATE', [id]);
+      const { rows } = await pgQuery<{ id: number }>(this.pool, 'SELECT id FROM library_versions WHERE library_id = $1', [id]);
       const ids = rows.map((r) => r.id);
       if (ids.length) {
-        await c.query('DELETE FROM snippets WHERE version_id = ANY($1::bigint[])', [ids]);
-        await deleteTermIndex(c, ids);
-        await c.query('DELETE FROM library_versions WHERE id = ANY($1::bigint[])', [ids]);
+        await pgQuery(this.pool, 'DELETE FROM snippets WHERE version_id = ANY($1::bigint[])', [ids]);
+        await deleteTermIndex(this.pool, ids);
+        await pgQuery(this.pool, 'DELETE FROM library_versions WHERE id = ANY($1::bigint[])', [ids]);
       }
-      return ((await c.query('DELETE FROM libraries WHERE id = $1', [id])).rowCount ?? 0) > 0;
+      return ((await pgQuery(this.pool, 'DELETE FROM libraries WHERE id = $1', [id])).rowCount ?? 0) > 0;
     });
   }
 
   async versions(libraryId: string): Promise<LibraryVersion[]> {
-    const { rows } = await this.pool.query<VersionRow>("SELECT * FROM library_versions WHERE library_id = $1 AND kind = 'docs' ORDER BY id", [libraryId]);
+    const { rows } = await pgQuery<VersionRow>(this.pool, "SELECT * FROM library_versions WHERE library_id = $1 AND kind = 'docs' ORDER BY id", [libraryId]);
     return rows.map(toVersion);
   }
 
@@ -102,26 +104,30 @@ export class PgLibraryStore implements SameShape<LibraryStore> {
   }
 
   async currentVersion(libraryId: string, tag: string): Promise<LibraryVersion | null> {
-    const { rows } = await this.pool.query<VersionRow>(`SELECT * FROM library_versions WHERE ${CURRENT_DOCS}`, [libraryId, tag]);
+    const { rows } = await pgQuery<VersionRow>(this.pool, `SELECT * FROM library_versions WHERE ${CURRENT_DOCS}`, [libraryId, tag]);
     return rows[0] ? toVersion(rows[0]) : null;
   }
 
   async allCurrentVersions(): Promise<LibraryVersion[]> {
-    const { rows } = await this.pool.query<VersionRow>('SELECT * FROM library_versions WHERE is_current = 1 ORDER BY library_id COLLATE "C", tag COLLATE "C"');
+    const { rows } = await pgQuery<VersionRow>(
+      this.pool,
+      'SELECT * FROM library_versions WHERE is_current = 1 ORDER BY library_id COLLATE "C", tag COLLATE "C"',
+    );
     return rows.map(toVersion);
   }
 
   async markSearchIndexed(versionId: number): Promise<void> {
-    await this.pool.query('UPDATE library_versions SET search_indexed = 1 WHERE id = $1', [versionId]);
+    await pgQuery(this.pool, 'UPDATE library_versions SET search_indexed = 1 WHERE id = $1', [versionId]);
   }
 
   async searchUnindexedVersions(): Promise<number[]> {
-    const { rows } = await this.pool.query<{ id: number }>("SELECT id FROM library_versions WHERE state = 'ready' AND search_indexed = 0 ORDER BY id");
+    const { rows } = await pgQuery<{ id: number }>(this.pool, "SELECT id FROM library_versions WHERE state = 'ready' AND search_indexed = 0 ORDER BY id");
     return rows.map((r) => r.id);
   }
 
   async buildingVersionForJob(jobId: number, kind: VersionKind = 'docs'): Promise<LibraryVersion | null> {
-    const { rows } = await this.pool.query<VersionRow>(
+    const { rows } = await pgQuery<VersionRow>(
+      this.pool,
       "SELECT * FROM library_versions WHERE job_id = $1 AND state = 'building' AND kind = $2 ORDER BY id DESC LIMIT 1",
       [jobId, kind],
     );
@@ -129,7 +135,8 @@ export class PgLibraryStore implements SameShape<LibraryStore> {
   }
 
   async createVersion(libraryId: string, tag: string, jobId: number | null, now: string, kind: VersionKind = 'docs'): Promise<number> {
-    const { rows } = await this.pool.query<{ id: number }>(
+    const { rows } = await pgQuery<{ id: number }>(
+      this.pool,
       "INSERT INTO library_versions (library_id, tag, state, is_current, job_id, created_at, updated_at, kind) VALUES ($1, $2, 'building', 0, $3, $4, $4, $5) RETURNING id",
       [libraryId, tag, jobId, now, kind],
     );
@@ -147,46 +154,48 @@ export class PgLibraryStore implements SameShape<LibraryStore> {
     now: string,
     source?: { versionId: number; tokens: number; snippets: number },
   ): Promise<number[]> {
-    return withTransaction(this.pool, async (c) => {
+    return withTransaction(this.pool, async () => {
       // Swaps of one library wait for each other (SQLite has one writer): without the lock, two nodes
       // would each retire the version current when they started and the second would then break the
       // one-current-version index instead of retiring the first's. NO KEY UPDATE lets new version rows
       // (whose foreign key checks share-lock the library) be created meanwhile.
-      const libraryId = (await versionOn(c, versionId))?.libraryId;
-      if (libraryId !== undefined) await c.query('SELECT 1 FROM libraries WHERE id = $1 FOR NO KEY UPDATE', [libraryId]);
-      const v = await versionOn(c, versionId, ' FOR UPDATE');
+      const libraryId = (await versionOn(this.pool, versionId))?.libraryId;
+      if (libraryId !== undefined) await pgQuery(this.pool, 'SELECT 1 FROM libraries WHERE id = $1 FOR NO KEY UPDATE', [libraryId]);
+      const v = await versionOn(this.pool, versionId, ' FOR UPDATE');
       if (!v || v.state !== 'building') throw new Error(`version ${versionId} is not being built`);
       if (source) {
         // The source partition is ready with its docs version, in the same transaction, and never current itself.
-        await c.query(
+        await pgQuery(
+          this.pool,
           "UPDATE library_versions SET state = 'ready', total_tokens = $1, total_snippets = $2, updated_at = $3 WHERE id = $4 AND kind = 'source'",
           [source.tokens, source.snippets, now, source.versionId],
         );
-        await c.query('UPDATE library_versions SET source_version_id = $1 WHERE id = $2', [source.versionId, versionId]);
+        await pgQuery(this.pool, 'UPDATE library_versions SET source_version_id = $1 WHERE id = $2', [source.versionId, versionId]);
       }
-      if (meta) await upsertLibrary(c, meta, now);
-      const old = await c.query<{ id: number }>(
+      if (meta) await upsertLibrary(this.pool, meta, now);
+      const old = await pgQuery<{ id: number }>(
+        this.pool,
         `UPDATE library_versions SET is_current = 0, state = 'retired', updated_at = $3 WHERE ${CURRENT_DOCS} RETURNING id`,
         [v.libraryId, v.tag, now],
       );
-      await c.query("UPDATE library_versions SET is_current = 1, state = 'ready', total_tokens = $1, total_snippets = $2, updated_at = $3 WHERE id = $4", [
-        totals.tokens,
-        totals.snippets,
-        now,
-        versionId,
-      ]);
-      await c.query('UPDATE libraries SET updated_at = $1 WHERE id = $2', [now, v.libraryId]);
+      await pgQuery(
+        this.pool,
+        "UPDATE library_versions SET is_current = 1, state = 'ready', total_tokens = $1, total_snippets = $2, updated_at = $3 WHERE id = $4",
+        [totals.tokens, totals.snippets, now, versionId],
+      );
+      await pgQuery(this.pool, 'UPDATE libraries SET updated_at = $1 WHERE id = $2', [now, v.libraryId]);
       return old.rows.map((r) => r.id).sort((a, b) => a - b);
     });
   }
 
   async markVersion(versionId: number, state: VersionState, now: string): Promise<void> {
-    await this.pool.query('UPDATE library_versions SET state = $1, updated_at = $2 WHERE id = $3', [state, now, versionId]);
+    await pgQuery(this.pool, 'UPDATE library_versions SET state = $1, updated_at = $2 WHERE id = $3', [state, now, versionId]);
   }
 
   async purgeableVersions(): Promise<number[]> {
     // SQLite answers in the order of the index it scans, library_versions_library (library_id, state, id).
-    const { rows } = await this.pool.query<{ id: number }>(
+    const { rows } = await pgQuery<{ id: number }>(
+      this.pool,
       `SELECT id FROM library_versions WHERE state IN ('retired','failed') ORDER BY library_id COLLATE "C", state COLLATE "C", id`,
     );
     return rows.map((r) => r.id);
@@ -198,35 +207,36 @@ export class PgLibraryStore implements SameShape<LibraryStore> {
     const partition = (await this.version(versionId))?.dynamicVersionId ?? null;
     if (partition !== null && partition !== versionId) await this.deleteVersion(partition, batch);
     // Not complete any more before the first batch commits (SQLite's shared vector cache keys on the marker).
-    await this.pool.query('UPDATE library_versions SET vectors_embedder = NULL WHERE id = $1', [versionId]);
+    await pgQuery(this.pool, 'UPDATE library_versions SET vectors_embedder = NULL WHERE id = $1', [versionId]);
     for (;;) {
-      const r = await this.pool.query('DELETE FROM snippets WHERE id IN (SELECT id FROM snippets WHERE version_id = $1 LIMIT $2)', [versionId, batch]);
+      const r = await pgQuery(this.pool, 'DELETE FROM snippets WHERE id IN (SELECT id FROM snippets WHERE version_id = $1 LIMIT $2)', [versionId, batch]);
       if ((r.rowCount ?? 0) === 0) break;
     }
     await deleteTermIndex(this.pool, [versionId]);
-    await this.pool.query('DELETE FROM library_versions WHERE id = $1', [versionId]);
+    await pgQuery(this.pool, 'DELETE FROM library_versions WHERE id = $1', [versionId]);
   }
 
   async dynamicPartition(versionId: number): Promise<LibraryVersion | null> {
-    const { rows } = await this.pool.query<VersionRow>("SELECT * FROM library_versions WHERE id = $1 AND kind = 'source'", [versionId]);
+    const { rows } = await pgQuery<VersionRow>(this.pool, "SELECT * FROM library_versions WHERE id = $1 AND kind = 'source'", [versionId]);
     return rows[0] ? toVersion(rows[0]) : null;
   }
 }
 
-async function versionOn(q: PgQueryable, id: number, lock = ''): Promise<LibraryVersion | null> {
-  const { rows } = await q.query<VersionRow>(`SELECT * FROM library_versions WHERE id = $1${lock}`, [id]);
+async function versionOn(pool: PgPool, id: number, lock = ''): Promise<LibraryVersion | null> {
+  const { rows } = await pgQuery<VersionRow>(pool, `SELECT * FROM library_versions WHERE id = $1${lock}`, [id]);
   return rows[0] ? toVersion(rows[0]) : null;
 }
 
 /** The term index rows of these versions (no foreign key ties them to the version row). */
-async function deleteTermIndex(q: PgQueryable, versionIds: number[]): Promise<void> {
-  await q.query('DELETE FROM term_postings WHERE version_id = ANY($1::bigint[])', [versionIds]);
-  await q.query('DELETE FROM term_chunks WHERE version_id = ANY($1::bigint[])', [versionIds]);
+async function deleteTermIndex(pool: PgPool, versionIds: number[]): Promise<void> {
+  await pgQuery(pool, 'DELETE FROM term_postings WHERE version_id = ANY($1::bigint[])', [versionIds]);
+  await pgQuery(pool, 'DELETE FROM term_chunks WHERE version_id = ANY($1::bigint[])', [versionIds]);
 }
 
 /** SQLite's upsert, on the pool or on a transaction's client (a swap updates the metadata with the version). */
-async function upsertLibrary(q: PgQueryable, meta: LibraryMeta, now: string): Promise<void> {
-  await q.query(
+async function upsertLibrary(pool: PgPool, meta: LibraryMeta, now: string): Promise<void> {
+  await pgQuery(
+    pool,
     `INSERT INTO libraries AS l (id, title, description, source_type, source_url, language, branch, docs_repo_url, docs_site_url,
        trust_score, verified, stars, license, teamspace_id, visibility, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)

@@ -1,24 +1,26 @@
 import type { SearchModelStore, StoredModel } from '../search-models.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
+import { pgQuery } from './transaction.ts';
 
 /** The ranking model learned per library version on PostgreSQL: method for method SQLite's SearchModelStore (server/store/search-models.ts). */
 export class PgSearchModelStore implements SameShape<SearchModelStore> {
   constructor(private readonly pool: PgPool) {}
 
   async get(versionId: number): Promise<StoredModel | null> {
-    const { rows } = await this.pool.query<StoredModel>('SELECT format, built_at AS "builtAt", model FROM search_models WHERE version_id = $1', [versionId]);
+    const { rows } = await pgQuery<StoredModel>(this.pool, 'SELECT format, built_at AS "builtAt", model FROM search_models WHERE version_id = $1', [versionId]);
     return rows[0] ?? null;
   }
 
   async builtAt(versionId: number): Promise<string | null> {
-    const { rows } = await this.pool.query<{ builtAt: string }>('SELECT built_at AS "builtAt" FROM search_models WHERE version_id = $1', [versionId]);
+    const { rows } = await pgQuery<{ builtAt: string }>(this.pool, 'SELECT built_at AS "builtAt" FROM search_models WHERE version_id = $1', [versionId]);
     return rows[0]?.builtAt ?? null;
   }
 
   /** One statement, as SQLite's INSERT OR REPLACE: readers see the old model or the new one, never a mix. */
   async put(versionId: number, format: number, model: string, builtAt: string): Promise<void> {
-    await this.pool.query(
+    await pgQuery(
+      this.pool,
       `INSERT INTO search_models (version_id, format, built_at, model) VALUES ($1, $2, $3, $4)
        ON CONFLICT (version_id) DO UPDATE SET format = excluded.format, built_at = excluded.built_at, model = excluded.model`,
       [versionId, format, builtAt, model],
@@ -26,7 +28,8 @@ export class PgSearchModelStore implements SameShape<SearchModelStore> {
   }
 
   async missing(format: number): Promise<number[]> {
-    const { rows } = await this.pool.query<{ id: number }>(
+    const { rows } = await pgQuery<{ id: number }>(
+      this.pool,
       `SELECT v.id FROM library_versions v LEFT JOIN search_models m ON m.version_id = v.id
        WHERE v.is_current = 1 AND v.state = 'ready' AND (m.version_id IS NULL OR m.format <> $1) ORDER BY v.id`,
       [format],

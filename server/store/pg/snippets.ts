@@ -3,7 +3,7 @@ import { blobOf, f32Of } from '../blobs.ts';
 import { COLUMNS, codeListOf, toEmbedded, toSnippet, type Row, type SnippetRow, type SnippetStore } from '../snippets.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
-import { withTransaction, type PgQueryable } from './transaction.ts';
+import { pgQuery, withTransaction } from './transaction.ts';
 
 /**
  * Rows per INSERT statement. One statement carries each column as one array parameter (`unnest`), so
@@ -46,9 +46,9 @@ export class PgSnippetStore implements SameShape<SnippetStore> {
   async insertBatch(versionId: number, rows: SnippetRow[], _vectorTable: string | null, _opts: { fts?: boolean } = {}): Promise<number[]> {
     if (rows.length === 0) return [];
     if (rows.length <= INSERT_CHUNK) return insertChunk(this.pool, versionId, rows);
-    return withTransaction(this.pool, async (c) => {
+    return withTransaction(this.pool, async () => {
       const ids: number[] = [];
-      for (let i = 0; i < rows.length; i += INSERT_CHUNK) ids.push(...(await insertChunk(c, versionId, rows.slice(i, i + INSERT_CHUNK))));
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) ids.push(...(await insertChunk(this.pool, versionId, rows.slice(i, i + INSERT_CHUNK))));
       return ids;
     });
   }
@@ -57,7 +57,7 @@ export class PgSnippetStore implements SameShape<SnippetStore> {
   async rewriteFts(_versionId: number, _rows: { id: number; fts: SnippetRow['fts'] }[]): Promise<void> {}
 
   async hashes(versionId: number): Promise<Set<string>> {
-    const { rows } = await this.pool.query<{ kind: string; content_hash: string }>('SELECT kind, content_hash FROM snippets WHERE version_id = $1', [
+    const { rows } = await pgQuery<{ kind: string; content_hash: string }>(this.pool, 'SELECT kind, content_hash FROM snippets WHERE version_id = $1', [
       versionId,
     ]);
     return new Set(rows.map((r) => `${r.kind}:${r.content_hash}`));
@@ -65,7 +65,8 @@ export class PgSnippetStore implements SameShape<SnippetStore> {
 
   async totals(versionId: number): Promise<{ tokens: number; snippets: number; maxPosition: number }> {
     // sum() and count() are BIGINT here (numbers through pool.ts), as SQLite's integers are.
-    const { rows } = await this.pool.query<{ tokens: number; snippets: number; maxPosition: number }>(
+    const { rows } = await pgQuery<{ tokens: number; snippets: number; maxPosition: number }>(
+      this.pool,
       'SELECT coalesce(sum(tokens), 0)::bigint AS tokens, count(*) AS snippets, coalesce(max(position), -1) AS "maxPosition" FROM snippets WHERE version_id = $1',
       [versionId],
     );
@@ -77,7 +78,8 @@ export class PgSnippetStore implements SameShape<SnippetStore> {
     const snippets = new Map<number, StoredSnippet>();
     const embeddings = new Map<number, Float32Array>();
     if (ids.length === 0) return { snippets, embeddings };
-    const { rows } = await this.pool.query<Row & { embedding: Buffer | null }>(
+    const { rows } = await pgQuery<Row & { embedding: Buffer | null }>(
+      this.pool,
       `SELECT ${COLUMNS}, embedding FROM snippets WHERE id = ANY($1::bigint[]) ORDER BY id`,
       [ids],
     );
@@ -92,7 +94,8 @@ export class PgSnippetStore implements SameShape<SnippetStore> {
   async embeddedAt(versionId: number, sourceIds: string[]): Promise<{ snippet: StoredSnippet; embedding: Float32Array }[]> {
     const urls = [...new Set(sourceIds)];
     if (urls.length === 0) return [];
-    const { rows } = await this.pool.query<Row & { embedding: Buffer }>(
+    const { rows } = await pgQuery<Row & { embedding: Buffer }>(
+      this.pool,
       `SELECT ${COLUMNS}, embedding FROM snippets WHERE version_id = $1 AND embedding IS NOT NULL AND source_id = ANY($2::text[])
        ORDER BY source_id COLLATE "C", id`,
       [versionId, urls],
@@ -101,7 +104,8 @@ export class PgSnippetStore implements SameShape<SnippetStore> {
   }
 
   async embeddedPage(afterId: number, limit: number): Promise<{ snippet: StoredSnippet; embedding: Float32Array }[]> {
-    const { rows } = await this.pool.query<Row & { embedding: Buffer }>(
+    const { rows } = await pgQuery<Row & { embedding: Buffer }>(
+      this.pool,
       `SELECT ${COLUMNS}, embedding FROM snippets WHERE id > $1 AND embedding IS NOT NULL ORDER BY id LIMIT $2`,
       [afterId, limit],
     );
@@ -110,7 +114,7 @@ export class PgSnippetStore implements SameShape<SnippetStore> {
 
   async byIds(ids: number[]): Promise<StoredSnippet[]> {
     if (ids.length === 0) return [];
-    const { rows } = await this.pool.query<Row>(`SELECT ${COLUMNS} FROM snippets WHERE id = ANY($1::bigint[])`, [ids]);
+    const { rows } = await pgQuery<Row>(this.pool, `SELECT ${COLUMNS} FROM snippets WHERE id = ANY($1::bigint[])`, [ids]);
     const byId = new Map(rows.map((r) => [r.id, toSnippet(r)]));
     return ids.map((id) => byId.get(id)).filter((s): s is StoredSnippet => s !== undefined);
   }
@@ -120,7 +124,8 @@ export class PgSnippetStore implements SameShape<SnippetStore> {
     afterId: number,
     limit: number,
   ): Promise<{ id: number; sourceId: string; kind: 'code' | 'info'; title: string; breadcrumb: string }[]> {
-    const { rows } = await this.pool.query<{ id: number; sourceId: string; kind: 'code' | 'info'; title: string; breadcrumb: string }>(
+    const { rows } = await pgQuery<{ id: number; sourceId: string; kind: 'code' | 'info'; title: string; breadcrumb: string }>(
+      this.pool,
       'SELECT id, source_id AS "sourceId", kind, title, breadcrumb FROM snippets WHERE version_id = $1 AND id > $2 ORDER BY id LIMIT $3',
       [versionId, afterId, limit],
     );
@@ -132,7 +137,8 @@ export class PgSnippetStore implements SameShape<SnippetStore> {
    * found there too); the patterns are ASCII, so ILIKE finds exactly what SQLite finds.
    */
   async installTexts(versionId: number, afterId: number, limit: number): Promise<{ id: number; kind: 'code' | 'info'; text: string }[]> {
-    const { rows } = await this.pool.query<{ id: number; kind: 'code' | 'info'; text: string }>(
+    const { rows } = await pgQuery<{ id: number; kind: 'code' | 'info'; text: string }>(
+      this.pool,
       `SELECT id, kind, text FROM (SELECT id, kind, CASE kind WHEN 'code' THEN code_list_json ELSE content END AS text FROM snippets WHERE version_id = $1 AND id > $2) t
        WHERE text ILIKE '%npm %' OR text ILIKE '%yarn %' OR text ILIKE '%bun %' OR text ILIKE '%deno add%' ORDER BY id LIMIT $3`,
       [versionId, afterId, limit],
@@ -150,14 +156,16 @@ export class PgSnippetStore implements SameShape<SnippetStore> {
   }
 
   async allWithEmbeddings(versionId: number): Promise<{ snippet: StoredSnippet; embedding: Float32Array | null }[]> {
-    const { rows } = await this.pool.query<Row & { embedding: Buffer | null }>(`SELECT ${COLUMNS}, embedding FROM snippets WHERE version_id = $1 ORDER BY id`, [
-      versionId,
-    ]);
+    const { rows } = await pgQuery<Row & { embedding: Buffer | null }>(
+      this.pool,
+      `SELECT ${COLUMNS}, embedding FROM snippets WHERE version_id = $1 ORDER BY id`,
+      [versionId],
+    );
     return rows.map((r) => ({ snippet: toSnippet(r), embedding: r.embedding ? f32Of(r.embedding) : null }));
   }
 
   async list(versionId: number, limit: number, afterId = 0): Promise<StoredSnippet[]> {
-    const { rows } = await this.pool.query<Row>(`SELECT ${COLUMNS} FROM snippets WHERE version_id = $1 AND id > $2 ORDER BY id LIMIT $3`, [
+    const { rows } = await pgQuery<Row>(this.pool, `SELECT ${COLUMNS} FROM snippets WHERE version_id = $1 AND id > $2 ORDER BY id LIMIT $3`, [
       versionId,
       afterId,
       limit,
@@ -166,7 +174,8 @@ export class PgSnippetStore implements SameShape<SnippetStore> {
   }
 
   async countByKind(versionId: number): Promise<{ code: number; info: number }> {
-    const { rows } = await this.pool.query<{ kind: 'code' | 'info'; n: number }>(
+    const { rows } = await pgQuery<{ kind: 'code' | 'info'; n: number }>(
+      this.pool,
       'SELECT kind, count(*) AS n FROM snippets WHERE version_id = $1 GROUP BY kind',
       [versionId],
     );
@@ -181,7 +190,7 @@ export class PgSnippetStore implements SameShape<SnippetStore> {
  * inserted in that order (ORDER BY ord), so the identity gives them ascending ids; sorting what
  * RETURNING answers (whose order PostgreSQL does not promise) gives them back in the rows' order.
  */
-async function insertChunk(q: PgQueryable, versionId: number, rows: SnippetRow[]): Promise<number[]> {
+async function insertChunk(pool: PgPool, versionId: number, rows: SnippetRow[]): Promise<number[]> {
   const col = <T>(f: (r: SnippetRow) => T): T[] => rows.map(f);
   const vectors = rows.map((r) => (r.vector ? blobOf(r.vector) : null));
   const offsets: number[] = [];
@@ -190,7 +199,7 @@ async function insertChunk(q: PgQueryable, versionId: number, rows: SnippetRow[]
     offsets.push(at);
     at += v?.length ?? 0;
   }
-  const { rows: out } = await q.query<{ id: number }>(INSERT_SQL, [
+  const { rows: out } = await pgQuery<{ id: number }>(pool, INSERT_SQL, [
     versionId,
     col((r) => r.kind),
     col((r) => r.sourceId),

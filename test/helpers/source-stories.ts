@@ -2,7 +2,7 @@
 // libraries-and-sources stores, returning what the calls answered, so that the test can tell the
 // same story to SQLite and to PostgreSQL and compare. The expected key answers are asserted there.
 import type { LibraryMeta } from '../../lib/model.ts';
-import { constraintViolation } from '../../server/store/constraint.ts';
+import { constraintViolation } from '../../server/store/errors.ts';
 import { CrawlStore } from '../../server/store/crawl.ts';
 import { openDb } from '../../server/store/db.ts';
 import { DeclaredStore } from '../../server/store/declared.ts';

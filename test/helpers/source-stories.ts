@@ -105,6 +105,84 @@ export const snippet = (i: number, over: Partial<SnippetRow> = {}): SnippetRow =
   ...over,
 });
 
+// Byte order puts '-' < '/' < 'B' < '_' < 'a'; a database collation (the stories' databases use ICU's en-US) would not.
+const IDS = ['/b/x', '/a/B', '/a/a', '/a_b/c', '/a-b/c'];
+
+export async function librariesMetaStory(b: Backend): Promise<unknown[]> {
+  const L = b.libraries;
+  const seen: unknown[] = [];
+  await b.sql(`INSERT INTO teamspaces (name, created_at) VALUES ('default', '${T0}'), ('second', '${T0}')`);
+  for (const id of IDS) await L.upsert(lib(id), T0);
+  // an existing library: owner taken when it had none, visibility kept; then stars kept (coalesce) and verified kept (max)
+  await L.upsert(lib('/a/a', { sourceType: 'repo', stars: 5, verified: true, trustScore: 7.5, teamspaceId: 2, visibility: 'teamspace' }), T1);
+  await L.upsert(lib('/a/a', { title: 'A', verified: false, branch: 'main' }), T1);
+  seen.push(
+    await L.get('/a/a'),
+    (await L.list()).map((l) => l.id),
+    await L.get('/nope'),
+  );
+  seen.push(await L.setMeta('/a/B', { title: 'Big' }), await L.setMeta('/nope', {}));
+  seen.push(await L.setTrust('/a/B', {}), await L.setTrust('/nope', {}), await L.setTrust('/nope', { stars: 1 }));
+  seen.push(await L.setTrust('/a/B', { stars: null, trustScore: 3, verified: true, license: 'MIT' }));
+  seen.push(await L.setAccess('/b/x', 'teamspace', [2, 2, 1]), await L.setAccess('/nope', 'instance', []));
+  // a grant to no teamspace, and a visibility no check allows: refused whole, nothing changed
+  seen.push(await outcome(() => L.setAccess('/a/B', 'teamspace', [2, 99])), await outcome(() => L.setAccess('/a/B', 'bogus' as 'instance', [])));
+  seen.push(await L.get('/b/x'), await L.get('/a/B'));
+  return seen;
+}
+
+/** Versions of /a/a and the rest; returns what it saw and the ids it made. */
+export async function librariesVersionStory(b: Backend): Promise<{ seen: unknown[]; v: Record<string, number> }> {
+  const L = b.libraries;
+  const seen: unknown[] = [];
+  for (const id of IDS) await L.upsert(lib(id), T0);
+  const v = {
+    v1: await L.createVersion('/a/a', '', 11, T0),
+    v2: await L.createVersion('/a/a', '', 12, T1),
+    src: await L.createVersion('/a/a', '', 12, T1, 'source'),
+    other: await L.createVersion('/b/x', 'v2', null, T0),
+  };
+  seen.push(await L.buildingVersionForJob(12), await L.buildingVersionForJob(12, 'source'), await L.buildingVersionForJob(99));
+  seen.push(await L.swapIn(v.v1, null, { tokens: 10, snippets: 2 }, T1));
+  seen.push(await L.swapIn(v.v2, lib('/a/a', { title: 'A2' }), { tokens: 20, snippets: 3 }, T2, { versionId: v.src, tokens: 5, snippets: 1 }));
+  seen.push(
+    await outcome(() => L.swapIn(v.v1, null, { tokens: 0, snippets: 0 }, T2)),
+    await outcome(() => L.swapIn(999, null, { tokens: 0, snippets: 0 }, T2)),
+  );
+  await L.swapIn(v.other, null, { tokens: 1, snippets: 1 }, T2);
+  seen.push(await L.currentVersion('/a/a', ''), await L.currentVersion('/a/a', 'v9'), await L.versions('/a/a'), await L.version(v.v1), await L.version(999));
+  seen.push(await L.allCurrentVersions(), await L.dynamicPartition(v.src), await L.dynamicPartition(v.v2), await L.get('/a/a'));
+  for (const id of ['/b/x', '/a/B']) await L.markVersion(await L.createVersion(id, '', null, T2), 'failed', T2);
+  seen.push(await L.purgeableVersions(), await L.searchUnindexedVersions());
+  await L.markSearchIndexed(v.v2);
+  seen.push(await L.searchUnindexedVersions());
+  // last: a failed INSERT uses up an identity value on PostgreSQL, not a rowid on SQLite (later ids would differ)
+  seen.push(await outcome(() => L.createVersion('/nope', '', null, T0)));
+  return { seen, v };
+}
+
+/** Deleting a version (with its source partition) and a library: the rows left, table by table. */
+export async function librariesDeleteStory(b: Backend, v: Record<string, number>): Promise<unknown[]> {
+  const seen: unknown[] = [];
+  for (const id of [v.v1, v.v2, v.src])
+    await b.snippets.insertBatch(
+      id,
+      [0, 1, 2].map((i) => snippet(i)),
+      null,
+    );
+  const term = (id: number) => `INSERT INTO term_chunks (version_id, base_id, last_id, docs, tokens, lengths) VALUES (${id}, 1, 2, 2, 9, ${b.blob('0102')});
+    INSERT INTO term_postings (version_id, term, base_id, df, data) VALUES (${id}, 'word', 1, 1, ${b.blob('00')});`;
+  await b.sql([v.v1, v.v2, v.src].map(term).join('\n'));
+  await b.models.put(v.v2, 1, '{}', T1);
+  const tables = ['snippets', 'term_chunks', 'term_postings', 'library_versions', 'search_models', 'libraries', 'library_grants'];
+  const counts = async () => Promise.all(tables.map((t) => b.count(t)));
+  seen.push(await counts());
+  await b.libraries.deleteVersion(v.v2, 2); // two snippets a statement; takes its source partition and its model along
+  seen.push(await counts(), await b.libraries.version(v.src));
+  seen.push(await b.libraries.delete('/a/a'), await b.libraries.delete('/nope'), await counts());
+  return seen;
+}
+
 /** Snippets of one version: the reads of search, learning, rebuilds and exports. */
 export async function snippetStory(b: Backend): Promise<unknown[]> {
   const S = b.snippets;

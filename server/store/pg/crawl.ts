@@ -12,6 +12,7 @@ import {
 } from '../crawl.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
+import { noNul } from './text.ts';
 import { pgQuery, withTransaction } from './transaction.ts';
 
 /** The first key of the per-job transaction lock on a crawl frontier ("Cr"); the second is the job id. */
@@ -194,7 +195,7 @@ export class PgCrawlStore implements SameShape<CrawlStore> {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        ON CONFLICT (library_id, url) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified, content_hash = excluded.content_hash,
          render = excluded.render, title = excluded.title, links_json = excluded.links_json, snippets_json = excluded.snippets_json, fetched_at = excluded.fetched_at`,
-      [libraryId, p.url, p.etag, p.lastModified, p.contentHash, p.render, p.title, JSON.stringify(p.links), p.snippetsJson, p.fetchedAt],
+      [libraryId, p.url, p.etag, p.lastModified, p.contentHash, p.render, noNul(p.title), JSON.stringify(p.links), p.snippetsJson, p.fetchedAt],
     );
   }
 

@@ -2,6 +2,7 @@ import type { Library, LibraryMeta, LibraryVersion, LibraryVisibility, VersionSt
 import { toLibrary, toVersion, type LibraryRow, type LibraryStore, type VersionKind, type VersionRow } from '../libraries.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
+import { noNul } from './text.ts';
 import { pgQuery, withTransaction } from './transaction.ts';
 
 /** A library row with its grants, comma-separated as SQLite's group_concat gives them (toLibrary sorts them). */
@@ -41,7 +42,7 @@ export class PgLibraryStore implements SameShape<LibraryStore> {
     const r = await pgQuery(
       this.pool,
       'UPDATE libraries SET title = coalesce($1, title), description = coalesce($2, description), access_rev = access_rev + 1 WHERE id = $3',
-      [meta.title ?? null, meta.description ?? null, id],
+      [noNul(meta.title ?? null), noNul(meta.description ?? null), id],
     );
     return (r.rowCount ?? 0) > 0;
   }
@@ -248,8 +249,8 @@ async function upsertLibrary(pool: PgPool, meta: LibraryMeta, now: string): Prom
        teamspace_id = coalesce(l.teamspace_id, excluded.teamspace_id), updated_at = excluded.updated_at`,
     [
       meta.id,
-      meta.title,
-      meta.description ?? '',
+      noNul(meta.title),
+      noNul(meta.description ?? ''),
       meta.sourceType,
       meta.sourceUrl ?? null,
       meta.language ?? 'en',

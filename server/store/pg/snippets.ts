@@ -3,6 +3,7 @@ import { blobOf, f32Of } from '../blobs.ts';
 import { COLUMNS, codeListOf, toEmbedded, toSnippet, type Row, type SnippetRow, type SnippetStore } from '../snippets.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
+import { noNul } from './text.ts';
 import { pgQuery, withTransaction } from './transaction.ts';
 
 /**
@@ -31,6 +32,7 @@ const INSERT_SQL = `INSERT INTO snippets (version_id, kind, source_id, title, de
 
 /**
  * Snippet rows on PostgreSQL, method for method SQLite's SnippetStore (server/store/snippets.ts).
+ * A NUL in a snippet's text is stored as U+FFFD (text.ts: PostgreSQL's text cannot hold it).
  * SQLite also writes each snippet's FTS5 row and its sqlite-vec row; neither table exists here:
  * lexical indexing and the vector index on PostgreSQL are a later stage. The float embedding is kept
  * in the row's `embedding` column as on SQLite. The bytea Buffers pg returns are read with the same
@@ -202,19 +204,19 @@ async function insertChunk(pool: PgPool, versionId: number, rows: SnippetRow[]):
   const { rows: out } = await pgQuery<{ id: number }>(pool, INSERT_SQL, [
     versionId,
     col((r) => r.kind),
-    col((r) => r.sourceId),
-    col((r) => r.title),
-    col((r) => r.description),
-    col((r) => r.language),
-    col((r) => r.pageTitle),
-    col((r) => r.breadcrumb),
-    col((r) => r.content),
+    col((r) => noNul(r.sourceId)),
+    col((r) => noNul(r.title)),
+    col((r) => noNul(r.description)),
+    col((r) => noNul(r.language)),
+    col((r) => noNul(r.pageTitle)),
+    col((r) => noNul(r.breadcrumb)),
+    col((r) => noNul(r.content)),
     col((r) => (r.codeList ? JSON.stringify(r.codeList) : null)),
     col((r) => r.tokens),
-    col((r) => r.contentHash),
+    col((r) => noNul(r.contentHash)),
     col((r) => r.position),
     col((r) => (r.isDynamic ? 1 : 0)),
-    col((r) => r.sourceFile),
+    col((r) => noNul(r.sourceFile)),
     offsets,
     vectors.map((v) => v?.length ?? -1),
     Buffer.concat(vectors.filter((v): v is Buffer => v !== null)),

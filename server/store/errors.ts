@@ -1,14 +1,3 @@
-/**
- * Whether a store call failed on a UNIQUE (or primary key) constraint, on either backend: SQLite's
- * better-sqlite3 says `SQLITE_CONSTRAINT_UNIQUE` / `SQLITE_CONSTRAINT_PRIMARYKEY`, PostgreSQL's
- * driver SQLSTATE `23505` (unique_violation). A service that checks for a name and then inserts it
- * can lose that race to another process or node; this lets it answer `conflict` instead of a 500.
- */
-export function isUniqueViolation(err: unknown): boolean {
-  const code = typeof err === 'object' && err !== null && 'code' in err ? (err as { code: unknown }).code : undefined;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
-}
-
 /** The kinds of constraint a write can violate, named the same on both backends. */
 export type ConstraintKind = 'unique' | 'foreign_key' | 'not_null' | 'check';
 
@@ -33,4 +22,12 @@ export function constraintViolation(err: unknown): ConstraintKind | null {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return null;
   return SQLITE_CODES[code] ?? PG_CODES[code] ?? null;
+}
+
+/**
+ * Whether a store call failed on a UNIQUE (or primary key) constraint: a service that checks for a
+ * name and then inserts it can lose that race to another process or node, and answers `conflict`.
+ */
+export function isUniqueViolation(err: unknown): boolean {
+  return constraintViolation(err) === 'unique';
 }

@@ -1,15 +1,8 @@
 import type { AuditInsert, AuditQuery, AuditRow, AuditStore } from '../audit.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
+import { noNul } from './text.ts';
 import { pgQuery, withTransaction } from './transaction.ts';
-
-/**
- * PostgreSQL's text cannot hold U+0000 (SQLite's can); an entry's target or name comes from a request,
- * and an entry must not be lost to a NUL in it, so each becomes U+FFFD, the replacement character.
- */
-function noNul(text: string | null): string | null {
-  return text?.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
-}
 
 /** The key space of aggregate()'s advisory locks (two-key locks: apart from the single-key ones of migrate.ts and teams.ts). */
 const AGGREGATE_LOCKS = 0x5341; // "SA"

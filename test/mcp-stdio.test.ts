@@ -7,7 +7,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/log.ts';
 import { createServices } from '../server/services.ts';
-import { ROOT, runStacks, startTestServer, stopProcess, tempDir, type TestServer } from './helpers/server.ts';
+import { runCli } from './helpers/cli.ts';
+import { ROOT, startTestServer, stopProcess, tempDir, type TestServer } from './helpers/server.ts';
 import { trackChild } from './helpers/lifecycle.ts';
 import { loadCorpusBundles, textOf } from './helpers/mcp.ts';
 
@@ -132,11 +133,12 @@ describe('stacks mcp over stdio: answers and refusals', () => {
   });
 
   test('a wrong --api-key or a refused anonymous start exits with a message on stderr and nothing on stdout', async () => {
-    const wrong = await runStacks(['mcp', '--data-dir', dataDir, '--api-key', 'stk_not_a_key']);
+    // Refused before the stdio transport starts: in this process (a real one serves below).
+    const wrong = await runCli(['mcp', '--data-dir', dataDir, '--api-key', 'stk_not_a_key']);
     assert.equal(wrong.code, 2);
     assert.match(wrong.stderr, /API key is invalid/);
     assert.equal(wrong.stdout, '');
-    const anon = await runStacks(['mcp', '--data-dir', dataDir], { STACKS_ALLOW_ANONYMOUS_SEARCH: 'false' });
+    const anon = await runCli(['mcp', '--data-dir', dataDir], { STACKS_ALLOW_ANONYMOUS_SEARCH: 'false' });
     assert.equal(anon.code, 2);
     assert.match(anon.stderr, /anonymous/);
     assert.equal(anon.stdout, '');

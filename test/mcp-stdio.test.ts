@@ -1,6 +1,5 @@
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -8,11 +7,11 @@ import { loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/log.ts';
 import { createServices } from '../server/services.ts';
 import { runCli } from './helpers/cli.ts';
-import { ROOT, startTestServer, stopProcess, tempDir, type TestServer } from './helpers/server.ts';
+import { ROOT, stacksEntry, startTestServer, stopProcess, tempDir, type TestServer } from './helpers/server.ts';
 import { trackChild } from './helpers/lifecycle.ts';
 import { loadCorpusBundles, textOf } from './helpers/mcp.ts';
 
-// `stacks mcp` is spawned as a real child process (node bin/stacks.js mcp ...) and driven by the SDK's stdio client.
+// `stacks mcp` is spawned as a real child process (stacksEntry(): the compiled program in the suite) and driven by the SDK's stdio client.
 let dataDir: string;
 let memberKey: string;
 
@@ -35,7 +34,7 @@ before(async () => {
 async function stdioClient(args: string[], env: Record<string, string> = {}): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [path.join(ROOT, 'bin/stacks.js'), 'mcp', ...args],
+    args: [stacksEntry(), 'mcp', ...args],
     cwd: ROOT,
     env: { ...baseEnv(), ...env },
     stderr: 'pipe',
@@ -81,7 +80,7 @@ describe('stacks mcp over stdio (local data dir)', () => {
 
   test('every stdout line is a JSON-RPC message, logs go to stderr, and closing stdin ends the process', async (t) => {
     const child = trackChild(
-      spawn(process.execPath, [path.join(ROOT, 'bin/stacks.js'), 'mcp', '--data-dir', dataDir, '--log-level', 'info'], {
+      spawn(process.execPath, [stacksEntry(), 'mcp', '--data-dir', dataDir, '--log-level', 'info'], {
         cwd: ROOT,
         env: baseEnv(),
         stdio: ['pipe', 'pipe', 'pipe'],

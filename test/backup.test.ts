@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { runStacks, startTestServer, tempDir, waitFor, type TestServer } from './helpers/server.ts';
 import { CORPUS_BUNDLES } from './helpers/fixtures.ts';
+import { runCli } from './helpers/cli.ts';
 import { writeBundle } from './helpers/bundles.ts';
 import * as tar from 'tar';
 import { openSqlite } from '../lib/sqlite.ts';
@@ -108,7 +109,7 @@ test('a backup taken during a running import restores to a consistent state; the
 
     // Restored into a new data dir: the previous version whole, the new one not half there.
     const restored = tempDir('stacks-restored-');
-    const r = await runStacks(['restore', made.file, '--data-dir', restored, '--yes', '--json']);
+    const r = await runCli(['restore', made.file, '--data-dir', restored, '--yes', '--json']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).libraries, 2);
     assert.deepEqual(servedIn(restored, '/acme/big'), { total: 2000, rows: 2000, building: 1 });
@@ -169,6 +170,7 @@ test('restore: refused for a newer schema, a damaged archive or a running server
     const made = (await (await s.api('/api/backup', { method: 'POST' })).json()) as { file: string; schemaVersion: number };
     assert.equal(made.schemaVersion, SCHEMA_VERSION);
 
+    // A real process: the server it must find serving is this one.
     const running = await runStacks(['restore', made.file, '--data-dir', s.dataDir, '--yes']);
     assert.equal(running.code, 2);
     assert.match(running.stderr, /A Stacks server \(pid \d+\) is serving .*: stop it before restoring/);
@@ -181,7 +183,7 @@ test('restore: refused for a newer schema, a damaged archive or a running server
     await rewriteArchive(made.file, newer, (dir) =>
       editDb(dir, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (${SCHEMA_VERSION + 1}, 'from-the-future', '2030-01-01')`),
     );
-    const refused = await runStacks(['restore', newer, '--data-dir', target, '--yes']);
+    const refused = await runCli(['restore', newer, '--data-dir', target, '--yes']);
     assert.equal(refused.code, 2);
     assert.match(
       refused.stderr,
@@ -198,7 +200,7 @@ test('restore: refused for a newer schema, a damaged archive or a running server
       () => {},
       (m) => ((m.files as { sha256: string }[])[0]!.sha256 = '0'.repeat(64)),
     );
-    const bad = await runStacks(['restore', damaged, '--data-dir', target, '--yes']);
+    const bad = await runCli(['restore', damaged, '--data-dir', target, '--yes']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /is damaged: the checksum of stacks\.db does not match its manifest/);
     assert.deepEqual(fs.readdirSync(target), before, 'nothing changed');
@@ -212,10 +214,10 @@ test('restore: refused for a newer schema, a damaged archive or a running server
       (dir) => editDb(dir, `ALTER TABLE jobs DROP COLUMN error_code; DELETE FROM schema_migrations WHERE version = ${SCHEMA_VERSION}`),
       (m) => (m.schemaVersion = SCHEMA_VERSION - 1),
     );
-    const dry = await runStacks(['restore', older, '--data-dir', target]);
+    const dry = await runCli(['restore', older, '--data-dir', target]);
     assert.equal(dry.code, 2, 'without --yes it only says what it would do');
     assert.match(dry.stderr, /is a valid backup .* run again with --yes/);
-    const ok = await runStacks(['restore', older, '--data-dir', target, '--yes']);
+    const ok = await runCli(['restore', older, '--data-dir', target, '--yes']);
     assert.equal(ok.code, 0, ok.stderr);
     const aside = fs.readdirSync(target).find((n) => n.startsWith('pre-restore-'))!;
     assert.equal(fs.readFileSync(path.join(target, aside, 'stacks.db'), 'utf8'), 'the current data', 'the previous data is kept aside');

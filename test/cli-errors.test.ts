@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runStacks, spawnStacks, tempDir } from './helpers/server.ts';
-import { dataDirWithLibrary, isOneLine } from './helpers/cli.ts';
+import { dataDirWithLibrary, isOneLine, runCli } from './helpers/cli.ts';
 
 // Production mode: no STACKS_DEV, so `search` answers on the retrieval worker threads.
 const PROD: NodeJS.ProcessEnv = { STACKS_DEV: '' };
@@ -25,7 +25,7 @@ test('stacks search in production mode prints the answer and exits 0 (retrieval 
 
 test('a --data-dir without a Stacks database is refused by reading commands and is not created', async () => {
   const missing = path.join(tempDir(), 'dta');
-  const r = await runStacks(['libraries', 'list', '--data-dir', missing]);
+  const r = await runCli(['libraries', 'list', '--data-dir', missing]);
   assert.notEqual(r.code, 0);
   assert.ok(isOneLine(r.stderr), r.stderr);
   assert.match(r.stderr, /no Stacks database/);
@@ -42,20 +42,20 @@ test('a --data-dir without a Stacks database is refused by reading commands and 
     ['keys', 'list'],
     ['license', 'status'],
   ]) {
-    const x = await runStacks([...args, '--data-dir', empty]);
+    const x = await runCli([...args, '--data-dir', empty]);
     assert.notEqual(x.code, 0, args.join(' '));
     assert.match(x.stderr, /no Stacks database/, args.join(' '));
   }
   assert.deepEqual(fs.readdirSync(empty), []);
 
   // The real data dir still works.
-  const ok = await runStacks(['libraries', 'list', '--data-dir', dataDir]);
+  const ok = await runCli(['libraries', 'list', '--data-dir', dataDir]);
   assert.equal(ok.code, 0, ok.stderr);
   assert.match(ok.stdout, /\/acme\/widgets/);
 });
 
 test('an invalid option value gives one line naming the option and the allowed values', async () => {
-  const r = await runStacks(['keys', 'create', '--name', 'x', '--role', 'superuser', '--data-dir', dataDir]);
+  const r = await runCli(['keys', 'create', '--name', 'x', '--role', 'superuser', '--data-dir', dataDir]);
   assert.notEqual(r.code, 0);
   assert.ok(isOneLine(r.stderr), r.stderr);
   assert.match(r.stderr, /--role/);
@@ -65,7 +65,7 @@ test('an invalid option value gives one line naming the option and the allowed v
     ['members', 'add', 'x', '--role', 'boss'],
     ['jobs', 'show', 'abc'],
   ]) {
-    const x = await runStacks([...args, '--data-dir', dataDir]);
+    const x = await runCli([...args, '--data-dir', dataDir]);
     assert.notEqual(x.code, 0, args.join(' '));
     assert.ok(isOneLine(x.stderr), x.stderr);
   }
@@ -89,28 +89,29 @@ test('a closed stdout (stacks ... | head) ends quietly with exit 0', async () =>
 });
 
 test('errors are one line on stderr (JSON with --json), never a stack trace unless STACKS_DEBUG=1', async () => {
+  // Through a real process once (cli/main.ts's exit code and stderr); the other cases in process.
   const notFound = await runStacks(['libraries', 'show', '/acme/nothing', '--data-dir', dataDir]);
   assert.equal(notFound.code, 2);
   assert.equal(notFound.stderr, 'stacks: No library /acme/nothing.\n');
 
-  const json = await runStacks(['libraries', 'show', '/acme/nothing', '--json', '--data-dir', dataDir]);
+  const json = await runCli(['libraries', 'show', '/acme/nothing', '--json', '--data-dir', dataDir]);
   assert.equal(json.code, 2);
   assert.deepEqual(JSON.parse(json.stderr), { error: 'library_not_found', message: 'No library /acme/nothing.' });
   assert.equal(json.stdout, '');
 
   // An unexpected error (a file that does not exist) is one line too.
   const missing = path.join(tempDir(), 'missing-license.json');
-  const unexpected = await runStacks(['license', 'install', missing, '--data-dir', dataDir]);
+  const unexpected = await runCli(['license', 'install', missing, '--data-dir', dataDir]);
   assert.equal(unexpected.code, 1);
   assert.ok(isOneLine(unexpected.stderr), unexpected.stderr);
   assert.match(unexpected.stderr, /^stacks: .*missing-license\.json/);
 
-  const debug = await runStacks(['license', 'install', missing, '--data-dir', dataDir], { STACKS_DEBUG: '1' });
+  const debug = await runCli(['license', 'install', missing, '--data-dir', dataDir], { STACKS_DEBUG: '1' });
   assert.equal(debug.code, 1);
   assert.match(debug.stderr, /\n\s+at /, 'STACKS_DEBUG=1 prints the stack');
 
   // A usage error from the argument parser follows the same rules.
-  const usage = await runStacks(['libraries', 'list', '--no-such-flag', '--json', '--data-dir', dataDir]);
+  const usage = await runCli(['libraries', 'list', '--no-such-flag', '--json', '--data-dir', dataDir]);
   assert.notEqual(usage.code, 0);
   assert.match((JSON.parse(usage.stderr) as { message: string }).message, /--no-such-flag/);
 });

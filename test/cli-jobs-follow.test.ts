@@ -2,9 +2,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { spawnStacks, runStacks, startTestServer, tempDir, waitFor, type TestServer } from './helpers/server.ts';
+import { spawnStacks, startTestServer, tempDir, waitFor, type TestServer } from './helpers/server.ts';
 import { writeBundle } from './helpers/bundles.ts';
-import { isOneLine } from './helpers/cli.ts';
+import { isOneLine, runCli } from './helpers/cli.ts';
 import { JobCancelled } from '../server/jobs/queue.ts';
 
 /**
@@ -111,7 +111,7 @@ test('jobs follow --url follows an import started over the API', async () => {
   });
   assert.equal(res.status, 200);
   const { jobs } = (await res.json()) as { jobs: { jobId: number }[] };
-  const r = await runStacks(['jobs', 'follow', String(jobs[0]!.jobId), '--url', s.url, '--api-key', s.key, '--json']);
+  const r = await runCli(['jobs', 'follow', String(jobs[0]!.jobId), '--url', s.url, '--api-key', s.key, '--json']);
   assert.equal(r.code, 0, r.stderr);
   const job = JSON.parse(r.stdout) as { kind: string; state: string; libraryId: string; progress: { snippets: number } };
   assert.deepEqual([job.kind, job.state, job.libraryId, job.progress.snippets], ['import', 'succeeded', '/acme/followed', 300]);
@@ -125,7 +125,7 @@ test('jobs follow: an unknown job, a wrong key, a bad URL are one-line errors', 
     [['1', '--url', s.url], /API key is required/],
     [['1', '--url', 'ftp://example.com'], /--url must be an http\(s\) URL/],
   ] as const) {
-    const r = await runStacks(['jobs', 'follow', ...args]);
+    const r = await runCli(['jobs', 'follow', ...args]);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
     assert.ok(isOneLine(r.stderr), r.stderr);
     assert.match(r.stderr, pattern);

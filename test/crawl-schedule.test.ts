@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { runStacks, startTestServer, tempDir, waitFor, devLicense } from './helpers/server.ts';
+import { startTestServer, tempDir, waitFor, devLicense } from './helpers/server.ts';
+import { runCli } from './helpers/cli.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -101,10 +102,10 @@ test('CLI: stacks crawl with a depth limit, jobs list/show, crawl-schedule', asy
   fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
   try {
     const common = ['--data-dir', dataDir, '--dev'];
-    const r = await runStacks(['crawl', `${site.url}/docs/`, '--max-depth', '1', '--name', 'ETag Docs', '--exclude', '/docs/a.*', ...common]);
+    const r = await runCli(['crawl', `${site.url}/docs/`, '--max-depth', '1', '--name', 'ETag Docs', '--exclude', '/docs/a.*', ...common]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /Indexed \/websites\/127-0-0-1-\d+-docs: 2 pages/);
-    const list = await runStacks(['jobs', 'list', '--json', ...common]);
+    const list = await runCli(['jobs', 'list', '--json', ...common]);
     // The crawl, and the search-model job its new version queued.
     const jobs = (JSON.parse(list.stdout) as { id: number; kind: string; state: string; progress: { pagesDone: number } }[]).filter(
       (j) => j.kind !== 'search-model',
@@ -112,15 +113,15 @@ test('CLI: stacks crawl with a depth limit, jobs list/show, crawl-schedule', asy
     assert.equal(jobs.length, 1);
     assert.equal(jobs[0]!.kind, 'crawl');
     assert.equal(jobs[0]!.state, 'succeeded');
-    const show = await runStacks(['jobs', 'show', String(jobs[0]!.id), ...common]);
+    const show = await runCli(['jobs', 'show', String(jobs[0]!.id), ...common]);
     assert.equal((JSON.parse(show.stdout) as { progress: { pagesDone: number } }).progress.pagesDone, 2);
     const libId = /Indexed (\S+):/.exec(r.stdout)![1]!;
-    const sched = await runStacks(['crawl-schedule', libId, '0 3 * * *', ...common]);
+    const sched = await runCli(['crawl-schedule', libId, '0 3 * * *', ...common]);
     assert.equal(sched.code, 0, sched.stderr);
-    const bad = await runStacks(['crawl-schedule', libId, 'not a cron', ...common]);
+    const bad = await runCli(['crawl-schedule', libId, 'not a cron', ...common]);
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /not a valid cron expression/);
-    const again = await runStacks(['crawl', `${site.url}/docs/`, ...common]);
+    const again = await runCli(['crawl', `${site.url}/docs/`, ...common]);
     assert.notEqual(again.code, 0);
     assert.match(again.stderr, /already indexed/);
   } finally {

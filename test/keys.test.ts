@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { devLicense, runStacks, startTestServer, tempDir } from './helpers/server.ts';
+import { runCli } from './helpers/cli.ts';
 import { hashKey } from '../server/auth/keys.ts';
 import { httpMcpClient, loadCorpusBundles, textOf } from './helpers/mcp.ts';
 
@@ -39,11 +40,11 @@ test('keys: created keys authenticate, are stored hashed, and stop working when 
 
 test('CLI: keys create prints the key once, list never shows it, revoke disables it', async () => {
   const dataDir = tempDir();
-  const created = await runStacks(['keys', 'create', '--name', 'laptop', '--role', 'admin', '--data-dir', dataDir]);
+  const created = await runCli(['keys', 'create', '--name', 'laptop', '--role', 'admin', '--data-dir', dataDir]);
   assert.equal(created.code, 0, created.stderr);
   const key = /stk_[A-Za-z0-9_-]+/.exec(created.stdout)?.[0];
   assert.ok(key);
-  const list = await runStacks(['keys', 'list', '--json', '--data-dir', dataDir]);
+  const list = await runCli(['keys', 'list', '--json', '--data-dir', dataDir]);
   assert.equal(list.code, 0, list.stderr);
   assert.ok(!list.stdout.includes(key));
   const keys = JSON.parse(list.stdout) as { id: number; name: string; role: string; revokedAt: string | null }[];
@@ -64,14 +65,14 @@ test('CLI: keys create prints the key once, list never shows it, revoke disables
 test('CLI: keys create for a new member respects the license maxMembers', async () => {
   const dataDir = tempDir();
   fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense({ maxMembers: 1 }));
-  const first = await runStacks(['keys', 'create', '--name', 'a', '--member', 'alice', '--role', 'owner', '--data-dir', dataDir, '--dev']);
+  const first = await runCli(['keys', 'create', '--name', 'a', '--member', 'alice', '--role', 'owner', '--data-dir', dataDir, '--dev']);
   assert.equal(first.code, 0, first.stderr);
-  const second = await runStacks(['keys', 'create', '--name', 'b', '--member', 'bob', '--data-dir', dataDir, '--dev']);
+  const second = await runCli(['keys', 'create', '--name', 'b', '--member', 'bob', '--data-dir', dataDir, '--dev']);
   assert.equal(second.code, 2);
   assert.match(second.stderr, /allows 1 members/);
-  const again = await runStacks(['keys', 'create', '--name', 'a2', '--member', 'alice', '--data-dir', dataDir, '--dev']);
+  const again = await runCli(['keys', 'create', '--name', 'a2', '--member', 'alice', '--data-dir', dataDir, '--dev']);
   assert.equal(again.code, 0, 'another key for an existing member is fine');
-  const list = JSON.parse((await runStacks(['keys', 'list', '--json', '--data-dir', dataDir, '--dev'])).stdout) as { memberName: string; role: string }[];
+  const list = JSON.parse((await runCli(['keys', 'list', '--json', '--data-dir', dataDir, '--dev'])).stdout) as { memberName: string; role: string }[];
   assert.ok(
     list.filter((k) => k.memberName === 'alice').every((k) => k.role === 'owner'),
     'a new key does not change the member role',
@@ -124,12 +125,12 @@ test('a read-scoped key searches, asks for context and uses MCP, and is refused 
 
   const dataDir = tempDir();
   fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
-  const cli = await runStacks(['keys', 'create', '--name', 'editor', '--scope', 'read', '--json', '--data-dir', dataDir], { STACKS_DEV: '1' });
+  const cli = await runCli(['keys', 'create', '--name', 'editor', '--scope', 'read', '--json', '--data-dir', dataDir], { STACKS_DEV: '1' });
   assert.equal(cli.code, 0, cli.stderr);
   assert.equal((JSON.parse(cli.stdout) as { scope: string }).scope, 'read');
-  const listed = await runStacks(['keys', 'list', '--data-dir', dataDir], { STACKS_DEV: '1' });
+  const listed = await runCli(['keys', 'list', '--data-dir', dataDir], { STACKS_DEV: '1' });
   assert.match(listed.stdout, /editor .*scope=read/);
-  const wrong = await runStacks(['keys', 'create', '--name', 'x', '--scope', 'write', '--data-dir', dataDir], { STACKS_DEV: '1' });
+  const wrong = await runCli(['keys', 'create', '--name', 'x', '--scope', 'write', '--data-dir', dataDir], { STACKS_DEV: '1' });
   assert.equal(wrong.code, 2);
   assert.match(wrong.stderr, /--scope/);
 });

@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { LicenseService, loadVerifyKeys, signLicense, type LicensePayload } from '../server/license/license.ts';
 import { ApiError } from '../lib/errors.ts';
-import { ROOT, DEV_PRIVATE_KEY, devLicense, runStacks, startTestServer, tempDir } from './helpers/server.ts';
+import { ROOT, DEV_PRIVATE_KEY, devLicense, startTestServer, tempDir } from './helpers/server.ts';
+import { runCli } from './helpers/cli.ts';
 
 const keys = loadVerifyKeys(path.join(ROOT, 'licenses'));
 
@@ -90,7 +91,7 @@ test('GET /api/license shows the license without its signature; read endpoints w
 test('CLI: license issue, install and status', async () => {
   const dir = tempDir();
   const out = path.join(dir, 'acme.license.json');
-  const issued = await runStacks([
+  const issued = await runCli([
     'license',
     'issue',
     '--private-key',
@@ -106,23 +107,23 @@ test('CLI: license issue, install and status', async () => {
   ]);
   assert.equal(issued.code, 0, issued.stderr);
   const dataDir = path.join(dir, 'data');
-  const installed = await runStacks(['license', 'install', out, '--data-dir', dataDir, '--dev']);
+  const installed = await runCli(['license', 'install', out, '--data-dir', dataDir, '--dev']);
   assert.equal(installed.code, 0, installed.stderr);
-  const status = await runStacks(['license', 'status', '--data-dir', dataDir, '--dev', '--json']);
+  const status = await runCli(['license', 'status', '--data-dir', dataDir, '--dev', '--json']);
   assert.equal(status.code, 0, status.stderr);
   const st = JSON.parse(status.stdout) as { state: string; license: LicensePayload };
   assert.equal(st.state, 'valid');
   assert.equal(st.license.maxMembers, 7);
   assert.ok(!status.stdout.includes('signature'));
   // Without dev mode the development-signed license does not verify.
-  const prod = await runStacks(['license', 'status', '--data-dir', dataDir]);
+  const prod = await runCli(['license', 'status', '--data-dir', dataDir]);
   assert.equal(prod.code, 1);
   assert.match(prod.stdout, /^invalid/);
   // Installing a forged file is refused and leaves the installed one in place.
   const forgedKey = crypto.generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const forgedFile = path.join(dir, 'forged.json');
   fs.writeFileSync(forgedFile, JSON.stringify(signLicense(payload(), forgedKey)));
-  const refused = await runStacks(['license', 'install', forgedFile, '--data-dir', dataDir, '--dev']);
+  const refused = await runCli(['license', 'install', forgedFile, '--data-dir', dataDir, '--dev']);
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, /signature/);
   assert.equal(JSON.parse(fs.readFileSync(path.join(dataDir, 'license.json'), 'utf8')).payload.licensee, 'Acme');

@@ -1,17 +1,17 @@
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/log.ts';
 import { createServices } from '../server/services.ts';
-import { ROOT, runStacks, startTestServer, stopProcess, tempDir, type TestServer } from './helpers/server.ts';
+import { runCli } from './helpers/cli.ts';
+import { ROOT, stacksEntry, startTestServer, stopProcess, tempDir, type TestServer } from './helpers/server.ts';
 import { trackChild } from './helpers/lifecycle.ts';
 import { loadCorpusBundles, textOf } from './helpers/mcp.ts';
 
-// `stacks mcp` is spawned as a real child process (node bin/stacks.js mcp ...) and driven by the SDK's stdio client.
+// `stacks mcp` is spawned as a real child process (stacksEntry(): the compiled program in the suite) and driven by the SDK's stdio client.
 let dataDir: string;
 let memberKey: string;
 
@@ -34,7 +34,7 @@ before(async () => {
 async function stdioClient(args: string[], env: Record<string, string> = {}): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [path.join(ROOT, 'bin/stacks.js'), 'mcp', ...args],
+    args: [stacksEntry(), 'mcp', ...args],
     cwd: ROOT,
     env: { ...baseEnv(), ...env },
     stderr: 'pipe',
@@ -80,7 +80,7 @@ describe('stacks mcp over stdio (local data dir)', () => {
 
   test('every stdout line is a JSON-RPC message, logs go to stderr, and closing stdin ends the process', async (t) => {
     const child = trackChild(
-      spawn(process.execPath, [path.join(ROOT, 'bin/stacks.js'), 'mcp', '--data-dir', dataDir, '--log-level', 'info'], {
+      spawn(process.execPath, [stacksEntry(), 'mcp', '--data-dir', dataDir, '--log-level', 'info'], {
         cwd: ROOT,
         env: baseEnv(),
         stdio: ['pipe', 'pipe', 'pipe'],
@@ -132,11 +132,12 @@ describe('stacks mcp over stdio: answers and refusals', () => {
   });
 
   test('a wrong --api-key or a refused anonymous start exits with a message on stderr and nothing on stdout', async () => {
-    const wrong = await runStacks(['mcp', '--data-dir', dataDir, '--api-key', 'stk_not_a_key']);
+    // Refused before the stdio transport starts: in this process (a real one serves below).
+    const wrong = await runCli(['mcp', '--data-dir', dataDir, '--api-key', 'stk_not_a_key']);
     assert.equal(wrong.code, 2);
     assert.match(wrong.stderr, /API key is invalid/);
     assert.equal(wrong.stdout, '');
-    const anon = await runStacks(['mcp', '--data-dir', dataDir], { STACKS_ALLOW_ANONYMOUS_SEARCH: 'false' });
+    const anon = await runCli(['mcp', '--data-dir', dataDir], { STACKS_ALLOW_ANONYMOUS_SEARCH: 'false' });
     assert.equal(anon.code, 2);
     assert.match(anon.stderr, /anonymous/);
     assert.equal(anon.stdout, '');

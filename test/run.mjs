@@ -13,7 +13,8 @@
 //   processes tests start inherit the environment.)
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { testFiles } from './test-files.mjs';
+import path from 'node:path';
+import { longestFirst, testFiles } from './test-files.mjs';
 
 const only = process.argv.slice(2);
 const files = testFiles();
@@ -42,7 +43,15 @@ const args = [
   `--test-timeout=${FILE_TIMEOUT_MS}`,
   `--test-concurrency=${CONCURRENCY}`,
   '--test-reporter=spec',
-  ...selected.sort(),
+  ...(process.env.TEST_DURATIONS
+    ? [
+        '--test-reporter-destination=stdout',
+        `--test-reporter=${path.join(import.meta.dirname, 'durations-reporter.mjs')}`,
+        '--test-reporter-destination=stdout',
+      ]
+    : []),
+  // The longest first: a long file started last would make the run end late.
+  ...longestFirst(selected),
 ];
 // detached: the runner leads a new process group, which every test file and every process they
 // spawn join (Chromium excepted: playwright puts it in a group of its own and kills it itself).

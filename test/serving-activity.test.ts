@@ -65,9 +65,14 @@ test("the model's background lane embeds a text only in a quiet moment (at most 
     const waited = performance.now() - t;
     assert.ok(waited >= 4 * 45, `each of 4 texts waited for quiet: ${waited.toFixed(0)} ms`);
     assert.deepEqual(busy, quiet, 'the same vectors');
-    t = performance.now();
-    await model.embed(['a question'], 'query');
-    assert.ok(performance.now() - t < 45, 'the query lane does not wait');
+    // The fastest of three: a loaded machine can delay one answer past 45 ms, a lane that waited for quiet delays all three.
+    let fastest = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 3 && fastest >= 45; i++) {
+      t = performance.now();
+      await model.embed([`a question ${i}`], 'query');
+      fastest = Math.min(fastest, performance.now() - t);
+    }
+    assert.ok(fastest < 45, `the query lane does not wait: ${fastest.toFixed(0)} ms`);
     activity.end();
   } finally {
     await model.close();

@@ -4,10 +4,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { devLicense, runStacks, startTestServer, tempDir } from './helpers/server.ts';
 import { addLibrary, call } from './helpers/teams.ts';
+import { runCli } from './helpers/cli.ts';
 
 test('CLI: members, policies, plan and rules change what a running server does', async () => {
   const s = await startTestServer({ overrides: { embedder: null } });
+  // A change the running server must see is made by another process; reads and refusals run in this one.
   const cli = (...args: string[]) => runStacks([...args, '--data-dir', s.dataDir, '--dev']);
+  const local = (...args: string[]) => runCli([...args, '--data-dir', s.dataDir, '--dev']);
   try {
     addLibrary(s, { id: '/acme/verified', verified: true });
     addLibrary(s, { id: '/acme/unverified', verified: false });
@@ -29,7 +32,7 @@ test('CLI: members, policies, plan and rules change what a running server does',
     assert.equal(seen.body.sourceTypes.websites.enabled, false);
     assert.equal(s.services.access.canSee(null, s.services.store.libraries.get('/acme/unverified')!), false);
 
-    const bad = await cli('policies', 'set', '--mode', 'everything');
+    const bad = await local('policies', 'set', '--mode', 'everything');
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /libraryFilters\.mode/);
 
@@ -43,7 +46,7 @@ test('CLI: members, policies, plan and rules change what a running server does',
     const rule = await cli('rules', 'add', 'Prefer the async API.', '--kind', 'libraryTeam', '--library', '/acme/verified');
     assert.equal(rule.code, 0, rule.stderr);
     assert.deepEqual(s.services.access.rules(null, ['/acme/verified']).libraries[0]!.libraryTeam, ['Prefer the async API.']);
-    const usage = await cli('usage', '--member', 'ada', '--days', '2');
+    const usage = await local('usage', '--member', 'ada', '--days', '2');
     assert.equal(JSON.parse(usage.stdout).member.requests, 2);
   } finally {
     await s.close();
@@ -52,9 +55,11 @@ test('CLI: members, policies, plan and rules change what a running server does',
 
 test('CLI: a second teamspace gets its own owner, members and policy; bad requests leave nothing behind', async () => {
   const s = await startTestServer({ overrides: { embedder: null } });
+  // A change the running server must see is made by another process; reads and refusals run in this one.
   const cli = (...args: string[]) => runStacks([...args, '--data-dir', s.dataDir, '--dev']);
+  const local = (...args: string[]) => runCli([...args, '--data-dir', s.dataDir, '--dev']);
   type Space = { name: string; plan: string; members: number; isDefault: boolean };
-  const spaces = async () => JSON.parse((await cli('teamspaces', 'list', '--json')).stdout) as Space[];
+  const spaces = async () => JSON.parse((await local('teamspaces', 'list', '--json')).stdout) as Space[];
   try {
     addLibrary(s, { id: '/acme/verified', verified: true });
     addLibrary(s, { id: '/acme/unverified', verified: false });
@@ -90,10 +95,10 @@ test('CLI: a second teamspace gets its own owner, members and policy; bad reques
     );
     const invited = await call(s, 'POST', '/api/v2/members', { name: 'linus', role: 'member' }, key);
     assert.equal(invited.status, 201, JSON.stringify(invited.body));
-    assert.equal((await cli('members', 'list', '--teamspace', 'research', '--json')).stdout.includes('linus'), true);
-    const botKey = await cli('keys', 'create', '--name', 'ci', '--member', 'ci-bot', '--teamspace', 'research');
+    assert.equal((await local('members', 'list', '--teamspace', 'research', '--json')).stdout.includes('linus'), true);
+    const botKey = await local('keys', 'create', '--name', 'ci', '--member', 'ci-bot', '--teamspace', 'research');
     assert.equal(botKey.code, 0, botKey.stderr);
-    const researchKeys = JSON.parse((await cli('keys', 'list', '--teamspace', 'research', '--json')).stdout) as { memberName: string }[];
+    const researchKeys = JSON.parse((await local('keys', 'list', '--teamspace', 'research', '--json')).stdout) as { memberName: string }[];
     assert.deepEqual(researchKeys.map((k) => k.memberName).sort(), ['ci-bot', 'grace', 'linus']);
 
     for (const [args, message] of [
@@ -102,7 +107,7 @@ test('CLI: a second teamspace gets its own owner, members and policy; bad reques
       [['docs', '--owner', 'x', '--plan', 'gold'], /plan: one of/],
       [['docs', '--owner', '!bad'], /name: 1-100/],
     ] as const) {
-      const bad = await cli('teamspaces', 'create', ...args);
+      const bad = await local('teamspaces', 'create', ...args);
       assert.notEqual(bad.code, 0, args.join(' '));
       assert.match(bad.stderr, message);
     }
@@ -111,7 +116,7 @@ test('CLI: a second teamspace gets its own owner, members and policy; bad reques
       ['default', 'research'],
       'a refused owner leaves no teamspace behind',
     );
-    assert.notEqual((await cli('members', 'list', '--teamspace', 'nope')).code, 0);
+    assert.notEqual((await local('members', 'list', '--teamspace', 'nope')).code, 0);
   } finally {
     await s.close();
   }
@@ -120,7 +125,7 @@ test('CLI: a second teamspace gets its own owner, members and policy; bad reques
 test('CLI: license seats count the members of every teamspace', async () => {
   const dataDir = tempDir();
   fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense({ maxMembers: 2 }));
-  const cli = (...args: string[]) => runStacks([...args, '--data-dir', dataDir, '--dev']);
+  const cli = (...args: string[]) => runCli([...args, '--data-dir', dataDir, '--dev']);
   assert.equal((await cli('members', 'add', 'alice', '--role', 'owner')).code, 0);
   const second = await cli('teamspaces', 'create', 'research', '--owner', 'grace');
   assert.equal(second.code, 0, second.stderr);

@@ -14,3 +14,21 @@ export function testFiles() {
   })(import.meta.dirname);
   return out.sort();
 }
+
+const table = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'durations.json'), 'utf8')).seconds;
+
+/** The measured seconds of a test file (its path, absolute or under test/), from test/durations.json; undefined if unmeasured. */
+export function fileSeconds(file) {
+  return table[
+    path
+      .relative(import.meta.dirname, path.resolve(import.meta.dirname, '..', file))
+      .split(path.sep)
+      .join('/')
+  ];
+}
+
+/** Files in the order they should start: the longest measured first, so that no long file starts last; unmeasured (new) ones first of all. */
+export function longestFirst(files) {
+  const s = (f) => fileSeconds(f) ?? Number.POSITIVE_INFINITY;
+  return [...files].sort((a, b) => s(b) - s(a) || (a < b ? -1 : 1));
+}

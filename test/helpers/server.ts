@@ -106,15 +106,18 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
 }
 
+/** The script a `stacks` child process runs: the compiled program when test/run-versions.mjs built one (TEST_CLI_BUILD), else the sources. */
+export function stacksEntry(): string {
+  return process.env.TEST_CLI_BUILD ? path.join(process.env.TEST_CLI_BUILD, 'cli/main.js') : path.join(ROOT, 'bin/stacks.js');
+}
+
 /**
  * Runs the real CLI as a child process (for crash tests and CLI tests); `nodeFlags` go to node itself.
  * The child is killed when the test process ends, if it is still running then.
  */
 export function spawnStacks(args: string[], env: NodeJS.ProcessEnv = {}, nodeFlags: string[] = [], stdin: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
-  // The compiled program when test/run-versions.mjs built one (TEST_CLI_BUILD), else the sources.
-  const entry = process.env.TEST_CLI_BUILD ? path.join(process.env.TEST_CLI_BUILD, 'cli/main.js') : path.join(ROOT, 'bin/stacks.js');
   return trackChild(
-    spawn(process.execPath, [...nodeFlags, entry, ...args], {
+    spawn(process.execPath, [...nodeFlags, stacksEntry(), ...args], {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'warn', STACKS_OWN_DOCS: 'false', STACKS_LEARN_RANKING: 'false', STACKS_EMBED_PROVIDER: 'builtin', ...env },
       stdio: [stdin, 'pipe', 'pipe'],

@@ -1,0 +1,101 @@
+import type { SearchProbeStore, VersionProbe } from '../search-probe.ts';
+import { PROBE_WEIGHTS, termTsquery, toTsquery } from './fts.ts';
+import type { PgPool } from './pool.ts';
+import type { SameShape } from './same-shape.ts';
+import { pgQuery } from './transaction.ts';
+
+/**
+ * A row's score: for each phrase of the query, its rarity in the whole index (FTS5's bm25() idf,
+ * log((N - n + 0.5) / (n + 0.5)), at least 1e-6) times ts_rank of the row for that phrase alone
+ * (frequency in the row, saturating; normalization 1 divides by 1 + log of the row's length).
+ * ts_rank has no idf, and without it a row holding a common word of the question outranked one
+ * holding its rarest, which is what names a library. N is the planner's row count of snippets (an
+ * estimate is enough for a logarithm), or a count while the table has never been analyzed.
+ *
+ * $1: the whole query; $2: the row limit; with `one`, $3: the version; then each phrase's tsquery.
+ * Each phrase is counted by its own subquery on its own parameter: pg plans the statement with the
+ * values, so the count is a GIN index scan (exact), where a count over `unnest` of the phrases ran a
+ * sequential scan per phrase (ten times slower on the fixture corpus).
+ */
+export function scoredSql(phrases: number, one: boolean): string {
+  const first = one ? 4 : 3;
+  const p = Array.from({ length: phrases }, (_, k) => `$${k + first}::tsquery`);
+  return `WITH n AS MATERIALIZED (
+    SELECT CASE WHEN c.reltuples > 0 THEN c.reltuples::float8 ELSE (SELECT count(*) FROM snippets WHERE fts IS NOT NULL)::float8 END AS n
+    FROM pg_class c WHERE c.oid = 'snippets'::regclass),
+  idf AS MATERIALIZED (
+    SELECT p.q, greatest(ln((n.n - p.df + 0.5) / (p.df + 0.5)), 1e-6) AS w
+    FROM unnest(ARRAY[${p.join(', ')}], ARRAY[${p.map((q) => `(SELECT count(*) FROM snippets WHERE fts @@ ${q})`).join(', ')}]::float8[]) AS p(q, df)
+    CROSS JOIN n)
+  SELECT s.version_id AS "versionId", (SELECT sum(idf.w * ts_rank('${PROBE_WEIGHTS}', s.fts, idf.q, 1)) FROM idf)::float8 AS score
+  FROM snippets s WHERE s.fts @@ $1::tsquery${one ? ' AND s.version_id = $3' : ''}
+  ORDER BY score DESC, s.id LIMIT $2`;
+}
+
+/**
+ * The library probes on PostgreSQL, method for method SQLite's SearchProbeStore
+ * (server/store/search-probe.ts), on the tsvector column snippets.fts (migration 002). `match` is the
+ * callers' FTS5 expression, translated by fts.ts. The scores are not FTS5's bm25 (see scoredSql): what
+ * the probes need is that the same versions come first, which test/store-postgres-search.test.ts
+ * measures on the fixture corpus.
+ */
+export class PgSearchProbeStore implements SameShape<SearchProbeStore> {
+  constructor(private readonly pool: PgPool) {}
+
+  async topVersions(match: string, limit: number, perVersion: number): Promise<VersionProbe[]> {
+    const q = toTsquery(match);
+    if (!q) return [];
+    const { rows } = await pgQuery<{ versionId: number; score: number }>(this.pool, scoredSql(q.phrases.length, false), [
+      q.query,
+      limit,
+      ...q.phrases,
+    ]);
+    const byVersion = new Map<number, VersionProbe>();
+    for (const r of rows) {
+      const p = byVersion.get(r.versionId) ?? { versionId: r.versionId, hits: 0, score: 0 };
+      p.hits++;
+      // Rows come best first.
+      if (p.hits <= perVersion) p.score += r.score;
+      byVersion.set(r.versionId, p);
+    }
+    return [...byVersion.values()].sort((a, b) => b.score - a.score);
+  }
+
+  async versionScore(versionId: number, match: string, limit: number): Promise<VersionProbe> {
+    const q = toTsquery(match);
+    if (!q) return { versionId, hits: 0, score: 0 };
+    const { rows } = await pgQuery<{ score: number }>(this.pool, scoredSql(q.phrases.length, true), [q.query, limit, versionId, ...q.phrases]);
+    return { versionId, hits: rows.length, score: rows.reduce((t, r) => t + r.score, 0) };
+  }
+
+  /**
+   * Counted on the GIN index, one subquery per term on its own parameter (see scoredSql) in one
+   * statement: exact, as fts5vocab's, and a term's cost grows with the rows holding it. A term that is
+   * not one index token is absent, as from fts5vocab.
+   */
+  async documentFrequencies(terms: string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    const asked = terms.map((t) => [t, termTsquery(t)] as const).filter((x): x is readonly [string, string] => x[1] !== null);
+    if (asked.length === 0) return out;
+    const { rows } = await pgQuery<{ n: number[] }>(
+      this.pool,
+      `SELECT ARRAY[${asked.map((_, k) => `(SELECT count(*) FROM snippets WHERE fts @@ $${k + 1}::tsquery)`).join(', ')}]::bigint[] AS n`,
+      asked.map((x) => x[1]),
+    );
+    rows[0]!.n.forEach((n, k) => {
+      if (Number(n) > 0) out.set(asked[k]![0], Number(n));
+    });
+    return out;
+  }
+
+  /** As SQLite's: changes whenever a library, a served version or a version's model is added, removed or changed (not the same text). */
+  async catalogStamp(): Promise<string> {
+    const { rows } = await pgQuery<{ stamp: string }>(
+      this.pool,
+      `SELECT (SELECT count(*) || ':' || coalesce(max(updated_at), '') || ':' || coalesce(sum(access_rev), 0) FROM libraries) || '|' ||
+              (SELECT count(*) || ':' || coalesce(max(id), 0) || ':' || coalesce(max(updated_at), '') FROM library_versions WHERE is_current = 1) || '|' ||
+              (SELECT count(*) || ':' || coalesce(max(built_at), '') FROM search_models) AS stamp`,
+    );
+    return rows[0].stamp;
+  }
+}

@@ -18,11 +18,15 @@ export class PgTermStore implements SameShape<TermStore> {
    */
   async writeChunk(versionId: number, chunk: TermChunk): Promise<void> {
     await withTransaction(this.pool, async () => {
-      await pgQuery(
-        this.pool,
-        'INSERT INTO term_chunks (version_id, base_id, last_id, docs, tokens, lengths, norms) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-        [versionId, chunk.baseId, chunk.lastId, chunk.docs, chunk.tokens, blobOf(chunk.lengths), blobOf(chunk.norms)],
-      );
+      await pgQuery(this.pool, 'INSERT INTO term_chunks (version_id, base_id, last_id, docs, tokens, lengths, norms) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+        versionId,
+        chunk.baseId,
+        chunk.lastId,
+        chunk.docs,
+        chunk.tokens,
+        blobOf(chunk.lengths),
+        blobOf(chunk.norms),
+      ]);
       if (chunk.postings.size === 0) return;
       const terms: string[] = [];
       const dfs: number[] = [];

@@ -51,7 +51,11 @@ test('the FTS5 syntax the callers build becomes tsquery text whose lexemes are F
   // What query.ts and select.ts build: quoted forms joined by OR.
   assert.deepEqual(toTsquery('"plugin" OR "plugins" OR "register"'), {
     query: "('plugin' | 'plugins' | 'register')",
-    phrases: ["'plugin'", "'plugins'", "'register'"],
+    phrases: [
+      { query: "'plugin'", term: 'plugin' },
+      { query: "'plugins'", term: 'plugins' },
+      { query: "'register'", term: 'register' },
+    ],
   });
   // A quoted string of several tokens is a phrase; "" is a quote; case and diacritics fold as unicode61's.
   assert.equal(toTsquery('"vite.config.ts" OR "Café"')?.query, "(('vite' <-> 'config' <-> 'ts') | 'cafe')");
@@ -260,6 +264,9 @@ test('pgvector: the halfvec column holds the int8 values, its HNSW index answers
   };
   await check();
   assert.equal(ids.length, 40);
+  // The re-embed job's upsert replaces the bytes; the trigger follows.
+  assert.equal(await b.V.upsertBatch([{ id: ids[3]!, versionId: v, vector: vec(30) }]), 1);
+  await check();
   // A database whose vectors were stored without the column (pgvector installed afterwards): the same embedder's ensure adds and fills it.
   await pool.query('DROP TRIGGER snippet_vec_knn ON snippet_vec; ALTER TABLE snippet_vec DROP COLUMN knn');
   assert.equal(await b.V.knnDims(), null);

@@ -242,18 +242,24 @@ function render(n: FtsNode): string {
   }
 }
 
+/** One phrase of a query: its tsquery text, and its lexeme when it is one whole word (its count is then in the vocabulary). */
+export interface FtsPhrase {
+  query: string;
+  term: string | null;
+}
+
 /** Every phrase of a node, in order, each once (the terms whose rarity weighs the probes' scores). */
-function phrases(n: FtsNode, out: string[] = []): string[] {
+function phrases(n: FtsNode, out: FtsPhrase[] = []): FtsPhrase[] {
   if (n.op === 'phrase') {
-    const q = render(n);
-    if (!out.includes(q)) out.push(q);
+    const query = render(n);
+    if (!out.some((p) => p.query === query)) out.push({ query, term: n.lexemes.length === 1 && !n.prefix ? n.lexemes[0]! : null });
   } else if (n.op === 'and' || n.op === 'or') for (const x of n.of) phrases(x, out);
   else if (n.op === 'not') phrases(n.left, out); // what is excluded adds nothing to a row's score
   return out;
 }
 
-/** A match expression as tsquery text, and the tsquery of each of its phrases; null when it can match no row. */
-export function toTsquery(match: string): { query: string; phrases: string[] } | null {
+/** A match expression as tsquery text, and each of its phrases; null when it can match no row. */
+export function toTsquery(match: string): { query: string; phrases: FtsPhrase[] } | null {
   const n = simplify(parseFtsMatch(match));
   if (n.op === 'none') return null;
   return { query: render(n), phrases: phrases(n) };

@@ -1,5 +1,5 @@
 import type { SearchProbeStore, VersionProbe } from '../search-probe.ts';
-import { PROBE_WEIGHTS, termTsquery, toTsquery } from './fts.ts';
+import { PROBE_WEIGHTS, termTsquery, toTsquery, type FtsPhrase } from './fts.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
 import { pgQuery } from './transaction.ts';
@@ -13,30 +13,41 @@ import { pgQuery } from './transaction.ts';
  * are already the question's rarest, so the gain is small). N is the planner's row count of snippets (an
  * estimate is enough for a logarithm), or a count while the table has never been analyzed.
  *
- * $1: the whole query; $2: the row limit; with `one`, $3: the version; then each phrase's tsquery.
- * Each phrase is counted by its own subquery on its own parameter: pg plans the statement with the
- * values, so a rare phrase is counted on the GIN index (exact); a count over `unnest` of the phrases
- * is planned without them, and ran a sequential scan per phrase on the fixture corpus.
+ * $1: the whole query; $2: the row limit; with a version, $3: the version; then each phrase's tsquery
+ * and, for a phrase of one word, the word: its count is then a lookup in snippet_vocab, else a count
+ * on the GIN index, on its own parameter so that pg plans it with the value (exact either way).
  */
-function scoredSql(phrases: number, one: boolean): string {
-  const first = one ? 4 : 3;
-  const p = Array.from({ length: phrases }, (_, k) => `$${k + first}::tsquery`);
-  return `WITH n AS MATERIALIZED (
+function scored(q: { query: string; phrases: FtsPhrase[] }, limit: number, version: number | null): { sql: string; args: unknown[] } {
+  const args: unknown[] = [q.query, limit];
+  if (version !== null) args.push(version);
+  const arg = (v: unknown) => `$${args.push(v)}`;
+  const queries: string[] = [];
+  const counts: string[] = [];
+  for (const p of q.phrases) {
+    queries.push(`${arg(p.query)}::tsquery`);
+    counts.push(
+      p.term === null
+        ? `(SELECT count(*) FROM snippets WHERE fts @@ ${queries.at(-1)!})`
+        : `(SELECT coalesce(sum(docs), 0) FROM snippet_vocab WHERE term = ${arg(p.term)}::text)`,
+    );
+  }
+  const sql = `WITH n AS MATERIALIZED (
     SELECT CASE WHEN c.reltuples > 0 THEN c.reltuples::float8 ELSE (SELECT count(*) FROM snippets WHERE fts IS NOT NULL)::float8 END AS n
     FROM pg_class c WHERE c.oid = 'snippets'::regclass),
   idf AS MATERIALIZED (
     SELECT p.q, greatest(ln((n.n - p.df + 0.5) / (p.df + 0.5)), 1e-6) AS w
-    FROM unnest(ARRAY[${p.join(', ')}], ARRAY[${p.map((q) => `(SELECT count(*) FROM snippets WHERE fts @@ ${q})`).join(', ')}]::float8[]) AS p(q, df)
+    FROM unnest(ARRAY[${queries.join(', ')}], ARRAY[${counts.join(', ')}]::float8[]) AS p(q, df)
     CROSS JOIN n)
   SELECT s.version_id AS "versionId", (SELECT sum(idf.w * ts_rank('${PROBE_WEIGHTS}', s.fts, idf.q, 1)) FROM idf)::float8 AS score
-  FROM snippets s WHERE s.fts @@ $1::tsquery${one ? ' AND s.version_id = $3' : ''}
+  FROM snippets s WHERE s.fts @@ $1::tsquery${version !== null ? ' AND s.version_id = $3' : ''}
   ORDER BY score DESC, s.id LIMIT $2`;
+  return { sql, args };
 }
 
 /**
  * The library probes on PostgreSQL, method for method SQLite's SearchProbeStore
  * (server/store/search-probe.ts), on the tsvector column snippets.fts (migration 002). `match` is the
- * callers' FTS5 expression, translated by fts.ts. The scores are not FTS5's bm25 (see scoredSql): what
+ * callers' FTS5 expression, translated by fts.ts. The scores are not FTS5's bm25 (see scored): what
  * the probes need is that the same versions come first, which test/store-postgres-search.test.ts
  * measures on the fixture corpus.
  */
@@ -46,7 +57,8 @@ export class PgSearchProbeStore implements SameShape<SearchProbeStore> {
   async topVersions(match: string, limit: number, perVersion: number): Promise<VersionProbe[]> {
     const q = toTsquery(match);
     if (!q) return [];
-    const { rows } = await pgQuery<{ versionId: number; score: number }>(this.pool, scoredSql(q.phrases.length, false), [q.query, limit, ...q.phrases]);
+    const { sql, args } = scored(q, limit, null);
+    const { rows } = await pgQuery<{ versionId: number; score: number }>(this.pool, sql, args);
     const byVersion = new Map<number, VersionProbe>();
     for (const r of rows) {
       const p = byVersion.get(r.versionId) ?? { versionId: r.versionId, hits: 0, score: 0 };
@@ -61,27 +73,31 @@ export class PgSearchProbeStore implements SameShape<SearchProbeStore> {
   async versionScore(versionId: number, match: string, limit: number): Promise<VersionProbe> {
     const q = toTsquery(match);
     if (!q) return { versionId, hits: 0, score: 0 };
-    const { rows } = await pgQuery<{ score: number }>(this.pool, scoredSql(q.phrases.length, true), [q.query, limit, versionId, ...q.phrases]);
+    const { sql, args } = scored(q, limit, versionId);
+    const { rows } = await pgQuery<{ score: number }>(this.pool, sql, args);
     return { versionId, hits: rows.length, score: rows.reduce((t, r) => t + r.score, 0) };
   }
 
   /**
-   * Counted on the GIN index, one subquery per term on its own parameter (see scoredSql) in one
-   * statement: exact, as fts5vocab's, and a term's cost grows with the rows holding it. A term that is
-   * not one index token is absent, as from fts5vocab.
+   * Summed from snippet_vocab (migration 002), the per-version counts the triggers on snippets keep:
+   * exact, as fts5vocab's, and an index lookup per term. A term that is not one index token is
+   * absent, as from fts5vocab.
    */
   async documentFrequencies(terms: string[]): Promise<Map<string, number>> {
     const out = new Map<string, number>();
-    const asked = terms.map((t) => [t, termTsquery(t)] as const).filter((x): x is readonly [string, string] => x[1] !== null);
+    const asked = [...new Set(terms.filter((t) => termTsquery(t) !== null))];
     if (asked.length === 0) return out;
-    const { rows } = await pgQuery<{ n: number[] }>(
+    const { rows } = await pgQuery<{ term: string; n: number }>(
       this.pool,
-      `SELECT ARRAY[${asked.map((_, k) => `(SELECT count(*) FROM snippets WHERE fts @@ $${k + 1}::tsquery)`).join(', ')}]::bigint[] AS n`,
-      asked.map((x) => x[1]),
+      'SELECT term, sum(docs)::bigint AS n FROM snippet_vocab WHERE term = ANY($1::text[]) GROUP BY term HAVING sum(docs) > 0',
+      [asked],
     );
-    rows[0]!.n.forEach((n, k) => {
-      if (Number(n) > 0) out.set(asked[k]![0], Number(n));
-    });
+    const found = new Map(rows.map((r) => [r.term, r.n]));
+    // In the order asked, as SQLite's map is filled.
+    for (const t of terms) {
+      const n = found.get(t);
+      if (n !== undefined) out.set(t, n);
+    }
     return out;
   }
 

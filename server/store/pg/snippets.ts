@@ -65,13 +65,25 @@ export class PgSnippetStore implements SameShape<SnippetStore> {
     });
   }
 
-  /** Replaces the full-text rows of stored snippets (when what is indexed of a snippet changed), in one statement. */
+  /**
+   * Replaces the full-text rows of stored snippets (when what is indexed of a snippet changed), in one
+   * statement that also moves snippet_vocab's counts by the difference (its triggers see inserts and
+   * deletes only). The last row given for an id wins, as SQLite's replace row by row leaves it.
+   */
   async rewriteFts(_versionId: number, rows: { id: number; fts: SnippetRow['fts'] }[]): Promise<void> {
     if (rows.length === 0) return;
-    await pgQuery(this.pool, 'UPDATE snippets s SET fts = u.fts::tsvector FROM unnest($1::bigint[], $2::text[]) AS u(id, fts) WHERE s.id = u.id', [
-      rows.map((r) => r.id),
-      rows.map((r) => tsvectorText(r.fts)),
-    ]);
+    const last = new Map(rows.map((r) => [r.id, tsvectorText(r.fts)]));
+    await pgQuery(
+      this.pool,
+      `WITH u AS (SELECT * FROM unnest($1::bigint[], $2::text[]) AS u(id, fts)),
+         before AS (SELECT s.version_id, l.lexeme, -1 AS d FROM snippets s JOIN u ON s.id = u.id CROSS JOIN LATERAL unnest(s.fts) AS l),
+         after AS (UPDATE snippets s SET fts = u.fts::tsvector FROM u WHERE s.id = u.id RETURNING s.version_id, s.fts)
+       INSERT INTO snippet_vocab (version_id, term, docs)
+       SELECT version_id, lexeme, sum(d) FROM (SELECT * FROM before UNION ALL SELECT a.version_id, l.lexeme, 1 FROM after a CROSS JOIN LATERAL unnest(a.fts) AS l) x
+       GROUP BY 1, 2 HAVING sum(d) <> 0 ORDER BY 1, 2
+       ON CONFLICT (version_id, term) DO UPDATE SET docs = snippet_vocab.docs + excluded.docs`,
+      [[...last.keys()], [...last.values()]],
+    );
   }
 
   async hashes(versionId: number): Promise<Set<string>> {

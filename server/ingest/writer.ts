@@ -214,7 +214,7 @@ function hash(text: string): string {
   return createHash('sha1').update(text).digest('hex');
 }
 
-function toRow(s: SnippetInput, position: number): SnippetRow {
+export function toRow(s: SnippetInput, position: number): SnippetRow {
   if (s.kind === 'code') {
     const code = s.codeList.map((c) => c.code).join('\n');
     const text = [s.title, s.description, code].join('\n');

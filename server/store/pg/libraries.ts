@@ -18,8 +18,9 @@ const CURRENT_DOCS = "library_id = $1 AND tag = $2 AND is_current = 1 AND kind =
  * COMMIT; a version swap also locks its library's row, so that swaps of one library on several nodes
  * run one after the other, as SQLite's single writer runs them.
  *
- * Neither the FTS5 rows nor the sqlite-vec rows SQLite deletes with a snippet exist here (lexical and
- * vector search on PostgreSQL are a later stage); the term index tables do, and are deleted the same way.
+ * What SQLite deletes beside a snippet goes with its row here: the full-text row is the row's `fts`
+ * column, and its `snippet_vec` row is deleted by its foreign key's cascade (migration 002); the term
+ * index tables are deleted the same way as on SQLite.
  */
 export class PgLibraryStore implements SameShape<LibraryStore> {
   constructor(private readonly pool: PgPool) {}

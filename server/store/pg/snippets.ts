@@ -1,8 +1,10 @@
 import type { StoredSnippet } from '../../../lib/model.ts';
+import { int8Unit } from '../../../lib/vector/quantize.ts';
 import { blobOf, f32Of } from '../blobs.ts';
 import { COLUMNS, codeListOf, toEmbedded, toSnippet, type Row, type SnippetRow, type SnippetStore } from '../snippets.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
+import { tsvectorText } from './fts.ts';
 import { noNul } from './text.ts';
 import { pgQuery, withTransaction } from './transaction.ts';
 
@@ -19,23 +21,23 @@ const INSERT_CHUNK = 1000;
  * an array of bytea goes as hex text, which took more than half of the insert's time.
  */
 const INSERT_SQL = `INSERT INTO snippets (version_id, kind, source_id, title, description, language, page_title, breadcrumb, content, code_list_json,
-    tokens, content_hash, position, is_dynamic, source_file, embedding)
+    tokens, content_hash, position, is_dynamic, source_file, embedding, fts)
   SELECT $1, u.kind, u.source_id, u.title, u.description, u.language, u.page_title, u.breadcrumb, u.content, u.code_list_json,
     u.tokens, u.content_hash, u.position, u.is_dynamic, u.source_file,
-    CASE WHEN u.vlen < 0 THEN NULL ELSE substring($18::bytea FROM u.voff + 1 FOR u.vlen) END
+    CASE WHEN u.vlen < 0 THEN NULL ELSE substring($18::bytea FROM u.voff + 1 FOR u.vlen) END, u.fts::tsvector
   FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
-    $11::int[], $12::text[], $13::int[], $14::int[], $15::text[], $16::int[], $17::int[])
+    $11::int[], $12::text[], $13::int[], $14::int[], $15::text[], $16::int[], $17::int[], $19::text[])
     WITH ORDINALITY AS u(kind, source_id, title, description, language, page_title, breadcrumb, content, code_list_json,
-      tokens, content_hash, position, is_dynamic, source_file, voff, vlen, ord)
+      tokens, content_hash, position, is_dynamic, source_file, voff, vlen, fts, ord)
   ORDER BY u.ord
   RETURNING id`;
 
 /**
  * Snippet rows on PostgreSQL, method for method SQLite's SnippetStore (server/store/snippets.ts).
  * A NUL in a snippet's text is stored as U+FFFD (text.ts: PostgreSQL's text cannot hold it).
- * SQLite also writes each snippet's FTS5 row and its sqlite-vec row; neither table exists here:
- * lexical indexing and the vector index on PostgreSQL are a later stage. The float embedding is kept
- * in the row's `embedding` column as on SQLite. The bytea Buffers pg returns are read with the same
+ * Where SQLite writes a snippet's FTS5 row, the row's `fts` tsvector is written (fts.ts, migration
+ * 002); where it writes the sqlite-vec row, a `snippet_vec` row with the same 8-bit bytes (vectors.ts).
+ * The float embedding is kept in the row's `embedding` column as on SQLite. The bytea Buffers pg returns are read with the same
  * helpers as SQLite's blobs (blobs.ts copies one that is not aligned for a Float32Array).
  */
 export class PgSnippetStore implements SameShape<SnippetStore> {
@@ -43,20 +45,46 @@ export class PgSnippetStore implements SameShape<SnippetStore> {
 
   /**
    * Inserts a batch in one transaction, a chunk of rows per statement; returns the new rows' ids in
-   * order. `vectorTable` and `opts.fts` name SQLite's index tables, which PostgreSQL does not have yet.
+   * order. With `vectorTable` (the embedder's table, PgVectorStore.table) the rows' 8-bit vectors are
+   * stored too; `opts.fts: false` (a source-code partition) leaves `fts` NULL, as SQLite writes no FTS5 row.
    */
-  async insertBatch(versionId: number, rows: SnippetRow[], _vectorTable: string | null, _opts: { fts?: boolean } = {}): Promise<number[]> {
+  async insertBatch(versionId: number, rows: SnippetRow[], vectorTable: string | null, opts: { fts?: boolean } = {}): Promise<number[]> {
     if (rows.length === 0) return [];
-    if (rows.length <= INSERT_CHUNK) return insertChunk(this.pool, versionId, rows);
+    const fts = opts.fts !== false;
+    const vectors = vectorTable !== null && rows.some((r) => r.vector);
+    if (rows.length <= INSERT_CHUNK && !vectors) return insertChunk(this.pool, versionId, rows, fts);
     return withTransaction(this.pool, async () => {
       const ids: number[] = [];
-      for (let i = 0; i < rows.length; i += INSERT_CHUNK) ids.push(...(await insertChunk(this.pool, versionId, rows.slice(i, i + INSERT_CHUNK))));
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+        const chunk = rows.slice(i, i + INSERT_CHUNK);
+        const chunkIds = await insertChunk(this.pool, versionId, chunk, fts);
+        if (vectors) await insertVectors(this.pool, versionId, chunk, chunkIds);
+        ids.push(...chunkIds);
+      }
       return ids;
     });
   }
 
-  /** SQLite rewrites FTS5 rows only; PostgreSQL has none yet (lexical indexing is a later stage), so there is nothing to rewrite. */
-  async rewriteFts(_versionId: number, _rows: { id: number; fts: SnippetRow['fts'] }[]): Promise<void> {}
+  /**
+   * Replaces the full-text rows of stored snippets (when what is indexed of a snippet changed), in one
+   * statement that also moves snippet_vocab's counts by the difference (its triggers see inserts and
+   * deletes only). The last row given for an id wins, as SQLite's replace row by row leaves it.
+   */
+  async rewriteFts(_versionId: number, rows: { id: number; fts: SnippetRow['fts'] }[]): Promise<void> {
+    if (rows.length === 0) return;
+    const last = new Map(rows.map((r) => [r.id, tsvectorText(r.fts)]));
+    await pgQuery(
+      this.pool,
+      `WITH u AS (SELECT * FROM unnest($1::bigint[], $2::text[]) AS u(id, fts)),
+         before AS (SELECT s.version_id, l.lexeme, -1 AS d FROM snippets s JOIN u ON s.id = u.id CROSS JOIN LATERAL unnest(s.fts) AS l),
+         after AS (UPDATE snippets s SET fts = u.fts::tsvector FROM u WHERE s.id = u.id RETURNING s.version_id, s.fts)
+       INSERT INTO snippet_vocab (version_id, term, docs)
+       SELECT version_id, lexeme, sum(d) FROM (SELECT * FROM before UNION ALL SELECT a.version_id, l.lexeme, 1 FROM after a CROSS JOIN LATERAL unnest(a.fts) AS l) x
+       GROUP BY 1, 2 HAVING sum(d) <> 0 ORDER BY 1, 2
+       ON CONFLICT (version_id, term) DO UPDATE SET docs = snippet_vocab.docs + excluded.docs`,
+      [[...last.keys()], [...last.values()]],
+    );
+  }
 
   async hashes(versionId: number): Promise<Set<string>> {
     const { rows } = await pgQuery<{ kind: string; content_hash: string }>(this.pool, 'SELECT kind, content_hash FROM snippets WHERE version_id = $1', [
@@ -192,7 +220,7 @@ export class PgSnippetStore implements SameShape<SnippetStore> {
  * inserted in that order (ORDER BY ord), so the identity gives them ascending ids; sorting what
  * RETURNING answers (whose order PostgreSQL does not promise) gives them back in the rows' order.
  */
-async function insertChunk(pool: PgPool, versionId: number, rows: SnippetRow[]): Promise<number[]> {
+async function insertChunk(pool: PgPool, versionId: number, rows: SnippetRow[], fts: boolean): Promise<number[]> {
   const col = <T>(f: (r: SnippetRow) => T): T[] => rows.map(f);
   const vectors = rows.map((r) => (r.vector ? blobOf(r.vector) : null));
   const offsets: number[] = [];
@@ -220,6 +248,26 @@ async function insertChunk(pool: PgPool, versionId: number, rows: SnippetRow[]):
     offsets,
     vectors.map((v) => v?.length ?? -1),
     Buffer.concat(vectors.filter((v): v is Buffer => v !== null)),
+    col((r) => (fts ? tsvectorText(r.fts) : null)),
   ]);
   return out.map((r) => r.id).sort((a, b) => a - b);
+}
+
+/** The 8-bit vectors of the rows that have one, as SQLite writes its sqlite-vec rows in insertBatch. */
+async function insertVectors(pool: PgPool, versionId: number, rows: SnippetRow[], ids: number[]): Promise<void> {
+  const withVector = rows.flatMap((r, k) => (r.vector ? [{ id: ids[k]!, bytes: int8Unit(r.vector) }] : []));
+  if (withVector.length === 0) return;
+  const lengths = withVector.map((v) => v.bytes.length);
+  const offs: number[] = [];
+  let at = 0;
+  for (const n of lengths) {
+    offs.push(at);
+    at += n;
+  }
+  await pgQuery(
+    pool,
+    `INSERT INTO snippet_vec (snippet_id, version_id, embedding)
+     SELECT u.id, $1, substring($5::bytea FROM u.off + 1 FOR u.len) FROM unnest($2::bigint[], $3::int[], $4::int[]) AS u(id, off, len)`,
+    [versionId, withVector.map((v) => v.id), offs, lengths, Buffer.concat(withVector.map((v) => v.bytes))],
+  );
 }

@@ -1,7 +1,8 @@
 import type { PgMigration } from './migration.ts';
 import { m001 } from './001-initial.ts';
+import { m002 } from './002-search.ts';
 
 export type { PgMigration };
 
 /** PostgreSQL's own numbering (not SQLite's). Append new migrations here; never edit one that has shipped. */
-export const pgMigrations: PgMigration[] = [m001];
+export const pgMigrations: PgMigration[] = [m001, m002];

@@ -214,7 +214,7 @@ export async function createServices(
     startedAt: new Date(),
   };
   const services: Services = { ...built, operations: operationsOf(built, libraries) };
-  registerJobKinds(services);
+  await registerJobKinds(services);
   queueStartupWork(services, vectorsReset);
   return services;
 }
@@ -387,7 +387,7 @@ function fileSize(file: string): number {
 }
 
 /** Every job kind and its handler, given what it needs. */
-function registerJobKinds(s: Services): void {
+async function registerJobKinds(s: Services): Promise<void> {
   const { jobs, store, embedder, writer, log } = s;
   registerImportJob(jobs, { importer: s.importer, writer, store });
   // A version's completed vectors change the similarity features its model learned from: learn again.
@@ -408,7 +408,7 @@ function registerJobKinds(s: Services): void {
     setRepoRules: (libraryId, previous, next) => s.teams.rules.replaceRepositoryRules(libraryId, previous, next),
   };
   jobs.register<GitJobPayload>(GIT_JOB, (ctx) => runGitJob(gitDeps, ctx, ctx.job.payload));
-  if (s.git.sweepWork()) log.info('removed clone folders of git jobs that are no longer running');
+  if (await s.git.sweepWork()) log.info('removed clone folders of git jobs that are no longer running');
   registerVersionFetch(jobs, (ctx, libraryId, version) => s.git.fetchVersion(gitDeps, ctx, libraryId, version));
   registerCrawlJob(jobs, { store, writer, config: s.config, schedulesChanged: () => s.crawler.schedulesChanged() });
   s.sources.register(jobs);
@@ -426,7 +426,11 @@ export function startBackground(s: Services): () => void {
     startCrawlSchedules(s.crawler, s.log),
     importSweepTask(s.importer, s.log),
     walKeeperTask(s.store.db, s.log),
-    auditPruneTask(s.audit, (n) => s.log.info({ entries: n }, 'audit entries past the retention pruned')),
+    auditPruneTask(
+      s.audit,
+      (n) => s.log.info({ entries: n }, 'audit entries past the retention pruned'),
+      (err) => s.log.error({ err }, 'pruning the audit log failed'),
+    ),
   ];
   if (s.config.backupSchedule) stops.push(startBackupSchedule(s.backups, s.config.backupSchedule, s.log, auditScheduledBackup(s.audit)));
   stops.push(startDeclaredSources(s.declared, s.config.sourcesSchedule, s.log, auditReconcile(s.audit, s.declared.file)));

@@ -172,7 +172,7 @@ test('no secret reaches the log (debug level) or the audit log, whichever way it
 test('secrets written into the audit table before it redacted them are not shown', async () => {
   const s = await startTestServer();
   try {
-    s.services.store.audit.append({
+    await s.services.store.audit.append({
       at: new Date().toISOString(),
       actor_kind: 'anonymous',
       actor_key_id: null,

@@ -98,7 +98,7 @@ test('a backup taken during a running import restores to a consistent state; the
     assert.deepEqual(Buffer.from(await download.arrayBuffer()), fs.readFileSync(made.file), 'the download is the archive');
 
     assert.ok(
-      a.services.audit.list({ limit: 100, action: 'backupCreate' }).entries.some((e) => e.outcome === 'ok' && e.actor.kind === 'key'),
+      (await a.services.audit.list({ limit: 100, action: 'backupCreate' })).entries.some((e) => e.outcome === 'ok' && e.actor.kind === 'key'),
       'the backup is in the audit log',
     );
     await a.services.jobs.idle();
@@ -120,7 +120,7 @@ test('a backup taken during a running import restores to a consistent state; the
     assert.deepEqual(servedIn(restored, '/acme/big'), { total: 10_000, rows: 10_000, building: 0 });
     assert.deepEqual(await answers(b), expected, 'the restored instance answers as the original did after its import');
     assert.ok(
-      b.services.audit.list({ limit: 100, action: 'backupRestore' }).entries.some((e) => e.outcome === 'ok' && e.actor.kind === 'operator'),
+      (await b.services.audit.list({ limit: 100, action: 'backupRestore' })).entries.some((e) => e.outcome === 'ok' && e.actor.kind === 'operator'),
       'the restore is in the restored audit log',
     );
   } finally {

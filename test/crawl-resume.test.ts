@@ -62,7 +62,7 @@ test('crash and resume: a server killed with SIGKILL mid-crawl resumes the job; 
 
     // Compare with an uninterrupted crawl of the same site.
     const store = Store.open(dataDir);
-    const entries = store.crawl.entries(queueId);
+    const entries = await store.crawl.entries(queueId);
     const crashed = store.snippets.list(store.libraries.currentVersion(project, '')!.id, 100_000);
     store.close();
     assert.equal(entries.filter((e) => e.httpStatus === 200).length, 46, 'every page fetched and recorded once');

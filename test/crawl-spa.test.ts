@@ -47,7 +47,7 @@ test('JavaScript-rendered site: rendered in Chromium, all 8 pages and their code
     ))!;
     assert.equal(job.state, 'succeeded', JSON.stringify(job));
 
-    const entries = s.services.store.crawl.entries(job.id);
+    const entries = await s.services.store.crawl.entries(job.id);
     const routes = expected['spa-docs'].routes.map((r) => r.route);
     const byPath = new Map(entries.map((e) => [new URL(e.url).pathname, e]));
     for (const r of routes) {

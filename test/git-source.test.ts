@@ -278,7 +278,7 @@ test('folders: a sparse checkout (root files come along for stacks.json and LICE
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.equal((await waitJob(s, r.body.queueId as number)).state, 'succeeded');
   assert.deepEqual([...new Set(snippetsOf(s, '/acme/sparse').map((x) => x.sourceFile))].sort(), ['docs/a.md']);
-  assert.deepEqual(s.services.store.git.repo('/acme/sparse')!.options.folders, ['docs']);
+  assert.deepEqual((await s.services.store.git.repo('/acme/sparse'))!.options.folders, ['docs']);
 });
 
 test('the address guard and the transports: metadata addresses, file://, ext:: and credentials in URLs are refused', async () => {

@@ -97,7 +97,7 @@ async function assertMetadataEdits(s: TestServer, keys: { owner: string; member:
   const edited = await send(s, 'PATCH', `/api/libraries${id}`, edit, keys.owner);
   assert.equal(edited.status, 200, edited.text);
   assert.deepEqual([edited.body.title, edited.body.description, edited.body.schedule], [edit.title, edit.description, edit.schedule]);
-  assert.equal(s.services.crawler.sites().find((x) => x.libraryId === id)?.schedule, '0 3 * * *');
+  assert.equal((await s.services.crawler.sites()).find((x) => x.libraryId === id)?.schedule, '0 3 * * *');
   const listed = (await get(s, '/api/libraries', keys.owner)).text;
   assert.ok(listed.includes('StrictPath Guide'), 'lists show the new title at once');
   assert.equal((await send(s, 'PATCH', `/api/libraries${id}`, { schedule: 'every day' }, keys.owner)).status, 400);

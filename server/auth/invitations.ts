@@ -51,18 +51,18 @@ export class InvitationService {
   constructor(
     private readonly store: Store,
     private readonly users: Pick<UserService, 'create' | 'exists'>,
-    private readonly publicUrl: () => string | null,
+    private readonly publicUrl: () => Promise<string | null>,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  create(input: {
+  async create(input: {
     teamspaceId: number;
     role: Role;
     username?: string | null;
     email?: string | null;
     invitedBy: string | null;
     days?: number;
-  }): CreatedInvitation {
+  }): Promise<CreatedInvitation> {
     const username = input.username ? checkUsername(input.username) : null;
     if (username && this.users.exists(username)) throw new ApiError('conflict', `A user named "${username}" already exists.`);
     const token = crypto.randomBytes(24).toString('base64url');
@@ -79,7 +79,7 @@ export class InvitationService {
       expiresAt,
     });
     const path = `/#/invite/${token}`;
-    const base = this.publicUrl();
+    const base = await this.publicUrl();
     return { ...this.view(this.store.invitations.byId(id)!), token, path, url: base ? `${base}${path}` : null };
   }
 

@@ -62,17 +62,17 @@ export class SignInService {
   /** Creates the invitee's account with the invitation link (server/auth/invitations.ts) and signs them in. */
   async invitation(token: string, input: { username?: string; password: string }, ip: string | null): Promise<SignedIn> {
     const created = await this.invitations.accept(token, input);
-    return this.start(this.users.principalRow(created.id), ip, 'invitation link');
+    return this.start(await this.users.principalRow(created.id), ip, 'invitation link');
   }
 
   /** After the identity provider vouched for the user (already provisioned by the claims mapping). */
-  sso(user: UserMemberRow, ip: string | null): SignedIn {
+  async sso(user: UserMemberRow, ip: string | null): Promise<SignedIn> {
     return this.start(user, ip, 'single sign-on');
   }
 
   /** An SSO sign-in the mapping gives nothing (or the provider refused): recorded, then refused by the caller. */
-  refused(name: string | null, ip: string | null, reason: string): void {
-    this.audit.record({
+  async refused(name: string | null, ip: string | null, reason: string): Promise<void> {
+    await this.audit.record({
       actor: { kind: 'user', keyId: null, name, teamspaceId: null },
       action: 'signIn',
       target: name,
@@ -82,10 +82,10 @@ export class SignInService {
     });
   }
 
-  signOut(sessionId: string, principal: Principal | null, ip: string | null): void {
-    this.sessions.end(sessionId);
+  async signOut(sessionId: string, principal: Principal | null, ip: string | null): Promise<void> {
+    await this.sessions.end(sessionId);
     if (principal?.userId)
-      this.audit.record({
+      await this.audit.record({
         actor: { kind: 'user', keyId: null, name: principal.memberName, teamspaceId: principal.teamspaceId },
         action: 'signOut',
         sourceIp: ip,
@@ -93,10 +93,10 @@ export class SignInService {
       });
   }
 
-  private start(user: UserMemberRow, ip: string | null, how: string): SignedIn {
-    const s = this.sessions.create(user.id);
-    this.users.signedIn(user.id);
-    this.audit.record({
+  private async start(user: UserMemberRow, ip: string | null, how: string): Promise<SignedIn> {
+    const s = await this.sessions.create(user.id);
+    await this.users.signedIn(user.id);
+    await this.audit.record({
       actor: { kind: 'user', keyId: null, name: user.username, teamspaceId: user.teamspace_id },
       action: 'signIn',
       target: user.username,
@@ -104,6 +104,6 @@ export class SignInService {
       outcome: 'ok',
       detail: { how },
     });
-    return { sessionId: s.id, csrfToken: s.csrfToken, expiresAt: s.expiresAt, user: this.users.get(user.id) };
+    return { sessionId: s.id, csrfToken: s.csrfToken, expiresAt: s.expiresAt, user: await this.users.get(user.id) };
   }
 }

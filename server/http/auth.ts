@@ -39,7 +39,8 @@ export function resolvePrincipal(d: PrincipalDeps) {
     if (key !== null) {
       const principal = d.keys.verify(key);
       if (!principal) {
-        d.audit.refusedAuth(req.ip ?? null, 'invalid or revoked API key');
+        // Never rejects (AuditLog reports its own write errors); the refusal does not wait for it.
+        void d.audit.refusedAuth(req.ip ?? null, 'invalid or revoked API key');
         return next(new ApiError('invalid_api_key', 'The API key is invalid or has been revoked.'));
       }
       res.locals.principal = principal;

@@ -41,8 +41,8 @@ export function userOperations(bind: ReturnType<typeof binder>, d: UserOperation
       const user = p?.userId && session ? d.users.get(p.userId) : null;
       return { user, csrfToken: user && session ? session.csrfToken : null, sso: d.ssoEnabled };
     }),
-    sessionDelete: bind(sessionDeleteOperation, (_i, p, caller) => {
-      if (caller.kind === 'key' && caller.session) d.signIn.signOut(caller.session.id, p, ipOf(caller));
+    sessionDelete: bind(sessionDeleteOperation, async (_i, p, caller) => {
+      if (caller.kind === 'key' && caller.session) await d.signIn.signOut(caller.session.id, p, ipOf(caller));
     }),
     setup: bind(setupOperation, (i, _p, caller) => d.signIn.setup(i.token, { username: i.username, password: i.password }, ipOf(caller))),
     usersList: bind(usersListOperation, (_i, p) => ({ users: d.users.list(p?.teamspaceId) })),

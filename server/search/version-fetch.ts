@@ -31,7 +31,7 @@ const norm = (s: string) => s.trim().replace(/^[vV]/, '').replace(/_/g, '.').toL
 /** What rule 8 needs of the Git source. */
 export interface VersionTags {
   /** Whether the library was added from a Git repository (nothing else can be fetched by version). */
-  isGit(libraryId: string): boolean;
+  isGit(libraryId: string): Promise<boolean>;
   /** The repository's tag that `version` names, or null; asks the remote. Throws when the remote cannot be asked. */
   tagFor(libraryId: string, version: string): Promise<string | null>;
 }
@@ -40,23 +40,23 @@ export interface VersionTags {
  * Queues a version-fetch job unless one for the same library and version is queued, running,
  * succeeded or failed within VERSION_FETCH_RETRY_MS. Returns the job id and whether it is new.
  */
-export function queueVersionFetch(
+export async function queueVersionFetch(
   jobs: JobQueue,
   library: Library,
   version: string,
   memberId: number | null,
   now = Date.now(),
-): { id: number; created: boolean } {
-  const known = recentJob(jobs, library.id, version, now);
+): Promise<{ id: number; created: boolean }> {
+  const known = await recentJob(jobs, library.id, version, now);
   if (known !== null) return { id: known, created: false };
   const payload: VersionFetchPayload = { libraryId: library.id, version, repoUrl: library.docsRepoUrl ?? library.sourceUrl ?? null };
-  const { id } = jobs.enqueue(VERSION_FETCH_KIND, payload, { libraryId: library.id, memberId });
+  const { id } = await jobs.enqueue(VERSION_FETCH_KIND, payload, { libraryId: library.id, memberId });
   return { id, created: true };
 }
 
 /** The id of a job for this version that is active or ended within VERSION_FETCH_RETRY_MS, else null. */
-function recentJob(jobs: Pick<JobQueue, 'list'>, libraryId: string, version: string, now: number): number | null {
-  for (const job of jobs.list({ kind: VERSION_FETCH_KIND, libraryId, limit: 200 })) {
+async function recentJob(jobs: Pick<JobQueue, 'list'>, libraryId: string, version: string, now: number): Promise<number | null> {
+  for (const job of await jobs.list({ kind: VERSION_FETCH_KIND, libraryId, limit: 200 })) {
     const p = job.payload as Partial<VersionFetchPayload>;
     if (typeof p.version !== 'string' || norm(p.version) !== norm(version)) continue;
     if (job.state === 'queued' || job.state === 'running') return job.id;
@@ -88,11 +88,12 @@ export class VersionRequests {
   }
 
   request(library: Library, version: string, memberId: number | null): void {
-    if (!this.d.tags.isGit(library.id)) return;
     const key = `${library.id}\n${norm(version)}`;
     if (this.inFlight.has(key) || (this.noTag.get(key) ?? 0) > this.now()) return;
-    if (recentJob(this.d.jobs, library.id, version, this.now()) !== null) return;
-    const done = this.lookUp(library, version, memberId, key).finally(() => this.inFlight.delete(key));
+    // The search answers at once; the lookup (and any failure of it) is the background's.
+    const done = this.lookUp(library, version, memberId, key)
+      .catch((err: unknown) => this.d.log.warn({ libraryId: library.id, version, err: (err as Error).message }, 'search: version lookup failed'))
+      .finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, done);
   }
 
@@ -103,6 +104,8 @@ export class VersionRequests {
 
   private async lookUp(library: Library, version: string, memberId: number | null, key: string): Promise<void> {
     const { log } = this.d;
+    if (!(await this.d.tags.isGit(library.id))) return;
+    if ((await recentJob(this.d.jobs, library.id, version, this.now())) !== null) return;
     let tag: string | null;
     try {
       tag = await this.d.tags.tagFor(library.id, version);
@@ -118,7 +121,7 @@ export class VersionRequests {
       return;
     }
     try {
-      const job = queueVersionFetch(this.d.jobs, library, version, memberId, this.now());
+      const job = await queueVersionFetch(this.d.jobs, library, version, memberId, this.now());
       if (job.created) log.info({ libraryId: library.id, version, tag, jobId: job.id }, 'search: queued indexing of a missing version');
     } catch (err) {
       log.warn({ err: (err as Error).message }, 'search: could not queue a version fetch');

@@ -120,8 +120,8 @@ export class CrawlService {
   }
 
   /** Queues a re-crawl of a crawled library with its stored options (unchanged pages are skipped by their validators). */
-  recrawl(libraryId: string, trigger: CrawlPayload['trigger']): { jobId: number; position: number | null } | null {
-    const site = this.s.store.crawl.site(libraryId);
+  async recrawl(libraryId: string, trigger: CrawlPayload['trigger']): Promise<{ jobId: number; position: number | null } | null> {
+    const site = await this.s.store.crawl.site(libraryId);
     if (!site) throw new ApiError('library_not_found', `${libraryId} is not a crawled website.`);
     if (this.s.store.jobs.active(CRAWL_JOB, libraryId).length > 0) return null;
     const o = site.options as Partial<CrawlPayload>;
@@ -146,9 +146,9 @@ export class CrawlService {
   }
 
   /** Sets (cron expression) or clears (null) the re-crawl schedule of a crawled library. */
-  setSchedule(libraryId: string, schedule: string | null): void {
+  async setSchedule(libraryId: string, schedule: string | null): Promise<void> {
     if (schedule) validateSchedule(schedule);
-    if (!this.s.store.crawl.setSchedule(libraryId, schedule, new Date().toISOString())) {
+    if (!(await this.s.store.crawl.setSchedule(libraryId, schedule, new Date().toISOString()))) {
       throw new ApiError('library_not_found', `${libraryId} is not a crawled website (crawl it once first).`);
     }
     this.schedulesChanged();

@@ -159,10 +159,14 @@ export async function createServices(
   const keys = new KeyService(store);
   const jobs = new JobQueue(store, log, config.jobConcurrency);
   // Every version swapped in learns its ranking model in the background (server/search/model-job.ts).
-  const writer = new LibraryWriter(store, embedder, undefined, (versionId, libraryId) => {
-    if (config.learnRanking) queueSearchModel(jobs, versionId, libraryId);
-    // The sentence model's vectors come after the version, from the embed job.
-    if (embedder?.deferred) scheduleReembed({ jobs, embedder, log }, 'new version');
+  const writer = new LibraryWriter(store, embedder, undefined, async (versionId, libraryId) => {
+    try {
+      if (config.learnRanking) await queueSearchModel(jobs, versionId, libraryId);
+      // The sentence model's vectors come after the version, from the embed job.
+      if (embedder?.deferred) await scheduleReembed({ jobs, embedder, log }, 'new version');
+    } catch (err) {
+      log.error({ err, versionId, libraryId }, 'the jobs that follow a new version could not be queued');
+    }
   });
   const importer = new ImportService(config, store, jobs, log);
   const teams = new TeamService(store, keys, license, config);
@@ -215,7 +219,7 @@ export async function createServices(
   };
   const services: Services = { ...built, operations: operationsOf(built, libraries) };
   await registerJobKinds(services);
-  queueStartupWork(services, vectorsReset);
+  await queueStartupWork(services, vectorsReset);
   return services;
 }
 
@@ -289,14 +293,15 @@ function operationsOf(s: Omit<Services, 'operations'>, libraries: LibraryAccessS
 }
 
 /** What a start queues: the sentence model's vectors still missing, or the ranking models never learned. */
-function queueStartupWork(s: Services, vectorsReset: boolean): void {
+async function queueStartupWork(s: Services, vectorsReset: boolean): Promise<void> {
   const { store, jobs, embedder, log, config } = s;
-  if (embedder) store.vectors.markAllComplete();
-  if (vectorsReset) scheduleReembed({ jobs, embedder, log }, 'embedder changed');
-  else if (lastReembedUnfinished(jobs)) scheduleReembed({ jobs, embedder, log }, 'previous run unfinished');
-  else if (config.learnRanking) scheduleMissingModels(store, jobs, log);
+  if (embedder) await store.vectors.markAllComplete();
+  if (vectorsReset) await scheduleReembed({ jobs, embedder, log }, 'embedder changed');
+  else if (await lastReembedUnfinished(jobs)) await scheduleReembed({ jobs, embedder, log }, 'previous run unfinished');
+  else if (config.learnRanking) await scheduleMissingModels(store, jobs, log);
   // A version written with the sentence model before a restart may still wait for its vectors.
-  if (!vectorsReset && embedder?.deferred && store.vectors.versionCounts().pending > 0) scheduleReembed({ jobs, embedder, log }, 'snippets without vectors');
+  if (!vectorsReset && embedder?.deferred && (await store.vectors.versionCounts()).pending > 0)
+    await scheduleReembed({ jobs, embedder, log }, 'snippets without vectors');
 }
 
 /** The first-run checklist of a caller, from what exists (server/system/getting-started.ts). */
@@ -341,8 +346,8 @@ function operationsAids(
   const metrics = new Metrics({
     jobCounts: () => store.jobs.counts(),
     databaseBytes: () => Object.fromEntries(['stacks.db', 'stacks.db-wal', 'usage.db', 'usage.db-wal'].map((f) => [f, fileSize(path.join(config.dataDir, f))])),
-    catalog: () => {
-      const served = store.libraries.allCurrentVersions().filter((v) => v.state === 'ready');
+    catalog: async () => {
+      const served = (await store.libraries.allCurrentVersions()).filter((v) => v.state === 'ready');
       return { libraries: new Set(served.map((v) => v.libraryId)).size, versions: served.length, snippets: served.reduce((n, v) => n + v.totalSnippets, 0) };
     },
     workers: () => context.poolStats(),
@@ -391,11 +396,11 @@ async function registerJobKinds(s: Services): Promise<void> {
   const { jobs, store, embedder, writer, log } = s;
   registerImportJob(jobs, { importer: s.importer, writer, store });
   // A version's completed vectors change the similarity features its model learned from: learn again.
-  registerReembedJob(jobs, { store, embedder }, (versionIds) => {
+  registerReembedJob(jobs, { store, embedder }, async (versionIds) => {
     if (!s.config.learnRanking) return;
     for (const id of versionIds) {
-      const v = store.libraries.version(id);
-      if (v?.isCurrent) queueSearchModel(jobs, id, v.libraryId);
+      const v = await store.libraries.version(id);
+      if (v?.isCurrent) await queueSearchModel(jobs, id, v.libraryId);
     }
     if (versionIds.length) log.info({ versions: versionIds.length }, 'vectors complete: learning those ranking models again');
   });
@@ -411,7 +416,7 @@ async function registerJobKinds(s: Services): Promise<void> {
   if (await s.git.sweepWork()) log.info('removed clone folders of git jobs that are no longer running');
   registerVersionFetch(jobs, (ctx, libraryId, version) => s.git.fetchVersion(gitDeps, ctx, libraryId, version));
   registerCrawlJob(jobs, { store, writer, config: s.config, schedulesChanged: () => s.crawler.schedulesChanged() });
-  s.sources.register(jobs);
+  await s.sources.register(jobs);
   registerSearchModelJob(jobs, { store, embedder, activity: s.activity.buffer });
   registerOwnDocsJob(jobs, { store, writer, rootDir: ROOT_DIR });
 }
@@ -434,7 +439,10 @@ export function startBackground(s: Services): () => void {
   ];
   if (s.config.backupSchedule) stops.push(startBackupSchedule(s.backups, s.config.backupSchedule, s.log, auditScheduledBackup(s.audit)));
   stops.push(startDeclaredSources(s.declared, s.config.sourcesSchedule, s.log, auditReconcile(s.audit, s.declared.file)));
-  if (s.config.ownDocs) queueOwnDocs({ jobs: s.jobs, store: s.store, rootDir: ROOT_DIR, log: s.log });
+  if (s.config.ownDocs)
+    void queueOwnDocs({ jobs: s.jobs, store: s.store, rootDir: ROOT_DIR, log: s.log }).catch((err: unknown) =>
+      s.log.warn({ err }, "the instance's own documentation could not be queued"),
+    );
   return () => stops.forEach((stop) => stop());
 }
 

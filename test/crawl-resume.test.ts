@@ -75,7 +75,7 @@ test('crash and resume: a server killed with SIGKILL mid-crawl resumes the job; 
         { websiteUrl: `${site.url}/static/`, maxPages: 200 },
         operatorSubmitter(ref.services.teams.defaultTeamspaceId(), 'instance'),
       );
-      await waitFor(() => ['succeeded', 'failed'].includes(ref.services.jobs.get(r.jobId).state), 60_000);
+      await waitFor(async () => ['succeeded', 'failed'].includes((await ref.services.jobs.get(r.jobId)).state), 60_000);
       const clean = ref.services.store.snippets.list(ref.services.store.libraries.currentVersion(r.libraryId, '')!.id, 100_000);
       const cleanKeys = new Set(clean.map((x) => `${x.kind}|${x.contentHash}`));
       const crashedKeys = new Set(crashed.map((x) => `${x.kind}|${x.contentHash}`));

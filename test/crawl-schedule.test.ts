@@ -60,13 +60,13 @@ test('scheduled re-crawl: node-cron queues it, unchanged pages answer 304 and th
     });
     assert.equal(first.status, 200);
     const { project, queueId } = (await first.json()) as { project: string; queueId: number };
-    await waitFor(() => s.services.jobs.get(queueId).state === 'succeeded', 30_000);
+    await waitFor(async () => (await s.services.jobs.get(queueId)).state === 'succeeded', 30_000);
     assert.equal(site.served.full, 4);
     assert.equal((await s.services.store.crawl.site(project))!.schedule, '*/2 * * * * *');
 
     // The schedule fires within seconds and queues a re-crawl with the stored options.
     const again = (await waitFor(
-      () => s.services.jobs.list({ kind: 'crawl', libraryId: project }).find((j) => j.id !== queueId && j.state === 'succeeded') ?? null,
+      async () => (await s.services.jobs.list({ kind: 'crawl', libraryId: project })).find((j) => j.id !== queueId && j.state === 'succeeded') ?? null,
       30_000,
       100,
     ))!;

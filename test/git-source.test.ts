@@ -67,7 +67,7 @@ const jobsOf = (libraryId: string, kind?: string) => s.services.jobs.list({ libr
 async function settle(libraryId: string): Promise<Job[]> {
   for (let i = 0; i < 600; i++) {
     const jobs = jobsOf(libraryId);
-    if (jobs.every((j) => j.state !== 'queued' && j.state !== 'running')) return jobs;
+    if ((await jobs).every((j) => j.state !== 'queued' && j.state !== 'running')) return jobs;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`jobs of ${libraryId} did not finish`);
@@ -186,9 +186,9 @@ test('a version that exists as a tag is served unverified and queued, then serve
   // The tag lookup runs after the answer.
   await s.services.versions.settled();
   const fetches = jobsOf('/acme/widget', 'version-fetch');
-  assert.equal(fetches.length, 1);
-  assert.equal(fetches[0]!.payload.version, '1.1');
-  const job = await waitJob(s, fetches[0]!.id);
+  assert.equal((await fetches).length, 1);
+  assert.equal((await fetches)[0]!.payload.version, '1.1');
+  const job = await waitJob(s, (await fetches)[0]!.id);
   assert.equal(job.state, 'succeeded', job.error ?? '');
   const second = await ask();
   assert.equal(second.headers.get('x-stacks-search-version'), 'verified');
@@ -208,7 +208,7 @@ test('a version that is no tag of the repository queues nothing; the answer says
     );
   }
   await s.services.versions.settled();
-  const asked = jobsOf('/acme/widget', 'version-fetch').map((j) => j.payload.version);
+  const asked = (await jobsOf('/acme/widget', 'version-fetch')).map((j) => j.payload.version);
   assert.deepEqual(
     asked.filter((v) => v !== '1.1'),
     [],

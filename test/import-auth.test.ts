@@ -68,7 +68,7 @@ test('import needs an owner/admin key and a valid license, checked before the bo
       !fs.existsSync(uploads) || fs.readdirSync(uploads, { recursive: true }).filter((f) => !String(f).startsWith('staged')).length === 0,
       'no upload was stored',
     );
-    assert.deepEqual(s.services.jobs.list(), []);
+    assert.deepEqual(await s.services.jobs.list(), []);
     assert.deepEqual(s.services.store.libraries.list(), []);
 
     // A valid license: owner and admin keys may import; read endpoints never needed one.

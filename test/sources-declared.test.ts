@@ -151,8 +151,8 @@ test('sources.yaml: a declared schedule re-indexes its source; no file means not
   );
   const s = await startTestServer({ dataDir, config: { sourcesSchedule: 'off' } });
   try {
-    const built = () => s.services.jobs.list({ libraryId: llms, state: 'succeeded' }).length;
-    await waitFor(() => built() >= 2, 30_000, 200);
+    const built = async () => (await s.services.jobs.list({ libraryId: llms, state: 'succeeded' })).length;
+    await waitFor(async () => (await built()) >= 2, 30_000, 200);
     assert.ok(s.services.store.libraries.currentVersion(llms, ''));
 
     fs.rmSync(path.join(dataDir, 'sources.yaml'));

@@ -97,7 +97,7 @@ test('the same URL twice is a 409 unless force=true', async () => {
 
 test('a broken spec is a 400 naming the YAML error, and nothing is created', async () => {
   const libsBefore = s.services.store.libraries.list().length;
-  const jobsBefore = s.services.jobs.list().length;
+  const jobsBefore = (await s.services.jobs.list()).length;
   const r = await postJson(s, '/api/v2/add/openapi', { openApiUrl: `${fixtures.url}/files/openapi/broken.openapi.yaml` });
   assert.equal(r.status, 400);
   assert.equal(r.body.error, 'validation_error');
@@ -114,7 +114,7 @@ test('a broken spec is a 400 naming the YAML error, and nothing is created', asy
   assert.equal(missing.status, 422);
   assert.equal(missing.body.error, 'fetch_failed');
   assert.equal(s.services.store.libraries.list().length, libsBefore);
-  assert.equal(s.services.jobs.list().length, jobsBefore);
+  assert.equal((await s.services.jobs.list()).length, jobsBefore);
   assert.deepEqual(stagingEntries(s), []);
 });
 

@@ -212,7 +212,10 @@ test("visibility: an owner's import is owned by its teamspace and instance-wide 
     return { status: r.status, body: (await r.json()) as { libraries?: { libraryId: string; state: string; reason?: string }[] } & Record<string, unknown> };
   };
   const settle = () =>
-    waitFor(() => (s.services.jobs.list({ state: 'queued' }).length + s.services.jobs.list({ state: 'running' }).length === 0 ? true : null), 30_000);
+    waitFor(
+      async () => ((await s.services.jobs.list({ state: 'queued' })).length + (await s.services.jobs.list({ state: 'running' })).length === 0 ? true : null),
+      30_000,
+    );
 
   const first = await post(bundle('/acme/billing'), s.key, '?visibility=teamspace');
   assert.equal(first.status, 200, JSON.stringify(first.body));

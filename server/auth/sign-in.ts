@@ -40,13 +40,13 @@ export class SignInService {
     const where = ip ?? 'unknown';
     const wait = this.throttle.retryAfter(name, where);
     if (wait > 0) {
-      this.refused(name, ip, 'throttled');
+      await this.refused(name, ip, 'throttled');
       throw new ApiError('rate_limit_exceeded', `Too many failed sign-ins; try again in ${wait} s.`, { headers: { 'Retry-After': String(wait) } });
     }
     const user = await this.users.checkPassword(name, password);
     if (!user) {
       this.throttle.failed(name, where);
-      this.refused(name, ip, 'wrong name or password');
+      await this.refused(name, ip, 'wrong name or password');
       throw new ApiError('invalid_credentials', 'Wrong user name or password.');
     }
     this.throttle.succeeded(name, where);

@@ -70,7 +70,7 @@ export class Store {
     this.libraries = new LibraryStore(db);
     this.snippets = new SnippetStore(db);
     this.vectors = new VectorStore(db);
-    this.jobs = new JobStore(db);
+    this.jobs = new JobStore(db, this.libraries);
     this.accounts = new AccountStore(db);
     this.crawl = new CrawlStore(db);
     this.probe = new SearchProbeStore(db);
@@ -91,7 +91,7 @@ export class Store {
   }
 
   /** True when the database answers a query. */
-  ping(): boolean {
+  async ping(): Promise<boolean> {
     try {
       return (this.db.prepare('SELECT 1 AS ok').get() as { ok: number }).ok === 1;
     } catch {

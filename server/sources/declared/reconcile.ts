@@ -109,7 +109,7 @@ export class DeclaredSources {
     }
     for (const row of previous.values()) {
       if (row.created) {
-        if (this.d.store.libraries.get(row.libraryId)) this.deleteLibrary(row.libraryId);
+        if (await this.d.store.libraries.get(row.libraryId)) await this.deleteLibrary(row.libraryId);
         report.pruned.push(row.libraryId);
       } else report.released.push(row.libraryId);
       await this.d.store.declared.delete(row.libraryId);
@@ -130,7 +130,7 @@ export class DeclaredSources {
 
   private async applyEntry(e: DeclaredEntry, report: ReconcileReport): Promise<void> {
     const row = await this.d.store.declared.get(e.libraryId);
-    const exists = this.d.store.libraries.get(e.libraryId) !== null;
+    const exists = (await this.d.store.libraries.get(e.libraryId)) !== null;
     const print = fingerprint(e.entry);
     const record = (created: boolean, jobId: number | null) =>
       this.d.store.declared.put(
@@ -165,9 +165,9 @@ export class DeclaredSources {
 
   /** Declared sources are added by the operator, in the default teamspace, instance-wide unless the entry says teamspace. */
   /** A library no longer declared: its queued and running jobs cancelled, then it is deleted with every version. */
-  private deleteLibrary(libraryId: string): void {
-    for (const state of ['queued', 'running'] as const) for (const j of this.d.jobs.list({ libraryId, state })) this.d.jobs.cancel(j.id);
-    this.d.store.libraries.delete(libraryId);
+  private async deleteLibrary(libraryId: string): Promise<void> {
+    for (const state of ['queued', 'running'] as const) for (const j of await this.d.jobs.list({ libraryId, state })) await this.d.jobs.cancel(j.id);
+    await this.d.store.libraries.delete(libraryId);
   }
 
   private who(entry: Record<string, unknown>) {

@@ -28,12 +28,13 @@ export interface GitSubmission {
 export interface GitServiceDeps {
   config: Pick<Config, 'dataDir' | 'crawlAllowPrivate' | 'gitTimeoutMs' | 'gitMaxBytes'>;
   store: Pick<Store, 'libraries' | 'git' | 'jobs'>;
-  jobs: Pick<JobQueue, 'enqueue'>;
+  jobs: Pick<JobQueue, 'enqueueUnless'>;
   credentials: Pick<GitCredentials, 'forRepository'>;
 }
 
 /** Kinds of job that index a library from its repository (a refresh waits for all of them). */
 const INDEXING_KINDS = [GIT_JOB, 'version-fetch'];
+const busy = (libraryId: string, jobId: number) => new ApiError('conflict', `${libraryId} is being indexed right now (job ${jobId}); wait for it to finish.`);
 
 export class GitSourceService {
   constructor(private readonly d: GitServiceDeps) {}
@@ -85,8 +86,7 @@ export class GitSourceService {
       teamspaceId: who.teamspaceId,
       visibility: who.visibility,
     };
-    const { id, position } = this.d.jobs.enqueue(GIT_JOB, payload, { libraryId, memberId: who.memberId, teamspaceId: who.teamspaceId });
-    return { libraryId, jobId: id, position };
+    return { libraryId, ...(await this.queueIdle(payload, { libraryId, memberId: who.memberId, teamspaceId: who.teamspaceId })) };
   }
 
   /** Whether a library is indexed from a repository. */
@@ -108,8 +108,7 @@ export class GitSourceService {
       teamspaceId: lib.teamspaceId,
       visibility: lib.visibility,
     };
-    const { id, position } = this.d.jobs.enqueue(GIT_JOB, payload, { libraryId: lib.id, memberId, teamspaceId: lib.teamspaceId });
-    return { libraryId: lib.id, jobId: id, position };
+    return { libraryId: lib.id, ...(await this.queueIdle(payload, { libraryId: lib.id, memberId, teamspaceId: lib.teamspaceId })) };
   }
 
   /** Queues a tag of a git library (stacks.json previousVersions). */
@@ -117,7 +116,6 @@ export class GitSourceService {
     const repo = await this.d.store.git.repo(libraryId);
     const lib = await this.d.store.libraries.get(libraryId);
     if (!repo || !lib) return;
-    if ((await this.d.store.jobs.active(GIT_JOB, libraryId)).some((j) => (j.payload as Partial<GitJobPayload>).tag === tag)) return;
     const payload: GitJobPayload = {
       libraryId,
       repoUrl: repo.repoUrl,
@@ -127,7 +125,13 @@ export class GitSourceService {
       teamspaceId: lib.teamspaceId,
       visibility: lib.visibility,
     };
-    this.d.jobs.enqueue(GIT_JOB, payload, { libraryId, memberId: null, teamspaceId: lib.teamspaceId });
+    // Not when this tag is queued or being indexed already (checked as it is queued).
+    await this.d.jobs.enqueueUnless(
+      GIT_JOB,
+      payload,
+      { libraryId, memberId: null, teamspaceId: lib.teamspaceId },
+      { kinds: [GIT_JOB], match: (j) => (j.payload as Partial<GitJobPayload>).tag === tag },
+    );
   }
 
   /** The repository's tag that a requested version names (matchTag), asked of the remote; null when there is none or the library is not from Git. */
@@ -188,7 +192,14 @@ export class GitSourceService {
 
   private async assertIdle(libraryId: string): Promise<void> {
     const active = (await Promise.all(INDEXING_KINDS.map((k) => this.d.store.jobs.active(k, libraryId)))).flat();
-    if (active.length) throw new ApiError('conflict', `${libraryId} is being indexed right now (job ${active[0]!.id}); wait for it to finish.`);
+    if (active.length) throw busy(libraryId, active[0]!.id);
+  }
+
+  /** Queues a build of the library unless one is queued or running (checked as it is queued: another request may have queued one since assertIdle). */
+  private async queueIdle(payload: GitJobPayload, options: { libraryId: string; memberId: number | null; teamspaceId: number | null }) {
+    const queued = await this.d.jobs.enqueueUnless(GIT_JOB, payload, options, { kinds: INDEXING_KINDS });
+    if (!queued.created) throw busy(options.libraryId, queued.id);
+    return { jobId: queued.id, position: queued.position };
   }
 
   private workDir(): string {

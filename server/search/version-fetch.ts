@@ -1,6 +1,6 @@
 import type { JobContext, JobQueue } from '../jobs/queue.ts';
 import type { Logger } from '../log.ts';
-import type { Library } from '../../lib/model.ts';
+import type { Job, Library } from '../../lib/model.ts';
 
 /**
  * Background indexing of a library version that a search asked for but the appliance does not
@@ -47,23 +47,29 @@ export async function queueVersionFetch(
   memberId: number | null,
   now = Date.now(),
 ): Promise<{ id: number; created: boolean }> {
-  const known = await recentJob(jobs, library.id, version, now);
-  if (known !== null) return { id: known, created: false };
   const payload: VersionFetchPayload = { libraryId: library.id, version, repoUrl: library.docsRepoUrl ?? library.sourceUrl ?? null };
-  const { id } = await jobs.enqueue(VERSION_FETCH_KIND, payload, { libraryId: library.id, memberId });
-  return { id, created: true };
+  // Checked and queued in one transaction: two searches asking at once queue one job.
+  const queued = await jobs.enqueueUnless(
+    VERSION_FETCH_KIND,
+    payload,
+    { libraryId: library.id, memberId },
+    { kinds: [VERSION_FETCH_KIND], states: ['queued', 'running', 'succeeded', 'failed', 'cancelled'], limit: 200, match: (job) => isRecent(job, version, now) },
+  );
+  return { id: queued.id, created: queued.created };
+}
+
+/** Whether a job is for this version and active or ended within VERSION_FETCH_RETRY_MS. */
+function isRecent(job: Job, version: string, now: number): boolean {
+  const p = job.payload as Partial<VersionFetchPayload>;
+  if (typeof p.version !== 'string' || norm(p.version) !== norm(version)) return false;
+  if (job.state === 'queued' || job.state === 'running') return true;
+  const finished = job.finishedAt ? Date.parse(job.finishedAt) : 0;
+  return (job.state === 'failed' || job.state === 'succeeded') && now - finished < VERSION_FETCH_RETRY_MS;
 }
 
 /** The id of a job for this version that is active or ended within VERSION_FETCH_RETRY_MS, else null. */
 async function recentJob(jobs: Pick<JobQueue, 'list'>, libraryId: string, version: string, now: number): Promise<number | null> {
-  for (const job of await jobs.list({ kind: VERSION_FETCH_KIND, libraryId, limit: 200 })) {
-    const p = job.payload as Partial<VersionFetchPayload>;
-    if (typeof p.version !== 'string' || norm(p.version) !== norm(version)) continue;
-    if (job.state === 'queued' || job.state === 'running') return job.id;
-    const finished = job.finishedAt ? Date.parse(job.finishedAt) : 0;
-    if ((job.state === 'failed' || job.state === 'succeeded') && now - finished < VERSION_FETCH_RETRY_MS) return job.id;
-  }
-  return null;
+  return (await jobs.list({ kind: VERSION_FETCH_KIND, libraryId, limit: 200 })).find((job) => isRecent(job, version, now))?.id ?? null;
 }
 
 export interface VersionRequestDeps {

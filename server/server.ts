@@ -28,8 +28,8 @@ export async function startServer(config: Config, options: { log?: Logger; overr
   const log = options.log ?? createLogger(config.logLevel);
   ensureWritableDataDir(config.dataDir);
   const services = await createServices(config, log, options.overrides);
-  const firstKey = services.keys.bootstrap();
-  const setupToken = services.users.newSetupToken();
+  const firstKey = await services.keys.bootstrap();
+  const setupToken = await services.users.newSetupToken();
   const stopBackground = startBackground(services);
   services.jobs.start();
   const app = createApp(services);

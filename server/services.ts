@@ -157,6 +157,7 @@ export async function createServices(
     overrides.license ??
     new LicenseService(loadVerifyKeys(path.join(ROOT_DIR, 'licenses')), config.licenseFile ?? path.join(config.dataDir, 'license.json'), config.dev);
   const keys = new KeyService(store);
+  await keys.loadDefaultTeamspace();
   const jobs = new JobQueue(store, log, config.jobConcurrency);
   // Every version swapped in learns its ranking model in the background (server/search/model-job.ts).
   const writer = new LibraryWriter(store, embedder, undefined, async (versionId, libraryId) => {
@@ -273,15 +274,15 @@ function operationsOf(s: Omit<Services, 'operations'>, libraries: LibraryAccessS
     checklist: gettingStarted(store, license, keys, s.users, s.invitations, () => access),
     health: () => healthReport({ license, store, embedder, startedAt: s.startedAt }),
     databaseAnswers: () => store.ping(),
-    verifyKey: (key) => keys.verify(key),
+    verifyKey: async (key) => await keys.verify(key),
     systemReport: () => systemReport({ store, dataDir: config.dataDir, embedder, startedAt: s.startedAt }),
-    teamspaceReport: (p) =>
+    teamspaceReport: async (p) =>
       teamspaceReport({
         store,
         embedder,
         startedAt: s.startedAt,
         defaultTeamspaceId: keys.defaultTeamspaceId(),
-        teamspace: { id: p.teamspaceId, name: store.accounts.teamspace(p.teamspaceId)?.name ?? String(p.teamspaceId) },
+        teamspace: { id: p.teamspaceId, name: (await store.accounts.teamspace(p.teamspaceId))?.name ?? String(p.teamspaceId) },
         canSee: (lib) => access.canSee(p, lib),
       }),
     access,
@@ -318,13 +319,12 @@ function gettingStarted(
       {
         license: () => license.status(),
         libraries: (reader) => store.libraries.list().filter((lib) => access().canSee(reader, lib)),
-        keys: (teamspaceId) =>
-          keys
-            .list()
-            .filter((k) => k.teamspaceId === teamspaceId && !k.revokedAt)
-            .map((k) => ({ firstStart: keys.isFirstStartKey(k) })),
-        users: (teamspaceId) => users.list(teamspaceId).length,
-        invited: (teamspaceId) => invitations.any(teamspaceId),
+        keys: async (teamspaceId) => {
+          const all = await keys.list();
+          return all.filter((k) => k.teamspaceId === teamspaceId && !k.revokedAt).map((k) => ({ firstStart: keys.isFirstStartKey(k, all) }));
+        },
+        users: async (teamspaceId) => (await users.list(teamspaceId)).length,
+        invited: async (teamspaceId) => await invitations.any(teamspaceId),
       },
       p,
     );

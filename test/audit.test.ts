@@ -69,11 +69,11 @@ async function actOverHttp(s: TestServer, llmsUrl: string): Promise<{ member: st
   const rule = await call(s, 'POST', '/api/v2/rules', { kind: 'global', text: 'Prefer the v2 client.' });
   assert.equal((await call(s, 'DELETE', `/api/v2/rules/${rule.body.id as number}`, undefined)).status, 204);
   assert.equal((await call(s, 'POST', '/api/v2/add/llmstxt', { llmstxtUrl: llmsUrl })).status, 200);
-  const member = s.services.keys.create({ name: 'mia', memberName: 'mia', role: 'member' }).key;
+  const member = (await s.services.keys.create({ name: 'mia', memberName: 'mia', role: 'member' })).key;
   assert.equal((await call(s, 'PATCH', '/api/v2/policies', { libraryFilters: { mode: 'select' } }, member)).status, 403);
   for (let i = 0; i < 5; i++) assert.equal((await call(s, 'GET', '/api/jobs', undefined, 'stk_wrong-key')).status, 401);
   assert.equal((await call(s, 'POST', '/api/v2/keys', { name: 'x' }, null)).status, 401);
-  const blue = s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' }).key.key;
+  const blue = (await s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' })).key.key;
   assert.equal((await call(s, 'POST', '/api/v2/keys', { name: 'blue bot' }, blue)).status, 201);
   return { member, blue, createdKey };
 }

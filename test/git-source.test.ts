@@ -290,14 +290,14 @@ test('the address guard and the transports: metadata addresses, file://, ext:: a
 });
 
 test("visibility: a member's repository stays in its teamspace; another teamspace gets 404", async () => {
-  const member = s.services.teams.members.add(s.services.teams.defaultTeamspaceId(), 'operator', { name: 'mo', role: 'member' }).key!.key;
+  const member = (await s.services.teams.members.add(s.services.teams.defaultTeamspaceId(), 'operator', { name: 'mo', role: 'member' })).key!.key;
   const r = await parse({ repoUrl: url('team/notes') }, member);
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.equal((await waitJob(s, r.body.queueId as number)).state, 'succeeded');
   assert.equal(s.services.store.libraries.get('/team/notes')!.visibility, 'teamspace');
   const anonymous = await call(s, 'GET', '/api/v2/context?libraryId=/team/notes&query=planning', undefined, null);
   assert.equal(anonymous.status, 404);
-  const other = s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' }).key.key;
+  const other = (await s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' })).key.key;
   assert.equal((await call(s, 'POST', '/api/projects/team/notes/refresh', undefined, other)).status, 404);
   assert.equal((await call(s, 'POST', '/api/projects/team/notes/refresh', undefined, member)).status, 202);
   await settle('/team/notes');

@@ -24,7 +24,7 @@ test("instance figures: GET /api/system totals and /metrics only to the instance
   try {
     const store = s.services.store;
     const defaultId = s.services.teams.defaultTeamspaceId();
-    const blue = s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' });
+    const blue = await s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' });
     const bea = blue.key.key;
     const blueAdmin = (await call<{ key: { key: string } }>(s, 'POST', '/api/v2/members', { name: 'al', role: 'admin' }, bea)).body.key.key;
     const defaultAdmin = (await call<{ key: { key: string } }>(s, 'POST', '/api/v2/members', { name: 'dee', role: 'admin' })).body.key.key;

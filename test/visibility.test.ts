@@ -111,9 +111,9 @@ test('visibility: a member crawl stays in its teamspace on every read path until
   t.after(() => s.close());
   await loadCorpusBundles(s.services, ['pino']);
   const owner = s.key;
-  const member = s.services.keys.create({ name: 'mia laptop', memberName: 'mia', role: 'member' }).key;
-  const reader = s.services.keys.create({ name: 'assistant', memberName: 'mia', scope: 'read' }).key;
-  const blue = s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' }).key.key;
+  const member = (await s.services.keys.create({ name: 'mia laptop', memberName: 'mia', role: 'member' })).key;
+  const reader = (await s.services.keys.create({ name: 'assistant', memberName: 'mia', scope: 'read' })).key;
+  const blue = (await s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' })).key.key;
 
   // A member crawls an internal page (loopback is allowed: internal sites are the point).
   const added = await send(s, 'POST', '/api/v2/add/website', { websiteUrl: `${site.url}/static/design_decisions.html` }, member);
@@ -186,7 +186,7 @@ test('visibility: a member crawl stays in its teamspace on every read path until
 test("visibility: an owner's import is owned by its teamspace and instance-wide unless kept to it; another teamspace cannot overwrite", async (t) => {
   const s = await startTestServer();
   t.after(() => s.close());
-  const blue = s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' }).key.key;
+  const blue = (await s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' })).key.key;
   const bundle = (project: string) =>
     JSON.stringify({
       libraries: [

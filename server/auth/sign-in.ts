@@ -55,7 +55,7 @@ export class SignInService {
 
   async setup(token: string, input: { username: string; password: string }, ip: string | null): Promise<SignedIn> {
     const created = await this.users.completeSetup(token, input, this.defaultTeamspaceId());
-    const user = this.users.principalRow(created.id);
+    const user = await this.users.principalRow(created.id);
     return this.start(user, ip, 'setup link');
   }
 

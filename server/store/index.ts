@@ -20,6 +20,8 @@ import { GitStore } from './git.ts';
 import { DeclaredStore } from './declared.ts';
 import { InvitationStore } from './invitations.ts';
 import { SettingsStore } from './settings.ts';
+import { TeamStore } from './teams.ts';
+import { MembershipStore } from './membership.ts';
 
 export type { Db };
 
@@ -58,6 +60,8 @@ export class Store {
   readonly declared: DeclaredStore;
   readonly invitations: InvitationStore;
   readonly settings: SettingsStore;
+  readonly membership: MembershipStore;
+  private teamStore: TeamStore | null = null;
 
   /**
    * `vectorCacheBytes`: memory for the vectors of recently searched versions on this connection (vector-chunks.ts); default none.
@@ -82,8 +86,14 @@ export class Store {
     this.declared = new DeclaredStore(db);
     this.invitations = new InvitationStore(db);
     this.settings = new SettingsStore(db);
+    this.membership = new MembershipStore(db);
     this.terms = new TermStore(db);
     this.models = new SearchModelStore(db);
+  }
+
+  /** Made on first use: its statements read the usage tables, which a read-only (worker) connection does not attach. */
+  get teams(): TeamStore {
+    return (this.teamStore ??= new TeamStore(this.db));
   }
 
   static open(dataDir: string, options: { vectorCacheBytes?: number } = {}): Store {

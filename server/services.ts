@@ -341,8 +341,10 @@ function operationsAids(
   access: () => AccessPolicy,
 ) {
   // In the server, the online backup copies in steps (32 MB) between which requests run (its own connection's writes are carried over).
+  // SQLite's page-level backup of the file itself, not SQL: a PostgreSQL backend brings its own.
+  // eslint-disable-next-line no-restricted-syntax
   const backups = new BackupService({ db: store.db, dataDir: config.dataDir, backupDir: config.backupDir!, keep: config.backupKeep, pagesPerStep: 8192, log });
-  const exporter = new ExportService({ dbFile: () => store.db.name, access });
+  const exporter = new ExportService({ dbFile: () => store.file, access });
   const metrics = new Metrics({
     jobCounts: () => store.jobs.counts(),
     databaseBytes: () => Object.fromEntries(['stacks.db', 'stacks.db-wal', 'usage.db', 'usage.db-wal'].map((f) => [f, fileSize(path.join(config.dataDir, f))])),
@@ -430,6 +432,8 @@ export function startBackground(s: Services): () => void {
   const stops = [
     startCrawlSchedules(s.crawler, s.log),
     importSweepTask(s.importer, s.log),
+    // Keeps SQLite's write-ahead log file small: maintenance of the file, not SQL.
+    // eslint-disable-next-line no-restricted-syntax
     walKeeperTask(s.store.db, s.log),
     auditPruneTask(
       s.audit,

@@ -146,7 +146,7 @@ export class StoreContextService implements ContextService {
     if (this.pool !== undefined) return this.pool;
     const { config, store } = this.deps;
     const size = searchWorkerCount(config);
-    const file = store.db.name;
+    const file = store.file;
     const lost = (err: Error) => this.deps.log.error({ err: err.message }, 'a retrieval worker stopped; its share of the searches runs in the request thread');
     this.pool = size > 0 && file && file !== ':memory:' && fs.existsSync(file) ? new RetrievalPool(file, size, workerVectorCacheBytes(config), lost) : null;
     return this.pool;

@@ -59,7 +59,7 @@ export function registerSearchModelJob(
         return;
       }
       const started = Date.now();
-      const file = s.store.db.name;
+      const file = s.store.file;
       const model =
         file && file !== ':memory:'
           ? await learnInWorker(file, s.embedder, versionId, signal, s.activity)

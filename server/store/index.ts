@@ -41,7 +41,23 @@ export function holdsStacksDatabase(dataDir: string): boolean {
   }
 }
 
-/** All SQL of the appliance lives behind this object (one SQLite file per data dir). */
+/**
+ * All SQL of the appliance lives behind this object (one SQLite file per data dir).
+ *
+ * Asynchronous: what the services ask of the state (settings, audit, declared sources, research
+ * usage, git, crawl frontiers, jobs, accounts, users, invitations, membership, teams): every
+ * method returns a promise and is one atomic unit (one transaction when it writes several rows),
+ * so that a backend whose client is asynchronous (PostgreSQL) can implement the same methods. A
+ * SQLite transaction cannot span an await: whatever must be atomic is one method here, with a pure
+ * callback when a service decides inside it (JobStore.queueEach, TeamStore.countRequests).
+ *
+ * Synchronous, for now: the serving read surface the search pipeline runs inside one read
+ * snapshot (search.snapshot), on the retrieval workers and on the request thread (search, probe,
+ * the term index, snippet and model reads, library and version lookups; TeamPolicyReads behind the
+ * team cache), and the library write path (libraries, snippets, vectors, terms, search models:
+ * LibraryWriter and the import, embed and model jobs). The search on PostgreSQL has its own design
+ * (tsvector, pgvector); the write path is the next step of this interface.
+ */
 export class Store {
   readonly libraries: LibraryStore;
   readonly snippets: SnippetStore;
@@ -98,6 +114,11 @@ export class Store {
 
   static open(dataDir: string, options: { vectorCacheBytes?: number } = {}): Store {
     return new Store(openDb(path.join(dataDir, 'stacks.db')), options);
+  }
+
+  /** The database file, for what opens its own read-only connection to it (the search workers, an export's snapshot); ':memory:' for an in-memory one. */
+  get file(): string {
+    return this.db.name;
   }
 
   /** True when the database answers a query. */

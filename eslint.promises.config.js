@@ -1,0 +1,22 @@
+// Typed linting for promises, on demand (`npm run lint:promises`): a promise nobody awaits or
+// handles, or one used as a condition, a spread or a void callback. It needs type information,
+// about 25 s of CPU here, so it is not part of `npm run lint`; run it after changing what is
+// asynchronous (the store's interface is, docs/architecture.md). The baseline is clean but for the
+// few places listed in the report that hand a promise to a void callback on purpose.
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'data/**', 'dist/**', 'build/**', '.tmp/**', 'scratch/**', '**/*.js', '**/*.mjs'] },
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parser: tseslint.parser, parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    plugins: { '@typescript-eslint': tseslint.plugin },
+    rules: {
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        { allowForKnownSafeCalls: [{ from: 'package', name: ['test', 'it', 'describe', 'suite'], package: 'node:test' }] },
+      ],
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+);

@@ -111,7 +111,7 @@ try {
 // Every version's model marked as of another format: at start the server queues them all again.
 {
   const store = Store.open(dataDir);
-  for (const v of store.libraries.allCurrentVersions()) store.models.put(v.id, 0, '{}', new Date(0).toISOString());
+  for (const v of store.libraries.allCurrentVersions()) await store.models.put(v.id, 0, '{}', new Date(0).toISOString());
   store.close();
 }
 const busy = await startStacksProcess({ dataDir, env: { ...env, STACKS_LEARN_RANKING: 'true' } });

@@ -30,6 +30,21 @@ export default tseslint.config(
     rules: { 'regexp/no-super-linear-backtracking': 'error' },
   },
   {
+    // The store's interface is asynchronous and one method is one transaction (docs/architecture.md):
+    // nothing outside server/store/ reaches for its SQLite handle to run SQL or a transaction of its own.
+    files: ['server/**/*.ts', 'cli/**/*.ts'],
+    ignores: ['server/store/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[property.name='db'][object.name='store'], MemberExpression[property.name='db'][object.property.name='store']",
+          message: 'SQL and transactions belong in server/store/: add a store method.',
+        },
+      ],
+    },
+  },
+  {
     // typescript-eslint turns no-undef off (tsc checks names); plain JavaScript has no tsc, so ESLint checks it.
     files: ['**/*.{mjs,js}'],
     languageOptions: { globals: { ...globals.node } },

@@ -93,7 +93,7 @@ async function measureAccounting(server: Bench, t: ReturnType<typeof timers>): P
 /** The same search with library filters active and with the open (allow-all) policy, accounting on. */
 async function measurePolicy(server: Bench, t: ReturnType<typeof timers>): Promise<void> {
   const s = server.services;
-  s.teams.policies.update(s.teams.defaultTeamspaceId(), {
+  await s.teams.policies.update(s.teams.defaultTeamspaceId(), {
     libraryFilters: { quality: { maxAgeDays: 3650, blockedLibraries: ['example.com', '/nobody/nothing'], repoFilters: { minStars: 0, allowedLicenses: [] } } },
   });
   const r = await paired(
@@ -107,12 +107,12 @@ async function measurePolicy(server: Bench, t: ReturnType<typeof timers>): Promi
 }
 
 /** The parts alone, without HTTP. */
-function measureParts(server: Bench, key: string): void {
+async function measureParts(server: Bench, key: string): Promise<void> {
   const s = server.services;
-  const principal = s.keys.verify(key)!;
+  const principal = await s.keys.verify(key)!;
   const n = 20_000;
   let t0 = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) s.teams.usage.meter(principal, '127.0.0.1');
+  for (let i = 0; i < n; i++) await s.teams.usage.meter(principal, '127.0.0.1');
   const meterUs = Number(process.hrtime.bigint() - t0) / 1e3 / n;
   const libs = s.store.libraries.list();
   t0 = process.hrtime.bigint();
@@ -129,10 +129,10 @@ function measureParts(server: Bench, key: string): void {
  * memo warm (the same minute and policy) and cold (a fresh policy object, as after a change).
  * The checks read no snippet, so the figure holds at 1M snippets as at 0.
  */
-function measureVisibility(server: Bench, key: string): void {
+async function measureVisibility(server: Bench, key: string): Promise<void> {
   const s = server.services;
   const now = new Date().toISOString();
-  const other = s.teams.teamspaces.create({ name: `bench-${Date.now()}`, owner: 'bench-owner' });
+  const other = await s.teams.teamspaces.create({ name: `bench-${Date.now()}`, owner: 'bench-owner' });
   const home = s.teams.defaultTeamspaceId();
   for (let i = s.store.libraries.list().length; i < 200; i++) {
     const id = `/bench/lib-${i}`;
@@ -152,7 +152,7 @@ function measureVisibility(server: Bench, key: string): void {
     if (i % 5 === 0) s.store.libraries.setAccess(id, 'teamspace', [owner === home ? other.teamspace.id : home]);
   }
   const libs = s.store.libraries.list();
-  const readers = { member: s.keys.verify(key)!, 'other teamspace': s.keys.verify(other.key.key)!, anonymous: null };
+  const readers = { member: (await s.keys.verify(key))!, 'other teamspace': (await s.keys.verify(other.key.key))!, anonymous: null };
   const n = 5_000;
   const parts: string[] = [];
   for (const [name, reader] of Object.entries(readers)) {
@@ -188,8 +188,8 @@ async function main(): Promise<void> {
     for (let i = 0; i < 30; i++) await t.search(i); // warm-up: caches, JIT
     await measureAccounting(server, t);
     await measurePolicy(server, t);
-    measureParts(server, key);
-    measureVisibility(server, key);
+    await measureParts(server, key);
+    await measureVisibility(server, key);
   } finally {
     await server.close();
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -88,11 +88,11 @@ async function measure(url: string, headers: Record<string, string>): Promise<Fi
 }
 
 /** The search-model jobs of the copy, read beside the running server (a second connection to the WAL database). */
-function learningJobs(): { waiting: number; succeeded: number } {
+async function learningJobs(): Promise<{ waiting: number; succeeded: number }> {
   const store = Store.open(dataDir);
   try {
-    const n = (state: 'queued' | 'running' | 'succeeded') => store.jobs.list({ kind: SEARCH_MODEL_KIND, state, limit: 100_000 }).length;
-    return { waiting: n('queued') + n('running'), succeeded: n('succeeded') };
+    const n = async (state: 'queued' | 'running' | 'succeeded') => (await store.jobs.list({ kind: SEARCH_MODEL_KIND, state, limit: 100_000 })).length;
+    return { waiting: (await n('queued')) + (await n('running')), succeeded: await n('succeeded') };
   } finally {
     store.close();
   }
@@ -111,15 +111,15 @@ try {
 // Every version's model marked as of another format: at start the server queues them all again.
 {
   const store = Store.open(dataDir);
-  for (const v of store.libraries.allCurrentVersions()) store.models.put(v.id, 0, '{}', new Date(0).toISOString());
+  for (const v of store.libraries.allCurrentVersions()) await store.models.put(v.id, 0, '{}', new Date(0).toISOString());
   store.close();
 }
 const busy = await startStacksProcess({ dataDir, env: { ...env, STACKS_LEARN_RANKING: 'true' } });
 let loaded: Figures;
 try {
-  const before = learningJobs();
+  const before = await learningJobs();
   loaded = await measure(busy.url, headers);
-  const after = learningJobs();
+  const after = await learningJobs();
   console.log(`search-model jobs: ${before.waiting} waiting when the busy phase began; at its end ${after.succeeded} done, ${after.waiting} waiting`);
   if (after.waiting === 0) console.log('  (learning ended before the phase did: the busy figures are partly quiet)');
 } finally {

@@ -16,7 +16,7 @@ console.log(`corpus: ${corpus.snippets.toLocaleString('en')} snippets, ${corpus.
 
 // An owner's key for the admin pages (a member "bench-console" of the default teamspace).
 const store = Store.open(corpus.dataDir);
-const key = new KeyService(store).create({ name: `bench console ${Date.now()}`, memberName: 'bench-console', role: 'owner' }).key;
+const key = (await new KeyService(store).create({ name: `bench console ${Date.now()}`, memberName: 'bench-console', role: 'owner' })).key;
 store.close();
 
 const { url, child } = await startStacksProcess({ dataDir: corpus.dataDir, env: { STACKS_RATE_LIMIT_PER_MINUTE: '0' } });

@@ -200,14 +200,14 @@ function withSamples(m: Marker, dir: string): BenchCorpus {
  * the served corpus is searched with (for `--vectors model`, the real sentence model).
  */
 async function learnMissingModels(store: Store, embedder: Embedder | null, log: (m: string) => void): Promise<void> {
-  const missing = store.models.missing(MODEL_FORMAT);
+  const missing = await store.models.missing(MODEL_FORMAT);
   if (missing.length === 0) return;
   const started = performance.now();
   const seconds = () => ((performance.now() - started) / 1000).toFixed(0);
   let done = 0;
   for (const versionId of missing) {
     const model = await learnModel(store, embedder, versionId);
-    store.models.put(versionId, MODEL_FORMAT, JSON.stringify(model), new Date().toISOString());
+    await store.models.put(versionId, MODEL_FORMAT, JSON.stringify(model), new Date().toISOString());
     if (++done % 20 === 0 && done < missing.length) log(`bench corpus: ranking models ${done}/${missing.length} learned (${seconds()} s)`);
   }
   log(`bench corpus: ranking models of ${missing.length} versions learned in ${seconds()} s with ${embedder?.id ?? 'no embedder'}`);

@@ -165,14 +165,14 @@ async function run(label: string, startUrl: string, maxPages: number): Promise<v
     operatorSubmitter(server.services.teams.defaultTeamspaceId(), 'instance'),
   );
   for (;;) {
-    const job = server.services.jobs.get(sub.jobId);
+    const job = await server.services.jobs.get(sub.jobId);
     if (['succeeded', 'failed', 'cancelled'].includes(job.state)) break;
     await new Promise((r) => setTimeout(r, 100));
   }
   const seconds = (performance.now() - started) / 1000;
   clearInterval(sampler);
   sample();
-  const job = server.services.jobs.get(sub.jobId);
+  const job = await server.services.jobs.get(sub.jobId);
   const p = job.progress as Record<string, number>;
   console.log(
     `${label.padEnd(7)} ${job.state}: ${p.pagesDone} pages (${p.pagesRendered} in Chromium, ${p.pagesFailed} failed) in ${seconds.toFixed(1)} s = ` +

@@ -153,7 +153,7 @@ console.log(`writer: ${withVectors.toFixed(0)} snippets/s with builtin vectors, 
     services.jobs.start();
     await services.jobs.idle();
     const seconds = (performance.now() - t) / 1000;
-    const [job] = services.jobs.list({ kind: REEMBED_KIND });
+    const [job] = await services.jobs.list({ kind: REEMBED_KIND });
     const done = Number(job?.progress.done ?? 0);
     console.log(
       `reembed job: ${done} snippets in ${seconds.toFixed(1)} s = ${(done / seconds).toFixed(0)} snippets/s (${job?.state}), ${services.store.vectors.missingCount()} left without a vector`,

@@ -169,7 +169,7 @@ function generateDocx(pages: number): Buffer {
 
 async function waitJob(s: TestServer, id: number): Promise<{ state: string; error: string | null; progress: Record<string, unknown> }> {
   for (;;) {
-    const job = s.services.jobs.get(id);
+    const job = await s.services.jobs.get(id);
     if (job.state !== 'queued' && job.state !== 'running') return job;
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -70,16 +70,16 @@ class SiteCrawl {
 
   async run(): Promise<void> {
     const { o, d } = this;
-    const requeued = d.frontier.requeueProcessing(o.jobId, now());
+    const requeued = await d.frontier.requeueProcessing(o.jobId, now());
     if (requeued > 0) d.log.info({ requeued }, 'crawl resumed; pages in flight queued again');
     this.robots = o.respectRobots ? await loadRobots(o.scope, o.policy, o.timeoutMs, d.signal, d.log) : Robots.allowAll();
 
     // Seeding is idempotent (known URLs are ignored), so a resumed job simply seeds again.
     const startKey = canonicalKey(o.startUrl)!;
-    d.frontier.admit(o.jobId, startKey, fetchUrl(o.startUrl)!, 0, 'start', o.maxPages, now());
+    await d.frontier.admit(o.jobId, startKey, fetchUrl(o.startUrl)!, 0, 'start', o.maxPages, now());
     if (o.maxDepth === null) {
       const urls = await sitemapUrls(o.scope, this.robots, o.policy, o.timeoutMs, d.signal, d.log);
-      this.follow(urls, 1, 'sitemap');
+      await this.follow(urls, 1, 'sitemap');
     }
     d.report(true);
     await this.runWorkers();
@@ -91,7 +91,7 @@ class SiteCrawl {
   }
 
   /** Adds in-scope links of a page to the frontier (depth limit, robots, exclusions, maxPages). */
-  private follow(links: string[], depth: number, via: string): void {
+  private async follow(links: string[], depth: number, via: string): Promise<void> {
     const { o, d } = this;
     if (o.maxDepth !== null && depth > o.maxDepth) return;
     for (const link of links) {
@@ -99,10 +99,10 @@ class SiteCrawl {
       const url = fetchUrl(link);
       if (!key || !url || !inScope(key, o.scope)) continue;
       if (!this.allowed(key)) {
-        d.frontier.recordSkipped(o.jobId, key, url, depth, 'disallowed by robots.txt', now());
+        await d.frontier.recordSkipped(o.jobId, key, url, depth, 'disallowed by robots.txt', now());
         continue;
       }
-      d.frontier.admit(o.jobId, key, url, depth, via, o.maxPages, now());
+      await d.frontier.admit(o.jobId, key, url, depth, via, o.maxPages, now());
     }
   }
 
@@ -110,7 +110,7 @@ class SiteCrawl {
     const { o, d } = this;
     const frontier = d.frontier;
     const jobId = o.jobId;
-    const previous = frontier.page(o.libraryId, e.urlKey);
+    const previous = await frontier.page(o.libraryId, e.urlKey);
     let extracted: ExtractedPage;
     let render: 'http' | 'browser' | 'cache' = 'http';
     let httpStatus = 0;
@@ -128,9 +128,9 @@ class SiteCrawl {
     httpStatus = res.status;
     if (res.status === 304 && previous) {
       // Unchanged since the last crawl: reuse what was extracted then, and still follow its links.
-      this.follow(previous.links, e.depth + 1, 'link');
+      await this.follow(previous.links, e.depth + 1, 'link');
       const snippets = JSON.parse(previous.snippetsJson) as SnippetInput[];
-      const dup = previous.contentHash ? frontier.claimContentHash(e.id, jobId, previous.contentHash) : null;
+      const dup = previous.contentHash ? await frontier.claimContentHash(e.id, jobId, previous.contentHash) : null;
       if (dup) return frontier.finish(e.id, 'duplicate', { httpStatus, render: 'cache', error: `same content as ${dup}` }, now());
       const added = await d.sink.add(snippets);
       return frontier.finish(e.id, 'unchanged', { httpStatus, render: 'cache', snippets: added }, now());
@@ -140,7 +140,7 @@ class SiteCrawl {
     const finalKey = canonicalKey(res.url);
     if (finalKey && finalKey !== e.urlKey) {
       if (!inScope(finalKey, o.scope)) return frontier.finish(e.id, 'skipped', { httpStatus, error: `redirected out of scope to ${res.url}` }, now());
-      if (frontier.has(jobId, finalKey)) return frontier.finish(e.id, 'duplicate', { httpStatus, error: `redirects to ${res.url}` }, now());
+      if (await frontier.has(jobId, finalKey)) return frontier.finish(e.id, 'duplicate', { httpStatus, error: `redirects to ${res.url}` }, now());
       pageUrl = res.url;
     }
     if (!isHtml(res.contentType, res.body))
@@ -158,12 +158,12 @@ class SiteCrawl {
     }
     if (!this.siteName && e.depth === 0 && extracted.siteName) this.siteName = extracted.siteName;
     if (extracted.softNotFound) return frontier.finish(e.id, 'skipped', { httpStatus, render, error: 'page not found (soft 404)' }, now());
-    this.follow(extracted.links, e.depth + 1, 'link');
+    await this.follow(extracted.links, e.depth + 1, 'link');
     if (extracted.noindex) return frontier.finish(e.id, 'skipped', { httpStatus, render, error: 'noindex' }, now());
-    const dup = frontier.claimContentHash(e.id, jobId, extracted.contentHash);
+    const dup = await frontier.claimContentHash(e.id, jobId, extracted.contentHash);
     if (dup) return frontier.finish(e.id, 'duplicate', { httpStatus, render, error: `same content as ${dup}` }, now());
     const added = await d.sink.add(extracted.snippets);
-    frontier.savePage(o.libraryId, {
+    await frontier.savePage(o.libraryId, {
       url: e.urlKey,
       etag,
       lastModified,
@@ -175,7 +175,7 @@ class SiteCrawl {
       fetchedAt: now(),
     });
     const unchanged = previous?.contentHash === extracted.contentHash;
-    frontier.finish(e.id, unchanged ? 'unchanged' : 'done', { httpStatus, render, snippets: added }, now());
+    await frontier.finish(e.id, unchanged ? 'unchanged' : 'done', { httpStatus, render, snippets: added }, now());
   }
 
   /** Workers take URLs from the durable frontier until it is empty and nobody can add more. */
@@ -191,8 +191,11 @@ class SiteCrawl {
     const worker = async () => {
       for (;;) {
         d.checkCancelled();
-        const entry = d.frontier.claim(o.jobId, now());
+        // A claim in flight counts as active: a worker that finds the frontier empty meanwhile must not stop the crawl.
+        active++;
+        const entry = await d.frontier.claim(o.jobId, now());
         if (!entry) {
+          active--;
           if (active === 0) return notify();
           await new Promise<void>((resolve) => {
             const prev = wake;
@@ -203,14 +206,13 @@ class SiteCrawl {
           });
           continue;
         }
-        active++;
         try {
           await this.processEntry(entry);
         } catch (err) {
           if (d.signal.aborted || d.isCancellation(err)) throw err;
           const message = err instanceof Error ? err.message : String(err);
           d.log.debug({ url: entry.url, err: message }, 'page failed');
-          d.frontier.finish(entry.id, 'failed', { error: message.slice(0, 500) }, now());
+          await d.frontier.finish(entry.id, 'failed', { error: message.slice(0, 500) }, now());
         } finally {
           active--;
           d.report();

@@ -43,23 +43,23 @@ export interface CrawledPage {
  */
 export interface CrawlFrontier {
   /** Queues a URL unless it is known to the job or maxPages are queued already; true when queued. */
-  admit(jobId: number, urlKey: string, url: string, depth: number, via: string, maxPages: number, now: string): boolean;
-  recordSkipped(jobId: number, urlKey: string, url: string, depth: number, reason: string, now: string): void;
-  has(jobId: number, urlKey: string): boolean;
+  admit(jobId: number, urlKey: string, url: string, depth: number, via: string, maxPages: number, now: string): Promise<boolean>;
+  recordSkipped(jobId: number, urlKey: string, url: string, depth: number, reason: string, now: string): Promise<void>;
+  has(jobId: number, urlKey: string): Promise<boolean>;
   /** Takes the next queued URL (marks it processing), or null. */
-  claim(jobId: number, now: string): FrontierEntry | null;
+  claim(jobId: number, now: string): Promise<FrontierEntry | null>;
   /** Records a page's content hash; returns the URL that already had it in this job, or null. */
-  claimContentHash(entryId: number, jobId: number, hash: string): string | null;
+  claimContentHash(entryId: number, jobId: number, hash: string): Promise<string | null>;
   finish(
     entryId: number,
     state: PageOutcome,
     fields: { httpStatus?: number | null; render?: string | null; snippets?: number; error?: string | null },
     now: string,
-  ): void;
+  ): Promise<void>;
   /** Queues the URLs left processing by a crash again; returns how many. */
-  requeueProcessing(jobId: number, now: string): number;
-  page(libraryId: string, url: string): CrawledPage | null;
-  savePage(libraryId: string, page: CrawledPage): void;
+  requeueProcessing(jobId: number, now: string): Promise<number>;
+  page(libraryId: string, url: string): Promise<CrawledPage | null>;
+  savePage(libraryId: string, page: CrawledPage): Promise<void>;
 }
 
 /** Where the snippets of the crawled pages go (a library version being built). */

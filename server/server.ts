@@ -28,8 +28,8 @@ export async function startServer(config: Config, options: { log?: Logger; overr
   const log = options.log ?? createLogger(config.logLevel);
   ensureWritableDataDir(config.dataDir);
   const services = await createServices(config, log, options.overrides);
-  const firstKey = services.keys.bootstrap();
-  const setupToken = services.users.newSetupToken();
+  const firstKey = await services.keys.bootstrap();
+  const setupToken = await services.users.newSetupToken();
   const stopBackground = startBackground(services);
   services.jobs.start();
   const app = createApp(services);
@@ -48,7 +48,7 @@ export async function startServer(config: Config, options: { log?: Logger; overr
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const url = `http://${shownHost}:${port}`;
   // The setup link is opened from the administrator's machine: on the public address when there is one.
-  const setupUrl = setupToken ? services.publicUrl.link(`/#/setup/${setupToken}`, url) : null;
+  const setupUrl = setupToken ? await services.publicUrl.link(`/#/setup/${setupToken}`, url) : null;
   log.info({ url, dataDir: config.dataDir, dev: config.dev }, 'Stacks is listening');
   let closed = false;
   return {

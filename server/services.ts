@@ -157,12 +157,17 @@ export async function createServices(
     overrides.license ??
     new LicenseService(loadVerifyKeys(path.join(ROOT_DIR, 'licenses')), config.licenseFile ?? path.join(config.dataDir, 'license.json'), config.dev);
   const keys = new KeyService(store);
+  await keys.loadDefaultTeamspace();
   const jobs = new JobQueue(store, log, config.jobConcurrency);
   // Every version swapped in learns its ranking model in the background (server/search/model-job.ts).
-  const writer = new LibraryWriter(store, embedder, undefined, (versionId, libraryId) => {
-    if (config.learnRanking) queueSearchModel(jobs, versionId, libraryId);
-    // The sentence model's vectors come after the version, from the embed job.
-    if (embedder?.deferred) scheduleReembed({ jobs, embedder, log }, 'new version');
+  const writer = new LibraryWriter(store, embedder, undefined, async (versionId, libraryId) => {
+    try {
+      if (config.learnRanking) await queueSearchModel(jobs, versionId, libraryId);
+      // The sentence model's vectors come after the version, from the embed job.
+      if (embedder?.deferred) await scheduleReembed({ jobs, embedder, log }, 'new version');
+    } catch (err) {
+      log.error({ err, versionId, libraryId }, 'the jobs that follow a new version could not be queued');
+    }
   });
   const importer = new ImportService(config, store, jobs, log);
   const teams = new TeamService(store, keys, license, config);
@@ -214,8 +219,8 @@ export async function createServices(
     startedAt: new Date(),
   };
   const services: Services = { ...built, operations: operationsOf(built, libraries) };
-  registerJobKinds(services);
-  queueStartupWork(services, vectorsReset);
+  await registerJobKinds(services);
+  await queueStartupWork(services, vectorsReset);
   return services;
 }
 
@@ -269,15 +274,15 @@ function operationsOf(s: Omit<Services, 'operations'>, libraries: LibraryAccessS
     checklist: gettingStarted(store, license, keys, s.users, s.invitations, () => access),
     health: () => healthReport({ license, store, embedder, startedAt: s.startedAt }),
     databaseAnswers: () => store.ping(),
-    verifyKey: (key) => keys.verify(key),
+    verifyKey: async (key) => await keys.verify(key),
     systemReport: () => systemReport({ store, dataDir: config.dataDir, embedder, startedAt: s.startedAt }),
-    teamspaceReport: (p) =>
+    teamspaceReport: async (p) =>
       teamspaceReport({
         store,
         embedder,
         startedAt: s.startedAt,
         defaultTeamspaceId: keys.defaultTeamspaceId(),
-        teamspace: { id: p.teamspaceId, name: store.accounts.teamspace(p.teamspaceId)?.name ?? String(p.teamspaceId) },
+        teamspace: { id: p.teamspaceId, name: (await store.accounts.teamspace(p.teamspaceId))?.name ?? String(p.teamspaceId) },
         canSee: (lib) => access.canSee(p, lib),
       }),
     access,
@@ -289,14 +294,15 @@ function operationsOf(s: Omit<Services, 'operations'>, libraries: LibraryAccessS
 }
 
 /** What a start queues: the sentence model's vectors still missing, or the ranking models never learned. */
-function queueStartupWork(s: Services, vectorsReset: boolean): void {
+async function queueStartupWork(s: Services, vectorsReset: boolean): Promise<void> {
   const { store, jobs, embedder, log, config } = s;
-  if (embedder) store.vectors.markAllComplete();
-  if (vectorsReset) scheduleReembed({ jobs, embedder, log }, 'embedder changed');
-  else if (lastReembedUnfinished(jobs)) scheduleReembed({ jobs, embedder, log }, 'previous run unfinished');
-  else if (config.learnRanking) scheduleMissingModels(store, jobs, log);
+  if (embedder) await store.vectors.markAllComplete();
+  if (vectorsReset) await scheduleReembed({ jobs, embedder, log }, 'embedder changed');
+  else if (await lastReembedUnfinished(jobs)) await scheduleReembed({ jobs, embedder, log }, 'previous run unfinished');
+  else if (config.learnRanking) await scheduleMissingModels(store, jobs, log);
   // A version written with the sentence model before a restart may still wait for its vectors.
-  if (!vectorsReset && embedder?.deferred && store.vectors.versionCounts().pending > 0) scheduleReembed({ jobs, embedder, log }, 'snippets without vectors');
+  if (!vectorsReset && embedder?.deferred && (await store.vectors.versionCounts()).pending > 0)
+    await scheduleReembed({ jobs, embedder, log }, 'snippets without vectors');
 }
 
 /** The first-run checklist of a caller, from what exists (server/system/getting-started.ts). */
@@ -313,13 +319,12 @@ function gettingStarted(
       {
         license: () => license.status(),
         libraries: (reader) => store.libraries.list().filter((lib) => access().canSee(reader, lib)),
-        keys: (teamspaceId) =>
-          keys
-            .list()
-            .filter((k) => k.teamspaceId === teamspaceId && !k.revokedAt)
-            .map((k) => ({ firstStart: keys.isFirstStartKey(k) })),
-        users: (teamspaceId) => users.list(teamspaceId).length,
-        invited: (teamspaceId) => invitations.any(teamspaceId),
+        keys: async (teamspaceId) => {
+          const all = await keys.list();
+          return all.filter((k) => k.teamspaceId === teamspaceId && !k.revokedAt).map((k) => ({ firstStart: keys.isFirstStartKey(k, all) }));
+        },
+        users: async (teamspaceId) => (await users.list(teamspaceId)).length,
+        invited: async (teamspaceId) => await invitations.any(teamspaceId),
       },
       p,
     );
@@ -336,13 +341,15 @@ function operationsAids(
   access: () => AccessPolicy,
 ) {
   // In the server, the online backup copies in steps (32 MB) between which requests run (its own connection's writes are carried over).
+  // SQLite's page-level backup of the file itself, not SQL: a PostgreSQL backend brings its own.
+  // eslint-disable-next-line no-restricted-syntax
   const backups = new BackupService({ db: store.db, dataDir: config.dataDir, backupDir: config.backupDir!, keep: config.backupKeep, pagesPerStep: 8192, log });
-  const exporter = new ExportService({ dbFile: () => store.db.name, access });
+  const exporter = new ExportService({ dbFile: () => store.file, access });
   const metrics = new Metrics({
     jobCounts: () => store.jobs.counts(),
     databaseBytes: () => Object.fromEntries(['stacks.db', 'stacks.db-wal', 'usage.db', 'usage.db-wal'].map((f) => [f, fileSize(path.join(config.dataDir, f))])),
-    catalog: () => {
-      const served = store.libraries.allCurrentVersions().filter((v) => v.state === 'ready');
+    catalog: async () => {
+      const served = (await store.libraries.allCurrentVersions()).filter((v) => v.state === 'ready');
       return { libraries: new Set(served.map((v) => v.libraryId)).size, versions: served.length, snippets: served.reduce((n, v) => n + v.totalSnippets, 0) };
     },
     workers: () => context.poolStats(),
@@ -387,15 +394,15 @@ function fileSize(file: string): number {
 }
 
 /** Every job kind and its handler, given what it needs. */
-function registerJobKinds(s: Services): void {
+async function registerJobKinds(s: Services): Promise<void> {
   const { jobs, store, embedder, writer, log } = s;
   registerImportJob(jobs, { importer: s.importer, writer, store });
   // A version's completed vectors change the similarity features its model learned from: learn again.
-  registerReembedJob(jobs, { store, embedder }, (versionIds) => {
+  registerReembedJob(jobs, { store, embedder }, async (versionIds) => {
     if (!s.config.learnRanking) return;
     for (const id of versionIds) {
-      const v = store.libraries.version(id);
-      if (v?.isCurrent) queueSearchModel(jobs, id, v.libraryId);
+      const v = await store.libraries.version(id);
+      if (v?.isCurrent) await queueSearchModel(jobs, id, v.libraryId);
     }
     if (versionIds.length) log.info({ versions: versionIds.length }, 'vectors complete: learning those ranking models again');
   });
@@ -408,10 +415,10 @@ function registerJobKinds(s: Services): void {
     setRepoRules: (libraryId, previous, next) => s.teams.rules.replaceRepositoryRules(libraryId, previous, next),
   };
   jobs.register<GitJobPayload>(GIT_JOB, (ctx) => runGitJob(gitDeps, ctx, ctx.job.payload));
-  if (s.git.sweepWork()) log.info('removed clone folders of git jobs that are no longer running');
+  if (await s.git.sweepWork()) log.info('removed clone folders of git jobs that are no longer running');
   registerVersionFetch(jobs, (ctx, libraryId, version) => s.git.fetchVersion(gitDeps, ctx, libraryId, version));
   registerCrawlJob(jobs, { store, writer, config: s.config, schedulesChanged: () => s.crawler.schedulesChanged() });
-  s.sources.register(jobs);
+  await s.sources.register(jobs);
   registerSearchModelJob(jobs, { store, embedder, activity: s.activity.buffer });
   registerOwnDocsJob(jobs, { store, writer, rootDir: ROOT_DIR });
 }
@@ -425,12 +432,21 @@ export function startBackground(s: Services): () => void {
   const stops = [
     startCrawlSchedules(s.crawler, s.log),
     importSweepTask(s.importer, s.log),
+    // Keeps SQLite's write-ahead log file small: maintenance of the file, not SQL.
+    // eslint-disable-next-line no-restricted-syntax
     walKeeperTask(s.store.db, s.log),
-    auditPruneTask(s.audit, (n) => s.log.info({ entries: n }, 'audit entries past the retention pruned')),
+    auditPruneTask(
+      s.audit,
+      (n) => s.log.info({ entries: n }, 'audit entries past the retention pruned'),
+      (err) => s.log.error({ err }, 'pruning the audit log failed'),
+    ),
   ];
   if (s.config.backupSchedule) stops.push(startBackupSchedule(s.backups, s.config.backupSchedule, s.log, auditScheduledBackup(s.audit)));
   stops.push(startDeclaredSources(s.declared, s.config.sourcesSchedule, s.log, auditReconcile(s.audit, s.declared.file)));
-  if (s.config.ownDocs) queueOwnDocs({ jobs: s.jobs, store: s.store, rootDir: ROOT_DIR, log: s.log });
+  if (s.config.ownDocs)
+    void queueOwnDocs({ jobs: s.jobs, store: s.store, rootDir: ROOT_DIR, log: s.log }).catch((err: unknown) =>
+      s.log.warn({ err }, "the instance's own documentation could not be queued"),
+    );
   return () => stops.forEach((stop) => stop());
 }
 

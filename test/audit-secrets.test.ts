@@ -121,7 +121,7 @@ test('no secret reaches the log (debug level) or the audit log, whichever way it
   const log = capture();
   const s = await startTestServer({ config: { logLevel: 'debug' }, log: createLogger('debug', log.stream) });
   try {
-    const member = s.services.keys.create({ name: 'mia', memberName: 'mia', role: 'member' }).key;
+    const member = (await s.services.keys.create({ name: 'mia', memberName: 'mia', role: 'member' })).key;
     const badLicense = JSON.parse(devLicense()) as { payload: Record<string, unknown>; signature: string };
     const signature = `${badLicense.signature.slice(0, -8)}AAAAAAA=`;
     const forged = { payload: { ...badLicense.payload, licensee: 'Forged Co' }, signature };
@@ -172,7 +172,7 @@ test('no secret reaches the log (debug level) or the audit log, whichever way it
 test('secrets written into the audit table before it redacted them are not shown', async () => {
   const s = await startTestServer();
   try {
-    s.services.store.audit.append({
+    await s.services.store.audit.append({
       at: new Date().toISOString(),
       actor_kind: 'anonymous',
       actor_key_id: null,

@@ -1,10 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { devLicense, runStacks, startTestServer, waitFor, type TestServer } from './helpers/server.ts';
 import { startFixtureServer } from './helpers/fixtures.ts';
 import { AuditLog } from '../server/audit/log.ts';
+import { Store } from '../server/store/index.ts';
 
 interface Entry {
   id: number;
@@ -67,11 +69,11 @@ async function actOverHttp(s: TestServer, llmsUrl: string): Promise<{ member: st
   const rule = await call(s, 'POST', '/api/v2/rules', { kind: 'global', text: 'Prefer the v2 client.' });
   assert.equal((await call(s, 'DELETE', `/api/v2/rules/${rule.body.id as number}`, undefined)).status, 204);
   assert.equal((await call(s, 'POST', '/api/v2/add/llmstxt', { llmstxtUrl: llmsUrl })).status, 200);
-  const member = s.services.keys.create({ name: 'mia', memberName: 'mia', role: 'member' }).key;
+  const member = (await s.services.keys.create({ name: 'mia', memberName: 'mia', role: 'member' })).key;
   assert.equal((await call(s, 'PATCH', '/api/v2/policies', { libraryFilters: { mode: 'select' } }, member)).status, 403);
   for (let i = 0; i < 5; i++) assert.equal((await call(s, 'GET', '/api/jobs', undefined, 'stk_wrong-key')).status, 401);
   assert.equal((await call(s, 'POST', '/api/v2/keys', { name: 'x' }, null)).status, 401);
-  const blue = s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' }).key.key;
+  const blue = (await s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' })).key.key;
   assert.equal((await call(s, 'POST', '/api/v2/keys', { name: 'blue bot' }, blue)).status, 201);
   return { member, blue, createdKey };
 }
@@ -150,36 +152,31 @@ test('audit: changes, refusals and operator actions are recorded without secrets
   assert.equal((await audit(s, '?limit=1000', ownerKey)).entries.length, all.length);
 });
 
-test('audit: entries past the retention are pruned; refusal floods are capped', () => {
-  const rows: { at: string; last_at: string; action: string; source_ip: string | null; count: number }[] = [];
-  const store = {
-    append: (e: { at: string; action: string; source_ip: string | null }) => rows.push({ ...e, last_at: e.at, count: 1 }),
-    bump: (action: string, ip: string, since: string, at: string) => {
-      const r = rows.find((x) => x.action === action && x.source_ip === ip && x.at >= since);
-      if (!r) return false;
-      r.count++;
-      r.last_at = at;
-      return true;
-    },
-    countSince: (action: string, since: string) => rows.filter((x) => x.action === action && x.at >= since).length,
-    list: () => [],
-    prune: (before: string) => rows.splice(0, rows.length, ...rows.filter((r) => r.last_at >= before)).length - rows.length,
-  };
-  let now = new Date('2026-01-01T10:00:00Z');
-  const log = new AuditLog(
-    store as never,
-    30,
-    (err) => assert.fail(String(err)),
-    () => now,
-  );
-  for (let i = 0; i < 1500; i++) log.refusedAuth(`10.0.${Math.floor(i / 250)}.${i % 250}`, 'bad key');
-  assert.equal(rows.length, 1001, 'one entry per address up to the cap, then one for all others');
-  assert.equal(rows.find((r) => r.source_ip === '*')?.count, 500);
-  now = new Date('2026-03-01T00:00:00Z');
-  log.record({ actor: { kind: 'operator', keyId: null, name: 'root', teamspaceId: null }, action: 'keyCreate', outcome: 'ok' });
-  log.prune();
-  assert.deepEqual(
-    rows.map((r) => r.action),
-    ['keyCreate'],
-  );
+test('audit: entries past the retention are pruned; refusal floods are capped', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-audit-'));
+  const store = Store.open(dir);
+  try {
+    const rows = () =>
+      store.db.prepare('SELECT action, source_ip, count FROM audit_log ORDER BY id').all() as { action: string; source_ip: string | null; count: number }[];
+    let now = new Date('2026-01-01T10:00:00Z');
+    const log = new AuditLog(
+      store.audit,
+      30,
+      (err) => assert.fail(String(err)),
+      () => now,
+    );
+    for (let i = 0; i < 1500; i++) await log.refusedAuth(`10.0.${Math.floor(i / 250)}.${i % 250}`, 'bad key');
+    assert.equal(rows().length, 1001, 'one entry per address up to the cap, then one for all others');
+    assert.equal(rows().find((r) => r.source_ip === '*')?.count, 500);
+    now = new Date('2026-03-01T00:00:00Z');
+    await log.record({ actor: { kind: 'operator', keyId: null, name: 'root', teamspaceId: null }, action: 'keyCreate', outcome: 'ok' });
+    await log.prune();
+    assert.deepEqual(
+      rows().map((r) => r.action),
+      ['keyCreate'],
+    );
+  } finally {
+    store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -17,7 +17,9 @@ test('scheduled backups: written on the cron schedule, the newest STACKS_BACKUP_
       100,
     );
     await waitFor(
-      () => s.services.audit.list({ limit: 100, action: 'backupCreate' }).entries.filter((e) => e.actor.kind === 'operator' && e.outcome === 'ok').length >= 4,
+      async () =>
+        (await s.services.audit.list({ limit: 100, action: 'backupCreate' })).entries.filter((e) => e.actor.kind === 'operator' && e.outcome === 'ok').length >=
+        4,
       30_000,
       200,
     );

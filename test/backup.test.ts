@@ -75,9 +75,9 @@ test('a backup taken during a running import restores to a consistent state; the
     await writeBundle(path.join(work, 'v2.json'), [{ project: '/acme/big', snippets: 10_000, marker: 'beta', seed: 2 }]);
     const [jobId] = await importFile(a, path.join(work, 'v2.json'), true);
     await waitFor(
-      () => {
+      async () => {
         const job = a.services.jobs.get(jobId!);
-        return job.state === 'running' && Number(job.progress.stored ?? 0) >= 2000;
+        return (await job).state === 'running' && Number((await job).progress.stored ?? 0) >= 2000;
       },
       60_000,
       20,
@@ -99,11 +99,11 @@ test('a backup taken during a running import restores to a consistent state; the
     assert.deepEqual(Buffer.from(await download.arrayBuffer()), fs.readFileSync(made.file), 'the download is the archive');
 
     assert.ok(
-      a.services.audit.list({ limit: 100, action: 'backupCreate' }).entries.some((e) => e.outcome === 'ok' && e.actor.kind === 'key'),
+      (await a.services.audit.list({ limit: 100, action: 'backupCreate' })).entries.some((e) => e.outcome === 'ok' && e.actor.kind === 'key'),
       'the backup is in the audit log',
     );
     await a.services.jobs.idle();
-    assert.equal(a.services.jobs.get(jobId!).state, 'succeeded');
+    assert.equal((await a.services.jobs.get(jobId!)).state, 'succeeded');
     const expected = await answers(a);
     await a.close();
 
@@ -117,11 +117,11 @@ test('a backup taken during a running import restores to a consistent state; the
     // Started, the interrupted import reruns from its staged bundle (carried in the archive) and swaps in whole.
     b = await startTestServer({ dataDir: restored, license: false });
     await b.services.jobs.idle();
-    assert.equal(b.services.jobs.get(jobId!).state, 'succeeded');
+    assert.equal((await b.services.jobs.get(jobId!)).state, 'succeeded');
     assert.deepEqual(servedIn(restored, '/acme/big'), { total: 10_000, rows: 10_000, building: 0 });
     assert.deepEqual(await answers(b), expected, 'the restored instance answers as the original did after its import');
     assert.ok(
-      b.services.audit.list({ limit: 100, action: 'backupRestore' }).entries.some((e) => e.outcome === 'ok' && e.actor.kind === 'operator'),
+      (await b.services.audit.list({ limit: 100, action: 'backupRestore' })).entries.some((e) => e.outcome === 'ok' && e.actor.kind === 'operator'),
       'the restore is in the restored audit log',
     );
   } finally {

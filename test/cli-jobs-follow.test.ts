@@ -61,7 +61,7 @@ async function killed<T>(f: Followed, fn: () => Promise<T>): Promise<T> {
 }
 
 test('jobs follow --url shows the live progress of a job running in the server and ends with its final state', async () => {
-  const { id } = s.services.jobs.enqueue('test-steps', { total: 3 });
+  const { id } = await s.services.jobs.enqueue('test-steps', { total: 3 });
   const f = follow([String(id), '--url', s.url, '--api-key', s.key]);
   await killed(f, async () => {
     for (let done = 0; done < 3; done++) {
@@ -75,7 +75,7 @@ test('jobs follow --url shows the live progress of a job running in the server a
 });
 
 test('jobs follow on the local data dir: a failed job ends with exit 1 and its error (JSON with --json)', async () => {
-  const { id } = s.services.jobs.enqueue('test-steps', { total: 1, fail: true });
+  const { id } = await s.services.jobs.enqueue('test-steps', { total: 1, fail: true });
   const f = follow([String(id), '--data-dir', s.dataDir, '--dev', '--json']);
   await killed(f, async () => {
     await waitFor(() => f.stderr().includes(`job ${id} test-steps: running: stepping 0/1`), 60_000);
@@ -87,10 +87,10 @@ test('jobs follow on the local data dir: a failed job ends with exit 1 and its e
 });
 
 test('jobs follow: a job cancelled over the API ends the follow with exit 1', async () => {
-  const { id } = s.services.jobs.enqueue('test-steps', { total: 5 });
+  const { id } = await s.services.jobs.enqueue('test-steps', { total: 5 });
   const f = follow([String(id), '--url', `${s.url}/api`, '--key', s.key, '--no-progress']);
   await killed(f, async () => {
-    await waitFor(() => s.services.jobs.get(id).state === 'running', 30_000);
+    await waitFor(async () => (await s.services.jobs.get(id)).state === 'running', 30_000);
     // The follower has read the job at least once when it is waiting (its first read needs no output: poll the server's view).
     await new Promise((r) => setTimeout(r, 500));
     const res = await s.api(`/api/jobs/${id}/cancel`, { method: 'POST' });

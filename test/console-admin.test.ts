@@ -49,9 +49,9 @@ test('console: library settings, jobs in words, usage chart, dates, empty states
   });
   const site_ = crawl.project;
   for (const j of imported.jobs) await jobDone(s, j.jobId);
-  await waitFor(() => s.services.jobs.list({ kind: 'crawl', libraryId: site_ }).every((j) => j.state === 'succeeded') || null, 60_000);
+  await waitFor(async () => (await s.services.jobs.list({ kind: 'crawl', libraryId: site_ })).every((j) => j.state === 'succeeded') || null, 60_000);
   const fetch = s.services.jobs.enqueue('version-fetch', { libraryId: '/pinojs/pino', version: '99', repoUrl: null }, { libraryId: '/pinojs/pino' });
-  await jobDone(s, fetch.id);
+  await jobDone(s, (await fetch).id);
   for (let i = 0; i < 3; i++) await s.api('/api/v3/search?query=child+logger&library=pino');
 
   const browser = await launchBrowser(s.services.config.chromiumPath);

@@ -82,16 +82,16 @@ test('research mode without a chat model: one extractive snippet with citations,
     assert.ok(Number.isInteger(retry) && retry > 0 && retry <= 7 * 86400, `Retry-After ${retry}`);
 
     // The quota is per member: another member still has theirs. Plain requests are not limited by it.
-    const other = s.services.keys.create({ name: 'other', memberName: 'other-member', role: 'member' });
+    const other = await s.services.keys.create({ name: 'other', memberName: 'other-member', role: 'member' });
     assert.equal((await research(s, other.key)).status, 200);
     assert.equal((await s.api(`/api/v2/context?${new URLSearchParams({ libraryId: P, query: 'redact' })}`)).status, 200);
     // Errors before the pipeline do not use up quota.
-    const used = s.services.store.research.used(other.memberId, isoWeek(new Date()));
+    const used = await s.services.store.research.used(other.memberId, isoWeek(new Date()));
     assert.equal(
       (await s.api(`/api/v2/context?${new URLSearchParams({ libraryId: '/no/such', query: 'x', researchMode: 'true' })}`, { auth: other.key })).status,
       404,
     );
-    assert.equal(s.services.store.research.used(other.memberId, isoWeek(new Date())), used);
+    assert.equal(await s.services.store.research.used(other.memberId, isoWeek(new Date())), used);
   } finally {
     await s.close();
   }

@@ -320,7 +320,7 @@ test('versions via / and @, semver ranges, and an unindexed version served as cu
   }
   // An imported library has no repository to fetch a missing version from: nothing is queued.
   await s.services.versions.settled();
-  assert.deepEqual(s.services.jobs.list({ kind: 'version-fetch', libraryId: F, limit: 50 }), []);
+  assert.deepEqual(await s.services.jobs.list({ kind: 'version-fetch', libraryId: F, limit: 50 }), []);
   // `latest` is no version request at all.
   const latest = await served(`${F}@latest`);
   assert.equal(latest.res.headers.get('x-stacks-search-version'), null);

@@ -61,19 +61,19 @@ test('scheduled re-crawl: node-cron queues it, unchanged pages answer 304 and th
     });
     assert.equal(first.status, 200);
     const { project, queueId } = (await first.json()) as { project: string; queueId: number };
-    await waitFor(() => s.services.jobs.get(queueId).state === 'succeeded', 30_000);
+    await waitFor(async () => (await s.services.jobs.get(queueId)).state === 'succeeded', 30_000);
     assert.equal(site.served.full, 4);
-    assert.equal(s.services.store.crawl.site(project)!.schedule, '*/2 * * * * *');
+    assert.equal((await s.services.store.crawl.site(project))!.schedule, '*/2 * * * * *');
 
     // The schedule fires within seconds and queues a re-crawl with the stored options.
     const again = (await waitFor(
-      () => s.services.jobs.list({ kind: 'crawl', libraryId: project }).find((j) => j.id !== queueId && j.state === 'succeeded') ?? null,
+      async () => (await s.services.jobs.list({ kind: 'crawl', libraryId: project })).find((j) => j.id !== queueId && j.state === 'succeeded') ?? null,
       30_000,
       100,
     ))!;
-    s.services.crawler.setSchedule(project, null);
+    await s.services.crawler.setSchedule(project, null);
     assert.equal((again.payload as { trigger: string }).trigger, 'schedule');
-    const entries = s.services.store.crawl.entries(again.id);
+    const entries = await s.services.store.crawl.entries(again.id);
     assert.deepEqual(
       entries.map((e) => new URL(e.url).pathname).sort(),
       ['/docs', '/docs/a.html', '/docs/b.html', '/docs/c.html'].map((p) => (p === '/docs' ? '/docs/' : p)).sort(),

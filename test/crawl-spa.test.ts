@@ -38,8 +38,8 @@ test('JavaScript-rendered site: rendered in Chromium, all 8 pages and their code
     assert.match(body.libraryName, /^\/websites\/127-0-0-1-\d+-spa$/);
     assert.equal(typeof body.message, 'string');
     const job = (await waitFor(
-      () => {
-        const j = s.services.jobs.list({ libraryId: body.libraryName, kind: 'crawl' })[0];
+      async () => {
+        const j = (await s.services.jobs.list({ libraryId: body.libraryName, kind: 'crawl' }))[0];
         return j && ['succeeded', 'failed', 'cancelled'].includes(j.state) ? j : null;
       },
       90_000,
@@ -47,7 +47,7 @@ test('JavaScript-rendered site: rendered in Chromium, all 8 pages and their code
     ))!;
     assert.equal(job.state, 'succeeded', JSON.stringify(job));
 
-    const entries = s.services.store.crawl.entries(job.id);
+    const entries = await s.services.store.crawl.entries(job.id);
     const routes = expected['spa-docs'].routes.map((r) => r.route);
     const byPath = new Map(entries.map((e) => [new URL(e.url).pathname, e]));
     for (const r of routes) {
@@ -93,8 +93,8 @@ test('a failed re-crawl keeps the previous version served; cancel aborts the bui
   t.after(() => s.close());
   const start = `${site.url}/static/tutorial/overview.html`;
   const first = await s.services.crawler.submit({ websiteUrl: start, maxPages: 8 }, operatorSubmitter(s.services.teams.defaultTeamspaceId(), 'instance'));
-  await waitFor(() => ['succeeded', 'failed'].includes(s.services.jobs.get(first.jobId).state), 60_000);
-  assert.equal(s.services.jobs.get(first.jobId).state, 'succeeded');
+  await waitFor(async () => ['succeeded', 'failed'].includes((await s.services.jobs.get(first.jobId)).state), 60_000);
+  assert.equal((await s.services.jobs.get(first.jobId)).state, 'succeeded');
   const served = s.services.store.libraries.currentVersion(first.libraryId, '')!;
   assert.ok(served.totalSnippets > 0);
 
@@ -104,10 +104,10 @@ test('a failed re-crawl keeps the previous version served; cancel aborts the bui
     { websiteUrl: start, maxPages: 8, force: true },
     operatorSubmitter(s.services.teams.defaultTeamspaceId(), 'instance'),
   );
-  await waitFor(() => ['succeeded', 'failed'].includes(s.services.jobs.get(again.jobId).state), 60_000);
+  await waitFor(async () => ['succeeded', 'failed'].includes((await s.services.jobs.get(again.jobId)).state), 60_000);
   const failed = s.services.jobs.get(again.jobId);
-  assert.equal(failed.state, 'failed');
-  assert.match(failed.error ?? '', /Nothing could be indexed/);
+  assert.equal((await failed).state, 'failed');
+  assert.match((await failed).error ?? '', /Nothing could be indexed/);
   const still = s.services.store.libraries.currentVersion(first.libraryId, '')!;
   assert.equal(still.id, served.id);
   assert.equal(s.services.store.libraries.versions(first.libraryId).length, 1, 'the failed build was thrown away');
@@ -119,10 +119,10 @@ test('a failed re-crawl keeps the previous version served; cancel aborts the bui
     { websiteUrl: `${slow.url}/docs/`, maxPages: 200 },
     operatorSubmitter(s.services.teams.defaultTeamspaceId(), 'instance'),
   );
-  await waitFor(() => Number(s.services.jobs.get(big.jobId).progress.pagesDone ?? 0) >= 3, 30_000, 20);
+  await waitFor(async () => Number((await s.services.jobs.get(big.jobId)).progress.pagesDone ?? 0) >= 3, 30_000, 20);
   const cancel = await s.api(`/api/jobs/${big.jobId}/cancel`, { method: 'POST' });
   assert.equal(cancel.status, 200);
-  await waitFor(() => s.services.jobs.get(big.jobId).state === 'cancelled', 30_000);
+  await waitFor(async () => (await s.services.jobs.get(big.jobId)).state === 'cancelled', 30_000);
   assert.equal(s.services.store.libraries.versions(big.libraryId).filter((v) => v.state === 'building').length, 0);
   assert.equal(s.services.store.libraries.currentVersion(big.libraryId, ''), null);
 });
@@ -177,9 +177,9 @@ test('the browser goes through the network guard: metadata addresses refused, im
       { websiteUrl: `${base}/app/`, maxPages: 3 },
       operatorSubmitter(s.services.teams.defaultTeamspaceId(), 'instance'),
     );
-    await waitFor(() => ['succeeded', 'failed'].includes(s.services.jobs.get(sub.jobId).state), 60_000);
+    await waitFor(async () => ['succeeded', 'failed'].includes((await s.services.jobs.get(sub.jobId)).state), 60_000);
     const job = s.services.jobs.get(sub.jobId);
-    assert.equal(job.state, 'succeeded', JSON.stringify(job));
+    assert.equal((await job).state, 'succeeded', JSON.stringify(await job));
     const v = s.services.store.libraries.currentVersion(sub.libraryId, '')!;
     const text = s.services.store.snippets
       .list(v.id, 100)

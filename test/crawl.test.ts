@@ -97,7 +97,7 @@ test('static mdBook site: every page within robots.txt indexed once, code blocks
   try {
     const { project, queueId, job } = await crawl(s, { websiteUrl: `${fx.url}/static/`, maxPages: 200, name: 'StrictPath Guide' });
     assert.equal(job.state, 'succeeded', JSON.stringify(job));
-    const entries = s.services.store.crawl.entries(queueId);
+    const entries = await s.services.store.crawl.entries(queueId);
     const fetched = entries.filter((e) => ['done', 'unchanged', 'duplicate'].includes(e.state));
     const exp = expected['static-docs'].pages;
     const reachable = Object.entries(exp)
@@ -185,7 +185,7 @@ test('max depth, exclusions and robots off: depth 2 holds 18 pages; excluded pat
       .map(([k]) => k)
       .sort();
     assert.equal(within.length, 18);
-    const all = s.services.store.crawl.entries(queueId);
+    const all = await s.services.store.crawl.entries(queueId);
     const fetched = all.filter((e) => e.httpStatus === 200);
     assert.deepEqual(fetched.map((e) => pagePath(e.url)).sort(), within, JSON.stringify(all.filter((e) => e.state !== 'done')));
     // print.html (every chapter again) says noindex: fetched for its links, not indexed.
@@ -195,14 +195,14 @@ test('max depth, exclusions and robots off: depth 2 holds 18 pages; excluded pat
 
     const s2 = await crawl(s, { websiteUrl: `${fx.url}/static/best_practices.html`, maxPages: 200, maxDepth: 3, excludePatterns: ['/best_practices/*'] });
     assert.equal(s2.job.state, 'succeeded', JSON.stringify(s2.job));
-    const urls = s.services.store.crawl.entries(s2.queueId).map((e) => e.url);
+    const urls = (await s.services.store.crawl.entries(s2.queueId)).map((e) => e.url);
     assert.ok(urls.length > 3);
     assert.ok(!urls.some((u) => u.includes('/best_practices/')), 'excluded pattern never entered the frontier');
 
     // A start URL that redirects (/static -> /static/) stays in scope.
     const redirected = await crawl(s, { websiteUrl: `${fx.url}/static`, maxDepth: 0, force: true });
     assert.equal(redirected.job.state, 'succeeded', JSON.stringify(redirected.job));
-    const only = s.services.store.crawl.entries(redirected.queueId);
+    const only = await s.services.store.crawl.entries(redirected.queueId);
     assert.deepEqual(
       only.map((e) => [new URL(e.url).pathname, e.state, e.httpStatus]),
       [['/static', 'unchanged', 200]],
@@ -211,7 +211,7 @@ test('max depth, exclusions and robots off: depth 2 holds 18 pages; excluded pat
 
     const limited = await crawl(s, { websiteUrl: `${fx.url}/static/tutorial/overview.html`, maxPages: 5 });
     assert.equal(limited.job.state, 'succeeded');
-    const n = s.services.store.crawl.entries(limited.queueId).filter((e) => e.state !== 'skipped').length;
+    const n = (await s.services.store.crawl.entries(limited.queueId)).filter((e) => e.state !== 'skipped').length;
     assert.equal(n, 5, 'maxPages bounds the crawl');
   } finally {
     await s.close();

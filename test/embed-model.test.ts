@@ -109,9 +109,9 @@ test("with the model, imports are lexical-first: the embed job completes a versi
   const res = await s.api('/api/import-libraries', { method: 'POST', body: form });
   assert.equal(res.status, 200, await res.clone().text());
   const version = await waitFor(() => s.services.store.libraries.allCurrentVersions().find((v) => v.libraryId === '/sindresorhus/got' && v.state === 'ready'));
-  const embedJob = await waitFor(() => s.services.jobs.list({ kind: 'reembed' })[0]);
-  await waitFor(() => ['succeeded', 'failed'].includes(s.services.jobs.get(embedJob.id).state), 60_000);
-  assert.equal(s.services.jobs.get(embedJob.id).state, 'succeeded');
+  const embedJob = await waitFor(async () => (await s.services.jobs.list({ kind: 'reembed' }))[0]);
+  await waitFor(async () => ['succeeded', 'failed'].includes((await s.services.jobs.get(embedJob.id)).state), 60_000);
+  assert.equal((await s.services.jobs.get(embedJob.id)).state, 'succeeded');
   assert.equal(s.services.store.vectors.missingCount(), 0);
   assert.ok(s.services.store.search.vectorsReady(version!.id));
   const after = (await (await s.api('/api/health', { auth: null })).json()) as Health;
@@ -164,7 +164,7 @@ test('the embed job gives way to an import queued while it runs, then goes on wh
   t.after(() => s.close());
   await loadBundleFile(s.services.writer, bundlePath('pino'));
   // The pino version's 405 snippets take the model a few seconds: queue an import meanwhile.
-  const first = await waitFor(() => s.services.jobs.list({ kind: 'reembed', state: 'running' })[0]);
+  const first = await waitFor(async () => (await s.services.jobs.list({ kind: 'reembed', state: 'running' }))[0]);
   const form = new FormData();
   form.append(
     'bundleFile',
@@ -173,7 +173,7 @@ test('the embed job gives way to an import queued while it runs, then goes on wh
   );
   assert.equal((await s.api('/api/import-libraries', { method: 'POST', body: form })).status, 200);
   await s.services.jobs.idle();
-  const embeds = s.services.jobs.list({ kind: 'reembed' }).sort((a, b) => a.id - b.id);
+  const embeds = (await s.services.jobs.list({ kind: 'reembed' })).sort((a, b) => a.id - b.id);
   const imported = s.services.jobs.list({ kind: 'import' });
   assert.ok(embeds.length >= 2, 'the first run stopped for the import and queued the rest');
   assert.ok(embeds.every((j) => j.state === 'succeeded'));
@@ -181,7 +181,7 @@ test('the embed job gives way to an import queued while it runs, then goes on wh
   const stopped = embeds[0]!.progress as { done: number; total: number };
   assert.ok(stopped.done > 0 && stopped.done < stopped.total, `the first run stopped part way: ${JSON.stringify(stopped)}`);
   assert.ok(
-    imported.every((j) => j.state === 'succeeded' && j.finishedAt! <= embeds[embeds.length - 1]!.finishedAt!),
+    (await imported).every((j) => j.state === 'succeeded' && j.finishedAt! <= embeds[embeds.length - 1]!.finishedAt!),
     'the import ran before the embedding finished',
   );
   assert.equal(s.services.store.vectors.missingCount(), 0);

@@ -76,7 +76,7 @@ test('changing the embedder re-embeds every snippet through a job; an interrupte
     build.commit();
     versionId = build.versionId;
     assert.equal(first.services.store.vectors.missingCount(), 0);
-    assert.equal(reembedJobs(first.services).length, 0, 'a fresh data dir needs no re-embed');
+    assert.equal((await reembedJobs(first.services)).length, 0, 'a fresh data dir needs no re-embed');
     const [q] = await first.services.embedder!.embed(['connect to the database']);
     assert.equal(first.services.store.search.knn(versionId, q!, 3).length, 3);
   } finally {
@@ -87,7 +87,7 @@ test('changing the embedder re-embeds every snippet through a job; an interrupte
   const hash = new HashEmbedder();
   const second = await startTestServer({ dataDir, overrides: { embedder: hash } });
   try {
-    const job = (await waitFor(() => reembedJobs(second.services).find((j) => j.state === 'succeeded' || j.state === 'failed'), 30_000))!;
+    const job = (await waitFor(async () => (await reembedJobs(second.services)).find((j) => j.state === 'succeeded' || j.state === 'failed'), 30_000))!;
     assert.equal(job.state, 'succeeded', job.error ?? '');
     assert.deepEqual(job.progress, { embedder: 'test:hash32', done: 40, total: 40 });
     assert.equal(second.services.store.vectors.missingCount(), 0);
@@ -120,21 +120,21 @@ test('changing the embedder re-embeds every snippet through a job; an interrupte
     const vectors = await builtin.embed(firstFifteen.map(embeddingText));
     assert.equal(store.vectors.upsertBatch(firstFifteen.map((s, i) => ({ id: s.id, versionId, vector: vectors[i]! }))), 15);
     assert.equal(store.vectors.missingCount(), 25);
-    crashedJobId = store.jobs.insert(REEMBED_KIND, { embedder: builtin.id }, null, null, new Date().toISOString());
-    assert.equal(store.jobs.claim([REEMBED_KIND], 'a-process-that-crashed', new Date().toISOString())?.id, crashedJobId);
+    crashedJobId = await store.jobs.insert(REEMBED_KIND, { embedder: builtin.id }, null, null, new Date().toISOString());
+    assert.equal((await store.jobs.claim([REEMBED_KIND], 'a-process-that-crashed', new Date().toISOString()))?.id, crashedJobId);
   } finally {
     store.close();
   }
   const fourth = await startTestServer({ dataDir });
   try {
-    const job = (await waitFor(() => {
+    const job = (await waitFor(async () => {
       const j = fourth.services.jobs.get(crashedJobId);
-      return j.state === 'succeeded' || j.state === 'failed' ? j : null;
+      return (await j).state === 'succeeded' || (await j).state === 'failed' ? j : null;
     }, 30_000))!;
     assert.equal(job.state, 'succeeded', job.error ?? '');
     assert.equal(job.attempts, 2, 'the interrupted run was taken up again');
     assert.deepEqual(job.progress, { embedder: 'builtin:wink-sg-100d:v1', done: 25, total: 25 }, 'only the missing vectors were embedded');
-    assert.equal(reembedJobs(fourth.services).length, 2, 'no duplicate job was queued');
+    assert.equal((await reembedJobs(fourth.services)).length, 2, 'no duplicate job was queued');
     assert.equal(fourth.services.store.vectors.missingCount(), 0);
     const [q] = await fourth.services.embedder!.embed(['connect to the database']);
     const hits = fourth.services.store.snippets.byIds(fourth.services.store.search.knn(versionId, q!, 2).map((h) => h.id));
@@ -161,7 +161,7 @@ test('a failed re-embed is queued again at the next start', async () => {
   const broken: Embedder = { id: 'test:down', dims: 16, embed: async () => Promise.reject(new Error('endpoint unreachable')) };
   const second = await startTestServer({ dataDir, overrides: { embedder: broken } });
   try {
-    const job = (await waitFor(() => reembedJobs(second.services).find((j) => j.state === 'failed'), 30_000))!;
+    const job = (await waitFor(async () => (await reembedJobs(second.services)).find((j) => j.state === 'failed'), 30_000))!;
     assert.match(job.error ?? '', /endpoint unreachable/);
     assert.equal(second.services.store.vectors.missingCount(), 6);
   } finally {
@@ -172,10 +172,10 @@ test('a failed re-embed is queued again at the next start', async () => {
   const third = await startTestServer({ dataDir, overrides: { embedder: new HashEmbedder('test:down', 16) } });
   try {
     const jobs = reembedJobs(third.services);
-    assert.equal(jobs.length, 2, 'one new job for the unfinished run');
-    const job = (await waitFor(() => {
-      const j = third.services.jobs.get(jobs[0]!.id);
-      return j.state === 'succeeded' || j.state === 'failed' ? j : null;
+    assert.equal((await jobs).length, 2, 'one new job for the unfinished run');
+    const job = (await waitFor(async () => {
+      const j = await third.services.jobs.get((await jobs)[0]!.id);
+      return (await j).state === 'succeeded' || (await j).state === 'failed' ? j : null;
     }, 30_000))!;
     assert.equal(job.state, 'succeeded', job.error ?? '');
     assert.equal(job.progress.done, 6);
@@ -186,7 +186,7 @@ test('a failed re-embed is queued again at the next start', async () => {
   // Nothing unfinished any more: a further start queues nothing.
   const fourth = await startTestServer({ dataDir, overrides: { embedder: new HashEmbedder('test:down', 16) } });
   try {
-    assert.equal(reembedJobs(fourth.services).length, 2);
+    assert.equal((await reembedJobs(fourth.services)).length, 2);
   } finally {
     await fourth.close();
   }

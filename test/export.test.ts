@@ -81,7 +81,7 @@ test('export -> import on another instance gives the same answers; what the call
 
     // Visibility: another teamspace's private library answers exactly like a missing one.
     await addIndexedLibrary(a, { id: '/acme/private', teamspaceId: a.services.teams.defaultTeamspaceId(), visibility: 'teamspace' }, 'secret');
-    const blue = a.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' }).key.key;
+    const blue = (await a.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' })).key.key;
     const hidden = await call(a, 'GET', '/api/export?library=/acme/private', undefined, blue);
     const missing = await call(a, 'GET', '/api/export?library=/acme/nothing', undefined, blue);
     assert.equal(hidden.status, 404);

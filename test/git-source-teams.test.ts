@@ -67,8 +67,8 @@ before(async () => {
   });
   host = `127.0.0.1:${new URL(gitServer.url).port}`;
   s = await startTestServer({ dataDir: legacyDataDir(), config: { gitCredentialsKey: KEY_HEX, gitTimeoutMs: 60_000 } });
-  alpha = s.services.teams.teamspaces.create({ name: 'alpha', owner: 'ann' }).key.key;
-  bravo = s.services.teams.teamspaces.create({ name: 'bravo', owner: 'bob' }).key.key;
+  alpha = (await s.services.teams.teamspaces.create({ name: 'alpha', owner: 'ann' })).key.key;
+  bravo = (await s.services.teams.teamspaces.create({ name: 'bravo', owner: 'bob' })).key.key;
 });
 
 after(async () => {

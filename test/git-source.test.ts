@@ -67,7 +67,7 @@ const jobsOf = (libraryId: string, kind?: string) => s.services.jobs.list({ libr
 async function settle(libraryId: string): Promise<Job[]> {
   for (let i = 0; i < 600; i++) {
     const jobs = jobsOf(libraryId);
-    if (jobs.every((j) => j.state !== 'queued' && j.state !== 'running')) return jobs;
+    if ((await jobs).every((j) => j.state !== 'queued' && j.state !== 'running')) return jobs;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`jobs of ${libraryId} did not finish`);
@@ -186,9 +186,9 @@ test('a version that exists as a tag is served unverified and queued, then serve
   // The tag lookup runs after the answer.
   await s.services.versions.settled();
   const fetches = jobsOf('/acme/widget', 'version-fetch');
-  assert.equal(fetches.length, 1);
-  assert.equal(fetches[0]!.payload.version, '1.1');
-  const job = await waitJob(s, fetches[0]!.id);
+  assert.equal((await fetches).length, 1);
+  assert.equal((await fetches)[0]!.payload.version, '1.1');
+  const job = await waitJob(s, (await fetches)[0]!.id);
   assert.equal(job.state, 'succeeded', job.error ?? '');
   const second = await ask();
   assert.equal(second.headers.get('x-stacks-search-version'), 'verified');
@@ -208,7 +208,7 @@ test('a version that is no tag of the repository queues nothing; the answer says
     );
   }
   await s.services.versions.settled();
-  const asked = jobsOf('/acme/widget', 'version-fetch').map((j) => j.payload.version);
+  const asked = (await jobsOf('/acme/widget', 'version-fetch')).map((j) => j.payload.version);
   assert.deepEqual(
     asked.filter((v) => v !== '1.1'),
     [],
@@ -278,7 +278,7 @@ test('folders: a sparse checkout (root files come along for stacks.json and LICE
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.equal((await waitJob(s, r.body.queueId as number)).state, 'succeeded');
   assert.deepEqual([...new Set(snippetsOf(s, '/acme/sparse').map((x) => x.sourceFile))].sort(), ['docs/a.md']);
-  assert.deepEqual(s.services.store.git.repo('/acme/sparse')!.options.folders, ['docs']);
+  assert.deepEqual((await s.services.store.git.repo('/acme/sparse'))!.options.folders, ['docs']);
 });
 
 test('the address guard and the transports: metadata addresses, file://, ext:: and credentials in URLs are refused', async () => {
@@ -290,14 +290,14 @@ test('the address guard and the transports: metadata addresses, file://, ext:: a
 });
 
 test("visibility: a member's repository stays in its teamspace; another teamspace gets 404", async () => {
-  const member = s.services.teams.members.add(s.services.teams.defaultTeamspaceId(), 'operator', { name: 'mo', role: 'member' }).key!.key;
+  const member = (await s.services.teams.members.add(s.services.teams.defaultTeamspaceId(), 'operator', { name: 'mo', role: 'member' })).key!.key;
   const r = await parse({ repoUrl: url('team/notes') }, member);
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.equal((await waitJob(s, r.body.queueId as number)).state, 'succeeded');
   assert.equal(s.services.store.libraries.get('/team/notes')!.visibility, 'teamspace');
   const anonymous = await call(s, 'GET', '/api/v2/context?libraryId=/team/notes&query=planning', undefined, null);
   assert.equal(anonymous.status, 404);
-  const other = s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' }).key.key;
+  const other = (await s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' })).key.key;
   assert.equal((await call(s, 'POST', '/api/projects/team/notes/refresh', undefined, other)).status, 404);
   assert.equal((await call(s, 'POST', '/api/projects/team/notes/refresh', undefined, member)).status, 202);
   await settle('/team/notes');

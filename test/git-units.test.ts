@@ -323,7 +323,7 @@ test('configuration: STACKS_GIT_CREDENTIALS_KEY must be 32 bytes; the git limits
   assert.deepEqual([c.gitCredentialsKey, c.gitMaxBytes, c.gitTimeoutMs], ['ab'.repeat(32), 10485760, 300_000]);
 });
 
-test('kept checkouts: the start-up sweep keeps those of Git libraries and of running jobs, removes the rest', () => {
+test('kept checkouts: the start-up sweep keeps those of Git libraries and of running jobs, removes the rest', async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-cache-'));
   try {
     const dir = (name: string, lib?: string, job?: number) => {
@@ -339,10 +339,10 @@ test('kept checkouts: the start-up sweep keeps those of Git libraries and of run
     dir('cloning', undefined, 5);
     dir('crashed', '/a/git2', 6);
     fs.writeFileSync(path.join(root, 'orphan.json'), '{}');
-    const removed = sweepCache(
+    const removed = await sweepCache(
       root,
-      (job) => job === 5,
-      (lib) => lib === '/a/git' || lib === '/a/git2',
+      async (job) => job === 5,
+      async (lib) => lib === '/a/git' || lib === '/a/git2',
     );
     assert.deepEqual(fs.readdirSync(root).sort(), ['cloning', 'cloning.lock', 'crashed', 'crashed.json', 'kept', 'kept.json']);
     assert.equal(removed, 3);

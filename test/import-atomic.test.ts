@@ -60,7 +60,7 @@ test('forced re-import swaps atomically; failed or cancelled re-imports leave th
     await s.services.jobs.idle();
     await new Promise((r) => setTimeout(r, 100));
     const { samples, seen } = await sampler.stop();
-    assert.equal(s.services.jobs.get(jobId).state, 'succeeded');
+    assert.equal((await s.services.jobs.get(jobId)).state, 'succeeded');
     assert.ok(samples > 50, `only ${samples} samples`);
     assert.deepEqual(Object.keys(seen).sort(), [`${N_NEW}|${N_NEW}|new`, `${N_OLD}|${N_OLD}|old`], `states seen by readers: ${JSON.stringify(seen)}`);
     assert.equal(s.services.store.libraries.versions(LIB).length, 1, 'the old version was purged after the swap');
@@ -68,16 +68,16 @@ test('forced re-import swaps atomically; failed or cancelled re-imports leave th
     // A re-import whose job fails half-way (the staged file is damaged after validation).
     await s.services.jobs.stop();
     const failing = await importFile(s, files.bad, true);
-    const staged = path.resolve(s.dataDir, String(s.services.jobs.get(failing).payload.file));
+    const staged = path.resolve(s.dataDir, String((await s.services.jobs.get(failing)).payload.file));
     const lines = fs.readFileSync(staged, 'utf8').split('\n');
     lines[5000] = 'c{"id": damaged';
     fs.writeFileSync(staged, lines.join('\n'));
     s.services.jobs.start();
     await s.services.jobs.idle();
     const failed = s.services.jobs.get(failing);
-    assert.equal(failed.state, 'failed');
-    assert.match(failed.error ?? '', /damaged at line 5001/);
-    assert.ok(Number(failed.progress.snippets) >= 4000, 'it failed after storing batches');
+    assert.equal((await failed).state, 'failed');
+    assert.match((await failed).error ?? '', /damaged at line 5001/);
+    assert.ok(Number((await failed).progress.snippets) >= 4000, 'it failed after storing batches');
     const current = s.services.store.libraries.currentVersion(LIB, '')!;
     assert.equal(current.totalSnippets, N_NEW, 'the served version is untouched');
     assert.ok(s.services.store.snippets.list(current.id, 1)[0]!.title.startsWith('new '));
@@ -86,11 +86,11 @@ test('forced re-import swaps atomically; failed or cancelled re-imports leave th
 
     // A cancelled re-import: same guarantee.
     const cancelled = await importFile(s, files.bad, true);
-    await waitFor(() => Number(s.services.jobs.get(cancelled).progress.snippets ?? 0) >= 2000, 60_000, 5);
+    await waitFor(async () => Number((await s.services.jobs.get(cancelled)).progress.snippets ?? 0) >= 2000, 60_000, 5);
     const res = await s.api(`/api/jobs/${cancelled}/cancel`, { method: 'POST' });
     assert.equal(res.status, 200);
     await s.services.jobs.idle();
-    assert.equal(s.services.jobs.get(cancelled).state, 'cancelled');
+    assert.equal((await s.services.jobs.get(cancelled)).state, 'cancelled');
     assert.equal(s.services.store.libraries.currentVersion(LIB, '')!.totalSnippets, N_NEW);
     assert.equal(s.services.store.libraries.versions(LIB).length, 1);
     assert.deepEqual(fs.readdirSync(path.join(s.dataDir, 'uploads/staged')), []);

@@ -24,9 +24,9 @@ test('import needs an owner/admin key and a valid license, checked before the bo
     // Keys first: none, a wrong one, a member's.
     await expect(await post(null), 401, 'invalid_api_key');
     await expect(await post('stk_not_a_real_key'), 401, 'invalid_api_key');
-    const member = s.services.keys.create({ name: 'reader', memberName: 'reader', role: 'member' });
+    const member = await s.services.keys.create({ name: 'reader', memberName: 'reader', role: 'member' });
     await expect(await post(member.key), 403, 'forbidden');
-    const admin = s.services.keys.create({ name: 'admin', memberName: 'admin', role: 'admin' });
+    const admin = await s.services.keys.create({ name: 'admin', memberName: 'admin', role: 'admin' });
 
     // No license installed.
     await expect(await post(), 403, 'license_required');
@@ -68,7 +68,7 @@ test('import needs an owner/admin key and a valid license, checked before the bo
       !fs.existsSync(uploads) || fs.readdirSync(uploads, { recursive: true }).filter((f) => !String(f).startsWith('staged')).length === 0,
       'no upload was stored',
     );
-    assert.deepEqual(s.services.jobs.list(), []);
+    assert.deepEqual(await s.services.jobs.list(), []);
     assert.deepEqual(s.services.store.libraries.list(), []);
 
     // A valid license: owner and admin keys may import; read endpoints never needed one.

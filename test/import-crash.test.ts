@@ -56,7 +56,7 @@ test('kill -9 in the middle of an import: after restart the job reruns; nothing 
       const partial = before.snippets.totals(building.id).snippets;
       assert.ok(partial > 0 && partial < N, `partial build has ${partial} snippets`);
       assert.equal(before.libraries.currentVersion('/crash/lib', ''), null, 'nothing is served yet');
-      assert.equal(before.jobs.get(jobId)!.state, 'running');
+      assert.equal((await before.jobs.get(jobId))!.state, 'running');
     } finally {
       before.close();
     }

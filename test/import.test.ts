@@ -165,7 +165,7 @@ test('invalid bundles: 400 naming the library and field, nothing imported; dupli
     assert.equal(r.status, 400);
     assert.deepEqual(await r.json(), { error: 'validation_error', message: 'libraries[1]: missing required field "project"' });
     assert.deepEqual(s.services.store.libraries.list(), [], 'the valid library of the bundle was not imported either');
-    assert.deepEqual(s.services.jobs.list(), [], 'nothing queued');
+    assert.deepEqual(await s.services.jobs.list(), [], 'nothing queued');
     assert.deepEqual(stagedFiles(s), [], 'temp and staged files removed');
 
     const valid = JSON.parse(read('valid.json').toString('utf8')) as { libraries: Record<string, unknown>[] & { codeSnippets?: unknown }[] };
@@ -198,7 +198,7 @@ test('invalid bundles: 400 naming the library and field, nothing imported; dupli
       assert.equal(b.error, 'validation_error');
       assert.match(b.message, expected);
     }
-    assert.deepEqual(s.services.jobs.list(), []);
+    assert.deepEqual(await s.services.jobs.list(), []);
     assert.deepEqual(stagedFiles(s), []);
 
     const dup = await postJson(s, read('duplicate-project.json'));
@@ -305,19 +305,19 @@ test('sweep removes staged files of jobs cancelled while queued and old uploads,
     await s.services.jobs.stop();
     const body = (await (await postJson(s, read('valid.json'))).json()) as ImportBody;
     const [a, b] = body.jobs.map((j) => j.jobId) as [number, number];
-    const file = (id: number) => path.resolve(s.dataDir, String(s.services.jobs.get(id).payload.file));
+    const file = async (id: number) => path.resolve(s.dataDir, String((await s.services.jobs.get(id)).payload.file));
     const res = await s.api(`/api/jobs/${a}/cancel`, { method: 'POST' });
     assert.equal(((await res.json()) as { state: string }).state, 'cancelled');
     const upload = s.services.importer.tempUploadPath();
     fs.writeFileSync(upload, '{}');
-    assert.equal(s.services.importer.sweep(), 0, 'young files are kept');
+    assert.equal(await s.services.importer.sweep(), 0, 'young files are kept');
     const later = Date.now() + 7 * 3600_000;
-    assert.equal(s.services.importer.sweep(later), 2, 'the cancelled job’s staged file and the stale upload');
-    assert.ok(!fs.existsSync(file(a)) && !fs.existsSync(upload));
-    assert.ok(fs.existsSync(file(b)), 'the queued job keeps its staged file');
+    assert.equal(await s.services.importer.sweep(later), 2, 'the cancelled job’s staged file and the stale upload');
+    assert.ok(!fs.existsSync(await file(a)) && !fs.existsSync(upload));
+    assert.ok(fs.existsSync(await file(b)), 'the queued job keeps its staged file');
     s.services.jobs.start();
     await s.services.jobs.idle();
-    assert.equal(s.services.jobs.get(b).state, 'succeeded');
+    assert.equal((await s.services.jobs.get(b)).state, 'succeeded');
   } finally {
     await s.close();
   }

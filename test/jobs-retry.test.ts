@@ -22,7 +22,7 @@ test('a permanent failure is not retryable; a transient one and a cancelled job 
   const get = async (id: number) => (await (await s.api(`/api/jobs/${id}`)).json()) as JobBody;
 
   // A version fetch for a library not added from Git: the fetcher refuses it (validation_error).
-  const { id: unsupported } = s.services.jobs.enqueue(
+  const { id: unsupported } = await s.services.jobs.enqueue(
     'version-fetch',
     { libraryId: '/acme/imported', version: '9', repoUrl: null },
     { libraryId: '/acme/imported' },
@@ -41,21 +41,21 @@ test('a permanent failure is not retryable; a transient one and a cancelled job 
   // Failures recorded as the queue records them: a network error may pass, a missing page not.
   const store = s.services.store.jobs;
   const now = new Date().toISOString();
-  const failedWith = (code: string | null) => {
-    const id = store.insert('crawl', { libraryId: '/websites/x', startUrl: 'http://docs.invalid/' }, '/websites/x', null, now);
-    store.finish(id, 'failed', 'it broke', now, code);
+  const failedWith = async (code: string | null) => {
+    const id = await store.insert('crawl', { libraryId: '/websites/x', startUrl: 'http://docs.invalid/' }, '/websites/x', null, now);
+    await store.finish(id, 'failed', 'it broke', now, code);
     return id;
   };
-  assert.equal((await get(failedWith('fetch_failed'))).retryable, true);
-  assert.equal((await get(failedWith(null))).retryable, true, 'an unknown failure may be transient');
-  assert.equal((await get(failedWith('validation_error'))).retryable, false);
-  const cancelled = store.insert('git', { libraryId: '/acme/w', tag: 'v2.0.0' }, '/acme/w', null, now);
-  store.finish(cancelled, 'cancelled', 'cancelled', now);
+  assert.equal((await get(await failedWith('fetch_failed'))).retryable, true);
+  assert.equal((await get(await failedWith(null))).retryable, true, 'an unknown failure may be transient');
+  assert.equal((await get(await failedWith('validation_error'))).retryable, false);
+  const cancelled = await store.insert('git', { libraryId: '/acme/w', tag: 'v2.0.0' }, '/acme/w', null, now);
+  await store.finish(cancelled, 'cancelled', 'cancelled', now);
   const c = await get(cancelled);
   assert.deepEqual([c.retryable, c.version], [true, 'v2.0.0']);
   // A kind whose input is gone once it ended is never retryable.
-  const imp = store.insert('import', {}, '/acme/i', null, now);
-  store.finish(imp, 'failed', 'bad bundle', now, 'internal_error');
+  const imp = await store.insert('import', {}, '/acme/i', null, now);
+  await store.finish(imp, 'failed', 'bad bundle', now, 'internal_error');
   assert.equal((await get(imp)).retryable, false);
   // The list says the same as the detail.
   const listed = (await (await s.api('/api/jobs?kind=version-fetch')).json()) as { jobs: JobBody[] };

@@ -20,8 +20,8 @@ test('jobs: a second process on the same data dir leaves running jobs alone; a g
     await Promise.race([gate, new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)))]);
   });
   a.start();
-  const { id } = a.enqueue('slow', {});
-  await waitFor(() => storeA.jobs.get(id)?.state === 'running');
+  const { id } = await a.enqueue('slow', {});
+  await waitFor(async () => (await storeA.jobs.get(id))?.state === 'running');
 
   // Another queue (e.g. a CLI command) starting on the same database must not take the job.
   const b = new JobQueue(storeB, log, 1);
@@ -30,13 +30,13 @@ test('jobs: a second process on the same data dir leaves running jobs alone; a g
   });
   b.start();
   await new Promise((r) => setTimeout(r, 700));
-  assert.equal(storeB.jobs.get(id)?.state, 'running');
+  assert.equal((await storeB.jobs.get(id))?.state, 'running');
   assert.equal(runs, 1);
   await b.stop();
 
   // A graceful stop puts the interrupted job back in the queue for the next start.
   await a.stop();
-  assert.equal(storeA.jobs.get(id)?.state, 'queued');
+  assert.equal((await storeA.jobs.get(id))?.state, 'queued');
   release();
 
   const c = new JobQueue(storeA, log, 1);
@@ -44,8 +44,8 @@ test('jobs: a second process on the same data dir leaves running jobs alone; a g
     runs++;
   });
   c.start();
-  await waitFor(() => storeA.jobs.get(id)?.state === 'succeeded');
-  assert.equal(storeA.jobs.get(id)?.attempts, 2);
+  await waitFor(async () => (await storeA.jobs.get(id))?.state === 'succeeded');
+  assert.equal((await storeA.jobs.get(id))?.attempts, 2);
   await c.stop();
   storeA.close();
   storeB.close();
@@ -58,14 +58,32 @@ test('jobs: cancel a queued job and a running one', async () => {
     await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
   });
   q.start();
-  const first = q.enqueue('wait', {});
-  const second = q.enqueue('wait', {});
+  const first = await q.enqueue('wait', {});
+  const second = await q.enqueue('wait', {});
   assert.equal(second.position, 1, 'the second job waits behind the first');
-  await waitFor(() => store.jobs.get(first.id)?.state === 'running');
-  assert.equal(q.cancel(second.id).state, 'cancelled');
-  q.cancel(first.id);
-  await waitFor(() => store.jobs.get(first.id)?.state === 'cancelled');
+  await waitFor(async () => (await store.jobs.get(first.id))?.state === 'running');
+  assert.equal((await q.cancel(second.id)).state, 'cancelled');
+  await q.cancel(first.id);
+  await waitFor(async () => (await store.jobs.get(first.id))?.state === 'cancelled');
   await q.stop();
+  store.close();
+});
+
+test('jobs: a cancel written by another process (the CLI) stops a running job within a tick', async () => {
+  const dir = tempDir();
+  const store = Store.open(dir);
+  const other = Store.open(dir);
+  const q = new JobQueue(store, log, 1);
+  q.register('wait', async ({ signal }) => {
+    await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+  });
+  q.start();
+  const { id } = await q.enqueue('wait', {});
+  await waitFor(async () => (await store.jobs.get(id))?.state === 'running');
+  await other.jobs.requestCancel(id, new Date().toISOString());
+  await waitFor(async () => (await store.jobs.get(id))?.state === 'cancelled', 5_000);
+  await q.stop();
+  other.close();
   store.close();
 });
 
@@ -77,10 +95,10 @@ test('jobs: background kinds (model learning) wait while any other job is queued
   q.register('learn', async ({ job }) => void order.push(`learn ${(job.payload as { n: number }).n}`), { background: true });
   q.register('import', async () => void order.push('import'));
   // Queued before the queue starts: three background jobs, then one a user waits for.
-  const learn = [1, 2, 3].map((n) => q.enqueue('learn', { n }).id);
+  const learn = [1, 2, 3].map(async (n) => (await q.enqueue('learn', { n })).id);
   const imp = q.enqueue('import', {});
-  assert.equal(imp.position, 1, 'the import goes first');
-  assert.equal(q.position(learn[0]!), 2);
+  assert.equal((await imp).position, 1, 'the import goes first');
+  assert.equal(await q.position(await learn[0]!), 2);
   q.start();
   await q.idle();
   await q.stop();

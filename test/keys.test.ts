@@ -11,7 +11,7 @@ test('keys: created keys authenticate, are stored hashed, and stop working when 
   const s = await startTestServer();
   try {
     assert.match(s.key, /^stk_[A-Za-z0-9_-]{40,}$/);
-    const created = s.services.keys.create({ name: 'ci', memberName: 'ci-bot', role: 'member' });
+    const created = await s.services.keys.create({ name: 'ci', memberName: 'ci-bot', role: 'member' });
     const rows = s.services.store.db.prepare('SELECT hash FROM api_keys').all() as { hash: string }[];
     assert.ok(rows.some((r) => r.hash === hashKey(created.key)));
     const dump = JSON.stringify(s.services.store.db.prepare('SELECT * FROM api_keys').all());
@@ -29,7 +29,7 @@ test('keys: created keys authenticate, are stored hashed, and stop working when 
     const cancel = await s.api('/api/jobs/1/cancel', { method: 'POST', auth: created.key });
     assert.equal(cancel.status, 403);
 
-    s.services.keys.revoke(created.id);
+    await s.services.keys.revoke(created.id);
     const revoked = await s.api('/api/jobs', { auth: created.key });
     assert.equal(revoked.status, 401);
     assert.equal(((await revoked.json()) as { error: string }).error, 'invalid_api_key');

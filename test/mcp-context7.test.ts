@@ -17,7 +17,7 @@ let member: string;
 before(async () => {
   s = await startTestServer();
   await loadCorpusBundles(s.services, ['pino', 'zod', 'fastify', 'fastify-v4.29.1']);
-  member = s.services.keys.create({ name: 'c7', memberName: 'dev', role: 'member' }).key;
+  member = (await s.services.keys.create({ name: 'c7', memberName: 'dev', role: 'member' })).key;
 });
 after(async () => {
   await s?.close();

@@ -247,7 +247,7 @@ describe('MCP keys', () => {
         assert.equal(((await anon.json()) as { error: string }).error, 'invalid_api_key', path);
         assert.equal((await closed.api(path)).status, 200, `${path} with a key`);
       }
-      const member = closed.services.keys.create({ name: 'dev', memberName: 'dev', role: 'member' });
+      const member = await closed.services.keys.create({ name: 'dev', memberName: 'dev', role: 'member' });
       const c = await httpMcpClient(closed.url, { STACKS_API_KEY: member.key });
       const r = await c.callTool({ name: 'query-docs', arguments: { libraryId: '/pinojs/pino', query: 'child logger' } });
       assert.notEqual(r.isError, true, textOf(r));

@@ -25,7 +25,7 @@ before(async () => {
   const services = await createServices(config, createLogger('silent'));
   try {
     await loadCorpusBundles(services, ['pino', 'zod']);
-    memberKey = services.keys.create({ name: 'editor', memberName: 'dev', role: 'member' }).key;
+    memberKey = (await services.keys.create({ name: 'editor', memberName: 'dev', role: 'member' })).key;
   } finally {
     services.store.close();
   }

@@ -24,7 +24,7 @@ test("instance figures: GET /api/system totals and /metrics only to the instance
   try {
     const store = s.services.store;
     const defaultId = s.services.teams.defaultTeamspaceId();
-    const blue = s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' });
+    const blue = await s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' });
     const bea = blue.key.key;
     const blueAdmin = (await call<{ key: { key: string } }>(s, 'POST', '/api/v2/members', { name: 'al', role: 'admin' }, bea)).body.key.key;
     const defaultAdmin = (await call<{ key: { key: string } }>(s, 'POST', '/api/v2/members', { name: 'dee', role: 'admin' })).body.key.key;
@@ -36,7 +36,7 @@ test("instance figures: GET /api/system totals and /metrics only to the instance
     await addIndexedLibrary(s, { id: '/acme/secret', visibility: 'teamspace', teamspaceId: defaultId }, 'vault');
     await addIndexedLibrary(s, { id: '/blue/notes', visibility: 'teamspace', teamspaceId: blue.teamspace.id }, 'notes');
     // A job of the default teamspace, which blue's figures must not count.
-    store.jobs.insert('no-such-kind', {}, null, null, new Date().toISOString(), defaultId);
+    await store.jobs.insert('no-such-kind', {}, null, null, new Date().toISOString(), defaultId);
 
     const system = async (key: string) => {
       const r = await call<Report>(s, 'GET', '/api/system', undefined, key);

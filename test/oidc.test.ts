@@ -93,7 +93,7 @@ test('SSO: sign in through a real OpenID Connect provider in Chromium; provision
   assert.equal(await mallory.page.locator('#who').textContent(), '');
   for (const c of [alice, root, mallory]) await c.context.close();
 
-  const users = s.services.users.list().map((u) => [u.username, u.role, u.kind]);
+  const users = (await s.services.users.list()).map((u) => [u.username, u.role, u.kind]);
   assert.deepEqual(users, [
     ['alice', 'member', 'sso'],
     ['root', 'admin', 'sso'],

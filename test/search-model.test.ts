@@ -43,9 +43,9 @@ test('a new version learns its model in a background job; searches use the defau
     assert.equal(during.status, 200);
     await s.services.jobs.idle();
     const jobs = s.services.jobs.list({ kind: SEARCH_MODEL_KIND });
-    assert.equal(jobs.length, 1);
-    assert.equal(jobs[0]!.state, 'succeeded');
-    assert.equal((jobs[0]!.payload as { versionId: number }).versionId, v);
+    assert.equal((await jobs).length, 1);
+    assert.equal((await jobs)[0]!.state, 'succeeded');
+    assert.equal(((await jobs)[0]!.payload as { versionId: number }).versionId, v);
     const row = s.services.store.models.get(v)!;
     assert.equal(row.format, MODEL_FORMAT);
     const stored = JSON.parse(row.model) as LearnedModel;
@@ -78,18 +78,18 @@ test('a model missing after a restart, or of an older format, is learned again a
     await loadBundleFile(s.services.writer, bundlePath('pino'));
     v = currentVersion(s.services, '/pinojs/pino');
     // The process stops before the queued job ran (its queue takes no jobs here).
-    assert.equal(s.services.jobs.list({ kind: SEARCH_MODEL_KIND, state: 'queued' }).length, 1);
+    assert.equal((await s.services.jobs.list({ kind: SEARCH_MODEL_KIND, state: 'queued' })).length, 1);
     assert.equal(modelFor(s.services.store, v), DEFAULT_MODEL);
   } finally {
     await s.close();
   }
   // Each start learns what is missing; `then` runs once the jobs are done.
-  const restart = async (then: (services: Services) => void) => {
+  const restart = async (then: (services: Services) => Promise<void> | void) => {
     const again = await startTestServer({ dataDir, license: false, config: { learnRanking: true } });
     try {
       await again.services.jobs.idle();
       assert.equal(again.services.store.models.get(v)?.format, MODEL_FORMAT);
-      then(again.services);
+      await then(again.services);
     } finally {
       await again.close();
     }
@@ -99,7 +99,7 @@ test('a model missing after a restart, or of an older format, is learned again a
     services.store.db.prepare('UPDATE search_models SET format = 0 WHERE version_id = ?').run(v);
     assert.equal(modelFor(services.store, v), DEFAULT_MODEL);
   });
-  await restart((services) => assert.ok(services.jobs.list({ kind: SEARCH_MODEL_KIND, state: 'succeeded' }).length >= 2));
+  await restart(async (services) => assert.ok((await services.jobs.list({ kind: SEARCH_MODEL_KIND, state: 'succeeded' })).length >= 2));
 });
 
 test('the same data gives the same answers: two instances loaded alike answer byte for byte alike', async () => {

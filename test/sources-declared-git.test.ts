@@ -35,7 +35,7 @@ test('sources.yaml: a declared Git repository is indexed, updated when its optio
   write('');
   const s = await startTestServer({ dataDir, config: { sourcesSchedule: 'off', gitCredentialsKey: 'cd'.repeat(32) } });
   try {
-    await waitFor(() => s.services.store.declared.list().length === 1, 30_000);
+    await waitFor(async () => (await s.services.store.declared.list()).length === 1, 30_000);
     await s.services.jobs.idle();
     assert.ok(s.services.store.libraries.currentVersion(id, ''), 'indexed at start');
     const ask = async (q: string) => await (await s.api(`/api/v2/context?libraryId=${encodeURIComponent(id)}&query=${encodeURIComponent(q)}`)).text();

@@ -48,10 +48,10 @@ sources:
   const s = await startTestServer({ dataDir, config: { sourcesSchedule: 'off', crawlAllowPrivate: true } });
   try {
     // At start: the three are queued and built.
-    await waitFor(() => s.services.store.declared.list().length === 3, 30_000);
+    await waitFor(async () => (await s.services.store.declared.list()).length === 3, 30_000);
     await s.services.jobs.idle();
     for (const id of [llms, uspto, site]) assert.ok(s.services.store.libraries.currentVersion(id, ''), `${id} is served`);
-    assert.ok(s.services.store.declared.list().every((r) => r.created));
+    assert.ok((await s.services.store.declared.list()).every((r) => r.created));
 
     let r = await reconcile(s);
     assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -73,7 +73,7 @@ sources:
     assert.equal(r.body.updated.find((u) => u.libraryId === llms)!.jobId, null, 'a new schedule needs no rebuild');
     assert.ok(r.body.updated.find((u) => u.libraryId === site)!.jobId, 'new crawl options: crawled again');
     assert.equal(s.services.store.libraries.get(uspto), null, 'pruned: the library it created is deleted');
-    assert.deepEqual(s.services.declared.schedules(), [{ libraryId: llms, schedule: '0 4 * * *' }]);
+    assert.deepEqual(await s.services.declared.schedules(), [{ libraryId: llms, schedule: '0 4 * * *' }]);
     await s.services.jobs.idle();
 
     write(`sources:
@@ -96,7 +96,7 @@ sources:
     r = await reconcile(s);
     assert.deepEqual(ids(r.body), { created: [], updated: [], unchanged: [], pruned: [llms, site].sort(), adopted: [], released: [], errors: [] });
     assert.equal(s.services.store.libraries.get(site), null);
-    const audit = s.services.audit.list({ limit: 100, action: 'sourcesReconcile' }).entries;
+    const audit = (await s.services.audit.list({ limit: 100, action: 'sourcesReconcile' })).entries;
     assert.ok(audit.some((e) => e.outcome === 'ok') && audit.some((e) => e.outcome === 'failed'), 'reconciles are audited');
   } finally {
     await Promise.all([s.close(), fixtures.close()]);
@@ -105,7 +105,7 @@ sources:
 
 /** A file that does not parse, or whose entries are invalid, is refused whole: 400 naming every line, and nothing applied. */
 async function brokenFilesChangeNothing(s: TestServer, write: (text: string) => void, files: string, origin: string): Promise<void> {
-  const before = JSON.stringify(s.services.store.declared.list());
+  const before = JSON.stringify(await s.services.store.declared.list());
   write(`sources:
   - llmstxt: ${files}/llmstxt/pydeprecate.llms-full.txt
   - website: [${origin}/static/
@@ -137,7 +137,7 @@ async function brokenFilesChangeNothing(s: TestServer, write: (text: string) => 
       'sources.yaml line 9: sources[4].git: must be a Git repository URL (https://, ssh://, git:// or git@host:owner/repo)',
     ].join('\n'),
   );
-  assert.equal(JSON.stringify(s.services.store.declared.list()), before, 'nothing applied');
+  assert.equal(JSON.stringify(await s.services.store.declared.list()), before, 'nothing applied');
 }
 
 test('sources.yaml: a declared schedule re-indexes its source; no file means nothing declared and nothing pruned', async () => {
@@ -151,8 +151,8 @@ test('sources.yaml: a declared schedule re-indexes its source; no file means not
   );
   const s = await startTestServer({ dataDir, config: { sourcesSchedule: 'off' } });
   try {
-    const built = () => s.services.jobs.list({ libraryId: llms, state: 'succeeded' }).length;
-    await waitFor(() => built() >= 2, 30_000, 200);
+    const built = async () => (await s.services.jobs.list({ libraryId: llms, state: 'succeeded' })).length;
+    await waitFor(async () => (await built()) >= 2, 30_000, 200);
     assert.ok(s.services.store.libraries.currentVersion(llms, ''));
 
     fs.rmSync(path.join(dataDir, 'sources.yaml'));

@@ -16,7 +16,7 @@ test('a queued source job keeps its staged input across a restart and runs after
     await s.services.jobs.stop(); // nothing runs: the job stays queued
     const r = await postJson(s, '/api/v2/add/openapi', { openApiUrl: `${fixtures.url}/files/openapi/uspto.openapi.yaml` });
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    assert.equal(s.services.jobs.get(r.body.jobId as number).state, 'queued');
+    assert.equal((await s.services.jobs.get(r.body.jobId as number)).state, 'queued');
     assert.equal(stagingEntries(s).length, 1, 'the fetched spec is staged');
     await s.close();
 
@@ -41,8 +41,8 @@ test('abandoned staged folders are swept; folders of queued jobs and fresh ones 
     fs.writeFileSync(path.join(abandoned, 'input.txt'), 'x');
     const old = new Date(Date.now() - 2 * 3600_000);
     for (const d of [abandoned, queued]) fs.utimesSync(d, old, old);
-    s.services.store.jobs.insert('source-files', { stagedDir: queued }, '/files/x', null, new Date().toISOString());
-    assert.equal(s.services.sources.sweepStaging(), 1);
+    await s.services.store.jobs.insert('source-files', { stagedDir: queued }, '/files/x', null, new Date().toISOString());
+    assert.equal(await s.services.sources.sweepStaging(), 1);
     assert.deepEqual(fs.readdirSync(root).sort(), [path.basename(fresh), path.basename(queued)].sort());
   } finally {
     await s.close();

@@ -41,7 +41,7 @@ async function refused(status: number, answer: { status: number; body: string },
   await waitFor(() => staged().length === 0 && fs.readdirSync(s.services.sources.stagingRoot).length === 0, 5_000).catch(() =>
     assert.deepEqual(fs.readdirSync(s.services.sources.stagingRoot, { recursive: true }), [], `${what}: staging left`),
   );
-  assert.equal(s.services.jobs.list().length, 0, `${what}: nothing queued`);
+  assert.equal((await s.services.jobs.list()).length, 0, `${what}: nothing queued`);
 }
 
 const pdf = (name: string, data: Buffer | string = '%PDF-1.4\n'): Part => ({ name: 'documentFiles', filename: name, type: 'application/pdf', data });

@@ -94,7 +94,7 @@ test('PDF and DOCX uploads become one library with headings, code blocks and tab
 
 test('broken files are refused by content with a per-file message; nothing is stored', async () => {
   const libs = s.services.store.libraries.list().length;
-  const jobs = s.services.jobs.list().length;
+  const jobs = (await s.services.jobs.list()).length;
   const mixed = docs(new FormData(), [
     ['pydeprecate-cli.docx', 'cli.docx'],
     ['broken.pdf', 'broken.pdf'],
@@ -123,7 +123,7 @@ test('broken files are refused by content with a per-file message; nothing is st
   const r2 = await postForm(s, '/api/v2/add/file-upload', fake);
   assert.equal(r2.status, 415, 'a .pdf name does not make a PDF');
   assert.equal(s.services.store.libraries.list().length, libs);
-  assert.equal(s.services.jobs.list().length, jobs);
+  assert.equal((await s.services.jobs.list()).length, jobs);
   assert.deepEqual(stagingEntries(s), []);
 });
 

@@ -173,7 +173,7 @@ test('link limit: at most 200 linked documents are fetched, the rest reported as
 
 test('errors come back synchronously: not found, HTML, empty, duplicate; nothing is left behind', async () => {
   const libs = s.services.store.libraries.list().length;
-  const jobs = s.services.jobs.list().length;
+  const jobs = (await s.services.jobs.list()).length;
   const missing = await postJson(s, '/api/v2/add/llmstxt', { llmstxtUrl: `${docsUrl}/nope/llms.txt` });
   assert.equal(missing.status, 422);
   assert.match(missing.body.message as string, /HTTP 404/);
@@ -188,7 +188,7 @@ test('errors come back synchronously: not found, HTML, empty, duplicate; nothing
   assert.equal(none.status, 400);
   assert.match(none.body.message as string, /llmstxtUrl is required/);
   assert.equal(s.services.store.libraries.list().length, libs);
-  assert.equal(s.services.jobs.list().length, jobs);
+  assert.equal((await s.services.jobs.list()).length, jobs);
   const dup = await postJson(s, '/api/v2/add/llmstxt', { llmstxtUrl: `${fixtures.url}/files/llmstxt/pydeprecate.llms-full.txt` });
   assert.equal(dup.status, 409);
   assert.match(dup.body.message as string, /already exists/);

@@ -97,7 +97,7 @@ test('the same URL twice is a 409 unless force=true', async () => {
 
 test('a broken spec is a 400 naming the YAML error, and nothing is created', async () => {
   const libsBefore = s.services.store.libraries.list().length;
-  const jobsBefore = s.services.jobs.list().length;
+  const jobsBefore = (await s.services.jobs.list()).length;
   const r = await postJson(s, '/api/v2/add/openapi', { openApiUrl: `${fixtures.url}/files/openapi/broken.openapi.yaml` });
   assert.equal(r.status, 400);
   assert.equal(r.body.error, 'validation_error');
@@ -114,7 +114,7 @@ test('a broken spec is a 400 naming the YAML error, and nothing is created', asy
   assert.equal(missing.status, 422);
   assert.equal(missing.body.error, 'fetch_failed');
   assert.equal(s.services.store.libraries.list().length, libsBefore);
-  assert.equal(s.services.jobs.list().length, jobsBefore);
+  assert.equal((await s.services.jobs.list()).length, jobsBefore);
   assert.deepEqual(stagingEntries(s), []);
 });
 
@@ -131,7 +131,7 @@ test('input validation, SSRF guard, API key and roles', async () => {
   assert.equal(anon.status, 401);
   assert.equal(anon.body.error, 'invalid_api_key');
 
-  const member = s.services.keys.create({ name: 'member key', memberName: 'dev', role: 'member' });
+  const member = await s.services.keys.create({ name: 'member key', memberName: 'dev', role: 'member' });
   const form = new FormData();
   form.append('openapiFile', fixtureBlob('openapi/uspto.openapi.yaml'), 'uspto.openapi.yaml');
   const denied = await postForm(s, '/api/v2/add/openapi-upload', form, member.key);
@@ -160,8 +160,8 @@ test('upload: owned by the teamspace, title from libraryTitle, 10 MB limit', asy
   assert.equal((await postForm(s, '/api/v2/add/openapi-upload', again)).status, 409);
 
   // Another teamspace cannot replace this teamspace's library, not even with force.
-  const other = s.services.store.accounts.createTeamspace('other team', 'enterprise', new Date().toISOString());
-  const otherAdmin = s.services.keys.create({ name: 'other admin', memberName: 'other-admin', role: 'admin', teamspaceId: other });
+  const other = await s.services.store.accounts.createTeamspace('other team', 'enterprise', new Date().toISOString());
+  const otherAdmin = await s.services.keys.create({ name: 'other admin', memberName: 'other-admin', role: 'admin', teamspaceId: other });
   const steal = new FormData();
   steal.append('openapiFile', fixtureBlob('openapi/uspto.openapi.yaml'), 'uspto.openapi.yaml');
   steal.append('libraryTitle', 'Patent Data API');

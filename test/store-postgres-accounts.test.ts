@@ -48,11 +48,17 @@ const EXPECTED: Record<keyof typeof STORIES, (seen: unknown[]) => void> = {
     assert.deepEqual([ids(s[13]), ids(s[14]), ...s.slice(15)], [[3, 2, 1], [3, 2], 3, 1, 0]);
   },
   settingsAndAuditStory: (s) => {
-    assert.deepEqual(s.slice(0, 10), [null, 'https://b.example', null, null, true, true, false, false, 1, 0]);
-    const all = s[10] as { id: number; count: number; last_at: string }[];
-    assert.deepEqual([ids(all), all[2].count, all[2].last_at], [[4, 3, 2, 1], 3, T2]);
-    assert.deepEqual(s.slice(11, 20).map(ids), [[3, 1], [3, 2, 1], [1], [3], [4, 1], [4], [2], [2, 1], [2]]);
-    assert.deepEqual(s.slice(20), [OTHER_ERROR, 1, 0, ['member.add', 'key.create', 'auth.refused']]);
+    assert.deepEqual(s.slice(0, 4), [null, 'https://b.example', null, null]);
+    // the same address bumped its entry; a new one got its own under the cap of 3; past a cap of 2, one overflow entry counted twice
+    assert.deepEqual(s[4], [
+      ['overflow', 2, T2],
+      ['10.0.0.2', 1, T2],
+      ['10.0.0.1', 2, T1],
+    ]);
+    const all = s[5] as { id: number; count: number; last_at: string }[];
+    assert.deepEqual([ids(all), all[4].count, all[4].last_at], [[6, 5, 4, 3, 2, 1], 2, T1]);
+    assert.deepEqual(s.slice(6, 15).map(ids), [[3, 1], [6, 5, 3, 2, 1], [1], [3], [4, 1], [4], [6, 5], [2, 1], [2]]);
+    assert.deepEqual(s.slice(15), [OTHER_ERROR, 1, 0, ['auth.refused', 'auth.refused', 'member.add', 'key.create', 'auth.refused']]);
   },
   researchStory: (s) => {
     const [no, one, two] = [
@@ -88,7 +94,7 @@ const EXPECTED: Record<keyof typeof STORIES, (seen: unknown[]) => void> = {
     );
     assert.deepEqual(
       [...s.slice(17, 22), field(s[22], 'text'), s[23], ids(s[24]), ids(s[25]), ...s.slice(26)],
-      [1, 1, 0, true, false, 'Prefer v2.', null, [1, 2], [2, 3], 42, OTHER_ERROR],
+      [1, 1, 0, true, false, 'Prefer v2.', null, [1, 2], [2, 3], [0, 1, 'Error: over the plan'], { requests: 2, extra_requests: 0 }],
     );
   },
 };

@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { openDb } from '../server/store/db.ts';
 import { JobStore } from '../server/store/jobs.ts';
+import { LibraryStore } from '../server/store/libraries.ts';
+import { PgLibraryStore } from '../server/store/pg/libraries.ts';
 import { PgJobStore } from '../server/store/pg/jobs.ts';
 import { migratePg } from '../server/store/pg/migrate.ts';
 import { openPgPool, type PgPool } from '../server/store/pg/pool.ts';
@@ -12,7 +14,11 @@ import { asAsync, startPostgres, type TestPostgres } from './helpers/postgres.ts
 
 type Jobs = SameShape<JobStore>;
 
-const sqliteJobs = (): Jobs => asAsync(new JobStore(openDb(':memory:')));
+const sqliteJobs = (): Jobs => {
+  const db = openDb(':memory:');
+  return asAsync(new JobStore(db, new LibraryStore(db)));
+};
+const pgJobs = (pool: PgPool): PgJobStore => new PgJobStore(pool, new PgLibraryStore(pool));
 
 const T0 = '2026-11-28T10:00:00.000Z';
 const T1 = '2026-11-28T10:00:05.000Z';
@@ -42,6 +48,17 @@ async function story(jobs: Jobs): Promise<unknown[]> {
     (await jobs.list({ limit: 2 })).map((j) => j.kind),
   );
   seen.push((await jobs.active('crawl', 'nope')).length, await jobs.get(9999));
+  // check-then-queue in one transaction: the second ask finds the first's job
+  const u1 = await jobs.insertUnless('crawl', {}, '/o/lib', null, T1, null, { kinds: ['crawl'] });
+  const u2 = await jobs.insertUnless('crawl', {}, '/o/lib', null, T1, null, { kinds: ['crawl'] });
+  seen.push(u1.created, u2.created, u1.id === u2.id, (await jobs.cancelRequested([learn, b, a])).length);
+  const queued = await jobs.queueEach(
+    ['/o/lib', '/o/other', '/o/other'],
+    (lib) => ({ kind: 'crawl', libraryId: String(lib), tag: '' }),
+    (lib, view) => (view.pending.length > 0 ? { skip: 'pending' } : { kind: 'crawl', payload: {}, libraryId: String(lib), memberId: null, teamspaceId: null }),
+    T1,
+  );
+  seen.push(queued.map((q) => ('skip' in q ? q.skip : 'queued')));
   return seen;
 }
 
@@ -60,22 +77,23 @@ describe('job rows on SQLite and PostgreSQL', () => {
 
   test('both backends tell the same story', async () => {
     const onSqlite = await story(sqliteJobs());
-    const onPg = await story(new PgJobStore(pool));
+    const onPg = await story(pgJobs(pool));
     assert.deepEqual(onPg, onSqlite);
     // and the story is the one expected, not just the same on both
     assert.deepEqual(onSqlite.slice(0, 8), [3, 2, true, true, true, 'running', 1, T0]);
+    assert.deepEqual(onSqlite.slice(-5), [true, false, true, 1, ['pending', 'queued', 'pending']]);
   });
 
   test('nodes claiming at once each get a different job, and every job is taken once', async () => {
     await pool.query('DELETE FROM jobs');
-    const setup = new PgJobStore(pool);
+    const setup = pgJobs(pool);
     const ids = new Set<number>();
     for (let i = 0; i < 120; i++) ids.add(await setup.insert('import', { i }, null, null, T0));
     const nodes = Array.from({ length: 4 }, () => openPgPool(server.url, { max: 3 }));
     try {
       const taken = await Promise.all(
         nodes.map(async (node, n) => {
-          const jobs = new PgJobStore(node);
+          const jobs = pgJobs(node);
           const mine: number[] = [];
           // three claim loops per node, as a queue with a concurrency of three would run
           await Promise.all(

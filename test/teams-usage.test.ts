@@ -269,8 +269,8 @@ test('counters are exact with 32 concurrent clients and survive a restart; the f
 
     // Free plan, 100 included per member, 32 clients racing 5 requests each on one key: exactly 100 pass.
     const team = s2.services.teams.defaultTeamspaceId();
-    s2.services.teams.plans.update(team, { plan: 'free', includedRequests: 100 });
-    const racer = s2.services.teams.members.add(team, 'operator', { name: 'racer' }).key!.key;
+    await s2.services.teams.plans.update(team, { plan: 'free', includedRequests: 100 });
+    const racer = (await s2.services.teams.members.add(team, 'operator', { name: 'racer' })).key!.key;
     let ok = 0;
     let limited = 0;
     await Promise.all(

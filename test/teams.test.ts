@@ -16,7 +16,7 @@ type PolicyBody = {
 const DAY = 86_400_000;
 
 /** Five public libraries, one private library of the default teamspace, one of another teamspace. */
-function seedLibraries(s: TestServer): void {
+async function seedLibraries(s: TestServer): Promise<void> {
   addLibrary(s, {
     id: '/acme/verified',
     sourceType: 'repo',
@@ -36,7 +36,7 @@ function seedLibraries(s: TestServer): void {
   addLibrary(s, { id: '/llms/pagy', sourceType: 'llmstxt', sourceUrl: 'https://ddnexus.github.io/pagy/llms.txt', verified: false, trustScore: 6 });
   const own = s.services.teams.defaultTeamspaceId();
   addLibrary(s, { id: '/team/private', sourceType: 'repo', teamspaceId: own });
-  const other = s.services.store.accounts.createTeamspace('other team', 'pro', new Date().toISOString());
+  const other = await s.services.store.accounts.createTeamspace('other team', 'pro', new Date().toISOString());
   addLibrary(s, { id: '/other/secret', sourceType: 'repo', teamspaceId: other });
 }
 
@@ -51,7 +51,7 @@ async function count(s: TestServer, patch: unknown): Promise<number> {
 test('GET /api/v2/policies has exactly the spec shape and needs a key', async () => {
   const s = await startTestServer({ overrides: { embedder: null } });
   try {
-    seedLibraries(s);
+    await seedLibraries(s);
     const r = await call<PolicyBody>(s, 'GET', '/api/v2/policies');
     assert.equal(r.status, 200);
     assert.deepEqual(Object.keys(r.body).sort(), ['accessibleLibraryCount', 'libraryFilters', 'sourceTypes']);
@@ -81,7 +81,7 @@ test('GET /api/v2/policies has exactly the spec shape and needs a key', async ()
 test('each library filter narrows accessibleLibraryCount and canSee', async () => {
   const s = await startTestServer({ overrides: { embedder: null } });
   try {
-    seedLibraries(s);
+    await seedLibraries(s);
     const q = (quality: Record<string, unknown>) => ({ libraryFilters: { mode: 'quality', quality } });
     assert.equal(await count(s, {}), 5);
     assert.equal(await count(s, q({ requireVerified: true })), 2, 'verified: /acme/verified, /old/lib');
@@ -112,7 +112,7 @@ test('each library filter narrows accessibleLibraryCount and canSee', async () =
     assert.equal(await count(s, { sourceTypes: { public_repos: { enabled: false } } }), 2, 'only the website and the llms.txt library remain');
 
     // The same decisions reach the AccessPolicy the search services consult.
-    const owner = s.services.keys.verify(s.key)!;
+    const owner = await s.services.keys.verify(s.key)!;
     const lib = (id: string) => s.services.store.libraries.get(id)!;
     await count(s, q({ requireVerified: true }));
     assert.equal(s.services.access.canSee(owner, lib('/acme/verified')), true);
@@ -168,7 +168,7 @@ test('policy changes: PATCH merges, PUT replaces, validation names the field, me
 test('disabled source types refuse adding such sources', async () => {
   const s = await startTestServer({ overrides: { embedder: null } });
   try {
-    const owner = s.services.keys.verify(s.key)!;
+    const owner = await s.services.keys.verify(s.key)!;
     const admit = s.services.operations.admit;
     assert.doesNotThrow(() => admit(parseWebsiteOperation, asKey(owner)));
     await call(s, 'PATCH', '/api/v2/policies', { sourceTypes: { websites: { enabled: false } } });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { Store } from '../server/store/index.ts';
 import { LibraryWriter } from '../server/ingest/writer.ts';
-import { cancelCheck, JobCancelled, type JobContext } from '../server/jobs/queue.ts';
+import { JobCancelled, throwIfCancelled, type JobContext } from '../server/jobs/queue.ts';
 import { runVersionJob, type VersionJob } from '../server/ingest/version-job.ts';
 import { createLogger } from '../server/log.ts';
 import type { Job, LibraryMeta, SnippetInput } from '../lib/model.ts';
@@ -26,17 +26,18 @@ function setup(t: { after(fn: () => void): void }) {
     fs.rmSync(dir, { recursive: true, force: true });
   });
   const writer = new LibraryWriter(store, null);
-  const now = new Date().toISOString();
-  const context = (controller = new AbortController()): JobContext<unknown> & { reports: Record<string, unknown>[] } => {
-    const id = store.jobs.insert('test', {}, meta.id, null, now);
+  let nextId = 1;
+  // What the queue gives a handler; a cancel from another process reaches it as an abort of its signal (JobQueue's tick).
+  const context = (controller = new AbortController()): JobContext<unknown> & { reports: Record<string, unknown>[]; controller: AbortController } => {
+    const id = nextId++;
     const reports: Record<string, unknown>[] = [];
-    const checkCancelled = cancelCheck(controller.signal, () => store.jobs.isCancelRequested(id));
     return {
       job: { id } as Job<unknown>,
       signal: controller.signal,
       progress: (p) => reports.push(p),
-      checkCancelled,
-      othersWaiting: () => false,
+      checkCancelled: () => throwIfCancelled(controller.signal),
+      othersWaiting: async () => false,
+      controller,
       log: createLogger('silent'),
       reports,
     };
@@ -89,7 +90,7 @@ test('a failure keeps the served version, drops the build, removes a library tha
   assert.equal(store.libraries.get('/acme/never'), null, 'an empty build is refused, not swapped in');
 });
 
-test('a cancel requested from another process (the job row) stops the build between batches', async (t) => {
+test('a cancel (the queue aborts the signal) stops the build between batches', async (t) => {
   const { store, writer, context, served } = setup(t);
   const ctx = context();
   await assert.rejects(
@@ -99,7 +100,7 @@ test('a cancel requested from another process (the job row) stops the build betw
       job({
         produce: async (sink) => {
           await sink.add([info(1)]);
-          store.jobs.requestCancel(ctx.job.id, new Date().toISOString());
+          ctx.controller.abort(new JobCancelled('cancelled'));
           await sink.add([info(2)]);
         },
       }),
@@ -137,7 +138,7 @@ test('a shutdown keeps the build and the staged input for the rerun, which resum
   // A fresh signal and a cancel check over it, as the queue gives a rerun (the first run's check
   // would still see its aborted signal).
   const signal = new AbortController().signal;
-  const rerun = { ...ctx, signal, checkCancelled: cancelCheck(signal, () => store.jobs.isCancelRequested(ctx.job.id)) };
+  const rerun = { ...ctx, signal, checkCancelled: () => throwIfCancelled(signal) };
   const totals = await runVersionJob({ store, writer }, rerun, job({ resume: true, produce: (sink) => sink.add([info(2), info(3)]).then(() => undefined) }));
   assert.equal(totals.snippets, 3);
   assert.equal(served(), 3);

@@ -97,7 +97,7 @@ async function assertMetadataEdits(s: TestServer, keys: { owner: string; member:
   const edited = await send(s, 'PATCH', `/api/libraries${id}`, edit, keys.owner);
   assert.equal(edited.status, 200, edited.text);
   assert.deepEqual([edited.body.title, edited.body.description, edited.body.schedule], [edit.title, edit.description, edit.schedule]);
-  assert.equal(s.services.crawler.sites().find((x) => x.libraryId === id)?.schedule, '0 3 * * *');
+  assert.equal((await s.services.crawler.sites()).find((x) => x.libraryId === id)?.schedule, '0 3 * * *');
   const listed = (await get(s, '/api/libraries', keys.owner)).text;
   assert.ok(listed.includes('StrictPath Guide'), 'lists show the new title at once');
   assert.equal((await send(s, 'PATCH', `/api/libraries${id}`, { schedule: 'every day' }, keys.owner)).status, 400);
@@ -111,9 +111,9 @@ test('visibility: a member crawl stays in its teamspace on every read path until
   t.after(() => s.close());
   await loadCorpusBundles(s.services, ['pino']);
   const owner = s.key;
-  const member = s.services.keys.create({ name: 'mia laptop', memberName: 'mia', role: 'member' }).key;
-  const reader = s.services.keys.create({ name: 'assistant', memberName: 'mia', scope: 'read' }).key;
-  const blue = s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' }).key.key;
+  const member = (await s.services.keys.create({ name: 'mia laptop', memberName: 'mia', role: 'member' })).key;
+  const reader = (await s.services.keys.create({ name: 'assistant', memberName: 'mia', scope: 'read' })).key;
+  const blue = (await s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' })).key.key;
 
   // A member crawls an internal page (loopback is allowed: internal sites are the point).
   const added = await send(s, 'POST', '/api/v2/add/website', { websiteUrl: `${site.url}/static/design_decisions.html` }, member);
@@ -186,7 +186,7 @@ test('visibility: a member crawl stays in its teamspace on every read path until
 test("visibility: an owner's import is owned by its teamspace and instance-wide unless kept to it; another teamspace cannot overwrite", async (t) => {
   const s = await startTestServer();
   t.after(() => s.close());
-  const blue = s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' }).key.key;
+  const blue = (await s.services.teams.teamspaces.create({ name: 'blue', owner: 'bea' })).key.key;
   const bundle = (project: string) =>
     JSON.stringify({
       libraries: [
@@ -212,7 +212,10 @@ test("visibility: an owner's import is owned by its teamspace and instance-wide 
     return { status: r.status, body: (await r.json()) as { libraries?: { libraryId: string; state: string; reason?: string }[] } & Record<string, unknown> };
   };
   const settle = () =>
-    waitFor(() => (s.services.jobs.list({ state: 'queued' }).length + s.services.jobs.list({ state: 'running' }).length === 0 ? true : null), 30_000);
+    waitFor(
+      async () => ((await s.services.jobs.list({ state: 'queued' })).length + (await s.services.jobs.list({ state: 'running' })).length === 0 ? true : null),
+      30_000,
+    );
 
   const first = await post(bundle('/acme/billing'), s.key, '?visibility=teamspace');
   assert.equal(first.status, 200, JSON.stringify(first.body));

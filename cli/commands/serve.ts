@@ -36,7 +36,7 @@ export function serveCommand(program: Command): void {
         }
         if (lic.state !== 'valid') banner += `License: ${lic.message} Search works; import and crawl need a license.\n`;
         // Links and MCP configurations are made for other machines: without a public address they carry this one.
-        if (!server.services.publicUrl.current())
+        if (!(await server.services.publicUrl.current()))
           banner += `Public address: not set; links and MCP configurations use the browser's address. Set STACKS_PUBLIC_URL (or Admin → Public address in the console).\n`;
         process.stdout.write(banner);
       }

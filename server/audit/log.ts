@@ -113,9 +113,9 @@ export class AuditLog {
    * shape (lib/redact.ts): a key pasted as a name, credentials in a repository URL, a signature in a
    * field of the caller's choosing.
    */
-  record(e: AuditEvent): void {
+  async record(e: AuditEvent): Promise<void> {
     try {
-      this.store.append({
+      await this.store.append({
         at: this.now().toISOString(),
         actor_kind: e.actor.kind,
         actor_key_id: e.actor.keyId,
@@ -132,32 +132,38 @@ export class AuditLog {
     }
   }
 
-  /** A refused authentication (an invalid or revoked key, a missing one where required). */
-  refusedAuth(sourceIp: string | null, reason: string): void {
+  /** A refused authentication (an invalid or revoked key, a missing one where required): counted per address and hour. */
+  async refusedAuth(sourceIp: string | null, reason: string): Promise<void> {
     try {
       const now = this.now();
       const at = now.toISOString();
       const hour = new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS).toISOString();
-      let ip = sourceIp ?? 'unknown';
-      if (this.store.bump(AUTH_REFUSED, ip, hour, at)) return;
-      if (this.store.countSince(AUTH_REFUSED, hour) >= REFUSALS_PER_HOUR) {
-        ip = '*';
-        if (this.store.bump(AUTH_REFUSED, ip, hour, at)) return;
-      }
-      this.record({ actor: ANONYMOUS, action: AUTH_REFUSED, sourceIp: ip, outcome: 'refused', detail: { reason } });
+      const entry = {
+        at,
+        actor_kind: ANONYMOUS.kind,
+        actor_key_id: null,
+        actor_name: null,
+        teamspace_id: null,
+        action: AUTH_REFUSED,
+        target: null,
+        source_ip: sourceIp ?? 'unknown',
+        outcome: 'refused' as const,
+        detail: JSON.stringify(redactValue({ reason })),
+      };
+      await this.store.aggregate(entry, hour, REFUSALS_PER_HOUR, '*');
     } catch (err) {
       this.onError(err);
     }
   }
 
-  list(q: AuditQuery): { entries: AuditEntryView[]; next: number | null } {
-    const rows = this.store.list({ ...q, limit: q.limit + 1 });
+  async list(q: AuditQuery): Promise<{ entries: AuditEntryView[]; next: number | null }> {
+    const rows = await this.store.list({ ...q, limit: q.limit + 1 });
     const page = rows.slice(0, q.limit);
     return { entries: page.map(view), next: rows.length > q.limit ? page[page.length - 1]!.id : null };
   }
 
   /** Deletes entries past the retention; returns how many. */
-  prune(): number {
+  async prune(): Promise<number> {
     return this.store.prune(new Date(this.now().getTime() - this.retentionDays * DAY_MS).toISOString());
   }
 }
@@ -189,11 +195,11 @@ function view(r: AuditRow): AuditEntryView {
 }
 
 /** Prunes past the retention at start and then daily, beside the server. Returns a stop function. */
-export function auditPruneTask(log: AuditLog, onPruned: (n: number) => void): () => void {
-  const run = () => {
-    const n = log.prune();
-    if (n > 0) onPruned(n);
-  };
+export function auditPruneTask(log: AuditLog, onPruned: (n: number) => void, onError: (err: unknown) => void): () => void {
+  const run = () =>
+    void log.prune().then((n) => {
+      if (n > 0) onPruned(n);
+    }, onError);
   run();
   const timer = setInterval(run, DAY_MS);
   timer.unref();

@@ -51,24 +51,24 @@ export class InvitationService {
   constructor(
     private readonly store: Store,
     private readonly users: Pick<UserService, 'create' | 'exists'>,
-    private readonly publicUrl: () => string | null,
+    private readonly publicUrl: () => Promise<string | null>,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  create(input: {
+  async create(input: {
     teamspaceId: number;
     role: Role;
     username?: string | null;
     email?: string | null;
     invitedBy: string | null;
     days?: number;
-  }): CreatedInvitation {
+  }): Promise<CreatedInvitation> {
     const username = input.username ? checkUsername(input.username) : null;
-    if (username && this.users.exists(username)) throw new ApiError('conflict', `A user named "${username}" already exists.`);
+    if (username && (await this.users.exists(username))) throw new ApiError('conflict', `A user named "${username}" already exists.`);
     const token = crypto.randomBytes(24).toString('base64url');
     const now = this.now();
     const expiresAt = new Date(now.getTime() + (input.days ?? INVITATION_DAYS_DEFAULT) * 86_400_000).toISOString();
-    const id = this.store.invitations.insert({
+    const id = await this.store.invitations.insert({
       teamspaceId: input.teamspaceId,
       role: input.role,
       username,
@@ -79,47 +79,45 @@ export class InvitationService {
       expiresAt,
     });
     const path = `/#/invite/${token}`;
-    const base = this.publicUrl();
-    return { ...this.view(this.store.invitations.byId(id)!), token, path, url: base ? `${base}${path}` : null };
+    const base = await this.publicUrl();
+    return { ...this.view((await this.store.invitations.byId(id))!), token, path, url: base ? `${base}${path}` : null };
   }
 
-  list(teamspaceId: number): InvitationView[] {
-    return this.store.invitations.list(teamspaceId).map((r) => this.view(r));
+  async list(teamspaceId: number): Promise<InvitationView[]> {
+    return (await this.store.invitations.list(teamspaceId)).map((r) => this.view(r));
   }
 
   /** Whether the teamspace ever invited anyone (the first-run checklist). */
-  any(teamspaceId: number): boolean {
-    return this.store.invitations.count(teamspaceId) > 0;
+  async any(teamspaceId: number): Promise<boolean> {
+    return (await this.store.invitations.count(teamspaceId)) > 0;
   }
 
-  revoke(teamspaceId: number, id: number): InvitationView {
-    if (!this.store.invitations.revoke(id, teamspaceId, this.now().toISOString())) {
-      const row = this.store.invitations.byId(id);
+  async revoke(teamspaceId: number, id: number): Promise<InvitationView> {
+    if (!(await this.store.invitations.revoke(id, teamspaceId, this.now().toISOString()))) {
+      const row = await this.store.invitations.byId(id);
       if (!row || row.teamspace_id !== teamspaceId) throw new ApiError('not_found', `No invitation with id ${id} in this teamspace.`);
       throw new ApiError('conflict', `Invitation ${id} is ${this.view(row).state} and cannot be revoked.`);
     }
-    return this.view(this.store.invitations.byId(id)!);
+    return this.view((await this.store.invitations.byId(id))!);
   }
 
   /** The open invitation behind a link, for its page; refused with the reason a person can act on. */
-  preview(token: string): InvitationPreview {
-    const row = this.open(token);
+  async preview(token: string): Promise<InvitationPreview> {
+    const row = await this.open(token);
     return { teamspace: row.teamspace, role: row.role, username: row.username, expiresAt: row.expires_at };
   }
 
   /** Creates the invitee's account and uses the invitation up, in one transaction. */
   async accept(token: string, input: { username?: string; password: string }): Promise<UserView> {
-    const row = this.open(token);
+    const row = await this.open(token);
     const username = row.username ?? input.username;
     if (!username) throw new ApiError('validation_error', 'username: choose a user name.');
-    return this.users.create({ username, password: input.password, teamspaceId: row.teamspace_id, role: row.role }, (userId) => {
-      // Used by another request while the password was hashed: this one makes no account.
-      if (!this.store.invitations.use(row.id, userId, this.now().toISOString())) throw refused('was already used');
-    });
+    // The invitation is used up in the transaction that makes the user (used meanwhile: no account).
+    return this.users.create({ username, password: input.password, teamspaceId: row.teamspace_id, role: row.role, invitationId: row.id });
   }
 
-  private open(token: string): InvitationRow {
-    const row = this.store.invitations.byTokenHash(hash(token));
+  private async open(token: string): Promise<InvitationRow> {
+    const row = await this.store.invitations.byTokenHash(hash(token));
     if (!row) throw refused('is not valid');
     const state = this.view(row).state;
     if (state === 'used') throw refused('was already used');

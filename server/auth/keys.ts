@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Store } from '../store/index.ts';
+import type { NewKey } from '../store/membership.ts';
 import type { KeyScope, Principal, Role } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 
@@ -39,51 +40,60 @@ export interface KeyInfo {
 
 const FIRST_KEY_NAME = 'first admin key';
 
+/** A new key's secret (shown once) and what the store keeps of it. */
+export function newKeySecret(name: string, scope: KeyScope): { key: string; stored: NewKey } {
+  const key = KEY_PREFIX + crypto.randomBytes(32).toString('base64url');
+  return { key, stored: { name, prefix: key.slice(0, KEY_PREFIX.length + 6), hash: hashKey(key), scope } };
+}
+
 /** Teamspace bootstrap, members and keys. */
 export class KeyService {
   private touched = new Map<number, number>();
+  private defaultId: number | null = null;
 
   constructor(
     private readonly store: Store,
     private readonly now: () => string = () => new Date().toISOString(),
   ) {}
 
-  /** The default teamspace, created with the first start. */
+  /**
+   * Finds (or, on a fresh data dir, creates) the default teamspace; the composition root awaits it
+   * once, so that defaultTeamspaceId() answers synchronously (the search path asks it per request).
+   */
+  async loadDefaultTeamspace(): Promise<number> {
+    const t = await this.store.accounts.firstTeamspace();
+    this.defaultId = t ? t.id : await this.store.accounts.createTeamspace('default', 'enterprise', this.now());
+    return this.defaultId;
+  }
+
+  /** The default teamspace (the first one; it is never deleted), known since loadDefaultTeamspace. */
   defaultTeamspaceId(): number {
-    const t = this.store.accounts.firstTeamspace();
-    if (t) return t.id;
-    return this.store.accounts.createTeamspace('default', 'enterprise', this.now());
+    if (this.defaultId === null) throw new Error('the default teamspace is not loaded (KeyService.loadDefaultTeamspace)');
+    return this.defaultId;
   }
 
   /** On a fresh data dir (no usable key), creates an owner member "admin" and a key for it. */
-  bootstrap(): CreatedKey | null {
-    if (this.store.accounts.keyCount() > 0) return null;
+  async bootstrap(): Promise<CreatedKey | null> {
+    if ((await this.store.accounts.keyCount()) > 0) return null;
     return this.create({ name: FIRST_KEY_NAME, memberName: 'admin', role: 'owner' });
   }
 
   /** Whether a key is the one `bootstrap` printed at first start (the first key of the instance, by its name). */
-  isFirstStartKey(k: Pick<KeyInfo, 'id' | 'name'>): boolean {
-    return k.name === FIRST_KEY_NAME && k.id === Math.min(...this.list().map((x) => x.id));
+  isFirstStartKey(k: Pick<KeyInfo, 'id' | 'name'>, all: readonly Pick<KeyInfo, 'id'>[]): boolean {
+    return k.name === FIRST_KEY_NAME && k.id === Math.min(...all.map((x) => x.id));
   }
 
-  /** Creates a key for a member (created with the given role when it does not exist; an existing member keeps its role). */
-  create(input: { name: string; memberName?: string; role?: Role; teamspaceId?: number; scope?: KeyScope }): CreatedKey {
+  /** Creates a key for a member (created with the given role when it does not exist; an existing member keeps its role): one store transaction. */
+  async create(input: { name: string; memberName?: string; role?: Role; teamspaceId?: number; scope?: KeyScope }): Promise<CreatedKey> {
     const teamspaceId = input.teamspaceId ?? this.defaultTeamspaceId();
     const memberName = input.memberName ?? input.name;
-    let member = this.store.accounts.memberByName(teamspaceId, memberName);
-    if (member?.removed_at) throw new ApiError('validation_error', `Member "${memberName}" was removed; choose another name.`);
-    if (!member) {
-      const id = this.store.accounts.createMember(teamspaceId, memberName, input.role ?? 'member', null, this.now());
-      member = this.store.accounts.member(id)!;
-    }
-    const key = KEY_PREFIX + crypto.randomBytes(32).toString('base64url');
-    const scope = input.scope ?? 'all';
-    const id = this.store.accounts.insertKey(member.id, input.name, key.slice(0, KEY_PREFIX.length + 6), hashKey(key), this.now(), scope);
-    return { id, key, name: input.name, memberId: member.id, memberName: member.name, role: member.role, scope };
+    const secret = newKeySecret(input.name, input.scope ?? 'all');
+    const { id, member } = await this.store.membership.createKey({ ...secret.stored, teamspaceId, memberName, role: input.role ?? 'member', now: this.now() });
+    return { id, key: secret.key, name: input.name, memberId: member.id, memberName: member.name, role: member.role, scope: secret.stored.scope };
   }
 
-  list(): KeyInfo[] {
-    return this.store.accounts.keys().map((k) => ({
+  async list(): Promise<KeyInfo[]> {
+    return (await this.store.accounts.keys()).map((k) => ({
       id: k.id,
       name: k.name,
       prefix: k.prefix,
@@ -98,21 +108,22 @@ export class KeyService {
     }));
   }
 
-  revoke(id: number): void {
-    if (!this.store.accounts.key(id)) throw new ApiError('not_found', `No API key with id ${id}.`);
-    this.store.accounts.revokeKey(id, this.now());
+  async revoke(id: number): Promise<void> {
+    if (!(await this.store.accounts.key(id))) throw new ApiError('not_found', `No API key with id ${id}.`);
+    await this.store.accounts.revokeKey(id, this.now());
   }
 
   /** Resolves a presented key; null when it is unknown or revoked. */
-  verify(key: string): Principal | null {
+  async verify(key: string): Promise<Principal | null> {
     if (!key.startsWith(KEY_PREFIX)) return null;
-    const row = this.store.accounts.principalByHash(hashKey(key));
+    const row = await this.store.accounts.principalByHash(hashKey(key));
     if (!row) return null;
     // last_used_at is informational: write it at most once a minute per key, off the hot path.
     const nowMs = Date.now();
     if ((this.touched.get(row.key_id) ?? 0) < nowMs - 60_000) {
       this.touched.set(row.key_id, nowMs);
-      this.store.accounts.touchKey(row.key_id, this.now());
+      // Informational: a failed write loses one timestamp, never the request.
+      void this.store.accounts.touchKey(row.key_id, this.now()).catch(() => {});
     }
     return { keyId: row.key_id, memberId: row.member_id, memberName: row.member_name, teamspaceId: row.teamspace_id, role: row.role, scope: row.scope };
   }

@@ -41,7 +41,7 @@ export class OidcSignIn {
 
   constructor(
     private readonly settings: OidcSettings,
-    private readonly provision: (identity: { issuer: string; subject: string; username: string; teamspace: string; role: Role }) => UserMemberRow,
+    private readonly provision: (identity: { issuer: string; subject: string; username: string; teamspace: string; role: Role }) => Promise<UserMemberRow>,
     private readonly log: Logger,
   ) {}
 

@@ -14,20 +14,15 @@ import { InvitationService } from './invitations.ts';
 
 /** Users, sessions and sign-in (password, setup link, single sign-on). Users join teamspaces as members, through the member service (license seats). */
 export function createPeople(config: Config, log: Logger, store: Store, teams: TeamService, audit: AuditLog, publicUrl: PublicUrl) {
-  const teamspaceOfMember = (memberId: number) => store.accounts.member(memberId)!.teamspace_id;
-  const users = new UserService(store, {
-    add: (teamspaceId, name, role) => teams.members.add(teamspaceId, 'operator', { name, role, createKey: false }).member.id,
-    setRole: (memberId, role) => void teams.members.setRole(teamspaceOfMember(memberId), 'operator', memberId, role),
-    remove: (memberId) => teams.members.remove(teamspaceOfMember(memberId), 'operator', memberId),
-  });
+  const users = new UserService(store, { maxSeats: () => teams.members.maxMembers() });
   const sessions = new SessionService(store, (u) => users.usable(u));
   const invitations = new InvitationService(store, users, () => publicUrl.current());
   const signIn = new SignInService(users, sessions, new SignInThrottle(), audit, () => teams.defaultTeamspaceId(), invitations);
   const oidc = config.oidcIssuer
     ? new OidcSignIn(
         config as OidcSettings,
-        (who) => {
-          const teamspace = store.accounts.teamspaceByName(who.teamspace);
+        async (who) => {
+          const teamspace = await store.accounts.teamspaceByName(who.teamspace);
           if (!teamspace) {
             log.error({ teamspace: who.teamspace }, 'STACKS_OIDC_ROLE_MAP names a teamspace that does not exist');
             throw new ApiError('forbidden', `Your group maps to the teamspace "${who.teamspace}", which does not exist; ask an administrator.`);

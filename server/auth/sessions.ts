@@ -28,25 +28,25 @@ export class SessionService {
     private readonly ttlMs = SESSION_TTL_MS,
   ) {}
 
-  create(userId: number): { id: string; csrfToken: string; expiresAt: Date } {
+  async create(userId: number): Promise<{ id: string; csrfToken: string; expiresAt: Date }> {
     const id = crypto.randomBytes(32).toString('base64url');
     const csrfToken = crypto.randomBytes(24).toString('base64url');
     const now = new Date();
     const expiresAt = new Date(now.getTime() + this.ttlMs);
-    this.store.users.pruneSessions(now.toISOString());
-    this.store.users.insertSession(sessionIdHash(id), userId, csrfToken, now.toISOString(), expiresAt.toISOString());
+    await this.store.users.pruneSessions(now.toISOString());
+    await this.store.users.insertSession(sessionIdHash(id), userId, csrfToken, now.toISOString(), expiresAt.toISOString());
     return { id, csrfToken, expiresAt };
   }
 
-  resolve(id: string): Session | null {
-    const row = this.store.users.session(sessionIdHash(id), new Date().toISOString());
+  async resolve(id: string): Promise<Session | null> {
+    const row = await this.store.users.session(sessionIdHash(id), new Date().toISOString());
     if (!row) return null;
-    const user = this.store.users.byId(row.user_id);
+    const user = await this.store.users.byId(row.user_id);
     return user && this.usable(user) ? { user, csrfToken: row.csrf_token } : null;
   }
 
-  end(id: string): void {
-    this.store.users.deleteSession(sessionIdHash(id));
+  async end(id: string): Promise<void> {
+    await this.store.users.deleteSession(sessionIdHash(id));
   }
 }
 

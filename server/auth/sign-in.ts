@@ -40,13 +40,13 @@ export class SignInService {
     const where = ip ?? 'unknown';
     const wait = this.throttle.retryAfter(name, where);
     if (wait > 0) {
-      this.refused(name, ip, 'throttled');
+      await this.refused(name, ip, 'throttled');
       throw new ApiError('rate_limit_exceeded', `Too many failed sign-ins; try again in ${wait} s.`, { headers: { 'Retry-After': String(wait) } });
     }
     const user = await this.users.checkPassword(name, password);
     if (!user) {
       this.throttle.failed(name, where);
-      this.refused(name, ip, 'wrong name or password');
+      await this.refused(name, ip, 'wrong name or password');
       throw new ApiError('invalid_credentials', 'Wrong user name or password.');
     }
     this.throttle.succeeded(name, where);
@@ -55,24 +55,24 @@ export class SignInService {
 
   async setup(token: string, input: { username: string; password: string }, ip: string | null): Promise<SignedIn> {
     const created = await this.users.completeSetup(token, input, this.defaultTeamspaceId());
-    const user = this.users.principalRow(created.id);
+    const user = await this.users.principalRow(created.id);
     return this.start(user, ip, 'setup link');
   }
 
   /** Creates the invitee's account with the invitation link (server/auth/invitations.ts) and signs them in. */
   async invitation(token: string, input: { username?: string; password: string }, ip: string | null): Promise<SignedIn> {
     const created = await this.invitations.accept(token, input);
-    return this.start(this.users.principalRow(created.id), ip, 'invitation link');
+    return this.start(await this.users.principalRow(created.id), ip, 'invitation link');
   }
 
   /** After the identity provider vouched for the user (already provisioned by the claims mapping). */
-  sso(user: UserMemberRow, ip: string | null): SignedIn {
+  async sso(user: UserMemberRow, ip: string | null): Promise<SignedIn> {
     return this.start(user, ip, 'single sign-on');
   }
 
   /** An SSO sign-in the mapping gives nothing (or the provider refused): recorded, then refused by the caller. */
-  refused(name: string | null, ip: string | null, reason: string): void {
-    this.audit.record({
+  async refused(name: string | null, ip: string | null, reason: string): Promise<void> {
+    await this.audit.record({
       actor: { kind: 'user', keyId: null, name, teamspaceId: null },
       action: 'signIn',
       target: name,
@@ -82,10 +82,10 @@ export class SignInService {
     });
   }
 
-  signOut(sessionId: string, principal: Principal | null, ip: string | null): void {
-    this.sessions.end(sessionId);
+  async signOut(sessionId: string, principal: Principal | null, ip: string | null): Promise<void> {
+    await this.sessions.end(sessionId);
     if (principal?.userId)
-      this.audit.record({
+      await this.audit.record({
         actor: { kind: 'user', keyId: null, name: principal.memberName, teamspaceId: principal.teamspaceId },
         action: 'signOut',
         sourceIp: ip,
@@ -93,10 +93,10 @@ export class SignInService {
       });
   }
 
-  private start(user: UserMemberRow, ip: string | null, how: string): SignedIn {
-    const s = this.sessions.create(user.id);
-    this.users.signedIn(user.id);
-    this.audit.record({
+  private async start(user: UserMemberRow, ip: string | null, how: string): Promise<SignedIn> {
+    const s = await this.sessions.create(user.id);
+    await this.users.signedIn(user.id);
+    await this.audit.record({
       actor: { kind: 'user', keyId: null, name: user.username, teamspaceId: user.teamspace_id },
       action: 'signIn',
       target: user.username,
@@ -104,6 +104,6 @@ export class SignInService {
       outcome: 'ok',
       detail: { how },
     });
-    return { sessionId: s.id, csrfToken: s.csrfToken, expiresAt: s.expiresAt, user: this.users.get(user.id) };
+    return { sessionId: s.id, csrfToken: s.csrfToken, expiresAt: s.expiresAt, user: await this.users.get(user.id) };
   }
 }

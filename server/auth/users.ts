@@ -22,11 +22,9 @@ export interface UserView {
 /** Lower-case names, as typed at sign-in. */
 export const USERNAME = /^[a-z0-9][a-z0-9._@-]{0,63}$/;
 
-/** How a user gets a member: added through the member service, which enforces the license's seats. */
+/** What a user's member is checked against: the license's seats (MemberService.maxMembers). */
 export interface MemberPort {
-  add(teamspaceId: number, name: string, role: Role): number;
-  setRole(memberId: number, role: Role): void;
-  remove(memberId: number): void;
+  maxSeats(): number | null;
 }
 
 const SETUP_TTL_MS = 7 * 86_400_000;
@@ -44,52 +42,55 @@ export class UserService {
     private readonly now: () => string = () => new Date().toISOString(),
   ) {}
 
-  list(teamspaceId?: number): UserView[] {
-    return this.store.users
-      .list()
-      .filter((u) => teamspaceId === undefined || u.teamspace_id === teamspaceId)
-      .map(view);
+  async list(teamspaceId?: number): Promise<UserView[]> {
+    return (await this.store.users.list()).filter((u) => teamspaceId === undefined || u.teamspace_id === teamspaceId).map(view);
   }
 
-  get(id: number): UserView {
-    const u = this.store.users.byId(id);
+  async get(id: number): Promise<UserView> {
+    const u = await this.store.users.byId(id);
     if (!u) throw new ApiError('not_found', `No user with id ${id}.`);
     return view(u);
   }
 
-  byUsername(username: string): UserView {
-    const u = this.store.users.byUsername(username.trim().toLowerCase());
+  async byUsername(username: string): Promise<UserView> {
+    const u = await this.store.users.byUsername(username.trim().toLowerCase());
     if (!u) throw new ApiError('not_found', `No user named "${username}".`);
     return view(u);
   }
 
   /**
-   * A local user with a password, acting as a new member of `teamspaceId` with `role`. `claim` runs
-   * in the same transaction once the user exists (an invitation marks itself used there): when it
-   * throws, no user is made.
+   * A local user with a password, acting as a new member of `teamspaceId` with `role`, made in one
+   * store transaction with what it uses up: `invitationId`'s invitation (refused when another
+   * request used it meanwhile: no user is made).
    */
-  async create(input: { username: string; password: string; teamspaceId: number; role: Role }, claim?: (userId: number) => void): Promise<UserView> {
+  async create(input: { username: string; password: string; teamspaceId: number; role: Role; invitationId?: number }): Promise<UserView> {
     const username = checkUsername(input.username);
-    if (this.store.users.byUsername(username)) throw new ApiError('conflict', `A user named "${username}" already exists.`);
+    if (await this.store.users.byUsername(username)) throw new ApiError('conflict', `A user named "${username}" already exists.`);
     const passwordHash = await hashPassword(input.password);
-    return this.store.db.transaction(() => {
-      // Checked again inside the transaction: the hash took time, another request may have taken the name.
-      if (this.store.users.byUsername(username)) throw new ApiError('conflict', `A user named "${username}" already exists.`);
-      const memberId = this.members.add(input.teamspaceId, this.freeMemberName(input.teamspaceId, username), input.role);
-      const id = this.store.users.insert({ memberId, username, passwordHash, ssoIssuer: null, ssoSubject: null, now: this.now() });
-      claim?.(id);
-      return this.get(id);
-    })();
+    // Checked again in the transaction: the hash took time, another request may have taken the name.
+    const id = await this.store.membership.createUser({
+      ...this.newMember(input.teamspaceId, input.role),
+      username,
+      memberName: username,
+      passwordHash,
+      sso: null,
+      ...(input.invitationId !== undefined ? { invitationId: input.invitationId } : {}),
+    });
+    return this.get(id);
+  }
+
+  private newMember(teamspaceId: number, role: Role) {
+    return { teamspaceId, role, email: null, maxSeats: this.members.maxSeats(), now: this.now() };
   }
 
   /** Whether a user name is taken (an invitation that names one checks it when it is made). */
-  exists(username: string): boolean {
-    return this.store.users.byUsername(username.trim().toLowerCase()) !== null;
+  async exists(username: string): Promise<boolean> {
+    return (await this.store.users.byUsername(username.trim().toLowerCase())) !== null;
   }
 
   /** The user whose password this is, or null; as slow for an unknown name as for a wrong password. */
   async checkPassword(username: string, password: string): Promise<UserMemberRow | null> {
-    const u = this.store.users.byUsername(username.trim().toLowerCase());
+    const u = await this.store.users.byUsername(username.trim().toLowerCase());
     const ok = await verifyPassword(password, u?.password_hash ?? DUMMY_HASH);
     return ok && u && usable(u) ? u : null;
   }
@@ -98,29 +99,19 @@ export class UserService {
    * The SSO user for (issuer, subject), created at the first sign-in and moved to the mapped
    * teamspace and role at each later one (the identity provider's groups are the truth).
    */
-  provision(input: { issuer: string; subject: string; username: string; teamspaceId: number; role: Role }): UserMemberRow {
-    return this.store.db.transaction(() => {
-      const known = this.store.users.bySubject(input.issuer, input.subject);
-      if (known) {
-        if (known.teamspace_id !== input.teamspaceId) {
-          const memberId = this.members.add(input.teamspaceId, this.freeMemberName(input.teamspaceId, known.username), input.role);
-          this.store.users.relink(known.id, memberId);
-          this.members.remove(known.member_id);
-        } else if (known.role !== input.role) {
-          this.members.setRole(known.member_id, input.role);
-        }
-        return this.store.users.byId(known.id)!;
-      }
-      const username = this.freeUsername(input.username);
-      const memberId = this.members.add(input.teamspaceId, this.freeMemberName(input.teamspaceId, username), input.role);
-      const id = this.store.users.insert({ memberId, username, passwordHash: null, ssoIssuer: input.issuer, ssoSubject: input.subject, now: this.now() });
-      return this.store.users.byId(id)!;
-    })();
+  provision(input: { issuer: string; subject: string; username: string; teamspaceId: number; role: Role }): Promise<UserMemberRow> {
+    return this.store.membership.provisionSsoUser({
+      ...this.newMember(input.teamspaceId, input.role),
+      username: input.username,
+      memberName: input.username,
+      passwordHash: null,
+      sso: { issuer: input.issuer, subject: input.subject },
+    });
   }
 
   /** The stored row (with its member) of a user. */
-  principalRow(id: number): UserMemberRow {
-    const u = this.store.users.byId(id);
+  async principalRow(id: number): Promise<UserMemberRow> {
+    const u = await this.store.users.byId(id);
     if (!u) throw new ApiError('not_found', `No user with id ${id}.`);
     return u;
   }
@@ -130,13 +121,13 @@ export class UserService {
     return usable(u);
   }
 
-  signedIn(id: number): void {
-    this.store.users.signedIn(id, this.now());
+  async signedIn(id: number): Promise<void> {
+    await this.store.users.signedIn(id, this.now());
   }
 
-  setDisabled(id: number, disabled: boolean): UserView {
-    this.get(id);
-    this.store.users.setDisabled(id, disabled ? this.now() : null);
+  async setDisabled(id: number, disabled: boolean): Promise<UserView> {
+    await this.get(id);
+    await this.store.users.setDisabled(id, disabled ? this.now() : null);
     return this.get(id);
   }
 
@@ -148,9 +139,9 @@ export class UserService {
    * The one place every entry point changes a password through, so none can forget the sessions.
    */
   async setPassword(id: number, password: string, keepSessionId: string | null = null): Promise<UserView> {
-    const u = this.get(id);
+    const u = await this.get(id);
     if (u.kind !== 'local') throw new ApiError('conflict', `${u.username} signs in through single sign-on and has no password here.`);
-    this.store.users.setPassword(id, await hashPassword(password), keepSessionId === null ? null : sessionIdHash(keepSessionId));
+    await this.store.users.setPassword(id, await hashPassword(password), keepSessionId === null ? null : sessionIdHash(keepSessionId));
     return u;
   }
 
@@ -160,11 +151,11 @@ export class UserService {
   }
 
   /** A one-time link token for creating the first owner (printed at first start), or null when users exist or one was made. */
-  newSetupToken(): string | null {
-    if (this.store.users.count() > 0 || this.store.users.setupTokenCount() > 0) return null;
+  async newSetupToken(): Promise<string | null> {
+    if ((await this.store.users.count()) > 0 || (await this.store.users.setupTokenCount()) > 0) return null;
     const token = crypto.randomBytes(24).toString('base64url');
     const now = Date.now();
-    this.store.users.insertSetupToken(hash(token), new Date(now).toISOString(), new Date(now + SETUP_TTL_MS).toISOString());
+    await this.store.users.insertSetupToken(hash(token), new Date(now).toISOString(), new Date(now + SETUP_TTL_MS).toISOString());
     return token;
   }
 
@@ -172,34 +163,16 @@ export class UserService {
   async completeSetup(token: string, input: { username: string; password: string }, defaultTeamspaceId: number): Promise<UserView> {
     const username = checkUsername(input.username);
     const passwordHash = await hashPassword(input.password);
-    return this.store.db.transaction(() => {
-      if (!this.store.users.useSetupToken(hash(token), this.now()))
-        throw new ApiError('forbidden', 'This setup link is invalid, expired or was already used; create users with `stacks users create` on the server.');
-      if (this.store.users.byUsername(username)) throw new ApiError('conflict', `A user named "${username}" already exists.`);
-      const memberId = this.members.add(defaultTeamspaceId, this.freeMemberName(defaultTeamspaceId, username), 'owner');
-      const id = this.store.users.insert({ memberId, username, passwordHash, ssoIssuer: null, ssoSubject: null, now: this.now() });
-      return this.get(id);
-    })();
-  }
-
-  private freeUsername(wanted: string): string {
-    const base =
-      wanted
-        .toLowerCase()
-        .replace(/[^a-z0-9._@-]+/g, '-')
-        .replace(/^[^a-z0-9]+/, '')
-        .slice(0, 56) || 'user';
-    for (let i = 1; ; i++) {
-      const name = i === 1 ? base : `${base}-${i}`;
-      if (!this.store.users.byUsername(name)) return name;
-    }
-  }
-
-  private freeMemberName(teamspaceId: number, wanted: string): string {
-    for (let i = 1; ; i++) {
-      const name = i === 1 ? wanted : `${wanted}-${i}`;
-      if (!this.store.accounts.memberByName(teamspaceId, name)) return name;
-    }
+    // The token is used up with the user's creation, in one store transaction.
+    const id = await this.store.membership.createUser({
+      ...this.newMember(defaultTeamspaceId, 'owner'),
+      username,
+      memberName: username,
+      passwordHash,
+      sso: null,
+      setupTokenHash: hash(token),
+    });
+    return this.get(id);
   }
 }
 

@@ -28,7 +28,8 @@ export function startBackupSchedule(backups: Pick<BackupService, 'create'>, expr
 export function auditScheduledBackup(audit: Pick<AuditLog, 'record'>): (r: BackupResult | Error) => void {
   return (r) => {
     const detail = r instanceof Error ? { trigger: 'schedule', error: r.message } : { trigger: 'schedule', file: r.file, bytes: r.bytes };
-    audit.record({
+    // AuditLog.record never rejects: a failed write goes to its own error handler.
+    void audit.record({
       actor: operatorActor(),
       action: 'backupCreate',
       target: r instanceof Error ? null : r.file,

@@ -19,7 +19,7 @@ const BATCH = 256;
 export function registerReembedJob(
   jobs: Pick<JobQueue, 'register' | 'enqueue'>,
   deps: { store: Pick<Store, 'vectors' | 'snippets'>; embedder: Embedder | null },
-  onCompleted: (versionIds: number[]) => void = () => {},
+  onCompleted: (versionIds: number[]) => Promise<void> | void = () => {},
 ): void {
   jobs.register<{ embedder?: string }>(
     REEMBED_KIND,
@@ -38,9 +38,9 @@ export function registerReembedJob(
         },
         'embedding finished',
       );
-      onCompleted(completed);
+      await onCompleted(completed);
       // An import or crawl waits: it goes first, this job's rest after it.
-      if (yielded) jobs.enqueue(REEMBED_KIND, { embedder: embedder.id });
+      if (yielded) await jobs.enqueue(REEMBED_KIND, { embedder: embedder.id });
     },
     // Work nobody waits for: taken when no import or crawl is queued, and it gives way to one.
     { background: true },
@@ -55,7 +55,11 @@ export function registerReembedJob(
 export async function fillVectors(
   store: Pick<Store, 'vectors' | 'snippets'>,
   embedder: Embedder,
-  hooks: { checkCancelled?: () => void; progress?: (p: { embedder: string; done: number; total: number }) => void; shouldYield?: () => boolean } = {},
+  hooks: {
+    checkCancelled?: () => void;
+    progress?: (p: { embedder: string; done: number; total: number }) => void;
+    shouldYield?: () => Promise<boolean> | boolean;
+  } = {},
 ): Promise<{ done: number; completed: number[]; yielded: boolean }> {
   const total = store.vectors.missingCount();
   let done = 0;
@@ -75,7 +79,7 @@ export async function fillVectors(
     const last = batch[batch.length - 1]!.versionId;
     for (const versionId of new Set(batch.map((b) => b.versionId))) if (versionId !== last && store.vectors.markComplete(versionId)) completed.push(versionId);
     hooks.progress?.({ embedder: embedder.id, done, total: Math.max(total, done) });
-    if (hooks.shouldYield?.()) return { done, completed, yielded: true };
+    if (await hooks.shouldYield?.()) return { done, completed, yielded: true };
   }
   // The version the last batch ended in, and versions committed after their last snippets were embedded.
   completed.push(...store.vectors.markAllComplete());
@@ -87,21 +91,19 @@ export async function fillVectors(
  * table was recreated, and when the last re-embed did not finish (failed or cancelled), so an
  * unreachable embedding endpoint does not leave snippets without vectors for good.
  */
-export function scheduleReembed(
-  deps: { jobs: Pick<JobQueue, 'list' | 'enqueue'>; embedder: Embedder | null; log: Logger },
+export async function scheduleReembed(
+  deps: { jobs: Pick<JobQueue, 'enqueueUnless'>; embedder: Embedder | null; log: Logger },
   reason: 'embedder changed' | 'previous run unfinished' | 'new version' | 'snippets without vectors',
-): number | null {
+): Promise<number | null> {
   const { jobs, embedder, log } = deps;
   if (!embedder) return null;
-  const active = [...jobs.list({ kind: REEMBED_KIND, state: 'queued', limit: 1 }), ...jobs.list({ kind: REEMBED_KIND, state: 'running', limit: 1 })];
-  if (active.length > 0) return active[0]!.id;
-  const { id } = jobs.enqueue(REEMBED_KIND, { embedder: embedder.id });
-  log.info({ jobId: id, embedder: embedder.id, reason }, 're-embedding queued');
-  return id;
+  const queued = await jobs.enqueueUnless(REEMBED_KIND, { embedder: embedder.id }, {}, { kinds: [REEMBED_KIND] });
+  if (queued.created) log.info({ jobId: queued.id, embedder: embedder.id, reason }, 're-embedding queued');
+  return queued.id;
 }
 
 /** True when the most recent re-embed job ended without filling the table. */
-export function lastReembedUnfinished(jobs: Pick<JobQueue, 'list'>): boolean {
-  const [last] = jobs.list({ kind: REEMBED_KIND, limit: 1 });
+export async function lastReembedUnfinished(jobs: Pick<JobQueue, 'list'>): Promise<boolean> {
+  const [last] = await jobs.list({ kind: REEMBED_KIND, limit: 1 });
   return last !== undefined && (last.state === 'failed' || last.state === 'cancelled');
 }

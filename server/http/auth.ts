@@ -34,12 +34,13 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * carries its CSRF token (X-CSRF-Token) and comes from this origin.
  */
 export function resolvePrincipal(d: PrincipalDeps) {
-  return (req: Request, res: Response, next: NextFunction) => {
+  return async (req: Request, res: Response, next: NextFunction) => {
     const key = presentedKey(req);
     if (key !== null) {
-      const principal = d.keys.verify(key);
+      const principal = await d.keys.verify(key);
       if (!principal) {
-        d.audit.refusedAuth(req.ip ?? null, 'invalid or revoked API key');
+        // Never rejects (AuditLog reports its own write errors); the refusal does not wait for it.
+        void d.audit.refusedAuth(req.ip ?? null, 'invalid or revoked API key');
         return next(new ApiError('invalid_api_key', 'The API key is invalid or has been revoked.'));
       }
       res.locals.principal = principal;
@@ -48,7 +49,7 @@ export function resolvePrincipal(d: PrincipalDeps) {
     const cookies = (req.signedCookies ?? {}) as Record<string, unknown>;
     const id = cookies[SESSION_COOKIE];
     if (typeof id !== 'string') return next();
-    const session = d.sessions.resolve(id);
+    const session = await d.sessions.resolve(id);
     if (!session) {
       res.clearCookie(SESSION_COOKIE, { path: '/' });
       return next();

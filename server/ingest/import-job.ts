@@ -11,13 +11,7 @@ const BATCH = 2000;
 
 /** Background task: sweeps abandoned uploads and staged files at start and hourly. */
 export function importSweepTask(importer: Pick<ImportService, 'sweep'>, log: Logger): () => void {
-  const run = () => {
-    try {
-      importer.sweep();
-    } catch (err) {
-      log.warn({ err: (err as Error).message }, 'import sweep failed');
-    }
-  };
+  const run = () => void importer.sweep().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'import sweep failed'));
   run();
   const timer = setInterval(run, 3600_000);
   timer.unref();

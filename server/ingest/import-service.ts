@@ -10,7 +10,8 @@ import type { JobQueue } from '../jobs/queue.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { BundleHeader } from './bundle.ts';
 import { parseLibraryId, type LibraryVisibility } from '../../lib/model.ts';
-import { discardStaged, stageBundle, type StagedBundle } from './import-parse.ts';
+import { discardStaged, stageBundle, type StagedBundle, type StagedLibrary } from './import-parse.ts';
+import type { QueueDecision, QueueView } from '../store/jobs.ts';
 import { isZipFile, stageZip } from './import-zip.ts';
 
 export const IMPORT_JOB = 'import';
@@ -126,64 +127,58 @@ export class ImportService {
   }
 
   /**
-   * Decides per library (skip or queue) and queues the jobs in one transaction, so that two
-   * uploads of the same library cannot both pass the "already exists" check.
+   * Decides per library (skip or queue) and queues the jobs in one store transaction
+   * (JobQueue.enqueueEach), so that two uploads of the same library cannot both pass the
+   * "already exists" check.
    */
-  queue(staged: StagedBundle, options: ImportOptions = {}): ImportResult {
+  async queue(staged: StagedBundle, options: ImportOptions = {}): Promise<ImportResult> {
     const force = options.force ?? staged.force ?? false;
     const result: ImportResult = { message: '', queued: [], skipped: [], jobs: [] };
     const unused = new Set(staged.libraries);
+    const seen = new Map<string, string>();
+    // The ID as the caller wrote it (with its own tag), or the ID plus the bundle's `version`.
+    const shownOf = (lib: StagedLibrary) => {
+      const ownTag = parseLibraryId(lib.project)?.tag;
+      return ownTag ? lib.project.trim().replace(/\/$/, '') : lib.tag ? `${lib.libraryId}/${lib.tag}` : lib.libraryId;
+    };
+    const decide = (lib: StagedLibrary, view: QueueView): QueueDecision => {
+      const key = `${lib.libraryId}\u0000${lib.tag}`;
+      const what = lib.tag ? `${lib.libraryId} version ${lib.tag}` : lib.libraryId;
+      const first = seen.get(key);
+      if (first) return { skip: `${lib.label}: duplicate of ${first} in the same upload (${what}); only the first is imported` };
+      seen.set(key, lib.label);
+      const refused = (options.who ? ownerConflict(view.library, options.who) : null) ?? options.refuse?.(lib.header) ?? null;
+      if (refused) return { skip: refused };
+      if (!force) {
+        if (view.served) return { skip: `${what} already exists; import with force=true to replace it` };
+        if (view.pending.some((j) => (j.payload as Partial<ImportJobPayload>).tag === lib.tag))
+          return { skip: `an import of ${what} is already queued or running; import with force=true to queue another` };
+      }
+      const payload: ImportJobPayload = {
+        file: path.relative(this.config.dataDir, lib.file),
+        project: lib.project,
+        libraryId: lib.libraryId,
+        tag: lib.tag,
+        force,
+        header: lib.header,
+        snippets: lib.snippets,
+        ...(options.who ? { teamspaceId: options.who.teamspaceId, visibility: options.who.visibility } : {}),
+      };
+      return { kind: IMPORT_JOB, payload, libraryId: lib.libraryId, memberId: options.who?.memberId ?? null, teamspaceId: options.who?.teamspaceId ?? null };
+    };
     try {
-      this.store.db.transaction(() => {
-        const seen = new Map<string, string>();
-        for (const lib of staged.libraries) {
-          const key = `${lib.libraryId}\u0000${lib.tag}`;
-          // The ID as the caller wrote it (with its own tag), or the ID plus the bundle's `version`.
-          const ownTag = parseLibraryId(lib.project)?.tag;
-          const shown = ownTag ? lib.project.trim().replace(/\/$/, '') : lib.tag ? `${lib.libraryId}/${lib.tag}` : lib.libraryId;
-          const what = lib.tag ? `${lib.libraryId} version ${lib.tag}` : lib.libraryId;
-          const first = seen.get(key);
-          if (first) {
-            result.skipped.push({ project: shown, reason: `${lib.label}: duplicate of ${first} in the same upload (${what}); only the first is imported` });
-            continue;
-          }
-          seen.set(key, lib.label);
-          const refused = (options.who ? ownerConflict(this.store.libraries.get(lib.libraryId), options.who) : null) ?? options.refuse?.(lib.header) ?? null;
-          if (refused) {
-            result.skipped.push({ project: shown, reason: refused });
-            continue;
-          }
-          if (!force) {
-            if (this.store.libraries.currentVersion(lib.libraryId, lib.tag)) {
-              result.skipped.push({ project: shown, reason: `${what} already exists; import with force=true to replace it` });
-              continue;
-            }
-            const pending = this.store.jobs.active(IMPORT_JOB, lib.libraryId).some((j) => (j.payload as Partial<ImportJobPayload>).tag === lib.tag);
-            if (pending) {
-              result.skipped.push({ project: shown, reason: `an import of ${what} is already queued or running; import with force=true to queue another` });
-              continue;
-            }
-          }
-          const payload: ImportJobPayload = {
-            file: path.relative(this.config.dataDir, lib.file),
-            project: lib.project,
-            libraryId: lib.libraryId,
-            tag: lib.tag,
-            force,
-            header: lib.header,
-            snippets: lib.snippets,
-            ...(options.who ? { teamspaceId: options.who.teamspaceId, visibility: options.who.visibility } : {}),
-          };
-          const job = this.jobs.enqueue(IMPORT_JOB, payload, {
-            libraryId: lib.libraryId,
-            memberId: options.who?.memberId ?? null,
-            teamspaceId: options.who?.teamspaceId ?? null,
-          });
-          unused.delete(lib);
-          result.queued.push(shown);
-          result.jobs.push({ project: shown, libraryId: lib.libraryId, tag: lib.tag, jobId: job.id, position: job.position, snippets: lib.snippets });
+      const outcomes = await this.jobs.enqueueEach(staged.libraries, (lib) => ({ kind: IMPORT_JOB, libraryId: lib.libraryId, tag: lib.tag }), decide);
+      staged.libraries.forEach((lib, i) => {
+        const o = outcomes[i]!;
+        const shown = shownOf(lib);
+        if ('skip' in o) {
+          result.skipped.push({ project: shown, reason: o.skip });
+          return;
         }
-      })();
+        unused.delete(lib);
+        result.queued.push(shown);
+        result.jobs.push({ project: shown, libraryId: lib.libraryId, tag: lib.tag, jobId: o.id, position: o.position, snippets: lib.snippets });
+      });
     } catch (err) {
       discardStaged(staged.libraries);
       throw err;
@@ -203,7 +198,7 @@ export class ImportService {
    * files that no queued or running import job refers to (a job cancelled while queued, a crash
    * between staging and queueing). Young staged files are kept: a request may be about to queue them.
    */
-  sweep(now = Date.now(), maxUploadAgeMs = 6 * 3600_000, maxStagedAgeMs = 3600_000): number {
+  async sweep(now = Date.now(), maxUploadAgeMs = 6 * 3600_000, maxStagedAgeMs = 3600_000): Promise<number> {
     let removed = 0;
     const old = (file: string, age: number) => {
       try {
@@ -224,7 +219,7 @@ export class ImportService {
     if (fs.existsSync(this.stagedDir)) {
       const active = new Set<string>();
       for (const state of ['queued', 'running'] as const) {
-        for (const j of this.store.jobs.list({ kind: IMPORT_JOB, state, limit: 1_000_000 }))
+        for (const j of await this.store.jobs.list({ kind: IMPORT_JOB, state, limit: 1_000_000 }))
           active.add(path.resolve(this.config.dataDir, String((j.payload as Partial<ImportJobPayload>).file)));
       }
       for (const name of fs.readdirSync(this.stagedDir)) {

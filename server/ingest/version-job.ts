@@ -51,11 +51,11 @@ export interface VersionJob {
    */
   dynamicIndex?: boolean;
   /** The error when nothing at all was stored (the served version stays); without it an empty version is committed. */
-  nothingIndexed?(): Error;
+  nothingIndexed?(): Error | Promise<Error>;
   /** Metadata known only at the end (a crawled site's name), written with the swap. */
   finalMeta?(): LibraryMeta;
   /** Runs right after the swap: state a source keeps beside the version. */
-  afterCommit?(totals: BuildTotals): void;
+  afterCommit?(totals: BuildTotals): Promise<void> | void;
   /** Removes the job's staged input when the job ends (done, failed, cancelled), never at a shutdown. */
   cleanup?(): Promise<void> | void;
 }
@@ -122,13 +122,13 @@ export async function runVersionJob<P>(deps: VersionJobDeps, ctx: JobContext<P>,
     };
     await job.produce(sink);
     checkCancelled();
-    if (build.snippetCount === 0 && job.nothingIndexed) throw job.nothingIndexed();
+    if (build.snippetCount === 0 && job.nothingIndexed) throw await job.nothingIndexed();
     const dynamicSnippets = partition?.snippetCount ?? 0;
     const committed = build.commit(job.finalMeta?.(), partition && dynamicSnippets > 0 ? partition : null);
     if (partition && dynamicSnippets === 0) partition.abort();
     const totals: BuildTotals = { ...committed, versionId: build.versionId, dynamicSnippets };
     ended = true;
-    job.afterCommit?.(totals);
+    await job.afterCommit?.(totals);
     ctx.progress({ snippets: totals.snippets, ...last, phase: 'done', stored: totals.snippets, tokens: totals.tokens });
     return totals;
   } catch (err) {

@@ -168,7 +168,7 @@ export class VersionBuild {
     for (const id of retired) this.store.libraries.deleteVersion(id);
     // Embedded while written (or copied with their vectors): searches use the vectors at once.
     if (this.embedder) for (const id of source ? [this.versionId, source.versionId] : [this.versionId]) this.store.vectors.markComplete(id);
-    this.onCommit?.(this.versionId, meta.id);
+    void this.onCommit?.(this.versionId, meta.id);
     return { snippets: this.count, tokens: this.tokens };
   }
 
@@ -181,7 +181,8 @@ export class VersionBuild {
 }
 
 /** Called after a version was swapped in (the composition root queues learning its ranking model). */
-export type CommitHook = (versionId: number, libraryId: string) => void;
+/** Told of each version swapped in (queues its follow-up jobs); it handles its own failures. */
+export type CommitHook = (versionId: number, libraryId: string) => Promise<void> | void;
 
 /** Creates builds; the one place where snippets enter the store. */
 export class LibraryWriter {

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/index.ts';
+import type { JobGuard, QueueDecision, QueueView } from '../store/jobs.ts';
 import type { Job } from '../../lib/model.ts';
 import type { Logger } from '../log.ts';
 import { ApiError } from '../../lib/errors.ts';
@@ -9,12 +10,15 @@ export interface JobContext<P> {
   job: Job<P>;
   /** Aborted when the job is cancelled or the server shuts down. */
   signal: AbortSignal;
-  /** Records progress on the job row (shown by GET /api/jobs/:id and `stacks jobs show`). */
+  /** Records progress on the job row (shown by GET /api/jobs/:id and `stacks jobs show`); written in order, in the background, before the job ends. */
   progress(progress: Record<string, unknown>): void;
-  /** Throws JobCancelled when the job was cancelled, here or from another process (the CLI on the same data dir), or the server is stopping. */
+  /**
+   * Throws JobCancelled when the job was cancelled, here or from another process (the CLI on the
+   * same data dir; noticed by the queue's tick, within TICK_MS), or the server is stopping.
+   */
   checkCancelled(): void;
   /** True when a job somebody waits for (not of a background kind) is queued: a long background job stops at a safe point and queues itself again. */
-  othersWaiting(): boolean;
+  othersWaiting(): Promise<boolean>;
   log: Logger;
 }
 
@@ -31,6 +35,8 @@ export class JobCancelled extends Error {
 /** Queues alive in this process, so that a restarted in-process queue can tell its predecessor is gone. */
 const liveInstances = new Set<string>();
 const HEARTBEAT_MS = 5_000;
+/** How often the queue looks for work, and for cancels requested by another process. */
+const TICK_MS = 500;
 /** A job whose owner has not beaten for this long is taken as orphaned (its process hung or died elsewhere). */
 const STALE_MS = 60_000;
 
@@ -68,6 +74,10 @@ export class JobQueue {
   private readonly owner = `${os.hostname()}:${process.pid}:${this.instance}`;
   private lastBeat = 0;
   private readonly listeners: JobListener[] = [];
+  /** The claim loop under way (one at a time, or two loops could claim past `concurrency`), and whether to run it again. */
+  private kicking: Promise<void> | null = null;
+  private kickAgain = false;
+  private ticking = false;
 
   constructor(
     private readonly store: Store,
@@ -92,43 +102,83 @@ export class JobQueue {
   }
 
   /** Place of a queued job in the order jobs are taken (null when it is not queued). */
-  position(id: number): number | null {
+  position(id: number): Promise<number | null> {
     return this.store.jobs.position(id, this.background);
   }
 
   /** `teamspaceId`: the teamspace the job belongs to (default: its member's, else its private library's). */
-  enqueue<P>(
+  async enqueue<P>(
     kind: string,
     payload: P,
     options: { libraryId?: string | null; memberId?: number | null; teamspaceId?: number | null } = {},
-  ): { id: number; position: number | null } {
-    const id = this.store.jobs.insert(kind, payload, options.libraryId ?? null, options.memberId ?? null, this.now(), options.teamspaceId ?? null);
-    const startsNow = !this.stopped && this.running.size < this.concurrency && this.handlers.has(kind) && this.store.jobs.counts().queued === 1;
-    const position = startsNow ? null : this.position(id);
-    this.kick();
-    return { id, position };
+  ): Promise<{ id: number; position: number | null }> {
+    const id = await this.store.jobs.insert(kind, payload, options.libraryId ?? null, options.memberId ?? null, this.now(), options.teamspaceId ?? null);
+    return { id, position: await this.queued(kind, id) };
   }
 
-  get(id: number): Job {
-    const job = this.store.jobs.get(id);
+  /**
+   * enqueue() unless a job of the library matches `guard` (JobStore.insertUnless: checked and
+   * queued atomically); `created` false names that job instead.
+   */
+  async enqueueUnless<P>(
+    kind: string,
+    payload: P,
+    options: { libraryId?: string | null; memberId?: number | null; teamspaceId?: number | null },
+    guard: JobGuard,
+  ): Promise<{ id: number; position: number | null; created: boolean }> {
+    const r = await this.store.jobs.insertUnless(
+      kind,
+      payload,
+      options.libraryId ?? null,
+      options.memberId ?? null,
+      this.now(),
+      options.teamspaceId ?? null,
+      guard,
+    );
+    return { ...r, position: r.created ? await this.queued(kind, r.id) : await this.position(r.id) };
+  }
+
+  /** Several jobs decided and queued in one transaction (JobStore.queueEach), with their positions. */
+  async enqueueEach<T>(
+    entries: readonly T[],
+    keyOf: (entry: T) => { kind: string; libraryId: string; tag: string },
+    decide: (entry: T, view: QueueView) => QueueDecision,
+  ): Promise<({ id: number; position: number | null } | { skip: string })[]> {
+    const outcomes = await this.store.jobs.queueEach(entries, keyOf, decide, this.now());
+    const out: ({ id: number; position: number | null } | { skip: string })[] = [];
+    for (const o of outcomes) out.push('skip' in o ? o : { id: o.id, position: await this.position(o.id) });
+    this.kick();
+    return out;
+  }
+
+  /** A job just queued: its position (null when it starts at once), and the worker loop woken. */
+  private async queued(kind: string, id: number): Promise<number | null> {
+    const startsNow = !this.stopped && this.running.size < this.concurrency && this.handlers.has(kind) && (await this.store.jobs.counts()).queued === 1;
+    const position = startsNow ? null : await this.position(id);
+    this.kick();
+    return position;
+  }
+
+  async get(id: number): Promise<Job> {
+    const job = await this.store.jobs.get(id);
     if (!job) throw new ApiError('job_not_found', `No job with id ${id}.`);
     return job;
   }
 
-  list(filter: Parameters<Store['jobs']['list']>[0] = {}): Job[] {
+  list(filter: Parameters<Store['jobs']['list']>[0] = {}): Promise<Job[]> {
     return this.store.jobs.list(filter);
   }
 
   /** Queues a finished job's input again as a new job (same kind, payload, library, member and teamspace). */
-  rerun(id: number): { id: number; position: number | null } {
-    const job = this.get(id);
+  async rerun(id: number): Promise<{ id: number; position: number | null }> {
+    const job = await this.get(id);
     return this.enqueue(job.kind, job.payload, { libraryId: job.libraryId, memberId: job.memberId, teamspaceId: job.teamspaceId });
   }
 
-  cancel(id: number): Job {
-    const job = this.get(id);
+  async cancel(id: number): Promise<Job> {
+    const job = await this.get(id);
     if (job.state === 'queued' || job.state === 'running') {
-      this.store.jobs.requestCancel(id, this.now());
+      await this.store.jobs.requestCancel(id, this.now());
       this.running.get(id)?.controller.abort(new JobCancelled('cancelled'));
     }
     return this.get(id);
@@ -139,10 +189,11 @@ export class JobQueue {
     if (!this.stopped) return;
     this.stopped = false;
     liveInstances.add(this.instance);
-    this.recoverOrphans();
-    this.timer = setInterval(() => this.tick(), 500);
+    this.lastBeat = 0;
+    this.timer = setInterval(() => void this.tick(), TICK_MS);
     this.timer.unref();
-    this.kick();
+    // The first tick recovers the jobs of processes that are gone, then claims.
+    void this.tick();
   }
 
   /** Stops taking jobs and aborts running ones; they go back to the queue and resume on the next start. */
@@ -150,17 +201,19 @@ export class JobQueue {
     if (this.stopped) return;
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    // A claim under way ends first: the job it takes is then running here, and queued again below.
+    await this.kicking;
     const interrupted = [...this.running.keys()];
     for (const r of this.running.values()) r.controller.abort(new Error('shutdown'));
     await Promise.allSettled([...this.running.values()].map((r) => r.promise));
-    this.store.jobs.requeue(interrupted, this.now());
+    await this.store.jobs.requeue(interrupted, this.now());
     liveInstances.delete(this.instance);
   }
 
   /** Resolves when nothing is queued or running (for tests and the CLI). */
   async idle(): Promise<void> {
     for (;;) {
-      const c = this.store.jobs.counts();
+      const c = await this.store.jobs.counts();
       if (c.queued === 0 && c.running === 0 && this.running.size === 0) return;
       await new Promise<void>((resolve) => {
         this.idleWaiters.push(resolve);
@@ -169,32 +222,58 @@ export class JobQueue {
     }
   }
 
-  private tick(): void {
-    const nowMs = Date.now();
-    if (nowMs - this.lastBeat >= HEARTBEAT_MS) {
-      this.lastBeat = nowMs;
-      if (this.running.size > 0) this.store.jobs.heartbeat([...this.running.keys()], this.now());
-      this.recoverOrphans();
+  /** Heartbeat and orphans (every HEARTBEAT_MS), cancels from elsewhere, then claims; a tick still under way skips the next. */
+  private async tick(): Promise<void> {
+    if (this.ticking || this.stopped) return;
+    this.ticking = true;
+    try {
+      const nowMs = Date.now();
+      if (nowMs - this.lastBeat >= HEARTBEAT_MS) {
+        this.lastBeat = nowMs;
+        if (this.running.size > 0) await this.store.jobs.heartbeat([...this.running.keys()], this.now());
+        await this.recoverOrphans();
+      }
+      for (const id of await this.store.jobs.cancelRequested([...this.running.keys()])) this.running.get(id)?.controller.abort(new JobCancelled('cancelled'));
+    } catch (err) {
+      this.log.error({ err }, 'job queue: heartbeat or cancel check failed');
+    } finally {
+      this.ticking = false;
     }
     this.kick();
   }
 
   /** Queues again the running jobs whose process is gone (crashed or killed). */
-  private recoverOrphans(): void {
+  private async recoverOrphans(): Promise<void> {
     const nowMs = Date.now();
-    const orphans = this.store.jobs
-      .runningOwners()
+    const orphans = (await this.store.jobs.runningOwners())
       .filter((j) => j.owner !== this.owner && ownerIsGone(j.owner, j.heartbeatAt, nowMs))
       .map((j) => j.id);
     if (orphans.length === 0) return;
-    const requeued = this.store.jobs.requeue(orphans, this.now());
+    const requeued = await this.store.jobs.requeue(orphans, this.now());
     if (requeued > 0) this.log.info({ requeued, jobs: orphans }, 'jobs left running by a stopped process were queued again');
   }
 
+  /** Claims jobs up to `concurrency`; one claim loop at a time, run again when asked meanwhile. */
   private kick(): void {
     if (this.stopped) return;
-    while (this.running.size < this.concurrency) {
-      const job = this.store.jobs.claim([...this.handlers.keys()], this.owner, this.now(), this.background);
+    if (this.kicking) {
+      this.kickAgain = true;
+      return;
+    }
+    this.kicking = this.claimJobs()
+      .catch((err: unknown) => this.log.error({ err }, 'job queue: could not claim a job'))
+      .finally(() => {
+        this.kicking = null;
+        if (this.kickAgain) {
+          this.kickAgain = false;
+          this.kick();
+        }
+      });
+  }
+
+  private async claimJobs(): Promise<void> {
+    while (!this.stopped && this.running.size < this.concurrency) {
+      const job = await this.store.jobs.claim([...this.handlers.keys()], this.owner, this.now(), this.background);
       if (!job) break;
       this.run(job);
     }
@@ -204,6 +283,12 @@ export class JobQueue {
     const handler = this.handlers.get(job.kind) as JobHandler<unknown>;
     const controller = new AbortController();
     const log = this.log.child({ jobId: job.id, kind: job.kind });
+    // Progress is written in the order reported, and all of it before the job's end is.
+    let written: Promise<void> = Promise.resolve();
+    const progress = (p: Record<string, unknown>) => {
+      const at = this.now();
+      written = written.then(() => this.store.jobs.setProgress(job.id, p, at)).catch((err: unknown) => log.warn({ err }, 'job progress not written'));
+    };
     const promise = (async () => {
       const startedMs = performance.now();
       log.info({ attempt: job.attempts }, 'job started');
@@ -212,12 +297,13 @@ export class JobQueue {
         await handler({
           job,
           signal: controller.signal,
-          progress: (p) => this.store.jobs.setProgress(job.id, p, this.now()),
-          checkCancelled: cancelCheck(controller.signal, () => this.store.jobs.isCancelRequested(job.id)),
+          progress,
+          checkCancelled: () => throwIfCancelled(controller.signal),
           othersWaiting: () => this.store.jobs.queuedBesides(this.background),
           log,
         });
-        this.store.jobs.finish(job.id, 'succeeded', null, this.now());
+        await written;
+        await this.store.jobs.finish(job.id, 'succeeded', null, this.now());
         this.told(job.kind, 'succeeded', startedMs);
         log.info('job succeeded');
       } catch (err) {
@@ -226,9 +312,10 @@ export class JobQueue {
           this.told(job.kind, 'interrupted', startedMs);
           return;
         }
-        const cancelled = err instanceof JobCancelled || this.store.jobs.isCancelRequested(job.id);
+        const cancelled = err instanceof JobCancelled || (await this.store.jobs.isCancelRequested(job.id));
         const message = err instanceof Error ? err.message : String(err);
-        this.store.jobs.finish(
+        await written;
+        await this.store.jobs.finish(
           job.id,
           cancelled ? 'cancelled' : 'failed',
           cancelled ? 'cancelled' : message,
@@ -248,15 +335,7 @@ export class JobQueue {
   }
 }
 
-/** Throws JobCancelled when the signal was aborted; handlers call it between units of work. */
-/** A job's cancel check: its signal (a cancel in this process, a shutdown), then the job row (a cancel from another process). */
-export function cancelCheck(signal: AbortSignal, requestedElsewhere: () => boolean): () => void {
-  return () => {
-    throwIfCancelled(signal);
-    if (requestedElsewhere()) throw new JobCancelled('cancelled');
-  };
-}
-
+/** Throws JobCancelled when the signal was aborted (a cancel here or, through the queue's tick, from another process; a shutdown). */
 export function throwIfCancelled(signal: AbortSignal): void {
   if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new JobCancelled('cancelled');
 }

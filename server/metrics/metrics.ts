@@ -3,11 +3,11 @@ import client from 'prom-client';
 /** What the gauges read at each scrape (the composition root wires them to the store, the search pool and the caches). */
 export interface MetricsSources {
   /** Jobs by state (queued, running, succeeded, failed, cancelled). */
-  jobCounts(): Record<string, number>;
+  jobCounts(): Promise<Record<string, number>>;
   /** Bytes per database file (stacks.db, stacks.db-wal, usage.db, ...). */
   databaseBytes(): Record<string, number>;
   /** Served library versions and their snippets. */
-  catalog(): { libraries: number; versions: number; snippets: number };
+  catalog(): Promise<{ libraries: number; versions: number; snippets: number }>;
   /** Retrieval worker threads alive, and requests sent to them and not yet answered. */
   workers(): { live: number; inFlight: number };
   /** In-memory caches: entries held, lookups served from memory (hits) and read again (misses) since start. */
@@ -73,26 +73,27 @@ export class Metrics {
 
 /** Gauges (and counters kept elsewhere) whose values are read from the sources at each scrape. */
 function gauges(registers: client.Registry[], s: MetricsSources): void {
-  const gauge = (name: string, help: string, labelNames: string[], read: (g: client.Gauge<string>) => void) =>
+  // prom-client awaits a collect that returns a promise (the store's reads are asynchronous).
+  const gauge = (name: string, help: string, labelNames: string[], read: (g: client.Gauge<string>) => Promise<void> | void) =>
     new client.Gauge({
       name,
       help,
       labelNames,
       registers,
-      collect() {
+      async collect() {
         this.reset();
-        read(this);
+        await read(this);
       },
     });
-  gauge('stacks_jobs', 'Jobs in the durable queue by state (queued and running: the queue depth)', ['state'], (g) => {
-    for (const [state, n] of Object.entries(s.jobCounts())) g.set({ state }, n);
+  gauge('stacks_jobs', 'Jobs in the durable queue by state (queued and running: the queue depth)', ['state'], async (g) => {
+    for (const [state, n] of Object.entries(await s.jobCounts())) g.set({ state }, n);
   });
   gauge('stacks_database_bytes', 'Size of the database files', ['file'], (g) => {
     for (const [file, n] of Object.entries(s.databaseBytes())) g.set({ file }, n);
   });
-  gauge('stacks_libraries', 'Libraries with a served version', [], (g) => g.set(s.catalog().libraries));
-  gauge('stacks_library_versions', 'Served library versions (current documentation and tags)', [], (g) => g.set(s.catalog().versions));
-  gauge('stacks_snippets', 'Snippets in the served versions', [], (g) => g.set(s.catalog().snippets));
+  gauge('stacks_libraries', 'Libraries with a served version', [], async (g) => g.set((await s.catalog()).libraries));
+  gauge('stacks_library_versions', 'Served library versions (current documentation and tags)', [], async (g) => g.set((await s.catalog()).versions));
+  gauge('stacks_snippets', 'Snippets in the served versions', [], async (g) => g.set((await s.catalog()).snippets));
   gauge('stacks_retrieval_workers', 'Retrieval worker threads alive', [], (g) => g.set(s.workers().live));
   gauge('stacks_retrieval_in_flight', 'Retrieval requests sent to the workers and not yet answered', [], (g) => g.set(s.workers().inFlight));
   gauge('stacks_cache_entries', 'Entries held by an in-memory cache', ['cache'], (g) => {

@@ -40,11 +40,11 @@ export function binder(deps: BindDeps) {
         const principal = admit(deps, op.access, caller);
         out = await run(validate(op.input, raw), principal, caller, note);
       } catch (err) {
-        noteRefusal(deps, op, caller, raw, err, note);
+        await noteRefusal(deps, op, caller, raw, err, note);
         throw err;
       }
       if (audited(op) && deps.audit)
-        deps.audit.record({
+        await deps.audit.record({
           actor: actorOf(caller, note),
           action: op.id,
           target: targetOf(raw, out),
@@ -62,7 +62,8 @@ export function admitter(deps: BindDeps) {
     try {
       return admit(deps, op.access, caller);
     } catch (err) {
-      noteRefusal(deps, op, caller, undefined, err);
+      // Recording never fails (AuditLog reports its own errors); the refusal is thrown now, before an upload is read.
+      void noteRefusal(deps, op, caller, undefined, err);
       throw err;
     }
   };
@@ -81,13 +82,13 @@ function noteRefusal(
   raw: unknown,
   err: unknown,
   note: AuditNote = { teamspaceId: null },
-): void {
-  if (!deps.audit) return;
+): Promise<void> {
+  if (!deps.audit) return Promise.resolve();
   const code = err instanceof ApiError ? err.code : 'internal_error';
   if (code === 'invalid_api_key') return deps.audit.refusedAuth(ipOf(caller), `${op.id}: no valid API key`);
-  if (!audited(op)) return;
+  if (!audited(op)) return Promise.resolve();
   const refused = err instanceof ApiError && (err.status === 401 || err.status === 403);
-  deps.audit.record({
+  return deps.audit.record({
     actor: actorOf(caller, note),
     action: op.id,
     target: targetOf(raw, null),

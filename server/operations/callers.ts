@@ -6,7 +6,7 @@ import type { binder } from './bind.ts';
 
 export interface CallerOperationDeps extends AdmitDeps {
   /** The principal of an API key; null when it is unknown or revoked. */
-  verifyKey(key: string): Principal | null;
+  verifyKey(key: string): Promise<Principal | null>;
 }
 
 /**
@@ -16,8 +16,8 @@ export interface CallerOperationDeps extends AdmitDeps {
  */
 export function callerOperations(bind: ReturnType<typeof binder>, d: CallerOperationDeps) {
   return {
-    stdioCaller: bind(stdioCallerOperation, (i): Caller => {
-      const principal = i.apiKey ? d.verifyKey(i.apiKey) : null;
+    stdioCaller: bind(stdioCallerOperation, async (i): Promise<Caller> => {
+      const principal = i.apiKey ? await d.verifyKey(i.apiKey) : null;
       if (i.apiKey && !principal) throw new ApiError('invalid_api_key', 'The API key is invalid or has been revoked.');
       const caller = asKey(principal);
       try {

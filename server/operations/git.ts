@@ -41,9 +41,9 @@ export function gitOperations(bind: ReturnType<typeof binder>, d: GitOperationDe
         position: r.position,
       };
     }),
-    projectRefresh: bind(projectRefreshOperation, (i, p, caller) => {
-      const lib = d.libraries.refreshable(readerOf(p, caller), i.libraryId);
-      const r = d.git.refresh(lib, p?.memberId ?? null);
+    projectRefresh: bind(projectRefreshOperation, async (i, p, caller) => {
+      const lib = await d.libraries.refreshable(readerOf(p, caller), i.libraryId);
+      const r = await d.git.refresh(lib, p?.memberId ?? null);
       return {
         message: `Refresh of ${lib.id} queued (job ${r.jobId}); files whose blob did not change are reused.`,
         project: lib.id,
@@ -51,7 +51,9 @@ export function gitOperations(bind: ReturnType<typeof binder>, d: GitOperationDe
         position: r.position,
       };
     }),
-    gitHostsList: bind(gitHostsListOperation, (_i, p, caller) => ({ hosts: visibleOwners(p, caller, d).flatMap((o) => d.gitCredentials.list(o)) })),
+    gitHostsList: bind(gitHostsListOperation, async (_i, p, caller) => ({
+      hosts: (await Promise.all(visibleOwners(p, caller, d).map((o) => d.gitCredentials.list(o)))).flat(),
+    })),
     gitHostAdd: bind(gitHostAddOperation, (i, p, caller) => d.gitCredentials.add(ownerFor(i.scope, p, caller, d), i)),
     gitHostRemove: bind(gitHostRemoveOperation, (i, p, caller) => d.gitCredentials.remove(ownerFor(i.scope, p, caller, d), i.host)),
   };

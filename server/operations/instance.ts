@@ -9,7 +9,7 @@ import type { binder } from './bind.ts';
 export interface InstanceOperationDeps {
   publicUrl: PublicUrl;
   /** The first-run checklist of the principal's teamspace (server/system/getting-started.ts). */
-  checklist(p: Principal): Checklist;
+  checklist(p: Principal): Promise<Checklist>;
   defaultTeamspaceId(): number;
 }
 

@@ -38,9 +38,9 @@ export function invitationOperations(bind: ReturnType<typeof binder>, d: Invitat
         days: i.days,
       });
     }),
-    invitationsList: bind(invitationsListOperation, (_i, p) => ({ invitations: d.invitations.list(teamspaceOf(p)) })),
+    invitationsList: bind(invitationsListOperation, async (_i, p) => ({ invitations: await d.invitations.list(teamspaceOf(p)) })),
     invitationRevoke: bind(invitationRevokeOperation, (i, p) => d.invitations.revoke(teamspaceOf(p), i.id)),
-    invitationPreview: bind(invitationPreviewOperation, (i) => ({ ...d.invitations.preview(i.token), sso: d.ssoEnabled })),
+    invitationPreview: bind(invitationPreviewOperation, async (i) => ({ ...(await d.invitations.preview(i.token)), sso: d.ssoEnabled })),
     invitationAccept: bind(invitationAcceptOperation, (i, _p, caller) =>
       d.signIn.invitation(i.token, { username: i.username, password: i.password }, ipOf(caller)),
     ),

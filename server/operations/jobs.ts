@@ -28,7 +28,7 @@ const view = (job: Job, position: number | null) => jobView(job, position, retry
 export interface JobOperationDeps {
   jobs: Pick<JobQueue, 'list' | 'get' | 'cancel' | 'rerun'>;
   /** Place in the queue of a queued job (null otherwise). */
-  position(id: number): number | null;
+  position(id: number): Promise<number | null>;
 }
 
 /**
@@ -37,21 +37,28 @@ export interface JobOperationDeps {
  * The local CLI (no principal) sees every job.
  */
 export function jobOperations(bind: ReturnType<typeof binder>, d: JobOperationDeps) {
-  const visible = (id: number, p: Principal | null): Job => {
-    const job = d.jobs.get(id);
+  const visible = async (id: number, p: Principal | null): Promise<Job> => {
+    const job = await d.jobs.get(id);
     if (p && job.teamspaceId !== null && job.teamspaceId !== p.teamspaceId) throw new ApiError('job_not_found', `No job with id ${id}.`);
     return job;
   };
   return {
-    jobsList: bind(jobsListOperation, (i, p) => ({ jobs: d.jobs.list({ ...i, teamspaceId: p?.teamspaceId }).map((j) => view(j, d.position(j.id))) })),
-    jobGet: bind(jobGetOperation, (i, p) => view(visible(i.id, p), d.position(i.id))),
-    jobCancel: bind(jobCancelOperation, (i, p) => (visible(i.id, p), view(d.jobs.cancel(i.id), null))),
-    jobRetry: bind(jobRetryOperation, (i, p) => {
-      const job = visible(i.id, p);
+    jobsList: bind(jobsListOperation, async (i, p) => {
+      const jobs = [];
+      for (const j of await d.jobs.list({ ...i, teamspaceId: p?.teamspaceId })) jobs.push(view(j, await d.position(j.id)));
+      return { jobs };
+    }),
+    jobGet: bind(jobGetOperation, async (i, p) => view(await visible(i.id, p), await d.position(i.id))),
+    jobCancel: bind(jobCancelOperation, async (i, p) => {
+      await visible(i.id, p);
+      return view(await d.jobs.cancel(i.id), null);
+    }),
+    jobRetry: bind(jobRetryOperation, async (i, p) => {
+      const job = await visible(i.id, p);
       const refusal = retryRefusal(job);
       if (refusal) throw new ApiError('conflict', refusal);
-      const again = d.jobs.rerun(job.id);
-      return view(d.jobs.get(again.id), again.position);
+      const again = await d.jobs.rerun(job.id);
+      return view(await d.jobs.get(again.id), again.position);
     }),
   };
 }

@@ -13,12 +13,12 @@ export { signLicense } from '../license/license.ts';
 export interface SystemOperationDeps {
   license: Pick<LicenseService, 'install' | 'status'>;
   /** GET /api/health's report. */
-  health(): HealthReport;
+  health(): Promise<HealthReport>;
   /** Whether the database answers (GET /api/ready). */
-  databaseAnswers(): boolean;
-  systemReport(): SystemReport;
+  databaseAnswers(): Promise<boolean>;
+  systemReport(): Promise<SystemReport>;
   /** The figures of the principal's teamspace, as its members may see them. */
-  teamspaceReport(p: Principal): TeamspaceReport;
+  teamspaceReport(p: Principal): Promise<TeamspaceReport>;
   defaultTeamspaceId(): number;
 }
 
@@ -32,8 +32,8 @@ export function systemOperations(bind: ReturnType<typeof binder>, d: SystemOpera
   const licenseView = (st: ReturnType<LicenseService['status']>) => ({ state: st.state, message: st.message, signedBy: st.signedBy, license: st.license });
   return {
     health: bind(healthOperation, () => d.health()),
-    ready: bind(readyOperation, () => {
-      if (!d.databaseAnswers()) throw new ApiError('not_ready', 'The database does not answer.');
+    ready: bind(readyOperation, async () => {
+      if (!(await d.databaseAnswers())) throw new ApiError('not_ready', 'The database does not answer.');
       return { status: 'ready' as const };
     }),
     license: bind(licenseOperation, () => licenseView(d.license.status())),
@@ -42,6 +42,10 @@ export function systemOperations(bind: ReturnType<typeof binder>, d: SystemOpera
         throw new ApiError('forbidden', "The license is the whole instance's: an owner of the default teamspace installs it.");
       return licenseView(d.license.install(i.license));
     }),
-    system: bind(systemOperation, (_i, p, caller) => (p && !isInstanceOwner(caller, p, d.defaultTeamspaceId()) ? d.teamspaceReport(p) : d.systemReport())),
+    system: bind(
+      systemOperation,
+      async (_i, p, caller): Promise<SystemReport | TeamspaceReport> =>
+        p && !isInstanceOwner(caller, p, d.defaultTeamspaceId()) ? d.teamspaceReport(p) : d.systemReport(),
+    ),
   };
 }

@@ -146,7 +146,7 @@ export class StoreContextService implements ContextService {
     if (this.pool !== undefined) return this.pool;
     const { config, store } = this.deps;
     const size = searchWorkerCount(config);
-    const file = store.db.name;
+    const file = store.file;
     const lost = (err: Error) => this.deps.log.error({ err: err.message }, 'a retrieval worker stopped; its share of the searches runs in the request thread');
     this.pool = size > 0 && file && file !== ':memory:' && fs.existsSync(file) ? new RetrievalPool(file, size, workerVectorCacheBytes(config), lost) : null;
     return this.pool;
@@ -200,7 +200,7 @@ export class StoreContextService implements ContextService {
     const now = this.now();
     const week = isoWeek(now);
     const quota = this.deps.config.researchWeeklyQuota;
-    const taken = this.deps.store.research.take(member.memberId, week, quota);
+    const taken = await this.deps.store.research.take(member.memberId, week, quota);
     if (!taken.taken) {
       const reset = nextWeekStart(now);
       throw new ApiError('research_quota_exceeded', `The weekly research-mode quota of ${quota} requests is used up; it resets on ${reset.toISOString()}.`, {
@@ -228,7 +228,7 @@ export class StoreContextService implements ContextService {
         Object.assign(headers, { 'X-Stacks-Search-Status': 'partial', 'X-Stacks-Search-Reason': 'partialSearchFailure' });
       return { json: toContextJson(items, rules), text: renderText(items, { rules: flattenRules(rules) }), headers };
     } catch (err) {
-      this.deps.store.research.refund(member.memberId, week);
+      await this.deps.store.research.refund(member.memberId, week);
       throw err;
     }
   }

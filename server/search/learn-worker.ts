@@ -71,5 +71,5 @@ try {
 } catch (err) {
   post({ kind: 'failed', error: (err as Error).message });
 } finally {
-  store.db.close();
+  store.close();
 }

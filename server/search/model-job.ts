@@ -23,19 +23,22 @@ export interface SearchModelPayload {
 }
 
 /** Queues learning for a version unless a job for it is already queued or running (a running one left by a crash is queued again at start). */
-export function queueSearchModel(jobs: JobQueue, versionId: number, libraryId: string): number {
-  const pending = (['queued', 'running'] as const)
-    .flatMap((state) => jobs.list({ kind: SEARCH_MODEL_KIND, state, libraryId, limit: 100 }))
-    .find((j) => j.payload.versionId === versionId);
-  return pending ? pending.id : jobs.enqueue<SearchModelPayload>(SEARCH_MODEL_KIND, { versionId, libraryId }, { libraryId }).id;
+export async function queueSearchModel(jobs: Pick<JobQueue, 'enqueueUnless'>, versionId: number, libraryId: string): Promise<number> {
+  const queued = await jobs.enqueueUnless<SearchModelPayload>(
+    SEARCH_MODEL_KIND,
+    { versionId, libraryId },
+    { libraryId },
+    { kinds: [SEARCH_MODEL_KIND], limit: 200, match: (j) => j.payload.versionId === versionId },
+  );
+  return queued.id;
 }
 
 /** At start-up: queues every served version whose model is missing or of an older format (an upgrade, a crash before the job ran). */
-export function scheduleMissingModels(store: Store, jobs: JobQueue, log: Logger): number {
-  const missing = store.models.missing(MODEL_FORMAT);
+export async function scheduleMissingModels(store: Store, jobs: JobQueue, log: Logger): Promise<number> {
+  const missing = await store.models.missing(MODEL_FORMAT);
   for (const id of missing) {
-    const v = store.libraries.version(id);
-    if (v) queueSearchModel(jobs, id, v.libraryId);
+    const v = await store.libraries.version(id);
+    if (v) await queueSearchModel(jobs, id, v.libraryId);
   }
   if (missing.length) log.info({ versions: missing.length }, 'learning the ranking model of library versions that have none');
   return missing.length;
@@ -56,12 +59,12 @@ export function registerSearchModelJob(
         return;
       }
       const started = Date.now();
-      const file = s.store.db.name;
+      const file = s.store.file;
       const model =
         file && file !== ':memory:'
           ? await learnInWorker(file, s.embedder, versionId, signal, s.activity)
           : await learnModel(s.store, s.embedder, versionId, signal);
-      s.store.models.put(versionId, MODEL_FORMAT, JSON.stringify(model), new Date().toISOString());
+      await s.store.models.put(versionId, MODEL_FORMAT, JSON.stringify(model), new Date().toISOString());
       const report = { ...model.report, source: model.source, ms: Date.now() - started };
       progress(report);
       log.info({ versionId, libraryId: version.libraryId, ...report }, 'ranking model learned');

@@ -1,6 +1,6 @@
 import type { JobContext, JobQueue } from '../jobs/queue.ts';
 import type { Logger } from '../log.ts';
-import type { Library } from '../../lib/model.ts';
+import type { Job, Library } from '../../lib/model.ts';
 
 /**
  * Background indexing of a library version that a search asked for but the appliance does not
@@ -31,7 +31,7 @@ const norm = (s: string) => s.trim().replace(/^[vV]/, '').replace(/_/g, '.').toL
 /** What rule 8 needs of the Git source. */
 export interface VersionTags {
   /** Whether the library was added from a Git repository (nothing else can be fetched by version). */
-  isGit(libraryId: string): boolean;
+  isGit(libraryId: string): Promise<boolean>;
   /** The repository's tag that `version` names, or null; asks the remote. Throws when the remote cannot be asked. */
   tagFor(libraryId: string, version: string): Promise<string | null>;
 }
@@ -40,30 +40,36 @@ export interface VersionTags {
  * Queues a version-fetch job unless one for the same library and version is queued, running,
  * succeeded or failed within VERSION_FETCH_RETRY_MS. Returns the job id and whether it is new.
  */
-export function queueVersionFetch(
+export async function queueVersionFetch(
   jobs: JobQueue,
   library: Library,
   version: string,
   memberId: number | null,
   now = Date.now(),
-): { id: number; created: boolean } {
-  const known = recentJob(jobs, library.id, version, now);
-  if (known !== null) return { id: known, created: false };
+): Promise<{ id: number; created: boolean }> {
   const payload: VersionFetchPayload = { libraryId: library.id, version, repoUrl: library.docsRepoUrl ?? library.sourceUrl ?? null };
-  const { id } = jobs.enqueue(VERSION_FETCH_KIND, payload, { libraryId: library.id, memberId });
-  return { id, created: true };
+  // Checked and queued in one transaction: two searches asking at once queue one job.
+  const queued = await jobs.enqueueUnless(
+    VERSION_FETCH_KIND,
+    payload,
+    { libraryId: library.id, memberId },
+    { kinds: [VERSION_FETCH_KIND], states: ['queued', 'running', 'succeeded', 'failed', 'cancelled'], limit: 200, match: (job) => isRecent(job, version, now) },
+  );
+  return { id: queued.id, created: queued.created };
+}
+
+/** Whether a job is for this version and active or ended within VERSION_FETCH_RETRY_MS. */
+function isRecent(job: Job, version: string, now: number): boolean {
+  const p = job.payload as Partial<VersionFetchPayload>;
+  if (typeof p.version !== 'string' || norm(p.version) !== norm(version)) return false;
+  if (job.state === 'queued' || job.state === 'running') return true;
+  const finished = job.finishedAt ? Date.parse(job.finishedAt) : 0;
+  return (job.state === 'failed' || job.state === 'succeeded') && now - finished < VERSION_FETCH_RETRY_MS;
 }
 
 /** The id of a job for this version that is active or ended within VERSION_FETCH_RETRY_MS, else null. */
-function recentJob(jobs: Pick<JobQueue, 'list'>, libraryId: string, version: string, now: number): number | null {
-  for (const job of jobs.list({ kind: VERSION_FETCH_KIND, libraryId, limit: 200 })) {
-    const p = job.payload as Partial<VersionFetchPayload>;
-    if (typeof p.version !== 'string' || norm(p.version) !== norm(version)) continue;
-    if (job.state === 'queued' || job.state === 'running') return job.id;
-    const finished = job.finishedAt ? Date.parse(job.finishedAt) : 0;
-    if ((job.state === 'failed' || job.state === 'succeeded') && now - finished < VERSION_FETCH_RETRY_MS) return job.id;
-  }
-  return null;
+async function recentJob(jobs: Pick<JobQueue, 'list'>, libraryId: string, version: string, now: number): Promise<number | null> {
+  return (await jobs.list({ kind: VERSION_FETCH_KIND, libraryId, limit: 200 })).find((job) => isRecent(job, version, now))?.id ?? null;
 }
 
 export interface VersionRequestDeps {
@@ -88,11 +94,12 @@ export class VersionRequests {
   }
 
   request(library: Library, version: string, memberId: number | null): void {
-    if (!this.d.tags.isGit(library.id)) return;
     const key = `${library.id}\n${norm(version)}`;
     if (this.inFlight.has(key) || (this.noTag.get(key) ?? 0) > this.now()) return;
-    if (recentJob(this.d.jobs, library.id, version, this.now()) !== null) return;
-    const done = this.lookUp(library, version, memberId, key).finally(() => this.inFlight.delete(key));
+    // The search answers at once; the lookup (and any failure of it) is the background's.
+    const done = this.lookUp(library, version, memberId, key)
+      .catch((err: unknown) => this.d.log.warn({ libraryId: library.id, version, err: (err as Error).message }, 'search: version lookup failed'))
+      .finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, done);
   }
 
@@ -103,6 +110,8 @@ export class VersionRequests {
 
   private async lookUp(library: Library, version: string, memberId: number | null, key: string): Promise<void> {
     const { log } = this.d;
+    if (!(await this.d.tags.isGit(library.id))) return;
+    if ((await recentJob(this.d.jobs, library.id, version, this.now())) !== null) return;
     let tag: string | null;
     try {
       tag = await this.d.tags.tagFor(library.id, version);
@@ -118,7 +127,7 @@ export class VersionRequests {
       return;
     }
     try {
-      const job = queueVersionFetch(this.d.jobs, library, version, memberId, this.now());
+      const job = await queueVersionFetch(this.d.jobs, library, version, memberId, this.now());
       if (job.created) log.info({ libraryId: library.id, version, tag, jobId: job.id }, 'search: queued indexing of a missing version');
     } catch (err) {
       log.warn({ err: (err as Error).message }, 'search: could not queue a version fetch');

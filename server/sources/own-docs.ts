@@ -66,15 +66,9 @@ export function registerOwnDocsJob(jobs: Pick<JobQueue, 'register'>, deps: Versi
 }
 
 /** Queues the indexing when the library is missing or older than the documentation on disk (after an upgrade). */
-export function queueOwnDocs(s: {
-  jobs: Pick<JobQueue, 'enqueue'>;
-  store: VersionJobDeps['store'] & { jobs: { active(kind: string, libraryId: string): unknown[] } };
-  rootDir: string;
-  log: Logger;
-}): void {
-  const indexed = s.store.libraries.get(OWN_DOCS_ID);
-  if (indexed?.branch === ownDocs(s.rootDir).revision && s.store.libraries.currentVersion(OWN_DOCS_ID, '')) return;
-  if (s.store.jobs.active(OWN_DOCS_KIND, OWN_DOCS_ID).length) return;
-  s.jobs.enqueue(OWN_DOCS_KIND, {}, { libraryId: OWN_DOCS_ID });
-  s.log.info({ libraryId: OWN_DOCS_ID }, "indexing the instance's own documentation");
+export async function queueOwnDocs(s: { jobs: Pick<JobQueue, 'enqueueUnless'>; store: VersionJobDeps['store']; rootDir: string; log: Logger }): Promise<void> {
+  const indexed = await s.store.libraries.get(OWN_DOCS_ID);
+  if (indexed?.branch === ownDocs(s.rootDir).revision && (await s.store.libraries.currentVersion(OWN_DOCS_ID, ''))) return;
+  const queued = await s.jobs.enqueueUnless(OWN_DOCS_KIND, {}, { libraryId: OWN_DOCS_ID }, { kinds: [OWN_DOCS_KIND] });
+  if (queued.created) s.log.info({ libraryId: OWN_DOCS_ID }, "indexing the instance's own documentation");
 }

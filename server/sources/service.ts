@@ -45,6 +45,9 @@ export interface SourceServiceDeps {
   log: Logger;
 }
 
+const beingIndexed = (libraryId: string, jobId: number) =>
+  new ApiError('conflict', `${libraryId} is already being indexed (job ${jobId}); wait for it to finish.`);
+
 export class SourceService {
   readonly stagingRoot: string;
 
@@ -230,7 +233,7 @@ export class SourceService {
     }
     const title = input.projectTitle?.trim() || input.collectionName?.trim() || stripExt(path.posix.basename(names[0]!));
     const libraryId = `/files/${titleSlug(input.collectionName?.trim() || title)}`;
-    this.assertNew(libraryId, input.force, principal);
+    await this.assertNew(libraryId, input.force, principal);
     const payload: FilesPayload = {
       libraryId,
       title,
@@ -240,25 +243,37 @@ export class SourceService {
       visibility: principal.visibility,
       files,
     };
-    const { id } = this.deps.jobs.enqueue(JOB_KINDS.files, payload, { libraryId, memberId: principal.memberId, teamspaceId: principal.teamspaceId });
+    const id = await this.queueIdle(JOB_KINDS.files, payload, libraryId, principal);
     return { libraryName: libraryId, message: `${files.length} document${files.length === 1 ? '' : 's'} queued for indexing as ${libraryId}.`, jobId: id };
   }
 
   // ---------------------------------------------------------------- shared
 
   /** Same input twice without force is a 409; so is a library with the same ID still being built. */
-  private assertNew(libraryId: string, force: boolean, who: Submitter): void {
-    const taken = ownerConflict(this.deps.store.libraries.get(libraryId), who);
+  private async assertNew(libraryId: string, force: boolean, who: Submitter): Promise<void> {
+    const taken = ownerConflict(await this.deps.store.libraries.get(libraryId), who);
     if (taken) throw new ApiError('conflict', taken);
-    const active = Object.values(JOB_KINDS).flatMap((k) => this.deps.store.jobs.active(k, libraryId));
-    if (active.length) throw new ApiError('conflict', `${libraryId} is already being indexed (job ${active[0]!.id}); wait for it to finish.`);
+    const active = (await Promise.all(Object.values(JOB_KINDS).map((k) => this.deps.store.jobs.active(k, libraryId)))).flat();
+    if (active.length) throw beingIndexed(libraryId, active[0]!.id);
     if (force) return;
-    if (this.deps.store.libraries.currentVersion(libraryId, '')) {
+    if (await this.deps.store.libraries.currentVersion(libraryId, '')) {
       throw new ApiError('conflict', `Library ${libraryId} already exists. Send force=true to index it again and replace it.`);
     }
   }
 
-  private enqueueStaged<P>(
+  /** Queues the job unless one for the library is queued or running (checked as it is queued: another request may have queued one since assertNew). */
+  private async queueIdle<P>(kind: string, payload: P, libraryId: string, principal: Submitter): Promise<number> {
+    const queued = await this.deps.jobs.enqueueUnless(
+      kind,
+      payload,
+      { libraryId, memberId: principal.memberId, teamspaceId: principal.teamspaceId },
+      { kinds: Object.values(JOB_KINDS) },
+    );
+    if (!queued.created) throw beingIndexed(libraryId, queued.id);
+    return queued.id;
+  }
+
+  private async enqueueStaged<P>(
     kind: string,
     libraryId: string,
     force: boolean,
@@ -266,13 +281,13 @@ export class SourceService {
     payload: (stagedDir: string, stagedFile: string) => P,
     principal: Submitter,
     message: string,
-  ): SubmissionResult {
-    this.assertNew(libraryId, force, principal);
+  ): Promise<SubmissionResult> {
+    await this.assertNew(libraryId, force, principal);
     const dir = this.newStagingDir();
     try {
       const file = path.join(dir, 'input.txt');
       fs.writeFileSync(file, text);
-      const { id } = this.deps.jobs.enqueue(kind, payload(dir, file), { libraryId, memberId: principal.memberId, teamspaceId: principal.teamspaceId });
+      const id = await this.queueIdle(kind, payload(dir, file), libraryId, principal);
       return { libraryName: libraryId, message, jobId: id };
     } catch (err) {
       this.removeStaging(dir);
@@ -284,12 +299,12 @@ export class SourceService {
    * Removes staged folders no queued or running job refers to (left by a job cancelled before it
    * started, or by a crash during a request), once they are older than maxAgeMs.
    */
-  sweepStaging(maxAgeMs = 60 * 60_000): number {
+  async sweepStaging(maxAgeMs = 60 * 60_000): Promise<number> {
     if (!fs.existsSync(this.stagingRoot)) return 0;
     const referenced = new Set<string>();
     for (const state of ['queued', 'running'] as const) {
       for (const kind of Object.values(JOB_KINDS)) {
-        for (const job of this.deps.store.jobs.list({ state, kind, limit: 100_000 })) {
+        for (const job of await this.deps.store.jobs.list({ state, kind, limit: 100_000 })) {
           const dir = (job.payload as { stagedDir?: unknown }).stagedDir;
           if (typeof dir === 'string') referenced.add(path.resolve(dir));
         }
@@ -308,8 +323,8 @@ export class SourceService {
   }
 
   /** Registers the three job kinds (and sweeps abandoned staged input at startup). */
-  register(jobs: JobQueue): void {
-    this.sweepStaging();
+  async register(jobs: JobQueue): Promise<void> {
+    await this.sweepStaging();
     registerIndexers(jobs, {
       store: this.deps.store,
       writer: this.deps.writer,

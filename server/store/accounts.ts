@@ -47,71 +47,71 @@ export interface KeyPrincipalRow {
 export class AccountStore {
   constructor(private readonly db: Db) {}
 
-  teamspaceCount(): number {
+  async teamspaceCount(): Promise<number> {
     return (this.db.prepare('SELECT count(*) AS n FROM teamspaces').get() as { n: number }).n;
   }
 
-  createTeamspace(name: string, plan: TeamspaceRow['plan'], now: string): number {
+  async createTeamspace(name: string, plan: TeamspaceRow['plan'], now: string): Promise<number> {
     return Number(this.db.prepare('INSERT INTO teamspaces (name, plan, created_at) VALUES (?, ?, ?)').run(name, plan, now).lastInsertRowid);
   }
 
-  teamspace(id: number): TeamspaceRow | null {
+  async teamspace(id: number): Promise<TeamspaceRow | null> {
     return (this.db.prepare('SELECT * FROM teamspaces WHERE id = ?').get(id) as TeamspaceRow | undefined) ?? null;
   }
 
-  teamspaceByName(name: string): TeamspaceRow | null {
+  async teamspaceByName(name: string): Promise<TeamspaceRow | null> {
     return (this.db.prepare('SELECT * FROM teamspaces WHERE name = ?').get(name) as TeamspaceRow | undefined) ?? null;
   }
 
-  firstTeamspace(): TeamspaceRow | null {
+  async firstTeamspace(): Promise<TeamspaceRow | null> {
     return (this.db.prepare('SELECT * FROM teamspaces ORDER BY id LIMIT 1').get() as TeamspaceRow | undefined) ?? null;
   }
 
-  updateTeamspace(
+  async updateTeamspace(
     id: number,
     fields: Partial<Pick<TeamspaceRow, 'plan' | 'included_requests' | 'spending_limit_cents' | 'cents_per_extra_request' | 'policy_json'>>,
-  ): void {
+  ): Promise<void> {
     const keys = Object.keys(fields) as (keyof typeof fields)[];
     if (keys.length === 0) return;
     this.db.prepare(`UPDATE teamspaces SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`).run({ ...fields, id });
   }
 
-  createMember(teamspaceId: number, name: string, role: Role, email: string | null, now: string): number {
+  async createMember(teamspaceId: number, name: string, role: Role, email: string | null, now: string): Promise<number> {
     return Number(
       this.db.prepare('INSERT INTO members (teamspace_id, name, email, role, created_at) VALUES (?, ?, ?, ?, ?)').run(teamspaceId, name, email, role, now)
         .lastInsertRowid,
     );
   }
 
-  member(id: number): MemberRow | null {
+  async member(id: number): Promise<MemberRow | null> {
     return (this.db.prepare('SELECT * FROM members WHERE id = ?').get(id) as MemberRow | undefined) ?? null;
   }
 
-  memberByName(teamspaceId: number, name: string): MemberRow | null {
+  async memberByName(teamspaceId: number, name: string): Promise<MemberRow | null> {
     return (this.db.prepare('SELECT * FROM members WHERE teamspace_id = ? AND name = ?').get(teamspaceId, name) as MemberRow | undefined) ?? null;
   }
 
-  members(teamspaceId: number): MemberRow[] {
+  async members(teamspaceId: number): Promise<MemberRow[]> {
     return this.db.prepare('SELECT * FROM members WHERE teamspace_id = ? AND removed_at IS NULL ORDER BY id').all(teamspaceId) as MemberRow[];
   }
 
-  activeMemberCount(teamspaceId: number): number {
+  async activeMemberCount(teamspaceId: number): Promise<number> {
     return (this.db.prepare('SELECT count(*) AS n FROM members WHERE teamspace_id = ? AND removed_at IS NULL').get(teamspaceId) as { n: number }).n;
   }
 
-  setMemberRole(id: number, role: Role): void {
+  async setMemberRole(id: number, role: Role): Promise<void> {
     this.db.prepare('UPDATE members SET role = ? WHERE id = ?').run(role, id);
   }
 
   /** Removing a member revokes its keys in the same transaction. */
-  removeMember(id: number, now: string): void {
+  async removeMember(id: number, now: string): Promise<void> {
     this.db.transaction(() => {
       this.db.prepare('UPDATE members SET removed_at = ? WHERE id = ?').run(now, id);
       this.db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE member_id = ?').run(now, id);
     })();
   }
 
-  insertKey(memberId: number, name: string, prefix: string, hash: string, now: string, scope: KeyScope = 'all'): number {
+  async insertKey(memberId: number, name: string, prefix: string, hash: string, now: string, scope: KeyScope = 'all'): Promise<number> {
     return Number(
       this.db
         .prepare('INSERT INTO api_keys (member_id, name, prefix, hash, created_at, scope) VALUES (?, ?, ?, ?, ?, ?)')
@@ -119,7 +119,7 @@ export class AccountStore {
     );
   }
 
-  keys(): (KeyRow & { member_name: string; role: Role; teamspace_id: number })[] {
+  async keys(): Promise<(KeyRow & { member_name: string; role: Role; teamspace_id: number })[]> {
     return this.db
       .prepare(
         'SELECT k.*, m.name AS member_name, m.role AS role, m.teamspace_id AS teamspace_id FROM api_keys k JOIN members m ON m.id = k.member_id ORDER BY k.id',
@@ -127,15 +127,15 @@ export class AccountStore {
       .all() as (KeyRow & { member_name: string; role: Role; teamspace_id: number })[];
   }
 
-  key(id: number): KeyRow | null {
+  async key(id: number): Promise<KeyRow | null> {
     return (this.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined) ?? null;
   }
 
-  keyCount(): number {
+  async keyCount(): Promise<number> {
     return (this.db.prepare('SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL').get() as { n: number }).n;
   }
 
-  principalByHash(hash: string): KeyPrincipalRow | null {
+  async principalByHash(hash: string): Promise<KeyPrincipalRow | null> {
     return (
       (this.db
         .prepare(
@@ -147,11 +147,11 @@ export class AccountStore {
     );
   }
 
-  touchKey(id: number, now: string): void {
+  async touchKey(id: number, now: string): Promise<void> {
     this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(now, id);
   }
 
-  revokeKey(id: number, now: string): boolean {
+  async revokeKey(id: number, now: string): Promise<boolean> {
     return this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now, id).changes > 0;
   }
 }

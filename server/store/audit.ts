@@ -40,7 +40,11 @@ export interface AuditQuery {
 export class AuditStore {
   constructor(private readonly db: Db) {}
 
-  append(e: AuditInsert): number {
+  async append(e: AuditInsert): Promise<number> {
+    return this.insert(e);
+  }
+
+  private insert(e: AuditInsert): number {
     return Number(
       this.db
         .prepare(
@@ -52,10 +56,26 @@ export class AuditStore {
   }
 
   /**
-   * Counts one more occurrence into the entry of `action` from `sourceIp` started at or after
-   * `windowStart`; false when there is none (the caller appends one).
+   * Records one occurrence of an aggregated entry (a refused authentication), in one transaction:
+   * counted into the entry of `action` from `sourceIp` started at or after `windowStart`; when
+   * there is none and `perWindow` distinct entries exist since then, into the `overflowIp` entry;
+   * else appended as `e`. Check and write together, so concurrent refusals never add one too many.
    */
-  bump(action: string, sourceIp: string, windowStart: string, at: string): boolean {
+  async aggregate(e: AuditInsert & { source_ip: string }, windowStart: string, perWindow: number, overflowIp: string): Promise<void> {
+    this.db
+      .transaction(() => {
+        if (this.bump(e.action, e.source_ip, windowStart, e.at)) return;
+        let row = e;
+        if (this.countSince(e.action, windowStart) >= perWindow) {
+          if (this.bump(e.action, overflowIp, windowStart, e.at)) return;
+          row = { ...e, source_ip: overflowIp };
+        }
+        this.insert(row);
+      })
+      .immediate();
+  }
+
+  private bump(action: string, sourceIp: string, windowStart: string, at: string): boolean {
     return (
       this.db
         .prepare(
@@ -67,11 +87,11 @@ export class AuditStore {
   }
 
   /** Distinct entries of `action` written since `since` (to cap how many a flood may add). */
-  countSince(action: string, since: string): number {
+  private countSince(action: string, since: string): number {
     return (this.db.prepare('SELECT count(*) AS n FROM audit_log WHERE action = ? AND at >= ?').get(action, since) as { n: number }).n;
   }
 
-  list(q: AuditQuery): AuditRow[] {
+  async list(q: AuditQuery): Promise<AuditRow[]> {
     const where: string[] = [];
     const args: unknown[] = [];
     const add = (clause: string, value: unknown) => {
@@ -93,7 +113,7 @@ export class AuditStore {
   }
 
   /** Deletes entries whose last occurrence is older than `before`; returns how many. */
-  prune(before: string): number {
+  async prune(before: string): Promise<number> {
     return this.db.prepare('DELETE FROM audit_log WHERE last_at < ?').run(before).changes;
   }
 }

@@ -104,7 +104,7 @@ export class CrawlStore {
    * Adds a URL unless the job already has it or has reached maxPages (skipped entries do not count).
    * Returns true when the URL was added. Synchronous, so the check and the insert are one step.
    */
-  admit(jobId: number, urlKey: string, url: string, depth: number, via: string, maxPages: number, now: string): boolean {
+  async admit(jobId: number, urlKey: string, url: string, depth: number, via: string, maxPages: number, now: string): Promise<boolean> {
     return this.db.transaction(() => {
       const exists = this.db.prepare('SELECT 1 FROM crawl_frontier WHERE job_id = ? AND url_key = ?').get(jobId, urlKey);
       if (exists) return false;
@@ -118,18 +118,18 @@ export class CrawlStore {
   }
 
   /** Records a URL that was looked at and deliberately not crawled (robots.txt, noindex, out of scope after a redirect). */
-  recordSkipped(jobId: number, urlKey: string, url: string, depth: number, reason: string, now: string): void {
+  async recordSkipped(jobId: number, urlKey: string, url: string, depth: number, reason: string, now: string): Promise<void> {
     this.db
       .prepare("INSERT OR IGNORE INTO crawl_frontier (job_id, url_key, url, depth, via, state, error, updated_at) VALUES (?, ?, ?, ?, 'link', 'skipped', ?, ?)")
       .run(jobId, urlKey, url, depth, reason, now);
   }
 
-  has(jobId: number, urlKey: string): boolean {
+  async has(jobId: number, urlKey: string): Promise<boolean> {
     return this.db.prepare('SELECT 1 FROM crawl_frontier WHERE job_id = ? AND url_key = ?').get(jobId, urlKey) !== undefined;
   }
 
   /** Takes the next queued URL (shallowest first) and marks it processing. */
-  claim(jobId: number, now: string): FrontierEntry | null {
+  async claim(jobId: number, now: string): Promise<FrontierEntry | null> {
     return this.db.transaction(() => {
       const r = this.db.prepare("SELECT * FROM crawl_frontier WHERE job_id = ? AND state = 'queued' ORDER BY depth, id LIMIT 1").get(jobId) as
         | FrontierRow
@@ -144,7 +144,7 @@ export class CrawlStore {
    * Claims a content hash for a page: returns the URL of an earlier page of the same job with the
    * same main content (the page is then a duplicate), or null after recording the hash on this page.
    */
-  claimContentHash(entryId: number, jobId: number, hash: string): string | null {
+  async claimContentHash(entryId: number, jobId: number, hash: string): Promise<string | null> {
     return this.db.transaction(() => {
       const other = this.db
         .prepare("SELECT url FROM crawl_frontier WHERE job_id = ? AND content_hash = ? AND id != ? AND state IN ('processing','done','unchanged') LIMIT 1")
@@ -155,12 +155,12 @@ export class CrawlStore {
     })();
   }
 
-  finish(
+  async finish(
     entryId: number,
     state: FrontierState,
     fields: { httpStatus?: number | null; render?: string | null; snippets?: number; error?: string | null },
     now: string,
-  ): void {
+  ): Promise<void> {
     this.db
       .prepare(
         'UPDATE crawl_frontier SET state = ?, http_status = coalesce(?, http_status), render = coalesce(?, render), snippets = ?, error = ?, updated_at = ? WHERE id = ?',
@@ -169,13 +169,13 @@ export class CrawlStore {
   }
 
   /** After a restart: pages that were in flight are queued again (their snippets, if stored, are deduplicated by the build). */
-  requeueProcessing(jobId: number, now: string): number {
+  async requeueProcessing(jobId: number, now: string): Promise<number> {
     return this.db
       .prepare("UPDATE crawl_frontier SET state = 'queued', content_hash = NULL, updated_at = ? WHERE job_id = ? AND state = 'processing'")
       .run(now, jobId).changes;
   }
 
-  counts(jobId: number): Record<FrontierState, number> {
+  async counts(jobId: number): Promise<Record<FrontierState, number>> {
     const out: Record<FrontierState, number> = { queued: 0, processing: 0, done: 0, unchanged: 0, duplicate: 0, skipped: 0, failed: 0 };
     for (const r of this.db.prepare('SELECT state, count(*) AS n FROM crawl_frontier WHERE job_id = ? GROUP BY state').all(jobId) as {
       state: FrontierState;
@@ -186,7 +186,7 @@ export class CrawlStore {
     return out;
   }
 
-  entries(jobId: number, state?: FrontierState): FrontierEntry[] {
+  async entries(jobId: number, state?: FrontierState): Promise<FrontierEntry[]> {
     const rows = state
       ? this.db.prepare('SELECT * FROM crawl_frontier WHERE job_id = ? AND state = ? ORDER BY id').all(jobId, state)
       : this.db.prepare('SELECT * FROM crawl_frontier WHERE job_id = ? ORDER BY id').all(jobId);
@@ -194,14 +194,14 @@ export class CrawlStore {
   }
 
   /** Latest errors of a job, newest first. */
-  errors(jobId: number, limit: number): { url: string; error: string }[] {
+  async errors(jobId: number, limit: number): Promise<{ url: string; error: string }[]> {
     return this.db
       .prepare("SELECT url, error FROM crawl_frontier WHERE job_id = ? AND state = 'failed' AND error IS NOT NULL ORDER BY updated_at DESC, id DESC LIMIT ?")
       .all(jobId, limit) as { url: string; error: string }[];
   }
 
   /** Drops the frontiers of a library's earlier, finished crawl jobs (the latest stays for inspection). */
-  purgeFinishedFrontiers(libraryId: string, keepJobId: number): void {
+  async purgeFinishedFrontiers(libraryId: string, keepJobId: number): Promise<void> {
     this.db
       .prepare(
         `DELETE FROM crawl_frontier WHERE job_id != ? AND job_id IN (
@@ -212,7 +212,7 @@ export class CrawlStore {
 
   // ---- remembered pages --------------------------------------------------------------------
 
-  page(libraryId: string, url: string): StoredPage | null {
+  async page(libraryId: string, url: string): Promise<StoredPage | null> {
     const r = this.db.prepare('SELECT * FROM crawl_pages WHERE library_id = ? AND url = ?').get(libraryId, url) as PageRow | undefined;
     if (!r) return null;
     return {
@@ -228,7 +228,7 @@ export class CrawlStore {
     };
   }
 
-  savePage(libraryId: string, p: StoredPage): void {
+  async savePage(libraryId: string, p: StoredPage): Promise<void> {
     this.db
       .prepare(
         `INSERT INTO crawl_pages (library_id, url, etag, last_modified, content_hash, render, title, links_json, snippets_json, fetched_at)
@@ -240,7 +240,7 @@ export class CrawlStore {
   }
 
   /** Forgets pages a finished crawl no longer reached (removed from the site or now out of scope). */
-  prunePages(libraryId: string, jobId: number): number {
+  async prunePages(libraryId: string, jobId: number): Promise<number> {
     return this.db
       .prepare(
         `DELETE FROM crawl_pages WHERE library_id = ? AND url NOT IN (
@@ -249,23 +249,23 @@ export class CrawlStore {
       .run(libraryId, jobId).changes;
   }
 
-  pageCount(libraryId: string): number {
+  async pageCount(libraryId: string): Promise<number> {
     return (this.db.prepare('SELECT count(*) AS n FROM crawl_pages WHERE library_id = ?').get(libraryId) as { n: number }).n;
   }
 
   // ---- sites -------------------------------------------------------------------------------
 
-  site(libraryId: string): CrawlSite | null {
+  async site(libraryId: string): Promise<CrawlSite | null> {
     const r = this.db.prepare('SELECT * FROM crawl_sites WHERE library_id = ?').get(libraryId) as SiteRow | undefined;
     return r ? toSite(r) : null;
   }
 
-  sites(): CrawlSite[] {
+  async sites(): Promise<CrawlSite[]> {
     return (this.db.prepare('SELECT * FROM crawl_sites ORDER BY library_id').all() as SiteRow[]).map(toSite);
   }
 
   /** Creates or updates a site; a schedule of undefined keeps the stored one. */
-  saveSite(
+  async saveSite(
     s: {
       libraryId: string;
       startUrl: string;
@@ -276,7 +276,7 @@ export class CrawlStore {
       lastCrawledAt?: string | null;
     },
     now: string,
-  ): void {
+  ): Promise<void> {
     this.db
       .prepare(
         `INSERT INTO crawl_sites (library_id, start_url, options_json, schedule, site_title, last_job_id, last_crawled_at, created_at, updated_at)
@@ -299,7 +299,7 @@ export class CrawlStore {
       });
   }
 
-  setSchedule(libraryId: string, schedule: string | null, now: string): boolean {
+  async setSchedule(libraryId: string, schedule: string | null, now: string): Promise<boolean> {
     return this.db.prepare('UPDATE crawl_sites SET schedule = ?, updated_at = ? WHERE library_id = ?').run(schedule, now, libraryId).changes > 0;
   }
 }

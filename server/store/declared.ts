@@ -41,17 +41,17 @@ export const toRow = (r: Row): DeclaredRow => ({
 export class DeclaredStore {
   constructor(private readonly db: Db) {}
 
-  list(): DeclaredRow[] {
+  async list(): Promise<DeclaredRow[]> {
     return (this.db.prepare('SELECT * FROM declared_sources ORDER BY library_id').all() as Row[]).map(toRow);
   }
 
-  get(libraryId: string): DeclaredRow | null {
+  async get(libraryId: string): Promise<DeclaredRow | null> {
     const r = this.db.prepare('SELECT * FROM declared_sources WHERE library_id = ?').get(libraryId) as Row | undefined;
     return r ? toRow(r) : null;
   }
 
   /** Records an entry as applied; `created` is kept from the first time (an adopted library never becomes one the file created). */
-  put(row: Omit<DeclaredRow, 'createdAt' | 'updatedAt'>, now: string): void {
+  async put(row: Omit<DeclaredRow, 'createdAt' | 'updatedAt'>, now: string): Promise<void> {
     this.db
       .prepare(
         `INSERT INTO declared_sources (library_id, kind, spec_json, fingerprint, schedule, created, job_id, created_at, updated_at)
@@ -62,7 +62,7 @@ export class DeclaredStore {
       .run({ ...row, spec: JSON.stringify(row.spec), created: row.created ? 1 : 0, now });
   }
 
-  delete(libraryId: string): void {
+  async delete(libraryId: string): Promise<void> {
     this.db.prepare('DELETE FROM declared_sources WHERE library_id = ?').run(libraryId);
   }
 }

@@ -62,13 +62,13 @@ export class GitStore {
     this.stmt = statementCache(db);
   }
 
-  repo(libraryId: string): GitRepo | null {
+  async repo(libraryId: string): Promise<GitRepo | null> {
     const r = this.stmt('SELECT * FROM git_repos WHERE library_id = ?').get(libraryId) as RepoRow | undefined;
     return r ? toRepo(r) : null;
   }
 
   /** Records (or updates) a library's repository; the library row must exist. */
-  saveRepo(repo: Omit<GitRepo, 'updatedAt'>, now: string): void {
+  async saveRepo(repo: Omit<GitRepo, 'updatedAt'>, now: string): Promise<void> {
     this.stmt(
       `INSERT INTO git_repos (library_id, repo_url, host, branch, options_json, last_commit, last_job_id, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (library_id) DO UPDATE SET repo_url = excluded.repo_url, host = excluded.host, branch = excluded.branch, options_json = excluded.options_json,
@@ -77,7 +77,7 @@ export class GitStore {
   }
 
   /** The version a commit built, and the per-file blob hashes it indexed (one transaction with the swap is not needed: they describe a version row that dies with it). */
-  saveVersionFiles(info: GitVersionInfo, files: Map<string, string>): void {
+  async saveVersionFiles(info: GitVersionInfo, files: Map<string, string>): Promise<void> {
     this.db.transaction(() => {
       this.stmt('INSERT OR REPLACE INTO git_versions (version_id, ref, commit_sha, settings_hash) VALUES (?, ?, ?, ?)').run(
         info.versionId,
@@ -91,7 +91,7 @@ export class GitStore {
     })();
   }
 
-  versionInfo(versionId: number): GitVersionInfo | null {
+  async versionInfo(versionId: number): Promise<GitVersionInfo | null> {
     const r = this.stmt('SELECT version_id, ref, commit_sha, settings_hash FROM git_versions WHERE version_id = ?').get(versionId) as
       | { version_id: number; ref: string; commit_sha: string; settings_hash: string }
       | undefined;
@@ -99,7 +99,7 @@ export class GitStore {
   }
 
   /** path -> blob hash of the files a version indexed. */
-  files(versionId: number): Map<string, string> {
+  async files(versionId: number): Promise<Map<string, string>> {
     const rows = this.stmt('SELECT path, blob FROM git_files WHERE version_id = ?').all(versionId) as { path: string; blob: string }[];
     return new Map(rows.map((r) => [r.path, r.blob]));
   }
@@ -108,24 +108,24 @@ export class GitStore {
   // the instance is how the unique index git_hosts_owner_host is written, so lookups use it.
 
   /** The credentials one owner stores, by host. */
-  hosts(teamspaceId: number | null): GitHostRow[] {
+  async hosts(teamspaceId: number | null): Promise<GitHostRow[]> {
     return (this.stmt('SELECT * FROM git_hosts WHERE coalesce(teamspace_id, 0) = ? ORDER BY host').all(teamspaceId ?? 0) as HostRow[]).map(toHost);
   }
 
-  host(teamspaceId: number | null, host: string): GitHostRow | null {
+  async host(teamspaceId: number | null, host: string): Promise<GitHostRow | null> {
     const r = this.stmt('SELECT * FROM git_hosts WHERE coalesce(teamspace_id, 0) = ? AND host = ?').get(teamspaceId ?? 0, host) as HostRow | undefined;
     return r ? toHost(r) : null;
   }
 
   /** Stores or replaces one owner's credentials for a host; another owner's row for the same host is left alone. */
-  putHost(row: Omit<GitHostRow, 'createdAt' | 'updatedAt'>, now: string): void {
+  async putHost(row: Omit<GitHostRow, 'createdAt' | 'updatedAt'>, now: string): Promise<void> {
     this.stmt(
       `INSERT INTO git_hosts (teamspace_id, host, kind, username, secret_enc, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (coalesce(teamspace_id, 0), host) DO UPDATE SET kind = excluded.kind, username = excluded.username, secret_enc = excluded.secret_enc, updated_at = excluded.updated_at`,
     ).run(row.teamspaceId, row.host, row.kind, row.username, row.secretEnc, now, now);
   }
 
-  removeHost(teamspaceId: number | null, host: string): boolean {
+  async removeHost(teamspaceId: number | null, host: string): Promise<boolean> {
     return this.stmt('DELETE FROM git_hosts WHERE coalesce(teamspace_id, 0) = ? AND host = ?').run(teamspaceId ?? 0, host).changes > 0;
   }
 }

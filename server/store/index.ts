@@ -20,6 +20,8 @@ import { GitStore } from './git.ts';
 import { DeclaredStore } from './declared.ts';
 import { InvitationStore } from './invitations.ts';
 import { SettingsStore } from './settings.ts';
+import { TeamStore } from './teams.ts';
+import { MembershipStore } from './membership.ts';
 
 export type { Db };
 
@@ -39,7 +41,24 @@ export function holdsStacksDatabase(dataDir: string): boolean {
   }
 }
 
-/** All SQL of the appliance lives behind this object (one SQLite file per data dir). */
+/**
+ * All SQL of the appliance lives behind this object (one SQLite file per data dir).
+ *
+ * Asynchronous: what the services ask of the state (settings, audit, declared sources, research
+ * usage, git, crawl frontiers, jobs, accounts, users, invitations, membership, teams, storing a
+ * search model): every method returns a promise and is one atomic unit (one transaction when it
+ * writes several rows), so that a backend whose client is asynchronous (PostgreSQL) can implement
+ * the same methods. A SQLite transaction cannot span an await: whatever must be atomic is one
+ * method here, with a pure callback when a service decides inside it (JobStore.queueEach,
+ * TeamStore.countRequests).
+ *
+ * Synchronous, for now: the serving read surface the search pipeline runs inside one read
+ * snapshot (search.snapshot), on the retrieval workers and on the request thread (search, probe,
+ * the term index, snippet and model reads, library and version lookups; TeamPolicyReads behind the
+ * team cache), and the library write path (libraries, snippets, vectors, terms: LibraryWriter and
+ * the import and embed jobs). The search on PostgreSQL has its own design (tsvector, pgvector);
+ * the write path is the next step of this interface.
+ */
 export class Store {
   readonly libraries: LibraryStore;
   readonly snippets: SnippetStore;
@@ -58,6 +77,8 @@ export class Store {
   readonly declared: DeclaredStore;
   readonly invitations: InvitationStore;
   readonly settings: SettingsStore;
+  readonly membership: MembershipStore;
+  private teamStore: TeamStore | null = null;
 
   /**
    * `vectorCacheBytes`: memory for the vectors of recently searched versions on this connection (vector-chunks.ts); default none.
@@ -70,7 +91,7 @@ export class Store {
     this.libraries = new LibraryStore(db);
     this.snippets = new SnippetStore(db);
     this.vectors = new VectorStore(db);
-    this.jobs = new JobStore(db);
+    this.jobs = new JobStore(db, this.libraries);
     this.accounts = new AccountStore(db);
     this.crawl = new CrawlStore(db);
     this.probe = new SearchProbeStore(db);
@@ -82,16 +103,27 @@ export class Store {
     this.declared = new DeclaredStore(db);
     this.invitations = new InvitationStore(db);
     this.settings = new SettingsStore(db);
+    this.membership = new MembershipStore(db);
     this.terms = new TermStore(db);
     this.models = new SearchModelStore(db);
+  }
+
+  /** Made on first use: its statements read the usage tables, which a read-only (worker) connection does not attach. */
+  get teams(): TeamStore {
+    return (this.teamStore ??= new TeamStore(this.db));
   }
 
   static open(dataDir: string, options: { vectorCacheBytes?: number } = {}): Store {
     return new Store(openDb(path.join(dataDir, 'stacks.db')), options);
   }
 
+  /** The database file, for what opens its own read-only connection to it (the search workers, an export's snapshot); ':memory:' for an in-memory one. */
+  get file(): string {
+    return this.db.name;
+  }
+
   /** True when the database answers a query. */
-  ping(): boolean {
+  async ping(): Promise<boolean> {
     try {
       return (this.db.prepare('SELECT 1 AS ok').get() as { ok: number }).ok === 1;
     } catch {

@@ -23,7 +23,7 @@ const SELECT = `SELECT i.id, i.teamspace_id, t.name AS teamspace, i.role, i.user
 export class InvitationStore {
   constructor(private readonly db: Db) {}
 
-  insert(i: {
+  async insert(i: {
     teamspaceId: number;
     role: Role;
     username: string | null;
@@ -32,7 +32,7 @@ export class InvitationStore {
     invitedBy: string | null;
     now: string;
     expiresAt: string;
-  }): number {
+  }): Promise<number> {
     return Number(
       this.db
         .prepare(
@@ -42,20 +42,20 @@ export class InvitationStore {
     );
   }
 
-  byId(id: number): InvitationRow | null {
+  async byId(id: number): Promise<InvitationRow | null> {
     return (this.db.prepare(`${SELECT} WHERE i.id = ?`).get(id) as InvitationRow | undefined) ?? null;
   }
 
-  byTokenHash(hash: string): InvitationRow | null {
+  async byTokenHash(hash: string): Promise<InvitationRow | null> {
     return (this.db.prepare(`${SELECT} WHERE i.token_hash = ?`).get(hash) as InvitationRow | undefined) ?? null;
   }
 
   /** The teamspace's invitations, newest first. */
-  list(teamspaceId: number, limit = 200): InvitationRow[] {
+  async list(teamspaceId: number, limit = 200): Promise<InvitationRow[]> {
     return this.db.prepare(`${SELECT} WHERE i.teamspace_id = ? ORDER BY i.id DESC LIMIT ?`).all(teamspaceId, limit) as InvitationRow[];
   }
 
-  count(teamspaceId: number): number {
+  async count(teamspaceId: number): Promise<number> {
     return (this.db.prepare('SELECT count(*) AS n FROM invitations WHERE teamspace_id = ?').get(teamspaceId) as { n: number }).n;
   }
 
@@ -63,7 +63,7 @@ export class InvitationStore {
    * Marks an open invitation used by `userId`; false when it was used, revoked or expired meanwhile
    * (one statement: two people opening the same link cannot both get an account).
    */
-  use(id: number, userId: number, now: string): boolean {
+  async use(id: number, userId: number, now: string): Promise<boolean> {
     return (
       this.db
         .prepare('UPDATE invitations SET used_at = ?, user_id = ? WHERE id = ? AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ?')
@@ -72,7 +72,7 @@ export class InvitationStore {
   }
 
   /** Revokes an open invitation of the teamspace; false when there is none. */
-  revoke(id: number, teamspaceId: number, now: string): boolean {
+  async revoke(id: number, teamspaceId: number, now: string): Promise<boolean> {
     return (
       this.db
         .prepare('UPDATE invitations SET revoked_at = ? WHERE id = ? AND teamspace_id = ? AND used_at IS NULL AND revoked_at IS NULL')

@@ -8,7 +8,7 @@ export class ResearchUsageStore {
    * Counts one research request when the member is under the quota, atomically (one UPSERT with a
    * guard), so concurrent requests cannot overshoot. Returns the count after the call and whether it was taken.
    */
-  take(memberId: number, week: string, quota: number): { taken: boolean; used: number } {
+  async take(memberId: number, week: string, quota: number): Promise<{ taken: boolean; used: number }> {
     return this.db.transaction(() => {
       const info = this.db
         .prepare(
@@ -16,16 +16,20 @@ export class ResearchUsageStore {
            ON CONFLICT (member_id, week) DO UPDATE SET count = count + 1 WHERE count < ?`,
         )
         .run(memberId, week, quota, quota);
-      return { taken: info.changes > 0, used: this.used(memberId, week) };
+      return { taken: info.changes > 0, used: this.count(memberId, week) };
     })();
   }
 
   /** Gives a request back (the research pipeline failed before answering). */
-  refund(memberId: number, week: string): void {
+  async refund(memberId: number, week: string): Promise<void> {
     this.db.prepare('UPDATE research_usage SET count = max(count - 1, 0) WHERE member_id = ? AND week = ?').run(memberId, week);
   }
 
-  used(memberId: number, week: string): number {
+  async used(memberId: number, week: string): Promise<number> {
+    return this.count(memberId, week);
+  }
+
+  private count(memberId: number, week: string): number {
     const r = this.db.prepare('SELECT count FROM research_usage WHERE member_id = ? AND week = ?').get(memberId, week) as { count: number } | undefined;
     return r?.count ?? 0;
   }

@@ -32,12 +32,12 @@ export class SearchModelStore {
   }
 
   /** Stores a version's model in one statement: readers see the old one or the new one, never a mix. */
-  put(versionId: number, format: number, model: string, builtAt: string): void {
+  async put(versionId: number, format: number, model: string, builtAt: string): Promise<void> {
     this.putStmt.run(versionId, format, builtAt, model);
   }
 
   /** Served versions whose model is missing or of another format (to learn at start-up). */
-  missing(format: number): number[] {
+  async missing(format: number): Promise<number[]> {
     const rows = this.db
       .prepare(
         `SELECT v.id FROM library_versions v LEFT JOIN search_models m ON m.version_id = v.id

@@ -4,12 +4,12 @@ import type { Db } from './db.ts';
 export class SettingsStore {
   constructor(private readonly db: Db) {}
 
-  get(name: string): string | null {
+  async get(name: string): Promise<string | null> {
     return (this.db.prepare('SELECT value FROM instance_settings WHERE name = ?').get(name) as { value: string } | undefined)?.value ?? null;
   }
 
   /** Sets (or, with null, removes) a setting. */
-  set(name: string, value: string | null, now: string): void {
+  async set(name: string, value: string | null, now: string): Promise<void> {
     if (value === null) this.db.prepare('DELETE FROM instance_settings WHERE name = ?').run(name);
     else
       this.db

@@ -26,17 +26,63 @@ export interface MemberUsageRow {
 }
 
 /**
- * SQL of the teamspaces feature: policies, usage counters, rules, members beyond the basics
- * of AccountStore. Counter updates are single UPSERTs (`requests = requests + 1`) inside one
- * IMMEDIATE transaction per request, so concurrent writers (threads, processes) never lose one.
+ * What the search path reads of a teamspace on every candidate library, synchronously, through
+ * the in-memory TeamCache (server/teams/cache.ts): its row (policy), its rules, and SQLite's
+ * data_version, which tells the cache when another connection committed.
  */
-export class TeamStore {
+export class TeamPolicyReads {
   private readonly stmts;
 
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
     this.stmts = {
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
       teamspace: db.prepare('SELECT * FROM teamspaces WHERE id = ?'),
+      rulesFor: db.prepare("SELECT * FROM rules WHERE teamspace_id = ? OR kind = 'library_own' ORDER BY id"),
+    };
+  }
+
+  /** Changes when another connection (e.g. the CLI) commits; lets in-memory caches stay correct across processes. */
+  dataVersion(): number {
+    return this.stmts.dataVersion.get() as number;
+  }
+
+  teamspace(id: number): TeamspaceRow | null {
+    return (this.stmts.teamspace.get(id) as TeamspaceRow | undefined) ?? null;
+  }
+
+  /** Rules a teamspace sees: its global and team-library rules, and every library-owner rule. */
+  rulesFor(teamspaceId: number): RuleRow[] {
+    return this.stmts.rulesFor.all(teamspaceId) as RuleRow[];
+  }
+}
+
+/** One metered request: whose, and the decision over the counts read in its transaction. */
+export interface MeteredRequest {
+  memberId: number;
+  teamspaceId: number;
+}
+
+/**
+ * How a request is judged, inside the transaction that counts it: the teamspace, the member's
+ * requests this month, and (read only when asked) the teamspace's spend this month. It returns
+ * what to count (extra: beyond the plan; cents: its price) or throws the refusal; it must only
+ * look at what it is given.
+ */
+export type MeterDecision<R> = (teamspace: TeamspaceRow | null, used: number, spentCents: () => number) => { result: R; extra: boolean; cents: number };
+
+/**
+ * SQL of the teamspaces feature: policies, usage counters, rules, members beyond the basics
+ * of AccountStore. Counter updates are single UPSERTs (`requests = requests + 1`) inside one
+ * IMMEDIATE transaction per batch of requests (countRequests), so concurrent writers (threads,
+ * processes) never lose one and never both take the last included request.
+ */
+export class TeamStore {
+  private readonly stmts;
+  readonly policy: TeamPolicyReads;
+
+  constructor(private readonly db: Db) {
+    this.policy = new TeamPolicyReads(db);
+    this.stmts = {
       memberMonth: db.prepare('SELECT requests, extra_requests FROM usage_member_monthly WHERE member_id = ? AND month = ?'),
       teamMonth: db.prepare('SELECT requests, extra_requests, spend_cents FROM usage_teamspace_monthly WHERE teamspace_id = ? AND month = ?'),
       bumpDaily: db.prepare(
@@ -55,32 +101,62 @@ export class TeamStore {
     };
   }
 
-  /** Changes when another connection (e.g. the CLI) commits; lets in-memory caches stay correct across processes. */
-  dataVersion(): number {
-    return this.stmts.dataVersion.get() as number;
-  }
-
-  /** Runs fn in a BEGIN IMMEDIATE transaction: the read-decide-write of one request is atomic, also across processes. */
-  immediate<T>(fn: () => T): T {
+  private immediate<T>(fn: () => T): T {
     return this.db.transaction(fn).immediate();
   }
 
-  teamspace(id: number): TeamspaceRow | null {
-    return (this.stmts.teamspace.get(id) as TeamspaceRow | undefined) ?? null;
+  async teamspace(id: number): Promise<TeamspaceRow | null> {
+    return this.policy.teamspace(id);
+  }
+
+  /**
+   * Decides and counts requests in one IMMEDIATE transaction, each against the counts of those
+   * before it (in this call and in every committed one, also of other processes): per request
+   * its result, or the error `decide` threw (a refusal counts nothing; the others stand).
+   */
+  async countRequests<R>(requests: readonly MeteredRequest[], day: string, decide: MeterDecision<R>): Promise<({ ok: R } | { err: unknown })[]> {
+    const month = day.slice(0, 7);
+    return this.immediate(() =>
+      requests.map((q) => {
+        try {
+          const d = decide(
+            this.policy.teamspace(q.teamspaceId),
+            this.memberMonthRow(q.memberId, month).requests,
+            () => this.teamMonthRow(q.teamspaceId, month).spend_cents,
+          );
+          this.recordRow(q.memberId, q.teamspaceId, day, 1, d.extra ? 1 : 0, d.cents);
+          return { ok: d.result };
+        } catch (err) {
+          return { err };
+        }
+      }),
+    );
   }
 
   // ---- usage ----
 
-  memberMonth(memberId: number, month: string): { requests: number; extra_requests: number } {
+  async memberMonth(memberId: number, month: string): Promise<{ requests: number; extra_requests: number }> {
+    return this.memberMonthRow(memberId, month);
+  }
+
+  private memberMonthRow(memberId: number, month: string): { requests: number; extra_requests: number } {
     return (this.stmts.memberMonth.get(memberId, month) as { requests: number; extra_requests: number } | undefined) ?? { requests: 0, extra_requests: 0 };
   }
 
-  teamMonth(teamspaceId: number, month: string): MonthlyTeamRow {
+  async teamMonth(teamspaceId: number, month: string): Promise<MonthlyTeamRow> {
+    return this.teamMonthRow(teamspaceId, month);
+  }
+
+  private teamMonthRow(teamspaceId: number, month: string): MonthlyTeamRow {
     return (this.stmts.teamMonth.get(teamspaceId, month) as MonthlyTeamRow | undefined) ?? { requests: 0, extra_requests: 0, spend_cents: 0 };
   }
 
   /** Adds `count` requests (of which `extra` beyond the plan, costing `spendCents`) to the day and month counters. */
-  record(memberId: number, teamspaceId: number, day: string, count: number, extra: number, spendCents: number): void {
+  async record(memberId: number, teamspaceId: number, day: string, count: number, extra: number, spendCents: number): Promise<void> {
+    this.immediate(() => this.recordRow(memberId, teamspaceId, day, count, extra, spendCents));
+  }
+
+  private recordRow(memberId: number, teamspaceId: number, day: string, count: number, extra: number, spendCents: number): void {
     const month = day.slice(0, 7);
     this.stmts.bumpDaily.run(memberId, teamspaceId, day, count);
     this.stmts.bumpMemberMonth.run(memberId, month, teamspaceId, count, extra);
@@ -88,13 +164,13 @@ export class TeamStore {
   }
 
   /** Requests per day of a teamspace between two days (inclusive, YYYY-MM-DD); days without requests are absent. */
-  teamDaily(teamspaceId: number, fromDay: string, toDay: string): { day: string; requests: number }[] {
+  async teamDaily(teamspaceId: number, fromDay: string, toDay: string): Promise<{ day: string; requests: number }[]> {
     return this.db
       .prepare('SELECT day, sum(requests) AS requests FROM usage_daily WHERE teamspace_id = ? AND day >= ? AND day <= ? GROUP BY day ORDER BY day')
       .all(teamspaceId, fromDay, toDay) as { day: string; requests: number }[];
   }
 
-  memberDaily(memberId: number, fromDay: string, toDay: string): { day: string; requests: number }[] {
+  async memberDaily(memberId: number, fromDay: string, toDay: string): Promise<{ day: string; requests: number }[]> {
     return this.db
       .prepare('SELECT day, requests FROM usage_daily WHERE member_id = ? AND day >= ? AND day <= ? ORDER BY day')
       .all(memberId, fromDay, toDay) as { day: string; requests: number }[];
@@ -103,7 +179,7 @@ export class TeamStore {
   // ---- members ----
 
   /** The teamspace's synthetic member for anonymous callers, created on first use (atomically, also across processes). */
-  anonymousMember(teamspaceId: number, name: string, now: string): number {
+  async anonymousMember(teamspaceId: number, name: string, now: string): Promise<number> {
     return this.immediate(() => {
       const row = this.db.prepare('SELECT id FROM members WHERE teamspace_id = ? AND synthetic = 1 ORDER BY id LIMIT 1').get(teamspaceId) as
         | { id: number }
@@ -118,7 +194,7 @@ export class TeamStore {
   }
 
   /** Active people of a teamspace (no synthetic member). */
-  people(teamspaceId: number): (MemberRow & { key_count: number })[] {
+  async people(teamspaceId: number): Promise<(MemberRow & { key_count: number })[]> {
     return this.db
       .prepare(
         `SELECT m.*, (SELECT count(*) FROM api_keys k WHERE k.member_id = m.id AND k.revoked_at IS NULL) AS key_count
@@ -128,12 +204,12 @@ export class TeamStore {
   }
 
   /** Active people of the whole installation: the license's maxMembers counts seats across teamspaces. */
-  seatCount(): number {
+  async seatCount(): Promise<number> {
     return (this.db.prepare('SELECT count(*) AS n FROM members WHERE removed_at IS NULL AND synthetic = 0').get() as { n: number }).n;
   }
 
   /** Every teamspace with its number of active people, oldest (the default) first. */
-  teamspaces(): (TeamspaceRow & { people: number })[] {
+  async teamspaces(): Promise<(TeamspaceRow & { people: number })[]> {
     return this.db
       .prepare(
         'SELECT t.*, (SELECT count(*) FROM members m WHERE m.teamspace_id = t.id AND m.removed_at IS NULL AND m.synthetic = 0) AS people FROM teamspaces t ORDER BY t.id',
@@ -141,13 +217,13 @@ export class TeamStore {
       .all() as (TeamspaceRow & { people: number })[];
   }
 
-  peopleCount(teamspaceId: number): number {
+  async peopleCount(teamspaceId: number): Promise<number> {
     return (
       this.db.prepare('SELECT count(*) AS n FROM members WHERE teamspace_id = ? AND removed_at IS NULL AND synthetic = 0').get(teamspaceId) as { n: number }
     ).n;
   }
 
-  ownerCount(teamspaceId: number): number {
+  async ownerCount(teamspaceId: number): Promise<number> {
     return (
       this.db
         .prepare("SELECT count(*) AS n FROM members WHERE teamspace_id = ? AND removed_at IS NULL AND synthetic = 0 AND role = 'owner'")
@@ -155,18 +231,18 @@ export class TeamStore {
     ).n;
   }
 
-  isSynthetic(memberId: number): boolean {
+  async isSynthetic(memberId: number): Promise<boolean> {
     return ((this.db.prepare('SELECT synthetic FROM members WHERE id = ?').get(memberId) as { synthetic: number } | undefined)?.synthetic ?? 0) === 1;
   }
 
   /** A removed member's name is freed for reuse by renaming the old row. */
-  renameMember(id: number, name: string): void {
+  async renameMember(id: number, name: string): Promise<void> {
     this.db.prepare('UPDATE members SET name = ? WHERE id = ?').run(name, id);
   }
 
   // ---- rules ----
 
-  insertRule(kind: RuleKind, teamspaceId: number | null, libraryId: string | null, text: string, now: string): number {
+  async insertRule(kind: RuleKind, teamspaceId: number | null, libraryId: string | null, text: string, now: string): Promise<number> {
     return Number(
       this.db
         .prepare('INSERT INTO rules (kind, teamspace_id, library_id, text, created_at) VALUES (?, ?, ?, ?, ?)')
@@ -174,16 +250,16 @@ export class TeamStore {
     );
   }
 
-  rule(id: number): RuleRow | null {
+  async rule(id: number): Promise<RuleRow | null> {
     return (this.db.prepare('SELECT * FROM rules WHERE id = ?').get(id) as RuleRow | undefined) ?? null;
   }
 
-  deleteRule(id: number): boolean {
+  async deleteRule(id: number): Promise<boolean> {
     return this.db.prepare('DELETE FROM rules WHERE id = ?').run(id).changes > 0;
   }
 
   /** Rules a teamspace sees: its global and team-library rules, and every library-owner rule. */
-  rulesFor(teamspaceId: number): RuleRow[] {
-    return this.db.prepare("SELECT * FROM rules WHERE teamspace_id = ? OR kind = 'library_own' ORDER BY id").all(teamspaceId) as RuleRow[];
+  async rulesFor(teamspaceId: number): Promise<RuleRow[]> {
+    return this.policy.rulesFor(teamspaceId);
   }
 }

@@ -22,18 +22,25 @@ export interface UserMemberRow extends UserRow {
   member_removed_at: string | null;
 }
 
-const USER_SELECT = `SELECT u.*, m.name AS member_name, m.teamspace_id, t.name AS teamspace, m.role, m.removed_at AS member_removed_at
+export const USER_SELECT = `SELECT u.*, m.name AS member_name, m.teamspace_id, t.name AS teamspace, m.role, m.removed_at AS member_removed_at
   FROM users u JOIN members m ON m.id = u.member_id JOIN teamspaces t ON t.id = m.teamspace_id`;
 
 /** Users, their sessions (by id hash) and the one-time setup tokens. */
 export class UserStore {
   constructor(private readonly db: Db) {}
 
-  count(): number {
+  async count(): Promise<number> {
     return (this.db.prepare('SELECT count(*) AS n FROM users').get() as { n: number }).n;
   }
 
-  insert(u: { memberId: number; username: string; passwordHash: string | null; ssoIssuer: string | null; ssoSubject: string | null; now: string }): number {
+  async insert(u: {
+    memberId: number;
+    username: string;
+    passwordHash: string | null;
+    ssoIssuer: string | null;
+    ssoSubject: string | null;
+    now: string;
+  }): Promise<number> {
     return Number(
       this.db
         .prepare('INSERT INTO users (member_id, username, password_hash, sso_issuer, sso_subject, created_at) VALUES (?, ?, ?, ?, ?, ?)')
@@ -41,28 +48,28 @@ export class UserStore {
     );
   }
 
-  byId(id: number): UserMemberRow | null {
+  async byId(id: number): Promise<UserMemberRow | null> {
     return (this.db.prepare(`${USER_SELECT} WHERE u.id = ?`).get(id) as UserMemberRow | undefined) ?? null;
   }
 
-  byUsername(username: string): UserMemberRow | null {
+  async byUsername(username: string): Promise<UserMemberRow | null> {
     return (this.db.prepare(`${USER_SELECT} WHERE u.username = ?`).get(username) as UserMemberRow | undefined) ?? null;
   }
 
-  bySubject(issuer: string, subject: string): UserMemberRow | null {
+  async bySubject(issuer: string, subject: string): Promise<UserMemberRow | null> {
     return (this.db.prepare(`${USER_SELECT} WHERE u.sso_issuer = ? AND u.sso_subject = ?`).get(issuer, subject) as UserMemberRow | undefined) ?? null;
   }
 
-  list(): UserMemberRow[] {
+  async list(): Promise<UserMemberRow[]> {
     return this.db.prepare(`${USER_SELECT} ORDER BY u.id`).all() as UserMemberRow[];
   }
 
-  signedIn(id: number, now: string): void {
+  async signedIn(id: number, now: string): Promise<void> {
     this.db.prepare('UPDATE users SET last_sign_in_at = ? WHERE id = ?').run(now, id);
   }
 
   /** Makes the user act as another member (moved to another teamspace by its SSO groups). */
-  relink(id: number, memberId: number): void {
+  async relink(id: number, memberId: number): Promise<void> {
     this.db.prepare('UPDATE users SET member_id = ? WHERE id = ?').run(memberId, id);
   }
 
@@ -70,7 +77,7 @@ export class UserStore {
    * Sets a password and ends the user's sessions in the same transaction, all but `keepSessionHash`
    * (the session that made the change; a session of another user is never one of them). Answers how many ended.
    */
-  setPassword(id: number, hash: string, keepSessionHash: string | null): number {
+  async setPassword(id: number, hash: string, keepSessionHash: string | null): Promise<number> {
     return this.db.transaction(() => {
       this.db.prepare('UPDATE users SET password_hash = ? WHERE id = ?').run(hash, id);
       return this.db.prepare('DELETE FROM sessions WHERE user_id = ? AND id_hash IS NOT ?').run(id, keepSessionHash).changes;
@@ -78,20 +85,20 @@ export class UserStore {
   }
 
   /** Disables (now) or enables (null) a user; disabling ends its sessions. */
-  setDisabled(id: number, at: string | null): void {
+  async setDisabled(id: number, at: string | null): Promise<void> {
     this.db.transaction(() => {
       this.db.prepare('UPDATE users SET disabled_at = ? WHERE id = ?').run(at, id);
       if (at) this.db.prepare('DELETE FROM sessions WHERE user_id = ?').run(id);
     })();
   }
 
-  insertSession(idHash: string, userId: number, csrfToken: string, now: string, expiresAt: string): void {
+  async insertSession(idHash: string, userId: number, csrfToken: string, now: string, expiresAt: string): Promise<void> {
     this.db
       .prepare('INSERT INTO sessions (id_hash, user_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)')
       .run(idHash, userId, csrfToken, now, expiresAt);
   }
 
-  session(idHash: string, now: string): { user_id: number; csrf_token: string; expires_at: string } | null {
+  async session(idHash: string, now: string): Promise<{ user_id: number; csrf_token: string; expires_at: string } | null> {
     return (
       (this.db.prepare('SELECT user_id, csrf_token, expires_at FROM sessions WHERE id_hash = ? AND expires_at > ?').get(idHash, now) as
         | { user_id: number; csrf_token: string; expires_at: string }
@@ -99,24 +106,24 @@ export class UserStore {
     );
   }
 
-  deleteSession(idHash: string): void {
+  async deleteSession(idHash: string): Promise<void> {
     this.db.prepare('DELETE FROM sessions WHERE id_hash = ?').run(idHash);
   }
 
-  pruneSessions(now: string): number {
+  async pruneSessions(now: string): Promise<number> {
     return this.db.prepare('DELETE FROM sessions WHERE expires_at <= ?').run(now).changes;
   }
 
-  insertSetupToken(hash: string, now: string, expiresAt: string): void {
+  async insertSetupToken(hash: string, now: string, expiresAt: string): Promise<void> {
     this.db.prepare('INSERT INTO setup_tokens (token_hash, created_at, expires_at) VALUES (?, ?, ?)').run(hash, now, expiresAt);
   }
 
-  setupTokenCount(): number {
+  async setupTokenCount(): Promise<number> {
     return (this.db.prepare('SELECT count(*) AS n FROM setup_tokens').get() as { n: number }).n;
   }
 
   /** Marks an unused, unexpired setup token used; false when there is none. */
-  useSetupToken(hash: string, now: string): boolean {
+  async useSetupToken(hash: string, now: string): Promise<boolean> {
     return this.db.prepare('UPDATE setup_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?').run(now, hash, now).changes > 0;
   }
 }

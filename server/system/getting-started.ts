@@ -16,11 +16,11 @@ export interface ChecklistSources {
   /** Libraries the principal may read. */
   libraries(p: Principal): Library[];
   /** Keys of the teamspace not revoked, with whether each is the one printed at first start. */
-  keys(teamspaceId: number): { firstStart: boolean }[];
+  keys(teamspaceId: number): Promise<{ firstStart: boolean }[]>;
   /** Console users of the teamspace. */
-  users(teamspaceId: number): number;
+  users(teamspaceId: number): Promise<number>;
   /** Whether the teamspace ever invited anyone. */
-  invited(teamspaceId: number): boolean;
+  invited(teamspaceId: number): Promise<boolean>;
 }
 
 /**
@@ -28,12 +28,12 @@ export interface ChecklistSources {
  * teammate. The instance's own documentation is no library of theirs, and the key printed at first
  * start was not made by anyone: neither counts.
  */
-export function checklist(src: ChecklistSources, p: Principal): Checklist {
+export async function checklist(src: ChecklistSources, p: Principal): Promise<Checklist> {
   const lic = src.license();
   const libraries = src.libraries(p).filter((l) => l.id !== OWN_DOCS_ID).length;
-  const keys = src.keys(p.teamspaceId).filter((k) => !k.firstStart).length;
-  const users = src.users(p.teamspaceId);
-  const invited = src.invited(p.teamspaceId);
+  const keys = (await src.keys(p.teamspaceId)).filter((k) => !k.firstStart).length;
+  const users = await src.users(p.teamspaceId);
+  const invited = await src.invited(p.teamspaceId);
   const items: Checklist['items'] = [
     { id: 'license', done: lic.state === 'valid', detail: lic.state === 'valid' ? lic.message : `${lic.state}: ${lic.message}` },
     { id: 'library', done: libraries > 0, detail: libraries > 0 ? `${libraries} ${libraries === 1 ? 'library' : 'libraries'}` : 'no library yet' },

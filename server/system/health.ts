@@ -6,21 +6,25 @@ import type { Embedder } from '../embed/types.ts';
 export interface HealthDeps {
   license: Pick<LicenseService, 'status'>;
   /** The database: whether it answers, and the job counts by state. */
-  store: { ping(): boolean; jobs: { counts(): Record<string, number> }; vectors: { versionCounts(): { embedded: number; pending: number } } };
+  store: {
+    ping(): Promise<boolean>;
+    jobs: { counts(): Promise<Record<string, number>> };
+    vectors: { versionCounts(): Promise<{ embedded: number; pending: number }> | { embedded: number; pending: number } };
+  };
   embedder: Embedder | null;
   startedAt: Date;
 }
 
 /** GET /api/health: the license, the database, the queue and the embedder, for monitoring (no key). */
-export function healthReport(s: HealthDeps) {
+export async function healthReport(s: HealthDeps) {
   const lic = s.license.status();
-  const dbOk = s.store.ping();
+  const dbOk = await s.store.ping();
   let queue: Record<string, number> | null = null;
   let versions: { embedded: number; pending: number } | null = null;
   if (dbOk) {
     try {
-      queue = s.store.jobs.counts();
-      versions = s.embedder ? s.store.vectors.versionCounts() : null;
+      queue = await s.store.jobs.counts();
+      versions = s.embedder ? await s.store.vectors.versionCounts() : null;
     } catch {
       queue = null;
     }
@@ -44,4 +48,4 @@ export function healthReport(s: HealthDeps) {
   };
 }
 
-export type HealthReport = ReturnType<typeof healthReport>;
+export type HealthReport = Awaited<ReturnType<typeof healthReport>>;

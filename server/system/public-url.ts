@@ -28,30 +28,30 @@ export class PublicUrl {
     private readonly now: () => string = () => new Date().toISOString(),
   ) {}
 
-  view(): PublicUrlView {
-    const stored = this.settings.get(SETTING);
+  async view(): Promise<PublicUrlView> {
+    const stored = await this.settings.get(SETTING);
     if (this.fromEnv) return { publicUrl: this.fromEnv, source: 'env', consoleValue: stored };
     return { publicUrl: stored, source: stored ? 'console' : null, consoleValue: stored };
   }
 
   /** The address to build links on, or null. */
-  current(): string | null {
-    return this.view().publicUrl;
+  async current(): Promise<string | null> {
+    return (await this.view()).publicUrl;
   }
 
   /** Sets (null: clears) the console's value; validated like STACKS_PUBLIC_URL. */
-  set(value: string | null): PublicUrlView {
+  async set(value: string | null): Promise<PublicUrlView> {
     if (value !== null) {
       const parsed = publicUrlSchema.safeParse(value);
       if (!parsed.success) throw new ApiError('validation_error', `publicUrl: ${parsed.error.issues[0]!.message}.`);
       value = parsed.data;
     }
-    this.settings.set(SETTING, value, this.now());
+    await this.settings.set(SETTING, value, this.now());
     return this.view();
   }
 
   /** `base` + `path` with the public address when there is one, else with `fallback` (e.g. the listener's address). */
-  link(path: string, fallback: string): string {
-    return `${this.current() ?? fallback.replace(/\/+$/, '')}${path}`;
+  async link(path: string, fallback: string): Promise<string> {
+    return `${(await this.current()) ?? fallback.replace(/\/+$/, '')}${path}`;
   }
 }

@@ -60,11 +60,11 @@ const base = (s: ReportSources): ReportBase => ({
   embedder: s.embedder ? { id: s.embedder.id, dims: s.embedder.dims } : null,
 });
 
-const servedVersions = (store: Store) => store.libraries.allCurrentVersions().filter((v) => v.state === 'ready');
+const servedVersions = async (store: Store) => (await store.libraries.allCurrentVersions()).filter((v) => v.state === 'ready');
 
 /** What an administrator checks first: how big the data is, what is indexed, what waits in the queue. */
-export function systemReport(s: ReportSources & { dataDir: string }): SystemReport {
-  const versions = servedVersions(s.store);
+export async function systemReport(s: ReportSources & { dataDir: string }): Promise<SystemReport> {
+  const versions = await servedVersions(s.store);
   const { version, uptimeSeconds, embedder } = base(s);
   return {
     scope: 'instance',
@@ -75,10 +75,10 @@ export function systemReport(s: ReportSources & { dataDir: string }): SystemRepo
       walBytes: size(path.join(s.dataDir, 'stacks.db-wal')),
       usageBytes: size(path.join(s.dataDir, 'usage.db')),
     },
-    libraries: s.store.libraries.list().length,
+    libraries: (await s.store.libraries.list()).length,
     versions: versions.length,
     snippets: versions.reduce((n, v) => n + v.totalSnippets, 0),
-    queue: s.store.jobs.counts(),
+    queue: await s.store.jobs.counts(),
     embedder,
   };
 }
@@ -87,12 +87,12 @@ export function systemReport(s: ReportSources & { dataDir: string }): SystemRepo
  * The same figures seen from one teamspace: `canSee` is the access policy's answer for its members;
  * a library of no teamspace belongs to the default one (as everywhere, server/teams/library-access.ts).
  */
-export function teamspaceReport(
+export async function teamspaceReport(
   s: ReportSources & { teamspace: { id: number; name: string }; defaultTeamspaceId: number; canSee: (library: Library) => boolean },
-): TeamspaceReport {
-  const visible = s.store.libraries.list().filter((lib) => s.canSee(lib));
+): Promise<TeamspaceReport> {
+  const visible = (await s.store.libraries.list()).filter((lib) => s.canSee(lib));
   const ids = new Set(visible.map((lib) => lib.id));
-  const versions = servedVersions(s.store).filter((v) => ids.has(v.libraryId));
+  const versions = (await servedVersions(s.store)).filter((v) => ids.has(v.libraryId));
   return {
     scope: 'teamspace',
     teamspace: s.teamspace.name,
@@ -101,6 +101,6 @@ export function teamspaceReport(
     ownedLibraries: visible.filter((lib) => (lib.teamspaceId ?? s.defaultTeamspaceId) === s.teamspace.id).length,
     versions: versions.length,
     snippets: versions.reduce((n, v) => n + v.totalSnippets, 0),
-    queue: s.store.jobs.counts(s.teamspace.id),
+    queue: await s.store.jobs.counts(s.teamspace.id),
   };
 }

@@ -1,5 +1,5 @@
 import type { TeamspaceRow } from '../store/accounts.ts';
-import type { RuleRow, TeamStore } from '../store/teams.ts';
+import type { RuleRow, TeamPolicyReads } from '../store/teams.ts';
 import { compilePolicy, type CompiledPolicy } from './policy-filter.ts';
 import { parseStoredPolicy } from './policy-defaults.ts';
 import { parseLibraryId } from '../../lib/model.ts';
@@ -34,7 +34,7 @@ export class TeamCache {
   }
 
   constructor(
-    private readonly store: TeamStore,
+    private readonly store: TeamPolicyReads,
     private readonly recheckMs = 100,
   ) {}
 

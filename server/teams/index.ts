@@ -1,5 +1,5 @@
 import type { Store } from '../store/index.ts';
-import { TeamStore } from '../store/teams.ts';
+import type { TeamStore } from '../store/teams.ts';
 import type { KeyService } from '../auth/keys.ts';
 import type { LicenseService } from '../license/license.ts';
 import type { Config } from '../config.ts';
@@ -41,8 +41,8 @@ export class TeamService {
     /** Shared by every part; tests may replace `clock.now` to cross a day or month. */
     readonly clock: Clock = systemClock(),
   ) {
-    this.store = new TeamStore(store.db);
-    this.cache = new TeamCache(this.store);
+    this.store = store.teams;
+    this.cache = new TeamCache(this.store.policy);
     const teamspaceOf = (p: Principal | null) => this.teamspaceOf(p);
     const now = () => this.clock.now().toISOString();
     this.policies = new PolicyService(store, this.store, this.cache, this.clock);

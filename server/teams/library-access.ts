@@ -56,30 +56,30 @@ export class LibraryAccessService {
     private readonly defaultTeamspaceId: () => number,
   ) {}
 
-  view(reader: Reader, rawId: string): LibraryView {
-    return this.toView(reader, this.visible(reader, rawId));
+  async view(reader: Reader, rawId: string): Promise<LibraryView> {
+    return this.toView(reader, await this.visible(reader, rawId));
   }
 
   /** Every library the reader may see, served or not, in stored order. */
-  list(reader: Reader): LibraryView[] {
-    return this.store.libraries
-      .list()
-      .filter((lib) => this.access().canSee(reader, lib))
-      .map((lib) => this.toView(reader, lib));
+  async list(reader: Reader): Promise<LibraryView[]> {
+    const seen = (await this.store.libraries.list()).filter((lib) => this.access().canSee(reader, lib));
+    const out: LibraryView[] = [];
+    for (const lib of seen) out.push(await this.toView(reader, lib));
+    return out;
   }
 
   /** One library as stored, with every version row (what `stacks libraries show` prints). */
-  record(reader: Reader, rawId: string) {
-    const lib = this.visible(reader, rawId);
-    return { ...lib, versions: this.store.libraries.versions(lib.id) };
+  async record(reader: Reader, rawId: string) {
+    const lib = await this.visible(reader, rawId);
+    return { ...lib, versions: await this.store.libraries.versions(lib.id) };
   }
 
   /**
    * A library the reader may change (owner or admin of its owner teamspace, or the operator):
    * library_not_found when it may not even see it, forbidden when it sees but does not own it.
    */
-  managed(reader: Reader, rawId: string): Library {
-    const lib = this.visible(reader, rawId);
+  async managed(reader: Reader, rawId: string): Promise<Library> {
+    const lib = await this.visible(reader, rawId);
     if (!this.manages(reader, lib)) throw new ApiError('forbidden', `Only the owners and admins of the teamspace that owns ${lib.id} can change it.`);
     return lib;
   }
@@ -88,25 +88,25 @@ export class LibraryAccessService {
    * A library the reader may index again from its source: one it may change, or (a member) one its
    * own teamspace owns. library_not_found when it may not see it.
    */
-  refreshable(reader: Reader, rawId: string): Library {
-    const lib = this.visible(reader, rawId);
+  async refreshable(reader: Reader, rawId: string): Promise<Library> {
+    const lib = await this.visible(reader, rawId);
     const p = principalOf(reader);
     if (this.manages(reader, lib) || (p && (lib.teamspaceId ?? this.defaultTeamspaceId()) === p.teamspaceId)) return lib;
     throw new ApiError('forbidden', `Only members of the teamspace that owns ${lib.id} can refresh it.`);
   }
 
   /** Deletes a library with every version and snippet. */
-  delete(reader: Reader, rawId: string): void {
-    const lib = this.managed(reader, rawId);
-    this.store.libraries.delete(lib.id);
+  async delete(reader: Reader, rawId: string): Promise<void> {
+    const lib = await this.managed(reader, rawId);
+    await this.store.libraries.delete(lib.id);
   }
 
   /** A page of the snippets the library serves (current documentation, or `tag`), in stored order; `after` is the previous page's `next`. */
-  snippets(reader: Reader, rawId: string, page: { tag?: string; after?: number; limit: number }): SnippetPage {
-    const lib = this.visible(reader, rawId);
-    const version = this.store.libraries.currentVersion(lib.id, page.tag ?? '');
+  async snippets(reader: Reader, rawId: string, page: { tag?: string; after?: number; limit: number }): Promise<SnippetPage> {
+    const lib = await this.visible(reader, rawId);
+    const version = await this.store.libraries.currentVersion(lib.id, page.tag ?? '');
     if (!version || version.state !== 'ready') throw new ApiError('library_not_found', `${lib.id} has no served version${page.tag ? ` ${page.tag}` : ''}.`);
-    const rows = this.store.snippets.list(version.id, page.limit + 1, page.after ?? 0);
+    const rows = await this.store.snippets.list(version.id, page.limit + 1, page.after ?? 0);
     const shown = rows.slice(0, page.limit);
     return {
       libraryId: lib.id,
@@ -125,31 +125,31 @@ export class LibraryAccessService {
     };
   }
 
-  update(
+  async update(
     reader: Reader,
     rawId: string,
     input: { visibility?: LibraryVisibility; grants?: string[]; title?: string; description?: string } & TrustInput,
-  ): LibraryView {
-    const lib = this.managed(reader, rawId);
+  ): Promise<LibraryView> {
+    const lib = await this.managed(reader, rawId);
     if (input.title !== undefined || input.description !== undefined)
-      this.store.libraries.setMeta(lib.id, { title: input.title, description: input.description });
+      await this.store.libraries.setMeta(lib.id, { title: input.title, description: input.description });
     if (input.stars !== undefined || input.trustScore !== undefined || input.verified !== undefined || input.license !== undefined) {
-      this.store.libraries.setTrust(lib.id, { stars: input.stars, trustScore: input.trustScore, verified: input.verified, license: input.license });
+      await this.store.libraries.setTrust(lib.id, { stars: input.stars, trustScore: input.trustScore, verified: input.verified, license: input.license });
     }
-    const grants = input.grants === undefined ? lib.grants : input.grants.map((name) => this.teamspaceId(name));
+    const grants = input.grants === undefined ? lib.grants : await Promise.all(input.grants.map((name) => this.teamspaceId(name)));
     const owner = lib.teamspaceId ?? this.defaultTeamspaceId();
     if (input.visibility !== undefined || input.grants !== undefined)
-      this.store.libraries.setAccess(
+      await this.store.libraries.setAccess(
         lib.id,
         input.visibility ?? lib.visibility,
         grants.filter((t) => t !== owner),
       );
-    return this.toView(reader, this.store.libraries.get(lib.id)!);
+    return this.toView(reader, (await this.store.libraries.get(lib.id))!);
   }
 
-  private visible(reader: Reader, rawId: string): Library {
+  private async visible(reader: Reader, rawId: string): Promise<Library> {
     const id = parseLibraryId(rawId)?.id ?? rawId;
-    const lib = this.store.libraries.get(id);
+    const lib = await this.store.libraries.get(id);
     if (!lib || !this.access().canSee(reader, lib)) throw new ApiError('library_not_found', `No library ${id}.`);
     return lib;
   }
@@ -160,34 +160,37 @@ export class LibraryAccessService {
     return (lib.teamspaceId ?? this.defaultTeamspaceId()) === p.teamspaceId && (p.role === 'owner' || p.role === 'admin');
   }
 
-  private teamspaceId(name: string): number {
-    const t = this.store.accounts.teamspaceByName(name.trim());
+  private async teamspaceId(name: string): Promise<number> {
+    const t = await this.store.accounts.teamspaceByName(name.trim());
     if (!t) throw new ApiError('validation_error', `grants: no teamspace named "${name}".`);
     return t.id;
   }
 
-  private teamspaceName(id: number | null): string | null {
-    return id === null ? null : (this.store.accounts.teamspace(id)?.name ?? null);
+  private async teamspaceName(id: number | null): Promise<string | null> {
+    return id === null ? null : ((await this.store.accounts.teamspace(id))?.name ?? null);
   }
 
-  private toView(reader: Reader, lib: Library): LibraryView {
+  private async toView(reader: Reader, lib: Library): Promise<LibraryView> {
+    const repo = await this.store.git.repo(lib.id);
+    const grants: string[] = [];
+    if (this.manages(reader, lib)) for (const t of lib.grants) grants.push((await this.teamspaceName(t)) ?? String(t));
+    const versions = await this.store.libraries.versions(lib.id);
     return {
       id: lib.id,
       title: lib.title,
       description: lib.description,
       sourceType: lib.sourceType,
       sourceUrl: lib.sourceUrl,
-      teamspace: this.teamspaceName(lib.teamspaceId ?? this.defaultTeamspaceId()),
+      teamspace: await this.teamspaceName(lib.teamspaceId ?? this.defaultTeamspaceId()),
       visibility: lib.visibility,
-      ...(this.manages(reader, lib) ? { grants: lib.grants.map((t) => this.teamspaceName(t) ?? String(t)) } : {}),
-      ...(lib.sourceType === 'website' ? { schedule: this.store.crawl.site(lib.id)?.schedule ?? null } : {}),
+      ...(this.manages(reader, lib) ? { grants } : {}),
+      ...(lib.sourceType === 'website' ? { schedule: (await this.store.crawl.site(lib.id))?.schedule ?? null } : {}),
       stars: lib.stars,
       trustScore: lib.trustScore,
       verified: lib.verified,
       license: lib.license,
-      ...(this.store.git.repo(lib.id) ? { repoUrl: this.store.git.repo(lib.id)!.repoUrl } : {}),
-      versions: this.store.libraries
-        .versions(lib.id)
+      ...(repo ? { repoUrl: repo.repoUrl } : {}),
+      versions: versions
         .filter((v) => v.isCurrent)
         .map((v) => ({ tag: v.tag || 'current', state: v.state, snippets: v.totalSnippets, tokens: v.totalTokens, updatedAt: v.updatedAt })),
       createdAt: lib.createdAt,

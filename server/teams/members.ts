@@ -1,6 +1,6 @@
 import type { Store } from '../store/index.ts';
 import type { TeamStore } from '../store/teams.ts';
-import type { KeyService, CreatedKey, KeyInfo } from '../auth/keys.ts';
+import { newKeySecret, type KeyService, type CreatedKey, type KeyInfo } from '../auth/keys.ts';
 import type { LicenseService } from '../license/license.ts';
 import type { KeyScope, Role } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
@@ -35,8 +35,15 @@ export class MemberService {
     private readonly now: () => string,
   ) {}
 
-  list(teamspaceId: number): MemberView[] {
-    return this.teams.people(teamspaceId).map((m) => ({ id: m.id, name: m.name, email: m.email, role: m.role, keys: m.key_count, createdAt: m.created_at }));
+  async list(teamspaceId: number): Promise<MemberView[]> {
+    return (await this.teams.people(teamspaceId)).map((m) => ({
+      id: m.id,
+      name: m.name,
+      email: m.email,
+      role: m.role,
+      keys: m.key_count,
+      createdAt: m.created_at,
+    }));
   }
 
   maxMembers(): number | null {
@@ -44,81 +51,87 @@ export class MemberService {
   }
 
   /** Invites a member; with `createKey` (default) an API key for it is created and returned once. */
-  add(
+  async add(
     teamspaceId: number,
     actor: Actor,
     input: { name: string; email?: string | null; role?: Role; createKey?: boolean },
-  ): { member: MemberView; key: CreatedKey | null } {
+  ): Promise<{ member: MemberView; key: CreatedKey | null }> {
     const role = input.role ?? 'member';
-    const name = input.name.trim();
-    if (!MEMBER_NAME.test(name) || name === ANONYMOUS_MEMBER)
-      throw new ApiError('validation_error', 'name: 1-100 letters, digits, spaces or . _ @ + -, starting with a letter or digit.');
+    const name = this.checkedName(input.name);
     if (role === 'owner' && actor !== 'owner' && actor !== 'operator') throw new ApiError('forbidden', 'Only an owner can add another owner.');
-    const existing = this.store.accounts.memberByName(teamspaceId, name);
-    if (existing && !existing.removed_at) throw new ApiError('conflict', `A member named "${name}" already exists.`);
-    const max = this.maxMembers();
-    if (max !== null && this.teams.seatCount() >= max) {
-      throw new ApiError('member_limit_reached', `The license allows ${max} members and all are taken; remove a member or install a license with more.`);
-    }
-    if (existing) this.teams.renameMember(existing.id, `${existing.name} (removed #${existing.id})`);
-    const id = this.store.accounts.createMember(teamspaceId, name, role, input.email ?? null, this.now());
-    const key = input.createKey === false ? null : this.keys.create({ name: `${name} key`, memberName: name, teamspaceId });
-    return { member: this.get(teamspaceId, id), key };
+    // The name, the seats and the insert are one store transaction; so is the key with them.
+    const secret = input.createKey === false ? null : newKeySecret(`${name} key`, 'all');
+    const { memberId, keyId } = await this.store.membership.addMember(
+      { teamspaceId, name, role, email: input.email ?? null, maxSeats: this.maxMembers(), now: this.now() },
+      secret?.stored ?? null,
+    );
+    const member = await this.get(teamspaceId, memberId);
+    const key =
+      secret && keyId !== null
+        ? { id: keyId, key: secret.key, name: `${name} key`, memberId, memberName: name, role: member.role, scope: secret.stored.scope }
+        : null;
+    return { member, key };
   }
 
-  get(teamspaceId: number, id: number): MemberView {
-    const m = this.list(teamspaceId).find((x) => x.id === id);
+  /** A member's name as given, checked (not the anonymous member's). */
+  checkedName(raw: string): string {
+    const name = raw.trim();
+    if (!MEMBER_NAME.test(name) || name === ANONYMOUS_MEMBER)
+      throw new ApiError('validation_error', 'name: 1-100 letters, digits, spaces or . _ @ + -, starting with a letter or digit.');
+    return name;
+  }
+
+  async get(teamspaceId: number, id: number): Promise<MemberView> {
+    const m = (await this.list(teamspaceId)).find((x) => x.id === id);
     if (!m) throw new ApiError('not_found', `No member with id ${id} in this teamspace.`);
     return m;
   }
 
-  byName(teamspaceId: number, name: string): MemberView {
-    const m = this.list(teamspaceId).find((x) => x.name === name);
+  async byName(teamspaceId: number, name: string): Promise<MemberView> {
+    const m = (await this.list(teamspaceId)).find((x) => x.name === name);
     if (!m) throw new ApiError('not_found', `No member named "${name}" in this teamspace.`);
     return m;
   }
 
-  setRole(teamspaceId: number, actor: Actor, id: number, role: Role): MemberView {
-    const m = this.get(teamspaceId, id);
+  async setRole(teamspaceId: number, actor: Actor, id: number, role: Role): Promise<MemberView> {
+    const m = await this.get(teamspaceId, id);
     if ((m.role === 'owner' || role === 'owner') && actor !== 'owner' && actor !== 'operator')
       throw new ApiError('forbidden', 'Only an owner can grant or change the owner role.');
-    if (m.role === 'owner' && role !== 'owner' && this.teams.ownerCount(teamspaceId) <= 1)
-      throw new ApiError('conflict', 'The last owner cannot be demoted; make another member owner first.');
-    this.store.accounts.setMemberRole(id, role);
+    // The last-owner check is the store's, in the transaction that writes the role.
+    await this.store.membership.setRole(id, role);
     return this.get(teamspaceId, id);
   }
 
-  /** Removes a member and revokes its keys. */
-  remove(teamspaceId: number, actor: Actor, id: number): void {
-    const m = this.get(teamspaceId, id);
+  /** Removes a member and revokes its keys (never the last owner: checked in the same transaction). */
+  async remove(teamspaceId: number, actor: Actor, id: number): Promise<void> {
+    const m = await this.get(teamspaceId, id);
     if (m.role === 'owner' && actor !== 'owner' && actor !== 'operator') throw new ApiError('forbidden', 'Only an owner can remove an owner.');
-    if (m.role === 'owner' && this.teams.ownerCount(teamspaceId) <= 1) throw new ApiError('conflict', 'The last owner cannot be removed.');
-    this.store.accounts.removeMember(id, this.now());
+    await this.store.membership.removeMember(id, this.now());
   }
 
   // ---- keys ----
 
   /** Every key of the instance, all teamspaces (what the operator on the box lists). */
-  allKeys(): KeyInfo[] {
+  allKeys(): Promise<KeyInfo[]> {
     return this.keys.list();
   }
 
-  listKeys(teamspaceId: number, onlyMember?: number): KeyInfo[] {
-    return this.keys.list().filter((k) => k.teamspaceId === teamspaceId && (onlyMember === undefined || k.memberId === onlyMember));
+  async listKeys(teamspaceId: number, onlyMember?: number): Promise<KeyInfo[]> {
+    return (await this.keys.list()).filter((k) => k.teamspaceId === teamspaceId && (onlyMember === undefined || k.memberId === onlyMember));
   }
 
   /** A key acts as its member, so only an owner (or the operator) may create or revoke an owner's keys. */
-  createKey(teamspaceId: number, actor: Actor, memberId: number, name: string, scope: KeyScope = 'all'): CreatedKey {
-    const m = this.get(teamspaceId, memberId);
+  async createKey(teamspaceId: number, actor: Actor, memberId: number, name: string, scope: KeyScope = 'all'): Promise<CreatedKey> {
+    const m = await this.get(teamspaceId, memberId);
     if (m.role === 'owner' && actor !== 'owner' && actor !== 'operator') throw new ApiError('forbidden', 'Only an owner can create keys for an owner.');
     return this.keys.create({ name, memberName: m.name, teamspaceId, scope });
   }
 
-  revokeKey(teamspaceId: number, actor: Actor, id: number, onlyMember?: number): void {
-    const k = this.listKeys(teamspaceId, onlyMember).find((x) => x.id === id);
+  async revokeKey(teamspaceId: number, actor: Actor, id: number, onlyMember?: number): Promise<void> {
+    const k = (await this.listKeys(teamspaceId, onlyMember)).find((x) => x.id === id);
     if (!k) throw new ApiError('not_found', `No API key with id ${id} that you may revoke.`);
     if (k.role === 'owner' && onlyMember === undefined && actor !== 'owner' && actor !== 'operator')
       throw new ApiError('forbidden', "Only an owner can revoke an owner's keys.");
-    this.keys.revoke(id);
+    await this.keys.revoke(id);
   }
 }

@@ -45,18 +45,18 @@ export class PlanService {
     private readonly cache: TeamCache,
   ) {}
 
-  get(teamspaceId: number): PlanSettings {
-    const row = this.teams.teamspace(teamspaceId);
+  async get(teamspaceId: number): Promise<PlanSettings> {
+    const row = await this.teams.teamspace(teamspaceId);
     if (!row) throw new ApiError('not_found', `No teamspace with id ${teamspaceId}.`);
     return planSettings(row);
   }
 
   /** Changing the plan without includedRequests sets the new plan's default. */
-  update(
+  async update(
     teamspaceId: number,
     input: { plan?: Plan; includedRequests?: number; spendingLimitCents?: number | null; centsPerExtraRequest?: number },
-  ): PlanSettings {
-    const row = this.teams.teamspace(teamspaceId);
+  ): Promise<PlanSettings> {
+    const row = await this.teams.teamspace(teamspaceId);
     if (!row) throw new ApiError('not_found', `No teamspace with id ${teamspaceId}.`);
     const fields: Parameters<Store['accounts']['updateTeamspace']>[1] = {};
     if (input.plan !== undefined) {
@@ -66,7 +66,7 @@ export class PlanService {
     if (input.includedRequests !== undefined) fields.included_requests = input.includedRequests;
     if (input.spendingLimitCents !== undefined) fields.spending_limit_cents = input.spendingLimitCents;
     if (input.centsPerExtraRequest !== undefined) fields.cents_per_extra_request = input.centsPerExtraRequest;
-    this.store.accounts.updateTeamspace(teamspaceId, fields);
+    await this.store.accounts.updateTeamspace(teamspaceId, fields);
     this.cache.invalidate();
     return this.get(teamspaceId);
   }

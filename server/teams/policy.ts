@@ -23,8 +23,8 @@ export class PolicyService {
     private readonly clock: Clock,
   ) {}
 
-  get(teamspaceId: number): Policy {
-    const row = this.teams.teamspace(teamspaceId);
+  async get(teamspaceId: number): Promise<Policy> {
+    const row = await this.teams.teamspace(teamspaceId);
     if (!row) throw new ApiError('not_found', `No teamspace with id ${teamspaceId}.`);
     return parseStoredPolicy(row.policy_json);
   }
@@ -33,8 +33,8 @@ export class PolicyService {
     return this.cache.compiled(teamspaceId);
   }
 
-  view(teamspaceId: number): PolicyView {
-    const p = this.get(teamspaceId);
+  async view(teamspaceId: number): Promise<PolicyView> {
+    const p = await this.get(teamspaceId);
     return { sourceTypes: p.sourceTypes, libraryFilters: p.libraryFilters, accessibleLibraryCount: this.accessibleLibraryCount(teamspaceId) };
   }
 
@@ -52,12 +52,12 @@ export class PolicyService {
    * objects key by key, arrays replaced. `replace` true (PUT): the input is merged into the defaults.
    * Unknown fields and wrong types are a validation_error naming the field.
    */
-  update(teamspaceId: number, input: unknown, replace = false): Policy {
-    const base = replace ? defaultPolicy() : this.get(teamspaceId);
+  async update(teamspaceId: number, input: unknown, replace = false): Promise<Policy> {
+    const base = await (replace ? defaultPolicy() : this.get(teamspaceId));
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new ApiError('validation_error', 'The policy must be a JSON object.');
     const { accessibleLibraryCount: _ignored, ...rest } = input as Record<string, unknown>;
     const next = validate(policySchema, mergePolicy(base, rest));
-    this.store.accounts.updateTeamspace(teamspaceId, { policy_json: JSON.stringify(next) });
+    await this.store.accounts.updateTeamspace(teamspaceId, { policy_json: JSON.stringify(next) });
     this.cache.invalidate();
     return next;
   }

@@ -37,11 +37,11 @@ export class RuleService {
     private readonly now: () => string,
   ) {}
 
-  list(teamspaceId: number): RuleView[] {
-    return this.teams.rulesFor(teamspaceId).map(view);
+  async list(teamspaceId: number): Promise<RuleView[]> {
+    return (await this.teams.rulesFor(teamspaceId)).map(view);
   }
 
-  add(teamspaceId: number, input: { kind: RuleKindName; libraryId?: string | null; text: string }): RuleView {
+  async add(teamspaceId: number, input: { kind: RuleKindName; libraryId?: string | null; text: string }): Promise<RuleView> {
     const text = input.text.trim();
     if (!text) throw new ApiError('validation_error', 'text must not be empty.');
     let libraryId: string | null = null;
@@ -54,26 +54,27 @@ export class RuleService {
     } else if (input.libraryId) {
       throw new ApiError('validation_error', 'libraryId must not be given for global rules.');
     }
-    const id = this.teams.insertRule(toDb[input.kind], teamspaceId, libraryId, text, this.now());
+    const id = await this.teams.insertRule(toDb[input.kind], teamspaceId, libraryId, text, this.now());
     this.cache.invalidate();
-    return view(this.teams.rule(id)!);
+    return view((await this.teams.rule(id))!);
   }
 
   /**
    * The rules a Git repository's stacks.json gives its library (libraryOwn rules of the teamspace
    * that owns it): those it gave before and no longer does are removed, the new ones added.
    */
-  replaceRepositoryRules(libraryId: string, previous: string[], next: string[]): void {
+  async replaceRepositoryRules(libraryId: string, previous: string[], next: string[]): Promise<void> {
     const owner = this.store.libraries.get(libraryId)?.teamspaceId ?? this.defaultTeamspaceId();
-    for (const r of this.list(owner)) if (r.kind === 'libraryOwn' && r.libraryId === libraryId && previous.includes(r.text)) this.remove(owner, r.id);
-    for (const text of next) this.add(owner, { kind: 'libraryOwn', libraryId, text });
+    for (const r of await this.list(owner))
+      if (r.kind === 'libraryOwn' && r.libraryId === libraryId && previous.includes(r.text)) await this.remove(owner, r.id);
+    for (const text of next) await this.add(owner, { kind: 'libraryOwn', libraryId, text });
   }
 
-  remove(teamspaceId: number, id: number): void {
-    const r = this.teams.rule(id);
+  async remove(teamspaceId: number, id: number): Promise<void> {
+    const r = await this.teams.rule(id);
     const visible = r && (r.teamspace_id === teamspaceId || (r.kind === 'library_own' && r.library_id && this.ownsLibrary(teamspaceId, r.library_id)));
     if (!r || !visible) throw new ApiError('not_found', `No rule with id ${id} in this teamspace.`);
-    this.teams.deleteRule(id);
+    await this.teams.deleteRule(id);
     this.cache.invalidate();
   }
 

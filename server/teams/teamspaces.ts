@@ -1,6 +1,6 @@
 import type { Store } from '../store/index.ts';
 import type { TeamStore } from '../store/teams.ts';
-import type { CreatedKey } from '../auth/keys.ts';
+import { newKeySecret, type CreatedKey } from '../auth/keys.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { Plan } from './plans.ts';
 import { PLANS } from '../contracts/teams.ts';
@@ -33,12 +33,19 @@ export class TeamspaceService {
     private readonly now: () => string,
   ) {}
 
-  list(): TeamspaceView[] {
-    return this.teams.teamspaces().map((t, i) => ({ id: t.id, name: t.name, plan: t.plan, members: t.people, isDefault: i === 0, createdAt: t.created_at }));
+  async list(): Promise<TeamspaceView[]> {
+    return (await this.teams.teamspaces()).map((t, i) => ({
+      id: t.id,
+      name: t.name,
+      plan: t.plan,
+      members: t.people,
+      isDefault: i === 0,
+      createdAt: t.created_at,
+    }));
   }
 
-  byName(name: string): TeamspaceView {
-    const t = this.list().find((x) => x.name === name);
+  async byName(name: string): Promise<TeamspaceView> {
+    const t = (await this.list()).find((x) => x.name === name);
     if (!t) throw new ApiError('not_found', `No teamspace named "${name}".`);
     return t;
   }
@@ -47,16 +54,35 @@ export class TeamspaceService {
    * Creates a teamspace with its first owner and that owner's API key (returned once). All or
    * nothing: a refused owner (name, license seats) leaves no empty teamspace behind.
    */
-  create(input: { name: string; plan?: string; owner: string; email?: string | null }): { teamspace: TeamspaceView; owner: MemberView; key: CreatedKey } {
+  async create(input: {
+    name: string;
+    plan?: string;
+    owner: string;
+    email?: string | null;
+  }): Promise<{ teamspace: TeamspaceView; owner: MemberView; key: CreatedKey }> {
     const name = input.name.trim();
     if (!TEAMSPACE_NAME.test(name)) throw new ApiError('validation_error', 'name: 1-64 lower-case letters, digits, . _ or -, starting with a letter or digit.');
     const plan = (input.plan ?? 'enterprise') as Plan;
     if (!PLANS.includes(plan)) throw new ApiError('validation_error', `plan: one of ${PLANS.join(', ')}.`);
-    return this.store.db.transaction(() => {
-      if (this.store.accounts.teamspaceByName(name)) throw new ApiError('conflict', `A teamspace named "${name}" already exists.`);
-      const id = this.store.accounts.createTeamspace(name, plan, this.now());
-      const { member, key } = this.members.add(id, 'operator', { name: input.owner, email: input.email ?? null, role: 'owner' });
-      return { teamspace: this.byName(name), owner: member, key: key! };
-    })();
+    const ownerName = this.members.checkedName(input.owner);
+    const secret = newKeySecret(`${ownerName} key`, 'all');
+    // One store transaction: the name's check, the teamspace, its owner (seats) and the owner's key.
+    const created = await this.store.membership.createTeamspace(
+      name,
+      plan,
+      { name: ownerName, role: 'owner', email: input.email ?? null, maxSeats: this.members.maxMembers(), now: this.now() },
+      secret.stored,
+    );
+    const owner = await this.members.get(created.teamspaceId, created.memberId);
+    const key: CreatedKey = {
+      id: created.keyId,
+      key: secret.key,
+      name: secret.stored.name,
+      memberId: owner.id,
+      memberName: owner.name,
+      role: 'owner',
+      scope: 'all',
+    };
+    return { teamspace: await this.byName(name), owner, key };
   }
 }

@@ -1,4 +1,5 @@
 import type { TeamStore } from '../store/teams.ts';
+import type { TeamspaceRow } from '../store/accounts.ts';
 import type { Principal, Role } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { addDays, monthStart, nextMonthStart, utcDay, type Clock } from './clock.ts';
@@ -64,12 +65,12 @@ export class UsageService {
   ) {}
 
   /** The member a request is counted under: the key's member, or the teamspace's anonymous member. */
-  memberOf(principal: Principal | null): { memberId: number; teamspaceId: number } {
+  async memberOf(principal: Principal | null): Promise<{ memberId: number; teamspaceId: number }> {
     if (principal) return { memberId: principal.memberId, teamspaceId: principal.teamspaceId };
     const teamspaceId = this.teamspaceOf(null);
     let memberId = this.anonymous.get(teamspaceId);
     if (memberId === undefined) {
-      memberId = this.teams.anonymousMember(teamspaceId, ANONYMOUS_MEMBER, this.clock.now().toISOString());
+      memberId = await this.teams.anonymousMember(teamspaceId, ANONYMOUS_MEMBER, this.clock.now().toISOString());
       this.anonymous.set(teamspaceId, memberId);
     }
     return { memberId, teamspaceId };
@@ -81,10 +82,13 @@ export class UsageService {
    * would take the month's spend past the teamspace's limit). Refused requests are not counted.
    * `client` identifies an anonymous caller for the per-minute limit (its address).
    */
-  meter(principal: Principal | null, client: string): MeterOutcome {
+  async meter(principal: Principal | null, client: string): Promise<MeterOutcome> {
     this.checkRate(principal, client);
-    const who = this.memberOf(principal);
-    return this.teams.immediate(() => this.decide(who, this.clock.now()));
+    const who = await this.memberOf(principal);
+    const now = this.clock.now();
+    const [r] = await this.teams.countRequests([who], utcDay(now), (t, used, spent) => this.decide(t, used, spent, now));
+    if (r && 'ok' in r) return r.ok;
+    throw r?.err;
   }
 
   /**
@@ -93,34 +97,27 @@ export class UsageService {
    * counts of those before it, so the outcome is the one meter() would give one by one, while the
    * write (and the WAL it grows, which slows every reader) is shared. Resolves once committed.
    */
-  meterSoon(principal: Principal | null, client: string): Promise<MeterOutcome> {
+  async meterSoon(principal: Principal | null, client: string): Promise<MeterOutcome> {
+    this.checkRate(principal, client);
+    // Anonymous callers' member is known after the first request; only that first one waits here.
+    const who = principal ? { memberId: principal.memberId, teamspaceId: principal.teamspaceId } : await this.memberOf(null);
     return new Promise((resolve, reject) => {
-      try {
-        this.checkRate(principal, client);
-        this.queue.push({ who: this.memberOf(principal), resolve, reject });
-      } catch (err) {
-        reject(err);
-        return;
-      }
-      if (this.queue.length === 1) setImmediate(() => this.flush());
+      this.queue.push({ who, resolve, reject });
+      if (this.queue.length === 1) setImmediate(() => void this.flush());
     });
   }
 
-  private flush(): void {
+  private async flush(): Promise<void> {
     const batch = this.queue;
     this.queue = [];
     const now = this.clock.now();
     let results: ({ ok: MeterOutcome } | { err: unknown })[];
     try {
-      results = this.teams.immediate(() =>
-        batch.map((b) => {
-          try {
-            return { ok: this.decide(b.who, now) };
-          } catch (err) {
-            // A refusal writes nothing, so the others in the transaction stand.
-            return { err };
-          }
-        }),
+      // A refusal counts nothing, so the others in the transaction stand.
+      results = await this.teams.countRequests(
+        batch.map((b) => b.who),
+        utcDay(now),
+        (t, used, spent) => this.decide(t, used, spent, now),
       );
     } catch (err) {
       for (const b of batch) b.reject(err);
@@ -148,25 +145,18 @@ export class UsageService {
     }
   }
 
-  /** Decides and counts one request; must run inside an immediate transaction. */
-  private decide({ memberId, teamspaceId }: { memberId: number; teamspaceId: number }, now: Date): MeterOutcome {
+  /** Judges one request over the counts its transaction read (TeamStore.countRequests): what to count, or the refusal. */
+  private decide(t: TeamspaceRow | null, used: number, spentCents: () => number, now: Date): { result: MeterOutcome; extra: boolean; cents: number } {
     const nowMs = now.getTime();
-    const day = utcDay(now);
-    const month = day.slice(0, 7);
     const reset = Math.floor(nextMonthStart(now).getTime() / 1000);
-    const t = this.teams.teamspace(teamspaceId);
-    if (!t) throw new ApiError('internal_error', `Teamspace ${teamspaceId} is missing.`);
+    if (!t) throw new ApiError('internal_error', 'The teamspace of this request is missing.');
     const included = effectiveIncluded(t);
-    const used = this.teams.memberMonth(memberId, month).requests;
     const headers = (requests: number) => ({
       'RateLimit-Limit': String(included),
       'RateLimit-Remaining': String(Math.max(0, included - requests)),
       'RateLimit-Reset': String(reset),
     });
-    if (used < included) {
-      this.teams.record(memberId, teamspaceId, day, 1, 0, 0);
-      return { headers: headers(used + 1), extra: false };
-    }
+    if (used < included) return { result: { headers: headers(used + 1), extra: false }, extra: false, cents: 0 };
     if (t.plan === 'free') {
       throw new ApiError(
         'rate_limit_exceeded',
@@ -177,33 +167,29 @@ export class UsageService {
       );
     }
     const price = t.cents_per_extra_request;
-    if (t.spending_limit_cents !== null) {
-      const spent = this.teams.teamMonth(teamspaceId, month).spend_cents;
-      if (spent + price > t.spending_limit_cents + 1e-9) {
-        throw new ApiError(
-          'spending_limit_exceeded',
-          `The teamspace's monthly spending limit of ${t.spending_limit_cents} cents is reached; an owner or admin can raise it, or it resets on ${new Date(reset * 1000).toISOString().slice(0, 10)}.`,
-          { headers: headers(used) },
-        );
-      }
+    if (t.spending_limit_cents !== null && spentCents() + price > t.spending_limit_cents + 1e-9) {
+      throw new ApiError(
+        'spending_limit_exceeded',
+        `The teamspace's monthly spending limit of ${t.spending_limit_cents} cents is reached; an owner or admin can raise it, or it resets on ${new Date(reset * 1000).toISOString().slice(0, 10)}.`,
+        { headers: headers(used) },
+      );
     }
-    this.teams.record(memberId, teamspaceId, day, 1, 1, price);
-    return { headers: headers(used + 1), extra: true };
+    return { result: { headers: headers(used + 1), extra: true }, extra: true, cents: price };
   }
 
   /** Usage for GET /api/v2/usage: the member's and the teamspace's month, and `days` days of daily history ending today. */
-  report(principal: Principal, days: number): UsageReport {
+  async report(principal: Principal, days: number): Promise<UsageReport> {
     const now = this.clock.now();
-    const t = this.teams.teamspace(principal.teamspaceId);
+    const t = await this.teams.teamspace(principal.teamspaceId);
     if (!t) throw new ApiError('not_found', 'The teamspace of this key no longer exists.');
     const window = t.plan === 'free' ? Math.min(days, 10) : days;
     const today = utcDay(now);
     const month = today.slice(0, 7);
     const included = effectiveIncluded(t);
-    const mine = this.teams.memberMonth(principal.memberId, month);
-    const team = this.teams.teamMonth(t.id, month);
+    const mine = await this.teams.memberMonth(principal.memberId, month);
+    const team = await this.teams.teamMonth(t.id, month);
     const from = addDays(today, -(window - 1));
-    const byDay = new Map(this.teams.teamDaily(t.id, from, today).map((r) => [r.day, r.requests]));
+    const byDay = new Map((await this.teams.teamDaily(t.id, from, today)).map((r) => [r.day, r.requests]));
     const overDays = (rows: { day: string; requests: number }[]) => {
       const by = new Map(rows.map((r) => [r.day, r.requests]));
       const out: { date: string; requests: number }[] = [];
@@ -211,13 +197,14 @@ export class UsageService {
       return out;
     };
     const daily = overDays([...byDay].map(([day, requests]) => ({ day, requests })));
-    const byMember =
-      principal.role === 'owner' || principal.role === 'admin'
-        ? this.teams.people(t.id).map((m) => {
-            const d = overDays(this.teams.memberDaily(m.id, from, today));
-            return { id: m.id, name: m.name, requests: d.reduce((n, x) => n + x.requests, 0), daily: d };
-          })
-        : undefined;
+    let byMember: NonNullable<UsageReport['teamspace']['byMember']> | undefined;
+    if (principal.role === 'owner' || principal.role === 'admin') {
+      byMember = [];
+      for (const m of await this.teams.people(t.id)) {
+        const d = overDays(await this.teams.memberDaily(m.id, from, today));
+        byMember.push({ id: m.id, name: m.name, requests: d.reduce((n, x) => n + x.requests, 0), daily: d });
+      }
+    }
     return {
       plan: t.plan,
       resetsAt: nextMonthStart(now).toISOString(),
@@ -234,7 +221,7 @@ export class UsageService {
       teamspace: {
         id: t.id,
         name: t.name,
-        members: this.teams.peopleCount(t.id),
+        members: await this.teams.peopleCount(t.id),
         requests: team.requests,
         extraRequests: team.extra_requests,
         spendCents: Math.round(team.spend_cents * 100) / 100,

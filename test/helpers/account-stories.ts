@@ -27,7 +27,7 @@ export interface Stores {
   settings: SameShape<SettingsStore>;
   audit: SameShape<AuditStore>;
   research: SameShape<ResearchUsageStore>;
-  teams: SameShape<TeamStore>;
+  teams: SameShape<Omit<TeamStore, 'policy'>>;
 }
 
 export function sqliteStores(): Stores {
@@ -201,12 +201,21 @@ async function settingsAndAuditStory({ accounts: a, settings: s, audit }: Stores
   });
   await audit.append({ ...entry, at: T1, action: 'key.create', actor_kind: 'operator', actor_key_id: null, actor_name: null, detail: '{"n":1}' });
   await audit.append({ ...entry, at: T1, action: 'member.add', actor_kind: 'user', actor_key_id: null, teamspace_id: 999 });
-  seen.push(
-    await audit.bump('auth.refused', '10.0.0.1', T0, T1),
-    await audit.bump('auth.refused', '10.0.0.1', T0, T2),
-    await audit.bump('auth.refused', '10.0.0.2', T0, T2),
-  );
-  seen.push(await audit.bump('auth.refused', '10.0.0.1', T1, T2), await audit.countSince('auth.refused', T0), await audit.countSince('key.create', T2));
+  // a flood of refusals: the same address bumps its entry, new addresses get entries up to the cap, then one overflow entry
+  const refused = {
+    ...entry,
+    action: 'auth.refused',
+    actor_kind: 'anonymous' as const,
+    actor_key_id: null,
+    actor_name: null,
+    teamspace_id: null,
+    outcome: 'refused' as const,
+  };
+  await audit.aggregate({ ...refused, at: T1, source_ip: '10.0.0.1' }, T0, 3, 'overflow');
+  await audit.aggregate({ ...refused, at: T2, source_ip: '10.0.0.2' }, T0, 3, 'overflow');
+  await audit.aggregate({ ...refused, at: T2, source_ip: '10.0.0.3' }, T0, 2, 'overflow');
+  await audit.aggregate({ ...refused, at: T2, source_ip: '10.0.0.4' }, T0, 2, 'overflow');
+  seen.push((await audit.list({ limit: 20, action: 'auth.refused' })).map((r) => [r.source_ip, r.count, r.last_at]));
   const q = { limit: 10 };
   seen.push(await audit.list(q), await audit.list({ ...q, teamspaceId: ts }), await audit.list({ ...q, teamspaceId: ts, withInstance: true }));
   seen.push(
@@ -267,9 +276,24 @@ async function teamsStory({ accounts: a, teams: t }: Stores): Promise<unknown[]>
   await t.insertRule('library_team', other, '/o/r', 'Not ours.', T0);
   const gone = await t.insertRule('library_team', ts, '/o/r', 'Gone soon.', T0);
   seen.push(await t.deleteRule(gone), await t.deleteRule(gone), await t.rule(g), await t.rule(gone), await t.rulesFor(ts), await t.rulesFor(other));
-  // immediate(): the callback's value or its error comes back (SQLite's runs a synchronous callback only;
-  // writes inside one, committed or undone, are checked on PostgreSQL alone below).
-  seen.push(await t.immediate(() => 42), await failure(() => t.immediate(() => fail())));
+  // metering: each request decided against the counts before it; a refusal (thrown) counts nothing
+  const decide = (ts: { included_requests: number } | null, used: number) => {
+    if (!ts || used >= 2) throw new Error('over the plan');
+    return { result: used, extra: false, cents: 0 };
+  };
+  const metered = await t.countRequests(
+    [
+      { memberId: 999, teamspaceId: ts },
+      { memberId: 999, teamspaceId: ts },
+      { memberId: 999, teamspaceId: ts },
+    ],
+    '2026-11-28',
+    decide,
+  );
+  seen.push(
+    metered.map((m) => ('ok' in m ? m.ok : String(m.err))),
+    await t.memberMonth(999, '2026-11'),
+  );
   return seen;
 }
 

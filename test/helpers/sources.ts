@@ -9,8 +9,8 @@ export async function waitJob(s: TestServer, id: number, timeoutMs = 45_000): Pr
   const end = Date.now() + timeoutMs;
   for (;;) {
     const job = s.services.jobs.get(id);
-    if (job.state !== 'queued' && job.state !== 'running') return job;
-    if (Date.now() > end) throw new Error(`job ${id} still ${job.state} after ${timeoutMs} ms`);
+    if ((await job).state !== 'queued' && (await job).state !== 'running') return job;
+    if (Date.now() > end) throw new Error(`job ${id} still ${(await job).state} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

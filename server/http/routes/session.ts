@@ -86,12 +86,12 @@ export function mountSession(app: Express, s: SessionRouteDeps): void {
         const callback = new URL(pending.redirectUri);
         callback.search = new URL(req.originalUrl, 'http://callback').search;
         const user = await s.oidc.finish(callback, pending);
-        const signed = s.signIn.sso(user, req.ip ?? null);
+        const signed = await s.signIn.sso(user, req.ip ?? null);
         res.cookie(SESSION_COOKIE, signed.sessionId, cookieOptions(req, SESSION_TTL_MS));
         res.redirect(302, '/');
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
-        s.signIn.refused(err instanceof SsoRefused ? err.username : null, req.ip ?? null, err.message);
+        await s.signIn.refused(err instanceof SsoRefused ? err.username : null, req.ip ?? null, err.message);
         back(err.message);
       }
     }),

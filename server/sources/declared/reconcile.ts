@@ -71,13 +71,13 @@ export class DeclaredSources {
   }
 
   /** Declared sources with a schedule (for the schedule task). */
-  schedules(): { libraryId: string; schedule: string }[] {
-    return this.d.store.declared.list().flatMap((r) => (r.schedule ? [{ libraryId: r.libraryId, schedule: r.schedule }] : []));
+  async schedules(): Promise<{ libraryId: string; schedule: string }[]> {
+    return (await this.d.store.declared.list()).flatMap((r) => (r.schedule ? [{ libraryId: r.libraryId, schedule: r.schedule }] : []));
   }
 
   /** Indexes a declared source again (its schedule fired). */
   async reindex(libraryId: string): Promise<number> {
-    const row = this.d.store.declared.get(libraryId);
+    const row = await this.d.store.declared.get(libraryId);
     const kind = DECLARED_KINDS.find((k) => k.key === row?.kind);
     if (!row || !kind) throw new ApiError('library_not_found', `${libraryId} is not a declared source.`);
     const r = await kind.submit(row.spec, true, this.who(row.spec), this.d.submit);
@@ -98,7 +98,7 @@ export class DeclaredSources {
     };
     if (!report.found) return report;
     const entries = parseSourcesFile(fs.readFileSync(this.file, 'utf8'), SOURCES_FILE);
-    const previous = new Map(this.d.store.declared.list().map((r) => [r.libraryId, r]));
+    const previous = new Map((await this.d.store.declared.list()).map((r) => [r.libraryId, r]));
     for (const e of entries) {
       previous.delete(e.libraryId);
       try {
@@ -109,10 +109,10 @@ export class DeclaredSources {
     }
     for (const row of previous.values()) {
       if (row.created) {
-        if (this.d.store.libraries.get(row.libraryId)) this.deleteLibrary(row.libraryId);
+        if (await this.d.store.libraries.get(row.libraryId)) await this.deleteLibrary(row.libraryId);
         report.pruned.push(row.libraryId);
       } else report.released.push(row.libraryId);
-      this.d.store.declared.delete(row.libraryId);
+      await this.d.store.declared.delete(row.libraryId);
     }
     for (const l of this.listeners) l();
     this.d.log.info(
@@ -129,8 +129,8 @@ export class DeclaredSources {
   }
 
   private async applyEntry(e: DeclaredEntry, report: ReconcileReport): Promise<void> {
-    const row = this.d.store.declared.get(e.libraryId);
-    const exists = this.d.store.libraries.get(e.libraryId) !== null;
+    const row = await this.d.store.declared.get(e.libraryId);
+    const exists = (await this.d.store.libraries.get(e.libraryId)) !== null;
     const print = fingerprint(e.entry);
     const record = (created: boolean, jobId: number | null) =>
       this.d.store.declared.put(
@@ -146,28 +146,28 @@ export class DeclaredSources {
         this.now(),
       );
     if (!row && exists) {
-      record(false, null);
+      await record(false, null);
       report.adopted.push(e.libraryId);
     } else if (!row || !exists) {
       // New, or declared but gone (deleted by hand, or its first build failed): index it.
       const r = await e.kind.submit(e.entry, false, this.who(e.entry), this.d.submit);
-      record(row?.created ?? true, r.jobId);
+      await record(row?.created ?? true, r.jobId);
       report.created.push({ libraryId: e.libraryId, jobId: r.jobId });
     } else if (row.fingerprint !== print) {
       const r = await e.kind.submit(e.entry, true, this.who(e.entry), this.d.submit);
-      record(row.created, r.jobId);
+      await record(row.created, r.jobId);
       report.updated.push({ libraryId: e.libraryId, jobId: r.jobId });
     } else if (JSON.stringify(row.spec) !== JSON.stringify(e.entry)) {
-      record(row.created, null);
+      await record(row.created, null);
       report.updated.push({ libraryId: e.libraryId, jobId: null });
     } else report.unchanged.push(e.libraryId);
   }
 
   /** Declared sources are added by the operator, in the default teamspace, instance-wide unless the entry says teamspace. */
   /** A library no longer declared: its queued and running jobs cancelled, then it is deleted with every version. */
-  private deleteLibrary(libraryId: string): void {
-    for (const state of ['queued', 'running'] as const) for (const j of this.d.jobs.list({ libraryId, state })) this.d.jobs.cancel(j.id);
-    this.d.store.libraries.delete(libraryId);
+  private async deleteLibrary(libraryId: string): Promise<void> {
+    for (const state of ['queued', 'running'] as const) for (const j of await this.d.jobs.list({ libraryId, state })) await this.d.jobs.cancel(j.id);
+    await this.d.store.libraries.delete(libraryId);
   }
 
   private who(entry: Record<string, unknown>) {

@@ -23,8 +23,20 @@ export function startDeclaredSources(
       },
     );
   const tasks = new Map<string, { expr: string; task: ScheduledTask }>();
-  const reload = () => {
-    const wanted = new Map(declared.schedules().map((s) => [s.libraryId, s.schedule]));
+  // Reloads may overlap (start and a reconcile): only the latest one started applies what it read.
+  let generation = 0;
+  let stopped = false;
+  const reload = async () => {
+    const mine = ++generation;
+    let schedules;
+    try {
+      schedules = await declared.schedules();
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'declared schedules could not be read');
+      return;
+    }
+    if (mine !== generation || stopped) return;
+    const wanted = new Map(schedules.map((s) => [s.libraryId, s.schedule]));
     for (const [id, t] of tasks) {
       if (wanted.get(id) === t.expr) continue;
       void t.task.destroy();
@@ -45,12 +57,13 @@ export function startDeclaredSources(
       tasks.set(id, { expr, task });
     }
   };
-  const unsubscribe = declared.onSchedulesChanged(reload);
+  const unsubscribe = declared.onSchedulesChanged(() => void reload());
   const reconciler =
     reconcileSchedule === 'off' ? null : cron.schedule(reconcileSchedule, () => void run('schedule'), { name: 'sources.yaml', noOverlap: true, unref: true });
-  reload();
+  void reload();
   void run('start');
   return () => {
+    stopped = true;
     unsubscribe();
     void reconciler?.destroy();
     for (const t of tasks.values()) void t.task.destroy();
@@ -66,6 +79,6 @@ export function auditReconcile(audit: Pick<AuditLog, 'record'>, file: string): (
       r instanceof Error
         ? { trigger, error: r.message }
         : { trigger, created: r.created.length, updated: r.updated.length, pruned: r.pruned.length, errors: r.errors.length };
-    audit.record({ actor: operatorActor(), action: 'sourcesReconcile', target: file, outcome: r instanceof Error ? 'failed' : 'ok', detail });
+    void audit.record({ actor: operatorActor(), action: 'sourcesReconcile', target: file, outcome: r instanceof Error ? 'failed' : 'ok', detail });
   };
 }

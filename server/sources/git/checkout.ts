@@ -125,13 +125,17 @@ function drop(dir: string, metaFile: string): void {
  * Removes what jobs that are not running left in the cache root (lock folders), and kept
  * checkouts of libraries no longer indexed from Git. Returns how many entries went.
  */
-export function sweepCache(cacheRoot: string, running: (jobId: number) => boolean, isGitLibrary: (libraryId: string) => boolean): number {
+export async function sweepCache(
+  cacheRoot: string,
+  running: (jobId: number) => Promise<boolean>,
+  isGitLibrary: (libraryId: string) => Promise<boolean>,
+): Promise<number> {
   if (!fs.existsSync(cacheRoot)) return 0;
   let removed = 0;
   for (const name of fs.readdirSync(cacheRoot)) {
     const full = path.join(cacheRoot, name);
     if (name.endsWith('.lock')) {
-      if (running(lockJob(full))) continue;
+      if (await running(lockJob(full))) continue;
       fs.rmSync(full, { recursive: true, force: true });
       removed++;
     } else if (name.endsWith('.json')) {
@@ -142,7 +146,7 @@ export function sweepCache(cacheRoot: string, running: (jobId: number) => boolea
     } else {
       const meta = readMeta(`${full}.json`);
       // A checkout being cloned for a first parse has no Git library yet: its running job's lock keeps it.
-      if ((meta && isGitLibrary(meta.libraryId)) || (fs.existsSync(`${full}.lock`) && running(lockJob(`${full}.lock`)))) continue;
+      if ((meta && (await isGitLibrary(meta.libraryId))) || (fs.existsSync(`${full}.lock`) && (await running(lockJob(`${full}.lock`))))) continue;
       drop(full, `${full}.json`);
       removed++;
     }

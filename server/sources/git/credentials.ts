@@ -96,7 +96,7 @@ export class GitCredentials {
   ) {}
 
   /** Stores or replaces `owner`'s credentials for a host; other owners' credentials for it are untouched. */
-  add(owner: CredentialOwner, input: { host: string; kind: GitAuthKind; username?: string | null; secret: string }): GitHostView {
+  async add(owner: CredentialOwner, input: { host: string; kind: GitAuthKind; username?: string | null; secret: string }): Promise<GitHostView> {
     const key = this.requireKey();
     const host = hostKey(input.host);
     if (!/^[a-z0-9.-]+(:\d{1,5})?$|^[0-9a-f:]+$/.test(host))
@@ -105,16 +105,16 @@ export class GitCredentials {
     if (input.kind === 'ssh' && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(input.secret))
       throw new ApiError('validation_error', 'An SSH credential is a private key file (-----BEGIN ... PRIVATE KEY-----).');
     const username = input.username?.trim() || (input.kind === 'token' ? 'oauth2' : input.kind === 'ssh' ? 'git' : null);
-    this.store.putHost(
+    await this.store.putHost(
       { teamspaceId: owner, host, kind: input.kind, username, secretEnc: encryptSecret(key, sealContext(owner, host), input.secret) },
       this.now(),
     );
-    return this.list(owner).find((h) => h.host === host)!;
+    return (await this.list(owner)).find((h) => h.host === host)!;
   }
 
   /** `owner`'s credentials, without their secrets. */
-  list(owner: CredentialOwner): GitHostView[] {
-    return this.store.hosts(owner).map((h) => ({
+  async list(owner: CredentialOwner): Promise<GitHostView[]> {
+    return (await this.store.hosts(owner)).map((h) => ({
       host: h.host,
       kind: h.kind,
       username: h.username,
@@ -125,8 +125,8 @@ export class GitCredentials {
   }
 
   /** Forgets `owner`'s credentials for a host; another owner's are "not stored" here, exactly like absent ones. */
-  remove(owner: CredentialOwner, host: string): void {
-    if (!this.store.removeHost(owner, hostKey(host))) throw new ApiError('not_found', `No credentials are stored for ${hostKey(host)}.`);
+  async remove(owner: CredentialOwner, host: string): Promise<void> {
+    if (!(await this.store.removeHost(owner, hostKey(host)))) throw new ApiError('not_found', `No credentials are stored for ${hostKey(host)}.`);
   }
 
   /**
@@ -135,13 +135,13 @@ export class GitCredentials {
    * then for the host; for the default teamspace's repositories, then the instance's the same way.
    * Never another teamspace's.
    */
-  forRepository(teamspaceId: number | null, host: string, port: number | null): GitAuth | null {
+  async forRepository(teamspaceId: number | null, host: string, port: number | null): Promise<GitAuth | null> {
     const team = teamspaceId ?? this.instanceTeamspaceId();
     const owners: CredentialOwner[] = team === this.instanceTeamspaceId() ? [team, null] : [team];
     const keys = port ? [hostKey(host, port), hostKey(host)] : [hostKey(host)];
     for (const owner of owners) {
       for (const k of keys) {
-        const row = this.store.host(owner, k);
+        const row = await this.store.host(owner, k);
         if (row) return { kind: row.kind, username: row.username, secret: this.open(owner, row.host, row.secretEnc) };
       }
     }

@@ -40,9 +40,9 @@ export interface GitJobDeps extends VersionJobDeps {
   /** Only the credentials of the teamspace the payload indexes for are sent (docs/git.md#whose-credentials). */
   credentials: Pick<GitCredentials, 'forRepository'>;
   /** Replaces the library-owner rules a repository's stacks.json gave before with its current ones. */
-  setRepoRules(libraryId: string, previous: string[], next: string[]): void;
+  setRepoRules(libraryId: string, previous: string[], next: string[]): Promise<void> | void;
   /** Queues the indexing of a tag (stacks.json previousVersions). */
-  queueTag(libraryId: string, tag: string): void;
+  queueTag(libraryId: string, tag: string): Promise<void> | void;
 }
 
 /** Clones the ref, selects and indexes its files (reusing unchanged ones), and swaps the version in. */
@@ -69,8 +69,8 @@ export async function runGitJob<P>(deps: GitJobDeps, ctx: JobContext<P>, p: GitJ
     const settingsHash = createHash('sha1')
       .update(JSON.stringify({ INDEX_FORMAT, options, web: addr.web, url: addr.url, refName }))
       .digest('hex');
-    const previous = reusable(store, p, settingsHash);
-    const meta = metaFor(
+    const previous = await reusable(store, p, settingsHash);
+    const meta = await metaFor(
       store,
       p,
       addr,
@@ -99,10 +99,10 @@ export async function runGitJob<P>(deps: GitJobDeps, ctx: JobContext<P>, p: GitJ
           'validation_error',
           `Nothing to index in ${addr.url} at ${refName}: no documentation (${['.md', '.mdx', '.markdown', '.rst', '.txt', '.ipynb'].join(', ')}) or source files were found${options.folders.length ? ` under ${options.folders.join(', ')}` : ''}.`,
         ),
-      afterCommit: (totals) => {
+      afterCommit: async (totals) => {
         const indexed = new Map([...selected.docs, ...selected.sources].map((f) => [f, blobs.get(f)!]));
-        store.git.saveVersionFiles({ versionId: totals.versionId, ref: refName, commit: cloned.commit, settingsHash }, indexed);
-        if (p.tag === '') afterCurrent(deps, p, addr, meta, cloned.commit, ctx.job.id, stacksJson.value);
+        await store.git.saveVersionFiles({ versionId: totals.versionId, ref: refName, commit: cloned.commit, settingsHash }, indexed);
+        if (p.tag === '') await afterCurrent(deps, p, addr, meta, cloned.commit, ctx.job.id, stacksJson.value);
         ctx.log.info(
           { libraryId: p.libraryId, tag: p.tag, commit: cloned.commit, snippets: totals.snippets, dynamic: totals.dynamicSnippets },
           'git repository indexed',
@@ -116,11 +116,11 @@ export async function runGitJob<P>(deps: GitJobDeps, ctx: JobContext<P>, p: GitJ
 }
 
 /** Clones or fetches the payload's ref into the job's folder. The current documentation keeps its checkout between builds (a refresh fetches what changed); a tag clones afresh. */
-function checkoutFor<P>(deps: GitJobDeps, ctx: JobContext<P>, p: GitJobPayload, addr: RepoAddress, dir: string): Promise<Checkout> {
+async function checkoutFor<P>(deps: GitJobDeps, ctx: JobContext<P>, p: GitJobPayload, addr: RepoAddress, dir: string): Promise<Checkout> {
   const { config, store } = deps;
   const remote = {
     policy: { allowPrivate: config.crawlAllowPrivate },
-    auth: deps.credentials.forRepository(p.teamspaceId, addr.host, addr.port),
+    auth: await deps.credentials.forRepository(p.teamspaceId, addr.host, addr.port),
     timeoutMs: config.gitTimeoutMs,
     workDir: dir,
     knownHostsFile: path.join(config.dataDir, 'git', 'known_hosts'),
@@ -132,7 +132,7 @@ function checkoutFor<P>(deps: GitJobDeps, ctx: JobContext<P>, p: GitJobPayload, 
     cacheRoot: p.tag === '' ? path.join(config.dataDir, 'git', 'cache') : null,
     jobDir: dir,
     jobId: ctx.job.id,
-    reuse: store.git.repo(p.libraryId)?.repoUrl === addr.url,
+    reuse: (await store.git.repo(p.libraryId))?.repoUrl === addr.url,
     clone: { ...remote, ref: p.ref, folders: p.options.folders ?? [], maxBytes: config.gitMaxBytes },
   });
 }
@@ -148,24 +148,24 @@ function presentFiles(repoDir: string, files: Iterable<string>): Map<string, num
 }
 
 /** The version being replaced, when its snippets were built with the same settings (else null: everything is parsed). */
-function reusable(store: GitJobDeps['store'], p: GitJobPayload, settingsHash: string) {
+async function reusable(store: GitJobDeps['store'], p: GitJobPayload, settingsHash: string) {
   if (p.full) return null;
-  const current = store.libraries.currentVersion(p.libraryId, p.tag);
-  const info = current ? store.git.versionInfo(current.id) : null;
+  const current = await store.libraries.currentVersion(p.libraryId, p.tag);
+  const info = current ? await store.git.versionInfo(current.id) : null;
   if (!current || !info || info.settingsHash !== settingsHash) return null;
-  return { versionId: current.id, dynamicVersionId: current.dynamicVersionId, files: store.git.files(current.id) };
+  return { versionId: current.id, dynamicVersionId: current.dynamicVersionId, files: await store.git.files(current.id) };
 }
 
-function metaFor(
+async function metaFor(
   store: GitJobDeps['store'],
   p: GitJobPayload,
   addr: RepoAddress,
   refName: string,
   repo: StacksJson | null,
   detected: string | null,
-): LibraryMeta {
-  const lib = store.libraries.get(p.libraryId);
-  const previouslyDetected = store.git.repo(p.libraryId)?.options.detectedLicense ?? null;
+): Promise<LibraryMeta> {
+  const lib = await store.libraries.get(p.libraryId);
+  const previouslyDetected = (await store.git.repo(p.libraryId))?.options.detectedLicense ?? null;
   // A license an admin set wins; a detected one follows the LICENSE file.
   const license = lib?.license && lib.license !== previouslyDetected ? lib.license : detected;
   const current = p.tag === '';
@@ -184,11 +184,19 @@ function metaFor(
 }
 
 /** After the current documentation is swapped in: the repository record, stacks.json's rules and previous versions. */
-function afterCurrent(deps: GitJobDeps, p: GitJobPayload, addr: RepoAddress, meta: LibraryMeta, commit: string, jobId: number, repo: StacksJson | null): void {
-  const before = deps.store.git.repo(p.libraryId);
+async function afterCurrent(
+  deps: GitJobDeps,
+  p: GitJobPayload,
+  addr: RepoAddress,
+  meta: LibraryMeta,
+  commit: string,
+  jobId: number,
+  repo: StacksJson | null,
+): Promise<void> {
+  const before = await deps.store.git.repo(p.libraryId);
   const previousRules = Array.isArray(before?.options.repoRules) ? (before.options.repoRules as string[]) : [];
   const rules = repo?.rules ?? [];
-  deps.store.git.saveRepo(
+  await deps.store.git.saveRepo(
     {
       libraryId: p.libraryId,
       repoUrl: addr.url,
@@ -200,9 +208,9 @@ function afterCurrent(deps: GitJobDeps, p: GitJobPayload, addr: RepoAddress, met
     },
     new Date().toISOString(),
   );
-  if (rules.join('\n') !== previousRules.join('\n')) deps.setRepoRules(p.libraryId, previousRules, rules);
+  if (rules.join('\n') !== previousRules.join('\n')) await deps.setRepoRules(p.libraryId, previousRules, rules);
   for (const tag of previousTags(repo)) {
-    if (!deps.store.libraries.currentVersion(p.libraryId, tag)) deps.queueTag(p.libraryId, tag);
+    if (!(await deps.store.libraries.currentVersion(p.libraryId, tag))) await deps.queueTag(p.libraryId, tag);
   }
 }
 

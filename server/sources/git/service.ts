@@ -28,22 +28,23 @@ export interface GitSubmission {
 export interface GitServiceDeps {
   config: Pick<Config, 'dataDir' | 'crawlAllowPrivate' | 'gitTimeoutMs' | 'gitMaxBytes'>;
   store: Pick<Store, 'libraries' | 'git' | 'jobs'>;
-  jobs: Pick<JobQueue, 'enqueue'>;
+  jobs: Pick<JobQueue, 'enqueueUnless'>;
   credentials: Pick<GitCredentials, 'forRepository'>;
 }
 
 /** Kinds of job that index a library from its repository (a refresh waits for all of them). */
 const INDEXING_KINDS = [GIT_JOB, 'version-fetch'];
+const busy = (libraryId: string, jobId: number) => new ApiError('conflict', `${libraryId} is being indexed right now (job ${jobId}); wait for it to finish.`);
 
 export class GitSourceService {
   constructor(private readonly d: GitServiceDeps) {}
 
   /** The remote's branches and tags, through the guard and with the credentials of the teamspace the repository is indexed for. */
-  refs(repoUrl: string, teamspaceId: number | null, signal?: AbortSignal): Promise<RemoteRefs> {
+  async refs(repoUrl: string, teamspaceId: number | null, signal?: AbortSignal): Promise<RemoteRefs> {
     const addr = parseRepoUrl(repoUrl);
     return listRemote(addr, {
       policy: { allowPrivate: this.d.config.crawlAllowPrivate },
-      auth: this.d.credentials.forRepository(teamspaceId, addr.host, addr.port),
+      auth: await this.d.credentials.forRepository(teamspaceId, addr.host, addr.port),
       timeoutMs: this.d.config.gitTimeoutMs,
       workDir: this.workDir(),
       knownHostsFile: path.join(this.d.config.dataDir, 'git', 'known_hosts'),
@@ -54,14 +55,14 @@ export class GitSourceService {
   async submit(input: { repoUrl: string; branch?: string; force?: boolean } & Partial<SelectionOptions>, who: Submitter): Promise<GitSubmission> {
     const addr = parseRepoUrl(input.repoUrl);
     const libraryId = addr.libraryId;
-    const existing = this.d.store.libraries.get(libraryId);
+    const existing = await this.d.store.libraries.get(libraryId);
     const taken = ownerConflict(existing, who);
     if (taken) throw new ApiError('conflict', taken);
-    this.assertIdle(libraryId);
-    const repo = this.d.store.git.repo(libraryId);
+    await this.assertIdle(libraryId);
+    const repo = await this.d.store.git.repo(libraryId);
     if (repo && repo.repoUrl !== addr.url)
       throw new ApiError('conflict', `${libraryId} is indexed from ${repo.repoUrl}; delete it first to index ${addr.url} under the same ID.`);
-    if (existing && this.d.store.libraries.currentVersion(libraryId, '') && !input.force) {
+    if (existing && (await this.d.store.libraries.currentVersion(libraryId, '')) && !input.force) {
       throw new ApiError(
         'conflict',
         `${libraryId} is already indexed; send "force": true to index it again, or refresh it (POST /api/projects${libraryId}/refresh).`,
@@ -85,20 +86,19 @@ export class GitSourceService {
       teamspaceId: who.teamspaceId,
       visibility: who.visibility,
     };
-    const { id, position } = this.d.jobs.enqueue(GIT_JOB, payload, { libraryId, memberId: who.memberId, teamspaceId: who.teamspaceId });
-    return { libraryId, jobId: id, position };
+    return { libraryId, ...(await this.queueIdle(payload, { libraryId, memberId: who.memberId, teamspaceId: who.teamspaceId })) };
   }
 
   /** Whether a library is indexed from a repository. */
-  isGit(libraryId: string): boolean {
-    return this.d.store.git.repo(libraryId) !== null;
+  async isGit(libraryId: string): Promise<boolean> {
+    return (await this.d.store.git.repo(libraryId)) !== null;
   }
 
   /** Indexes a library's branch again; only files whose blob changed are parsed. 409 while it is being indexed. */
-  refresh(lib: Library, memberId: number | null): GitSubmission {
-    const repo = this.d.store.git.repo(lib.id);
+  async refresh(lib: Library, memberId: number | null): Promise<GitSubmission> {
+    const repo = await this.d.store.git.repo(lib.id);
     if (!repo) throw new ApiError('conflict', `${lib.id} was not added from a Git repository; import or add it again to refresh it.`);
-    this.assertIdle(lib.id);
+    await this.assertIdle(lib.id);
     const payload: GitJobPayload = {
       libraryId: lib.id,
       repoUrl: repo.repoUrl,
@@ -108,16 +108,14 @@ export class GitSourceService {
       teamspaceId: lib.teamspaceId,
       visibility: lib.visibility,
     };
-    const { id, position } = this.d.jobs.enqueue(GIT_JOB, payload, { libraryId: lib.id, memberId, teamspaceId: lib.teamspaceId });
-    return { libraryId: lib.id, jobId: id, position };
+    return { libraryId: lib.id, ...(await this.queueIdle(payload, { libraryId: lib.id, memberId, teamspaceId: lib.teamspaceId })) };
   }
 
   /** Queues a tag of a git library (stacks.json previousVersions). */
-  queueTag(libraryId: string, tag: string): void {
-    const repo = this.d.store.git.repo(libraryId);
-    const lib = this.d.store.libraries.get(libraryId);
+  async queueTag(libraryId: string, tag: string): Promise<void> {
+    const repo = await this.d.store.git.repo(libraryId);
+    const lib = await this.d.store.libraries.get(libraryId);
     if (!repo || !lib) return;
-    if (this.d.store.jobs.active(GIT_JOB, libraryId).some((j) => (j.payload as Partial<GitJobPayload>).tag === tag)) return;
     const payload: GitJobPayload = {
       libraryId,
       repoUrl: repo.repoUrl,
@@ -127,13 +125,19 @@ export class GitSourceService {
       teamspaceId: lib.teamspaceId,
       visibility: lib.visibility,
     };
-    this.d.jobs.enqueue(GIT_JOB, payload, { libraryId, memberId: null, teamspaceId: lib.teamspaceId });
+    // Not when this tag is queued or being indexed already (checked as it is queued).
+    await this.d.jobs.enqueueUnless(
+      GIT_JOB,
+      payload,
+      { libraryId, memberId: null, teamspaceId: lib.teamspaceId },
+      { kinds: [GIT_JOB], match: (j) => (j.payload as Partial<GitJobPayload>).tag === tag },
+    );
   }
 
   /** The repository's tag that a requested version names (matchTag), asked of the remote; null when there is none or the library is not from Git. */
   async tagFor(libraryId: string, version: string): Promise<string | null> {
-    const repo = this.d.store.git.repo(libraryId);
-    const lib = this.d.store.libraries.get(libraryId);
+    const repo = await this.d.store.git.repo(libraryId);
+    const lib = await this.d.store.libraries.get(libraryId);
     if (!repo || !lib) return null;
     return matchTag((await this.refs(repo.repoUrl, lib.teamspaceId)).tags, version);
   }
@@ -143,8 +147,8 @@ export class GitSourceService {
    * (exactly, else the newest stable tag under it: "2" -> v2.3.1) and indexes it.
    */
   async fetchVersion<P>(deps: GitJobDeps, ctx: JobContext<P>, libraryId: string, version: string): Promise<string> {
-    const repo = this.d.store.git.repo(libraryId);
-    const lib = this.d.store.libraries.get(libraryId);
+    const repo = await this.d.store.git.repo(libraryId);
+    const lib = await this.d.store.libraries.get(libraryId);
     if (!repo || !lib)
       throw new ApiError(
         'validation_error',
@@ -170,15 +174,15 @@ export class GitSourceService {
    * in a fresh folder), their locks on kept checkouts, and the kept checkouts of libraries no
    * longer indexed from Git. Those of running jobs, in this or another process, are left alone.
    */
-  sweepWork(): number {
-    const running = (id: number) => this.d.store.jobs.get(id)?.state === 'running';
-    let removed = sweepCache(path.join(this.d.config.dataDir, 'git', 'cache'), running, (id) => this.isGit(id));
+  async sweepWork(): Promise<number> {
+    const running = async (id: number) => (await this.d.store.jobs.get(id))?.state === 'running';
+    let removed = await sweepCache(path.join(this.d.config.dataDir, 'git', 'cache'), running, (id) => this.isGit(id));
     const dir = this.workDir();
     if (!fs.existsSync(dir)) return removed;
     for (const name of fs.readdirSync(dir)) {
       const id = /^job-(\d+)-/.exec(name)?.[1];
       if (!id) continue;
-      const job = this.d.store.jobs.get(Number(id));
+      const job = await this.d.store.jobs.get(Number(id));
       if (job?.state === 'running') continue;
       fs.rmSync(path.join(dir, name), { recursive: true, force: true });
       removed++;
@@ -186,9 +190,16 @@ export class GitSourceService {
     return removed;
   }
 
-  private assertIdle(libraryId: string): void {
-    const active = INDEXING_KINDS.flatMap((k) => this.d.store.jobs.active(k, libraryId));
-    if (active.length) throw new ApiError('conflict', `${libraryId} is being indexed right now (job ${active[0]!.id}); wait for it to finish.`);
+  private async assertIdle(libraryId: string): Promise<void> {
+    const active = (await Promise.all(INDEXING_KINDS.map((k) => this.d.store.jobs.active(k, libraryId)))).flat();
+    if (active.length) throw busy(libraryId, active[0]!.id);
+  }
+
+  /** Queues a build of the library unless one is queued or running (checked as it is queued: another request may have queued one since assertIdle). */
+  private async queueIdle(payload: GitJobPayload, options: { libraryId: string; memberId: number | null; teamspaceId: number | null }) {
+    const queued = await this.d.jobs.enqueueUnless(GIT_JOB, payload, options, { kinds: INDEXING_KINDS });
+    if (!queued.created) throw busy(options.libraryId, queued.id);
+    return { jobId: queued.id, position: queued.position };
   }
 
   private workDir(): string {

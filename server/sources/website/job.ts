@@ -54,7 +54,7 @@ export async function runCrawl(deps: CrawlJobDeps, ctx: JobContext<CrawlPayload>
   await checkUrl(p.startUrl, policy);
 
   const library = store.libraries.get(p.libraryId);
-  const site = library ? store.crawl.site(p.libraryId) : null;
+  const site = library ? await store.crawl.site(p.libraryId) : null;
   const meta: LibraryMeta = {
     id: p.libraryId,
     title: p.name ?? library?.title ?? new URL(p.startUrl).host,
@@ -71,7 +71,9 @@ export async function runCrawl(deps: CrawlJobDeps, ctx: JobContext<CrawlPayload>
     resume: true,
     produce: async (sink) => {
       const renderer = new BrowserRenderer({ executablePath: config.chromiumPath, policy, timeoutMs, maxPages: config.crawlConcurrency, log: ctx.log });
-      const report = (force?: boolean) => sink.report(crawlProgress(store, p, jobId, renderer.rendered, sink.stored), force);
+      const progress = async (force?: boolean) => sink.report(await crawlProgress(store, p, jobId, renderer.rendered, sink.stored), force);
+      // The crawler reports as it goes and does not wait; a failed progress write only loses that figure.
+      const report = (force?: boolean) => void progress(force).catch((err: unknown) => ctx.log.debug({ err }, 'crawl progress not written'));
       try {
         const crawled = await (await crawler()).crawlSite(
           {
@@ -107,30 +109,30 @@ export async function runCrawl(deps: CrawlJobDeps, ctx: JobContext<CrawlPayload>
       } finally {
         // The last counts, also when the crawl failed or stopped.
         try {
-          report(true);
+          await progress(true);
         } catch {
           /* the store may be closing */
         }
         await renderer.close();
       }
     },
-    nothingIndexed: () => {
-      const first = store.crawl.errors(jobId, 1)[0];
+    nothingIndexed: async () => {
+      const first = (await store.crawl.errors(jobId, 1))[0];
       return new Error(`Nothing could be indexed from ${p.startUrl}${first ? `: ${first.url}: ${first.error}` : ' (no documentation content found)'}.`);
     },
     // The site name is known only at the end.
     finalMeta: () => ({ ...meta, title: p.name ?? library?.title ?? siteName ?? meta.title }),
-    afterCommit: (totals) => {
-      const pages = crawlProgress(store, p, jobId, 0, totals.snippets).pagesDone;
-      finishSite(deps, p, jobId, siteName);
+    afterCommit: async (totals) => {
+      const pages = (await crawlProgress(store, p, jobId, 0, totals.snippets)).pagesDone;
+      await finishSite(deps, p, jobId, siteName);
       ctx.log.info({ libraryId: p.libraryId, pages, snippets: totals.snippets }, 'crawl finished');
     },
   });
 }
 
 /** The job's progress, from the frontier's counts. */
-function crawlProgress(store: Pick<Store, 'crawl'>, p: CrawlPayload, jobId: number, pagesRendered: number, snippets: number): CrawlProgress {
-  const c = store.crawl.counts(jobId);
+async function crawlProgress(store: Pick<Store, 'crawl'>, p: CrawlPayload, jobId: number, pagesRendered: number, snippets: number): Promise<CrawlProgress> {
+  const c = await store.crawl.counts(jobId);
   return {
     pagesDone: c.done + c.unchanged + c.duplicate,
     pagesQueued: c.queued + c.processing,
@@ -140,17 +142,17 @@ function crawlProgress(store: Pick<Store, 'crawl'>, p: CrawlPayload, jobId: numb
     pagesUnchanged: c.unchanged,
     pagesRendered,
     snippets,
-    errors: store.crawl.errors(jobId, 10),
+    errors: await store.crawl.errors(jobId, 10),
     libraryId: p.libraryId,
     startUrl: p.startUrl,
   };
 }
 
 /** After the commit: the site's options and schedule, and the frontiers and pages this crawl left behind. */
-function finishSite(deps: CrawlJobDeps, p: CrawlPayload, jobId: number, siteName: string | null): void {
+async function finishSite(deps: CrawlJobDeps, p: CrawlPayload, jobId: number, siteName: string | null): Promise<void> {
   const { store } = deps;
   const now = () => new Date().toISOString();
-  store.crawl.saveSite(
+  await store.crawl.saveSite(
     {
       libraryId: p.libraryId,
       startUrl: p.startUrl,
@@ -169,7 +171,7 @@ function finishSite(deps: CrawlJobDeps, p: CrawlPayload, jobId: number, siteName
     },
     now(),
   );
-  store.crawl.purgeFinishedFrontiers(p.libraryId, jobId);
-  store.crawl.prunePages(p.libraryId, jobId);
+  await store.crawl.purgeFinishedFrontiers(p.libraryId, jobId);
+  await store.crawl.prunePages(p.libraryId, jobId);
   if (p.schedule !== undefined) deps.schedulesChanged();
 }

@@ -18,14 +18,19 @@ export function startCrawlSchedules(crawler: Pick<CrawlService, 'sites' | 'recra
     error: (m: string | Error, err?: Error) => log.error({ source: 'node-cron', err: err?.message }, String(m)),
     debug: (m: string | Error) => log.debug({ source: 'node-cron' }, String(m)),
   };
-  const reload = () => {
+  // Reloads may overlap (the timer and a change): only the latest one started applies what it read.
+  let generation = 0;
+  let stopped = false;
+  const reload = async () => {
+    const mine = ++generation;
     let sites;
     try {
-      sites = crawler.sites();
+      sites = await crawler.sites();
     } catch (err) {
       log.warn({ err: (err as Error).message }, 'crawl schedules could not be read');
       return;
     }
+    if (mine !== generation || stopped) return;
     const wanted = new Map(sites.filter((x) => x.schedule).map((x) => [x.libraryId, x.schedule!]));
     for (const [id, t] of tasks) {
       if (wanted.get(id) !== t.expr) {
@@ -37,9 +42,9 @@ export function startCrawlSchedules(crawler: Pick<CrawlService, 'sites' | 'recra
       if (tasks.has(id) || !cron.validate(expr)) continue;
       const task = cron.schedule(
         expr,
-        () => {
+        async () => {
           try {
-            const r = crawler.recrawl(id, 'schedule');
+            const r = await crawler.recrawl(id, 'schedule');
             if (r) log.info({ libraryId: id, jobId: r.jobId }, 'scheduled re-crawl queued');
           } catch (err) {
             log.warn({ libraryId: id, err: (err as Error).message }, 'scheduled re-crawl not queued');
@@ -50,11 +55,12 @@ export function startCrawlSchedules(crawler: Pick<CrawlService, 'sites' | 'recra
       tasks.set(id, { expr, task });
     }
   };
-  reload();
-  const timer = setInterval(reload, RELOAD_MS);
+  void reload();
+  const timer = setInterval(() => void reload(), RELOAD_MS);
   timer.unref();
-  const unsubscribe = crawler.onSchedulesChanged(reload);
+  const unsubscribe = crawler.onSchedulesChanged(() => void reload());
   return () => {
+    stopped = true;
     unsubscribe();
     clearInterval(timer);
     for (const t of tasks.values()) void t.task.destroy();

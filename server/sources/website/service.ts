@@ -55,7 +55,7 @@ export interface CrawlSubmission {
 /** What CrawlService needs. */
 export interface CrawlServiceDeps {
   store: Pick<Store, 'jobs' | 'libraries' | 'crawl'>;
-  jobs: Pick<JobQueue, 'enqueue'>;
+  jobs: Pick<JobQueue, 'enqueueUnless'>;
   config: Pick<Config, 'crawlAllowPrivate'>;
 }
 
@@ -93,12 +93,13 @@ export class CrawlService {
       }
     }
     if (req.schedule) validateSchedule(req.schedule);
-    const active = this.s.store.jobs.active(CRAWL_JOB, libraryId);
-    if (active.length > 0) throw new ApiError('conflict', `${libraryId} is being crawled right now (job ${active[0]!.id}).`);
-    const existing = this.s.store.libraries.get(libraryId);
+    const crawling = (id: number) => new ApiError('conflict', `${libraryId} is being crawled right now (job ${id}).`);
+    const active = await this.s.store.jobs.active(CRAWL_JOB, libraryId);
+    if (active.length > 0) throw crawling(active[0]!.id);
+    const existing = await this.s.store.libraries.get(libraryId);
     const taken = ownerConflict(existing, who);
     if (taken) throw new ApiError('conflict', taken);
-    const indexed = existing ? this.s.store.libraries.currentVersion(libraryId, '') !== null : false;
+    const indexed = existing ? (await this.s.store.libraries.currentVersion(libraryId, '')) !== null : false;
     if (indexed && !req.force)
       throw new ApiError('conflict', `${libraryId} is already indexed; crawl it again with force (\"force\": true, or --force on the CLI).`);
     const payload: CrawlPayload = {
@@ -115,15 +116,21 @@ export class CrawlService {
       visibility: who.visibility,
       ...(req.schedule !== undefined ? { schedule: req.schedule } : {}),
     };
-    const { id, position } = this.s.jobs.enqueue(CRAWL_JOB, payload, { libraryId, memberId: who.memberId, teamspaceId: who.teamspaceId });
-    return { libraryId, jobId: id, position, recrawl: indexed };
+    // Checked again as the job is queued: another request may have queued a crawl since.
+    const queued = await this.s.jobs.enqueueUnless(
+      CRAWL_JOB,
+      payload,
+      { libraryId, memberId: who.memberId, teamspaceId: who.teamspaceId },
+      { kinds: [CRAWL_JOB] },
+    );
+    if (!queued.created) throw crawling(queued.id);
+    return { libraryId, jobId: queued.id, position: queued.position, recrawl: indexed };
   }
 
   /** Queues a re-crawl of a crawled library with its stored options (unchanged pages are skipped by their validators). */
-  recrawl(libraryId: string, trigger: CrawlPayload['trigger']): { jobId: number; position: number | null } | null {
-    const site = this.s.store.crawl.site(libraryId);
+  async recrawl(libraryId: string, trigger: CrawlPayload['trigger']): Promise<{ jobId: number; position: number | null } | null> {
+    const site = await this.s.store.crawl.site(libraryId);
     if (!site) throw new ApiError('library_not_found', `${libraryId} is not a crawled website.`);
-    if (this.s.store.jobs.active(CRAWL_JOB, libraryId).length > 0) return null;
     const o = site.options as Partial<CrawlPayload>;
     const payload: CrawlPayload = {
       libraryId,
@@ -137,18 +144,19 @@ export class CrawlService {
       trigger,
     };
     // The job belongs to the library's teamspace (its start URL is that teamspace's business).
-    const { id, position } = this.s.jobs.enqueue(CRAWL_JOB, payload, {
-      libraryId,
-      memberId: null,
-      teamspaceId: this.s.store.libraries.get(libraryId)?.teamspaceId ?? null,
-    });
-    return { jobId: id, position };
+    const queued = await this.s.jobs.enqueueUnless(
+      CRAWL_JOB,
+      payload,
+      { libraryId, memberId: null, teamspaceId: (await this.s.store.libraries.get(libraryId))?.teamspaceId ?? null },
+      { kinds: [CRAWL_JOB] },
+    );
+    return queued.created ? { jobId: queued.id, position: queued.position } : null;
   }
 
   /** Sets (cron expression) or clears (null) the re-crawl schedule of a crawled library. */
-  setSchedule(libraryId: string, schedule: string | null): void {
+  async setSchedule(libraryId: string, schedule: string | null): Promise<void> {
     if (schedule) validateSchedule(schedule);
-    if (!this.s.store.crawl.setSchedule(libraryId, schedule, new Date().toISOString())) {
+    if (!(await this.s.store.crawl.setSchedule(libraryId, schedule, new Date().toISOString()))) {
       throw new ApiError('library_not_found', `${libraryId} is not a crawled website (crawl it once first).`);
     }
     this.schedulesChanged();

@@ -1,8 +1,12 @@
 import type { Job, JobState } from '../../../lib/model.ts';
-import { toJob, type JobRow, type JobStore } from '../jobs.ts';
+import { toJob, type JobGuard, type JobRow, type JobStore, type QueueDecision, type QueueView } from '../jobs.ts';
+import type { LibraryStore } from '../libraries.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
-import { pgQuery } from './transaction.ts';
+import { pgQuery, withTransaction } from './transaction.ts';
+
+/** The key space of the per-library advisory locks of a check-then-queue ("SJ"). */
+const JOBS_LOCK = 0x534a;
 
 /**
  * The job rows on PostgreSQL, method for method SQLite's JobStore (server/store/jobs.ts). What differs
@@ -10,7 +14,72 @@ import { pgQuery } from './transaction.ts';
  * `FOR UPDATE SKIP LOCKED` and each node gets a different job, or none, never the same one.
  */
 export class PgJobStore implements SameShape<JobStore> {
-  constructor(private readonly pool: PgPool) {}
+  constructor(
+    private readonly pool: PgPool,
+    private readonly libraries: Pick<SameShape<LibraryStore>, 'get' | 'currentVersion'>,
+  ) {}
+
+  /**
+   * Serialises the check-then-queue of one library across nodes (SQLite: an IMMEDIATE transaction);
+   * held to the end of the caller's transaction.
+   */
+  private async lockLibrary(libraryId: string | null): Promise<void> {
+    await pgQuery(this.pool, 'SELECT pg_advisory_xact_lock($1, hashtext($2))', [JOBS_LOCK, libraryId ?? '']);
+  }
+
+  /** SQLite's queueEach: each entry decided and queued in one transaction, its library locked first. */
+  async queueEach<T>(
+    entries: readonly T[],
+    keyOf: (entry: T) => { kind: string; libraryId: string; tag: string },
+    decide: (entry: T, view: QueueView) => QueueDecision,
+    now: string,
+  ): Promise<({ id: number } | { skip: string })[]> {
+    return withTransaction(this.pool, async () => {
+      const out: ({ id: number } | { skip: string })[] = [];
+      for (const entry of entries) {
+        const k = keyOf(entry);
+        await this.lockLibrary(k.libraryId);
+        const view: QueueView = {
+          library: await this.libraries.get(k.libraryId),
+          served: (await this.libraries.currentVersion(k.libraryId, k.tag)) !== null,
+          pending: await this.active(k.kind, k.libraryId),
+        };
+        const d = decide(entry, view);
+        out.push('skip' in d ? d : { id: await this.insert(d.kind, d.payload, d.libraryId, d.memberId, now, d.teamspaceId) });
+      }
+      return out;
+    });
+  }
+
+  /** SQLite's insertUnless: the guard's check and the insert in one transaction, the library locked. */
+  async insertUnless(
+    kind: string,
+    payload: unknown,
+    libraryId: string | null,
+    memberId: number | null,
+    now: string,
+    teamspaceId: number | null,
+    guard: JobGuard,
+  ): Promise<{ id: number; created: boolean }> {
+    return withTransaction(this.pool, async () => {
+      await this.lockLibrary(libraryId);
+      const { rows } = await pgQuery<JobRow>(
+        this.pool,
+        'SELECT * FROM jobs WHERE library_id IS NOT DISTINCT FROM $1 AND kind = ANY($2::text[]) AND state = ANY($3::text[]) ORDER BY id DESC LIMIT $4',
+        [libraryId, guard.kinds, guard.states ?? ['queued', 'running'], guard.limit ?? 1000],
+      );
+      const found = rows.map(toJob).find((j) => guard.match?.(j) ?? true);
+      if (found) return { id: found.id, created: false };
+      return { id: await this.insert(kind, payload, libraryId, memberId, now, teamspaceId), created: true };
+    });
+  }
+
+  /** Of these jobs, those whose cancel was asked (by any node). */
+  async cancelRequested(ids: readonly number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await pgQuery<{ id: number }>(this.pool, 'SELECT id FROM jobs WHERE cancel_requested = 1 AND id = ANY($1::bigint[]) ORDER BY id', [ids]);
+    return rows.map((r) => r.id);
+  }
 
   async insert(
     kind: string,

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { MemberRow, TeamspaceRow } from '../accounts.ts';
-import type { MonthlyTeamRow, RuleKind, RuleRow, TeamStore } from '../teams.ts';
+import type { MeterDecision, MeteredRequest, MonthlyTeamRow, RuleKind, RuleRow, TeamStore } from '../teams.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
 import { pgQuery, withTransaction } from './transaction.ts';
@@ -18,7 +18,9 @@ const IMMEDIATE_LOCK = 0x5374_4d74; // "StMt"
  * store calls made inside its callback (as UsageService makes them) run on that transaction's
  * connection (transaction.ts's connectionFor), so the callback needs no other handle.
  */
-export class PgTeamStore implements SameShape<TeamStore> {
+// `policy` is SQLite's synchronous read surface for the search path's team cache (server/store/index.ts):
+// it has no PostgreSQL twin until that path is designed for an asynchronous store.
+export class PgTeamStore implements SameShape<Omit<TeamStore, 'policy'>> {
   constructor(private readonly pool: PgPool) {}
 
   private query<R extends pg.QueryResultRow>(sql: string, args: unknown[] = []): Promise<pg.QueryResult<R>> {
@@ -55,6 +57,29 @@ export class PgTeamStore implements SameShape<TeamStore> {
     return withTransaction(this.pool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock($1)', [IMMEDIATE_LOCK]);
       return fn();
+    });
+  }
+
+  /**
+   * SQLite's countRequests: the batch decided and counted in one transaction under the cluster-wide
+   * lock, each request against the counts of those before it (also other nodes' committed ones). The
+   * spend is read before `decide` runs, since `decide` is synchronous; a refusal counts nothing.
+   */
+  async countRequests<R>(requests: readonly MeteredRequest[], day: string, decide: MeterDecision<R>): Promise<({ ok: R } | { err: unknown })[]> {
+    const month = day.slice(0, 7);
+    return this.immediate(async () => {
+      const out: ({ ok: R } | { err: unknown })[] = [];
+      for (const q of requests) {
+        const [ts, used, spend] = await Promise.all([this.teamspace(q.teamspaceId), this.memberMonth(q.memberId, month), this.teamMonth(q.teamspaceId, month)]);
+        try {
+          const d = decide(ts, used.requests, () => spend.spend_cents);
+          await this.record(q.memberId, q.teamspaceId, day, 1, d.extra ? 1 : 0, d.cents);
+          out.push({ ok: d.result });
+        } catch (err) {
+          out.push({ err });
+        }
+      }
+      return out;
     });
   }
 

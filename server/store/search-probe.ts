@@ -11,6 +11,21 @@ export interface VersionProbe {
 }
 
 /**
+ * The best-first matching rows grouped by version: a version's score sums its `perVersion` best rows
+ * (both backends' topVersions).
+ */
+export function probesByVersion(rows: readonly { versionId: number; score: number }[], perVersion: number): VersionProbe[] {
+  const byVersion = new Map<number, VersionProbe>();
+  for (const r of rows) {
+    const p = byVersion.get(r.versionId) ?? { versionId: r.versionId, hits: 0, score: 0 };
+    p.hits++;
+    if (p.hits <= perVersion) p.score += r.score;
+    byVersion.set(r.versionId, p);
+  }
+  return [...byVersion.values()].sort((a, b) => b.score - a.score);
+}
+
+/**
  * Cheap full-text probes used to choose libraries (not to rank snippets): which library versions
  * hold the documents that best match a question, and how well one version matches.
  * `match` is an FTS5 expression built by the caller with user text quoted.
@@ -33,15 +48,7 @@ export class SearchProbeStore {
            FROM (SELECT rowid, rank FROM snippet_fts WHERE snippet_fts MATCH ? ORDER BY rank LIMIT ?) m
            JOIN snippets s ON s.id = m.rowid`,
     ).all(textColumnsMatch(match), limit) as { versionId: number; score: number }[];
-    const byVersion = new Map<number, VersionProbe>();
-    for (const r of rows) {
-      const p = byVersion.get(r.versionId) ?? { versionId: r.versionId, hits: 0, score: 0 };
-      p.hits++;
-      // Rows come best first.
-      if (p.hits <= perVersion) p.score += r.score;
-      byVersion.set(r.versionId, p);
-    }
-    return [...byVersion.values()].sort((a, b) => b.score - a.score);
+    return probesByVersion(rows, perVersion);
   }
 
   /** The `limit` best rows of one version (restricted inside the index), summed. */

@@ -52,6 +52,18 @@ export function codeListOf(json: string | null): CodeExample[] {
   return json ? (JSON.parse(json) as CodeExample[]) : [];
 }
 
+/** A row of installTexts as shown: a code snippet's code joined, a prose snippet's text as it is (both backends). */
+export function installTextOf(r: { id: number; kind: 'code' | 'info'; text: string }): { id: number; kind: 'code' | 'info'; text: string } {
+  return r.kind === 'code'
+    ? {
+        ...r,
+        text: codeListOf(r.text)
+          .map((c) => c.code)
+          .join('\n'),
+      }
+    : r;
+}
+
 export function toSnippet(r: Row): StoredSnippet {
   return {
     id: r.id,
@@ -229,16 +241,7 @@ export class SnippetStore {
          WHERE text LIKE '%npm %' OR text LIKE '%yarn %' OR text LIKE '%bun %' OR text LIKE '%deno add%' ORDER BY id LIMIT ?`,
       )
       .all(versionId, afterId, limit) as { id: number; kind: 'code' | 'info'; text: string }[];
-    return rows.map((r) =>
-      r.kind === 'code'
-        ? {
-            ...r,
-            text: codeListOf(r.text)
-              .map((c) => c.code)
-              .join('\n'),
-          }
-        : r,
-    );
+    return rows.map(installTextOf);
   }
 
   /** Every snippet of a version with its embedding, in id order (a git refresh copies those of unchanged files). */

@@ -1,4 +1,4 @@
-import type { SearchProbeStore, VersionProbe } from '../search-probe.ts';
+import { probesByVersion, type SearchProbeStore, type VersionProbe } from '../search-probe.ts';
 import { PROBE_WEIGHTS, termTsquery, toTsquery, type FtsPhrase } from './fts.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
@@ -59,15 +59,7 @@ export class PgSearchProbeStore implements SameShape<SearchProbeStore> {
     if (!q) return [];
     const { sql, args } = scored(q, limit, null);
     const { rows } = await pgQuery<{ versionId: number; score: number }>(this.pool, sql, args);
-    const byVersion = new Map<number, VersionProbe>();
-    for (const r of rows) {
-      const p = byVersion.get(r.versionId) ?? { versionId: r.versionId, hits: 0, score: 0 };
-      p.hits++;
-      // Rows come best first.
-      if (p.hits <= perVersion) p.score += r.score;
-      byVersion.set(r.versionId, p);
-    }
-    return [...byVersion.values()].sort((a, b) => b.score - a.score);
+    return probesByVersion(rows, perVersion);
   }
 
   async versionScore(versionId: number, match: string, limit: number): Promise<VersionProbe> {

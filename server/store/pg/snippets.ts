@@ -1,7 +1,7 @@
 import type { StoredSnippet } from '../../../lib/model.ts';
 import { int8Unit } from '../../../lib/vector/quantize.ts';
 import { blobOf, f32Of } from '../blobs.ts';
-import { COLUMNS, codeListOf, toEmbedded, toSnippet, type Row, type SnippetRow, type SnippetStore } from '../snippets.ts';
+import { COLUMNS, installTextOf, toEmbedded, toSnippet, type Row, type SnippetRow, type SnippetStore } from '../snippets.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
 import { tsvectorText } from './fts.ts';
@@ -173,16 +173,7 @@ export class PgSnippetStore implements SameShape<SnippetStore> {
        WHERE text ILIKE '%npm %' OR text ILIKE '%yarn %' OR text ILIKE '%bun %' OR text ILIKE '%deno add%' ORDER BY id LIMIT $3`,
       [versionId, afterId, limit],
     );
-    return rows.map((r) =>
-      r.kind === 'code'
-        ? {
-            ...r,
-            text: codeListOf(r.text)
-              .map((c) => c.code)
-              .join('\n'),
-          }
-        : r,
-    );
+    return rows.map(installTextOf);
   }
 
   async allWithEmbeddings(versionId: number): Promise<{ snippet: StoredSnippet; embedding: Float32Array | null }[]> {

@@ -22,6 +22,7 @@ const pgJobs = (pool: PgPool): PgJobStore => new PgJobStore(pool, new PgLibraryS
 
 const T0 = '2026-11-28T10:00:00.000Z';
 const T1 = '2026-11-28T10:00:05.000Z';
+const T2 = '2026-11-28T10:01:00.000Z';
 
 /** The same story told to either backend; returns what it saw, to compare the two. */
 async function story(jobs: Jobs): Promise<unknown[]> {
@@ -35,6 +36,11 @@ async function story(jobs: Jobs): Promise<unknown[]> {
   seen.push(first?.id === a, second?.id === b, first?.state, first?.attempts, first?.startedAt);
   await jobs.heartbeat([a, b], T1);
   seen.push((await jobs.runningOwners()).map((o) => [o.id === a ? 'a' : 'b', o.owner, o.heartbeatAt]));
+  // an orphan seen with an old heartbeat stays with its owner once the owner beat again; seen as it is, it goes back
+  const [stale] = (await jobs.runningOwners()).filter((o) => o.id === b);
+  await jobs.heartbeat([b], T2);
+  seen.push(await jobs.requeueIfUnchanged([stale], T2), await jobs.requeueIfUnchanged([{ ...stale, heartbeatAt: T2 }], T2));
+  await jobs.claim(['crawl'], 'node-b:2:y', T2);
   seen.push(await jobs.requeue([b, learn], T1)); // learn is queued, not running: only b goes back
   await jobs.setProgress(a, { done: 3 }, T1);
   await jobs.finish(a, 'failed', 'the archive is not a zip', T1, 'invalid_archive');
@@ -81,6 +87,7 @@ describe('job rows on SQLite and PostgreSQL', () => {
     assert.deepEqual(onPg, onSqlite);
     // and the story is the one expected, not just the same on both
     assert.deepEqual(onSqlite.slice(0, 8), [3, 2, true, true, true, 'running', 1, T0]);
+    assert.deepEqual(onSqlite.slice(9, 11), [0, 1]);
     assert.deepEqual(onSqlite.slice(-5), [true, false, true, 1, ['pending', 'queued', 'pending']]);
   });
 

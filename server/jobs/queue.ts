@@ -245,12 +245,10 @@ export class JobQueue {
   /** Queues again the running jobs whose process is gone (crashed or killed). */
   private async recoverOrphans(): Promise<void> {
     const nowMs = Date.now();
-    const orphans = (await this.store.jobs.runningOwners())
-      .filter((j) => j.owner !== this.owner && ownerIsGone(j.owner, j.heartbeatAt, nowMs))
-      .map((j) => j.id);
+    const orphans = (await this.store.jobs.runningOwners()).filter((j) => j.owner !== this.owner && ownerIsGone(j.owner, j.heartbeatAt, nowMs));
     if (orphans.length === 0) return;
-    const requeued = await this.store.jobs.requeue(orphans, this.now());
-    if (requeued > 0) this.log.info({ requeued, jobs: orphans }, 'jobs left running by a stopped process were queued again');
+    const requeued = await this.store.jobs.requeueIfUnchanged(orphans, this.now());
+    if (requeued > 0) this.log.info({ requeued, jobs: orphans.map((j) => j.id) }, 'jobs left running by a stopped process were queued again');
   }
 
   /** Claims jobs up to `concurrency`; one claim loop at a time, run again when asked meanwhile. */

@@ -222,7 +222,19 @@ export class JobStore {
     this.db.transaction(() => ids.forEach((id) => stmt.run(now, id)))();
   }
 
-  /** Queues running jobs again (their handlers resume or rerun); only rows still running. */
+  /**
+   * Queues again the orphans another process saw, each only if its row is still as seen (running, the
+   * same owner and heartbeat): an owner that beat its heartbeat meanwhile keeps its job, so a job is
+   * never run twice because the check and the requeue were apart. The number queued.
+   */
+  async requeueIfUnchanged(seen: readonly { id: number; owner: string | null; heartbeatAt: string | null }[], now: string): Promise<number> {
+    const stmt = this.db.prepare(
+      "UPDATE jobs SET state = 'queued', owner = NULL, updated_at = ? WHERE id = ? AND state = 'running' AND owner IS ? AND heartbeat_at IS ?",
+    );
+    return this.db.transaction(() => seen.reduce((n, j) => n + stmt.run(now, j.id, j.owner, j.heartbeatAt).changes, 0))();
+  }
+
+  /** Queues this process's running jobs again (a graceful stop: their handlers resume or rerun); only rows still running. */
   async requeue(ids: number[], now: string): Promise<number> {
     const stmt = this.db.prepare("UPDATE jobs SET state = 'queued', owner = NULL, updated_at = ? WHERE id = ? AND state = 'running'");
     return this.db.transaction(() => ids.reduce((n, id) => n + stmt.run(now, id).changes, 0))();

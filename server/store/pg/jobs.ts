@@ -159,6 +159,19 @@ export class PgJobStore implements SameShape<JobStore> {
     await pgQuery(this.pool, "UPDATE jobs SET heartbeat_at = $1 WHERE id = ANY($2::bigint[]) AND state = 'running'", [now, ids]);
   }
 
+  /** SQLite's requeueIfUnchanged: each orphan queued again only if still running with the owner and heartbeat seen. */
+  async requeueIfUnchanged(seen: readonly { id: number; owner: string | null; heartbeatAt: string | null }[], now: string): Promise<number> {
+    if (seen.length === 0) return 0;
+    const r = await pgQuery(
+      this.pool,
+      `UPDATE jobs j SET state = 'queued', owner = NULL, updated_at = $1
+       FROM unnest($2::bigint[], $3::text[], $4::text[]) AS s(id, owner, heartbeat_at)
+       WHERE j.id = s.id AND j.state = 'running' AND j.owner IS NOT DISTINCT FROM s.owner AND j.heartbeat_at IS NOT DISTINCT FROM s.heartbeat_at`,
+      [now, seen.map((j) => j.id), seen.map((j) => j.owner), seen.map((j) => j.heartbeatAt)],
+    );
+    return r.rowCount ?? 0;
+  }
+
   /** Queues running jobs again; only rows still running. */
   async requeue(ids: number[], now: string): Promise<number> {
     const r = await pgQuery(this.pool, "UPDATE jobs SET state = 'queued', owner = NULL, updated_at = $1 WHERE id = ANY($2::bigint[]) AND state = 'running'", [

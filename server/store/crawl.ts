@@ -94,6 +94,40 @@ export function toEntry(r: FrontierRow): FrontierEntry {
   };
 }
 
+/** A remembered page row as the crawler reads it (both backends). */
+export function toPage(r: PageRow): StoredPage {
+  return {
+    url: r.url,
+    etag: r.etag,
+    lastModified: r.last_modified,
+    contentHash: r.content_hash,
+    render: r.render,
+    title: r.title,
+    links: JSON.parse(r.links_json) as string[],
+    snippetsJson: r.snippets_json,
+    fetchedAt: r.fetched_at,
+  };
+}
+
+/** A crawl site as saved (saveSite): a schedule of undefined keeps the stored one. */
+export interface SiteInput {
+  libraryId: string;
+  startUrl: string;
+  options: Record<string, unknown>;
+  schedule?: string | null;
+  siteTitle?: string | null;
+  lastJobId?: number | null;
+  lastCrawledAt?: string | null;
+}
+
+/** What a frontier entry's end records beside its state (finish). */
+export interface FrontierFinish {
+  httpStatus?: number | null;
+  render?: string | null;
+  snippets?: number;
+  error?: string | null;
+}
+
 /** Crawl frontier (per job), remembered pages and site settings (per library). */
 export class CrawlStore {
   constructor(private readonly db: Db) {}
@@ -155,12 +189,7 @@ export class CrawlStore {
     })();
   }
 
-  async finish(
-    entryId: number,
-    state: FrontierState,
-    fields: { httpStatus?: number | null; render?: string | null; snippets?: number; error?: string | null },
-    now: string,
-  ): Promise<void> {
+  async finish(entryId: number, state: FrontierState, fields: FrontierFinish, now: string): Promise<void> {
     this.db
       .prepare(
         'UPDATE crawl_frontier SET state = ?, http_status = coalesce(?, http_status), render = coalesce(?, render), snippets = ?, error = ?, updated_at = ? WHERE id = ?',
@@ -214,18 +243,7 @@ export class CrawlStore {
 
   async page(libraryId: string, url: string): Promise<StoredPage | null> {
     const r = this.db.prepare('SELECT * FROM crawl_pages WHERE library_id = ? AND url = ?').get(libraryId, url) as PageRow | undefined;
-    if (!r) return null;
-    return {
-      url: r.url,
-      etag: r.etag,
-      lastModified: r.last_modified,
-      contentHash: r.content_hash,
-      render: r.render,
-      title: r.title,
-      links: JSON.parse(r.links_json) as string[],
-      snippetsJson: r.snippets_json,
-      fetchedAt: r.fetched_at,
-    };
+    return r ? toPage(r) : null;
   }
 
   async savePage(libraryId: string, p: StoredPage): Promise<void> {
@@ -265,18 +283,7 @@ export class CrawlStore {
   }
 
   /** Creates or updates a site; a schedule of undefined keeps the stored one. */
-  async saveSite(
-    s: {
-      libraryId: string;
-      startUrl: string;
-      options: Record<string, unknown>;
-      schedule?: string | null;
-      siteTitle?: string | null;
-      lastJobId?: number | null;
-      lastCrawledAt?: string | null;
-    },
-    now: string,
-  ): Promise<void> {
+  async saveSite(s: SiteInput, now: string): Promise<void> {
     this.db
       .prepare(
         `INSERT INTO crawl_sites (library_id, start_url, options_json, schedule, site_title, last_job_id, last_crawled_at, created_at, updated_at)

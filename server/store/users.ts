@@ -25,6 +25,16 @@ export interface UserMemberRow extends UserRow {
 export const USER_SELECT = `SELECT u.*, m.name AS member_name, m.teamspace_id, t.name AS teamspace, m.role, m.removed_at AS member_removed_at
   FROM users u JOIN members m ON m.id = u.member_id JOIN teamspaces t ON t.id = m.teamspace_id`;
 
+/** A user row to insert: a password hash, or an SSO issuer and subject. */
+export interface NewUser {
+  memberId: number;
+  username: string;
+  passwordHash: string | null;
+  ssoIssuer: string | null;
+  ssoSubject: string | null;
+  now: string;
+}
+
 /** Users, their sessions (by id hash) and the one-time setup tokens. */
 export class UserStore {
   constructor(private readonly db: Db) {}
@@ -33,14 +43,7 @@ export class UserStore {
     return (this.db.prepare('SELECT count(*) AS n FROM users').get() as { n: number }).n;
   }
 
-  async insert(u: {
-    memberId: number;
-    username: string;
-    passwordHash: string | null;
-    ssoIssuer: string | null;
-    ssoSubject: string | null;
-    now: string;
-  }): Promise<number> {
+  async insert(u: NewUser): Promise<number> {
     return Number(
       this.db
         .prepare('INSERT INTO users (member_id, username, password_hash, sso_issuer, sso_subject, created_at) VALUES (?, ?, ?, ?, ?, ?)')

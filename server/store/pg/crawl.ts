@@ -1,12 +1,15 @@
 import {
   toEntry,
+  toPage,
   toSite,
   type CrawlSite,
   type CrawlStore,
   type FrontierEntry,
+  type FrontierFinish,
   type FrontierRow,
   type FrontierState,
   type PageRow,
+  type SiteInput,
   type SiteRow,
   type StoredPage,
 } from '../crawl.ts';
@@ -27,20 +30,6 @@ const FRONTIER_LOCK = 0x4372;
  */
 async function lockFrontier(pool: PgPool, jobId: number): Promise<void> {
   await pgQuery(pool, 'SELECT pg_advisory_xact_lock($1::int, ($2::bigint % 2147483647)::int)', [FRONTIER_LOCK, jobId]);
-}
-
-function toPage(r: PageRow): StoredPage {
-  return {
-    url: r.url,
-    etag: r.etag,
-    lastModified: r.last_modified,
-    contentHash: r.content_hash,
-    render: r.render,
-    title: r.title,
-    links: JSON.parse(r.links_json) as string[],
-    snippetsJson: r.snippets_json,
-    fetchedAt: r.fetched_at,
-  };
 }
 
 /**
@@ -122,12 +111,7 @@ export class PgCrawlStore implements SameShape<CrawlStore> {
     });
   }
 
-  async finish(
-    entryId: number,
-    state: FrontierState,
-    fields: { httpStatus?: number | null; render?: string | null; snippets?: number; error?: string | null },
-    now: string,
-  ): Promise<void> {
+  async finish(entryId: number, state: FrontierState, fields: FrontierFinish, now: string): Promise<void> {
     await pgQuery(
       this.pool,
       'UPDATE crawl_frontier SET state = $1, http_status = coalesce($2, http_status), render = coalesce($3, render), snippets = $4, error = $5, updated_at = $6 WHERE id = $7',
@@ -225,18 +209,7 @@ export class PgCrawlStore implements SameShape<CrawlStore> {
   }
 
   /** Creates or updates a site; a schedule of undefined keeps the stored one. */
-  async saveSite(
-    s: {
-      libraryId: string;
-      startUrl: string;
-      options: Record<string, unknown>;
-      schedule?: string | null;
-      siteTitle?: string | null;
-      lastJobId?: number | null;
-      lastCrawledAt?: string | null;
-    },
-    now: string,
-  ): Promise<void> {
+  async saveSite(s: SiteInput, now: string): Promise<void> {
     await pgQuery(
       this.pool,
       `INSERT INTO crawl_sites AS s (library_id, start_url, options_json, schedule, site_title, last_job_id, last_crawled_at, created_at, updated_at)

@@ -1,4 +1,4 @@
-import type { UserMemberRow, UserStore } from '../users.ts';
+import type { NewUser, UserMemberRow, UserStore } from '../users.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
 import { pgQuery, withTransaction } from './transaction.ts';
@@ -24,14 +24,7 @@ export class PgUserStore implements SameShape<UserStore> {
     return (await pgQuery<{ n: number }>(this.pool, 'SELECT count(*) AS n FROM users')).rows[0].n;
   }
 
-  async insert(u: {
-    memberId: number;
-    username: string;
-    passwordHash: string | null;
-    ssoIssuer: string | null;
-    ssoSubject: string | null;
-    now: string;
-  }): Promise<number> {
+  async insert(u: NewUser): Promise<number> {
     const { rows } = await pgQuery<{ id: number }>(
       this.pool,
       'INSERT INTO users (member_id, username, password_hash, sso_issuer, sso_subject, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',

@@ -1,4 +1,4 @@
-import type { PgPool } from './pool.ts';
+import { pgServerInfo, type PgPool } from './pool.ts';
 import { pgMigrations, type PgMigration } from './migrations/index.ts';
 
 /** The advisory lock every node takes to migrate: one cluster, one migrator at a time. */
@@ -15,10 +15,10 @@ export class PgVersionError extends Error {
  * newer Stacks (a version this one does not know) is refused rather than written to.
  */
 export async function migratePg(pool: PgPool, migrations: PgMigration[] = pgMigrations): Promise<{ applied: number[] }> {
+  const { versionNum } = await pgServerInfo(pool);
+  if (versionNum < 150000) throw new PgVersionError(`PostgreSQL ${versionNum} is too old: Stacks needs PostgreSQL 15 or newer.`);
   const client = await pool.connect();
   try {
-    const { rows: version } = await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v");
-    if (Number(version[0].v) < 150000) throw new PgVersionError(`PostgreSQL ${version[0].v} is too old: Stacks needs PostgreSQL 15 or newer.`);
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
       await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');

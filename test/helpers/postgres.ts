@@ -6,7 +6,7 @@
 //              scripts/postgres/install-pgvector-server.sh into tools/pgvector/.
 // PostgreSQL refuses to run as root: as root, the cluster belongs to the user `postgres` (Debian's
 // package creates it) or else `nobody`.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -84,10 +84,30 @@ async function adminQuery(port: number, sql: string): Promise<void> {
   }
 }
 
+let pgvectorCopy: string | undefined;
+
+/**
+ * The binaries as `owner` can run them. A checkout inside a folder only root may enter (a clone in
+ * `mktemp -d`) hides tools/pgvector from the user the server runs as: then a copy of the whole build,
+ * its layout kept (its binaries find their libraries relative to themselves), in a folder that user
+ * may enter, once per test process. Debian's binaries are under /usr and always reachable.
+ */
+function runnableBinDir(flavor: PostgresFlavor, binDir: string, owner: { uid: number; gid: number } | undefined): string {
+  if (!owner || flavor !== 'pgvector' || spawnSync(path.join(binDir, 'postgres'), ['--version'], owner).status === 0) return binDir;
+  if (!pgvectorCopy) {
+    const dir = tempDir('stacks-pgvector-');
+    fs.chmodSync(dir, 0o755);
+    fs.cpSync(path.join(root, 'tools/pgvector'), dir, { recursive: true });
+    pgvectorCopy = dir;
+  }
+  return path.join(pgvectorCopy, path.relative(path.join(root, 'tools/pgvector'), binDir));
+}
+
 export async function startPostgres(flavor: PostgresFlavor): Promise<TestPostgres> {
-  const bins = postgresBinaries(flavor);
-  if ('missing' in bins) throw new Error(bins.missing);
+  const found = postgresBinaries(flavor);
+  if ('missing' in found) throw new Error(found.missing);
   const owner = runAs();
+  const bins = { dir: runnableBinDir(flavor, found.dir, owner) };
   const { base, dataDir } = initCluster(bins.dir, owner);
   const port = await freePort();
   const settings = ['listen_addresses=127.0.0.1', 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=200'];

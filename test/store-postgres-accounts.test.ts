@@ -6,14 +6,18 @@ import { after, before, describe, test } from 'node:test';
 import { isUniqueViolation } from '../server/store/errors.ts';
 import { PgAccountStore } from '../server/store/pg/accounts.ts';
 import { PgAuditStore } from '../server/store/pg/audit.ts';
+import { PgInvitationStore } from '../server/store/pg/invitations.ts';
+import { PgMembershipStore } from '../server/store/pg/membership.ts';
 import { migratePg } from '../server/store/pg/migrate.ts';
 import { openPgPool, type PgPool } from '../server/store/pg/pool.ts';
 import { PgResearchUsageStore } from '../server/store/pg/research.ts';
 import { PgTeamStore } from '../server/store/pg/teams.ts';
 import { effectiveIncluded } from '../server/teams/plans.ts';
-import { fail, failure, pgStores, sqliteStores, STORIES, STORY_TABLES, T0, T1, T2 } from './helpers/account-stories.ts';
+import { fail, failure, LATER, pgStores, sqliteStores, STORIES as ACCOUNT_STORIES, STORY_TABLES, T0, T1, T2 } from './helpers/account-stories.ts';
+import { membershipStory, newKey, refusal, ssoStory } from './helpers/membership-stories.ts';
 import { startPostgres, type TestPostgres } from './helpers/postgres.ts';
 
+const STORIES = { ...ACCOUNT_STORIES, membershipStory, ssoStory };
 const UNIQUE = { threw: true, unique: true };
 const OTHER_ERROR = { threw: true, unique: false };
 const ids = (rows: unknown) => (rows as { id: number }[]).map((r) => r.id);
@@ -96,6 +100,24 @@ const EXPECTED: Record<keyof typeof STORIES, (seen: unknown[]) => void> = {
       [...s.slice(17, 22), field(s[22], 'text'), s[23], ids(s[24]), ids(s[25]), ...s.slice(26)],
       [1, 1, 0, true, false, 'Prefer v2.', null, [1, 2], [2, 3], [0, 1, 'Error: over the plan'], { requests: 2, extra_requests: 0 }],
     );
+  },
+  membershipStory: (s) => {
+    assert.deepEqual(s.slice(0, 4), [{ teamspaceId: 1, memberId: 1, keyId: 1 }, 'conflict', { memberId: 2, keyId: 2 }, 'conflict']);
+    // ci made with its key; bob's new key keeps bob a member; cy takes the fourth seat and uses up the invitation
+    assert.deepEqual(s.slice(4, 10), [3, 'ci', 2, 'member', 1, 1]);
+    // no fifth seat; cy taken; a used invitation or an unknown setup link makes no account; eve's wanted member name cy is taken: cy-2
+    assert.deepEqual(s.slice(10, 17), ['member_limit_reached', 'conflict', 'forbidden', null, 'forbidden', 'cy-2', 'forbidden']);
+    assert.deepEqual(s.slice(17, 21), ['conflict', 'conflict', T2, T2]);
+    assert.deepEqual(s.slice(21), ['ann (removed #1)', null, 'validation_error', ['bob:owner', 'ci:member', 'cy:member', 'cy-2:admin', 'ann:member']]);
+  },
+  ssoStory: (s) => {
+    // cy-smith was taken, so the SSO user is cy-smith-2
+    assert.deepEqual(s.slice(0, 3), [
+      ['cy-smith-2', 'cy-smith-2', 'member', true],
+      [true, true, 'admin'],
+      [true, true, 'cy-smith-2', 'member'],
+    ]);
+    assert.deepEqual(s.slice(3), [T2, ['cy-smith:cy-smith@acme:member', 'cy-smith-2:cy-smith-2@other:member']]);
   },
 };
 
@@ -187,6 +209,59 @@ async function meteringAcrossNodes({ pool, url }: { pool: PgPool; url: string })
     { day: '2026-11-29', requests: 80 },
   ]);
   assert.equal(await new PgResearchUsageStore(pool).used(ann, '2026-W48'), 25);
+}
+
+/** Four nodes add members, remove owners and redeem one invitation at once: the seats, the last owner and the invitation hold. */
+async function membershipAcrossNodes({ pool, url }: { pool: PgPool; url: string }): Promise<void> {
+  const ms = new PgMembershipStore(pool);
+  const acme = await ms.createTeamspace('acme', 'pro', { name: 'ann', role: 'owner', email: null, maxSeats: 10, now: T0 }, newKey('ann'));
+  const ts = acme.teamspaceId;
+  const bob = await ms.addMember({ teamspaceId: ts, name: 'bob', role: 'owner', email: null, maxSeats: 10, now: T0 });
+  const invitation = await new PgInvitationStore(pool).insert({
+    teamspaceId: ts,
+    role: 'member',
+    username: null,
+    email: null,
+    tokenHash: 'inv',
+    invitedBy: null,
+    now: T0,
+    expiresAt: LATER,
+  });
+  const nodes = Array.from({ length: 4 }, () => openPgPool(url, { max: 3 }));
+  try {
+    const each = (f: (m: PgMembershipStore, i: number, node: number) => Promise<unknown>) =>
+      fromNodes(nodes, (node, i) => refusal(() => f(new PgMembershipStore(node), i, nodes.indexOf(node))));
+    // 80 new people for the 8 free seats
+    assert.deepEqual(await each((m, i, n) => m.addMember({ teamspaceId: ts, name: `p${n}-${i}`, role: 'member', email: null, maxSeats: 10, now: T1 })), {
+      ok: 8,
+      member_limit_reached: 72,
+    });
+    // 80 accounts from one invitation: one is made
+    assert.deepEqual(
+      await each((m, i, n) =>
+        m.createUser({
+          teamspaceId: ts,
+          username: `u${n}-${i}`,
+          memberName: `u${n}-${i}`,
+          role: 'member',
+          email: null,
+          maxSeats: null,
+          now: T1,
+          passwordHash: null,
+          sso: null,
+          invitationId: invitation,
+        }),
+      ),
+      { ok: 1, forbidden: 79 },
+    );
+    // both owners removed from every node at once: whichever goes first goes (again and again), the other stays
+    assert.deepEqual(await each((m, i) => m.removeMember(i % 2 ? acme.memberId : bob.memberId, T2)), { ok: 40, conflict: 40 });
+  } finally {
+    await Promise.all(nodes.map((n) => n.end()));
+  }
+  const accounts = new PgAccountStore(pool);
+  const owners = (await accounts.members(ts)).filter((m) => m.role === 'owner');
+  assert.deepEqual([owners.length, await accounts.activeMemberCount(ts)], [1, 10]);
 }
 
 /** What only PostgreSQL has: writes inside immediate(), the cross-node data version, a key's last use from several nodes. */
@@ -281,6 +356,10 @@ describe('people and accounting stores on SQLite and PostgreSQL', () => {
 
   test('metered limits stay exact when four nodes count at once', async () => {
     await meteringAcrossNodes(await fresh('metering'));
+  });
+
+  test('seats, the last owner and an invitation hold when four nodes change people at once', async () => {
+    await membershipAcrossNodes(await fresh('membership'));
   });
 
   test('refused authentications stay capped and counted when four nodes record them at once', async () => {

@@ -35,6 +35,17 @@ export interface NewUser extends Omit<NewMember, 'name'> {
   setupTokenHash?: string;
 }
 
+/** The user name an SSO user is given from its claim (made free with -2, -3... by the store). */
+export function usernameBase(wanted: string): string {
+  return (
+    wanted
+      .toLowerCase()
+      .replace(/[^a-z0-9._@-]+/g, '-')
+      .replace(/^[^a-z0-9]+/, '')
+      .slice(0, 56) || 'user'
+  );
+}
+
 export const LAST_OWNER_REMOVED = 'The last owner cannot be removed.';
 export const LAST_OWNER_DEMOTED = 'The last owner cannot be demoted; make another member owner first.';
 
@@ -206,12 +217,7 @@ export class MembershipStore {
   }
 
   private freeUsername(wanted: string): string {
-    const base =
-      wanted
-        .toLowerCase()
-        .replace(/[^a-z0-9._@-]+/g, '-')
-        .replace(/^[^a-z0-9]+/, '')
-        .slice(0, 56) || 'user';
+    const base = usernameBase(wanted);
     for (let i = 1; ; i++) {
       const name = i === 1 ? base : `${base}-${i}`;
       if (!this.userByName(name)) return name;

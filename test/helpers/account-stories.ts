@@ -5,6 +5,7 @@ import { AccountStore } from '../../server/store/accounts.ts';
 import { AuditStore } from '../../server/store/audit.ts';
 import { isUniqueViolation } from '../../server/store/errors.ts';
 import { InvitationStore } from '../../server/store/invitations.ts';
+import { MembershipStore } from '../../server/store/membership.ts';
 import { ResearchUsageStore } from '../../server/store/research.ts';
 import { SettingsStore } from '../../server/store/settings.ts';
 import { TeamStore } from '../../server/store/teams.ts';
@@ -12,6 +13,7 @@ import { UserStore } from '../../server/store/users.ts';
 import { PgAccountStore } from '../../server/store/pg/accounts.ts';
 import { PgAuditStore } from '../../server/store/pg/audit.ts';
 import { PgInvitationStore } from '../../server/store/pg/invitations.ts';
+import { PgMembershipStore } from '../../server/store/pg/membership.ts';
 import type { PgPool } from '../../server/store/pg/pool.ts';
 import { PgResearchUsageStore } from '../../server/store/pg/research.ts';
 import type { SameShape } from '../../server/store/pg/same-shape.ts';
@@ -28,6 +30,7 @@ export interface Stores {
   audit: SameShape<AuditStore>;
   research: SameShape<ResearchUsageStore>;
   teams: SameShape<Omit<TeamStore, 'policy'>>;
+  membership: SameShape<MembershipStore>;
 }
 
 export function sqliteStores(): Stores {
@@ -40,6 +43,7 @@ export function sqliteStores(): Stores {
     audit: asAsync(new AuditStore(db)),
     research: asAsync(new ResearchUsageStore(db)),
     teams: asAsync(new TeamStore(db)),
+    membership: new MembershipStore(db),
   };
 }
 
@@ -52,6 +56,7 @@ export function pgStores(pool: PgPool): Stores {
     audit: new PgAuditStore(pool),
     research: new PgResearchUsageStore(pool),
     teams: new PgTeamStore(pool),
+    membership: new PgMembershipStore(pool),
   };
 }
 

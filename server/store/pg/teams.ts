@@ -70,7 +70,10 @@ export class PgTeamStore implements SameShape<Omit<TeamStore, 'policy'>> {
     return this.immediate(async () => {
       const out: ({ ok: R } | { err: unknown })[] = [];
       for (const q of requests) {
-        const [ts, used, spend] = await Promise.all([this.teamspace(q.teamspaceId), this.memberMonth(q.memberId, month), this.teamMonth(q.teamspaceId, month)]);
+        // One after another: they share the transaction's connection, which runs one query at a time (pg 9 refuses a second one sent meanwhile).
+        const ts = await this.teamspace(q.teamspaceId);
+        const used = await this.memberMonth(q.memberId, month);
+        const spend = await this.teamMonth(q.teamspaceId, month);
         try {
           const d = decide(ts, used.requests, () => spend.spend_cents);
           await this.record(q.memberId, q.teamspaceId, day, 1, d.extra ? 1 : 0, d.cents);

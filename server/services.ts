@@ -42,6 +42,7 @@ import { bundleMeta } from './ingest/bundle.ts';
 import { registerCrawlJob } from './sources/website/job.ts';
 import { queueOwnDocs, registerOwnDocsJob } from './sources/own-docs.ts';
 import { startCrawlSchedules } from './sources/website/schedule.ts';
+import { runOnceAcrossNodes } from './jobs/cron.ts';
 import { GitSourceService } from './sources/git/service.ts';
 import { GitCredentials, parseCredentialsKey } from './sources/git/credentials.ts';
 import { GIT_JOB, runGitJob, type GitJobDeps, type GitJobPayload } from './sources/git/job.ts';
@@ -429,8 +430,9 @@ async function registerJobKinds(s: Services): Promise<void> {
  * instance's own documentation when it changed. Returns a stop function.
  */
 export function startBackground(s: Services): () => void {
+  const cluster = runOnceAcrossNodes(s.store.schedules);
   const stops = [
-    startCrawlSchedules(s.crawler, s.log),
+    startCrawlSchedules(s.crawler, cluster, s.log),
     importSweepTask(s.importer, s.log),
     // Keeps SQLite's write-ahead log file small: maintenance of the file, not SQL.
     // eslint-disable-next-line no-restricted-syntax
@@ -441,8 +443,8 @@ export function startBackground(s: Services): () => void {
       (err) => s.log.error({ err }, 'pruning the audit log failed'),
     ),
   ];
-  if (s.config.backupSchedule) stops.push(startBackupSchedule(s.backups, s.config.backupSchedule, s.log, auditScheduledBackup(s.audit)));
-  stops.push(startDeclaredSources(s.declared, s.config.sourcesSchedule, s.log, auditReconcile(s.audit, s.declared.file)));
+  if (s.config.backupSchedule) stops.push(startBackupSchedule(s.backups, s.config.backupSchedule, cluster, s.log, auditScheduledBackup(s.audit)));
+  stops.push(startDeclaredSources(s.declared, s.config.sourcesSchedule, cluster, s.log, auditReconcile(s.audit, s.declared.file)));
   if (s.config.ownDocs)
     void queueOwnDocs({ jobs: s.jobs, store: s.store, rootDir: ROOT_DIR, log: s.log }).catch((err: unknown) =>
       s.log.warn({ err }, "the instance's own documentation could not be queued"),

@@ -205,13 +205,13 @@ test('restore: refused for a newer schema, a damaged archive or a running server
     assert.match(bad.stderr, /is damaged: the checksum of stacks\.db does not match its manifest/);
     assert.deepEqual(fs.readdirSync(target), before, 'nothing changed');
 
-    // An archive of the schema before the last migration (022, the failed job's error code):
+    // An archive of the schema before the last migration (023, the scheduled runs taken):
     // restored, then migrated when opened.
     const older = path.join(work, 'older.tar.gz');
     await rewriteArchive(
       made.file,
       older,
-      (dir) => editDb(dir, `ALTER TABLE jobs DROP COLUMN error_code; DELETE FROM schema_migrations WHERE version = ${SCHEMA_VERSION}`),
+      (dir) => editDb(dir, `DROP TABLE schedule_runs; DELETE FROM schema_migrations WHERE version = ${SCHEMA_VERSION}`),
       (m) => (m.schemaVersion = SCHEMA_VERSION - 1),
     );
     const dry = await runCli(['restore', older, '--data-dir', target]);

@@ -2,13 +2,20 @@ import cron from 'node-cron';
 import type { Logger } from '../log.ts';
 import type { BackupResult, BackupService } from './service.ts';
 import { operatorActor, type AuditLog } from '../audit/log.ts';
+import type { ClusterCron } from '../jobs/cron.ts';
 
 /**
  * Background task: a backup at every firing of the cron expression (STACKS_BACKUP_SCHEDULE), the
  * newest scheduled archives kept (STACKS_BACKUP_KEEP). A firing while a backup is still being
- * written is skipped. Returns a stop function.
+ * written is skipped; of the nodes sharing a database, one runs each firing. Returns a stop function.
  */
-export function startBackupSchedule(backups: Pick<BackupService, 'create'>, expr: string, log: Logger, done: (r: BackupResult | Error) => void): () => void {
+export function startBackupSchedule(
+  backups: Pick<BackupService, 'create'>,
+  expr: string,
+  cluster: ClusterCron,
+  log: Logger,
+  done: (r: BackupResult | Error) => void,
+): () => void {
   const task = cron.schedule(
     expr,
     async () => {
@@ -19,7 +26,7 @@ export function startBackupSchedule(backups: Pick<BackupService, 'create'>, expr
         done(err as Error);
       }
     },
-    { name: 'backup', noOverlap: true, unref: true },
+    { name: 'backup', noOverlap: true, unref: true, ...cluster },
   );
   return () => void task.destroy();
 }

@@ -22,6 +22,7 @@ import { InvitationStore } from './invitations.ts';
 import { SettingsStore } from './settings.ts';
 import { TeamStore } from './teams.ts';
 import { MembershipStore } from './membership.ts';
+import { ScheduleStore } from './schedules.ts';
 
 export type { Db };
 
@@ -78,6 +79,7 @@ export class Store {
   readonly invitations: InvitationStore;
   readonly settings: SettingsStore;
   readonly membership: MembershipStore;
+  readonly schedules: ScheduleStore;
   private teamStore: TeamStore | null = null;
 
   /**
@@ -104,6 +106,7 @@ export class Store {
     this.invitations = new InvitationStore(db);
     this.settings = new SettingsStore(db);
     this.membership = new MembershipStore(db);
+    this.schedules = new ScheduleStore(db);
     this.terms = new TermStore(db);
     this.models = new SearchModelStore(db);
   }

@@ -2,15 +2,17 @@ import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from '../../log.ts';
 import type { DeclaredSources, ReconcileReport } from './reconcile.ts';
 import { operatorActor, type AuditLog } from '../../audit/log.ts';
+import type { ClusterCron } from '../../jobs/cron.ts';
 
 /**
  * Background work of sources.yaml: a reconcile at start and on `reconcileSchedule`
  * (STACKS_SOURCES_SCHEDULE, 'off' for never), and per declared source a re-index on its own
- * `schedule`. `done` hears every reconcile's report or error (for the log and the audit log).
+ * `schedule` (each firing run by one of the nodes sharing the database). `done` hears every reconcile's report or error (for the log and the audit log).
  */
 export function startDeclaredSources(
   declared: Pick<DeclaredSources, 'reconcile' | 'schedules' | 'reindex' | 'onSchedulesChanged'>,
   reconcileSchedule: string,
+  cluster: ClusterCron,
   log: Logger,
   done: (r: ReconcileReport | Error, trigger: 'start' | 'schedule') => void,
 ): () => void {
@@ -52,14 +54,16 @@ export function startDeclaredSources(
             (err: Error) => log.warn({ libraryId: id, err: err.message }, 'declared source not re-indexed'),
           );
         },
-        { name: `declared ${id}`, noOverlap: true, unref: true },
+        { name: `declared ${id}`, noOverlap: true, unref: true, ...cluster },
       );
       tasks.set(id, { expr, task });
     }
   };
   const unsubscribe = declared.onSchedulesChanged(() => void reload());
   const reconciler =
-    reconcileSchedule === 'off' ? null : cron.schedule(reconcileSchedule, () => void run('schedule'), { name: 'sources.yaml', noOverlap: true, unref: true });
+    reconcileSchedule === 'off'
+      ? null
+      : cron.schedule(reconcileSchedule, () => void run('schedule'), { name: 'sources.yaml', noOverlap: true, unref: true, ...cluster });
   void reload();
   void run('start');
   return () => {

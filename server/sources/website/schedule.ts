@@ -1,15 +1,17 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from '../../log.ts';
 import type { CrawlService } from './service.ts';
+import type { ClusterCron } from '../../jobs/cron.ts';
 
 /** How often the schedule table is re-read (a schedule set by the CLI or API takes effect within this time). */
 const RELOAD_MS = 60_000;
 
 /**
  * Background task: one node-cron task per crawled library with a schedule; each firing queues a
- * re-crawl (skipped when a crawl of that library is already queued or running).
+ * re-crawl (skipped when a crawl of that library is already queued or running), on one of the
+ * nodes sharing the database.
  */
-export function startCrawlSchedules(crawler: Pick<CrawlService, 'sites' | 'recrawl' | 'onSchedulesChanged'>, log: Logger): () => void {
+export function startCrawlSchedules(crawler: Pick<CrawlService, 'sites' | 'recrawl' | 'onSchedulesChanged'>, cluster: ClusterCron, log: Logger): () => void {
   const tasks = new Map<string, { expr: string; task: ScheduledTask }>();
   // node-cron's own messages go to the server log, not to the console.
   const logger = {
@@ -50,7 +52,7 @@ export function startCrawlSchedules(crawler: Pick<CrawlService, 'sites' | 'recra
             log.warn({ libraryId: id, err: (err as Error).message }, 'scheduled re-crawl not queued');
           }
         },
-        { name: `crawl ${id}`, noOverlap: true, unref: true, logger },
+        { name: `crawl ${id}`, noOverlap: true, unref: true, logger, ...cluster },
       );
       tasks.set(id, { expr, task });
     }

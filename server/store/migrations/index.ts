@@ -18,8 +18,9 @@ import { m019 } from './019-git-host-owner.ts';
 import { m020 } from './020-audit-redact.ts';
 import { m021 } from './021-invitations-settings.ts';
 import { m022 } from './022-job-error-code.ts';
+import { m023 } from './023-schedule-runs.ts';
 
 export type { Migration };
 
 /** Append new migrations here; never edit one that has shipped. */
-export const migrations: Migration[] = [m001, m004, m005, m007, m008, m009, m010, m011, m012, m013, m014, m015, m016, m017, m018, m019, m020, m021, m022];
+export const migrations: Migration[] = [m001, m004, m005, m007, m008, m009, m010, m011, m012, m013, m014, m015, m016, m017, m018, m019, m020, m021, m022, m023];

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Store } from '../server/store/index.ts';
-import { JobQueue } from '../server/jobs/queue.ts';
+import { JobLeaseLost, JobQueue } from '../server/jobs/queue.ts';
 import { createLogger } from '../server/log.ts';
 import { tempDir, waitFor } from './helpers/server.ts';
 
@@ -47,6 +47,38 @@ test('jobs: a second process on the same data dir leaves running jobs alone; a g
   await waitFor(async () => (await storeA.jobs.get(id))?.state === 'succeeded');
   assert.equal((await storeA.jobs.get(id))?.attempts, 2);
   await c.stop();
+  storeA.close();
+  storeB.close();
+});
+
+test('jobs: a process whose job another process took over (its heartbeats missed) stops, and the job ends once, as its new owner ends it', async () => {
+  const dir = tempDir();
+  const storeA = Store.open(dir);
+  const storeB = Store.open(dir);
+  const a = new JobQueue(storeA, log, 1);
+  let reason: unknown = null;
+  // A handler that goes on to the end after the abort: what it reports then must not count.
+  a.register('slow', async ({ signal, progress }) => {
+    progress({ by: 'a' });
+    await new Promise((resolve) => signal.addEventListener('abort', resolve));
+    reason = signal.reason;
+    progress({ by: 'a, after losing it' });
+  });
+  a.start();
+  const { id } = await a.enqueue('slow', {});
+  await waitFor(async () => (await storeA.jobs.get(id))?.state === 'running');
+  // What another node's orphan check does when A's heartbeat is stale (A stalled, or lost the database for a minute).
+  assert.equal(await storeB.jobs.requeueIfUnchanged(await storeB.jobs.runningOwners(), new Date().toISOString()), 1);
+  const b = new JobQueue(storeB, log, 1);
+  b.register('slow', async ({ progress }) => progress({ by: 'b' }));
+  b.start();
+  await waitFor(async () => (await storeB.jobs.get(id))?.state === 'succeeded');
+  await waitFor(() => reason !== null, 15_000);
+  assert.ok(reason instanceof JobLeaseLost, String(reason));
+  await a.stop();
+  await b.stop();
+  const job = await storeA.jobs.get(id);
+  assert.deepEqual([job?.state, job?.progress, job?.attempts], ['succeeded', { by: 'b' }, 2]);
   storeA.close();
   storeB.close();
 });

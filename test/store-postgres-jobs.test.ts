@@ -34,16 +34,22 @@ async function story(jobs: Jobs): Promise<unknown[]> {
   const first = await jobs.claim(['import', 'learn', 'crawl'], 'node-a:1:x', T0, ['learn']);
   const second = await jobs.claim(['import', 'learn', 'crawl'], 'node-b:2:y', T0, ['learn']);
   seen.push(first?.id === a, second?.id === b, first?.state, first?.attempts, first?.startedAt);
-  await jobs.heartbeat([a, b], T1);
+  // each owner beats (and holds) only its own job
+  const label = (ids: number[]) => ids.map((id) => (id === a ? 'a' : 'b'));
+  seen.push(label(await jobs.heartbeat([a, b], 'node-a:1:x', T1)), label(await jobs.heartbeat([a, b], 'node-b:2:y', T1)));
   seen.push((await jobs.runningOwners()).map((o) => [o.id === a ? 'a' : 'b', o.owner, o.heartbeatAt]));
-  // an orphan seen with an old heartbeat stays with its owner once the owner beat again; seen as it is, it goes back
+  // an orphan seen with an old heartbeat stays with its owner once the owner beat again; seen as it is, it goes back, and its owner has lost it
   const [stale] = (await jobs.runningOwners()).filter((o) => o.id === b);
-  await jobs.heartbeat([b], T2);
+  await jobs.heartbeat([b], 'node-b:2:y', T2);
   seen.push(await jobs.requeueIfUnchanged([stale], T2), await jobs.requeueIfUnchanged([{ ...stale, heartbeatAt: T2 }], T2));
+  seen.push(await jobs.heartbeat([b], 'node-b:2:y', T2));
   await jobs.claim(['crawl'], 'node-b:2:y', T2);
   seen.push(await jobs.requeue([b, learn], T1)); // learn is queued, not running: only b goes back
-  await jobs.setProgress(a, { done: 3 }, T1);
-  await jobs.finish(a, 'failed', 'the archive is not a zip', T1, 'invalid_archive');
+  // progress and the end are written by the job's owner only, the end once
+  seen.push(await jobs.setProgress(a, { done: 2 }, T1, 'node-b:2:y'), await jobs.setProgress(a, { done: 3 }, T1, 'node-a:1:x'));
+  seen.push(await jobs.finish(a, 'failed', 'not mine', T1, null, 'node-b:2:y'));
+  seen.push(await jobs.finish(a, 'failed', 'the archive is not a zip', T1, 'invalid_archive', 'node-a:1:x'));
+  seen.push(await jobs.finish(a, 'succeeded', null, T2, null, 'node-a:1:x'));
   await jobs.requestCancel(learn, T1);
   seen.push(await jobs.isCancelRequested(learn), await jobs.isCancelRequested(b));
   const got = await jobs.get(a);
@@ -87,7 +93,9 @@ describe('job rows on SQLite and PostgreSQL', () => {
     assert.deepEqual(onPg, onSqlite);
     // and the story is the one expected, not just the same on both
     assert.deepEqual(onSqlite.slice(0, 8), [3, 2, true, true, true, 'running', 1, T0]);
-    assert.deepEqual(onSqlite.slice(9, 11), [0, 1]);
+    assert.deepEqual(onSqlite.slice(8, 10), [['a'], ['b']]);
+    assert.deepEqual(onSqlite.slice(11, 19), [0, 1, [], 1, false, true, false, true]);
+    assert.equal(onSqlite[19], false);
     assert.deepEqual(onSqlite.slice(-5), [true, false, true, 1, ['pending', 'queued', 'pending']]);
   });
 

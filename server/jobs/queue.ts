@@ -8,7 +8,7 @@ import { ApiError } from '../../lib/errors.ts';
 
 export interface JobContext<P> {
   job: Job<P>;
-  /** Aborted when the job is cancelled or the server shuts down. */
+  /** Aborted when the job is cancelled, the server shuts down, or another process took the job over (JobLeaseLost). */
   signal: AbortSignal;
   /** Records progress on the job row (shown by GET /api/jobs/:id and `stacks jobs show`); written in order, in the background, before the job ends. */
   progress(progress: Record<string, unknown>): void;
@@ -30,6 +30,15 @@ export type JobListener = (kind: string, outcome: 'succeeded' | 'failed' | 'canc
 /** Thrown by a handler (or raised by the signal) when a job was cancelled. */
 export class JobCancelled extends Error {
   override name = 'JobCancelled';
+}
+
+/**
+ * Raised by the signal when another process took the job over: it saw this one's heartbeat stale
+ * (a stall longer than STALE_MS, a node cut from the database) and queued the job again. The job's
+ * end is then the new owner's to write.
+ */
+export class JobLeaseLost extends Error {
+  override name = 'JobLeaseLost';
 }
 
 /** Queues alive in this process, so that a restarted in-process queue can tell its predecessor is gone. */
@@ -230,7 +239,11 @@ export class JobQueue {
       const nowMs = Date.now();
       if (nowMs - this.lastBeat >= HEARTBEAT_MS) {
         this.lastBeat = nowMs;
-        if (this.running.size > 0) await this.store.jobs.heartbeat([...this.running.keys()], this.now());
+        if (this.running.size > 0) {
+          const ids = [...this.running.keys()];
+          const held = new Set(await this.store.jobs.heartbeat(ids, this.owner, this.now()));
+          for (const id of ids.filter((i) => !held.has(i))) this.running.get(id)?.controller.abort(new JobLeaseLost('taken over by another process'));
+        }
         await this.recoverOrphans();
       }
       for (const id of await this.store.jobs.cancelRequested([...this.running.keys()])) this.running.get(id)?.controller.abort(new JobCancelled('cancelled'));
@@ -285,7 +298,9 @@ export class JobQueue {
     let written: Promise<void> = Promise.resolve();
     const progress = (p: Record<string, unknown>) => {
       const at = this.now();
-      written = written.then(() => this.store.jobs.setProgress(job.id, p, at)).catch((err: unknown) => log.warn({ err }, 'job progress not written'));
+      written = written
+        .then(() => this.store.jobs.setProgress(job.id, p, at, this.owner).then(() => undefined))
+        .catch((err: unknown) => log.warn({ err }, 'job progress not written'));
     };
     const promise = (async () => {
       const startedMs = performance.now();
@@ -301,10 +316,15 @@ export class JobQueue {
           log,
         });
         await written;
-        await this.store.jobs.finish(job.id, 'succeeded', null, this.now());
+        if (!(await this.store.jobs.finish(job.id, 'succeeded', null, this.now(), null, this.owner))) throw new JobLeaseLost('taken over by another process');
         this.told(job.kind, 'succeeded', startedMs);
         log.info('job succeeded');
       } catch (err) {
+        if (err instanceof JobLeaseLost || controller.signal.reason instanceof JobLeaseLost) {
+          log.warn('job taken over by another process (this one missed its heartbeats): its end is theirs to write');
+          this.told(job.kind, 'interrupted', startedMs);
+          return;
+        }
         if (this.stopped && !(err instanceof JobCancelled)) {
           log.warn('job interrupted by shutdown; it resumes on next start');
           this.told(job.kind, 'interrupted', startedMs);
@@ -313,13 +333,19 @@ export class JobQueue {
         const cancelled = err instanceof JobCancelled || (await this.store.jobs.isCancelRequested(job.id));
         const message = err instanceof Error ? err.message : String(err);
         await written;
-        await this.store.jobs.finish(
+        const ended = await this.store.jobs.finish(
           job.id,
           cancelled ? 'cancelled' : 'failed',
           cancelled ? 'cancelled' : message,
           this.now(),
           !cancelled && err instanceof ApiError ? err.code : null,
+          this.owner,
         );
+        if (!ended) {
+          log.warn({ err: message }, 'job taken over by another process (this one missed its heartbeats): its end is theirs to write');
+          this.told(job.kind, 'interrupted', startedMs);
+          return;
+        }
         this.told(job.kind, cancelled ? 'cancelled' : 'failed', startedMs);
         if (cancelled) log.info('job cancelled');
         else log.error({ err: message }, 'job failed');

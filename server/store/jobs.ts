@@ -217,9 +217,14 @@ export class JobStore {
     }[];
   }
 
-  async heartbeat(ids: number[], now: string): Promise<void> {
-    const stmt = this.db.prepare("UPDATE jobs SET heartbeat_at = ? WHERE id = ? AND state = 'running'");
-    this.db.transaction(() => ids.forEach((id) => stmt.run(now, id)))();
+  /**
+   * Beats the heartbeat of the running jobs `owner` still holds; the ids it holds. A job missing from
+   * the answer was queued again by another process that took its owner for gone (its lease is lost):
+   * the owner must stop working on it and leave its end to the new owner.
+   */
+  async heartbeat(ids: number[], owner: string, now: string): Promise<number[]> {
+    const stmt = this.db.prepare("UPDATE jobs SET heartbeat_at = ? WHERE id = ? AND state = 'running' AND owner = ?");
+    return this.db.transaction(() => ids.filter((id) => stmt.run(now, id, owner).changes === 1))();
   }
 
   /**
@@ -240,13 +245,34 @@ export class JobStore {
     return this.db.transaction(() => ids.reduce((n, id) => n + stmt.run(now, id).changes, 0))();
   }
 
-  async setProgress(id: number, progress: Record<string, unknown>, now: string): Promise<void> {
-    this.db.prepare('UPDATE jobs SET progress_json = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(progress), now, id);
+  /** Writes a running job's progress; with `owner`, only while that owner holds it (false when it does not). */
+  async setProgress(id: number, progress: Record<string, unknown>, now: string, owner: string | null = null): Promise<boolean> {
+    return (
+      this.db
+        .prepare(`UPDATE jobs SET progress_json = ?, updated_at = ? WHERE id = ?${owner === null ? '' : " AND owner = ? AND state = 'running'"}`)
+        .run(JSON.stringify(progress), now, id, ...(owner === null ? [] : [owner])).changes === 1
+    );
   }
 
-  /** `code`: the failure's error code (an ApiError's), which tells whether a retry can help. */
-  async finish(id: number, state: 'succeeded' | 'failed' | 'cancelled', error: string | null, now: string, code: string | null = null): Promise<void> {
-    this.db.prepare('UPDATE jobs SET state = ?, error = ?, error_code = ?, finished_at = ?, updated_at = ? WHERE id = ?').run(state, error, code, now, now, id);
+  /**
+   * Ends a job. `code`: the failure's error code (an ApiError's), which tells whether a retry can help.
+   * With `owner`, only while that owner holds it running: false when another process took it over.
+   */
+  async finish(
+    id: number,
+    state: 'succeeded' | 'failed' | 'cancelled',
+    error: string | null,
+    now: string,
+    code: string | null = null,
+    owner: string | null = null,
+  ): Promise<boolean> {
+    return (
+      this.db
+        .prepare(
+          `UPDATE jobs SET state = ?, error = ?, error_code = ?, finished_at = ?, updated_at = ? WHERE id = ?${owner === null ? '' : " AND owner = ? AND state = 'running'"}`,
+        )
+        .run(state, error, code, now, now, id, ...(owner === null ? [] : [owner])).changes === 1
+    );
   }
 
   async requestCancel(id: number, now: string): Promise<void> {

@@ -155,8 +155,15 @@ export class PgJobStore implements SameShape<JobStore> {
     ).rows;
   }
 
-  async heartbeat(ids: number[], now: string): Promise<void> {
-    await pgQuery(this.pool, "UPDATE jobs SET heartbeat_at = $1 WHERE id = ANY($2::bigint[]) AND state = 'running'", [now, ids]);
+  /** SQLite's heartbeat: the ids `owner` still holds, their heartbeat beaten. */
+  async heartbeat(ids: number[], owner: string, now: string): Promise<number[]> {
+    const { rows } = await pgQuery<{ id: number }>(
+      this.pool,
+      "UPDATE jobs SET heartbeat_at = $1 WHERE id = ANY($2::bigint[]) AND state = 'running' AND owner = $3 RETURNING id",
+      [now, ids, owner],
+    );
+    const held = new Set(rows.map((r) => r.id));
+    return ids.filter((id) => held.has(id));
   }
 
   /** SQLite's requeueIfUnchanged: each orphan queued again only if still running with the owner and heartbeat seen. */
@@ -181,18 +188,29 @@ export class PgJobStore implements SameShape<JobStore> {
     return r.rowCount ?? 0;
   }
 
-  async setProgress(id: number, progress: Record<string, unknown>, now: string): Promise<void> {
-    await pgQuery(this.pool, 'UPDATE jobs SET progress_json = $1, updated_at = $2 WHERE id = $3', [JSON.stringify(progress), now, id]);
+  async setProgress(id: number, progress: Record<string, unknown>, now: string, owner: string | null = null): Promise<boolean> {
+    const r = await pgQuery(
+      this.pool,
+      "UPDATE jobs SET progress_json = $1, updated_at = $2 WHERE id = $3 AND ($4::text IS NULL OR (owner = $4 AND state = 'running'))",
+      [JSON.stringify(progress), now, id, owner],
+    );
+    return r.rowCount === 1;
   }
 
-  async finish(id: number, state: 'succeeded' | 'failed' | 'cancelled', error: string | null, now: string, code: string | null = null): Promise<void> {
-    await pgQuery(this.pool, 'UPDATE jobs SET state = $1, error = $2, error_code = $3, finished_at = $4, updated_at = $4 WHERE id = $5', [
-      state,
-      error,
-      code,
-      now,
-      id,
-    ]);
+  async finish(
+    id: number,
+    state: 'succeeded' | 'failed' | 'cancelled',
+    error: string | null,
+    now: string,
+    code: string | null = null,
+    owner: string | null = null,
+  ): Promise<boolean> {
+    const r = await pgQuery(
+      this.pool,
+      "UPDATE jobs SET state = $1, error = $2, error_code = $3, finished_at = $4, updated_at = $4 WHERE id = $5 AND ($6::text IS NULL OR (owner = $6 AND state = 'running'))",
+      [state, error, code, now, id, owner],
+    );
+    return r.rowCount === 1;
   }
 
   /** One statement: the flag, and a still-queued job cancelled at once. */

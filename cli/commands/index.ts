@@ -16,6 +16,7 @@ import { gitHostsCommand } from './git.ts';
 import { backupCommand } from './backup.ts';
 import { exportCommand } from './export.ts';
 import { sourcesCommand } from './sources.ts';
+import { storeCommand } from './store.ts';
 
 /** Every CLI command module; each adds its commands to the program. */
 export const commands: ((program: Command) => void)[] = [
@@ -36,4 +37,5 @@ export const commands: ((program: Command) => void)[] = [
   backupCommand,
   exportCommand,
   sourcesCommand,
+  storeCommand,
 ];

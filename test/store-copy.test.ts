@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { runCli } from './helpers/cli.ts';
 import { startPostgres, type TestPostgres } from './helpers/postgres.ts';
 import { loadSearchCorpus } from './helpers/search-corpus.ts';
-import { startTestServer } from './helpers/server.ts';
+import { startTestServer, tempDir } from './helpers/server.ts';
 import { openPgPool, type PgPool } from '../server/store/pg/pool.ts';
 import { PgSearchProbeStore } from '../server/store/pg/search-probe.ts';
 import { PgLibraryStore } from '../server/store/pg/libraries.ts';
@@ -59,6 +59,32 @@ test('a data dir is copied into PostgreSQL, every table checked, and PostgreSQL 
   const [top] = await new PgSearchProbeStore(pool).topVersions('child AND logger', 3, 3);
   const { rows: versions } = await pool.query<{ id: number; library_id: string }>('SELECT id, library_id FROM library_versions WHERE is_current = 1');
   assert.equal(versions.find((v) => v.id === top?.versionId)?.library_id, '/pinojs/pino');
+
+  // and back into a new data dir: the same rows, and a server there answers as the original did
+  const back = tempDir();
+  const home = await runCli(['store', 'copy', '--from', url, '--data-dir', back, '--json']);
+  assert.equal(home.code, 0, home.stderr);
+  const returned = new Map((JSON.parse(home.stdout) as StoreCopyReport).tables.map((t) => [t.table, t.target]));
+  for (const t of report.tables) assert.equal(returned.get(t.table), t.source, `${t.table} came back as it left`);
+  const question = '/api/v2/context?libraryId=/pinojs/pino&query=redact+secrets+from+logs&type=json';
+  const answers: unknown[] = [];
+  for (const dir of [dataDir, back]) {
+    const s = await startTestServer({ dataDir: dir });
+    try {
+      // a library's answer (its term index and vectors), and one naming no library (the FTS5 probes choose it)
+      for (const q of [question, '/api/v3/search?query=redact+secrets+from+pino+logs&type=json']) {
+        const res = await s.api(q, { auth: null });
+        assert.equal(res.status, 200);
+        answers.push(await res.json());
+      }
+    } finally {
+      await s.close();
+    }
+  }
+  assert.deepEqual(answers.slice(2), answers.slice(0, 2));
+  assert.match(JSON.stringify(answers[3]), /pino/);
+  assert.equal((await runCli(['store', 'copy', '--from', url, '--data-dir', back])).code, 2, 'not into a data dir that holds a database');
+
   // new rows get ids past the copied ones
   const next = await new PgLibraryStore(pool).createVersion('/pinojs/pino', 'v-next', null, new Date().toISOString());
   assert.ok(next > Math.max(...versions.map((v) => v.id)));

@@ -28,7 +28,7 @@ export type { Caller, RequestSession } from './admit.ts';
 export { asKey, LOCAL, localIn } from './admit.ts';
 export { inspectBackup, restoreBackup } from './backup.ts';
 /** `stacks store copy`: like a restore, it works on the data dir's files before any service opens them. */
-export { copyStoreToPostgres } from '../system/store-copy.ts';
+export { copyStoreFromPostgres, copyStoreToPostgres } from '../system/store-copy.ts';
 export { signLicense } from './system.ts';
 
 export type OperationDeps = BindDeps &

@@ -88,6 +88,86 @@ export async function copySqliteToPg(db: Db, pool: PgPool, options: CopyOptions)
   }
 }
 
+/**
+ * The way back: a PostgreSQL database copied into a new SQLite database (`db`, just created and
+ * migrated by openDb, not shared meanwhile): every table SQLite has, from one REPEATABLE READ
+ * snapshot of PostgreSQL, then SQLite's own search side built from the copy (FTS5 rows of the
+ * documentation snippets, the sqlite-vec table of the 8-bit vectors), each table checked by checksum
+ * as copySqliteToPg does. One SQLite transaction: a copy that fails or differs writes nothing.
+ */
+export async function copyPgToSqlite(pool: PgPool, db: Db, options: CopyOptions): Promise<TableCopied[]> {
+  // Brought to this version's schema first, as a node starting on it would (one of a newer Stacks is refused).
+  await migratePg(pool);
+  const tables = orderByParents(sqliteTables(db));
+  return withTransaction(pool, async (c) => {
+    await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+    const embedder = (await c.query<{ value: string }>("SELECT value FROM meta WHERE key = 'embedder'")).rows[0]?.value ?? null;
+    const dims = embedder ? /:(\d+):int8$/.exec(embedder)?.[1] : undefined;
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      for (const t of tables)
+        if (db.prepare(`SELECT 1 FROM ${t.schema}.${ident(t.name)} LIMIT 1`).get())
+          throw new StoreCopyError(`The target data dir already holds data (table ${t.name}).`);
+      if (dims) db.exec(`CREATE VIRTUAL TABLE snippet_vec USING vec0(version_id integer partition key, embedding int8[${Number(dims)}] distance_metric=l2)`);
+      for (const t of tables) {
+        options.progress?.(t.name, 0);
+        const insert = db.prepare(
+          `INSERT INTO ${t.schema}.${ident(t.name)} (${t.columns.map(ident).join(', ')}) VALUES (${t.columns.map(() => '?').join(', ')})`,
+        );
+        let rows = 0;
+        await pgPages(c, t, (row) => {
+          insert.run(...t.columns.map((col) => sqliteValue(row[col])));
+          rows++;
+        });
+        options.progress?.(t.name, rows);
+      }
+      const docs = new Set(db.prepare("SELECT id FROM library_versions WHERE kind = 'docs'").pluck().all() as number[]);
+      const fts = db.prepare('INSERT INTO snippet_fts (rowid, scope, title, breadcrumb, description, code, content) VALUES (?, ?, ?, ?, ?, ?, ?)');
+      // In pages: better-sqlite3 runs no other statement on a connection while one is being iterated.
+      const page = db.prepare('SELECT * FROM snippets WHERE id > ? ORDER BY id LIMIT 1000');
+      for (let rows = page.all(0) as SnippetTableRow[]; rows.length > 0; rows = page.all(rows[rows.length - 1]!.id) as SnippetTableRow[]) {
+        for (const r of rows) {
+          if (!docs.has(r.version_id)) continue;
+          const f = options.ftsOf(r);
+          fts.run(r.id, `v${r.version_id}`, f.title, f.breadcrumb, f.description, f.code, f.content);
+        }
+      }
+      if (dims) {
+        const vec = db.prepare('INSERT INTO snippet_vec (rowid, version_id, embedding) VALUES (?, ?, vec_int8(?))');
+        const vecTable: TableInfo = {
+          name: 'snippet_vec',
+          schema: 'main',
+          columns: ['snippet_id', 'version_id', 'embedding'],
+          key: ['snippet_id'],
+          parents: [],
+        };
+        await pgPages(c, vecTable, (r) => void vec.run(BigInt(r.snippet_id as number), BigInt(r.version_id as number), r.embedding as Buffer));
+      }
+      const out: TableCopied[] = [];
+      for (const t of tables) {
+        const target = sqliteChecksum(db, t);
+        const source = await pgChecksum(c, t);
+        out.push({ table: t.name, rows: target.rows, source: source.sum, target: target.sum });
+      }
+      const differ = out.filter((t) => t.source !== t.target);
+      if (differ.length > 0)
+        throw new StoreCopyError(
+          `The copy was checked and rolled back: the rows of ${differ.map((t) => t.table).join(', ')} differ between PostgreSQL and SQLite.`,
+        );
+      db.exec('COMMIT');
+      return out;
+    } catch (err) {
+      db.exec('ROLLBACK');
+      throw err;
+    }
+  });
+}
+
+/** A value as SQLite stores it (PostgreSQL's answers: numbers, text, bytes, null). */
+function sqliteValue(v: unknown): unknown {
+  return typeof v === 'boolean' ? (v ? 1 : 0) : (v ?? null);
+}
+
 function sqliteTables(db: Db): TableInfo[] {
   const out: TableInfo[] = [];
   for (const schema of ['main', 'usage'] as const) {
@@ -222,6 +302,12 @@ function sqliteChecksum(db: Db, t: TableInfo): { rows: number; sum: string } {
 
 async function pgChecksum(c: PgClient, t: TableInfo): Promise<{ rows: number; sum: string }> {
   const h = rowsHash();
+  await pgPages(c, t, (row) => h.add(row, t.columns));
+  return h.done();
+}
+
+/** Every row of a PostgreSQL table in key order, read in pages by key (a million snippets do not fit in memory at once). */
+async function pgPages(c: PgClient, t: TableInfo, each: (row: Record<string, unknown>) => void): Promise<void> {
   const types = new Map(
     (
       await c.query<{ column_name: string; data_type: string }>(
@@ -233,18 +319,16 @@ async function pgChecksum(c: PgClient, t: TableInfo): Promise<{ rows: number; su
   // Text keys compare by code point, as SQLite's BINARY collation does, so both sides list the rows alike.
   const keys = t.key.map((k) => (types.get(k) === 'text' ? `${ident(k)} COLLATE "C"` : ident(k)));
   const select = `SELECT ${t.columns.map(ident).join(', ')} FROM ${ident(t.name)}`;
-  // Read in pages by key (a million snippets do not fit in memory at once), each after the last row of the one before.
   let last: unknown[] | null = null;
   for (;;) {
     const after: string = last ? `WHERE (${keys.join(', ')}) > (${keys.map((_, i) => `$${i + 1}`).join(', ')})` : '';
     const rows: Record<string, unknown>[] = (await c.query<Record<string, unknown>>(`${select} ${after} ORDER BY ${keys.join(', ')} LIMIT ${PAGE}`, last ?? []))
       .rows;
-    for (const row of rows) h.add(row, t.columns);
-    if (rows.length < PAGE) break;
+    rows.forEach(each);
+    if (rows.length < PAGE) return;
     const end: Record<string, unknown> = rows[rows.length - 1]!;
     last = t.key.map((k): unknown => end[k]);
   }
-  return h.done();
 }
 
 /** A table or column name as an identifier (the names come from SQLite's own catalogue). */

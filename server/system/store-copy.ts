@@ -1,15 +1,17 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { ApiError } from '../../lib/errors.ts';
 import { indexColumns } from '../search/text.ts';
-import { copySqliteToPg, StoreCopyError, type TableCopied } from '../store/copy.ts';
+import { copyPgToSqlite, copySqliteToPg, StoreCopyError, type CopyOptions, type TableCopied } from '../store/copy.ts';
 import { openDb } from '../store/db.ts';
 import { holdsStacksDatabase } from '../store/index.ts';
 import { openPgPool } from '../store/pg/pool.ts';
 import { toSnippet, type Row } from '../store/snippets.ts';
 
 export interface StoreCopyReport {
-  /** The target, its password left out. */
-  to: string;
+  /** The PostgreSQL side (target of --to, source of --from), its password left out. */
+  postgres: string;
+  direction: 'to-postgres' | 'from-postgres';
   tables: TableCopied[];
   rows: number;
   seconds: number;
@@ -39,8 +41,8 @@ export async function copyStoreToPostgres(dataDir: string, url: string, progress
   const db = openDb(path.join(dataDir, 'stacks.db'));
   const pool = openPgPool(url, { max: 2, applicationName: 'stacks store copy' });
   try {
-    const tables = await copySqliteToPg(db, pool, { ftsOf: (r) => indexColumns(toSnippet(r as unknown as Row)), progress });
-    return { to: shownUrl(url), tables, rows: tables.reduce((n, t) => n + t.rows, 0), seconds: (performance.now() - started) / 1000 };
+    const tables = await copySqliteToPg(db, pool, copyOptions(progress));
+    return report(url, 'to-postgres', tables, started);
   } catch (err) {
     if (err instanceof StoreCopyError) throw new ApiError('conflict', err.message);
     throw err;
@@ -48,4 +50,43 @@ export async function copyStoreToPostgres(dataDir: string, url: string, progress
     db.close();
     await pool.end();
   }
+}
+
+/**
+ * `stacks store copy --from postgres://... --data-dir NEW`: the way back, into a data dir that holds
+ * no Stacks database yet (the copy makes it); the PostgreSQL database is read in one snapshot (and
+ * migrated first, as a node starting on it would). A failed copy leaves no database behind.
+ */
+export async function copyStoreFromPostgres(url: string, dataDir: string, progress?: (table: string, rows: number) => void): Promise<StoreCopyReport> {
+  if (!/^postgres(ql)?:\/\//.test(url)) throw new ApiError('validation_error', 'The source must be a postgres:// or postgresql:// URL.');
+  const file = path.join(dataDir, 'stacks.db');
+  if (fs.existsSync(file)) throw new ApiError('conflict', `${dataDir} already holds a Stacks database: copy into a new data dir.`);
+  const started = performance.now();
+  const pool = openPgPool(url, { max: 2, applicationName: 'stacks store copy' });
+  let db: ReturnType<typeof openDb> | null = null;
+  try {
+    db = openDb(file);
+    const tables = await copyPgToSqlite(pool, db, copyOptions(progress));
+    return report(url, 'from-postgres', tables, started);
+  } catch (err) {
+    db?.close();
+    db = null;
+    // The database files are this copy's own (none was there): nothing half-made stays.
+    for (const name of fs.readdirSync(dataDir))
+      if (/^(stacks|usage)\.db(-wal|-shm|-journal)?$/.test(name)) fs.rmSync(path.join(dataDir, name), { force: true });
+    if (err instanceof StoreCopyError) throw new ApiError('conflict', err.message);
+    throw err;
+  } finally {
+    db?.close();
+    await pool.end();
+  }
+}
+
+/** The writer's full-text columns of a stored snippet (what FTS5 and tsvector index alike). */
+function copyOptions(progress?: (table: string, rows: number) => void): CopyOptions {
+  return { ftsOf: (r) => indexColumns(toSnippet(r as unknown as Row)), progress };
+}
+
+function report(url: string, direction: StoreCopyReport['direction'], tables: TableCopied[], started: number): StoreCopyReport {
+  return { postgres: shownUrl(url), direction, tables, rows: tables.reduce((n, t) => n + t.rows, 0), seconds: (performance.now() - started) / 1000 };
 }

@@ -8,6 +8,9 @@ import { PgAccountStore } from '../server/store/pg/accounts.ts';
 import { PgAuditStore } from '../server/store/pg/audit.ts';
 import { PgInvitationStore } from '../server/store/pg/invitations.ts';
 import { PgMembershipStore } from '../server/store/pg/membership.ts';
+import { PgTeamPolicyReads } from '../server/store/pg/team-policy.ts';
+import { TeamCache } from '../server/teams/cache.ts';
+import { waitFor } from './helpers/server.ts';
 import { migratePg } from '../server/store/pg/migrate.ts';
 import { openPgPool, type PgPool } from '../server/store/pg/pool.ts';
 import { PgResearchUsageStore } from '../server/store/pg/research.ts';
@@ -264,6 +267,32 @@ async function membershipAcrossNodes({ pool, url }: { pool: PgPool; url: string 
   assert.deepEqual([owners.length, await accounts.activeMemberCount(ts)], [1, 10]);
 }
 
+/** Each node's team cache over its in-memory copy of the policies: a change through a node is seen there at once, another node's within its refresh. */
+async function policiesAcrossNodes({ url }: { url: string }): Promise<void> {
+  const [a, b] = [openPgPool(url, { max: 2 }), openPgPool(url, { max: 2 })];
+  const reads: PgTeamPolicyReads[] = [];
+  try {
+    const accounts = new PgAccountStore(a);
+    const ts = await accounts.createTeamspace('acme', 'pro', T0);
+    reads.push(await PgTeamPolicyReads.open(a, 60_000), await PgTeamPolicyReads.open(b, 50));
+    const [cacheA, cacheB] = reads.map((r) => new TeamCache(r, 0));
+    assert.deepEqual([cacheA!.rules(ts).global, cacheB!.rules(ts).global], [[], []]);
+    // a rule and a policy written through node A: A's cache has them as soon as the write (and its invalidate) returned
+    await new PgTeamStore(a).insertRule('global', ts, null, 'Prefer v2.', T0);
+    await accounts.updateTeamspace(ts, { policy_json: JSON.stringify({ sourceTypes: { websites: { enabled: false } } }) });
+    await cacheA!.invalidate();
+    assert.deepEqual(cacheA!.rules(ts).global, ['Prefer v2.']);
+    assert.equal(cacheA!.compiled(ts).disabled.has('websites'), true);
+    // node B, which wrote nothing, sees both within its refresh
+    await waitFor(() => cacheB!.rules(ts).global.length === 1 && cacheB!.compiled(ts).disabled.has('websites'), 5000);
+    assert.equal(reads[1]!.teamspace(ts)?.name, 'acme');
+    assert.equal(reads[1]!.teamspace(9999), null);
+  } finally {
+    reads.forEach((r) => r.close());
+    await Promise.all([a.end(), b.end()]);
+  }
+}
+
 /** What only PostgreSQL has: writes inside immediate(), the cross-node data version, a key's last use from several nodes. */
 async function pgOnly({ pool, url }: { pool: PgPool; url: string }): Promise<void> {
   const a = new PgAccountStore(pool);
@@ -360,6 +389,10 @@ describe('people and accounting stores on SQLite and PostgreSQL', () => {
 
   test('seats, the last owner and an invitation hold when four nodes change people at once', async () => {
     await membershipAcrossNodes(await fresh('membership'));
+  });
+
+  test("each node's team cache sees its own policy changes at once and the other nodes' within its refresh", async () => {
+    await policiesAcrossNodes(await fresh('policies'));
   });
 
   test('refused authentications stay capped and counted when four nodes record them at once', async () => {

@@ -17,6 +17,13 @@ interface Entry {
 }
 
 /**
+ * Where the cache reads teamspaces and rules, synchronously: SQLite's TeamPolicyReads, or a
+ * node's in-memory copy of PostgreSQL's rows (server/store/pg/team-policy.ts), which `reload`
+ * brings up to date after a write through this process.
+ */
+export type PolicySource = Pick<TeamPolicyReads, 'dataVersion' | 'teamspace' | 'rulesFor'> & { reload?(): Promise<void> };
+
+/**
  * Per-teamspace policy and rules held in memory, because the search path asks for them once per
  * candidate library. Writes through this process call invalidate(); writes by another process
  * (the CLI) are noticed through SQLite's data_version, checked at most every `recheckMs`.
@@ -34,12 +41,15 @@ export class TeamCache {
   }
 
   constructor(
-    private readonly store: TeamPolicyReads,
+    private readonly store: PolicySource,
     private readonly recheckMs = 100,
   ) {}
 
-  invalidate(): void {
+  /** After a write through this process: what is held is dropped, and a source held in memory (PostgreSQL's) is read again first. */
+  async invalidate(): Promise<void> {
+    await this.store.reload?.();
     this.entries.clear();
+    this.checkedAt = 0;
   }
 
   private refresh(): void {

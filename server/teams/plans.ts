@@ -67,7 +67,7 @@ export class PlanService {
     if (input.spendingLimitCents !== undefined) fields.spending_limit_cents = input.spendingLimitCents;
     if (input.centsPerExtraRequest !== undefined) fields.cents_per_extra_request = input.centsPerExtraRequest;
     await this.store.accounts.updateTeamspace(teamspaceId, fields);
-    this.cache.invalidate();
+    await this.cache.invalidate();
     return this.get(teamspaceId);
   }
 }

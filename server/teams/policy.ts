@@ -58,7 +58,7 @@ export class PolicyService {
     const { accessibleLibraryCount: _ignored, ...rest } = input as Record<string, unknown>;
     const next = validate(policySchema, mergePolicy(base, rest));
     await this.store.accounts.updateTeamspace(teamspaceId, { policy_json: JSON.stringify(next) });
-    this.cache.invalidate();
+    await this.cache.invalidate();
     return next;
   }
 

@@ -55,7 +55,7 @@ export class RuleService {
       throw new ApiError('validation_error', 'libraryId must not be given for global rules.');
     }
     const id = await this.teams.insertRule(toDb[input.kind], teamspaceId, libraryId, text, this.now());
-    this.cache.invalidate();
+    await this.cache.invalidate();
     return view((await this.teams.rule(id))!);
   }
 
@@ -75,7 +75,7 @@ export class RuleService {
     const visible = r && (r.teamspace_id === teamspaceId || (r.kind === 'library_own' && r.library_id && this.ownsLibrary(teamspaceId, r.library_id)));
     if (!r || !visible) throw new ApiError('not_found', `No rule with id ${id} in this teamspace.`);
     await this.teams.deleteRule(id);
-    this.cache.invalidate();
+    await this.cache.invalidate();
   }
 
   private ownsLibrary(teamspaceId: number, libraryId: string): boolean {

@@ -119,12 +119,12 @@ async function writerRate(e: Embedder | null): Promise<number> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-bench-embed-'));
   const store = Store.open(dir);
   try {
-    if (e) store.vectors.ensure(e.id, e.dims);
+    if (e) await store.vectors.ensure(e.id, e.dims);
     const writer = new LibraryWriter(store, e);
-    const build = writer.begin({ id: '/bench/embed', title: 'Bench', description: '', sourceType: 'repo' });
+    const build = await writer.begin({ id: '/bench/embed', title: 'Bench', description: '', sourceType: 'repo' });
     const t = performance.now();
     for (let i = 0; i < inputs.length; i += 500) await build.add(inputs.slice(i, i + 500));
-    build.commit();
+    await build.commit();
     return inputs.length / ((performance.now() - t) / 1000);
   } finally {
     store.close();
@@ -143,9 +143,9 @@ console.log(`writer: ${withVectors.toFixed(0)} snippets/s with builtin vectors, 
     const store = Store.open(dir);
     const writer = new LibraryWriter(store, null);
     for (let c = 0; c < copies; c++) {
-      const build = writer.begin({ id: `/bench/reembed${c}`, title: 'Bench', description: '', sourceType: 'repo' });
+      const build = await writer.begin({ id: `/bench/reembed${c}`, title: 'Bench', description: '', sourceType: 'repo' });
       for (let i = 0; i < inputs.length; i += 500) await build.add(inputs.slice(i, i + 500));
-      build.commit();
+      await build.commit();
     }
     store.close();
     const services = await createServices(loadConfig({ dataDir: dir, logLevel: 'warn', embedProvider: 'builtin' } as never, {}), createLogger('warn'));
@@ -156,7 +156,7 @@ console.log(`writer: ${withVectors.toFixed(0)} snippets/s with builtin vectors, 
     const [job] = await services.jobs.list({ kind: REEMBED_KIND });
     const done = Number(job?.progress.done ?? 0);
     console.log(
-      `reembed job: ${done} snippets in ${seconds.toFixed(1)} s = ${(done / seconds).toFixed(0)} snippets/s (${job?.state}), ${services.store.vectors.missingCount()} left without a vector`,
+      `reembed job: ${done} snippets in ${seconds.toFixed(1)} s = ${(done / seconds).toFixed(0)} snippets/s (${job?.state}), ${await services.store.vectors.missingCount()} left without a vector`,
     );
     await services.jobs.stop();
     services.store.close();

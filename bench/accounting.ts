@@ -137,7 +137,7 @@ async function measureVisibility(server: Bench, key: string): Promise<void> {
   for (let i = s.store.libraries.list().length; i < 200; i++) {
     const id = `/bench/lib-${i}`;
     const owner = i % 3 === 0 ? other.teamspace.id : home;
-    s.store.libraries.upsert(
+    await s.store.libraries.upsert(
       {
         id,
         title: `Bench ${i}`,
@@ -149,7 +149,7 @@ async function measureVisibility(server: Bench, key: string): Promise<void> {
       },
       now,
     );
-    if (i % 5 === 0) s.store.libraries.setAccess(id, 'teamspace', [owner === home ? other.teamspace.id : home]);
+    if (i % 5 === 0) await s.store.libraries.setAccess(id, 'teamspace', [owner === home ? other.teamspace.id : home]);
   }
   const libs = s.store.libraries.list();
   const readers = { member: (await s.keys.verify(key))!, 'other teamspace': (await s.keys.verify(other.key.key))!, anonymous: null };

@@ -295,7 +295,7 @@ export async function ensureBenchCorpus(opts: BenchCorpusOptions = {}): Promise<
     const vocab = vocabulary();
     const topics = libraryTopics(vocab, libraries);
     const store = Store.open(tmp);
-    if (embedder) store.vectors.ensure(embedder.id, embedder.dims);
+    if (embedder) await store.vectors.ensure(embedder.id, embedder.dims);
     const writer = new LibraryWriter(store, embedder);
     const ids: string[] = [];
     const started = performance.now();
@@ -303,7 +303,7 @@ export async function ensureBenchCorpus(opts: BenchCorpusOptions = {}): Promise<
     for (let lib = 0; lib < libraries; lib++) {
       const id = `/bench/lib${String(lib).padStart(3, '0')}`;
       ids.push(id);
-      const build = writer.begin({
+      const build = await writer.begin({
         id,
         title: `Bench library ${lib}`,
         description: `Synthetic library about ${topics[lib]!.slice(0, 5).join(', ')}`,
@@ -318,7 +318,7 @@ export async function ensureBenchCorpus(opts: BenchCorpusOptions = {}): Promise<
         }
       }
       if (batch.length) await build.add(batch);
-      total += build.commit().snippets;
+      total += (await build.commit()).snippets;
       if (lib % 10 === 9)
         log(`bench corpus: ${lib + 1}/${libraries} libraries, ${total} snippets, ${Math.round(total / ((performance.now() - started) / 1000))} snippets/s`);
     }

@@ -120,7 +120,7 @@ export async function installedModel(dataDir: string): Promise<Embedder> {
  * snippet rows, each version marked complete once all its snippets have one).
  */
 export async function writeProjectedVectors(store: Store, projected: ProjectedEmbedder, log: (m: string) => void): Promise<void> {
-  store.vectors.ensure(projected.id, projected.dims);
+  await store.vectors.ensure(projected.id, projected.dims);
   let next = 0;
   const { done } = await fillVectors(store, projected, {
     progress: (p) => {
@@ -129,7 +129,7 @@ export async function writeProjectedVectors(store: Store, projected: ProjectedEm
       next = p.done + 100_000;
     },
   });
-  const counts = store.vectors.versionCounts();
+  const counts = await store.vectors.versionCounts();
   if (counts.pending > 0) throw new Error(`bench corpus: ${counts.pending} versions still wait for their vectors`);
   log(`${done} projected ${projected.dims}-d vectors written`);
 }

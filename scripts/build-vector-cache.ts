@@ -32,16 +32,17 @@ if (!(embedder instanceof ModelEmbedder)) throw new Error('the sentence model is
 const store = Store.open(dataDir);
 try {
   // An instance's vectors are the model's only if its vector table was filled by this model file (read, never changed).
-  if (opts['data-dir'] && store.vectors.filledBy() !== `${embedder.id}:${embedder.dims}:int8`) throw new Error(`${dataDir} holds no vectors of ${embedder.id}`);
+  if (opts['data-dir'] && (await store.vectors.filledBy()) !== `${embedder.id}:${embedder.dims}:int8`)
+    throw new Error(`${dataDir} holds no vectors of ${embedder.id}`);
   if (opts.corpus) {
-    store.vectors.ensure(embedder.id, embedder.dims);
+    await store.vectors.ensure(embedder.id, embedder.dims);
     const writer = new LibraryWriter(store, embedder);
     await loadReferenceCorpora(writer);
     await fillVectors(store, embedder);
   }
   const items: { text: string; vector: Float32Array }[] = [];
   for (let after = 0; ; ) {
-    const page = store.snippets.embeddedPage(after, 2000);
+    const page = await store.snippets.embeddedPage(after, 2000);
     if (page.length === 0) break;
     for (const { snippet, embedding } of page) items.push({ text: embeddingText(snippet), vector: embedding });
     after = page[page.length - 1]!.snippet.id;

@@ -23,7 +23,7 @@ try {
   const config = loadConfig({ dataDir, logLevel: 'warn' } as never, {});
   const store = Store.open(dataDir);
   const embedder = await createEmbedder(config, createLogger('warn'));
-  if (embedder) store.vectors.ensure(embedder.id, embedder.dims);
+  if (embedder) await store.vectors.ensure(embedder.id, embedder.dims);
   const writer = new LibraryWriter(store, embedder);
   await loadReferenceCorpora(writer);
   if (embedder.deferred) await fillVectors(store, embedder);

@@ -151,9 +151,9 @@ export async function createServices(
   const activity = new ServingActivity();
   const embedder =
     overrides.embedder !== undefined ? overrides.embedder : await createEmbedder(config, log, { onDemand: options.embedOnDemand, activity: activity.buffer });
-  const vectorsReset = embedder !== null && store.vectors.ensure(embedder.id, embedder.dims);
+  const vectorsReset = embedder !== null && (await store.vectors.ensure(embedder.id, embedder.dims));
   if (vectorsReset) log.info({ embedder: embedder.id }, 'vector table (re)created for the embedder');
-  backfillSearchIndex(store, log);
+  await backfillSearchIndex(store, log);
   const license =
     overrides.license ??
     new LicenseService(loadVerifyKeys(path.join(ROOT_DIR, 'licenses')), config.licenseFile ?? path.join(config.dataDir, 'license.json'), config.dev);

@@ -78,12 +78,12 @@ for (const workers of [0, 2]) {
         await waitFor(() => (seen.length >= 4 ? true : null), 30_000, 5);
         // A forced rebuild of the same (library, tag) through the writer, in small batches with
         // pauses so that many requests are answered while the new version is half written.
-        const build = s.services.writer.begin(meta, { tag: '' });
+        const build = await s.services.writer.begin(meta, { tag: '' });
         for (let i = 0; i < inputs.length; i += 60) {
           await build.add(inputs.slice(i, i + 60));
           await new Promise((r) => setTimeout(r, 3));
         }
-        build.commit();
+        await build.commit();
         rebuilding = false;
       };
 

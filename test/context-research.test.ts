@@ -25,9 +25,9 @@ function research(s: TestServer, key: string | null, type = 'json', query = QUES
   return s.api(`/api/v2/context?${new URLSearchParams({ libraryId: P, query, researchMode: 'true', type })}`, { auth: key });
 }
 
-function pinoUrls(s: TestServer): Set<string> {
+async function pinoUrls(s: TestServer): Promise<Set<string>> {
   const v = s.services.store.libraries.currentVersion(P, '')!;
-  return new Set(s.services.store.snippets.list(v.id, 10_000).map((x) => x.sourceId));
+  return new Set((await s.services.store.snippets.list(v.id, 10_000)).map((x) => x.sourceId));
 }
 
 /** The `[n] url` lines after "Sources:" and the [n] markers used before them. */
@@ -62,7 +62,7 @@ test('research mode without a chat model: one extractive snippet with citations,
     assert.ok(answer.contentTokens > 0);
     const { sources, cited } = citations(answer.content);
     assert.ok(sources.size >= 3, 'several sources');
-    const known = pinoUrls(s);
+    const known = await pinoUrls(s);
     for (const url of sources.values()) assert.ok(known.has(url), `cited URL is a real pino snippet: ${url}`);
     assert.equal(answer.pageId, sources.get(1));
     assert.ok(cited.size >= 2, 'the body cites more than one source');

@@ -21,7 +21,7 @@ before(async () => {
   await loadBundleFile(s.services.writer, bundlePath('fastify'));
   await loadBundleFile(s.services.writer, bundlePath('fastify-v4.29.1'));
   // A tiny library whose whole answer is known, to check the text layout byte for byte.
-  const b = s.services.writer.begin({ id: '/acme/tiny', title: 'Tiny', description: '', sourceType: 'repo' });
+  const b = await s.services.writer.begin({ id: '/acme/tiny', title: 'Tiny', description: '', sourceType: 'repo' });
   await b.add([
     {
       kind: 'code',
@@ -44,9 +44,9 @@ before(async () => {
       pageTitle: 'Widgets',
     },
   ]);
-  b.commit();
+  await b.commit();
   // A guide whose section links to the server page's section (see the link-following test).
-  const linked = s.services.writer.begin({ id: '/acme/linked', title: 'Linked', description: '', sourceType: 'repo' });
+  const linked = await s.services.writer.begin({ id: '/acme/linked', title: 'Linked', description: '', sourceType: 'repo' });
   await linked.add([
     {
       kind: 'info',
@@ -70,7 +70,7 @@ before(async () => {
       pageTitle: 'Server',
     },
   ]);
-  linked.commit();
+  await linked.commit();
 });
 
 after(async () => {

@@ -63,7 +63,7 @@ test('crash and resume: a server killed with SIGKILL mid-crawl resumes the job; 
     // Compare with an uninterrupted crawl of the same site.
     const store = Store.open(dataDir);
     const entries = await store.crawl.entries(queueId);
-    const crashed = store.snippets.list(store.libraries.currentVersion(project, '')!.id, 100_000);
+    const crashed = await store.snippets.list(store.libraries.currentVersion(project, '')!.id, 100_000);
     store.close();
     assert.equal(entries.filter((e) => e.httpStatus === 200).length, 46, 'every page fetched and recorded once');
     const keys = crashed.map((x) => `${x.kind}|${x.sourceId}|${x.contentHash}`);
@@ -76,7 +76,7 @@ test('crash and resume: a server killed with SIGKILL mid-crawl resumes the job; 
         operatorSubmitter(ref.services.teams.defaultTeamspaceId(), 'instance'),
       );
       await waitFor(async () => ['succeeded', 'failed'].includes((await ref.services.jobs.get(r.jobId)).state), 60_000);
-      const clean = ref.services.store.snippets.list(ref.services.store.libraries.currentVersion(r.libraryId, '')!.id, 100_000);
+      const clean = await ref.services.store.snippets.list(ref.services.store.libraries.currentVersion(r.libraryId, '')!.id, 100_000);
       const cleanKeys = new Set(clean.map((x) => `${x.kind}|${x.contentHash}`));
       const crashedKeys = new Set(crashed.map((x) => `${x.kind}|${x.contentHash}`));
       assert.equal(crashed.length, clean.length, 'same number of snippets as an uninterrupted crawl');

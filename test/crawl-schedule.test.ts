@@ -85,10 +85,7 @@ test('scheduled re-crawl: node-cron queues it, unchanged pages answer 304 and th
     assert.ok(site.served.notModified >= 4);
     const v = s.services.store.libraries.currentVersion(project, '')!;
     assert.equal(v.jobId, again.id, 'the re-crawl built and swapped in a new version');
-    const texts = s.services.store.snippets
-      .list(v.id, 1000)
-      .map((x) => x.content)
-      .join('\n');
+    const texts = (await s.services.store.snippets.list(v.id, 1000)).map((x) => x.content).join('\n');
     assert.match(texts, /Gamma is only linked from Beta/, 'a page reached only through an unchanged page is still indexed');
   } finally {
     await s.close();

@@ -57,7 +57,7 @@ test('JavaScript-rendered site: rendered in Chromium, all 8 pages and their code
       assert.equal(e.render, 'browser');
     }
     const v = s.services.store.libraries.currentVersion(body.libraryName, '')!;
-    const snippets = s.services.store.snippets.list(v.id, 100_000);
+    const snippets = await s.services.store.snippets.list(v.id, 100_000);
     const all = snippets.map((x) => `${x.content}\n${x.description}\n${x.codeList.map((c) => c.code).join('\n')}`).join('\n');
     assert.ok(all.includes(expected['spa-docs'].needleOnIntro), 'the check phrase of the rendered intro page is indexed');
     const code = snippets.filter((x) => x.kind === 'code');
@@ -181,10 +181,7 @@ test('the browser goes through the network guard: metadata addresses refused, im
     const job = s.services.jobs.get(sub.jobId);
     assert.equal((await job).state, 'succeeded', JSON.stringify(await job));
     const v = s.services.store.libraries.currentVersion(sub.libraryId, '')!;
-    const text = s.services.store.snippets
-      .list(v.id, 100)
-      .map((x) => x.content)
-      .join('\n');
+    const text = (await s.services.store.snippets.list(v.id, 100)).map((x) => x.content).join('\n');
     assert.match(text, /Rendered guide text/);
     assert.match(text, /aws metadata: blocked, gcp metadata: blocked/);
     assert.ok(!seen.includes('/app/pixel.png'), 'images are not loaded');

@@ -41,7 +41,7 @@ async function crawl(s: TestServer, body: Record<string, unknown>): Promise<{ pr
   return { project: answer.project, queueId: answer.queueId, job: job! };
 }
 
-function snippetsOf(s: TestServer, libraryId: string): StoredSnippet[] {
+async function snippetsOf(s: TestServer, libraryId: string): Promise<StoredSnippet[]> {
   const v = s.services.store.libraries.currentVersion(libraryId, '');
   assert.ok(v, `${libraryId} has a served version`);
   return s.services.store.snippets.list(v.id, 100_000);
@@ -117,7 +117,7 @@ test('static mdBook site: every page within robots.txt indexed once, code blocks
     assert.equal(progress.pagesQueued, 0);
     assert.equal(progress.pagesFailed, 0);
 
-    const snippets = snippetsOf(s, project);
+    const snippets = await snippetsOf(s, project);
     const code = snippets.filter((x) => x.kind === 'code');
     const info = snippets.filter((x) => x.kind === 'info');
     const indexedPages = new Set(snippets.map((x) => pagePath(x.sourceId.split('#')[0]!)));
@@ -168,7 +168,7 @@ test('static mdBook site: every page within robots.txt indexed once, code blocks
     const reProgress = re.job.progress as Record<string, number>;
     assert.equal(reProgress.pagesDone, 46);
     assert.equal(reProgress.pagesUnchanged, 45);
-    assert.equal(snippetsOf(s, project).length, snippets.length);
+    assert.equal((await snippetsOf(s, project)).length, snippets.length);
   } finally {
     await s.close();
   }

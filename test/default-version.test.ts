@@ -13,7 +13,10 @@ test('without a version, /api/v2/context and /api/v3/search serve the newest rel
       ['10.0.0-rc.1', 'candidate'],
       ['8.4.2', 'eighth'],
     ] as const) {
-      const build = s.services.writer.begin({ id: '/acme/fluxlog', title: 'Fluxlog', description: 'flux capacitor logging', sourceType: 'repo' }, { tag });
+      const build = await s.services.writer.begin(
+        { id: '/acme/fluxlog', title: 'Fluxlog', description: 'flux capacitor logging', sourceType: 'repo' },
+        { tag },
+      );
       await build.add([
         {
           kind: 'info',
@@ -22,7 +25,7 @@ test('without a version, /api/v2/context and /api/v3/search serve the newest rel
           breadcrumb: 'Flux capacitor',
         },
       ]);
-      build.commit();
+      await build.commit();
     }
     const context = await s.api(`/api/v2/context?${new URLSearchParams({ libraryId: '/acme/fluxlog', query: 'flux capacitor option' })}`);
     assert.equal(context.status, 200);

@@ -112,7 +112,7 @@ test("with the model, imports are lexical-first: the embed job completes a versi
   const embedJob = await waitFor(async () => (await s.services.jobs.list({ kind: 'reembed' }))[0]);
   await waitFor(async () => ['succeeded', 'failed'].includes((await s.services.jobs.get(embedJob.id)).state), 60_000);
   assert.equal((await s.services.jobs.get(embedJob.id)).state, 'succeeded');
-  assert.equal(s.services.store.vectors.missingCount(), 0);
+  assert.equal(await s.services.store.vectors.missingCount(), 0);
   assert.ok(s.services.store.search.vectorsReady(version!.id));
   const after = (await (await s.api('/api/health', { auth: null })).json()) as Health;
   assert.deepEqual(after.embedder.versions, { embedded: 2, pending: 0 });
@@ -184,6 +184,6 @@ test('the embed job gives way to an import queued while it runs, then goes on wh
     (await imported).every((j) => j.state === 'succeeded' && j.finishedAt! <= embeds[embeds.length - 1]!.finishedAt!),
     'the import ran before the embedding finished',
   );
-  assert.equal(s.services.store.vectors.missingCount(), 0);
-  assert.deepEqual(s.services.store.vectors.versionCounts(), { embedded: 3, pending: 0 });
+  assert.equal(await s.services.store.vectors.missingCount(), 0);
+  assert.deepEqual(await s.services.store.vectors.versionCounts(), { embedded: 3, pending: 0 });
 });

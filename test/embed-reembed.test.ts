@@ -71,11 +71,11 @@ test('changing the embedder re-embeds every snippet through a job; an interrupte
   let versionId: number;
   try {
     assert.equal(first.services.embedder?.id, 'builtin:wink-sg-100d:v1');
-    const build = first.services.writer.begin({ id: '/test/embed', title: 'Embed test', description: '', sourceType: 'repo' });
+    const build = await first.services.writer.begin({ id: '/test/embed', title: 'Embed test', description: '', sourceType: 'repo' });
     await build.add(snippets);
-    build.commit();
+    await build.commit();
     versionId = build.versionId;
-    assert.equal(first.services.store.vectors.missingCount(), 0);
+    assert.equal(await first.services.store.vectors.missingCount(), 0);
     assert.equal((await reembedJobs(first.services)).length, 0, 'a fresh data dir needs no re-embed');
     const [q] = await first.services.embedder!.embed(['connect to the database']);
     assert.equal(first.services.store.search.knn(versionId, q!, 3).length, 3);
@@ -90,10 +90,10 @@ test('changing the embedder re-embeds every snippet through a job; an interrupte
     const job = (await waitFor(async () => (await reembedJobs(second.services)).find((j) => j.state === 'succeeded' || j.state === 'failed'), 30_000))!;
     assert.equal(job.state, 'succeeded', job.error ?? '');
     assert.deepEqual(job.progress, { embedder: 'test:hash32', done: 40, total: 40 });
-    assert.equal(second.services.store.vectors.missingCount(), 0);
+    assert.equal(await second.services.store.vectors.missingCount(), 0);
     assert.ok(hash.calls > 0);
     // The refilled vectors are the new embedder's: each snippet's own text finds it first.
-    const stored = second.services.store.snippets.list(versionId, 100);
+    const stored = await second.services.store.snippets.list(versionId, 100);
     assert.equal(stored.length, 40);
     for (const s of stored.slice(0, 5)) {
       const [v] = await hash.embed([embeddingText(s)]);
@@ -112,14 +112,14 @@ test('changing the embedder re-embeds every snippet through a job; an interrupte
   const store = Store.open(dataDir);
   let crashedJobId: number;
   try {
-    assert.equal(store.vectors.ensure('builtin:wink-sg-100d:v1', 100), true);
+    assert.equal(await store.vectors.ensure('builtin:wink-sg-100d:v1', 100), true);
     const third = await startTestServer({ dataDir: tempDir() });
     const builtin = third.services.embedder!;
     await third.close();
-    const firstFifteen = store.snippets.list(versionId, 15);
+    const firstFifteen = await store.snippets.list(versionId, 15);
     const vectors = await builtin.embed(firstFifteen.map(embeddingText));
-    assert.equal(store.vectors.upsertBatch(firstFifteen.map((s, i) => ({ id: s.id, versionId, vector: vectors[i]! }))), 15);
-    assert.equal(store.vectors.missingCount(), 25);
+    assert.equal(await store.vectors.upsertBatch(firstFifteen.map((s, i) => ({ id: s.id, versionId, vector: vectors[i]! }))), 15);
+    assert.equal(await store.vectors.missingCount(), 25);
     crashedJobId = await store.jobs.insert(REEMBED_KIND, { embedder: builtin.id }, null, null, new Date().toISOString());
     assert.equal((await store.jobs.claim([REEMBED_KIND], 'a-process-that-crashed', new Date().toISOString()))?.id, crashedJobId);
   } finally {
@@ -135,7 +135,7 @@ test('changing the embedder re-embeds every snippet through a job; an interrupte
     assert.equal(job.attempts, 2, 'the interrupted run was taken up again');
     assert.deepEqual(job.progress, { embedder: 'builtin:wink-sg-100d:v1', done: 25, total: 25 }, 'only the missing vectors were embedded');
     assert.equal((await reembedJobs(fourth.services)).length, 2, 'no duplicate job was queued');
-    assert.equal(fourth.services.store.vectors.missingCount(), 0);
+    assert.equal(await fourth.services.store.vectors.missingCount(), 0);
     const [q] = await fourth.services.embedder!.embed(['connect to the database']);
     const hits = fourth.services.store.snippets.byIds(fourth.services.store.search.knn(versionId, q!, 2).map((h) => h.id));
     assert.ok(
@@ -151,9 +151,9 @@ test('a failed re-embed is queued again at the next start', async () => {
   const dataDir = tempDir();
   const first = await startTestServer({ dataDir });
   try {
-    const build = first.services.writer.begin({ id: '/test/embed2', title: 'Embed test 2', description: '', sourceType: 'repo' });
+    const build = await first.services.writer.begin({ id: '/test/embed2', title: 'Embed test 2', description: '', sourceType: 'repo' });
     await build.add(snippets.slice(0, 6));
-    build.commit();
+    await build.commit();
   } finally {
     await first.close();
   }
@@ -163,7 +163,7 @@ test('a failed re-embed is queued again at the next start', async () => {
   try {
     const job = (await waitFor(async () => (await reembedJobs(second.services)).find((j) => j.state === 'failed'), 30_000))!;
     assert.match(job.error ?? '', /endpoint unreachable/);
-    assert.equal(second.services.store.vectors.missingCount(), 6);
+    assert.equal(await second.services.store.vectors.missingCount(), 6);
   } finally {
     await second.close();
   }
@@ -179,7 +179,7 @@ test('a failed re-embed is queued again at the next start', async () => {
     }, 30_000))!;
     assert.equal(job.state, 'succeeded', job.error ?? '');
     assert.equal(job.progress.done, 6);
-    assert.equal(third.services.store.vectors.missingCount(), 0);
+    assert.equal(await third.services.store.vectors.missingCount(), 0);
   } finally {
     await third.close();
   }

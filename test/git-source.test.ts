@@ -85,7 +85,7 @@ test('parse: the queue body of parse-website; every format, front matter, MDX te
   assert.equal(lib.title, 'Widget Toolkit');
   assert.equal(lib.license, 'MIT', 'detected from the LICENSE file');
   assert.equal(lib.branch, 'main');
-  const snippets = snippetsOf(s, '/acme/widget');
+  const snippets = await snippetsOf(s, '/acme/widget');
   const text = snippets.map((x) => `${x.title}\n${x.description}\n${x.content}\n${x.codeList.map((c) => c.code).join('\n')}`).join('\n');
   for (const excluded of ['excludedjapanese', 'excludedarchive', 'excludedinternal', 'excludedchangelog', 'IGNORED OUTPUT', 'computeFrobnication'])
     assert.ok(!text.includes(excluded), `${excluded} must not be in the docs partition`);
@@ -151,7 +151,7 @@ test('refresh: only the changed file is parsed again; 409 while queued or runnin
     .write({ 'docs/faq.txt': 'Why does the widget flicker?\n\nThe warp coil of the widget needs a warm-up of five seconds before the first frame.\n' })
     .commit('faq')
     .publish();
-  const before = snippetsOf(s, '/acme/widget')
+  const before = (await snippetsOf(s, '/acme/widget'))
     .filter((x) => x.sourceFile === 'docs/guide.md')
     .map((x) => x.contentHash)
     .sort();
@@ -164,7 +164,7 @@ test('refresh: only the changed file is parsed again; 409 while queued or runnin
   assert.equal(job.progress.parsed, 1, JSON.stringify(job.progress));
   assert.equal(job.progress.reused, (job.progress.files as number) - 1);
   assert.equal(typeof (job.progress.timings as Record<string, number>).fetchMs, 'number', 'the kept checkout was updated, not cloned again');
-  const after = snippetsOf(s, '/acme/widget');
+  const after = await snippetsOf(s, '/acme/widget');
   assert.ok(after.some((x) => x.content.includes('warp coil')));
   assert.ok(!after.some((x) => x.content.includes('flux capacitor')));
   assert.deepEqual(
@@ -229,7 +229,7 @@ test('credentials: asked for and refused without them, refused when wrong, used 
   const ok = await parse({ repoUrl: url('private/secret') });
   assert.equal(ok.status, 200, JSON.stringify(ok.body));
   assert.equal((await waitJob(s, ok.body.queueId as number)).state, 'succeeded');
-  assert.ok(snippetsOf(s, '/private/secret').some((x) => x.content.includes('two knocks')));
+  assert.ok((await snippetsOf(s, '/private/secret')).some((x) => x.content.includes('two knocks')));
   const listed = await call(s, 'GET', '/api/git-hosts');
   assert.deepEqual(
     (listed.body as { hosts: { host: string; kind: string; username: string }[] }).hosts.map((h) => [h.host, h.kind, h.username]),
@@ -277,7 +277,7 @@ test('folders: a sparse checkout (root files come along for stacks.json and LICE
   const r = await parse({ repoUrl: url('acme/sparse'), folders: ['docs'], excludeFolders: ['docs/drafts'] });
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.equal((await waitJob(s, r.body.queueId as number)).state, 'succeeded');
-  assert.deepEqual([...new Set(snippetsOf(s, '/acme/sparse').map((x) => x.sourceFile))].sort(), ['docs/a.md']);
+  assert.deepEqual([...new Set((await snippetsOf(s, '/acme/sparse')).map((x) => x.sourceFile))].sort(), ['docs/a.md']);
   assert.deepEqual((await s.services.store.git.repo('/acme/sparse'))!.options.folders, ['docs']);
 });
 

@@ -72,7 +72,7 @@ test('SSH: asked for a key without one, refused with the wrong one, cloned with 
   assert.equal(ok.body.project, '/acme/tunnel');
   const job = await waitJob(s, ok.body.queueId as number, 60_000);
   assert.equal(job.state, 'succeeded', job.error ?? '');
-  assert.ok(snippetsOf(s, '/acme/tunnel').some((x) => x.codeList.some((c) => c.code.includes('dig(3)'))));
+  assert.ok((await snippetsOf(s, '/acme/tunnel')).some((x) => x.codeList.some((c) => c.code.includes('dig(3)'))));
   assert.ok(
     sshServer.commands.some((c) => c.includes('git-upload-pack') && c.includes('acme/tunnel.git')),
     'cloned over SSH',

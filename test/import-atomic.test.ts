@@ -80,7 +80,7 @@ test('forced re-import swaps atomically; failed or cancelled re-imports leave th
     assert.ok(Number((await failed).progress.snippets) >= 4000, 'it failed after storing batches');
     const current = s.services.store.libraries.currentVersion(LIB, '')!;
     assert.equal(current.totalSnippets, N_NEW, 'the served version is untouched');
-    assert.ok(s.services.store.snippets.list(current.id, 1)[0]!.title.startsWith('new '));
+    assert.ok((await s.services.store.snippets.list(current.id, 1))[0]!.title.startsWith('new '));
     assert.equal(s.services.store.libraries.versions(LIB).length, 1, 'the failed build was thrown away');
     assert.ok(!fs.existsSync(staged), 'staged file removed after a permanent failure');
 

@@ -51,9 +51,9 @@ test('kill -9 in the middle of an import: after restart the job reruns; nothing 
 
     const before = Store.open(dataDir);
     try {
-      const building = before.libraries.buildingVersionForJob(jobId);
+      const building = await before.libraries.buildingVersionForJob(jobId);
       assert.ok(building, 'an unfinished build was left behind by the crash');
-      const partial = before.snippets.totals(building.id).snippets;
+      const partial = (await before.snippets.totals(building.id)).snippets;
       assert.ok(partial > 0 && partial < N, `partial build has ${partial} snippets`);
       assert.equal(before.libraries.currentVersion('/crash/lib', ''), null, 'nothing is served yet');
       assert.equal((await before.jobs.get(jobId))!.state, 'running');
@@ -85,9 +85,9 @@ test('kill -9 in the middle of an import: after restart the job reruns; nothing 
       const v = versions[0]!;
       assert.equal(v.isCurrent, true);
       assert.equal(v.totalSnippets, N);
-      const kinds = after.snippets.countByKind(v.id);
+      const kinds = await after.snippets.countByKind(v.id);
       assert.equal(kinds.code + kinds.info, N, 'exactly N rows: none lost, none duplicated');
-      assert.equal(after.snippets.hashes(v.id).size, N);
+      assert.equal((await after.snippets.hashes(v.id)).size, N);
     } finally {
       after.close();
     }

@@ -72,7 +72,7 @@ test('JSON body import queues every library; jobs index them; force re-imports, 
     assert.equal(got.docsRepoUrl, 'https://github.com/sindresorhus/got');
     const v = s.services.store.libraries.currentVersion('/sindresorhus/got', '')!;
     assert.equal(v.totalTokens, 404, 'bundle token counts are kept');
-    const snippets = s.services.store.snippets.list(v.id, 100);
+    const snippets = await s.services.store.snippets.list(v.id, 100);
     const code = snippets.find((x) => x.kind === 'code')!;
     assert.equal(code.title, 'Getting and posting data with promises');
     assert.equal(code.codeList[0]!.language, 'js');
@@ -264,7 +264,7 @@ test('a version in project or in `version` imports beside the current docs (real
     assert.deepEqual(versions.map((v) => v.tag).sort(), ['', 'v4.29.1']);
     const tagged = versions.find((v) => v.tag === 'v4.29.1')!;
     assert.ok(tagged.totalSnippets > 1000, `v4.29.1 has ${tagged.totalSnippets} snippets`);
-    const sample = s.services.store.snippets.list(tagged.id, 50);
+    const sample = await s.services.store.snippets.list(tagged.id, 50);
     assert.ok(
       sample.some((x) => x.sourceId.includes('/blob/v4.29.1/')),
       'the tagged version holds the v4 docs',

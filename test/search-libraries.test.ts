@@ -103,8 +103,8 @@ describe('library selection by name', () => {
     assert.equal(r.res.status, 200);
     assert.deepEqual([...libsOf(r.body)], ['/fastify/fastify']);
     // A library row without any served version: nothing to serve.
-    const build = s.services.writer.begin({ id: '/mirror/vite', title: 'Vite', description: 'mirror', sourceType: 'repo' });
-    build.abort();
+    const build = await s.services.writer.begin({ id: '/mirror/vite', title: 'Vite', description: 'mirror', sourceType: 'repo' });
+    await build.abort();
     assert.ok(s.services.store.libraries.get('/mirror/vite'));
     r = await search({ query: 'dev server proxy', library: '/mirror/vite' });
     assert.equal(r.res.status, 200);

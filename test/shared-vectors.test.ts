@@ -21,19 +21,19 @@ function vector(r: () => number): Float32Array {
 }
 
 /** A served version of n snippets with vectors, marked complete unless `complete` is false. */
-function makeVersion(store: Store, db: Db, r: () => number, n: number, complete = true): number {
+async function makeVersion(store: Store, db: Db, r: () => number, n: number, complete = true): Promise<number> {
   const now = new Date().toISOString();
   db.prepare("INSERT OR IGNORE INTO libraries (id, title, source_type, created_at, updated_at) VALUES ('/t/lib', 't', 'bundle', ?, ?)").run(now, now);
-  const versionId = store.libraries.createVersion('/t/lib', `v${Math.floor(r() * 1e9)}`, null, now);
+  const versionId = await store.libraries.createVersion('/t/lib', `v${Math.floor(r() * 1e9)}`, null, now);
   const ins = db.prepare("INSERT INTO snippets (version_id, kind, source_id, tokens, content_hash, position) VALUES (?, 'info', ?, 1, 'h', ?)");
   const ids = db.transaction(() => Array.from({ length: n }, (_, i) => Number(ins.run(versionId, `u${i}`, i).lastInsertRowid)))();
-  store.vectors.upsertBatch(ids.map((id) => ({ id, versionId, vector: vector(r) })));
+  await store.vectors.upsertBatch(ids.map((id) => ({ id, versionId, vector: vector(r) })));
   db.prepare("UPDATE library_versions SET state = 'ready' WHERE id = ?").run(versionId);
-  if (complete) assert.ok(store.vectors.markComplete(versionId));
+  if (complete) assert.ok(await store.vectors.markComplete(versionId));
   return versionId;
 }
 
-test('two connections share a complete version once and never scan a changed one from the shared copy', () => {
+test('two connections share a complete version once and never scan a changed one from the shared copy', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-shared-vec-'));
   const file = path.join(dir, 'stacks.db');
   const db = openDb(file);
@@ -41,10 +41,10 @@ test('two connections share a complete version once and never scan a changed one
   try {
     // The writer has no cache: its KNN always reads SQLite, the reference answer.
     const writer = new Store(db);
-    writer.vectors.ensure('e1', DIMS);
+    await writer.vectors.ensure('e1', DIMS);
     const r = rng(11);
-    const complete = makeVersion(writer, db, r, 1500);
-    const incomplete = makeVersion(writer, db, r, 700, false);
+    const complete = await makeVersion(writer, db, r, 1500);
+    const incomplete = await makeVersion(writer, db, r, 700, false);
     const shared = new WorkerSharedVectors(new Map(), 1 << 30);
     for (let i = 0; i < 2; i++) readers.push(new Store(openDb(file, { readonly: true }), { vectorCacheBytes: 1 << 20, sharedVectors: shared }));
     const [a, b] = readers as [Store, Store];
@@ -64,11 +64,11 @@ test('two connections share a complete version once and never scan a changed one
 
     // Re-embedded for another embedder: the table is recreated and filled again in the same order,
     // so the version has the same id, marker and first chunk id; only the schema cookie differs.
-    writer.vectors.ensure('e2', DIMS);
-    writer.vectors.ensure('e1', DIMS);
+    await writer.vectors.ensure('e2', DIMS);
+    await writer.vectors.ensure('e1', DIMS);
     const snippetIds = db.prepare('SELECT id FROM snippets WHERE version_id = ? ORDER BY id').pluck().all(complete) as number[];
-    writer.vectors.upsertBatch(snippetIds.map((id) => ({ id, versionId: complete, vector: vector(r) })));
-    assert.ok(writer.vectors.markComplete(complete));
+    await writer.vectors.upsertBatch(snippetIds.map((id) => ({ id, versionId: complete, vector: vector(r) })));
+    assert.ok(await writer.vectors.markComplete(complete));
     const reembedded = ids(writer, complete);
     assert.notDeepEqual(reembedded, expected);
     assert.deepEqual(ids(b, complete), reembedded, 'a re-embedded version was scanned from the shared copy');
@@ -76,13 +76,13 @@ test('two connections share a complete version once and never scan a changed one
     assert.equal(shared.loads, 2);
 
     // Deleted (its marker is cleared before any row goes), then a new version under the same id.
-    const last = makeVersion(writer, db, r, 1500);
+    const last = await makeVersion(writer, db, r, 1500);
     const before = ids(writer, last);
     assert.deepEqual(ids(a, last), before);
     assert.equal(shared.loads, 3);
-    writer.libraries.deleteVersion(last, 100);
+    await writer.libraries.deleteVersion(last, 100);
     assert.deepEqual(ids(b, last), [], 'a deleted version was scanned from the shared copy');
-    const replaced = makeVersion(writer, db, r, 1500);
+    const replaced = await makeVersion(writer, db, r, 1500);
     assert.equal(replaced, last, 'the new version reuses the id (the case the key must tell apart)');
     const fresh = ids(writer, replaced);
     assert.notDeepEqual(fresh, before);

@@ -23,7 +23,7 @@ test('a queued source job keeps its staged input across a restart and runs after
     s2 = await startTestServer({ dataDir: s.dataDir });
     const job = await waitJob(s2, r.body.jobId as number);
     assert.equal(job.state, 'succeeded', job.error ?? '');
-    assert.equal(snippetsOf(s2, r.body.libraryName as string).filter((x) => x.kind === 'code').length, 3);
+    assert.equal((await snippetsOf(s2, r.body.libraryName as string)).filter((x) => x.kind === 'code').length, 3);
     assert.deepEqual(stagingEntries(s2), []);
   } finally {
     await s2?.close();

@@ -54,7 +54,7 @@ test('PDF and DOCX uploads become one library with headings, code blocks and tab
   assert.equal(lib.title, 'Mixed documentation');
   assert.equal(lib.sourceType, 'files');
   assert.equal(lib.teamspaceId, s.services.keys.defaultTeamspaceId());
-  const all = snippetsOf(s, '/files/mixed-docs');
+  const all = await snippetsOf(s, '/files/mixed-docs');
   const of = (file: string) => all.filter((x) => x.sourceId.startsWith(`upload://files/mixed-docs/${file}`));
   const text = (xs: typeof all) =>
     xs.map((x) => `${x.breadcrumb}\n${x.title}\n${x.description}\n${x.content}\n${x.codeList.map((c) => c.code).join('\n')}`).join('\n');
@@ -141,7 +141,7 @@ test('a file that passes the type check but cannot be read fails alone; alone it
   assert.equal(files[0]!.state, 'failed');
   assert.ok(files[0]!.error && files[0]!.error.length > 5, 'the failure names a reason');
   assert.equal(files[1]!.state, 'done');
-  assert.ok(snippetsOf(s, '/files/partly-broken').length > 0);
+  assert.ok((await snippetsOf(s, '/files/partly-broken')).length > 0);
 
   const only = new FormData();
   only.append('documentFiles', corrupt, 'corrupt.pdf');
@@ -186,14 +186,14 @@ test('same collection twice is a 409 unless force', async () => {
   const first = await postForm(s, '/api/v2/add/file-upload', make(false));
   assert.equal(first.status, 200);
   assert.equal((await waitJob(s, first.body.jobId as number)).state, 'succeeded');
-  const count = snippetsOf(s, '/files/cli-docs').length;
+  const count = (await snippetsOf(s, '/files/cli-docs')).length;
   const second = await postForm(s, '/api/v2/add/file-upload', make(false));
   assert.equal(second.status, 409);
   assert.match(second.body.message as string, /\/files\/cli-docs already exists/);
   const forced = await postForm(s, '/api/v2/add/file-upload', make(true));
   assert.equal(forced.status, 200);
   assert.equal((await waitJob(s, forced.body.jobId as number)).state, 'succeeded');
-  assert.equal(snippetsOf(s, '/files/cli-docs').length, count, 'replaced, not duplicated');
+  assert.equal((await snippetsOf(s, '/files/cli-docs')).length, count, 'replaced, not duplicated');
 });
 
 /** Streams a multipart upload of generated files (no big buffers in the test), optionally without Content-Length. */

@@ -98,7 +98,7 @@ test('llms-full.txt: inline content becomes code snippets (language from the fen
   const job = await waitJob(s, r.body.jobId as number);
   assert.equal(job.state, 'succeeded', job.error ?? '');
   assert.equal(job.progress.links, 0, 'llms-full.txt links are not followed');
-  const snippets = snippetsOf(s, r.body.libraryName as string);
+  const snippets = await snippetsOf(s, r.body.libraryName as string);
   const code = snippets.filter((x) => x.kind === 'code');
   assert.equal(code.length, 11);
   assert.deepEqual([...new Set(code.map((c) => c.language))].sort(), ['bash', 'python']);
@@ -124,7 +124,7 @@ test('llms.txt link index: BOM, title, summary, sections; linked markdown and HT
   const lib = s.services.store.libraries.get(r.body.libraryName as string)!;
   assert.equal(lib.title, '💚 Pagy', 'BOM stripped, H1 is the title');
   assert.match(lib.description, /^Gem Version Supported Rubies/, 'the > line is the summary');
-  const snippets = snippetsOf(s, r.body.libraryName as string);
+  const snippets = await snippetsOf(s, r.body.libraryName as string);
   const entries = snippets.filter((x) => x.kind === 'info' && /^\[.*\]\(http/.test(x.content));
   assert.equal(entries.length, 44, '41 fixture links + 3 added');
   assert.ok(
@@ -155,7 +155,7 @@ test('llms.txt that carries content: its own code blocks and prose are indexed t
   assert.equal(r.status, 200, JSON.stringify(r.body));
   const job = await waitJob(s, r.body.jobId as number);
   assert.equal(job.state, 'succeeded', job.error ?? '');
-  const snippets = snippetsOf(s, r.body.libraryName as string);
+  const snippets = await snippetsOf(s, r.body.libraryName as string);
   const own = snippets.filter((x) => x.kind === 'code' && x.sourceId.startsWith(`${docsUrl}/pydeprecate/llms.txt`));
   assert.equal(own.length, 10);
   assert.equal(s.services.store.libraries.get(r.body.libraryName as string)!.title, 'pyDeprecate');

@@ -30,7 +30,7 @@ test('OpenAPI 3.0 JSON, 3.0 YAML and Swagger 2.0 by URL: one code snippet per op
     assert.match(r.body.message as string, new RegExp(`${exp.operations} operations`));
     const job = await waitJob(s, r.body.jobId as number);
     assert.equal(job.state, 'succeeded', job.error ?? '');
-    const snippets = snippetsOf(s, libraryName);
+    const snippets = await snippetsOf(s, libraryName);
     const code = snippets.filter((x) => x.kind === 'code');
     const info = snippets.filter((x) => x.kind === 'info');
     assert.equal(code.length, exp.operations, `${file}: operations`);
@@ -56,7 +56,7 @@ test('OpenAPI 3.0 JSON, 3.0 YAML and Swagger 2.0 by URL: one code snippet per op
 
 test('operation snippets carry parameters, request body examples, auth and a response summary', async () => {
   const lib = `/openapi/${new URL(fixtures.url).host.replace(/[.:]/g, '_')}-files-openapi-ory-kratos.openapi.json`;
-  const create = snippetsOf(s, lib).find((x) => x.title === 'POST /admin/identities')!;
+  const create = (await snippetsOf(s, lib)).find((x) => x.title === 'POST /admin/identities')!;
   assert.ok(create, 'POST /admin/identities is indexed');
   assert.match(create.description, /Create an Identity/);
   assert.match(create.description, /Request body \(application\/json\)/);
@@ -67,13 +67,13 @@ test('operation snippets carry parameters, request body examples, auth and a res
   assert.match(curl, /"schema_id": "string"/, 'required properties in the example body');
   assert.ok(create.sourceId.endsWith('#operation/createIdentity'));
 
-  const uspto = snippetsOf(s, `/openapi/${new URL(fixtures.url).host.replace(/[.:]/g, '_')}-files-openapi-uspto.openapi.yaml`);
+  const uspto = await snippetsOf(s, `/openapi/${new URL(fixtures.url).host.replace(/[.:]/g, '_')}-files-openapi-uspto.openapi.yaml`);
   const search = uspto.find((x) => x.title === 'POST /{dataset}/{version}/records')!;
   const usptoCurl = search.codeList.find((c) => c.language === 'bash')!.code;
   assert.match(usptoCurl, /https:\/\/developer\.uspto\.gov\/ds-api\/oa_citations\/v1\/records/, 'templated server URL and path defaults filled in');
   assert.match(usptoCurl, /--data-urlencode 'criteria=\*:\*'/);
 
-  const docker = snippetsOf(s, `/openapi/${new URL(fixtures.url).host.replace(/[.:]/g, '_')}-files-openapi-docker-engine.swagger.yaml`);
+  const docker = await snippetsOf(s, `/openapi/${new URL(fixtures.url).host.replace(/[.:]/g, '_')}-files-openapi-docker-engine.swagger.yaml`);
   const list = docker.find((x) => x.title === 'GET /containers/json')!;
   assert.match(list.codeList[0]!.code, /\$BASE_URL\/v1\.56\/containers\/json/, 'Swagger basePath is used');
   assert.ok(
@@ -92,7 +92,7 @@ test('the same URL twice is a 409 unless force=true', async () => {
   assert.equal(forced.status, 200);
   const job = await waitJob(s, forced.body.jobId as number);
   assert.equal(job.state, 'succeeded');
-  assert.equal(snippetsOf(s, forced.body.libraryName as string).filter((x) => x.kind === 'code').length, 3, 'replaced, not duplicated');
+  assert.equal((await snippetsOf(s, forced.body.libraryName as string)).filter((x) => x.kind === 'code').length, 3, 'replaced, not duplicated');
 });
 
 test('a broken spec is a 400 naming the YAML error, and nothing is created', async () => {
@@ -152,7 +152,7 @@ test('upload: owned by the teamspace, title from libraryTitle, 10 MB limit', asy
   assert.equal(lib.title, 'Patent Data API');
   assert.equal(lib.description, 'USPTO data sets');
   assert.equal(lib.teamspaceId, s.services.keys.defaultTeamspaceId());
-  assert.equal(snippetsOf(s, '/openapi/patent-data-api').filter((x) => x.kind === 'code').length, 3);
+  assert.equal((await snippetsOf(s, '/openapi/patent-data-api')).filter((x) => x.kind === 'code').length, 3);
 
   const again = new FormData();
   again.append('openapiFile', fixtureBlob('openapi/uspto.openapi.yaml'), 'uspto.openapi.yaml');

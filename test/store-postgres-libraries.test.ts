@@ -15,6 +15,7 @@ import {
   crawlStory,
   declaredAndModelsStory,
   gitStory,
+  librariesBuildStory,
   librariesDeleteStory,
   librariesMetaStory,
   librariesVersionStory,
@@ -108,6 +109,23 @@ test('libraries: versions built, swapped in, retired, failed; then deleted with 
     [v.src, v.other],
   ]);
   assert.deepEqual(deleted, [[9, 3, 3, 6, 1, 5, 0], [3, 1, 1, 4, 0, 5, 0], null, true, false, [0, 0, 0, 3, 0, 4, 0]]);
+});
+
+test('libraries: a build begun with its library row, and a library without a documentation version deleted', async () => {
+  const { sqlite, pg } = await both(librariesBuildStory);
+  assert.deepEqual(pg, sqlite);
+  const [ids, library, versions, partition] = sqlite as [number[], { title: string }, { id: number; state: string; jobId: number }[], { id: number }];
+  assert.deepEqual(ids, [1, 2, 3]);
+  assert.equal(library.title, 'New', 'the second build left the row as the first made it');
+  assert.deepEqual(
+    versions.map((v) => [v.id, v.state, v.jobId]),
+    [
+      [1, 'building', 7],
+      [2, 'building', 8],
+    ],
+  );
+  assert.equal(partition.id, 3);
+  assert.deepEqual(sqlite.slice(4), [false, true, null, 0, 0, false, { error: 'check' }, null]);
 });
 
 test('snippets: a batch in, then the reads of search, learning, rebuilds and exports', async () => {

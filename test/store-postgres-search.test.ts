@@ -335,11 +335,11 @@ test('probes on the fixture corpus: exact document counts, and the same version 
   const started = Date.now();
   for (const [k, { project, rows }] of corpusRows().entries()) {
     const id = `/corpus/${k}`;
-    sqlite.L.upsert(lib(id), T0);
+    await sqlite.L.upsert(lib(id), T0);
     await pg.L.upsert(lib(id), T0);
-    const v = sqlite.L.createVersion(id, '', null, T0);
+    const v = await sqlite.L.createVersion(id, '', null, T0);
     assert.equal(await pg.L.createVersion(id, '', null, T0), v);
-    sqlite.S.insertBatch(v, rows, null);
+    await sqlite.S.insertBatch(v, rows, null);
     await pg.S.insertBatch(v, rows, null);
     names.set(v, project);
   }

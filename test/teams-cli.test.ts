@@ -12,8 +12,8 @@ test('CLI: members, policies, plan and rules change what a running server does',
   const cli = (...args: string[]) => runStacks([...args, '--data-dir', s.dataDir, '--dev']);
   const local = (...args: string[]) => runCli([...args, '--data-dir', s.dataDir, '--dev']);
   try {
-    addLibrary(s, { id: '/acme/verified', verified: true });
-    addLibrary(s, { id: '/acme/unverified', verified: false });
+    await addLibrary(s, { id: '/acme/verified', verified: true });
+    await addLibrary(s, { id: '/acme/unverified', verified: false });
     assert.equal((await call<{ accessibleLibraryCount: number }>(s, 'GET', '/api/v2/policies')).body.accessibleLibraryCount, 2);
 
     const added = await cli('members', 'add', 'ada', '--role', 'admin');
@@ -61,8 +61,8 @@ test('CLI: a second teamspace gets its own owner, members and policy; bad reques
   type Space = { name: string; plan: string; members: number; isDefault: boolean };
   const spaces = async () => JSON.parse((await local('teamspaces', 'list', '--json')).stdout) as Space[];
   try {
-    addLibrary(s, { id: '/acme/verified', verified: true });
-    addLibrary(s, { id: '/acme/unverified', verified: false });
+    await addLibrary(s, { id: '/acme/verified', verified: true });
+    await addLibrary(s, { id: '/acme/unverified', verified: false });
 
     const created = await cli('teamspaces', 'create', 'research', '--owner', 'grace', '--plan', 'pro');
     assert.equal(created.code, 0, created.stderr);

@@ -24,7 +24,7 @@ test('rules and role checks for rules', async () => {
     assert.equal((await call(s, 'DELETE', `/api/v2/rules/${list.body.rules[0]!.id}`, undefined, member)).status, 403);
     // A library owned by another teamspace: this teamspace may add team rules but not owner rules.
     const other = await s.services.store.accounts.createTeamspace('vendor', 'pro', new Date().toISOString());
-    addLibrary(s, { id: '/vendor/sdk', teamspaceId: other });
+    await addLibrary(s, { id: '/vendor/sdk', teamspaceId: other });
     assert.equal((await call(s, 'POST', '/api/v2/rules', { kind: 'libraryOwn', libraryId: '/vendor/sdk', text: 'x' }, admin)).status, 403);
   } finally {
     await s.close();

@@ -17,7 +17,7 @@ const DAY = 86_400_000;
 
 /** Five public libraries, one private library of the default teamspace, one of another teamspace. */
 async function seedLibraries(s: TestServer): Promise<void> {
-  addLibrary(s, {
+  await addLibrary(s, {
     id: '/acme/verified',
     sourceType: 'repo',
     verified: true,
@@ -26,18 +26,18 @@ async function seedLibraries(s: TestServer): Promise<void> {
     license: 'MIT',
     docsSiteUrl: 'https://docs.acme.io/start',
   });
-  addLibrary(s, { id: '/acme/unverified', sourceType: 'repo', verified: false, trustScore: 3, stars: 10, license: 'GPL-3.0' });
-  addLibrary(
+  await addLibrary(s, { id: '/acme/unverified', sourceType: 'repo', verified: false, trustScore: 3, stars: 10, license: 'GPL-3.0' });
+  await addLibrary(
     s,
     { id: '/old/lib', sourceType: 'repo', verified: true, trustScore: 8, stars: 100, license: 'Apache-2.0' },
     new Date(Date.now() - 400 * DAY).toISOString(),
   );
-  addLibrary(s, { id: '/websites/example-docs', sourceType: 'website', sourceUrl: 'https://docs.example.com/guide/', verified: false, trustScore: null });
-  addLibrary(s, { id: '/llms/pagy', sourceType: 'llmstxt', sourceUrl: 'https://ddnexus.github.io/pagy/llms.txt', verified: false, trustScore: 6 });
+  await addLibrary(s, { id: '/websites/example-docs', sourceType: 'website', sourceUrl: 'https://docs.example.com/guide/', verified: false, trustScore: null });
+  await addLibrary(s, { id: '/llms/pagy', sourceType: 'llmstxt', sourceUrl: 'https://ddnexus.github.io/pagy/llms.txt', verified: false, trustScore: 6 });
   const own = s.services.teams.defaultTeamspaceId();
-  addLibrary(s, { id: '/team/private', sourceType: 'repo', teamspaceId: own });
+  await addLibrary(s, { id: '/team/private', sourceType: 'repo', teamspaceId: own });
   const other = await s.services.store.accounts.createTeamspace('other team', 'pro', new Date().toISOString());
-  addLibrary(s, { id: '/other/secret', sourceType: 'repo', teamspaceId: other });
+  await addLibrary(s, { id: '/other/secret', sourceType: 'repo', teamspaceId: other });
 }
 
 async function count(s: TestServer, patch: unknown): Promise<number> {

@@ -81,7 +81,7 @@ test('a resumed build indexes what the interrupted run stored; a retired version
   await loadSearchCorpus(s.services, ['pino']);
   const store = s.services.store;
   const complete = currentVersion(store, '/pinojs/pino');
-  const snippets = store.snippets.list(complete, 100_000).map(
+  const snippets = (await store.snippets.list(complete, 100_000)).map(
     (x): SnippetInput =>
       x.kind === 'code'
         ? {
@@ -97,12 +97,12 @@ test('a resumed build indexes what the interrupted run stored; a retired version
         : { kind: 'info', sourceId: x.sourceId, title: x.title, pageTitle: x.pageTitle, breadcrumb: x.breadcrumb, content: x.content },
   );
   const meta = { id: '/acme/pino-copy', title: 'pino copy', description: '', sourceType: 'repo' as const };
-  const first = s.services.writer.begin(meta);
+  const first = await s.services.writer.begin(meta);
   await first.add(snippets.slice(0, 300));
   // The first run "dies" here: its open chunk is lost; a new run continues the same version.
-  const resumed = new VersionBuild(store, s.services.embedder, first.versionId, meta, () => new Date().toISOString());
+  const resumed = await VersionBuild.open(store, s.services.embedder, first.versionId, meta, () => new Date().toISOString());
   await resumed.add(snippets.slice(300));
-  resumed.commit();
+  await resumed.commit();
   const copy = currentVersion(store, '/acme/pino-copy');
   const position = (id: number) => store.snippets.byIds([id])[0]!.position;
   for (const question of QUESTIONS) {
@@ -133,14 +133,14 @@ test("a term's inflected forms count as one term: a rare form does not outweigh 
     breadcrumb: 'Guide',
     content,
   });
-  const build = s.services.writer.begin(meta);
+  const build = await s.services.writer.begin(meta);
   await build.add([
     info('a', 'Moles tunnel and burrow under the lawn at night.'),
     info('b', 'To tunnel and burrow, a mole needs soft and damp soil.'),
     info('c', 'Rabbits tunnel and burrow too, though not as deep.'),
     info('d', 'A mole tunnels and burrows wherever the worms are.'),
   ]);
-  build.commit();
+  await build.commit();
   const store = s.services.store;
   const versionId = currentVersion(store, '/acme/moles');
   const termForms = analyzeQuery('tunnel and burrow').termForms;
@@ -178,7 +178,7 @@ test('a database from before the term index gets it at start-up and answers as b
   db.close();
   const again = await startTestServer({ dataDir: s.dataDir });
   servers.push(again);
-  assert.deepEqual(again.services.store.libraries.searchUnindexedVersions(), []);
+  assert.deepEqual(await again.services.store.libraries.searchUnindexedVersions(), []);
   const after = await Promise.all(QUESTIONS.map((q) => ask(again, q)));
   assert.deepEqual(after, before);
 });
@@ -187,7 +187,7 @@ test('the vector list: KNN on the 8-bit vectors, exact cosine from the float cop
   const s = servers[0]!;
   const store = s.services.store;
   const versionId = currentVersion(store, '/pinojs/pino');
-  const ids = store.snippets.list(versionId, 100_000).map((x) => x.id);
+  const ids = (await store.snippets.list(versionId, 100_000)).map((x) => x.id);
   const copies = store.snippets.withEmbeddings(ids).embeddings;
   assert.equal(copies.size, ids.length, 'every snippet has its float copy');
   let overlap = 0;

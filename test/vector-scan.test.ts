@@ -53,13 +53,13 @@ test('Int8Nearest finds the k smallest squared L2 distances, block by block, ski
   }
 });
 
-test('SearchStore.knn over the chunks finds what vec0 finds, without deleted rows', () => {
+test('SearchStore.knn over the chunks finds what vec0 finds, without deleted rows', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-vscan-'));
   const db = openDb(path.join(dir, 'stacks.db'));
   try {
     const store = new Store(db);
     const dims = 100;
-    store.vectors.ensure('test', dims);
+    await store.vectors.ensure('test', dims);
     const r = rng(11);
     const ins = db.prepare('INSERT INTO snippet_vec (rowid, version_id, embedding) VALUES (?, ?, vec_int8(?))');
     db.transaction(() => {
@@ -137,14 +137,14 @@ test('VectorChunkCache keeps recently used versions within its budget and forget
   assert.equal(loads, 8, 'a budget of 0 keeps nothing');
 });
 
-test('SearchStore.knn with its vector cache sees rows deleted by this connection and by another one', () => {
+test('SearchStore.knn with its vector cache sees rows deleted by this connection and by another one', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-vcache-'));
   const file = path.join(dir, 'stacks.db');
   const db = openDb(file);
   try {
     const writer = new Store(db, { vectorCacheBytes: 1 << 20 });
     const dims = 16;
-    writer.vectors.ensure('test', dims);
+    await writer.vectors.ensure('test', dims);
     const r = rng(5);
     const ins = db.prepare('INSERT INTO snippet_vec (rowid, version_id, embedding) VALUES (?, 1, vec_int8(?))');
     db.transaction(() => {

@@ -143,3 +143,28 @@ test('a shutdown keeps the build and the staged input for the rerun, which resum
   assert.equal(totals.snippets, 3);
   assert.equal(served(), 3);
 });
+
+test('batches added at once (a crawl’s workers) are stored one after the other: a stored term chunk never runs ahead of a batch still being indexed', async (t) => {
+  const { store, writer } = setup(t);
+  const build = await writer.begin(meta, { jobId: 41 });
+  const batch = (from: number, n: number) => Array.from({ length: n }, (_, i) => info(from + i));
+  // The first batch ends past a term chunk (8,192 snippets): its indexing stores a chunk midway,
+  // while the two small batches were already given to the build.
+  await Promise.all([build.add(batch(0, 9000)), build.add(batch(9000, 100)), build.add(batch(9100, 100))]);
+  const ids = (await store.snippets.list(build.versionId, 10_000)).map((s) => s.id);
+  assert.equal(ids.length, 9200);
+  // What a restarted job resumes from: the stored chunks must cover a prefix of the ids, or the
+  // snippets between would never be indexed.
+  assert.equal(await store.terms.indexedThrough(build.versionId), ids[8191]);
+  const resumed = await writer.begin(meta, { jobId: 41, resume: true });
+  assert.equal(resumed.versionId, build.versionId);
+  await resumed.commit();
+  const chunks = store.terms.chunks(build.versionId);
+  assert.deepEqual(
+    chunks.map((c) => [c.baseId, c.docs]),
+    [
+      [ids[0], 8192],
+      [ids[8192], 1008],
+    ],
+  );
+});

@@ -43,7 +43,7 @@ test('web UI: snippets as sanitized markdown with links, code with language and 
   const browser = await launchBrowser(s.services.config.chromiumPath);
   t.after(() => browser.close());
   // Documentation is written by whoever published it: markdown to render, and markup that must not run.
-  const build = s.services.writer.begin({ id: '/acme/widgets', title: 'Widgets', description: 'Widget docs', sourceType: 'repo' }, { tag: '' });
+  const build = await s.services.writer.begin({ id: '/acme/widgets', title: 'Widgets', description: 'Widget docs', sourceType: 'repo' }, { tag: '' });
   await build.add([
     {
       kind: 'info',
@@ -63,7 +63,7 @@ test('web UI: snippets as sanitized markdown with links, code with language and 
       codeList: [{ language: 'js', code: "import { frob } from 'widgets';\nfrob(widget);" }],
     },
   ]);
-  build.commit();
+  await build.commit();
 
   const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
   const errors: string[] = [];

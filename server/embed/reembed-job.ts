@@ -61,28 +61,29 @@ export async function fillVectors(
     shouldYield?: () => Promise<boolean> | boolean;
   } = {},
 ): Promise<{ done: number; completed: number[]; yielded: boolean }> {
-  const total = store.vectors.missingCount();
+  const total = await store.vectors.missingCount();
   let done = 0;
   let afterId = 0;
   const completed: number[] = [];
   hooks.progress?.({ embedder: embedder.id, done, total });
   for (;;) {
     hooks.checkCancelled?.();
-    const batch = store.vectors.missing(afterId, BATCH);
+    const batch = await store.vectors.missing(afterId, BATCH);
     if (batch.length === 0) break;
     afterId = batch[batch.length - 1]!.id;
     const snippets = store.snippets.byIds(batch.map((b) => b.id));
     const vectors = await embedder.embed(snippets.map(embeddingText), 'background');
-    done += store.vectors.upsertBatch(snippets.map((s, i) => ({ id: s.id, versionId: s.versionId, vector: vectors[i]! })));
+    done += await store.vectors.upsertBatch(snippets.map((s, i) => ({ id: s.id, versionId: s.versionId, vector: vectors[i]! })));
     // The versions this batch moved past (a version's snippets come in id order): checking the one it
     // ends in after every batch would scan a large version's rows hundreds of times.
     const last = batch[batch.length - 1]!.versionId;
-    for (const versionId of new Set(batch.map((b) => b.versionId))) if (versionId !== last && store.vectors.markComplete(versionId)) completed.push(versionId);
+    for (const versionId of new Set(batch.map((b) => b.versionId)))
+      if (versionId !== last && (await store.vectors.markComplete(versionId))) completed.push(versionId);
     hooks.progress?.({ embedder: embedder.id, done, total: Math.max(total, done) });
     if (await hooks.shouldYield?.()) return { done, completed, yielded: true };
   }
   // The version the last batch ended in, and versions committed after their last snippets were embedded.
-  completed.push(...store.vectors.markAllComplete());
+  completed.push(...(await store.vectors.markAllComplete()));
   return { done, completed, yielded: false };
 }
 

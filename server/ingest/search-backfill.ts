@@ -11,17 +11,17 @@ import { indexColumns } from '../search/text.ts';
  * anything is served; an interrupted run continues where it stopped. (Their embeddings' float
  * copies and 8-bit vectors come from the re-embed job that the new vector table format starts.)
  */
-export function backfillSearchIndex(store: Store, log: Logger): void {
-  const versions = store.libraries.searchUnindexedVersions();
+export async function backfillSearchIndex(store: Store, log: Logger): Promise<void> {
+  const versions = await store.libraries.searchUnindexedVersions();
   if (versions.length === 0) return;
   log.info({ versions: versions.length }, 'building the term index of existing library versions');
   const t0 = Date.now();
   let docs = 0;
   for (const versionId of versions) {
     const builder = new TermChunkBuilder();
-    docs += reindex(store, versionId, builder);
-    flushTermChunk(store, versionId, builder);
-    store.libraries.markSearchIndexed(versionId);
+    docs += await reindex(store, versionId, builder);
+    await flushTermChunk(store, versionId, builder);
+    await store.libraries.markSearchIndexed(versionId);
   }
   log.info({ versions: versions.length, snippets: docs, ms: Date.now() - t0 }, 'term index built');
 }
@@ -30,19 +30,22 @@ export function backfillSearchIndex(store: Store, log: Logger): void {
  * One pass over a version's snippets: each one's full-text row is rewritten, and those its term
  * index does not hold yet (all, or those after an interrupted run's last chunk) are added to it.
  */
-function reindex(store: Store, versionId: number, builder: TermChunkBuilder): number {
-  const indexed = store.terms.indexedThrough(versionId);
+async function reindex(store: Store, versionId: number, builder: TermChunkBuilder): Promise<number> {
+  const indexed = await store.terms.indexedThrough(versionId);
   let added = 0;
   for (let after = 0; ; ) {
-    const page = store.snippets.list(versionId, 1000, after);
+    const page = await store.snippets.list(versionId, 1000, after);
     if (page.length === 0) return added;
     const rows = page.map((s) => ({ id: s.id, fts: indexColumns(s) }));
-    store.snippets.rewriteFts(versionId, rows);
-    for (const r of rows) {
-      if (r.id <= indexed) continue;
-      addToTermIndex(store, versionId, builder, r.id, r.fts);
-      added++;
-    }
+    await store.snippets.rewriteFts(versionId, rows);
+    const fresh = rows.filter((r) => r.id > indexed);
+    await addToTermIndex(
+      store,
+      versionId,
+      builder,
+      fresh.map((r) => ({ id: r.id, columns: r.fts })),
+    );
+    added += fresh.length;
     after = page[page.length - 1]!.id;
   }
 }

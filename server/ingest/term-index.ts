@@ -3,25 +3,43 @@ import type { Store } from '../store/index.ts';
 import { indexColumns } from '../search/text.ts';
 import type { TermChunkBuilder } from './term-chunks.ts';
 
-/** Adds a document to the builder, storing the open chunk first when the document does not fit it. */
-export function addToTermIndex(store: Store, versionId: number, builder: TermChunkBuilder, id: number, columns: Parameters<TermChunkBuilder['add']>[1]): void {
-  if (!builder.fits(id)) flushTermChunk(store, versionId, builder);
-  builder.add(id, columns);
+type Columns = Parameters<TermChunkBuilder['add']>[1];
+
+/**
+ * Adds documents (in increasing id order) to the builder, storing the open chunk whenever the next
+ * document does not fit it. Awaits only at a chunk's end: a batch of thousands of documents costs
+ * one or two store calls, not a promise each.
+ */
+export async function addToTermIndex(
+  store: Pick<Store, 'terms'>,
+  versionId: number,
+  builder: TermChunkBuilder,
+  docs: Iterable<{ id: number; columns: Columns }>,
+): Promise<void> {
+  for (const { id, columns } of docs) {
+    if (!builder.fits(id)) await flushTermChunk(store, versionId, builder);
+    builder.add(id, columns);
+  }
 }
 
-export function flushTermChunk(store: Store, versionId: number, builder: TermChunkBuilder): void {
+export async function flushTermChunk(store: Pick<Store, 'terms'>, versionId: number, builder: TermChunkBuilder): Promise<void> {
   const chunk = builder.take();
-  if (chunk) store.terms.writeChunk(versionId, chunk);
+  if (chunk) await store.terms.writeChunk(versionId, chunk);
 }
 
 /** Feeds the builder the version's stored snippets that its term index does not hold yet (a resumed build, an older version). */
-export function addStoredSnippets(store: Store, versionId: number, builder: TermChunkBuilder): number {
-  let after = store.terms.indexedThrough(versionId);
+export async function addStoredSnippets(store: Pick<Store, 'terms' | 'snippets'>, versionId: number, builder: TermChunkBuilder): Promise<number> {
+  let after = await store.terms.indexedThrough(versionId);
   let added = 0;
   for (;;) {
-    const page = store.snippets.list(versionId, 1000, after);
+    const page = await store.snippets.list(versionId, 1000, after);
     if (page.length === 0) return added;
-    for (const s of page) addToTermIndex(store, versionId, builder, s.id, indexColumns(s));
+    await addToTermIndex(
+      store,
+      versionId,
+      builder,
+      page.map((s) => ({ id: s.id, columns: indexColumns(s) })),
+    );
     added += page.length;
     after = page[page.length - 1]!.id;
   }

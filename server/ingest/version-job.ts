@@ -28,7 +28,7 @@ export interface VersionSink {
   /** Stores snippets (batched, exact duplicates skipped); returns how many were new. Dynamic ones go to the source partition (VersionJob.dynamicIndex). */
   add(snippets: SnippetInput[]): Promise<number>;
   /** Stores snippets of the library's previous build as they are (no parsing, no embedding); routed like add(). */
-  addStored(copies: StoredCopy[]): number;
+  addStored(copies: StoredCopy[]): Promise<number>;
   /** Snippets in the build so far (a resumed build counts what the interrupted run stored). */
   readonly stored: number;
   /** Throws when the job was cancelled (here or from another process) or the server is shutting down. */
@@ -94,8 +94,8 @@ export async function runVersionJob<P>(deps: VersionJobDeps, ctx: JobContext<P>,
   let ended = false;
   try {
     checkCancelled();
-    build = writer.begin(job.meta, { tag: job.tag ?? '', jobId, resume: job.resume ?? false });
-    if (job.dynamicIndex) partition = writer.begin(job.meta, { tag: job.tag ?? '', jobId, resume: job.resume ?? false, kind: 'source' });
+    build = await writer.begin(job.meta, { tag: job.tag ?? '', jobId, resume: job.resume ?? false });
+    if (job.dynamicIndex) partition = await writer.begin(job.meta, { tag: job.tag ?? '', jobId, resume: job.resume ?? false, kind: 'source' });
     const current = build;
     const target = (dynamic: boolean) => (dynamic && partition ? partition : current);
     const sink: VersionSink = {
@@ -110,9 +110,11 @@ export async function runVersionJob<P>(deps: VersionJobDeps, ctx: JobContext<P>,
         }
         return stored;
       },
-      addStored(copies) {
+      async addStored(copies) {
         checkCancelled();
-        return current.addStored(copies.filter((c) => !c.snippet.isDynamic)) + target(true).addStored(copies.filter((c) => c.snippet.isDynamic));
+        return (
+          (await current.addStored(copies.filter((c) => !c.snippet.isDynamic))) + (await target(true).addStored(copies.filter((c) => c.snippet.isDynamic)))
+        );
       },
       get stored() {
         return current.snippetCount + (partition?.snippetCount ?? 0);
@@ -124,8 +126,8 @@ export async function runVersionJob<P>(deps: VersionJobDeps, ctx: JobContext<P>,
     checkCancelled();
     if (build.snippetCount === 0 && job.nothingIndexed) throw await job.nothingIndexed();
     const dynamicSnippets = partition?.snippetCount ?? 0;
-    const committed = build.commit(job.finalMeta?.(), partition && dynamicSnippets > 0 ? partition : null);
-    if (partition && dynamicSnippets === 0) partition.abort();
+    const committed = await build.commit(job.finalMeta?.(), partition && dynamicSnippets > 0 ? partition : null);
+    if (partition && dynamicSnippets === 0) await partition.abort();
     const totals: BuildTotals = { ...committed, versionId: build.versionId, dynamicSnippets };
     ended = true;
     await job.afterCommit?.(totals);
@@ -134,10 +136,10 @@ export async function runVersionJob<P>(deps: VersionJobDeps, ctx: JobContext<P>,
   } catch (err) {
     if (!isShutdown(ctx.signal, err)) {
       ended = true;
-      build?.abort();
-      partition?.abort();
-      // A library created for this build and left without any version goes too.
-      if (!servedBefore && store.libraries.get(libraryId) && store.libraries.versions(libraryId).length === 0) store.libraries.delete(libraryId);
+      await build?.abort();
+      await partition?.abort();
+      // A library created for this build and left without any version goes too (unless another build began one meanwhile).
+      if (!servedBefore) await store.libraries.deleteIfUnversioned(libraryId);
       try {
         if (Object.keys(last).length) ctx.progress(last);
       } catch {

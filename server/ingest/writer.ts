@@ -33,31 +33,43 @@ export interface StoredCopy {
  * touches what was served before.
  */
 export class VersionBuild {
-  private seen: Set<string>;
-  private position: number;
-  private tokens: number;
-  private count: number;
   private done = false;
   private readonly terms = new TermChunkBuilder();
   /** The served version whose vectors reuseVectors takes (null: none); undefined until the first batch. */
   private served: number | null | undefined;
+  /** The batches being stored, one after the other (see write()). */
+  private writing: Promise<void> = Promise.resolve();
 
-  constructor(
+  private constructor(
     private readonly store: Store,
     private readonly embedder: Embedder | null,
     readonly versionId: number,
     private readonly meta: LibraryMeta,
     private readonly now: () => string,
-    private readonly onCommit: CommitHook | null = null,
-    readonly kind: VersionKind = 'docs',
-  ) {
-    this.seen = store.snippets.hashes(versionId);
-    const totals = store.snippets.totals(versionId);
-    this.position = totals.maxPosition + 1;
-    this.tokens = totals.tokens;
-    this.count = totals.snippets;
+    private readonly onCommit: CommitHook | null,
+    readonly kind: VersionKind,
+    private seen: Set<string>,
+    private position: number,
+    private tokens: number,
+    private count: number,
+  ) {}
+
+  /** The build of a 'building' version, with what it holds already (a resumed build continues after it). */
+  static async open(
+    store: Store,
+    embedder: Embedder | null,
+    versionId: number,
+    meta: LibraryMeta,
+    now: () => string,
+    onCommit: CommitHook | null = null,
+    kind: VersionKind = 'docs',
+  ): Promise<VersionBuild> {
+    const seen = await store.snippets.hashes(versionId);
+    const totals = await store.snippets.totals(versionId);
+    const build = new VersionBuild(store, embedder, versionId, meta, now, onCommit, kind, seen, totals.maxPosition + 1, totals.tokens, totals.snippets);
     // A resumed build: index what the interrupted run stored after its last term chunk.
-    if (this.count > 0) addStoredSnippets(store, versionId, this.terms);
+    if (totals.snippets > 0) await addStoredSnippets(store, versionId, build.terms);
+    return build;
   }
 
   get snippetCount(): number {
@@ -79,19 +91,19 @@ export class VersionBuild {
     if (rows.length === 0) return 0;
     // A deferred embedder (the sentence model) is left to the embed job: writing stays lexical-first,
     // and text the served version already embedded keeps its vector.
-    if (this.embedder?.deferred) this.reuseVectors(rows);
+    if (this.embedder?.deferred) await this.reuseVectors(rows);
     else if (this.embedder) {
       const vectors = await this.embedder.embed(rows.map(embeddingText));
       rows.forEach((r, i) => (r.vector = vectors[i] ?? null));
     }
-    return this.store_(rows);
+    return this.write(rows);
   }
 
   /**
    * Stores snippets of another version of the same library as they are, with their embeddings
    * (nothing is embedded again). Exact duplicates are skipped as in add(). Returns how many were stored.
    */
-  addStored(copies: StoredCopy[]): number {
+  async addStored(copies: StoredCopy[]): Promise<number> {
     if (this.done) throw new Error('build already finished');
     const rows: SnippetRow[] = [];
     for (const { snippet: s, embedding } of copies) {
@@ -116,7 +128,7 @@ export class VersionBuild {
       };
       rows.push({ ...row, fts: indexColumns(row), vector: this.embedder && embedding && embedding.length === this.embedder.dims ? embedding : null });
     }
-    return rows.length ? this.store_(rows) : 0;
+    return rows.length ? this.write(rows) : 0;
   }
 
   /**
@@ -124,7 +136,7 @@ export class VersionBuild {
    * embedded text: a re-import or re-crawl embeds only what changed. The float copies belong to the
    * current embedder (they are cleared when it changes).
    */
-  private reuseVectors(rows: SnippetRow[]): void {
+  private async reuseVectors(rows: SnippetRow[]): Promise<void> {
     if (this.served === undefined) {
       // Looked up once per build: the version served when it began.
       const tag = this.kind === 'docs' ? this.store.libraries.version(this.versionId)?.tag : undefined;
@@ -133,7 +145,7 @@ export class VersionBuild {
     }
     if (this.served === null) return;
     const known = new Map<string, Float32Array>();
-    for (const { snippet, embedding } of this.store.snippets.embeddedAt(
+    for (const { snippet, embedding } of await this.store.snippets.embeddedAt(
       this.served,
       rows.map((r) => r.sourceId),
     )) {
@@ -142,41 +154,64 @@ export class VersionBuild {
     for (const r of rows) r.vector = known.get(`${r.sourceId}\u0000${embeddingText(r)}`) ?? null;
   }
 
-  private store_(rows: SnippetRow[]): number {
-    // A source partition stays out of the full-text index: that index chooses libraries, and code must not sway it.
-    const ids = this.store.snippets.insertBatch(this.versionId, rows, this.embedder ? this.store.vectors.table : null, { fts: this.kind === 'docs' });
-    rows.forEach((r, i) => addToTermIndex(this.store, this.versionId, this.terms, ids[i]!, r.fts));
-    for (const r of rows) this.tokens += r.tokens;
-    this.count += rows.length;
-    return rows.length;
+  /**
+   * Stores a batch and adds it to the term index. Batches of one build are stored one after the
+   * other (a crawl's workers add pages at once): the term index takes documents in id order, so one
+   * batch's rows must all be added before the next batch's ids exist.
+   */
+  private write(rows: SnippetRow[]): Promise<number> {
+    const run = this.writing.then(async () => {
+      // A source partition stays out of the full-text index: that index chooses libraries, and code must not sway it.
+      const ids = await this.store.snippets.insertBatch(this.versionId, rows, this.embedder ? this.store.vectors.table : null, {
+        fts: this.kind === 'docs',
+      });
+      await addToTermIndex(
+        this.store,
+        this.versionId,
+        this.terms,
+        rows.map((r, i) => ({ id: ids[i]!, columns: r.fts })),
+      );
+      for (const r of rows) this.tokens += r.tokens;
+      this.count += rows.length;
+      return rows.length;
+    });
+    // A failed batch fails its own caller; the next batch still runs.
+    this.writing = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
   }
 
   /** Swaps the new version in and purges the one it replaces; `meta` replaces the metadata given at begin (known only at the end, such as a crawled site's name). */
-  commit(meta: LibraryMeta = this.meta, source: VersionBuild | null = null): { snippets: number; tokens: number } {
+  async commit(meta: LibraryMeta = this.meta, source: VersionBuild | null = null): Promise<{ snippets: number; tokens: number }> {
     if (this.done) throw new Error('build already finished');
     if (source && (source.kind !== 'source' || source.done)) throw new Error('a source partition must be an unfinished source build');
     this.done = true;
-    flushTermChunk(this.store, this.versionId, this.terms);
-    this.store.libraries.markSearchIndexed(this.versionId);
+    await this.writing;
+    await flushTermChunk(this.store, this.versionId, this.terms);
+    await this.store.libraries.markSearchIndexed(this.versionId);
     if (source) {
       source.done = true;
-      flushTermChunk(this.store, source.versionId, source.terms);
-      this.store.libraries.markSearchIndexed(source.versionId);
+      await source.writing;
+      await flushTermChunk(this.store, source.versionId, source.terms);
+      await this.store.libraries.markSearchIndexed(source.versionId);
     }
     const partition = source ? { versionId: source.versionId, tokens: source.tokens, snippets: source.count } : undefined;
-    const retired = this.store.libraries.swapIn(this.versionId, meta, { tokens: this.tokens, snippets: this.count }, this.now(), partition);
-    for (const id of retired) this.store.libraries.deleteVersion(id);
+    const retired = await this.store.libraries.swapIn(this.versionId, meta, { tokens: this.tokens, snippets: this.count }, this.now(), partition);
+    for (const id of retired) await this.store.libraries.deleteVersion(id);
     // Embedded while written (or copied with their vectors): searches use the vectors at once.
-    if (this.embedder) for (const id of source ? [this.versionId, source.versionId] : [this.versionId]) this.store.vectors.markComplete(id);
+    if (this.embedder) for (const id of source ? [this.versionId, source.versionId] : [this.versionId]) await this.store.vectors.markComplete(id);
     void this.onCommit?.(this.versionId, meta.id);
     return { snippets: this.count, tokens: this.tokens };
   }
 
   /** Throws the unfinished version away; what was served before stays served. */
-  abort(): void {
+  async abort(): Promise<void> {
     if (this.done) return;
     this.done = true;
-    this.store.libraries.deleteVersion(this.versionId);
+    await this.writing;
+    await this.store.libraries.deleteVersion(this.versionId);
   }
 }
 
@@ -193,21 +228,19 @@ export class LibraryWriter {
     private readonly onCommit: CommitHook | null = null,
   ) {}
 
-  begin(meta: LibraryMeta, options: BuildOptions = {}): VersionBuild {
+  async begin(meta: LibraryMeta, options: BuildOptions = {}): Promise<VersionBuild> {
     const tag = options.tag ?? '';
     const jobId = options.jobId ?? null;
     const kind = options.kind ?? 'docs';
     if (jobId !== null) {
-      const previous = this.store.libraries.buildingVersionForJob(jobId, kind);
+      const previous = await this.store.libraries.buildingVersionForJob(jobId, kind);
       if (previous && options.resume && previous.tag === tag)
-        return new VersionBuild(this.store, this.embedder, previous.id, meta, this.now, this.onCommit, kind);
-      if (previous) this.store.libraries.deleteVersion(previous.id);
+        return VersionBuild.open(this.store, this.embedder, previous.id, meta, this.now, this.onCommit, kind);
+      if (previous) await this.store.libraries.deleteVersion(previous.id);
     }
-    // A library row must exist for the version's foreign key; a new library stays invisible to
-    // search until its first version is swapped in.
-    if (!this.store.libraries.get(meta.id)) this.store.libraries.upsert(meta, this.now());
-    const versionId = this.store.libraries.createVersion(meta.id, tag, jobId, this.now(), kind);
-    return new VersionBuild(this.store, this.embedder, versionId, meta, this.now, this.onCommit, kind);
+    // The version and, for a new library, the row its foreign key needs (invisible to search until the first swap).
+    const versionId = await this.store.libraries.createBuild(meta, tag, jobId, this.now(), kind);
+    return VersionBuild.open(this.store, this.embedder, versionId, meta, this.now, this.onCommit, kind);
   }
 }
 

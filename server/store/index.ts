@@ -46,19 +46,23 @@ export function holdsStacksDatabase(dataDir: string): boolean {
  * All SQL of the appliance lives behind this object (one SQLite file per data dir).
  *
  * Asynchronous: what the services ask of the state (settings, audit, declared sources, research
- * usage, git, crawl frontiers, jobs, accounts, users, invitations, membership, teams, storing a
- * search model): every method returns a promise and is one atomic unit (one transaction when it
- * writes several rows), so that a backend whose client is asynchronous (PostgreSQL) can implement
- * the same methods. A SQLite transaction cannot span an await: whatever must be atomic is one
- * method here, with a pure callback when a service decides inside it (JobStore.queueEach,
- * TeamStore.countRequests).
+ * usage, git, crawl frontiers, jobs, accounts, users, invitations, membership, teams) and the
+ * library write path (LibraryWriter, the import, crawl, git, embed and search-model jobs: a
+ * library's writes, a version built, swapped in and purged, snippets inserted and read back by
+ * writers and exports, vectors, the term index's chunks, a search model stored): every method
+ * returns a promise and is one atomic unit (one transaction when it writes several rows), so that
+ * a backend whose client is asynchronous (PostgreSQL) can implement the same methods. A SQLite
+ * transaction cannot span an await: whatever must be atomic is one method here (createBuild,
+ * swapIn, deleteIfUnversioned), with a pure callback when a service decides inside it
+ * (JobStore.queueEach, TeamStore.countRequests).
  *
  * Synchronous, for now: the serving read surface the search pipeline runs inside one read
  * snapshot (search.snapshot), on the retrieval workers and on the request thread (search, probe,
- * the term index, snippet and model reads, library and version lookups; TeamPolicyReads behind the
- * team cache), and the library write path (libraries, snippets, vectors, terms: LibraryWriter and
- * the import and embed jobs). The search on PostgreSQL has its own design (tsvector, pgvector);
- * the write path is the next step of this interface.
+ * the term index's chunks, holds, termsStartingWith, postings and versionKey; snippets' byIds,
+ * withEmbeddings, headings, installTexts and allWithEmbeddings; a model's get and builtAt; the
+ * library lookups get, list, versions, version, currentVersion, allCurrentVersions and
+ * dynamicPartition; TeamPolicyReads behind the team cache). Writers call these same synchronous
+ * lookups. The search on PostgreSQL has its own design (tsvector, pgvector).
  */
 export class Store {
   readonly libraries: LibraryStore;

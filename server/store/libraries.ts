@@ -116,7 +116,11 @@ export class LibraryStore {
    * owner and visibility (default: `instance` when no teamspace owns it, else `teamspace`); an
    * existing one keeps its own, which only setAccess changes.
    */
-  upsert(meta: LibraryMeta, now: string): void {
+  async upsert(meta: LibraryMeta, now: string): Promise<void> {
+    this.upsertRow(meta, now);
+  }
+
+  private upsertRow(meta: LibraryMeta, now: string): void {
     this.db
       .prepare(
         `INSERT INTO libraries (id, title, description, source_type, source_url, language, branch, docs_repo_url, docs_site_url,
@@ -151,7 +155,7 @@ export class LibraryStore {
   }
 
   /** Renames or re-describes a library (what lists and name matching show); false when it does not exist. */
-  setMeta(id: string, meta: { title?: string; description?: string }): boolean {
+  async setMeta(id: string, meta: { title?: string; description?: string }): Promise<boolean> {
     return (
       this.db
         .prepare('UPDATE libraries SET title = coalesce(?, title), description = coalesce(?, description), access_rev = access_rev + 1 WHERE id = ?')
@@ -160,7 +164,7 @@ export class LibraryStore {
   }
 
   /** Sets trust metadata (undefined: unchanged; null: cleared); false when the library does not exist. */
-  setTrust(id: string, t: { stars?: number | null; trustScore?: number | null; verified?: boolean; license?: string | null }): boolean {
+  async setTrust(id: string, t: { stars?: number | null; trustScore?: number | null; verified?: boolean; license?: string | null }): Promise<boolean> {
     const fields: [string, unknown][] = [];
     if (t.stars !== undefined) fields.push(['stars', t.stars]);
     if (t.trustScore !== undefined) fields.push(['trust_score', t.trustScore]);
@@ -174,7 +178,7 @@ export class LibraryStore {
   }
 
   /** Sets who may read a library: its visibility and the teamspaces granted (replaced whole). False when it does not exist. */
-  setAccess(id: string, visibility: LibraryVisibility, grants: number[]): boolean {
+  async setAccess(id: string, visibility: LibraryVisibility, grants: number[]): Promise<boolean> {
     return this.db.transaction(() => {
       // A library that no teamspace owned yet is now owned by the default (first) teamspace.
       const changed = this.db
@@ -191,12 +195,26 @@ export class LibraryStore {
   }
 
   /** Deletes a library with all versions and snippets (index rows included). */
-  delete(id: string): boolean {
+  async delete(id: string): Promise<boolean> {
+    return this.db.transaction(() => this.deleteLibraryRows(id))();
+  }
+
+  /**
+   * Deletes a library that has no documentation version (a failed first build leaves it so), with
+   * what it holds, in one transaction: the check and the delete together, so that a build another
+   * writer began meanwhile keeps its library. False when it has a version or does not exist.
+   */
+  async deleteIfUnversioned(id: string): Promise<boolean> {
     return this.db.transaction(() => {
-      const all = this.stmt('SELECT id FROM library_versions WHERE library_id = ?').all(id) as { id: number }[];
-      for (const v of all) this.deleteVersionRows(v.id);
-      return this.stmt('DELETE FROM libraries WHERE id = ?').run(id).changes > 0;
+      if (this.stmt("SELECT 1 FROM library_versions WHERE library_id = ? AND kind = 'docs' LIMIT 1").get(id) !== undefined) return false;
+      return this.deleteLibraryRows(id);
     })();
+  }
+
+  private deleteLibraryRows(id: string): boolean {
+    const all = this.stmt('SELECT id FROM library_versions WHERE library_id = ?').all(id) as { id: number }[];
+    for (const v of all) this.deleteVersionRows(v.id);
+    return this.stmt('DELETE FROM libraries WHERE id = ?').run(id).changes > 0;
   }
 
   /** The documentation versions of a library (never the source-code partitions). */
@@ -223,28 +241,42 @@ export class LibraryStore {
   }
 
   /** Marks a version's derived search data (term index, snippet embeddings) complete: set when a build is swapped in, or by the start-up backfill. */
-  markSearchIndexed(versionId: number): void {
+  async markSearchIndexed(versionId: number): Promise<void> {
     this.stmt('UPDATE library_versions SET search_indexed = 1 WHERE id = ?').run(versionId);
   }
 
   /** Served versions whose derived search data is not complete (versions older than it). */
-  searchUnindexedVersions(): number[] {
+  async searchUnindexedVersions(): Promise<number[]> {
     return (this.stmt("SELECT id FROM library_versions WHERE state = 'ready' AND search_indexed = 0 ORDER BY id").all() as { id: number }[]).map((r) => r.id);
   }
 
-  buildingVersionForJob(jobId: number, kind: VersionKind = 'docs'): LibraryVersion | null {
+  async buildingVersionForJob(jobId: number, kind: VersionKind = 'docs'): Promise<LibraryVersion | null> {
     const r = this.stmt("SELECT * FROM library_versions WHERE job_id = ? AND state = 'building' AND kind = ? ORDER BY id DESC LIMIT 1").get(jobId, kind) as
       | VersionRow
       | undefined;
     return r ? toVersion(r) : null;
   }
 
-  createVersion(libraryId: string, tag: string, jobId: number | null, now: string, kind: VersionKind = 'docs'): number {
-    const info = this.db
-      .prepare(
-        "INSERT INTO library_versions (library_id, tag, state, is_current, job_id, created_at, updated_at, kind) VALUES (?, ?, 'building', 0, ?, ?, ?, ?)",
-      )
-      .run(libraryId, tag, jobId, now, now, kind);
+  async createVersion(libraryId: string, tag: string, jobId: number | null, now: string, kind: VersionKind = 'docs'): Promise<number> {
+    return this.insertVersion(libraryId, tag, jobId, now, kind);
+  }
+
+  /**
+   * Begins a build: the library's row when it has none (with `meta`; a library that exists keeps its
+   * metadata until the swap writes it) and a new 'building' version, in one transaction. The new
+   * library stays invisible to search until its first version is swapped in.
+   */
+  async createBuild(meta: LibraryMeta, tag: string, jobId: number | null, now: string, kind: VersionKind = 'docs'): Promise<number> {
+    return this.db.transaction(() => {
+      if (this.stmt('SELECT 1 FROM libraries WHERE id = ?').get(meta.id) === undefined) this.upsertRow(meta, now);
+      return this.insertVersion(meta.id, tag, jobId, now, kind);
+    })();
+  }
+
+  private insertVersion(libraryId: string, tag: string, jobId: number | null, now: string, kind: VersionKind): number {
+    const info = this.stmt(
+      "INSERT INTO library_versions (library_id, tag, state, is_current, job_id, created_at, updated_at, kind) VALUES (?, ?, 'building', 0, ?, ?, ?, ?)",
+    ).run(libraryId, tag, jobId, now, now, kind);
     return Number(info.lastInsertRowid);
   }
 
@@ -252,13 +284,13 @@ export class LibraryStore {
    * Makes a built version the served one for its (library, tag) in one transaction:
    * readers see the old or the new version, never both. Returns the ids of the retired versions.
    */
-  swapIn(
+  async swapIn(
     versionId: number,
     meta: LibraryMeta | null,
     totals: { tokens: number; snippets: number },
     now: string,
     source?: { versionId: number; tokens: number; snippets: number },
-  ): number[] {
+  ): Promise<number[]> {
     return this.db.transaction(() => {
       const v = this.version(versionId);
       if (!v || v.state !== 'building') throw new Error(`version ${versionId} is not being built`);
@@ -272,7 +304,7 @@ export class LibraryStore {
         );
         this.stmt('UPDATE library_versions SET source_version_id = ? WHERE id = ?').run(source.versionId, versionId);
       }
-      if (meta) this.upsert(meta, now);
+      if (meta) this.upsertRow(meta, now);
       const old = this.stmt("SELECT id FROM library_versions WHERE library_id = ? AND tag = ? AND is_current = 1 AND kind = 'docs'").all(
         v.libraryId,
         v.tag,
@@ -288,20 +320,24 @@ export class LibraryStore {
     })();
   }
 
-  markVersion(versionId: number, state: VersionState, now: string): void {
+  async markVersion(versionId: number, state: VersionState, now: string): Promise<void> {
     this.stmt('UPDATE library_versions SET state = ?, updated_at = ? WHERE id = ?').run(state, now, versionId);
   }
 
   /** Retired, failed and abandoned versions whose rows can be purged. */
-  purgeableVersions(): number[] {
+  async purgeableVersions(): Promise<number[]> {
     return (this.stmt("SELECT id FROM library_versions WHERE state IN ('retired','failed')").all() as { id: number }[]).map((r) => r.id);
   }
 
   /** Deletes a version's snippets, index rows and the version row, in batches so writers are not blocked long. */
-  deleteVersion(versionId: number, batch = 5000): void {
+  async deleteVersion(versionId: number, batch = 5000): Promise<void> {
+    this.deleteVersionInBatches(versionId, batch);
+  }
+
+  private deleteVersionInBatches(versionId: number, batch: number): void {
     // A docs version takes its source-code partition with it.
     const partition = this.version(versionId)?.dynamicVersionId ?? null;
-    if (partition !== null && partition !== versionId) this.deleteVersion(partition, batch);
+    if (partition !== null && partition !== versionId) this.deleteVersionInBatches(partition, batch);
     // Not complete any more, before the first batch commits: the shared vector cache keys on the
     // marker (SearchStore.sharedKey) and must never see a partly deleted partition still marked.
     this.stmt('UPDATE library_versions SET vectors_embedder = NULL WHERE id = ?').run(versionId);

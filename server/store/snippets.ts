@@ -115,7 +115,7 @@ export class SnippetStore {
   }
 
   /** Inserts a batch in one transaction; returns the new rows' ids in order. */
-  insertBatch(versionId: number, rows: SnippetRow[], vectorTable: string | null, opts: { fts?: boolean } = {}): number[] {
+  async insertBatch(versionId: number, rows: SnippetRow[], vectorTable: string | null, opts: { fts?: boolean } = {}): Promise<number[]> {
     const ins = this.db.prepare(
       `INSERT INTO snippets (version_id, kind, source_id, title, description, language, page_title, breadcrumb, content, code_list_json,
          tokens, content_hash, position, is_dynamic, source_file, embedding)
@@ -158,7 +158,7 @@ export class SnippetStore {
   }
 
   /** Replaces the full-text rows of stored snippets (when what is indexed of a snippet changed: migration 010). */
-  rewriteFts(versionId: number, rows: { id: number; fts: SnippetRow['fts'] }[]): void {
+  async rewriteFts(versionId: number, rows: { id: number; fts: SnippetRow['fts'] }[]): Promise<void> {
     const del = this.db.prepare('DELETE FROM snippet_fts WHERE rowid = ?');
     const ins = this.db.prepare('INSERT INTO snippet_fts (rowid, scope, title, breadcrumb, description, code, content) VALUES (?, ?, ?, ?, ?, ?, ?)');
     const scope = ftsScope(versionId);
@@ -171,12 +171,12 @@ export class SnippetStore {
   }
 
   /** Content hashes already stored in a version (to skip exact duplicates when a build resumes). */
-  hashes(versionId: number): Set<string> {
+  async hashes(versionId: number): Promise<Set<string>> {
     const rows = this.db.prepare('SELECT kind, content_hash FROM snippets WHERE version_id = ?').all(versionId) as { kind: string; content_hash: string }[];
     return new Set(rows.map((r) => `${r.kind}:${r.content_hash}`));
   }
 
-  totals(versionId: number): { tokens: number; snippets: number; maxPosition: number } {
+  async totals(versionId: number): Promise<{ tokens: number; snippets: number; maxPosition: number }> {
     const r = this.db
       .prepare('SELECT coalesce(sum(tokens), 0) AS tokens, count(*) AS snippets, coalesce(max(position), -1) AS maxPosition FROM snippets WHERE version_id = ?')
       .get(versionId) as { tokens: number; snippets: number; maxPosition: number };
@@ -199,7 +199,7 @@ export class SnippetStore {
   }
 
   /** A version's embedded snippets at these source URLs, with their float embeddings (a rebuild reuses the vectors of unchanged text). */
-  embeddedAt(versionId: number, sourceIds: string[]): { snippet: StoredSnippet; embedding: Float32Array }[] {
+  async embeddedAt(versionId: number, sourceIds: string[]): Promise<{ snippet: StoredSnippet; embedding: Float32Array }[]> {
     const urls = [...new Set(sourceIds)];
     if (urls.length === 0) return [];
     const rows = this.inStmt(
@@ -211,7 +211,7 @@ export class SnippetStore {
   }
 
   /** Every embedded snippet, a page at a time in id order (a vector cache is written from them). */
-  embeddedPage(afterId: number, limit: number): { snippet: StoredSnippet; embedding: Float32Array }[] {
+  async embeddedPage(afterId: number, limit: number): Promise<{ snippet: StoredSnippet; embedding: Float32Array }[]> {
     const rows = this.db.prepare(`SELECT ${COLUMNS}, embedding FROM snippets WHERE id > ? AND embedding IS NOT NULL ORDER BY id LIMIT ?`).all(afterId, limit);
     return (rows as (Row & { embedding: Buffer })[]).map(toEmbedded);
   }
@@ -253,13 +253,13 @@ export class SnippetStore {
   }
 
   /** Snippets of a version in id order, `limit` after `afterId` (paging for exports and tests). */
-  list(versionId: number, limit: number, afterId = 0): StoredSnippet[] {
+  async list(versionId: number, limit: number, afterId = 0): Promise<StoredSnippet[]> {
     return (this.db.prepare(`SELECT ${COLUMNS} FROM snippets WHERE version_id = ? AND id > ? ORDER BY id LIMIT ?`).all(versionId, afterId, limit) as Row[]).map(
       toSnippet,
     );
   }
 
-  countByKind(versionId: number): { code: number; info: number } {
+  async countByKind(versionId: number): Promise<{ code: number; info: number }> {
     const rows = this.db.prepare('SELECT kind, count(*) AS n FROM snippets WHERE version_id = ? GROUP BY kind').all(versionId) as {
       kind: 'code' | 'info';
       n: number;

@@ -43,7 +43,7 @@ export class TermStore {
   }
 
   /** Stores one chunk in one transaction. */
-  writeChunk(versionId: number, chunk: TermChunk): void {
+  async writeChunk(versionId: number, chunk: TermChunk): Promise<void> {
     const posting = this.stmt('INSERT INTO term_postings (version_id, term, base_id, df, data) VALUES (?, ?, ?, ?, ?)');
     this.db.transaction(() => {
       this.stmt('INSERT INTO term_chunks (version_id, base_id, last_id, docs, tokens, lengths, norms) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
@@ -60,7 +60,7 @@ export class TermStore {
   }
 
   /** The last snippet id of a version that is in its term index (0 when none is). */
-  indexedThrough(versionId: number): number {
+  async indexedThrough(versionId: number): Promise<number> {
     const r = this.stmt('SELECT max(last_id) AS last FROM term_chunks WHERE version_id = ?').get(versionId) as { last: number | null };
     return r.last ?? 0;
   }
@@ -107,7 +107,7 @@ export class TermStore {
     return v ? { key: `${versionId}@${v.created_at}`, ready: v.state === 'ready' } : null;
   }
 
-  deleteVersion(versionId: number): void {
+  async deleteVersion(versionId: number): Promise<void> {
     this.stmt('DELETE FROM term_postings WHERE version_id = ?').run(versionId);
     this.stmt('DELETE FROM term_chunks WHERE version_id = ?').run(versionId);
   }

@@ -15,7 +15,7 @@ export class VectorStore {
   constructor(private readonly db: Db) {}
 
   /** Ensures the table matches the embedder. Returns true when it was (re)created and must be filled. */
-  ensure(embedderId: string, dims: number): boolean {
+  async ensure(embedderId: string, dims: number): Promise<boolean> {
     const stored = this.db.prepare("SELECT value FROM meta WHERE key = 'embedder'").get() as { value: string } | undefined;
     const exists = this.db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(this.table) !== undefined;
     // ':int8' (the 8-bit table, see lib/vector/quantize.ts): a float table of an older version is rebuilt by a re-embed job.
@@ -40,7 +40,7 @@ export class VectorStore {
    * Stores vectors for existing snippets in one transaction (the re-embed job). Snippets deleted
    * meanwhile (a version swapped out during the job) are skipped. Returns how many were stored.
    */
-  upsertBatch(items: { id: number; versionId: number; vector: Float32Array }[]): number {
+  async upsertBatch(items: { id: number; versionId: number; vector: Float32Array }[]): Promise<number> {
     const exists = this.db.prepare('SELECT version_id AS versionId FROM snippets WHERE id = ?');
     const del = this.db.prepare(`DELETE FROM ${this.table} WHERE rowid = ?`);
     const ins = this.db.prepare(`INSERT INTO ${this.table} (rowid, version_id, embedding) VALUES (?, ?, vec_int8(?))`);
@@ -63,8 +63,12 @@ export class VectorStore {
    * Marks a served version's vectors complete for the embedder when none of its snippets lacks one;
    * from then on searches use them. A version still being built is never marked: it may grow.
    */
-  markComplete(versionId: number): boolean {
-    const embedder = this.filledBy();
+  async markComplete(versionId: number): Promise<boolean> {
+    return this.markCompleteNow(versionId);
+  }
+
+  private markCompleteNow(versionId: number): boolean {
+    const embedder = this.embedderOfTable();
     if (!embedder) return false;
     const r = this.db
       .prepare(
@@ -76,34 +80,38 @@ export class VectorStore {
   }
 
   /** markComplete for every served version not marked yet (startup: versions stored before the flag existed). */
-  markAllComplete(): number[] {
+  async markAllComplete(): Promise<number[]> {
     const ids = this.db.prepare("SELECT id FROM library_versions WHERE state = 'ready' AND vectors_embedder IS NULL").pluck().all() as number[];
-    return ids.filter((id) => this.markComplete(id));
+    return ids.filter((id) => this.markCompleteNow(id));
   }
 
   /** Served versions whose vectors are complete, and those still waiting for the embed job (/api/health). */
-  versionCounts(): { embedded: number; pending: number } {
+  async versionCounts(): Promise<{ embedded: number; pending: number }> {
     return this.db
       .prepare("SELECT count(vectors_embedder) AS embedded, count(*) - count(vectors_embedder) AS pending FROM library_versions WHERE state = 'ready'")
       .get() as { embedded: number; pending: number };
   }
 
   /** Which embedder filled the vector table (`id:dims:int8`), null without one. */
-  filledBy(): string | null {
+  async filledBy(): Promise<string | null> {
+    return this.embedderOfTable();
+  }
+
+  private embedderOfTable(): string | null {
     const row = this.db.prepare("SELECT value FROM meta WHERE key = 'embedder'").get() as { value: string } | undefined;
     const exists = this.db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(this.table) !== undefined;
     return row && exists ? row.value : null;
   }
 
   /** How many snippets have no vector (progress total of the re-embed job). */
-  missingCount(): number {
+  async missingCount(): Promise<number> {
     return (
       this.db.prepare(`SELECT count(*) AS n FROM snippets s WHERE NOT EXISTS (SELECT 1 FROM ${this.table} v WHERE v.rowid = s.id)`).get() as { n: number }
     ).n;
   }
 
   /** Snippets without a vector, in id order, for the re-embed job. */
-  missing(afterId: number, limit: number): { id: number; versionId: number }[] {
+  async missing(afterId: number, limit: number): Promise<{ id: number; versionId: number }[]> {
     return this.db
       .prepare(
         `SELECT s.id AS id, s.version_id AS versionId FROM snippets s WHERE s.id > ? AND NOT EXISTS (SELECT 1 FROM ${this.table} v WHERE v.rowid = s.id) ORDER BY s.id LIMIT ?`,

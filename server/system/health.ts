@@ -9,7 +9,7 @@ export interface HealthDeps {
   store: {
     ping(): Promise<boolean>;
     jobs: { counts(): Promise<Record<string, number>> };
-    vectors: { versionCounts(): Promise<{ embedded: number; pending: number }> | { embedded: number; pending: number } };
+    vectors: { versionCounts(): Promise<{ embedded: number; pending: number }> };
   };
   embedder: Embedder | null;
   startedAt: Date;

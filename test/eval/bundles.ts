@@ -32,7 +32,7 @@ export async function loadBundleFile(
     const header = bundleHeaderSchema.parse(rest);
     const target = bundleTarget(header);
     if (!target) throw new Error(`bad project ${header.project}`);
-    const build = writer.begin(bundleMeta(header, target.id), { tag: target.tag });
+    const build = await writer.begin(bundleMeta(header, target.id), { tag: target.tag });
     const inputs: SnippetInput[] = [
       ...codeSnippets.map((s) => codeSnippetInput(bundleCodeSnippetSchema.parse(s))),
       ...infoSnippets.map((s) => infoSnippetInput(bundleInfoSnippetSchema.parse(s))),
@@ -41,7 +41,7 @@ export async function loadBundleFile(
       await build.add(inputs.slice(i, i + 250));
       await opts.onBatch?.();
     }
-    const r = build.commit();
+    const r = await build.commit();
     out.push({ id: target.id, tag: target.tag, snippets: r.snippets });
   }
   return out;

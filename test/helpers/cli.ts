@@ -14,7 +14,7 @@ export async function dataDirWithLibrary(): Promise<string> {
   const dataDir = tempDir('stacks-cli-');
   const services = await createServices(loadConfig({ dataDir, logLevel: 'silent', learnRanking: false, embedProvider: 'builtin' }, {}), createLogger('silent'));
   try {
-    const build = services.writer.begin({ id: '/acme/widgets', title: 'Widgets', description: 'Widget toolkit', sourceType: 'repo' }, { tag: '' });
+    const build = await services.writer.begin({ id: '/acme/widgets', title: 'Widgets', description: 'Widget toolkit', sourceType: 'repo' }, { tag: '' });
     await build.add(
       TOPICS.flatMap((t, i) => [
         {
@@ -40,7 +40,7 @@ export async function dataDirWithLibrary(): Promise<string> {
         },
       ]),
     );
-    build.commit();
+    await build.commit();
   } finally {
     services.store.close();
   }

@@ -29,7 +29,7 @@ async function addLibrary(
   tag: string,
   marker: string,
 ): Promise<void> {
-  const build = s.services.writer.begin({ ...meta, description: `${meta.title} test library` }, { tag });
+  const build = await s.services.writer.begin({ ...meta, description: `${meta.title} test library` }, { tag });
   await build.add([
     code(`https://example.com${meta.id}/${tag || 'main'}#spin`, 'spin the widget', `spins the widget gear ${marker}`),
     code(`https://example.com${meta.id}/${tag || 'main'}#stop`, 'stop the widget', `stops the widget gear ${marker}`),
@@ -40,7 +40,7 @@ async function addLibrary(
       breadcrumb: 'Widgets > Intro',
     },
   ]);
-  build.commit();
+  await build.commit();
 }
 
 export async function startSearchServer(options: TestServerOptions = {}): Promise<TestServer> {

@@ -24,13 +24,13 @@ export async function loadSearchCorpus(services: Services, names: string[] = SEA
       const header = bundleHeaderSchema.parse(lib);
       const target = bundleTarget(header);
       if (!target) throw new Error(`bundle ${name}: bad project ${header.project}`);
-      const build = services.writer.begin(bundleMeta(header, target.id), { tag: target.tag });
+      const build = await services.writer.begin(bundleMeta(header, target.id), { tag: target.tag });
       const all = [
         ...(lib.codeSnippets as unknown[]).map((s) => codeSnippetInput(bundleCodeSnippetSchema.parse(s))),
         ...(lib.infoSnippets as unknown[]).map((s) => infoSnippetInput(bundleInfoSnippetSchema.parse(s))),
       ];
       for (let i = 0; i < all.length; i += 500) await build.add(all.slice(i, i + 500));
-      const r = build.commit();
+      const r = await build.commit();
       out.push({ id: target.id, tag: target.tag, snippets: r.snippets });
     }
   }

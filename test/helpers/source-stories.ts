@@ -183,6 +183,30 @@ export async function librariesDeleteStory(b: Backend, v: Record<string, number>
   return seen;
 }
 
+/**
+ * A build begun (the library's row with the version, or the version alone when the library exists)
+ * and a failed first build's library removed only while it has no documentation version.
+ */
+export async function librariesBuildStory(b: Backend): Promise<unknown[]> {
+  const L = b.libraries;
+  const seen: unknown[] = [];
+  const first = await L.createBuild(lib('/n/new', { title: 'New' }), '', 7, T0);
+  // the library exists now: its row is left as it is (the swap writes the build's metadata)
+  const second = await L.createBuild(lib('/n/new', { title: 'Other' }), 'v2', 8, T1);
+  const partition = await L.createBuild(lib('/n/new'), '', 7, T1, 'source');
+  seen.push([first, second, partition], await L.get('/n/new'), await L.versions('/n/new'), await L.buildingVersionForJob(7, 'source'));
+  seen.push(await L.deleteIfUnversioned('/n/new'));
+  await L.deleteVersion(first);
+  await L.deleteVersion(second);
+  await b.snippets.insertBatch(partition, [snippet(0), snippet(1)], null);
+  // a source partition alone does not keep the library: it goes with its rows
+  seen.push(await L.deleteIfUnversioned('/n/new'), await L.get('/n/new'), await b.count('library_versions'), await b.count('snippets'));
+  seen.push(await L.deleteIfUnversioned('/nope'));
+  // last: a version the schema refuses leaves no library row behind (one transaction)
+  seen.push(await outcome(() => L.createBuild(lib('/n/bad'), '', null, T0, 'bogus' as 'docs')), await L.get('/n/bad'));
+  return seen;
+}
+
 /** Snippets of one version: the reads of search, learning, rebuilds and exports. */
 export async function snippetStory(b: Backend): Promise<unknown[]> {
   const S = b.snippets;

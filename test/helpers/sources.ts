@@ -16,7 +16,7 @@ export async function waitJob(s: TestServer, id: number, timeoutMs = 45_000): Pr
 }
 
 /** Every snippet of the library's served version. */
-export function snippetsOf(s: TestServer, libraryId: string): StoredSnippet[] {
+export async function snippetsOf(s: TestServer, libraryId: string): Promise<StoredSnippet[]> {
   const v = s.services.store.libraries.currentVersion(libraryId, '');
   if (!v) return [];
   return s.services.store.snippets.list(v.id, 1_000_000);

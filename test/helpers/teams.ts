@@ -29,8 +29,8 @@ export async function call<T = Record<string, unknown>>(
 }
 
 /** A library row with metadata only (what policies judge); `updatedAt` backdates it. */
-export function addLibrary(s: TestServer, meta: Partial<LibraryMeta> & { id: string }, updatedAt?: string): void {
-  s.services.store.libraries.upsert(
+export async function addLibrary(s: TestServer, meta: Partial<LibraryMeta> & { id: string }, updatedAt?: string): Promise<void> {
+  await s.services.store.libraries.upsert(
     { title: meta.id.split('/')[2] ?? meta.id, description: '', sourceType: 'repo', ...meta },
     updatedAt ?? new Date().toISOString(),
   );
@@ -38,7 +38,7 @@ export function addLibrary(s: TestServer, meta: Partial<LibraryMeta> & { id: str
 
 /** A library with real indexed snippets, written through the LibraryWriter like any import. */
 export async function addIndexedLibrary(s: TestServer, meta: Partial<LibraryMeta> & { id: string }, topic: string): Promise<void> {
-  const build = s.services.writer.begin({ title: meta.id.split('/')[2] ?? meta.id, description: `${topic} library`, sourceType: 'repo', ...meta });
+  const build = await s.services.writer.begin({ title: meta.id.split('/')[2] ?? meta.id, description: `${topic} library`, sourceType: 'repo', ...meta });
   await build.add([
     {
       kind: 'code',
@@ -56,7 +56,7 @@ export async function addIndexedLibrary(s: TestServer, meta: Partial<LibraryMeta
       breadcrumb: 'Intro',
     },
   ]);
-  build.commit();
+  await build.commit();
 }
 
 /** Starts a server whose license allows `maxMembers` members. */

@@ -8,17 +8,23 @@ const flag = new Int32Array(stopFlag);
 const store = Store.open(dataDir);
 const seen = new Map<string, number>();
 let samples = 0;
-const sample = store.db.transaction(() => {
-  // One read transaction = one snapshot: what a search request would see.
-  const v = store.libraries.currentVersion(libraryId, '');
-  if (!v) return 'none';
-  const kinds = store.snippets.countByKind(v.id);
-  const first = store.snippets.list(v.id, 1)[0];
-  return `${v.totalSnippets}|${kinds.code + kinds.info}|${first?.title.split(' ')[0] ?? ''}`;
-});
+// One read transaction = one snapshot: what a search request would see. Opened by hand because the
+// snippet reads are async; nothing else uses this worker's connection between them.
+async function sample(): Promise<string> {
+  store.db.exec('BEGIN');
+  try {
+    const v = store.libraries.currentVersion(libraryId, '');
+    if (!v) return 'none';
+    const kinds = await store.snippets.countByKind(v.id);
+    const first = (await store.snippets.list(v.id, 1))[0];
+    return `${v.totalSnippets}|${kinds.code + kinds.info}|${first?.title.split(' ')[0] ?? ''}`;
+  } finally {
+    store.db.exec('COMMIT');
+  }
+}
 parentPort!.postMessage({ ready: true });
 while (Atomics.load(flag, 0) === 0) {
-  const key = sample();
+  const key = await sample();
   seen.set(key, (seen.get(key) ?? 0) + 1);
   samples++;
 }

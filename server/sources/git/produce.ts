@@ -47,7 +47,7 @@ export async function produceFiles(store: Pick<Store, 'snippets'>, sink: Version
       const copies: StoredCopy[] = store.snippets
         .allWithEmbeddings(versionId)
         .filter((c) => c.snippet.sourceFile !== null && unchanged.has(c.snippet.sourceFile));
-      sink.addStored(copies);
+      await sink.addStored(copies);
     }
     report.reused = unchanged.size;
     sink.report({ phase: 'indexing', ...report }, true);

@@ -82,17 +82,22 @@ export class PgLibraryStore implements SameShape<LibraryStore> {
   /** Deletes a library with all versions and snippets (index rows included), in one transaction. */
   async delete(id: string): Promise<boolean> {
     return withTransaction(this.pool, async () => {
-      // The library's row first, as a swap takes it: a swap on another node waits for the delete (and
-      // then finds its version gone) instead of holding the library while the delete holds the version.
-      await pgQuery(this.pool, 'SELECT 1 FROM libraries WHERE id = $1 FOR UPDATE', [id]);
-      const { rows } = await pgQuery<{ id: number }>(this.pool, 'SELECT id FROM library_versions WHERE library_id = $1', [id]);
-      const ids = rows.map((r) => r.id);
-      if (ids.length) {
-        await pgQuery(this.pool, 'DELETE FROM snippets WHERE version_id = ANY($1::bigint[])', [ids]);
-        await deleteTermIndex(this.pool, ids);
-        await pgQuery(this.pool, 'DELETE FROM library_versions WHERE id = ANY($1::bigint[])', [ids]);
-      }
-      return ((await pgQuery(this.pool, 'DELETE FROM libraries WHERE id = $1', [id])).rowCount ?? 0) > 0;
+      await lockLibrary(this.pool, id);
+      return deleteLibraryRows(this.pool, id);
+    });
+  }
+
+  /**
+   * As SQLite's: the library goes, with what it holds, only when it has no documentation version.
+   * Its row is locked before the check: a version another node creates meanwhile (its foreign key
+   * check share-locks the row) is either seen by the check or waits and then finds the library gone.
+   */
+  async deleteIfUnversioned(id: string): Promise<boolean> {
+    return withTransaction(this.pool, async () => {
+      await lockLibrary(this.pool, id);
+      const { rows } = await pgQuery(this.pool, "SELECT 1 FROM library_versions WHERE library_id = $1 AND kind = 'docs' LIMIT 1", [id]);
+      if (rows.length > 0) return false;
+      return deleteLibraryRows(this.pool, id);
     });
   }
 
@@ -137,12 +142,16 @@ export class PgLibraryStore implements SameShape<LibraryStore> {
   }
 
   async createVersion(libraryId: string, tag: string, jobId: number | null, now: string, kind: VersionKind = 'docs'): Promise<number> {
-    const { rows } = await pgQuery<{ id: number }>(
-      this.pool,
-      "INSERT INTO library_versions (library_id, tag, state, is_current, job_id, created_at, updated_at, kind) VALUES ($1, $2, 'building', 0, $3, $4, $4, $5) RETURNING id",
-      [libraryId, tag, jobId, now, kind],
-    );
-    return rows[0].id;
+    return insertVersion(this.pool, libraryId, tag, jobId, now, kind);
+  }
+
+  /** As SQLite's, in one transaction: the library's row when it has none (an existing row is left as it is), and the building version. */
+  async createBuild(meta: LibraryMeta, tag: string, jobId: number | null, now: string, kind: VersionKind = 'docs'): Promise<number> {
+    return withTransaction(this.pool, async () => {
+      const { rows } = await pgQuery(this.pool, 'SELECT 1 FROM libraries WHERE id = $1', [meta.id]);
+      if (rows.length === 0) await upsertLibrary(this.pool, meta, now);
+      return insertVersion(this.pool, meta.id, tag, jobId, now, kind);
+    });
   }
 
   /**
@@ -222,6 +231,35 @@ export class PgLibraryStore implements SameShape<LibraryStore> {
     const { rows } = await pgQuery<VersionRow>(this.pool, "SELECT * FROM library_versions WHERE id = $1 AND kind = 'source'", [versionId]);
     return rows[0] ? toVersion(rows[0]) : null;
   }
+}
+
+async function insertVersion(pool: PgPool, libraryId: string, tag: string, jobId: number | null, now: string, kind: VersionKind): Promise<number> {
+  const { rows } = await pgQuery<{ id: number }>(
+    pool,
+    "INSERT INTO library_versions (library_id, tag, state, is_current, job_id, created_at, updated_at, kind) VALUES ($1, $2, 'building', 0, $3, $4, $4, $5) RETURNING id",
+    [libraryId, tag, jobId, now, kind],
+  );
+  return rows[0].id;
+}
+
+/**
+ * The library's row first, as a swap takes it: a swap on another node waits for the delete (and
+ * then finds its version gone) instead of holding the library while the delete holds the version.
+ */
+async function lockLibrary(pool: PgPool, id: string): Promise<void> {
+  await pgQuery(pool, 'SELECT 1 FROM libraries WHERE id = $1 FOR UPDATE', [id]);
+}
+
+/** A library's versions, their snippets and index rows, and its row (inside the caller's transaction). */
+async function deleteLibraryRows(pool: PgPool, id: string): Promise<boolean> {
+  const { rows } = await pgQuery<{ id: number }>(pool, 'SELECT id FROM library_versions WHERE library_id = $1', [id]);
+  const ids = rows.map((r) => r.id);
+  if (ids.length) {
+    await pgQuery(pool, 'DELETE FROM snippets WHERE version_id = ANY($1::bigint[])', [ids]);
+    await deleteTermIndex(pool, ids);
+    await pgQuery(pool, 'DELETE FROM library_versions WHERE id = ANY($1::bigint[])', [ids]);
+  }
+  return ((await pgQuery(pool, 'DELETE FROM libraries WHERE id = $1', [id])).rowCount ?? 0) > 0;
 }
 
 async function versionOn(pool: PgPool, id: number, lock = ''): Promise<LibraryVersion | null> {

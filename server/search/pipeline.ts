@@ -1,13 +1,15 @@
 import type { Store } from '../store/index.ts';
+import { sqliteVersionReads, type VersionReads } from '../store/version-reads.ts';
 import type { PreparedQuery } from './query.ts';
-import { retrievePrepared, type Candidate, type RetrieveOptions } from './retrieve.ts';
+import { retrieveStep, type Candidate, type RetrieveOptions } from './retrieve.ts';
+import { runAsync, runSync, type Step } from './read-steps.ts';
 import { rank } from './ranker.ts';
 import { modelFor } from './models.ts';
 import { dedupe } from './dedupe.ts';
 import { attachContext } from './neighbours.ts';
 import { budgetFor, packAcross } from './budget.ts';
 import { diversify } from './diversify.ts';
-import { withDynamic } from './dynamic.ts';
+import { withDynamicStep } from './dynamic.ts';
 import { TUNING } from './tuning.ts';
 
 /**
@@ -52,10 +54,27 @@ export function candidateLimits(libraries: number, opts: AnswerOptions = {}): Ca
   return { fetchLimit: TUNING.fetch.rerank };
 }
 
-/** Stage 1, per version: BM25 and KNN lists fused (retrieve.ts), with the source partition's candidates when the documentation is thin (dynamic.ts). */
+/**
+ * Stage 1, per version: BM25 and KNN lists fused (retrieve.ts), with the source partition's candidates
+ * when the documentation is thin (dynamic.ts). On SQLite, in one synchronous call (inside the caller's
+ * read transaction).
+ */
 export function versionCandidates(store: Store, q: PreparedQuery, target: VersionTarget, limits: CandidateLimits): Candidate[] {
+  return runSync(versionCandidatesStep(sqliteVersionReads(store), q, target, limits));
+}
+
+/**
+ * Stage 1 over reads that may be asynchronous (PostgreSQL's: server/store/pg/version-reads.ts), with
+ * the same candidates as versionCandidates for the same rows. Run it inside the backend's read snapshot.
+ */
+export function versionCandidatesAsync(reads: VersionReads, q: PreparedQuery, target: VersionTarget, limits: CandidateLimits): Promise<Candidate[]> {
+  return runAsync(versionCandidatesStep(reads, q, target, limits));
+}
+
+function* versionCandidatesStep(reads: VersionReads, q: PreparedQuery, target: VersionTarget, limits: CandidateLimits): Step<Candidate[]> {
   const opts = { libraryId: target.libraryId, ...limits };
-  return withDynamic(store, q, retrievePrepared(store, target.versionId, q, opts), target.dynamicVersionId, opts);
+  const docs = yield* retrieveStep(reads, target.versionId, q, opts);
+  return yield* withDynamicStep(reads, q, docs, target.dynamicVersionId, opts);
 }
 
 /** Stage 2: each candidate's probability of answering from its own version's model (ranker.ts); fast: the fused order. */

@@ -2,7 +2,9 @@ import type { Store } from '../store/index.ts';
 import type { StoredSnippet } from '../../lib/model.ts';
 import type { VectorHit } from '../store/search.ts';
 import type { PreparedQuery } from './query.ts';
-import { lexicalScan } from './bm25.ts';
+import { sqliteVersionReads, type VersionReads } from '../store/version-reads.ts';
+import { lexicalScanStep } from './bm25.ts';
+import { runSync, wait, type Step } from './read-steps.ts';
 import { approxCosineDistance, cosineDistance } from '../../lib/vector/quantize.ts';
 import { TUNING } from './tuning.ts';
 
@@ -50,12 +52,17 @@ export interface RetrieveOptions {
  * question without an embedding has no vector list, one without terms no lexical list.
  */
 export function retrievePrepared(store: Store, versionId: number, q: PreparedQuery, opts: RetrieveOptions = {}): Candidate[] {
+  return runSync(retrieveStep(sqliteVersionReads(store), versionId, q, opts));
+}
+
+/** retrievePrepared over either backend's reads (server/store/version-reads.ts). */
+export function* retrieveStep(reads: VersionReads, versionId: number, q: PreparedQuery, opts: RetrieveOptions = {}): Step<Candidate[]> {
   // A version whose vectors the embed job has not completed answers lexically, never from part of them.
-  const useVec = q.vector !== null && store.search.vectorsReady(versionId);
-  const knn = useVec && q.vector ? store.search.knn(versionId, q.vector, opts.vectorLimit ?? TUNING.fusion.vectorLimit) : [];
+  const useVec = q.vector !== null && (yield* wait(reads.vectorsReady(versionId)));
+  const knn = useVec && q.vector ? yield* wait(reads.knn(versionId, q.vector, opts.vectorLimit ?? TUNING.fusion.vectorLimit)) : [];
   // The lexical pass also scores the vector list's neighbours, so every candidate has complete lexical features.
-  const scan = lexicalScan(
-    store,
+  const scan = yield* lexicalScanStep(
+    reads,
     versionId,
     q.termForms,
     opts.lexicalLimit ?? TUNING.fusion.lexicalLimit,
@@ -65,7 +72,8 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
   // Without a fetch limit every candidate is loaded, rows and float embeddings in one query, and
   // the neighbours are ordered by exact cosine. With one, they are fused in the order and with the
   // approximate distances of their 8-bit vectors, and the candidates loaded get exact ones below.
-  let loaded = useVec && opts.fetchLimit === undefined ? store.snippets.withEmbeddings([...new Set([...lex.map((h) => h.id), ...knn.map((h) => h.id)])]) : null;
+  let loaded =
+    useVec && opts.fetchLimit === undefined ? yield* wait(reads.withEmbeddings([...new Set([...lex.map((h) => h.id), ...knn.map((h) => h.id)])])) : null;
   const vec = !q.vector
     ? []
     : loaded
@@ -107,7 +115,9 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
   }
   // Only the candidates loaded need their similarity (the fused order does not use it), from their float copies.
   const complete = useVec && q.vector !== null && opts.completeSimilarity !== false;
-  loaded ??= complete ? store.snippets.withEmbeddings(ids) : { snippets: new Map(store.snippets.byIds(ids).map((x) => [x.id, x])), embeddings: new Map() };
+  loaded ??= complete
+    ? yield* wait(reads.withEmbeddings(ids))
+    : { snippets: new Map((yield* wait(reads.byIds(ids))).map((x) => [x.id, x])), embeddings: new Map<number, Float32Array>() };
   if (complete) {
     for (const id of ids) {
       const v = loaded.embeddings.get(id);

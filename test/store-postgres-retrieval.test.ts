@@ -1,5 +1,6 @@
 // The per-version retrieval stage (pipeline.ts versionCandidates: BM25 on the term index, KNN, fusion,
-// the candidates' rows) on both backends: the fixture corpus, embedded by the builtin embedder, loaded
+// the candidates' rows), and the whole answer for one version (ranking by the version's stored model,
+// context around the hits: answerForVersion), on both backends: the fixture corpus, embedded by the builtin embedder, loaded
 // through each backend's stores as the writer loads it, then the same questions asked of every version.
 // On a server without pgvector the PostgreSQL stage reads the same term index and scans the same 8-bit
 // vectors with the same kernel: the same candidates, scores and all. With pgvector the neighbours come
@@ -11,7 +12,15 @@ import { embeddingText } from '../server/embed/text.ts';
 import type { Embedder } from '../server/embed/types.ts';
 import { TermChunkBuilder } from '../server/ingest/term-chunks.ts';
 import { createLogger } from '../server/log.ts';
-import { candidateLimits, versionCandidates, versionCandidatesAsync, type CandidateLimits } from '../server/search/pipeline.ts';
+import {
+  answerForVersion,
+  answerForVersionAsync,
+  candidateLimits,
+  versionCandidates,
+  versionCandidatesAsync,
+  type CandidateLimits,
+} from '../server/search/pipeline.ts';
+import { DEFAULT_MODEL, MODEL_FORMAT } from '../server/search/ranker.ts';
 import { prepareQuery, type PreparedQuery } from '../server/search/query.ts';
 import type { Candidate } from '../server/search/retrieve.ts';
 import { openDb } from '../server/store/db.ts';
@@ -21,11 +30,13 @@ import { PgLibraryStore } from '../server/store/pg/libraries.ts';
 import { migratePg } from '../server/store/pg/migrate.ts';
 import { openPgPool, type PgPool } from '../server/store/pg/pool.ts';
 import type { SameShape } from '../server/store/pg/same-shape.ts';
+import { PgSearchModelStore } from '../server/store/pg/search-models.ts';
 import { PgSearchStore } from '../server/store/pg/search.ts';
 import { PgSnippetStore } from '../server/store/pg/snippets.ts';
 import { PgTermStore } from '../server/store/pg/terms.ts';
 import { pgVersionReads } from '../server/store/pg/version-reads.ts';
 import { PgVectorStore } from '../server/store/pg/vectors.ts';
+import type { SearchModelStore } from '../server/store/search-models.ts';
 import type { SnippetRow, SnippetStore } from '../server/store/snippets.ts';
 import type { TermStore } from '../server/store/terms.ts';
 import type { VectorStore } from '../server/store/vectors.ts';
@@ -53,7 +64,11 @@ interface Writer {
   S: SameShape<SnippetStore>;
   V: SameShape<VectorStore>;
   T: SameShape<TermStore>;
+  M: SameShape<SearchModelStore>;
 }
+
+/** A stored ranking model other than the default (every other version has one), so that ranking reads it. */
+const MODEL = JSON.stringify({ ...DEFAULT_MODEL, weights: DEFAULT_MODEL.weights.map((w, i) => w * (i % 2 ? 1.5 : 0.5)), changePages: [], packages: [] });
 
 /** The corpus's rows with their vectors, embedded once for both backends. */
 let embedded: { project: string; rows: SnippetRow[] }[] | null = null;
@@ -92,6 +107,7 @@ async function load(w: Writer): Promise<number[]> {
     await w.L.markSearchIndexed(v);
     await w.L.swapIn(v, null, { tokens: rows.reduce((n, r) => n + r.tokens, 0), snippets: rows.length }, T0);
     assert.equal(await w.V.markComplete(v), true);
+    if (k % 2 === 0) await w.M.put(v, MODEL_FORMAT, MODEL, T0);
     versions.push(v);
   }
   return versions;
@@ -102,7 +118,11 @@ async function pgWriter(server: TestPostgres, name: string): Promise<{ pool: PgP
   const pool = openPgPool(url, { max: 4 });
   pools.push(pool);
   await migratePg(pool);
-  return { pool, url, w: { L: new PgLibraryStore(pool), S: new PgSnippetStore(pool), V: new PgVectorStore(pool), T: new PgTermStore(pool) } };
+  return {
+    pool,
+    url,
+    w: { L: new PgLibraryStore(pool), S: new PgSnippetStore(pool), V: new PgVectorStore(pool), T: new PgTermStore(pool), M: new PgSearchModelStore(pool) },
+  };
 }
 
 /** The limits each endpoint retrieves with: one library reranked, fast, several libraries, research's unpacked list (every candidate with its float copy). */
@@ -125,13 +145,23 @@ async function questions(): Promise<PreparedQuery[]> {
 /** Every question asked of every version with every limit, through the synchronous stage on SQLite. */
 async function sqliteRuns(): Promise<{ versions: number[]; runs: Run[] }> {
   const store = new Store(openDb(':memory:'));
-  const versions = await load({ L: asAsync(store.libraries), S: asAsync(store.snippets), V: asAsync(store.vectors), T: asAsync(store.terms) });
+  const versions = await load({
+    L: asAsync(store.libraries),
+    S: asAsync(store.snippets),
+    V: asAsync(store.vectors),
+    T: asAsync(store.terms),
+    M: asAsync(store.models),
+  });
   const runs: Run[] = [];
   for (const [i, q] of (await questions()).entries()) {
     for (const v of versions) {
       for (const [name, limits] of LIMITS) {
         const list = store.search.snapshot(() => versionCandidates(store, q, { versionId: v, libraryId: `/corpus/${v}` }, limits));
         runs.push({ label: `${QUESTIONS[i]} @${v} ${name}`, list });
+      }
+      for (const fast of [false, true]) {
+        const list = store.search.snapshot(() => answerForVersion(store, q, { versionId: v, libraryId: `/corpus/${v}` }, { fast }));
+        runs.push({ label: `${QUESTIONS[i]} @${v} answer${fast ? ' fast' : ''}`, list });
       }
     }
   }
@@ -142,13 +172,17 @@ async function sqliteRuns(): Promise<{ versions: number[]; runs: Run[] }> {
 /** The same through the asynchronous stage on PostgreSQL, each answer in one read snapshot. */
 async function pgRuns(pool: PgPool, versions: number[]): Promise<Run[]> {
   const search = new PgSearchStore(pool, { vectorCacheBytes: 64 << 20 });
-  const reads = pgVersionReads({ search, terms: new PgTermStore(pool), snippets: new PgSnippetStore(pool) });
+  const reads = pgVersionReads({ search, terms: new PgTermStore(pool), snippets: new PgSnippetStore(pool), models: new PgSearchModelStore(pool) });
   const runs: Run[] = [];
   for (const [i, q] of (await questions()).entries()) {
     for (const v of versions) {
       for (const [name, limits] of LIMITS) {
         const list = await search.snapshot(() => versionCandidatesAsync(reads, q, { versionId: v, libraryId: `/corpus/${v}` }, limits));
         runs.push({ label: `${QUESTIONS[i]} @${v} ${name}`, list });
+      }
+      for (const fast of [false, true]) {
+        const list = await search.snapshot(() => answerForVersionAsync(reads, q, { versionId: v, libraryId: `/corpus/${v}` }, { fast }));
+        runs.push({ label: `${QUESTIONS[i]} @${v} answer${fast ? ' fast' : ''}`, list });
       }
     }
   }
@@ -161,7 +195,7 @@ async function sqliteAnswers(): Promise<{ versions: number[]; runs: Run[] }> {
   return sqlite;
 }
 
-test('without pgvector: the per-version stage gives the same candidates as on SQLite, scores and all', async () => {
+test('without pgvector: the per-version stage gives the same candidates as on SQLite, scores and all, and the whole answer is the same', async () => {
   const { versions, runs } = await sqliteAnswers();
   const { pool, w } = await pgWriter(debian, 'retrieval');
   assert.deepEqual(await load(w), versions);
@@ -173,9 +207,13 @@ test('without pgvector: the per-version stage gives the same candidates as on SQ
   assert.ok(runs.filter((r) => r.list.length > 0).length > 0.9 * runs.length);
   assert.ok(all.some((c) => c.vectorRank !== null && c.lexicalRank === null));
   assert.ok(all.some((c) => c.lexicalRank !== null && c.similarity !== null));
+  // Answers were ranked (features set), by the stored model where there is one, and context was pulled in around hits.
+  const answers = runs.filter((r) => r.label.endsWith('answer'));
+  assert.ok(answers.flatMap((r) => r.list).some((c) => c.features !== undefined));
+  assert.ok(answers.flatMap((r) => r.list).some((c) => c.via !== undefined));
 });
 
-test('with pgvector: the per-version stage finds most of the same best candidates as on SQLite', async () => {
+test('with pgvector: the per-version stage and the answers hold most of the same best snippets as on SQLite', async () => {
   const { versions, runs } = await sqliteAnswers();
   const { pool, url, w } = await pgWriter(withVector, 'retrieval');
   assert.deepEqual(await load(w), versions);

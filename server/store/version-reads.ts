@@ -1,5 +1,6 @@
 import type { StoredSnippet } from '../../lib/model.ts';
 import type { Store } from './index.ts';
+import type { StoredModel } from './search-models.ts';
 import type { VectorHit } from './search.ts';
 import type { ChunkRow, PostingRow } from './terms.ts';
 
@@ -7,9 +8,9 @@ import type { ChunkRow, PostingRow } from './terms.ts';
 export type Awaitable<T> = T | Promise<T>;
 
 /**
- * Everything the per-version retrieval stage reads (server/search/retrieve.ts, bm25.ts, dynamic.ts:
- * pipeline.ts versionCandidates), in one small interface, so that the stage is written once for both
- * backends. SQLite's stores answer synchronously (sqliteVersionReads: the stage then runs in one
+ * Everything the pipeline's stages read of library versions (server/search/pipeline.ts: a version's
+ * candidates, their ranking by its model, the context pulled in around the best hits), in one small
+ * interface, so that the stages are written once for both backends. SQLite's stores answer synchronously (sqliteVersionReads: the stage then runs in one
  * synchronous call, inside one read transaction); PostgreSQL's twins answer with promises
  * (pg/version-reads.ts). Reads that belong together are asked together (postings: every form of
  * every query term of a version at once), so that on PostgreSQL they cost one round trip.
@@ -25,6 +26,11 @@ export interface VersionReads {
   postings(versionId: number, terms: readonly string[]): Awaitable<Map<string, PostingRow[]>>;
   withEmbeddings(ids: number[]): Awaitable<{ snippets: Map<number, StoredSnippet>; embeddings: Map<number, Float32Array> }>;
   byIds(ids: number[]): Awaitable<StoredSnippet[]>;
+  sectionCode(versionId: number, section: string): Awaitable<number | null>;
+  page(versionId: number, pageUrl: string): Awaitable<number[]>;
+  /** When the version's ranking model was stored (what parsed models are cached by), null without one. */
+  modelBuiltAt(versionId: number): Awaitable<string | null>;
+  model(versionId: number): Awaitable<StoredModel | null>;
 }
 
 /** The same reads, answered at once: what a SQLite read transaction can run inside (no await can fall in it). */
@@ -51,6 +57,10 @@ export function sqliteVersionReads(store: Store): SyncVersionReads {
       },
       withEmbeddings: (ids) => store.snippets.withEmbeddings(ids),
       byIds: (ids) => store.snippets.byIds(ids),
+      sectionCode: (versionId, section) => store.search.sectionCode(versionId, section),
+      page: (versionId, pageUrl) => store.search.page(versionId, pageUrl),
+      modelBuiltAt: (versionId) => store.models.builtAt(versionId),
+      model: (versionId) => store.models.get(versionId),
     };
     sqliteReads.set(store, reads);
   }

@@ -1,6 +1,8 @@
 import type { Store } from '../store/index.ts';
 import type { LexicalHit } from '../store/search.ts';
 import type { PostingRow } from '../store/terms.ts';
+import { sqliteVersionReads, type VersionReads } from '../store/version-reads.ts';
+import { runSync, wait, type Step } from './read-steps.ts';
 import { TUNING } from './tuning.ts';
 
 /** A term's weight in a document's cosine vector, from its stored weighted frequency (x 10); the term index stores each document's norm of these. */
@@ -23,18 +25,18 @@ interface VersionStats {
   inverseNorm: Float32Array;
 }
 
-/** Per-store cache of version statistics (each worker thread has its own store). */
-const statsCache = new WeakMap<Store, Map<string, VersionStats>>();
+/** Per-store cache of version statistics (each worker thread has its own store), by VersionReads.owner. */
+const statsCache = new WeakMap<object, Map<string, VersionStats>>();
 const MAX_CACHED_VERSIONS = 2000;
 
-function versionStats(store: Store, versionId: number): VersionStats | null {
-  const v = store.terms.versionKey(versionId);
+function* versionStats(reads: VersionReads, versionId: number): Step<VersionStats | null> {
+  const v = yield* wait(reads.versionKey(versionId));
   if (!v) return null;
-  let cache = statsCache.get(store);
-  if (!cache) statsCache.set(store, (cache = new Map()));
+  let cache = statsCache.get(reads.owner);
+  if (!cache) statsCache.set(reads.owner, (cache = new Map()));
   const cached = cache.get(v.key);
   if (cached) return cached;
-  const chunks = store.terms.chunks(versionId);
+  const chunks = yield* wait(reads.chunks(versionId));
   if (chunks.length === 0) return null;
   let docs = 0;
   let tokens = 0;
@@ -100,10 +102,33 @@ export interface LexicalScan {
  * more (summing the frequencies instead lost one to two points of hit@1 on the dev split of test/eval).
  */
 export function lexicalScan(store: Store, versionId: number, terms: readonly (readonly string[])[], limit: number, extra: Iterable<number> = []): LexicalScan {
+  return runSync(lexicalScanStep(sqliteVersionReads(store), versionId, terms, limit, extra));
+}
+
+/** lexicalScan over either backend's reads (server/store/version-reads.ts): the version's statistics and all its postings are read first, then scored at once. */
+export function* lexicalScanStep(
+  reads: VersionReads,
+  versionId: number,
+  terms: readonly (readonly string[])[],
+  limit: number,
+  extra: Iterable<number> = [],
+): Step<LexicalScan> {
   const empty: LexicalScan = { top: [], others: new Map() };
   if (terms.length === 0) return empty;
-  const stats = versionStats(store, versionId);
+  const stats = yield* versionStats(reads, versionId);
   if (!stats) return empty;
+  const postings = yield* wait(reads.postings(versionId, terms.flat()));
+  return score(stats, terms, postings, limit, extra);
+}
+
+/** The scan's arithmetic over the postings read: no read left, so the scores buffers are used and reset without a pause. */
+function score(
+  stats: VersionStats,
+  terms: readonly (readonly string[])[],
+  postings: Map<string, PostingRow[]>,
+  limit: number,
+  extra: Iterable<number>,
+): LexicalScan {
   const span = stats.hi - stats.lo + 1;
   if (scores.length < span) {
     scores = new Float64Array(span);
@@ -115,7 +140,7 @@ export function lexicalScan(store: Store, versionId: number, terms: readonly (re
   let nTouched = 0;
   const { k1 } = TUNING.bm25;
   for (const forms of terms) {
-    const lists = forms.map((t) => store.terms.postings(versionId, t)).filter((rows) => rows.length > 0);
+    const lists = forms.map((t) => postings.get(t) ?? []).filter((rows) => rows.length > 0);
     if (lists.length === 0) continue;
     const df = lists.length === 1 ? lists[0]!.reduce((n, r) => n + r.df, 0) : unionDf(lists, stats.lo);
     let idf = Math.log((stats.docs - df + 0.5) / (df + 0.5));

@@ -1,6 +1,8 @@
 import type { Store } from '../store/index.ts';
+import { sqliteVersionReads, type VersionReads } from '../store/version-reads.ts';
 import type { PreparedQuery } from './query.ts';
-import { retrievePrepared, type Candidate, type RetrieveOptions } from './retrieve.ts';
+import { runSync, type Step } from './read-steps.ts';
+import { retrieveStep, type Candidate, type RetrieveOptions } from './retrieve.ts';
 import { searchableText } from './ranker.ts';
 import { TUNING } from './tuning.ts';
 
@@ -36,10 +38,21 @@ export function withDynamic(
   dynamicVersionId: number | null | undefined,
   opts: RetrieveOptions,
 ): Candidate[] {
+  return runSync(withDynamicStep(sqliteVersionReads(store), q, docs, dynamicVersionId, opts));
+}
+
+/** withDynamic over either backend's reads (server/store/version-reads.ts). */
+export function* withDynamicStep(
+  reads: VersionReads,
+  q: PreparedQuery,
+  docs: Candidate[],
+  dynamicVersionId: number | null | undefined,
+  opts: RetrieveOptions,
+): Step<Candidate[]> {
   if (!dynamicVersionId || !docsAreThin(q, docs)) return docs;
   const { dynamic } = TUNING;
   const limit = Math.min(dynamic.limit, opts.fetchLimit ?? dynamic.limit);
-  const found = retrievePrepared(store, dynamicVersionId, q, {
+  const found = yield* retrieveStep(reads, dynamicVersionId, q, {
     ...opts,
     lexicalLimit: dynamic.lexicalLimit,
     vectorLimit: dynamic.vectorLimit,

@@ -1,4 +1,6 @@
 import type { Store } from '../store/index.ts';
+import { sqliteVersionReads, type VersionReads } from '../store/version-reads.ts';
+import { runSync, wait, type Step } from './read-steps.ts';
 import { DEFAULT_MODEL, FEATURES, MODEL_FORMAT, type LearnedModel, type RankingModel } from './ranker.ts';
 
 /** A stored model as parsed: what ranking reads and the packages the catalogue reads. */
@@ -8,8 +10,8 @@ interface ParsedModel {
   packages: string[];
 }
 
-/** Parsed models per store (each worker thread has its own), keyed by version and build time. */
-const cache = new WeakMap<Store, Map<number, ParsedModel>>();
+/** Parsed models per store (each worker thread has its own; VersionReads.owner), keyed by version and build time. */
+const cache = new WeakMap<object, Map<number, ParsedModel>>();
 const MAX_CACHED = 2000;
 /** Parsed models held, and lookups served from the cache or parsed, in this thread since start (for /metrics). */
 const stats = { entries: 0, hits: 0, misses: 0 };
@@ -24,17 +26,17 @@ export function modelCacheStats(): { entries: number; hits: number; misses: numb
  * an upgrade, until the job learns it again) is remembered as the default with no packages, so that
  * each search in the meantime does not read the whole row again.
  */
-function storedModel(store: Store, versionId: number): ParsedModel | null {
-  const builtAt = store.models.builtAt(versionId);
+function* storedModel(reads: VersionReads, versionId: number): Step<ParsedModel | null> {
+  const builtAt = yield* wait(reads.modelBuiltAt(versionId));
   if (builtAt === null) return null;
-  let byVersion = cache.get(store);
-  if (!byVersion) cache.set(store, (byVersion = new Map()));
+  let byVersion = cache.get(reads.owner);
+  if (!byVersion) cache.set(reads.owner, (byVersion = new Map()));
   const hit = byVersion.get(versionId);
   if (hit && hit.builtAt === builtAt) {
     stats.hits++;
     return hit;
   }
-  const row = store.models.get(versionId);
+  const row = yield* wait(reads.model(versionId));
   if (!row) return null;
   stats.misses++;
   const entry = row.format === MODEL_FORMAT ? parse(row.builtAt, row.model) : { builtAt: row.builtAt, model: DEFAULT_MODEL, packages: [] };
@@ -61,10 +63,15 @@ function parse(builtAt: string, json: string): ParsedModel {
  * default while none is stored (a version just swapped in) or when it has another format.
  */
 export function modelFor(store: Store, versionId: number): RankingModel {
-  return storedModel(store, versionId)?.model ?? DEFAULT_MODEL;
+  return runSync(modelStep(sqliteVersionReads(store), versionId));
+}
+
+/** modelFor over either backend's reads (server/store/version-reads.ts). */
+export function* modelStep(reads: VersionReads, versionId: number): Step<RankingModel> {
+  return (yield* storedModel(reads, versionId))?.model ?? DEFAULT_MODEL;
 }
 
 /** The packages a version's learned model found installed (none before its model is learned, or in a model of another format). */
 export function packagesFor(store: Store, versionId: number): string[] {
-  return storedModel(store, versionId)?.packages ?? [];
+  return runSync(storedModel(sqliteVersionReads(store), versionId))?.packages ?? [];
 }

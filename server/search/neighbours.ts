@@ -1,4 +1,6 @@
 import type { Store } from '../store/index.ts';
+import { sqliteVersionReads, type VersionReads } from '../store/version-reads.ts';
+import { runSync, wait, type Step } from './read-steps.ts';
 import type { Candidate } from './retrieve.ts';
 import { pageOf, sectionOf } from './source-url.ts';
 import { linkedCandidate, type LinkKey } from './links.ts';
@@ -15,11 +17,16 @@ import { TUNING } from './tuning.ts';
  * Returns the ranked list with context snippets inserted (or moved up) right after the hit they explain.
  */
 export function attachContext(store: Store, ranked: Candidate[], opts: { hits?: number } = {}): Candidate[] {
+  return runSync(attachContextStep(sqliteVersionReads(store), ranked, opts));
+}
+
+/** attachContext over either backend's reads (server/store/version-reads.ts). */
+export function* attachContextStep(reads: VersionReads, ranked: Candidate[], opts: { hits?: number } = {}): Step<Candidate[]> {
   const present = new Set(ranked.map((c) => c.snippet.id));
   const additions = new Map<number, Candidate[]>();
   const moved = new Set<number>();
   const top = ranked.slice(0, opts.hits ?? TUNING.neighbours.hits);
-  top.forEach((hit, at) => {
+  for (const [at, hit] of top.entries()) {
     const s = hit.snippet;
     const section = sectionOf(s.sourceId);
     // A prose hit brings its section's code example, so the answer shows how as well as what (and a
@@ -31,23 +38,23 @@ export function attachContext(store: Store, ranked: Candidate[], opts: { hits?: 
         if (below) {
           moved.add(below.snippet.id);
           additions.set(s.id, [...(additions.get(s.id) ?? []), { ...below, score: hit.score, via: 'sibling' }]);
-          return;
+          continue;
         }
-        const twinId = store.search.sectionCode(s.versionId, section);
-        const twin = twinId !== null && !present.has(twinId) ? store.snippets.byIds([twinId])[0] : undefined;
+        const twinId = yield* wait(reads.sectionCode(s.versionId, section));
+        const twin = twinId !== null && !present.has(twinId) ? (yield* wait(reads.byIds([twinId])))[0] : undefined;
         if (twin) {
           present.add(twin.id);
           additions.set(s.id, [...(additions.get(s.id) ?? []), context(twin, hit, 'sibling')]);
-          return;
+          continue;
         }
       }
     }
     const wantsTwin = s.kind === 'code' && s.description.trim().length < TUNING.neighbours.thinDescriptionChars;
     const wantsParent = s.kind === 'info' && s.tokens < TUNING.neighbours.shortInfoTokens && s.breadcrumb.includes('>');
-    if (!wantsTwin && !wantsParent) return;
-    const ids = store.search.page(s.versionId, pageOf(s.sourceId)).filter((id) => !present.has(id));
-    if (ids.length === 0) return;
-    const page = store.snippets.byIds(ids);
+    if (!wantsTwin && !wantsParent) continue;
+    const ids = (yield* wait(reads.page(s.versionId, pageOf(s.sourceId)))).filter((id) => !present.has(id));
+    if (ids.length === 0) continue;
+    const page = yield* wait(reads.byIds(ids));
     let pick = wantsTwin ? page.find((p) => p.kind === 'info' && p.sourceId === s.sourceId) : undefined;
     let via: Candidate['via'] = 'sibling';
     if (!pick && (wantsParent || wantsTwin) && s.breadcrumb) {
@@ -57,10 +64,10 @@ export function attachContext(store: Store, ranked: Candidate[], opts: { hits?: 
       pick = parents[0];
       via = 'parent';
     }
-    if (!pick) return;
+    if (!pick) continue;
     present.add(pick.id);
     additions.set(s.id, [...(additions.get(s.id) ?? []), context(pick, hit, via)]);
-  });
+  }
   // A hit that links to a section ranked below the first five ("see [bodyLimit](./Server.md#bodylimit)")
   // brings it into view: the documents' own links say which section completes the hit.
   const keys = new Map<number, LinkKey | null>();

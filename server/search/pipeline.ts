@@ -1,13 +1,15 @@
 import type { Store } from '../store/index.ts';
+import { sqliteVersionReads, type VersionReads } from '../store/version-reads.ts';
 import type { PreparedQuery } from './query.ts';
-import { retrievePrepared, type Candidate, type RetrieveOptions } from './retrieve.ts';
-import { rank } from './ranker.ts';
-import { modelFor } from './models.ts';
+import { retrieveStep, type Candidate, type RetrieveOptions } from './retrieve.ts';
+import { runAsync, runSync, type Step } from './read-steps.ts';
+import { DEFAULT_MODEL, rank, type RankingModel } from './ranker.ts';
+import { modelStep } from './models.ts';
 import { dedupe } from './dedupe.ts';
-import { attachContext } from './neighbours.ts';
+import { attachContextStep } from './neighbours.ts';
 import { budgetFor, packAcross } from './budget.ts';
 import { diversify } from './diversify.ts';
-import { withDynamic } from './dynamic.ts';
+import { withDynamicStep } from './dynamic.ts';
 import { TUNING } from './tuning.ts';
 
 /**
@@ -52,15 +54,48 @@ export function candidateLimits(libraries: number, opts: AnswerOptions = {}): Ca
   return { fetchLimit: TUNING.fetch.rerank };
 }
 
-/** Stage 1, per version: BM25 and KNN lists fused (retrieve.ts), with the source partition's candidates when the documentation is thin (dynamic.ts). */
+/**
+ * Stage 1, per version: BM25 and KNN lists fused (retrieve.ts), with the source partition's candidates
+ * when the documentation is thin (dynamic.ts). On SQLite, in one synchronous call (inside the caller's
+ * read transaction).
+ */
 export function versionCandidates(store: Store, q: PreparedQuery, target: VersionTarget, limits: CandidateLimits): Candidate[] {
+  return runSync(versionCandidatesStep(sqliteVersionReads(store), q, target, limits));
+}
+
+/**
+ * Stage 1 over reads that may be asynchronous (PostgreSQL's: server/store/pg/version-reads.ts), with
+ * the same candidates as versionCandidates for the same rows. Run it inside the backend's read snapshot.
+ */
+export function versionCandidatesAsync(reads: VersionReads, q: PreparedQuery, target: VersionTarget, limits: CandidateLimits): Promise<Candidate[]> {
+  return runAsync(versionCandidatesStep(reads, q, target, limits));
+}
+
+function* versionCandidatesStep(reads: VersionReads, q: PreparedQuery, target: VersionTarget, limits: CandidateLimits): Step<Candidate[]> {
   const opts = { libraryId: target.libraryId, ...limits };
-  return withDynamic(store, q, retrievePrepared(store, target.versionId, q, opts), target.dynamicVersionId, opts);
+  const docs = yield* retrieveStep(reads, target.versionId, q, opts);
+  return yield* withDynamicStep(reads, q, docs, target.dynamicVersionId, opts);
 }
 
 /** Stage 2: each candidate's probability of answering from its own version's model (ranker.ts); fast: the fused order. */
 export function rankCandidates(store: Store, q: PreparedQuery, candidates: Candidate[], fast = false): Candidate[] {
-  return fast ? rank(q, candidates, { fast: true }) : rank(q, candidates, { modelOf: (v) => modelFor(store, v) });
+  return runSync(rankStep(sqliteVersionReads(store), q, candidates, fast));
+}
+
+/** rankCandidates over reads that may be asynchronous (see versionCandidatesAsync). */
+export function rankCandidatesAsync(reads: VersionReads, q: PreparedQuery, candidates: Candidate[], fast = false): Promise<Candidate[]> {
+  return runAsync(rankStep(reads, q, candidates, fast));
+}
+
+/** The models of the candidates' versions are read first, in the order rank() meets them, then ranking reads nothing. */
+function* rankStep(reads: VersionReads, q: PreparedQuery, candidates: Candidate[], fast: boolean): Step<Candidate[]> {
+  if (fast) return rank(q, candidates, { fast: true });
+  const models = new Map<number, RankingModel>();
+  for (const c of candidates) {
+    const v = c.snippet.versionId;
+    if (!models.has(v)) models.set(v, yield* modelStep(reads, v));
+  }
+  return rank(q, candidates, { modelOf: (v) => models.get(v) ?? DEFAULT_MODEL });
 }
 
 /** How the ranked list of the libraries answered for (their candidates' libraryId) becomes the answer. */
@@ -78,17 +113,26 @@ export interface ShapeOptions extends AnswerOptions {
  * one library's list is kept whole, as the context around hits looks at what it holds.
  */
 export function shapeAnswer(store: Store, ranked: Candidate[], opts: ShapeOptions): Candidate[] {
+  return runSync(shapeStep(sqliteVersionReads(store), ranked, opts));
+}
+
+/** shapeAnswer over reads that may be asynchronous (see versionCandidatesAsync). */
+export function shapeAnswerAsync(reads: VersionReads, ranked: Candidate[], opts: ShapeOptions): Promise<Candidate[]> {
+  return runAsync(shapeStep(reads, ranked, opts));
+}
+
+function* shapeStep(reads: VersionReads, ranked: Candidate[], opts: ShapeOptions): Step<Candidate[]> {
   const budget = budgetFor(opts.labels.length);
   const head = opts.labels.length > 1 ? ranked.slice(0, budget.maxSnippets * TUNING.multi.dedupeHead) : ranked;
   let list = diversify(dedupe(head));
-  if (!opts.fast) list = withContext(store, list, opts.onContextError);
+  if (!opts.fast) list = yield* withContext(reads, list, opts.onContextError);
   return opts.unpacked ? list : packAcross(list, opts.labels, budget);
 }
 
-function withContext(store: Store, list: Candidate[], onError: ((err: Error) => void) | undefined): Candidate[] {
-  if (!onError) return attachContext(store, list);
+function* withContext(reads: VersionReads, list: Candidate[], onError: ((err: Error) => void) | undefined): Step<Candidate[]> {
+  if (!onError) return yield* attachContextStep(reads, list);
   try {
-    return attachContext(store, list);
+    return yield* attachContextStep(reads, list);
   } catch (err) {
     onError(err as Error);
     return list;
@@ -97,6 +141,16 @@ function withContext(store: Store, list: Candidate[], onError: ((err: Error) => 
 
 /** The whole pipeline for one library version (/api/v2/context, research mode's sub-queries, the retrieval workers). */
 export function answerForVersion(store: Store, q: PreparedQuery, target: VersionTarget, opts: AnswerOptions = {}): Candidate[] {
-  const candidates = versionCandidates(store, q, target, candidateLimits(1, opts));
-  return shapeAnswer(store, rankCandidates(store, q, candidates, opts.fast), { ...opts, labels: [target.libraryId] });
+  return runSync(answerStep(sqliteVersionReads(store), q, target, opts));
+}
+
+/** answerForVersion over reads that may be asynchronous (see versionCandidatesAsync). */
+export function answerForVersionAsync(reads: VersionReads, q: PreparedQuery, target: VersionTarget, opts: AnswerOptions = {}): Promise<Candidate[]> {
+  return runAsync(answerStep(reads, q, target, opts));
+}
+
+function* answerStep(reads: VersionReads, q: PreparedQuery, target: VersionTarget, opts: AnswerOptions): Step<Candidate[]> {
+  const candidates = yield* versionCandidatesStep(reads, q, target, candidateLimits(1, opts));
+  const ranked = yield* rankStep(reads, q, candidates, opts.fast ?? false);
+  return yield* shapeStep(reads, ranked, { ...opts, labels: [target.libraryId] });
 }

@@ -2,7 +2,9 @@ import type { Store } from '../store/index.ts';
 import type { StoredSnippet } from '../../lib/model.ts';
 import type { VectorHit } from '../store/search.ts';
 import type { PreparedQuery } from './query.ts';
-import { lexicalScan } from './bm25.ts';
+import { sqliteVersionReads, type VersionReads } from '../store/version-reads.ts';
+import { lexicalScanStep, type LexicalScan } from './bm25.ts';
+import { runSync, wait, type Step } from './read-steps.ts';
 import { approxCosineDistance, cosineDistance } from '../../lib/vector/quantize.ts';
 import { TUNING } from './tuning.ts';
 
@@ -50,31 +52,70 @@ export interface RetrieveOptions {
  * question without an embedding has no vector list, one without terms no lexical list.
  */
 export function retrievePrepared(store: Store, versionId: number, q: PreparedQuery, opts: RetrieveOptions = {}): Candidate[] {
+  return runSync(retrieveStep(sqliteVersionReads(store), versionId, q, opts));
+}
+
+/**
+ * retrievePrepared over either backend's reads (server/store/version-reads.ts). The generator only
+ * reads; the fusion and the candidates are computed by plain functions (fuse, candidatesOf), whose
+ * locals do not live in a generator's frame.
+ */
+export function* retrieveStep(reads: VersionReads, versionId: number, q: PreparedQuery, opts: RetrieveOptions = {}): Step<Candidate[]> {
   // A version whose vectors the embed job has not completed answers lexically, never from part of them.
-  const useVec = q.vector !== null && store.search.vectorsReady(versionId);
-  const knn = useVec && q.vector ? store.search.knn(versionId, q.vector, opts.vectorLimit ?? TUNING.fusion.vectorLimit) : [];
+  const useVec = q.vector !== null && (yield* wait(reads.vectorsReady(versionId)));
+  const knn = useVec && q.vector ? yield* wait(reads.knn(versionId, q.vector, opts.vectorLimit ?? TUNING.fusion.vectorLimit)) : [];
   // The lexical pass also scores the vector list's neighbours, so every candidate has complete lexical features.
-  const scan = lexicalScan(
-    store,
+  const scan = yield* lexicalScanStep(
+    reads,
     versionId,
     q.termForms,
     opts.lexicalLimit ?? TUNING.fusion.lexicalLimit,
     knn.map((h) => h.id),
   );
-  const lex = scan.top;
   // Without a fetch limit every candidate is loaded, rows and float embeddings in one query, and
   // the neighbours are ordered by exact cosine. With one, they are fused in the order and with the
-  // approximate distances of their 8-bit vectors, and the candidates loaded get exact ones below.
-  let loaded = useVec && opts.fetchLimit === undefined ? store.snippets.withEmbeddings([...new Set([...lex.map((h) => h.id), ...knn.map((h) => h.id)])]) : null;
+  // approximate distances of their 8-bit vectors, and the candidates loaded get exact ones (candidatesOf).
+  const early =
+    useVec && opts.fetchLimit === undefined ? yield* wait(reads.withEmbeddings([...new Set([...scan.top.map((h) => h.id), ...knn.map((h) => h.id)])])) : null;
+  const plan = fuse(q, opts, knn, scan, early);
+  if (!plan) return [];
+  // Only the candidates loaded need their similarity (the fused order does not use it), from their float copies.
+  const complete = useVec && q.vector !== null && opts.completeSimilarity !== false;
+  const loaded =
+    early ??
+    (complete
+      ? yield* wait(reads.withEmbeddings(plan.ids))
+      : { snippets: new Map((yield* wait(reads.byIds(plan.ids))).map((x) => [x.id, x])), embeddings: new Map<number, Float32Array>() });
+  return candidatesOf(q, opts, plan, loaded, complete);
+}
+
+interface Fused {
+  bm25: number | null;
+  cosine: number;
+  lexicalRank: number | null;
+  distance: number | null;
+  vectorRank: number | null;
+  fused: number;
+}
+
+/** What fusion decided: each candidate's evidence, the ids to load (best fused first when cut), the best bm25. */
+interface FusionPlan {
+  byId: Map<number, Fused>;
+  ids: number[];
+  best: number;
+}
+
+type Loaded = { snippets: Map<number, StoredSnippet>; embeddings: Map<number, Float32Array> };
+
+/** The lexical and vector lists fused with weighted RRF (TUNING.fusion); null when neither found anything. */
+function fuse(q: PreparedQuery, opts: RetrieveOptions, knn: VectorHit[], scan: LexicalScan, loaded: Loaded | null): FusionPlan | null {
+  const lex = scan.top;
   const vec = !q.vector
     ? []
     : loaded
       ? exactOrder(knn, loaded.embeddings, q.vector)
       : knn.map((h) => ({ id: h.id, distance: approxCosineDistance(h.distance) }));
-  const byId = new Map<
-    number,
-    { bm25: number | null; cosine: number; lexicalRank: number | null; distance: number | null; vectorRank: number | null; fused: number }
-  >();
+  const byId = new Map<number, Fused>();
   const entry = (id: number) => {
     let e = byId.get(id);
     if (!e) {
@@ -98,16 +139,19 @@ export function retrievePrepared(store: Store, versionId: number, q: PreparedQue
     e.vectorRank = i + 1;
     e.fused += TUNING.fusion.vectorWeight / (TUNING.fusion.rrfK + i + 1);
   });
-  if (byId.size === 0) return [];
+  if (byId.size === 0) return null;
 
   const best = lex.length ? Math.max(lex[0]!.score, 1e-9) : 1;
   let ids = [...byId.keys()];
   if (opts.fetchLimit !== undefined && ids.length > opts.fetchLimit) {
     ids = ids.sort((a, b) => byId.get(b)!.fused - byId.get(a)!.fused || a - b).slice(0, opts.fetchLimit);
   }
-  // Only the candidates loaded need their similarity (the fused order does not use it), from their float copies.
-  const complete = useVec && q.vector !== null && opts.completeSimilarity !== false;
-  loaded ??= complete ? store.snippets.withEmbeddings(ids) : { snippets: new Map(store.snippets.byIds(ids).map((x) => [x.id, x])), embeddings: new Map() };
+  return { byId, ids, best };
+}
+
+/** The loaded candidates, with their exact similarities when `complete`, best fused first. */
+function candidatesOf(q: PreparedQuery, opts: RetrieveOptions, plan: FusionPlan, loaded: Loaded, complete: boolean): Candidate[] {
+  const { byId, ids, best } = plan;
   if (complete) {
     for (const id of ids) {
       const v = loaded.embeddings.get(id);

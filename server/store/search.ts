@@ -81,8 +81,12 @@ export class SearchStore {
    * (in WAL mode a reader's snapshot is fixed at its first read).
    */
   snapshot<T>(fn: () => T): T {
-    if (this.db.inTransaction) return fn();
-    return this.db.transaction(fn).deferred();
+    // An async fn would leave the transaction before its awaits: better-sqlite3 refuses its promise
+    // when it opens the transaction, and so does this when fn joins one already open.
+    if (!this.db.inTransaction) return this.db.transaction(fn).deferred();
+    const out = fn();
+    if (typeof (out as { then?: unknown } | null)?.then === 'function') throw new TypeError('a read snapshot cannot span an await: fn returned a promise');
+    return out;
   }
 
   private vec(): VecStatements | null {

@@ -97,6 +97,27 @@ export class PgTermStore implements SameShape<TermStore> {
     return rows.map((r) => ({ baseId: r.base_id, df: r.df, data: u16Of(r.data) }));
   }
 
+  /**
+   * The postings of several terms of one version in one statement (the per-version retrieval stage
+   * asks for every form of every query term at once: a statement per term would cost a round trip
+   * each). By term, rows in base_id order as postings() gives them; a term without rows is absent.
+   */
+  async postingsOf(versionId: number, terms: readonly string[]): Promise<Map<string, PostingRow[]>> {
+    const out = new Map<string, PostingRow[]>();
+    if (terms.length === 0) return out;
+    const { rows } = await pgQuery<{ term: string; base_id: number; df: number; data: Buffer }>(
+      this.pool,
+      'SELECT term, base_id, df, data FROM term_postings WHERE version_id = $1 AND term = ANY($2::text[]) ORDER BY term, base_id',
+      [versionId, [...new Set(terms)]],
+    );
+    for (const r of rows) {
+      let list = out.get(r.term);
+      if (!list) out.set(r.term, (list = []));
+      list.push({ baseId: r.base_id, df: r.df, data: u16Of(r.data) });
+    }
+    return out;
+  }
+
   async versionKey(versionId: number): Promise<{ key: string; ready: boolean } | null> {
     const { rows } = await pgQuery<{ created_at: string; state: string }>(this.pool, 'SELECT created_at, state FROM library_versions WHERE id = $1', [
       versionId,

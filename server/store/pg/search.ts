@@ -1,0 +1,249 @@
+import { Int8Nearest } from '../../../lib/vector/int8-l2.ts';
+import { int8Unit } from '../../../lib/vector/quantize.ts';
+import type { SearchStore, VectorHit } from '../search.ts';
+import type { PgPool } from './pool.ts';
+import type { SameShape } from './same-shape.ts';
+import { inTransaction, pgQuery, withSnapshot, withTransaction } from './transaction.ts';
+
+/** How many vectors the kernel scores per call (sqlite-vec's chunk size: the kernel's buffer is sized for blocks like it). */
+const BLOCK = 1024;
+
+/**
+ * The HNSW graph's candidate list for a filtered query. pgvector's default (40) is shorter than
+ * the lists retrieval asks for (TUNING.fusion.vectorLimit); below k the scan would stop early.
+ */
+const EF_SEARCH_MIN = 100;
+
+/** One version's 8-bit vectors as the kernel scans them: ids in the order of their vectors, laid end to end. */
+interface VersionVectors {
+  ids: number[];
+  vectors: Buffer;
+  bytes: number;
+}
+
+/**
+ * The fallback's per-node cache of versions' vectors, least recently used out first once
+ * `budgetBytes` is reached (0: none). Keys name one immutable set of vectors (PgSearchStore.cacheKey
+ * says why), so nothing has to empty it: a version swapped out or re-embedded is read under a new key
+ * and its old entry ages out.
+ */
+class VersionVectorCache {
+  private readonly entries = new Map<string, VersionVectors>();
+  private bytes = 0;
+
+  constructor(private readonly budgetBytes: number) {}
+
+  get(key: string): VersionVectors | undefined {
+    const hit = this.entries.get(key);
+    if (!hit) return undefined;
+    // Map order is recency order: move it to the end.
+    this.entries.delete(key);
+    this.entries.set(key, hit);
+    return hit;
+  }
+
+  put(key: string, v: VersionVectors): void {
+    if (v.bytes > this.budgetBytes) return;
+    for (const [old, e] of this.entries) {
+      if (this.bytes + v.bytes <= this.budgetBytes) break;
+      this.entries.delete(old);
+      this.bytes -= e.bytes;
+    }
+    this.entries.set(key, v);
+    this.bytes += v.bytes;
+  }
+
+  get heldBytes(): number {
+    return this.bytes;
+  }
+}
+
+/** What knn() reads first about a version, in one statement. */
+interface VersionVectorInfo {
+  createdAt: string;
+  marker: string | null;
+  /** snippet_vec's file: TRUNCATE (PgVectorStore.ensure for a new embedder) gives it a new one. */
+  filenode: string;
+  /** The pgvector column's dimension, null without one. */
+  knnDims: number | null;
+}
+
+/**
+ * The read side of retrieval on PostgreSQL, method for method SQLite's SearchStore
+ * (server/store/search.ts): read snapshots, vector candidates of one library version, pages. The
+ * nearest neighbours come from pgvector's HNSW index when the server has it (PgVectorStore adds the
+ * `knn halfvec` column), else from the node: the version's 8-bit vectors (snippet_vec, the bytes
+ * sqlite-vec holds) scored with the int8 kernel, as SearchStore.scan scores sqlite-vec's chunks, and
+ * kept in a per-node cache. Both measure the L2 distance of the 8-bit vectors, as on SQLite.
+ */
+export class PgSearchStore implements SameShape<SearchStore> {
+  private readonly cache: VersionVectorCache;
+  /** Versions read out of PostgreSQL by the fallback scan (what the tests check). */
+  loads = 0;
+
+  /** `vectorCacheBytes`: memory for the vectors of recently searched versions, when the server has no pgvector (default none). */
+  constructor(
+    private readonly pool: PgPool,
+    options: { vectorCacheBytes?: number } = {},
+  ) {
+    this.cache = new VersionVectorCache(options.vectorCacheBytes ?? 0);
+  }
+
+  /** The first code snippet of a section (`URL#anchor`, its repeats `URL#anchor~2`...), or null. */
+  async sectionCode(versionId: number, section: string): Promise<number | null> {
+    // The range in byte order (COLLATE "C"), as SQLite compares text: '\u007f' sorts after every URL character.
+    const { rows } = await pgQuery<{ id: number; sourceId: string }>(
+      this.pool,
+      `SELECT id, source_id AS "sourceId" FROM snippets
+       WHERE version_id = $1 AND source_id COLLATE "C" >= $2 AND source_id COLLATE "C" < $3 AND kind = 'code' ORDER BY position, id LIMIT 20`,
+      [versionId, section, `${section}\u007f`],
+    );
+    return rows.find((r) => r.sourceId === section || /^~\d+$/.test(r.sourceId.slice(section.length)))?.id ?? null;
+  }
+
+  /**
+   * Runs fn inside one read snapshot (a REPEATABLE READ READ ONLY transaction on one connection,
+   * transaction.ts withSnapshot): every statement of these stores that fn sends sees the same state of
+   * the database, as inside SQLite's read transaction. Unlike SQLite's, fn may await.
+   */
+  snapshot<T>(fn: () => T | Promise<T>): Promise<T> {
+    return withSnapshot(this.pool, fn);
+  }
+
+  async vectorsReady(versionId: number): Promise<boolean> {
+    const { rows } = await pgQuery<{ ready: boolean }>(this.pool, 'SELECT vectors_embedder IS NOT NULL AS ready FROM library_versions WHERE id = $1', [
+      versionId,
+    ]);
+    return rows[0]?.ready === true;
+  }
+
+  /**
+   * Nearest neighbours among the version's 8-bit vectors by L2 distance, nearest first (ties by id);
+   * [] when the version has none of the query's dimension. pgvector's HNSW index when the server has
+   * the column (approximate, as any HNSW search), else the exact scan of the node (scan).
+   */
+  async knn(versionId: number, query: Float32Array, k: number): Promise<VectorHit[]> {
+    const q = int8Unit(query);
+    const info = await this.info(versionId);
+    if (!info) return [];
+    if (info.knnDims === q.length) return this.hnsw(versionId, q, k);
+    return (await this.scanWith(info, versionId, q, k)) ?? [];
+  }
+
+  /**
+   * The exact KNN of the node: the version's vectors (from the cache, or read in id order) scored by
+   * the int8 kernel (lib/vector/int8-l2.ts), ties to the lower id as sqlite-vec's chunks keep them.
+   * null when a stored vector has another dimension than the query (an embedder change under way).
+   */
+  async scan(versionId: number, q: Buffer, k: number): Promise<VectorHit[] | null> {
+    const info = await this.info(versionId);
+    return info ? this.scanWith(info, versionId, q, k) : [];
+  }
+
+  /** Ids of the snippets of one page (source URL without its #anchor) in a version, in page order. */
+  async page(versionId: number, pageUrl: string, limit = 200): Promise<number[]> {
+    // '$' follows '#' in byte order, so [page, page$) holds the page and its page#anchor rows.
+    const { rows } = await pgQuery<{ id: number }>(
+      this.pool,
+      'SELECT id FROM snippets WHERE version_id = $1 AND source_id COLLATE "C" >= $2 AND source_id COLLATE "C" < $3 ORDER BY position, id LIMIT $4',
+      [versionId, pageUrl, `${pageUrl}$`, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Bytes of vectors the fallback's cache holds (tests). */
+  get cachedBytes(): number {
+    return this.cache.heldBytes;
+  }
+
+  private async info(versionId: number): Promise<VersionVectorInfo | null> {
+    const { rows } = await pgQuery<VersionVectorInfo>(
+      this.pool,
+      `SELECT v.created_at AS "createdAt", v.vectors_embedder AS marker, pg_relation_filenode('snippet_vec')::text AS filenode,
+         (SELECT atttypmod FROM pg_attribute WHERE attrelid = 'snippet_vec'::regclass AND attname = 'knn' AND NOT attisdropped) AS "knnDims"
+       FROM library_versions v WHERE v.id = $1`,
+      [versionId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * pgvector's HNSW search restricted to one version. The index holds every version's vectors, and
+   * without iterative scans pgvector filters the ef_search nearest of the whole index by version
+   * afterwards: a version holding a small share of the index would get fewer than k rows, often none.
+   * `hnsw.iterative_scan` (pgvector 0.8) makes it go on through the graph until k rows of the version
+   * are found (relaxed_order: the rows may come slightly out of order, so they are sorted here).
+   * The settings are local to the transaction (the snapshot's, or one of their own).
+   */
+  private async hnsw(versionId: number, q: Buffer, k: number): Promise<VectorHit[]> {
+    const literal = `[${[...new Int8Array(q.buffer, q.byteOffset, q.length)].join(',')}]`;
+    const run = async () => {
+      await pgQuery(this.pool, "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)", [
+        String(Math.max(EF_SEARCH_MIN, k)),
+      ]);
+      const { rows } = await pgQuery<{ id: number; distance: number }>(
+        this.pool,
+        'SELECT snippet_id AS id, knn <-> $1::halfvec AS distance FROM snippet_vec WHERE version_id = $2 ORDER BY knn <-> $1::halfvec LIMIT $3',
+        [literal, versionId, k],
+      );
+      return rows.sort((a, b) => a.distance - b.distance || a.id - b.id);
+    };
+    return inTransaction(this.pool) ? run() : withTransaction(this.pool, run);
+  }
+
+  private async scanWith(info: VersionVectorInfo, versionId: number, q: Buffer, k: number): Promise<VectorHit[] | null> {
+    const dims = q.length;
+    const key = cacheKey(versionId, info, dims);
+    let v = key === null ? undefined : this.cache.get(key);
+    if (!v) {
+      const loaded = await this.load(versionId, dims);
+      if (!loaded) return null;
+      v = loaded;
+      if (key !== null) this.cache.put(key, v);
+    }
+    if (v.ids.length === 0) return [];
+    const nearest = new Int8Nearest(new Int8Array(q.buffer, q.byteOffset, dims), k);
+    for (let at = 0; at < v.ids.length; at += BLOCK) {
+      const n = Math.min(BLOCK, v.ids.length - at);
+      nearest.add(v.vectors.subarray(at * dims, (at + n) * dims), n);
+    }
+    return nearest.best().map((h) => ({ id: v.ids[h.block * BLOCK + h.slot]!, distance: Math.sqrt(h.l2sq) }));
+  }
+
+  /** A version's vectors in id order, in one row (one bytea, one array: a row per vector cost a message each). */
+  private async load(versionId: number, dims: number): Promise<VersionVectors | null> {
+    this.loads++;
+    const { rows } = await pgQuery<{ ids: (number | string)[] | null; vectors: Buffer | null; ok: boolean | null }>(
+      this.pool,
+      `SELECT array_agg(snippet_id ORDER BY snippet_id) AS ids, string_agg(embedding, ''::bytea ORDER BY snippet_id) AS vectors,
+         bool_and(length(embedding) = $2) AS ok
+       FROM snippet_vec WHERE version_id = $1`,
+      [versionId, dims],
+    );
+    const r = rows[0];
+    if (!r?.ids || !r.vectors) return { ids: [], vectors: Buffer.alloc(0), bytes: 0 };
+    if (!r.ok) return null;
+    // bigint[] comes back as strings (pool.ts parses only the scalar INT8).
+    const ids = r.ids.map(Number);
+    return { ids, vectors: r.vectors, bytes: r.vectors.length + ids.length * 8 };
+  }
+}
+
+/**
+ * The key under which the node keeps a version's vectors, null when it must not (they are not
+ * complete). Read with the info of the same statement, so in the caller's snapshot. Why it names one
+ * immutable set of vectors (as SearchStore.sharedKey on SQLite):
+ * - `vectors_embedder` is set (PgVectorStore.markComplete) only on a served version none of whose
+ *   snippets lacks a vector; snippets are only added to versions being built, the re-embed job only
+ *   writes snippets without a vector, and LibraryStore.deleteVersion clears the marker before it
+ *   deletes any row. So while the marker is set the version's vectors do not change.
+ * - An embedder change (PgVectorStore.ensure) truncates snippet_vec, which gives the table a new file:
+ *   vectors filled again under the same marker have another filenode.
+ * - Version ids come from an identity and are not reused; the creation time guards an id given
+ *   explicitly (a copied instance).
+ * - The query's dimension, so stored vectors of another dimension never match.
+ */
+function cacheKey(versionId: number, info: VersionVectorInfo, dims: number): string | null {
+  if (info.marker === null) return null;
+  return `${versionId}@${info.createdAt}:${info.filenode}:${dims}:${info.marker}`;
+}

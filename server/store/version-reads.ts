@@ -1,0 +1,68 @@
+import type { StoredSnippet } from '../../lib/model.ts';
+import type { Store } from './index.ts';
+import type { StoredModel } from './search-models.ts';
+import type { VectorHit } from './search.ts';
+import type { ChunkRow, PostingRow } from './terms.ts';
+
+/** A value at once (SQLite's stores) or later (PostgreSQL's). */
+export type Awaitable<T> = T | Promise<T>;
+
+/**
+ * Everything the pipeline's stages read of library versions (server/search/pipeline.ts: a version's
+ * candidates, their ranking by its model, the context pulled in around the best hits), in one small
+ * interface, so that the stages are written once for both backends. SQLite's stores answer synchronously (sqliteVersionReads: the stage then runs in one
+ * synchronous call, inside one read transaction); PostgreSQL's twins answer with promises
+ * (pg/version-reads.ts). Reads that belong together are asked together (postings: every form of
+ * every query term of a version at once), so that on PostgreSQL they cost one round trip.
+ */
+export interface VersionReads {
+  /** Who per-backend caches of the stage belong to (bm25.ts keeps each version's statistics per owner). */
+  readonly owner: object;
+  vectorsReady(versionId: number): Awaitable<boolean>;
+  knn(versionId: number, query: Float32Array, k: number): Awaitable<VectorHit[]>;
+  versionKey(versionId: number): Awaitable<{ key: string; ready: boolean } | null>;
+  chunks(versionId: number): Awaitable<ChunkRow[]>;
+  /** Each term's postings rows in the version; a term the version does not hold maps to [] or is absent. */
+  postings(versionId: number, terms: readonly string[]): Awaitable<Map<string, PostingRow[]>>;
+  withEmbeddings(ids: number[]): Awaitable<{ snippets: Map<number, StoredSnippet>; embeddings: Map<number, Float32Array> }>;
+  byIds(ids: number[]): Awaitable<StoredSnippet[]>;
+  sectionCode(versionId: number, section: string): Awaitable<number | null>;
+  page(versionId: number, pageUrl: string): Awaitable<number[]>;
+  /** When the version's ranking model was stored (what parsed models are cached by), null without one. */
+  modelBuiltAt(versionId: number): Awaitable<string | null>;
+  model(versionId: number): Awaitable<StoredModel | null>;
+}
+
+/** The same reads, answered at once: what a SQLite read transaction can run inside (no await can fall in it). */
+export type SyncVersionReads = {
+  [K in keyof VersionReads]: VersionReads[K] extends (...args: infer A) => Awaitable<infer R> ? (...args: A) => R : VersionReads[K];
+};
+
+const sqliteReads = new WeakMap<Store, SyncVersionReads>();
+
+/** SQLite's stores as the stage's reads (one object per store, so bm25.ts's caches stay the store's). */
+export function sqliteVersionReads(store: Store): SyncVersionReads {
+  let reads = sqliteReads.get(store);
+  if (!reads) {
+    reads = {
+      owner: store,
+      vectorsReady: (versionId) => store.search.vectorsReady(versionId),
+      knn: (versionId, query, k) => store.search.knn(versionId, query, k),
+      versionKey: (versionId) => store.terms.versionKey(versionId),
+      chunks: (versionId) => store.terms.chunks(versionId),
+      postings: (versionId, terms) => {
+        const out = new Map<string, PostingRow[]>();
+        for (const t of terms) if (!out.has(t)) out.set(t, store.terms.postings(versionId, t));
+        return out;
+      },
+      withEmbeddings: (ids) => store.snippets.withEmbeddings(ids),
+      byIds: (ids) => store.snippets.byIds(ids),
+      sectionCode: (versionId, section) => store.search.sectionCode(versionId, section),
+      page: (versionId, pageUrl) => store.search.page(versionId, pageUrl),
+      modelBuiltAt: (versionId) => store.models.builtAt(versionId),
+      model: (versionId) => store.models.get(versionId),
+    };
+    sqliteReads.set(store, reads);
+  }
+  return reads;
+}

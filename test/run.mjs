@@ -1,4 +1,4 @@
-// Runs every test/**/*.test.ts with node's test runner through tsx (Node 20's runner does not glob .ts files itself).
+// Runs every test/**/*.test.ts with node's test runner through a TypeScript loader (Node 20's runner does not glob .ts files itself).
 //   node test/run.mjs [part-of-a-path ...]     e.g. `node test/run.mjs crawl-spa` runs test/crawl-spa.test.ts
 //
 // The run always ends, whatever a test leaves behind:
@@ -13,6 +13,7 @@
 //   processes tests start inherit the environment.)
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import module from 'node:module';
 import path from 'node:path';
 import { longestFirst, testFiles } from './test-files.mjs';
 
@@ -35,9 +36,12 @@ const forceExit = major > 20 || (major === 20 && minor >= 14) ? ['--test-force-e
 
 // Test files run at once (TEST_CONCURRENCY, default 2): per Node.js version when test/run-versions.mjs runs two.
 const CONCURRENCY = ms('TEST_CONCURRENCY', 2);
+// The TypeScript loader: test/ts-hooks.mjs where node has module.registerHooks (in-thread, about half
+// tsx's CPU for loading the server), else tsx. TEST_TS_LOADER=tsx picks tsx everywhere.
+const loader = module.registerHooks && process.env.TEST_TS_LOADER !== 'tsx' ? path.join(import.meta.dirname, 'ts-hooks.mjs') : 'tsx';
 const args = [
   '--import',
-  'tsx',
+  loader,
   '--test',
   ...forceExit,
   `--test-timeout=${FILE_TIMEOUT_MS}`,

@@ -34,6 +34,7 @@ function startSampler(dataDir: string) {
         worker.once('error', reject);
       });
       Atomics.store(new Int32Array(stopFlag), 0, 1);
+      Atomics.notify(new Int32Array(stopFlag), 0);
       return result;
     },
   };

@@ -9,11 +9,13 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['npm'];
-const cliBuild = path.join(root, 'node_modules/.cache/stacks-test-build');
+// In the checkout's own .tmp/ (git ignores it), not in node_modules: worktrees that share one
+// node_modules through a link would build over each other's copy.
+const cliBuild = path.join(root, '.tmp/test-build');
 const steps = [
   { name: 'typecheck', cmd: [...npm, 'run', '--silent', 'typecheck'] },
   { name: 'lint', cmd: [...npm, 'run', '--silent', 'lint'] },
-  { name: 'build for the suite', cmd: [process.execPath, path.join(root, 'scripts/build.mjs'), '--out', cliBuild] },
+  { name: 'build for the suite', cmd: [process.execPath, path.join(root, 'scripts/build.mjs'), '--out', cliBuild, '--no-check'] },
 ];
 
 const children = new Set();

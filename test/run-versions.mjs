@@ -63,7 +63,10 @@ const started = Date.now();
 const cliBuild = path.join(root, '.tmp/test-build');
 // scripts/test.mjs (`npm test`) has just built it, beside the type check and the lint.
 if (process.env.TEST_CLI_BUILD !== cliBuild) {
-  execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs'), '--out', cliBuild, '--no-check'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs'), '--out', cliBuild, '--no-check'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   process.env.TEST_CLI_BUILD = cliBuild;
   console.log(`[run-versions] the program compiled for the commands the tests start in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }

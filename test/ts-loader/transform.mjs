@@ -12,8 +12,11 @@ const require = module.createRequire(import.meta.url);
 const OPTIONS = {
   loader: 'ts',
   format: 'esm',
-  target: 'node20',
+  // As tsx: syntax for the running Node.js, an inline source map without the sources (stack traces
+  // name the .ts file and line; a map with the sources would be parsed at every first error).
+  target: `node${process.versions.node}`,
   sourcemap: 'inline',
+  sourcesContent: false,
   // What tsx takes from tsconfig.json that changes the emitted code (class fields as ES2023 defines them).
   tsconfigRaw: { compilerOptions: { target: 'ES2023', useDefineForClassFields: true } },
 };

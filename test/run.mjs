@@ -13,8 +13,6 @@
 //   processes tests start inherit the environment.)
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import module from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import { longestFirst, testFiles } from './test-files.mjs';
 
@@ -60,14 +58,7 @@ const args = [
 ];
 // detached: the runner leads a new process group, which every test file and every process they
 // spawn join (Chromium excepted: playwright puts it in a group of its own and kills it itself).
-// Node.js 22's compile cache (V8's code cache on disk) for the test files and the `stacks` commands
-// they start, a hundred-odd of the same compiled program per run: ~0.1 CPU-s less per command.
-// Node.js 20 has none (and ignores the variable).
-const env =
-  module.enableCompileCache && !process.env.NODE_COMPILE_CACHE
-    ? { ...process.env, NODE_COMPILE_CACHE: path.join(os.tmpdir(), `stacks-test-compile-cache-${process.getuid?.() ?? 'user'}`) }
-    : process.env;
-const runner = spawn(process.execPath, args, { stdio: 'inherit', detached: true, env });
+const runner = spawn(process.execPath, args, { stdio: 'inherit', detached: true });
 const group = runner.pid;
 
 /** Sends a signal to every process of the run's group; false if none is left. */

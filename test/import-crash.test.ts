@@ -19,7 +19,8 @@ test('kill -9 in the middle of an import: after restart the job reruns; nothing 
   const dataDir = tempDir();
   fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
   const bundle = path.join(tempDir(), 'big.json');
-  const N = 20_000;
+  // Six batches of the import job's 2,000: the kill comes after the second, with four to spare.
+  const N = 12_000;
   await writeBundle(bundle, [{ project: '/crash/lib', snippets: N, seed: 7 }]);
 
   let server = await startStacksProcess({ dataDir, args: ['--dev'] });

@@ -19,7 +19,7 @@
 //   TEST_NODE_VERSIONS=22 node test/run-versions.mjs     one version only (20 or 22), every file
 //
 // The `stacks` commands the tests start (test/helpers/server.ts, spawnStacks) run the program
-// compiled by scripts/build.mjs into node_modules/.cache/stacks-test-build (TEST_CLI_BUILD), built
+// compiled by scripts/build.mjs into .tmp/test-build (TEST_CLI_BUILD), built
 // afresh here before the files run: loading it takes about half the CPU of loading the sources
 // through tsx, and a hundred-odd commands start in a run. So the suite also runs the compiled
 // program the package and the image ship. test/run.mjs alone runs them from the sources.
@@ -60,10 +60,13 @@ if (split)
   );
 
 const started = Date.now();
-const cliBuild = path.join(root, 'node_modules/.cache/stacks-test-build');
+const cliBuild = path.join(root, '.tmp/test-build');
 // scripts/test.mjs (`npm test`) has just built it, beside the type check and the lint.
 if (process.env.TEST_CLI_BUILD !== cliBuild) {
-  execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs'), '--out', cliBuild], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs'), '--out', cliBuild, '--no-check'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   process.env.TEST_CLI_BUILD = cliBuild;
   console.log(`[run-versions] the program compiled for the commands the tests start in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }

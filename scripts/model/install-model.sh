@@ -15,7 +15,9 @@
 #      files must be the upstream revision's ("upstream.files"), else nothing is installed;
 #   4. scripts/model/convert.py: the ONNX graph from the safetensors, int8 dynamic quantization;
 #      the result must have the pinned sha256 ("files"), else nothing is installed;
-#   5. the folder renamed into place whole, with manifest.json (what, from where, with which tools).
+#   5. the folder renamed into place whole, with manifest.json (what, from where, with which tools),
+#      and a copy kept in ${XDG_CACHE_HOME:-~/.cache}/stacks/models/, which the next checkout on this
+#      machine copies (checked against the pin) instead of steps 1-4.
 # STACKS_PYTHON picks the interpreter (default python3).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,7 +33,7 @@ while [ $# -gt 0 ]; do
     --data-dir) [ $# -ge 2 ] || die "--data-dir needs a folder."; data="$2"; shift ;;
     --data-dir=*) data="${1#--data-dir=}" ;;
     --force) force=1 ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "Unknown option $1 (--data-dir DIR, --force)." ;;
   esac
   shift
@@ -92,6 +94,29 @@ fi
 if [ "$force" = 1 ]; then say "--force: converting the $pin_name model again."
 elif [ -e "$target" ]; then say "$target is not the pinned model (missing files or other hashes): installing it again."; fi
 started=$(date +%s)
+
+# A machine-wide cache of the converted model, as npm's own cache and the native builds': the
+# conversion gives the pinned bytes or nothing, so a fresh clone on a machine that converted it once
+# copies it (checked against the pin again) instead of converting it again (~20 CPU-s).
+cache="${XDG_CACHE_HOME:-${HOME:?}/.cache}/stacks"
+cached="$cache/models/$pin_dir-$pin_model"
+if [ "$force" = 0 ] && [ -f "$cached/manifest.json" ] && [ "$(sha "$cached/model.onnx" 2>/dev/null)" = "$pin_model" ] \
+    && [ "$(sha "$cached/tokenizer.json" 2>/dev/null)" = "$pin_tokenizer" ]; then
+  work=$(mktemp -d "$data/models/.install-XXXXXX")
+  trap 'rm -rf "$work"' EXIT
+  mkdir "$work/out"
+  cp "$cached/model.onnx" "$cached/tokenizer.json" "$cached/manifest.json" "$work/out/"
+  if [ "$(sha "$work/out/model.onnx")" = "$pin_model" ] && [ "$(sha "$work/out/tokenizer.json")" = "$pin_tokenizer" ]; then
+    chmod 755 "$work/out"
+    chmod 644 "$work/out"/*
+    if [ -e "$target" ]; then mv "$target" "$work/old"; fi
+    mv -T "$work/out" "$target"
+    say "Installed the $pin_name model ($pin_license) into $target from the conversion cache $cached (pinned sha256)."
+    exit 0
+  fi
+  rm -rf "$work"
+  trap - EXIT
+fi
 
 # 1. Python 3 with venv.
 py="${STACKS_PYTHON:-python3}"
@@ -201,3 +226,7 @@ chmod 644 "$work/out"/*
 if [ -e "$target" ]; then mv "$target" "$work/old"; fi
 mv -T "$work/out" "$target"
 say "Installed the $pin_name model ($pin_license) into $target ($(($(stat -c %s "$target/model.onnx") / 1000000)) MB int8 ONNX) in $(($(date +%s) - started)) s."
+# Into the conversion cache (above) for the next checkout; none where the home folder is not writable.
+if mkdir -p "$cache/models" 2>/dev/null && keep=$(mktemp -d "$cache/models/.keep-XXXXXX" 2>/dev/null); then
+  if cp "$target/model.onnx" "$target/tokenizer.json" "$target/manifest.json" "$keep/" && rm -rf "$cached" && mv -T "$keep" "$cached"; then :; else rm -rf "$keep"; fi
+fi

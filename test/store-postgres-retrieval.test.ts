@@ -138,8 +138,11 @@ interface Run {
   list: Candidate[];
 }
 
+/** A third of the probe questions (every path is asked on every version with each; all 35 cost the suite ~30 CPU-s more and showed nothing more). */
+const ASKED = QUESTIONS.filter((_, i) => i % 3 === 0);
+
 async function questions(): Promise<PreparedQuery[]> {
-  return Promise.all(QUESTIONS.map((q) => prepareQuery(q, embedder)));
+  return Promise.all(ASKED.map((q) => prepareQuery(q, embedder)));
 }
 
 /** Every question asked of every version with every limit, through the synchronous stage on SQLite. */
@@ -157,11 +160,11 @@ async function sqliteRuns(): Promise<{ versions: number[]; runs: Run[] }> {
     for (const v of versions) {
       for (const [name, limits] of LIMITS) {
         const list = store.search.snapshot(() => versionCandidates(store, q, { versionId: v, libraryId: `/corpus/${v}` }, limits));
-        runs.push({ label: `${QUESTIONS[i]} @${v} ${name}`, list });
+        runs.push({ label: `${ASKED[i]} @${v} ${name}`, list });
       }
       for (const fast of [false, true]) {
         const list = store.search.snapshot(() => answerForVersion(store, q, { versionId: v, libraryId: `/corpus/${v}` }, { fast }));
-        runs.push({ label: `${QUESTIONS[i]} @${v} answer${fast ? ' fast' : ''}`, list });
+        runs.push({ label: `${ASKED[i]} @${v} answer${fast ? ' fast' : ''}`, list });
       }
     }
   }
@@ -178,11 +181,11 @@ async function pgRuns(pool: PgPool, versions: number[]): Promise<Run[]> {
     for (const v of versions) {
       for (const [name, limits] of LIMITS) {
         const list = await search.snapshot(() => versionCandidatesAsync(reads, q, { versionId: v, libraryId: `/corpus/${v}` }, limits));
-        runs.push({ label: `${QUESTIONS[i]} @${v} ${name}`, list });
+        runs.push({ label: `${ASKED[i]} @${v} ${name}`, list });
       }
       for (const fast of [false, true]) {
         const list = await search.snapshot(() => answerForVersionAsync(reads, q, { versionId: v, libraryId: `/corpus/${v}` }, { fast }));
-        runs.push({ label: `${QUESTIONS[i]} @${v} answer${fast ? ' fast' : ''}`, list });
+        runs.push({ label: `${ASKED[i]} @${v} answer${fast ? ' fast' : ''}`, list });
       }
     }
   }

@@ -46,7 +46,8 @@ export function holdsStacksDatabase(dataDir: string): boolean {
  * All SQL of the appliance lives behind this object (one SQLite file per data dir).
  *
  * Asynchronous: what the services ask of the state (settings, audit, declared sources, research
- * usage, git, crawl frontiers, jobs, accounts, users, invitations, membership, teams) and the
+ * usage, git, crawl frontiers, jobs, accounts, users, invitations, membership, teams, scheduled
+ * runs) and the
  * library write path (LibraryWriter, the import, crawl, git, embed and search-model jobs: a
  * library's writes, a version built, swapped in and purged, snippets inserted and read back by
  * writers and exports, vectors, the term index's chunks, a search model stored): every method
@@ -62,7 +63,10 @@ export function holdsStacksDatabase(dataDir: string): boolean {
  * withEmbeddings, headings, installTexts and allWithEmbeddings; a model's get and builtAt; the
  * library lookups get, list, versions, version, currentVersion, allCurrentVersions and
  * dynamicPartition; TeamPolicyReads behind the team cache). Writers call these same synchronous
- * lookups. The search on PostgreSQL has its own design (tsvector, pgvector).
+ * lookups. PostgreSQL's side of them: the per-version stages read through VersionReads
+ * (version-reads.ts; pg/version-reads.ts answers with promises), and the team cache reads a node's
+ * in-memory copy of the policies (pg/team-policy.ts); library selection, spelling, version
+ * resolution and the catalogue have no asynchronous form yet.
  */
 export class Store {
   readonly libraries: LibraryStore;

@@ -7,8 +7,11 @@
 ;; last 16-byte load of a vector also reads the start of the next one (or up to 15 bytes past the
 ;; block, which the caller keeps inside memory): mask (16 bytes, 0xff for the dims % 16 valid bytes)
 ;; clears them. Differences fit in i16 (|a - b| <= 255) and dot_i16x8_s sums their squares exactly.
+;; The memory is given by the caller and shared (int8-l2.ts): a thread's own, into which it copies
+;; the vectors, or one holding the vectors of a version that the retrieval workers share and scan
+;; where they lie (server/search/shared-vectors.ts).
 (module
-  (memory (export "memory") 1)
+  (import "env" "memory" (memory 1 65536 shared))
   (func (export "l2sq")
     (param $q i32) (param $mask i32) (param $base i32) (param $n i32) (param $dims i32) (param $out i32)
     (local $j i32) (local $d i32) (local $full i32) (local $v i32)

@@ -163,7 +163,7 @@ export class SearchStore {
     });
     if (!rows) return null;
     const nearest = new Int8Nearest(new Int8Array(q.buffer, q.byteOffset, dims), k);
-    for (const r of rows) nearest.add(r.vectors, r.size, r.validity);
+    for (const r of rows) nearest.add(r.vectors, r.size, r.validity, r.inPlace ?? null);
     return nearest.best().map((n) => ({ id: Number(rows[n.block]!.rowids.readBigInt64LE(n.slot * 8)), distance: Math.sqrt(n.l2sq) }));
   }
 

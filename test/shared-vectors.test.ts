@@ -108,7 +108,12 @@ test('packed chunks round-trip, and the shared budget keeps the most recently sc
   const chunks = [chunk(16, 1), chunk(9, 2)];
   const packed = pack('k', chunks, 2);
   assert.ok((packed.memory.buffer as unknown) instanceof SharedArrayBuffer, 'a shared WebAssembly memory');
-  const copy = ({ inPlace: _, ...c }: VectorChunk) => ({ ...c, validity: Buffer.from(c.validity), rowids: Buffer.from(c.rowids), vectors: Buffer.from(c.vectors) });
+  const copy = ({ inPlace: _, ...c }: VectorChunk) => ({
+    ...c,
+    validity: Buffer.from(c.validity),
+    rowids: Buffer.from(c.rowids),
+    vectors: Buffer.from(c.vectors),
+  });
   assert.deepEqual(unpack(packed, 0).map(copy), chunks);
   assert.deepEqual(unpack(packed, 1).map(copy), chunks);
   // Each worker scans in a working area of its own, before the chunks; a thread the memory has no area for copies the vectors.
@@ -179,5 +184,8 @@ test('vectors packed for two workers are scanned in place, each in its own worki
     for (const s of scans) assert.deepEqual(s.best(), copied.best());
   }
   // The working areas left the vectors as they were.
-  assert.deepEqual(views[1]!.map((c) => Buffer.from(c.vectors)), chunks.map((c) => c.vectors));
+  assert.deepEqual(
+    views[1]!.map((c) => Buffer.from(c.vectors)),
+    chunks.map((c) => c.vectors),
+  );
 });

@@ -16,8 +16,10 @@ const wabt = await initWabt();
 let stale = 0;
 for (const rel of KERNELS) {
   const src = path.join(root, rel);
-  const module = wabt.parseWat(rel, fs.readFileSync(src, 'utf8'), { simd: true });
-  module.validate();
+  // threads: the kernel's memory is shared (int8-l2.wat).
+  const features = { simd: true, threads: true };
+  const module = wabt.parseWat(rel, fs.readFileSync(src, 'utf8'), features);
+  module.validate(features);
   const bytes = Buffer.from(module.toBinary({ log: false, write_debug_names: false }).buffer);
   module.destroy();
   const out = src.replace(/\.wat$/, '.wasm');

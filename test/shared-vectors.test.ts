@@ -7,6 +7,8 @@ import { openDb, type Db } from '../server/store/db.ts';
 import { Store } from '../server/store/index.ts';
 import { COLD_MS, pack, unpack, SharedVectorBudget, WorkerSharedVectors } from '../server/search/shared-vectors.ts';
 import { rng } from './helpers/rng.ts';
+import { Int8Nearest } from '../lib/vector/int8-l2.ts';
+import type { VectorChunk } from '../server/store/vector-chunks.ts';
 
 /**
  * Two connections sharing one vector cache (as the retrieval workers do through the pool): a
@@ -104,14 +106,23 @@ test('packed chunks round-trip, and the shared budget keeps the most recently sc
     vectors: Buffer.alloc(n * DIMS, fill),
   });
   const chunks = [chunk(16, 1), chunk(9, 2)];
-  const packed = pack('k', chunks);
-  assert.ok(packed.buffer instanceof SharedArrayBuffer);
-  assert.deepEqual(
-    unpack(packed).map((c) => ({ ...c, validity: Buffer.from(c.validity), rowids: Buffer.from(c.rowids), vectors: Buffer.from(c.vectors) })),
-    chunks,
-  );
+  const packed = pack('k', chunks, 2);
+  assert.ok((packed.memory.buffer as unknown) instanceof SharedArrayBuffer, 'a shared WebAssembly memory');
+  const copy = ({ inPlace: _, ...c }: VectorChunk) => ({
+    ...c,
+    validity: Buffer.from(c.validity),
+    rowids: Buffer.from(c.rowids),
+    vectors: Buffer.from(c.vectors),
+  });
+  assert.deepEqual(unpack(packed, 0).map(copy), chunks);
+  assert.deepEqual(unpack(packed, 1).map(copy), chunks);
+  // Each worker scans in a working area of its own, before the chunks; a thread the memory has no area for copies the vectors.
+  const areas = [0, 1].map((w) => unpack(packed, w)[0]!.inPlace!.scratch);
+  assert.deepEqual(areas, [0, packed.scratch]);
+  assert.ok(unpack(packed, 0)[0]!.validity.byteOffset >= 2 * packed.scratch);
+  assert.equal(unpack(packed, 2)[0]!.inPlace, undefined);
 
-  const bytes = packed.buffer.byteLength;
+  const bytes = (packed.memory.buffer as unknown as SharedArrayBuffer).byteLength;
   const budget = new SharedVectorBudget(bytes * 2);
   const workers = [0, 1];
   const loaded = (key: string) => ({ touched: [], loaded: [{ key, bytes }] });
@@ -149,4 +160,32 @@ test('packed chunks round-trip, and the shared budget keeps the most recently sc
   assert.equal(w.heldBytes, bytes * 2);
   assert.equal(w.get('b'), undefined, 'the least recently scanned left');
   assert.ok(w.get('a') && w.get('c'));
+});
+
+test('vectors packed for two workers are scanned in place, each in its own working area, finding what a copy finds', () => {
+  const r = rng(5);
+  const dims = 385;
+  const int8 = (n: number) => Buffer.from(Int8Array.from({ length: n }, () => Math.round((r() - 0.5) * 254)).buffer);
+  const chunks: VectorChunk[] = [1024, 300, 1].map((size) => ({
+    size,
+    validity: Buffer.from(Uint8Array.from({ length: Math.ceil(size / 8) }, () => Math.floor(r() * 256))),
+    rowids: Buffer.alloc(size * 8),
+    vectors: int8(size * dims),
+  }));
+  const packed = pack('k', chunks, 2);
+  const views = [unpack(packed, 0), unpack(packed, 1)];
+  for (let i = 0; i < 5; i++) {
+    const q = new Int8Array(int8(dims).buffer);
+    const copied = new Int8Nearest(q, 50);
+    for (const c of chunks) copied.add(c.vectors, c.size, c.validity);
+    // Both workers' scans interleaved block by block, as two threads may run them.
+    const scans = views.map(() => new Int8Nearest(q, 50));
+    for (let b = 0; b < chunks.length; b++) views.forEach((v, w) => scans[w]!.add(v[b]!.vectors, v[b]!.size, v[b]!.validity, v[b]!.inPlace ?? null));
+    for (const s of scans) assert.deepEqual(s.best(), copied.best());
+  }
+  // The working areas left the vectors as they were.
+  assert.deepEqual(
+    views[1]!.map((c) => Buffer.from(c.vectors)),
+    chunks.map((c) => c.vectors),
+  );
 });

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { correctSpelling, spellingCorrections, type Vocabulary } from '../server/search/spelling.ts';
+import { correctSpelling, spellingCorrections, writtenAsWord, type Vocabulary } from '../server/search/spelling.ts';
+import { rng } from './helpers/rng.ts';
 import { TUNING } from '../server/search/tuning.ts';
 import { analyzeQuery, type PreparedQuery } from '../server/search/query.ts';
 
@@ -101,4 +102,23 @@ test('the corrected question is analyzed again; the question as asked and its em
   assert.equal(corrected.vector, q.vector);
   // Without the word table a typo cannot be told from a word: the question is left alone.
   assert.equal(correctSpelling(q, vocabulary, null, [1]).q, q);
+});
+
+test('writtenAsWord finds what the expression it replaced finds: a standalone word or dotted member, written as prose', () => {
+  // The expression spelling used before (still how correctSpelling replaces a word).
+  const expression = (word: string, text: string) =>
+    [...text.matchAll(new RegExp(`(?:(?<![\\w$.@/-])|(?<=[\\w$]\\.))${word}(?![\\w$])`, 'gi'))].some((m) => /^[A-Za-z][a-z]*$/.test(m[0]));
+  assert.equal(writtenAsWord('register', 'fastify.register(plugin)'), true);
+  assert.equal(writtenAsWord('register', 'use Register here'), true);
+  assert.equal(writtenAsWord('register', 'REGISTER or reGister'), false);
+  assert.equal(writtenAsWord('serilaizer', 'a customSerilaizer'), false);
+  assert.equal(writtenAsWord('flag', 'pass --flag'), false);
+  const r = rng(3);
+  // Letters in both cases, the boundary characters, and letters whose case mapping leaves ASCII (İ ı ſ K).
+  const alphabet = 'abcABC .-@/$_9x\u0130\u0131\u017f\u212aKk(';
+  for (let i = 0; i < 50_000; i++) {
+    const word = Array.from({ length: 1 + Math.floor(r() * 3) }, () => 'abck'[Math.floor(r() * 4)]).join('');
+    const text = Array.from({ length: Math.floor(r() * 14) }, () => alphabet[Math.floor(r() * alphabet.length)]).join('');
+    assert.equal(writtenAsWord(word, text), expression(word, text), `${JSON.stringify(word)} in ${JSON.stringify(text)}`);
+  }
 });

@@ -1,16 +1,24 @@
 import type { MessagePort } from 'node:worker_threads';
+import { scratchBytes } from '../../lib/vector/int8-l2.ts';
 import { chunkBytes, type SharedVectorChunks, type VectorChunk } from '../store/vector-chunks.ts';
 
 /**
- * One version's vector chunks packed into a SharedArrayBuffer, so that every retrieval worker scans
- * the same bytes: postMessage hands a SharedArrayBuffer over by reference, and its memory is freed
- * once no thread holds it any more.
+ * One version's vector chunks packed into a shared WebAssembly memory, so that every retrieval
+ * worker scans the same bytes, in place: postMessage hands a shared memory over by reference, and
+ * it is freed once no thread holds it any more. The memory starts with one working area for the
+ * SIMD kernel per worker (lib/vector/int8-l2.ts InPlace), then holds each chunk's validity, rowids
+ * and vectors, then 16 bytes of slack. Scanning the vectors where they lie saved copying each
+ * version's (about 2 MB at 384 dimensions) into the kernel's memory on every search, which cost
+ * as much as the scan.
  */
 export interface PackedChunks {
   key: string;
-  buffer: SharedArrayBuffer;
-  /** Per chunk: its size (slots), then the byte lengths of its validity, rowids and vectors, in buffer order. */
+  memory: WebAssembly.Memory;
+  /** Per chunk: its size (slots), then the byte lengths of its validity, rowids and vectors, in memory order. */
   layout: number[];
+  /** Bytes of one worker's working area; worker i's starts at i x scratch, the chunks at workers x scratch. */
+  scratch: number;
+  workers: number;
 }
 
 /**
@@ -29,11 +37,20 @@ export interface VectorControl {
   drop?: string[];
 }
 
-export function pack(key: string, chunks: VectorChunk[]): PackedChunks {
-  const buffer = new SharedArrayBuffer(chunkBytes(chunks));
-  const bytes = new Uint8Array(buffer);
+const PAGE = 65536;
+
+/** `workers`: how many threads may scan it at once (each gets a working area, by its number in the pool). */
+export function pack(key: string, chunks: VectorChunk[], workers: number): PackedChunks {
+  // Chunks are laid out as sqlite-vec stores them (SearchStore.scan checks): size x dims bytes of vectors.
+  const sized = chunks.find((c) => c.size > 0);
+  const dims = sized ? sized.vectors.length / sized.size : 0;
+  const scratch = dims > 0 ? scratchBytes(dims, Math.max(...chunks.map((c) => c.size))) : 0;
+  const start = scratch * workers;
+  const pages = Math.max(1, Math.ceil((start + chunkBytes(chunks) + 16) / PAGE));
+  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+  const bytes = new Uint8Array(memory.buffer);
   const layout: number[] = [];
-  let at = 0;
+  let at = start;
   for (const c of chunks) {
     layout.push(c.size, c.validity.length, c.rowids.length, c.vectors.length);
     for (const part of [c.validity, c.rowids, c.vectors]) {
@@ -41,21 +58,25 @@ export function pack(key: string, chunks: VectorChunk[]): PackedChunks {
       at += part.length;
     }
   }
-  return { key, buffer, layout };
+  return { key, memory, layout, scratch, workers };
 }
 
-export function unpack(p: PackedChunks): VectorChunk[] {
+/** The chunks of a packed version as worker `worker` scans them: views of the shared memory, scanned in place in its own working area. */
+export function unpack(p: PackedChunks, worker: number): VectorChunk[] {
   const chunks: VectorChunk[] = [];
-  let at = 0;
+  const buffer = p.memory.buffer;
+  // A thread without a working area of its own (none is made for more workers than the pool has) copies the vectors to scan them.
+  const inPlace = p.scratch > 0 && worker >= 0 && worker < p.workers ? { memory: p.memory, scratch: worker * p.scratch } : undefined;
+  let at = p.scratch * p.workers;
   const view = (length: number): Buffer => {
-    const b = Buffer.from(p.buffer, at, length);
+    const b = Buffer.from(buffer, at, length);
     at += length;
     return b;
   };
   for (let i = 0; i < p.layout.length; i += 4) {
     const validity = view(p.layout[i + 1]!);
     const rowids = view(p.layout[i + 2]!);
-    chunks.push({ size: p.layout[i]!, validity, rowids, vectors: view(p.layout[i + 3]!) });
+    chunks.push({ size: p.layout[i]!, validity, rowids, vectors: view(p.layout[i + 3]!), ...(inPlace ? { inPlace } : {}) });
   }
   return chunks;
 }
@@ -78,6 +99,10 @@ export class WorkerSharedVectors implements SharedVectorChunks {
   private letGo = 0;
   /** Versions this worker read out of SQLite for the shared cache (what the tests check). */
   loads = 0;
+  /** This worker's number in the pool (the one its peers lack), which names its working area in each packed memory. */
+  private readonly self: number;
+  /** Workers in the pool: each packed memory has a working area for each. */
+  private readonly workers: number;
 
   /**
    * `peers`: a port to each other worker, by its number in the pool. `budgetBytes`: the pool's
@@ -90,7 +115,11 @@ export class WorkerSharedVectors implements SharedVectorChunks {
     private readonly budgetBytes: number,
     private readonly collect: () => void = () => {},
   ) {
-    for (const port of peers.values()) port.on('message', (p: PackedChunks) => this.keep(p, unpack(p)));
+    this.workers = peers.size + 1;
+    let self = 0;
+    while (peers.has(self)) self++;
+    this.self = self;
+    for (const port of peers.values()) port.on('message', (p: PackedChunks) => this.keep(p, unpack(p, this.self)));
   }
 
   get(key: string): VectorChunk[] | undefined {
@@ -106,10 +135,10 @@ export class WorkerSharedVectors implements SharedVectorChunks {
   put(key: string, chunks: VectorChunk[]): VectorChunk[] {
     this.loads++;
     if (!this.admits(chunkBytes(chunks))) return chunks;
-    const packed = pack(key, chunks);
-    const views = unpack(packed);
+    const packed = pack(key, chunks, this.workers);
+    const views = unpack(packed, this.self);
     this.keep(packed, views);
-    this.loaded.push({ key, bytes: packed.buffer.byteLength });
+    this.loaded.push({ key, bytes: packed.memory.buffer.byteLength });
     return views;
   }
 
@@ -137,22 +166,22 @@ export class WorkerSharedVectors implements SharedVectorChunks {
   private keep(packed: PackedChunks, chunks: VectorChunk[]): void {
     this.remove(packed.key);
     for (const [old] of this.entries) {
-      if (this.bytes + packed.buffer.byteLength <= this.budgetBytes) break;
+      if (this.bytes + packed.memory.buffer.byteLength <= this.budgetBytes) break;
       this.remove(old);
     }
     this.entries.set(packed.key, { packed, chunks, scannedAt: Date.now() });
-    this.bytes += packed.buffer.byteLength;
+    this.bytes += packed.memory.buffer.byteLength;
   }
 
   private remove(key: string): void {
     const e = this.entries.get(key);
     if (!e) return;
     this.entries.delete(key);
-    this.bytes -= e.packed.buffer.byteLength;
+    this.bytes -= e.packed.memory.buffer.byteLength;
     // A dropped SharedArrayBuffer's memory is freed only once every thread's handle to it is
     // collected, and V8 does not count a received one as this thread's memory: nothing prompts a
     // collection, and while the budget turned over (256 MB for 384 MB of vectors) RSS reached 2.7 GB.
-    this.letGo += e.packed.buffer.byteLength;
+    this.letGo += e.packed.memory.buffer.byteLength;
     if (this.letGo >= this.budgetBytes / 4) {
       this.letGo = 0;
       this.collect();

@@ -42,8 +42,46 @@ function standalone(word: string): RegExp {
 /** A word as prose writes it: lower case, or capitalized; not an identifier (`startsAt`, `FormData`). */
 const PROSE_WORD = /^[A-Za-z][a-z]*$/;
 
-function writtenAsWord(word: string, text: string): boolean {
-  return [...text.matchAll(standalone(word))].some((m) => PROSE_WORD.test(m[0]));
+/**
+ * Whether `word` (lower-case ASCII letters) stands in `text` as `standalone` matches it and is
+ * written as PROSE_WORD. Scanned by hand rather than with standalone's expression: the question's
+ * words differ from request to request, and compiling a case-insensitive expression for each was
+ * most of what spelling cost a request (its ASCII letters match ASCII letters only, as here).
+ */
+export function writtenAsWord(word: string, text: string): boolean {
+  const n = word.length;
+  for (let at = 0; at + n <= text.length; at++) {
+    if (!sameLetters(text, at, word)) continue;
+    const before = at > 0 ? text.charCodeAt(at - 1) : -1;
+    const boundary = !(isWordChar(before) || before === DOT || before === AT || before === SLASH || before === DASH);
+    const member = before === DOT && at > 1 && isWordChar(text.charCodeAt(at - 2));
+    if (!(boundary || member) || (at + n < text.length && isWordChar(text.charCodeAt(at + n)))) continue;
+    // PROSE_WORD: the first letter in either case, the others lower case.
+    let prose = true;
+    for (let i = 1; i < n && prose; i++) prose = text.charCodeAt(at + i) === word.charCodeAt(i);
+    if (prose) return true;
+  }
+  return false;
+}
+
+const DOT = 46;
+const AT = 64;
+const SLASH = 47;
+const DASH = 45;
+
+/** [\w$] as the expressions without the u flag read it: ASCII letters, digits, _ and $. */
+function isWordChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36;
+}
+
+/** text at `at` spells `word` (lower-case ASCII letters) in either case. */
+function sameLetters(text: string, at: number, word: string): boolean {
+  for (let i = 0; i < word.length; i++) {
+    const c = text.charCodeAt(at + i);
+    const w = word.charCodeAt(i);
+    if (c !== w && c !== w - 32) return false;
+  }
+  return true;
 }
 
 /** British endings and their American spellings, which documentation mostly uses (behaviour, customise, catalogue, cancelled, licence). */

@@ -48,6 +48,9 @@ export class SearchStore {
   private readonly stampStmt;
   private readonly chunkCache: VectorChunkCache;
   private readonly shared: SharedVectorChunks | null;
+  /** The parts of each version's shared key read since the database last changed (sharedKey), and the stamp they were read under. */
+  private readonly keyParts = new Map<number, { marker: string | null; schema: number; first: number | null } | null>();
+  private keyStamp = '';
 
   /**
    * `vectorCacheBytes`: memory for the vector chunks of recently searched versions (vector-chunks.ts).
@@ -167,7 +170,7 @@ export class SearchStore {
     });
     if (!rows) return null;
     const nearest = new Int8Nearest(new Int8Array(q.buffer, q.byteOffset, dims), k);
-    for (const r of rows) nearest.add(r.vectors, r.size, r.validity);
+    for (const r of rows) nearest.add(r.vectors, r.size, r.validity, r.inPlace ?? null);
     return nearest.best().map((n) => ({ id: Number(rows[n.block]!.rowids.readBigInt64LE(n.slot * 8)), distance: Math.sqrt(n.l2sq) }));
   }
 
@@ -188,7 +191,19 @@ export class SearchStore {
    * - The query's dimension, so a float table of another layout never matches.
    */
   private sharedKey(stmt: Statement, versionId: number, dims: number): string | null {
-    const r = stmt.get(versionId) as { marker: string | null; schema: number; first: number | null } | undefined;
+    // The first chunk id is found by scanning the chunks table (sqlite-vec indexes no partition),
+    // about 20 us a search at 1M snippets: the parts are read again only after a commit, which
+    // changes the stamp (read in the same snapshot, as the chunk cache does).
+    const stamp = this.stampStmt.get() as string;
+    if (stamp !== this.keyStamp) {
+      this.keyParts.clear();
+      this.keyStamp = stamp;
+    }
+    let r = this.keyParts.get(versionId);
+    if (r === undefined) {
+      r = (stmt.get(versionId) as { marker: string | null; schema: number; first: number | null } | undefined) ?? null;
+      this.keyParts.set(versionId, r);
+    }
     if (!r || r.marker === null || r.first === null) return null;
     return `${versionId}:${r.first}:${r.schema}:${dims}:${r.marker}`;
   }

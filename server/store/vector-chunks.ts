@@ -1,9 +1,13 @@
+import type { InPlace } from '../../lib/vector/int8-l2.ts';
+
 /** One sqlite-vec chunk of a version's partition, as stored: up to `size` slots. */
 export interface VectorChunk {
   size: number;
   validity: Buffer;
   rowids: Buffer;
   vectors: Buffer;
+  /** Set when `vectors` lie in a shared memory the kernel scans in place (server/search/shared-vectors.ts). */
+  inPlace?: InPlace;
 }
 
 /**

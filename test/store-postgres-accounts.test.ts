@@ -17,7 +17,7 @@ import { PgResearchUsageStore } from '../server/store/pg/research.ts';
 import { PgTeamStore } from '../server/store/pg/teams.ts';
 import { effectiveIncluded } from '../server/teams/plans.ts';
 import { fail, failure, LATER, pgStores, sqliteStores, STORIES as ACCOUNT_STORIES, STORY_TABLES, T0, T1, T2 } from './helpers/account-stories.ts';
-import { membershipStory, newKey, refusal, ssoStory } from './helpers/membership-stories.ts';
+import { membershipStory, newKey, newUser, refusal, ssoStory } from './helpers/membership-stories.ts';
 import { startPostgres, type TestPostgres } from './helpers/postgres.ts';
 
 const STORIES = { ...ACCOUNT_STORIES, membershipStory, ssoStory };
@@ -240,23 +240,7 @@ async function membershipAcrossNodes({ pool, url }: { pool: PgPool; url: string 
       member_limit_reached: 72,
     });
     // 80 accounts from one invitation: one is made
-    assert.deepEqual(
-      await each((m, i, n) =>
-        m.createUser({
-          teamspaceId: ts,
-          username: `u${n}-${i}`,
-          memberName: `u${n}-${i}`,
-          role: 'member',
-          email: null,
-          maxSeats: null,
-          now: T1,
-          passwordHash: null,
-          sso: null,
-          invitationId: invitation,
-        }),
-      ),
-      { ok: 1, forbidden: 79 },
-    );
+    assert.deepEqual(await each((m, i, n) => m.createUser(newUser(ts, `u${n}-${i}`, { invitationId: invitation }))), { ok: 1, forbidden: 79 });
     // both owners removed from every node at once: whichever goes first goes (again and again), the other stays
     assert.deepEqual(await each((m, i) => m.removeMember(i % 2 ? acme.memberId : bob.memberId, T2)), { ok: 40, conflict: 40 });
   } finally {

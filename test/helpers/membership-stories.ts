@@ -16,7 +16,7 @@ export async function refusal(call: () => Promise<unknown>): Promise<string> {
 export const newKey = (name: string) => ({ name, prefix: `stk_${name}`, hash: `hash-${name}`, scope: 'all' as const });
 
 /** A new user of teamspace `teamspaceId` (a member, no password, no seat limit) with `extra` changed. */
-const newUser = (teamspaceId: number, username: string, extra: Partial<NewUser> = {}): NewUser => ({
+export const newUser = (teamspaceId: number, username: string, extra: Partial<NewUser> = {}): NewUser => ({
   teamspaceId,
   username,
   memberName: username,

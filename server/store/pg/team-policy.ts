@@ -2,7 +2,7 @@ import type { TeamspaceRow } from '../accounts.ts';
 import type { RuleRow, TeamPolicyReads } from '../teams.ts';
 import type { PgPool } from './pool.ts';
 import { PgTeamStore } from './teams.ts';
-import { withTransaction } from './transaction.ts';
+import { pgQuery, withSnapshot } from './transaction.ts';
 
 /**
  * TeamPolicyReads on PostgreSQL: what the search path reads of teamspaces on every candidate
@@ -49,12 +49,11 @@ export class PgTeamPolicyReads implements Pick<TeamPolicyReads, 'dataVersion' | 
 
   private async read(): Promise<void> {
     // The hash and the rows from one snapshot, so the version held always names the rows held.
-    await withTransaction(this.pool, async (c) => {
-      await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+    await withSnapshot(this.pool, async () => {
       const version = await this.teams.dataVersion();
       if (version === this.version) return;
-      const teamspaces = (await c.query<TeamspaceRow>('SELECT * FROM teamspaces')).rows;
-      const rules = (await c.query<RuleRow>('SELECT * FROM rules ORDER BY id')).rows;
+      const teamspaces = (await pgQuery<TeamspaceRow>(this.pool, 'SELECT * FROM teamspaces')).rows;
+      const rules = (await pgQuery<RuleRow>(this.pool, 'SELECT * FROM rules ORDER BY id')).rows;
       this.teamspaces = new Map(teamspaces.map((t) => [t.id, t]));
       this.rules = rules;
       this.version = version;

@@ -44,11 +44,29 @@ export function pgQuery<R extends pg.QueryResultRow>(pool: PgPool, sql: string, 
 export async function withTransaction<T>(pool: PgPool, fn: (client: PgClient) => Promise<T>): Promise<T> {
   const outer = current.getStore();
   if (outer?.open && outer.pool === pool) return savepoint(outer, fn);
+  return onOneConnection(pool, 'BEGIN', fn);
+}
+
+/**
+ * Runs `fn` in one read snapshot, as SQLite's SearchStore.snapshot does: one connection in a
+ * REPEATABLE READ READ ONLY transaction, so every statement stores send through pgQuery inside `fn`
+ * sees the database as of its first statement (an answer never mixes the rows of a version being
+ * swapped out with those of its successor). Inside another transaction on the same pool, `fn` runs
+ * in that one. The connection is held until `fn` settles: `fn` must only read.
+ */
+export async function withSnapshot<T>(pool: PgPool, fn: () => T | Promise<T>): Promise<T> {
+  const outer = current.getStore();
+  if (outer?.open && outer.pool === pool) return fn();
+  return onOneConnection(pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async () => fn());
+}
+
+/** `fn` between `begin` and COMMIT on one connection of the pool, the stores' statements inside it joining it (connectionFor); ROLLBACK when it throws. */
+async function onOneConnection<T>(pool: PgPool, begin: string, fn: (client: PgClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   const t: OpenTransaction = { pool, client, depth: 0, open: true };
   try {
-    await client.query('BEGIN');
+    await client.query(begin);
     try {
       const out = await current.run(t, () => fn(client));
       // A transaction a failed statement aborted answers COMMIT with ROLLBACK, without an error: when
@@ -69,38 +87,6 @@ export async function withTransaction<T>(pool: PgPool, fn: (client: PgClient) =>
   }
 }
 
-/**
- * Runs `fn` in one read snapshot, as SQLite's SearchStore.snapshot does: one connection in a
- * REPEATABLE READ READ ONLY transaction, so every statement stores send through pgQuery inside `fn`
- * sees the database as of its first statement (an answer never mixes the rows of a version being
- * swapped out with those of its successor). Inside another transaction on the same pool, `fn` runs
- * in that one. The connection is held until `fn` settles: `fn` must only read.
- */
-export async function withSnapshot<T>(pool: PgPool, fn: () => T | Promise<T>): Promise<T> {
-  const outer = current.getStore();
-  if (outer?.open && outer.pool === pool) return fn();
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  const t: OpenTransaction = { pool, client, depth: 0, open: true };
-  try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    try {
-      const out = await current.run(t, fn);
-      await client.query('COMMIT');
-      return out;
-    } catch (err) {
-      await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
-        broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
-      });
-      throw err;
-    }
-  } finally {
-    t.open = false;
-    client.release(broken);
-  }
-}
-
-/** True inside withTransaction or withSnapshot on `pool` (in the same async context). */
 export function inTransaction(pool: PgPool): boolean {
   const t = current.getStore();
   return !!t?.open && t.pool === pool;

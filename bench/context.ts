@@ -1,7 +1,8 @@
 // `npm run bench -- context [--seconds 15] [--single 400] [--clients 16] [--vectors builtin|model] [--dir DIR] [--libraries N --per-library M]`
 // Latency and throughput of GET /api/v2/context on the cached 1M-snippet corpus (bench/corpus.ts):
 // a real server in a child process (so its RSS is its own), a single client and 16 concurrent
-// clients, fast=true and reranked, random libraries and questions from the corpus generator.
+// clients, fast=true and reranked, random libraries and questions from the corpus generator, after
+// one question to each library (its own line: the first answers load each version's vectors).
 // --vectors model: the corpus with projected vectors of the sentence model's shape, served by a
 // server running the real model (STACKS_EMBED_PROVIDER=model: every question embedded by it);
 // speed and memory only, the projected vectors' similarities mean nothing (bench/corpus.ts).
@@ -59,8 +60,7 @@ const vectorsHeader = new VectorsHeaderCount();
 const pick = rng(99);
 const samples = corpus.samples;
 
-async function one(fast: boolean): Promise<number> {
-  const s = samples[Math.floor(pick() * samples.length)]!;
+async function one(fast: boolean, s = samples[Math.floor(pick() * samples.length)]!): Promise<number> {
   const started = performance.now();
   const res = await httpGet(`${url}/api/v2/context?${new URLSearchParams({ libraryId: s.libraryId, query: s.query, fast: String(fast) })}`);
   if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${res.body.slice(0, 200)}`);
@@ -89,6 +89,17 @@ const sampler = setInterval(() => {
 
 try {
   console.log(await checkEmbedder(url, corpus));
+  // First, one question to each library: its version's vectors go into the workers' shared cache.
+  // Reported on its own line, so that the phases after it measure a server in its steady state (every
+  // version seen once) instead of whichever versions a random phase happens to load first.
+  const firstOfEach = [...new Map(samples.map((s) => [s.libraryId, s])).values()];
+  {
+    const lat: number[] = [];
+    const t0 = performance.now();
+    const cpu0 = serverCpuMs(child.pid!);
+    for (const [i, s] of firstOfEach.entries()) lat.push(await one(i % 2 === 0, s));
+    report('first answer of each library', lat, (performance.now() - t0) / 1000, serverCpuMs(child.pid!) - cpu0);
+  }
   // Warm-up: page cache, prepared statements, JIT.
   for (let i = 0; i < 200; i++) await one(i % 2 === 0);
   for (const fast of [true, false]) {

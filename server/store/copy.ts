@@ -66,22 +66,10 @@ export async function copySqliteToPg(db: Db, pool: PgPool, options: CopyOptions)
       await copyVectors(db, c);
       for (const t of tables) if (t.key.length === 1 && t.key[0] === 'id') await moveIdentity(c, t.name);
       // The pgvector column (when the server has the extension) follows the embedder recorded in meta, filled from the copied bytes.
-      const embedder = db.prepare("SELECT value FROM meta WHERE key = 'embedder'").pluck().get() as string | undefined;
-      const m = embedder ? /^(.*):(\d+):int8$/.exec(embedder) : null;
-      if (m) await new PgVectorStore(pool).ensure(m[1]!, Number(m[2]));
+      const vectors = vectorTable(db.prepare("SELECT value FROM meta WHERE key = 'embedder'").pluck().get() as string | undefined);
+      if (vectors) await new PgVectorStore(pool).ensure(vectors.embedderId, vectors.dims);
       // Read back inside the transaction: a copy whose rows differ is rolled back, and the target stays empty.
-      const out: TableCopied[] = [];
-      for (const t of tables) {
-        const source = sqliteChecksum(db, t);
-        const target = await pgChecksum(c, t);
-        out.push({ table: t.name, rows: source.rows, source: source.sum, target: target.sum });
-      }
-      const differ = out.filter((t) => t.source !== t.target);
-      if (differ.length > 0)
-        throw new StoreCopyError(
-          `The copy was checked and rolled back: the rows of ${differ.map((t) => t.table).join(', ')} differ between SQLite and PostgreSQL.`,
-        );
-      return out;
+      return checked(db, c, tables, 'SQLite', 'PostgreSQL');
     });
   } finally {
     db.exec('COMMIT');
@@ -101,14 +89,13 @@ export async function copyPgToSqlite(pool: PgPool, db: Db, options: CopyOptions)
   const tables = orderByParents(sqliteTables(db));
   return withTransaction(pool, async (c) => {
     await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-    const embedder = (await c.query<{ value: string }>("SELECT value FROM meta WHERE key = 'embedder'")).rows[0]?.value ?? null;
-    const dims = embedder ? /:(\d+):int8$/.exec(embedder)?.[1] : undefined;
+    const vectors = vectorTable((await c.query<{ value: string }>("SELECT value FROM meta WHERE key = 'embedder'")).rows[0]?.value);
     db.exec('BEGIN IMMEDIATE');
     try {
       for (const t of tables)
         if (db.prepare(`SELECT 1 FROM ${t.schema}.${ident(t.name)} LIMIT 1`).get())
           throw new StoreCopyError(`The target data dir already holds data (table ${t.name}).`);
-      if (dims) db.exec(`CREATE VIRTUAL TABLE snippet_vec USING vec0(version_id integer partition key, embedding int8[${Number(dims)}] distance_metric=l2)`);
+      if (vectors) db.exec(`CREATE VIRTUAL TABLE snippet_vec USING vec0(version_id integer partition key, embedding int8[${vectors.dims}] distance_metric=l2)`);
       for (const t of tables) {
         options.progress?.(t.name, 0);
         const insert = db.prepare(
@@ -132,7 +119,7 @@ export async function copyPgToSqlite(pool: PgPool, db: Db, options: CopyOptions)
           fts.run(r.id, `v${r.version_id}`, f.title, f.breadcrumb, f.description, f.code, f.content);
         }
       }
-      if (dims) {
+      if (vectors) {
         const vec = db.prepare('INSERT INTO snippet_vec (rowid, version_id, embedding) VALUES (?, ?, vec_int8(?))');
         const vecTable: TableInfo = {
           name: 'snippet_vec',
@@ -143,17 +130,7 @@ export async function copyPgToSqlite(pool: PgPool, db: Db, options: CopyOptions)
         };
         await pgPages(c, vecTable, (r) => void vec.run(BigInt(r.snippet_id as number), BigInt(r.version_id as number), r.embedding as Buffer));
       }
-      const out: TableCopied[] = [];
-      for (const t of tables) {
-        const target = sqliteChecksum(db, t);
-        const source = await pgChecksum(c, t);
-        out.push({ table: t.name, rows: target.rows, source: source.sum, target: target.sum });
-      }
-      const differ = out.filter((t) => t.source !== t.target);
-      if (differ.length > 0)
-        throw new StoreCopyError(
-          `The copy was checked and rolled back: the rows of ${differ.map((t) => t.table).join(', ')} differ between PostgreSQL and SQLite.`,
-        );
+      const out = await checked(db, c, tables, 'PostgreSQL', 'SQLite');
       db.exec('COMMIT');
       return out;
     } catch (err) {
@@ -166,6 +143,27 @@ export async function copyPgToSqlite(pool: PgPool, db: Db, options: CopyOptions)
 /** A value as SQLite stores it (PostgreSQL's answers: numbers, text, bytes, null). */
 function sqliteValue(v: unknown): unknown {
   return typeof v === 'boolean' ? (v ? 1 : 0) : (v ?? null);
+}
+
+/** The vector table meta's `embedder` value names (VectorStore.ensure writes `<embedder id>:<dims>:int8`), or null for none. */
+function vectorTable(stamp: string | null | undefined): { embedderId: string; dims: number } | null {
+  const m = stamp ? /^(.*):(\d+):int8$/.exec(stamp) : null;
+  return m ? { embedderId: m[1]!, dims: Number(m[2]) } : null;
+}
+
+/** Each table's rows read back from both sides in key order and checksummed; StoreCopyError when any differ (the caller's transaction then rolls back). */
+async function checked(db: Db, c: PgClient, tables: TableInfo[], from: 'SQLite' | 'PostgreSQL', to: 'SQLite' | 'PostgreSQL'): Promise<TableCopied[]> {
+  const out: TableCopied[] = [];
+  for (const t of tables) {
+    const lite = sqliteChecksum(db, t);
+    const pg = await pgChecksum(c, t);
+    const [source, target] = from === 'SQLite' ? [lite, pg] : [pg, lite];
+    out.push({ table: t.name, rows: lite.rows, source: source.sum, target: target.sum });
+  }
+  const differ = out.filter((t) => t.source !== t.target);
+  if (differ.length > 0)
+    throw new StoreCopyError(`The copy was checked and rolled back: the rows of ${differ.map((t) => t.table).join(', ')} differ between ${from} and ${to}.`);
+  return out;
 }
 
 function sqliteTables(db: Db): TableInfo[] {

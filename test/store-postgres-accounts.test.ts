@@ -11,7 +11,6 @@ import { PgMembershipStore } from '../server/store/pg/membership.ts';
 import { PgTeamPolicyReads } from '../server/store/pg/team-policy.ts';
 import { TeamCache } from '../server/teams/cache.ts';
 import { waitFor } from './helpers/server.ts';
-import { migratePg } from '../server/store/pg/migrate.ts';
 import { openPgPool, type PgPool } from '../server/store/pg/pool.ts';
 import { PgResearchUsageStore } from '../server/store/pg/research.ts';
 import { PgTeamStore } from '../server/store/pg/teams.ts';
@@ -339,19 +338,11 @@ async function pgOnly({ pool, url }: { pool: PgPool; url: string }): Promise<voi
 
 describe('people and accounting stores on SQLite and PostgreSQL', () => {
   let server: TestPostgres;
-  const pools: PgPool[] = [];
-  const fresh = async (name: string): Promise<{ pool: PgPool; url: string }> => {
-    const url = await server.createDatabase(name.toLowerCase());
-    const pool = openPgPool(url, { max: 4 });
-    pools.push(pool);
-    await migratePg(pool);
-    return { pool, url };
-  };
+  const fresh = (name: string): Promise<{ pool: PgPool; url: string }> => server.migratedDatabase(name.toLowerCase());
   before(async () => {
     server = await startPostgres('debian');
   });
   after(async () => {
-    await Promise.all(pools.map((p) => p.end()));
     await server?.close();
   });
 

@@ -27,7 +27,6 @@ import { openDb } from '../server/store/db.ts';
 import { Store } from '../server/store/index.ts';
 import type { LibraryStore } from '../server/store/libraries.ts';
 import { PgLibraryStore } from '../server/store/pg/libraries.ts';
-import { migratePg } from '../server/store/pg/migrate.ts';
 import { openPgPool, type PgPool } from '../server/store/pg/pool.ts';
 import type { SameShape } from '../server/store/pg/same-shape.ts';
 import { PgSearchModelStore } from '../server/store/pg/search-models.ts';
@@ -114,10 +113,7 @@ async function load(w: Writer): Promise<number[]> {
 }
 
 async function pgWriter(server: TestPostgres, name: string): Promise<{ pool: PgPool; url: string; w: Writer }> {
-  const url = await server.createDatabase(name);
-  const pool = openPgPool(url, { max: 4 });
-  pools.push(pool);
-  await migratePg(pool);
+  const { pool, url } = await server.migratedDatabase(name);
   return {
     pool,
     url,

@@ -8,7 +8,6 @@ import { after, before, test } from 'node:test';
 import { openDb } from '../server/store/db.ts';
 import { LibraryStore } from '../server/store/libraries.ts';
 import { PgLibraryStore } from '../server/store/pg/libraries.ts';
-import { migratePg } from '../server/store/pg/migrate.ts';
 import { openPgPool, type PgPool } from '../server/store/pg/pool.ts';
 import type { SameShape } from '../server/store/pg/same-shape.ts';
 import { PgSearchStore } from '../server/store/pg/search.ts';
@@ -36,11 +35,8 @@ after(async () => {
 
 /** A new migrated database on a server, and a pool to it. */
 async function database(server: TestPostgres, name: string): Promise<PgPool & { url: string }> {
-  const url = await server.createDatabase(name);
-  const pool = Object.assign(openPgPool(url, { max: 4 }), { url });
-  pools.push(pool);
-  await migratePg(pool);
-  return pool;
+  const { pool, url } = await server.migratedDatabase(name);
+  return Object.assign(pool, { url });
 }
 
 /** Another pool to the same database (new connections, which take the database's settings). */

@@ -11,8 +11,7 @@ import { openDb } from '../server/store/db.ts';
 import { LibraryStore } from '../server/store/libraries.ts';
 import { ftsTokens, parseFtsMatch, toTsquery, tsvectorText } from '../server/store/pg/fts.ts';
 import { PgLibraryStore } from '../server/store/pg/libraries.ts';
-import { migratePg } from '../server/store/pg/migrate.ts';
-import { openPgPool, type PgPool } from '../server/store/pg/pool.ts';
+import type { PgPool } from '../server/store/pg/pool.ts';
 import type { SameShape } from '../server/store/pg/same-shape.ts';
 import { PgSearchProbeStore } from '../server/store/pg/search-probe.ts';
 import { PgSnippetStore } from '../server/store/pg/snippets.ts';
@@ -28,23 +27,17 @@ import { lib, snippet, T0 } from './helpers/source-stories.ts';
 
 let debian: TestPostgres;
 let withVector: TestPostgres;
-const pools: PgPool[] = [];
-
 before(async () => {
   [debian, withVector] = await Promise.all([startPostgres('debian'), startPostgres('pgvector')]);
 });
 
 after(async () => {
-  await Promise.all(pools.map((p) => p.end()));
   await Promise.all([debian?.close(), withVector?.close()]);
 });
 
 /** A new migrated database on a server. */
 async function database(server: TestPostgres, name: string): Promise<PgPool> {
-  const pool = openPgPool(await server.createDatabase(name), { max: 4 });
-  pools.push(pool);
-  await migratePg(pool);
-  return pool;
+  return (await server.migratedDatabase(name)).pool;
 }
 
 test('the FTS5 syntax the callers build becomes tsquery text whose lexemes are FTS5 tokens; nothing reaches tsquery syntax', () => {

@@ -11,6 +11,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { SameShape } from '../../server/store/pg/same-shape.ts';
+import { migratePg } from '../../server/store/pg/migrate.ts';
+import { openPgPool, type PgPool } from '../../server/store/pg/pool.ts';
 import { trackChild, trackOpen } from './lifecycle.ts';
 import { freePort, tempDir } from './server.ts';
 
@@ -22,6 +24,8 @@ export interface TestPostgres {
   url: string;
   /** Creates another database on this server; its URL. */
   createDatabase(name: string): Promise<string>;
+  /** Creates another database, migrated, with a pool of 4 connections to it that close() ends. */
+  migratedDatabase(name: string): Promise<{ pool: PgPool; url: string }>;
   close(): Promise<void>;
 }
 
@@ -122,6 +126,7 @@ export async function startPostgres(flavor: PostgresFlavor): Promise<TestPostgre
   server.stderr?.on('data', (d: Buffer) => {
     log = (log + d.toString()).slice(-4000);
   });
+  const pools: PgPool[] = [];
   const urlFor = (database: string) => `postgres://stacks@127.0.0.1:${port}/${database}`;
   for (const deadline = Date.now() + 30_000; ; ) {
     if (server.exitCode !== null) throw new Error(`PostgreSQL (${flavor}) exited at start:\n${log}`);
@@ -141,7 +146,15 @@ export async function startPostgres(flavor: PostgresFlavor): Promise<TestPostgre
       await adminQuery(port, `CREATE DATABASE ${name}`);
       return urlFor(name);
     },
+    async migratedDatabase(name: string) {
+      const url = await this.createDatabase(name);
+      const pool = openPgPool(url, { max: 4 });
+      pools.push(pool);
+      await migratePg(pool);
+      return { pool, url };
+    },
     async close() {
+      await Promise.all(pools.splice(0).map((p) => p.end()));
       if (server.exitCode !== null || server.signalCode !== null) return;
       const exited = new Promise((r) => server.once('exit', r));
       server.kill('SIGINT'); // fast shutdown: ends the sessions, then one checkpoint

@@ -304,6 +304,11 @@ export class JobQueue {
     };
     const promise = (async () => {
       const startedMs = performance.now();
+      // Another process queued the job again (this one missed its heartbeats) and owns it now: nothing more is written here.
+      const takenOver = (err?: string) => {
+        log.warn(err === undefined ? {} : { err }, 'job taken over by another process (this one missed its heartbeats): its end is theirs to write');
+        this.told(job.kind, 'interrupted', startedMs);
+      };
       log.info({ attempt: job.attempts }, 'job started');
       try {
         if (job.cancelRequested) throw new JobCancelled('cancelled');
@@ -320,11 +325,7 @@ export class JobQueue {
         this.told(job.kind, 'succeeded', startedMs);
         log.info('job succeeded');
       } catch (err) {
-        if (err instanceof JobLeaseLost || controller.signal.reason instanceof JobLeaseLost) {
-          log.warn('job taken over by another process (this one missed its heartbeats): its end is theirs to write');
-          this.told(job.kind, 'interrupted', startedMs);
-          return;
-        }
+        if (err instanceof JobLeaseLost || controller.signal.reason instanceof JobLeaseLost) return takenOver();
         if (this.stopped && !(err instanceof JobCancelled)) {
           log.warn('job interrupted by shutdown; it resumes on next start');
           this.told(job.kind, 'interrupted', startedMs);
@@ -341,11 +342,7 @@ export class JobQueue {
           !cancelled && err instanceof ApiError ? err.code : null,
           this.owner,
         );
-        if (!ended) {
-          log.warn({ err: message }, 'job taken over by another process (this one missed its heartbeats): its end is theirs to write');
-          this.told(job.kind, 'interrupted', startedMs);
-          return;
-        }
+        if (!ended) return takenOver(message);
         this.told(job.kind, cancelled ? 'cancelled' : 'failed', startedMs);
         if (cancelled) log.info('job cancelled');
         else log.error({ err: message }, 'job failed');

@@ -35,7 +35,7 @@ export function shownUrl(url: string): string {
  * run beside a server, and what that server writes after the snapshot is not copied.
  */
 export async function copyStoreToPostgres(dataDir: string, url: string, progress?: (table: string, rows: number) => void): Promise<StoreCopyReport> {
-  if (!/^postgres(ql)?:\/\//.test(url)) throw new ApiError('validation_error', 'The target must be a postgres:// or postgresql:// URL.');
+  requirePostgresUrl(url, 'target');
   if (!holdsStacksDatabase(dataDir)) throw new ApiError('validation_error', `${dataDir} holds no Stacks database (stacks.db): nothing to copy.`);
   const started = performance.now();
   const db = openDb(path.join(dataDir, 'stacks.db'));
@@ -44,8 +44,7 @@ export async function copyStoreToPostgres(dataDir: string, url: string, progress
     const tables = await copySqliteToPg(db, pool, copyOptions(progress));
     return report(url, 'to-postgres', tables, started);
   } catch (err) {
-    if (err instanceof StoreCopyError) throw new ApiError('conflict', err.message);
-    throw err;
+    throw asApiError(err);
   } finally {
     db.close();
     await pool.end();
@@ -58,28 +57,35 @@ export async function copyStoreToPostgres(dataDir: string, url: string, progress
  * migrated first, as a node starting on it would). A failed copy leaves no database behind.
  */
 export async function copyStoreFromPostgres(url: string, dataDir: string, progress?: (table: string, rows: number) => void): Promise<StoreCopyReport> {
-  if (!/^postgres(ql)?:\/\//.test(url)) throw new ApiError('validation_error', 'The source must be a postgres:// or postgresql:// URL.');
+  requirePostgresUrl(url, 'source');
   const file = path.join(dataDir, 'stacks.db');
   if (fs.existsSync(file)) throw new ApiError('conflict', `${dataDir} already holds a Stacks database: copy into a new data dir.`);
   const started = performance.now();
   const pool = openPgPool(url, { max: 2, applicationName: 'stacks store copy' });
-  let db: ReturnType<typeof openDb> | null = null;
   try {
-    db = openDb(file);
-    const tables = await copyPgToSqlite(pool, db, copyOptions(progress));
-    return report(url, 'from-postgres', tables, started);
+    const db = openDb(file);
+    try {
+      return report(url, 'from-postgres', await copyPgToSqlite(pool, db, copyOptions(progress)), started);
+    } finally {
+      db.close();
+    }
   } catch (err) {
-    db?.close();
-    db = null;
     // The database files are this copy's own (none was there): nothing half-made stays.
     for (const name of fs.readdirSync(dataDir))
       if (/^(stacks|usage)\.db(-wal|-shm|-journal)?$/.test(name)) fs.rmSync(path.join(dataDir, name), { force: true });
-    if (err instanceof StoreCopyError) throw new ApiError('conflict', err.message);
-    throw err;
+    throw asApiError(err);
   } finally {
-    db?.close();
     await pool.end();
   }
+}
+
+function requirePostgresUrl(url: string, role: 'source' | 'target'): void {
+  if (!/^postgres(ql)?:\/\//.test(url)) throw new ApiError('validation_error', `The ${role} must be a postgres:// or postgresql:// URL.`);
+}
+
+/** A copy refused or failing its check is a conflict with what the databases hold; anything else goes on as it is. */
+function asApiError(err: unknown): unknown {
+  return err instanceof StoreCopyError ? new ApiError('conflict', err.message) : err;
 }
 
 /** The writer's full-text columns of a stored snippet (what FTS5 and tsvector index alike). */

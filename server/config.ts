@@ -52,6 +52,18 @@ export const configSchema = z
     /** The address generated links and MCP configurations use; wins over the console's setting (server/system/public-url.ts). */
     publicUrl: publicUrlSchema.optional(),
     dataDir: z.string().min(1).default('data'),
+    /**
+     * PostgreSQL (15 or newer) holding every piece of state instead of <dataDir>/stacks.db, so that
+     * several nodes serve one instance (docs/operations.md, "A cluster on PostgreSQL"). The data dir
+     * then keeps only node-local files: staged uploads, the session secret, the model.
+     */
+    databaseUrl: z
+      .string()
+      .trim()
+      .regex(/^postgres(ql)?:\/\/\S+$/, 'a postgres:// URL, e.g. postgres://stacks:secret@db.internal:5432/stacks')
+      .optional(),
+    /** Connections this node keeps to PostgreSQL (STACKS_DATABASE_URL). */
+    databasePoolSize: int(2, 200).default(16),
     licenseFile: z.string().min(1).optional(),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     dev: bool.default(false),
@@ -205,6 +217,8 @@ const envMap: Record<string, keyof Config> = {
   STACKS_HOST: 'host',
   STACKS_PUBLIC_URL: 'publicUrl',
   STACKS_DATA_DIR: 'dataDir',
+  STACKS_DATABASE_URL: 'databaseUrl',
+  STACKS_DATABASE_POOL_SIZE: 'databasePoolSize',
   STACKS_LICENSE_FILE: 'licenseFile',
   STACKS_LOG_LEVEL: 'logLevel',
   STACKS_JOB_CONCURRENCY: 'jobConcurrency',

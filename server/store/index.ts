@@ -23,8 +23,10 @@ import { SettingsStore } from './settings.ts';
 import { TeamStore } from './teams.ts';
 import { MembershipStore } from './membership.ts';
 import { ScheduleStore } from './schedules.ts';
+import type { Stores } from './stores.ts';
 
 export type { Db };
+export type { Backend, Stores } from './stores.ts';
 
 /** Whether `dataDir` holds a Stacks database: a stacks.db SQLite file with the migrations table (read only; nothing is created). */
 export function holdsStacksDatabase(dataDir: string): boolean {
@@ -68,7 +70,8 @@ export function holdsStacksDatabase(dataDir: string): boolean {
  * in-memory copy of the policies (pg/team-policy.ts); library selection, spelling, version
  * resolution and the catalogue have no asynchronous form yet.
  */
-export class Store {
+export class Store implements Stores {
+  readonly backend = 'sqlite' as const;
   readonly libraries: LibraryStore;
   readonly snippets: SnippetStore;
   readonly vectors: VectorStore;

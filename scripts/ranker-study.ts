@@ -12,6 +12,8 @@
  */
 import fs from 'node:fs';
 import { loadCorpus } from '../test/eval/corpus.ts';
+import type { Store } from '../server/store/index.ts';
+import type { Services } from '../server/services.ts';
 import { ALL_BUNDLES } from '../test/eval/http.ts';
 import { loadQuestions, relevant } from '../test/eval/question-set.ts';
 import { prepareQuery } from '../server/search/query.ts';
@@ -21,7 +23,6 @@ import { examplesOf, fitPairwise } from '../server/search/learn.ts';
 import { TUNING } from '../server/search/tuning.ts';
 import { resolveLibrary } from '../server/search/context-service.ts';
 import { OPERATOR } from '../lib/model.ts';
-import type { Services } from '../server/services.ts';
 
 interface Example {
   kind: string;
@@ -65,7 +66,7 @@ const pct = (a: number, n: number) => `${((100 * a) / Math.max(1, n)).toFixed(1)
 const line = (t: Tally) =>
   `MRR@10 ${(t.mrr / Math.max(1, t.n)).toFixed(3)}  hit@1 ${pct(t.hit1, t.n)}  hit@5 ${pct(t.hit5, t.n)}  (answer among the candidates: ${pct(t.found, t.n)} of ${t.n})`;
 
-async function devExamples(services: Services): Promise<{ examples: Example[]; versions: Set<number> }> {
+async function devExamples(services: Services<Store>): Promise<{ examples: Example[]; versions: Set<number> }> {
   const store = services.store;
   const examples: Example[] = [];
   const versions = new Set<number>();

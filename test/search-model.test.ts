@@ -9,8 +9,9 @@ import { DEFAULT_MODEL, MODEL_FORMAT, type LearnedModel } from '../server/search
 import { modelFor } from '../server/search/models.ts';
 import { SEARCH_MODEL_KIND } from '../server/search/model-job.ts';
 import type { Services } from '../server/services.ts';
+import type { Store } from '../server/store/index.ts';
 
-function currentVersion(s: Services, libraryId: string): number {
+function currentVersion(s: Services<Store>, libraryId: string): number {
   return s.store.libraries.currentVersion(libraryId, '')!.id;
 }
 
@@ -84,7 +85,7 @@ test('a model missing after a restart, or of an older format, is learned again a
     await s.close();
   }
   // Each start learns what is missing; `then` runs once the jobs are done.
-  const restart = async (then: (services: Services) => Promise<void> | void) => {
+  const restart = async (then: (services: Services<Store>) => Promise<void> | void) => {
     const again = await startTestServer({ dataDir, license: false, config: { learnRanking: true } });
     try {
       await again.services.jobs.idle();

@@ -2,6 +2,7 @@ import type { JobQueue } from '../jobs/queue.ts';
 import type { Embedder } from '../embed/types.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/index.ts';
+import type { Stores } from '../store/stores.ts';
 import { learnModel } from './learn.ts';
 import { learnInWorker } from './learn-thread.ts';
 import { MODEL_FORMAT } from './ranker.ts';
@@ -34,7 +35,7 @@ export async function queueSearchModel(jobs: Pick<JobQueue, 'enqueueUnless'>, ve
 }
 
 /** At start-up: queues every served version whose model is missing or of an older format (an upgrade, a crash before the job ran). */
-export async function scheduleMissingModels(store: Store, jobs: JobQueue, log: Logger): Promise<number> {
+export async function scheduleMissingModels(store: Stores, jobs: JobQueue, log: Logger): Promise<number> {
   const missing = await store.models.missing(MODEL_FORMAT);
   for (const id of missing) {
     const v = await store.libraries.version(id);

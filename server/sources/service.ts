@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import type { Store } from '../store/index.ts';
+import type { Stores } from '../store/stores.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { LibraryWriter } from '../ingest/writer.ts';
 import { ApiError } from '../../lib/errors.ts';
@@ -39,7 +39,7 @@ export interface StagedUpload {
 
 export interface SourceServiceDeps {
   config: Config;
-  store: Store;
+  store: Stores;
   jobs: JobQueue;
   writer: LibraryWriter;
   log: Logger;

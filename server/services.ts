@@ -30,7 +30,7 @@ import { sessionSecret, type SessionService } from './auth/sessions.ts';
 import type { SignInService } from './auth/sign-in.ts';
 import type { OidcSignIn } from './auth/oidc.ts';
 import { LibraryAccessService } from './teams/library-access.ts';
-import { queueSearchModel, registerSearchModelJob, scheduleMissingModels } from './search/model-job.ts';
+import { queueSearchModel, registerSearchModelJob, scheduleMissingModels, sqliteLearner } from './search/model-job.ts';
 import { registerVersionFetch, VersionRequests } from './search/version-fetch.ts';
 import { walKeeperTask } from './system/wal-task.ts';
 import { ServingActivity } from './system/serving-activity.ts';
@@ -420,7 +420,7 @@ async function registerJobKinds(s: Services): Promise<void> {
   registerVersionFetch(jobs, (ctx, libraryId, version) => s.git.fetchVersion(gitDeps, ctx, libraryId, version));
   registerCrawlJob(jobs, { store, writer, config: s.config, schedulesChanged: () => s.crawler.schedulesChanged() });
   await s.sources.register(jobs);
-  registerSearchModelJob(jobs, { store, embedder, activity: s.activity.buffer });
+  registerSearchModelJob(jobs, { store, learn: sqliteLearner(store, embedder, s.activity.buffer) });
   registerOwnDocsJob(jobs, { store, writer, rootDir: ROOT_DIR });
 }
 

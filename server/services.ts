@@ -49,6 +49,7 @@ import { GIT_JOB, runGitJob, type GitJobDeps, type GitJobPayload } from './sourc
 import { APP_ROOT } from './version.ts';
 import { BackupService } from './backup/service.ts';
 import { ExportService } from './ingest/export.ts';
+import { ExportSnapshot } from './store/export.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { DeclaredSources } from './sources/declared/reconcile.ts';
 import { auditReconcile, startDeclaredSources } from './sources/declared/schedule.ts';
@@ -345,7 +346,7 @@ function operationsAids(
   // SQLite's page-level backup of the file itself, not SQL: a PostgreSQL backend brings its own.
   // eslint-disable-next-line no-restricted-syntax
   const backups = new BackupService({ db: store.db, dataDir: config.dataDir, backupDir: config.backupDir!, keep: config.backupKeep, pagesPerStep: 8192, log });
-  const exporter = new ExportService({ dbFile: () => store.file, access });
+  const exporter = new ExportService({ snapshot: () => new ExportSnapshot(store.file), access });
   const metrics = new Metrics({
     jobCounts: () => store.jobs.counts(),
     databaseBytes: () => Object.fromEntries(['stacks.db', 'stacks.db-wal', 'usage.db', 'usage.db-wal'].map((f) => [f, fileSize(path.join(config.dataDir, f))])),

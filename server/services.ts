@@ -47,7 +47,7 @@ import { GitSourceService } from './sources/git/service.ts';
 import { GitCredentials, parseCredentialsKey } from './sources/git/credentials.ts';
 import { GIT_JOB, runGitJob, type GitJobDeps, type GitJobPayload } from './sources/git/job.ts';
 import { APP_ROOT } from './version.ts';
-import { BackupService } from './backup/service.ts';
+import { BackupService, sqliteDatabases } from './backup/service.ts';
 import { ExportService } from './ingest/export.ts';
 import { ExportSnapshot } from './store/export.ts';
 import { Metrics } from './metrics/metrics.ts';
@@ -345,7 +345,7 @@ function operationsAids(
   // In the server, the online backup copies in steps (32 MB) between which requests run (its own connection's writes are carried over).
   // SQLite's page-level backup of the file itself, not SQL: a PostgreSQL backend brings its own.
   // eslint-disable-next-line no-restricted-syntax
-  const backups = new BackupService({ db: store.db, dataDir: config.dataDir, backupDir: config.backupDir!, keep: config.backupKeep, pagesPerStep: 8192, log });
+  const backups = new BackupService({ snapshot: sqliteDatabases(store.db, 8192), dataDir: config.dataDir, backupDir: config.backupDir!, keep: config.backupKeep, log });
   const exporter = new ExportService({ snapshot: () => new ExportSnapshot(store.file), access });
   const metrics = new Metrics({
     jobCounts: () => store.jobs.counts(),

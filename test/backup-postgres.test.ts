@@ -81,7 +81,7 @@ test('a PostgreSQL instance backed up restores into a fresh PostgreSQL database 
   const node = tempDir();
   fs.writeFileSync(path.join(node, 'license.json'), fs.readFileSync(path.join(s.dataDir, 'license.json')));
   const backups = new BackupService({
-    snapshot: postgresDatabases(source.pool),
+    snapshot: postgresDatabases(source.url),
     dataDir: node,
     backupDir: path.join(node, 'backups'),
     keep: 2,

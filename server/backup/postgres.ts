@@ -1,14 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { ApiError } from '../../lib/errors.ts';
 import { MAIN_DB } from '../store/backup.ts';
-import { copyPgToSqlite, copySqliteToPg } from '../store/copy.ts';
+import { copySqliteToPg } from '../store/copy.ts';
 import { openDb } from '../store/db.ts';
 import { connectedNodes } from '../store/pg/activity.ts';
-import { openPgPool, type PgPool } from '../store/pg/pool.ts';
+import { openPgPool } from '../store/pg/pool.ts';
 import { copyOptions, shownUrl } from '../system/store-copy.ts';
 import { DATA_NAMES, ensureDir, moveAside, putBack, refuseServing, restored, verified, type RestoreResult } from './restore.ts';
 import type { DatabaseSnapshot } from './service.ts';
+import type { PgSnapshotWorkerData, PgSnapshotWorkerMessage } from './pg-snapshot-worker.ts';
 
 /**
  * Backups and restores of an instance whose state is in PostgreSQL (STACKS_DATABASE_URL). The
@@ -20,21 +22,32 @@ import type { DatabaseSnapshot } from './service.ts';
 
 /** The application name of a restore's connections: the one Stacks connection a restore does not count as a running node. */
 const RESTORE_APPLICATION = 'stacks restore';
+/** A backup's: a restore is refused while one copies. */
+const BACKUP_APPLICATION = 'stacks backup';
 
-/** The archive's databases copied out of PostgreSQL (the backup's snapshot on PostgreSQL; the pool is the node's). */
-export function postgresDatabases(pool: PgPool): DatabaseSnapshot {
-  return async (dir) => {
-    // openDb makes both files, migrated to this Stacks' SQLite schema (usage.db beside stacks.db).
-    const db = openDb(path.join(dir, MAIN_DB));
-    try {
-      await copyPgToSqlite(pool, db, copyOptions());
-      // The archive takes the two files alone: nothing may stay in a write-ahead log beside them.
-      db.pragma('journal_mode = DELETE');
-      db.pragma('usage.journal_mode = DELETE');
-    } finally {
-      db.close();
-    }
-  };
+/** The worker's entry: the tsx shim beside the TypeScript source, or the compiled module in dist/. */
+const WORKER_ENTRY = new URL(import.meta.url.endsWith('.ts') ? './pg-snapshot-worker.mjs' : './pg-snapshot-worker.js', import.meta.url);
+
+/**
+ * The archive's databases copied out of PostgreSQL (`url`, the node's STACKS_DATABASE_URL) in a
+ * worker thread of their own (pg-snapshot-worker.ts), so a node keeps serving while it backs up.
+ */
+export function postgresDatabases(url: string): DatabaseSnapshot {
+  return (dir) =>
+    new Promise<void>((resolve, reject) => {
+      const data: PgSnapshotWorkerData = { url, dir, applicationName: BACKUP_APPLICATION };
+      const worker = new Worker(WORKER_ENTRY, { workerData: data });
+      let settled = false;
+      const finish = (err: Error | null) => {
+        if (settled) return;
+        settled = true;
+        if (err) reject(err);
+        else resolve();
+      };
+      worker.on('message', (m: PgSnapshotWorkerMessage) => finish(m.kind === 'done' ? null : new Error(m.error)));
+      worker.on('error', finish);
+      worker.on('exit', (code) => finish(code === 0 ? null : new Error(`the backup's copy thread exited with code ${code}`)));
+    });
 }
 
 /**

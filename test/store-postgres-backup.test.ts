@@ -129,7 +129,7 @@ test('a restore into PostgreSQL replaces what the database holds, and is refused
 
   const node = poolOf(url, 'stacks');
   await node.query('SELECT 1');
-  await assert.rejects(restoreArchiveToPostgres(archive, tempDir(), url), /Stacks is connected to .*replaced \(stacks@127\.0\.0\.1 \(1 connection\)\): stop every node/);
+  await assert.rejects(restoreArchiveToPostgres(archive, tempDir(), url), /Stacks is connected to .*replaced \(stacks from 127\.0\.0\.1 \(1 connection\)\): stop every node/);
   assert.equal((await target.query("SELECT count(*)::int AS n FROM libraries WHERE id = '/only/here'")).rows[0]!.n, 1);
   await node.end();
   pools.splice(pools.indexOf(node), 1);

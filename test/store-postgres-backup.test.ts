@@ -123,13 +123,18 @@ test('a restore into PostgreSQL replaces what the database holds, and is refused
   // It holds an instance already: the copy of the source, plus a library the archive does not have.
   await copyStoreToPostgres(s.dataDir, url);
   const target = poolOf(url);
-  await target.query("INSERT INTO libraries (id, title, source_type, created_at, updated_at) VALUES ('/only/here', 'Only here', 'json', now()::text, now()::text)");
+  await target.query(
+    "INSERT INTO libraries (id, title, source_type, created_at, updated_at) VALUES ('/only/here', 'Only here', 'json', now()::text, now()::text)",
+  );
   // An archive taken on SQLite restores into PostgreSQL too.
   const archive = (await s.services.backups.create('cli')).file;
 
   const node = poolOf(url, 'stacks');
   await node.query('SELECT 1');
-  await assert.rejects(restoreArchiveToPostgres(archive, tempDir(), url), /Stacks is connected to .*replaced \(stacks from 127\.0\.0\.1 \(1 connection\)\): stop every node/);
+  await assert.rejects(
+    restoreArchiveToPostgres(archive, tempDir(), url),
+    /Stacks is connected to .*replaced \(stacks from 127\.0\.0\.1 \(1 connection\)\): stop every node/,
+  );
   assert.equal((await target.query("SELECT count(*)::int AS n FROM libraries WHERE id = '/only/here'")).rows[0]!.n, 1);
   await node.end();
   pools.splice(pools.indexOf(node), 1);

@@ -319,7 +319,13 @@ async function fitWeights(
  * without their words shape the main weights, and the headings as written alone the `quoted` ones
  * (for questions that quote the documents, RankingModel).
  */
-export async function learnModel(source: LearnSource, embedder: Embedder | null, versionId: number, signal?: AbortSignal, pace?: () => void): Promise<LearnedModel> {
+export async function learnModel(
+  source: LearnSource,
+  embedder: Embedder | null,
+  versionId: number,
+  signal?: AbortSignal,
+  pace?: () => void,
+): Promise<LearnedModel> {
   const { rows, changePages } = await headingsOf(source, versionId);
   const examples = await examplesOf(source, embedder, versionId, signal, rows, pace);
   const asWritten = examples.filter((e) => !e.withoutWords);

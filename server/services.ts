@@ -343,15 +343,10 @@ function operationsAids(
   access: () => AccessPolicy,
 ) {
   // In the server, the online backup copies in steps (32 MB) between which requests run (its own connection's writes are carried over).
-  // SQLite's page-level backup of the file itself, not SQL: a PostgreSQL backend brings its own.
+  // SQLite's page-level backup of the file itself, not SQL: on PostgreSQL, postgresDatabases (server/backup/postgres.ts).
   // eslint-disable-next-line no-restricted-syntax
-  const backups = new BackupService({
-    snapshot: sqliteDatabases(store.db, 8192),
-    dataDir: config.dataDir,
-    backupDir: config.backupDir!,
-    keep: config.backupKeep,
-    log,
-  });
+  const snapshot = sqliteDatabases(store.db, 8192);
+  const backups = new BackupService({ snapshot, dataDir: config.dataDir, backupDir: config.backupDir!, keep: config.backupKeep, log });
   const exporter = new ExportService({ snapshot: () => new ExportSnapshot(store.file), access });
   const metrics = new Metrics({
     jobCounts: () => store.jobs.counts(),

@@ -20,6 +20,7 @@ import { prepareQuery } from '../server/search/query.ts';
 import { retrievePrepared } from '../server/search/retrieve.ts';
 import { DEFAULT_MODEL, featureRows, linearScore } from '../server/search/ranker.ts';
 import { examplesOf, fitPairwise } from '../server/search/learn.ts';
+import { sqliteLearnSource } from '../server/search/learn-source.ts';
 import { TUNING } from '../server/search/tuning.ts';
 import { resolveLibrary } from '../server/search/context-service.ts';
 import { OPERATOR } from '../lib/model.ts';
@@ -87,7 +88,7 @@ try {
   const { examples, versions } = await devExamples(services);
   // The heading questions of the versions the dev questions ask, as the search-model job builds them.
   const headings = [];
-  for (const v of versions) headings.push(...(await examplesOf(store, services.embedder, v)));
+  for (const v of versions) headings.push(...(await examplesOf(sqliteLearnSource(store), services.embedder, v)));
   const heading = await fitPairwise(headings, DEFAULT_MODEL.weights);
   const folded: { e: Example; weights: number[] }[] = [];
   for (let f = 0; f < FOLDS; f++) {

@@ -16,8 +16,11 @@ import type { TeamService } from './teams/index.ts';
 import type { UserService } from './auth/users.ts';
 import type { InvitationService } from './auth/invitations.ts';
 import { checklist } from './system/getting-started.ts';
-import { BackupService } from './backup/service.ts';
+import { BackupService, sqliteDatabases } from './backup/service.ts';
+import { postgresDatabases } from './backup/postgres.ts';
 import { ExportService } from './ingest/export.ts';
+import { ExportSnapshot } from './store/export.ts';
+import { PgExportSnapshot } from './store/pg/export.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { modelCacheStats } from './search/models.ts';
 import { DeclaredSources } from './sources/declared/reconcile.ts';
@@ -85,17 +88,19 @@ export function operationsAids(
   context: StoreContextService,
   access: () => AccessPolicy,
 ) {
-  // In the server, the online backup copies in steps (32 MB) between which requests run (its own connection's writes are carried over).
-  // SQLite's page-level backup of the file itself, not SQL: a PostgreSQL backend brings its own.
-  const backups = new BackupService({
-    db: sqliteOnly(store, 'backups').db,
-    dataDir: config.dataDir,
-    backupDir: config.backupDir!,
-    keep: config.backupKeep,
-    pagesPerStep: 8192,
-    log,
+  // SQLite: the online page-level backup of the file, in steps (32 MB) between which requests run
+  // (its own connection's writes are carried over). PostgreSQL: copied into the same archive's
+  // SQLite files from one snapshot, in a worker thread (server/backup/postgres.ts).
+  const snapshot =
+    store.backend === 'sqlite'
+      ? // eslint-disable-next-line no-restricted-syntax
+        sqliteDatabases(store.db, 8192)
+      : postgresDatabases(config.databaseUrl!);
+  const backups = new BackupService({ snapshot, dataDir: config.dataDir, backupDir: config.backupDir!, keep: config.backupKeep, log });
+  const exporter = new ExportService({
+    snapshot: () => (store.backend === 'sqlite' ? new ExportSnapshot(store.file) : PgExportSnapshot.open(store.pool)),
+    access,
   });
-  const exporter = new ExportService({ dbFile: () => sqliteOnly(store, 'exports').file, access });
   const metrics = new Metrics({
     jobCounts: () => store.jobs.counts(),
     databaseBytes: () => Object.fromEntries(['stacks.db', 'stacks.db-wal', 'usage.db', 'usage.db-wal'].map((f) => [f, fileSize(path.join(config.dataDir, f))])),

@@ -30,7 +30,7 @@ import { sessionSecret, type SessionService } from './auth/sessions.ts';
 import type { SignInService } from './auth/sign-in.ts';
 import type { OidcSignIn } from './auth/oidc.ts';
 import { LibraryAccessService } from './teams/library-access.ts';
-import { queueSearchModel, registerSearchModelJob, scheduleMissingModels } from './search/model-job.ts';
+import { postgresLearner, queueSearchModel, registerSearchModelJob, scheduleMissingModels, sqliteLearner } from './search/model-job.ts';
 import { registerVersionFetch, VersionRequests } from './search/version-fetch.ts';
 import { walKeeperTask } from './system/wal-task.ts';
 import { ServingActivity } from './system/serving-activity.ts';
@@ -47,8 +47,6 @@ import { GitSourceService } from './sources/git/service.ts';
 import { GitCredentials, parseCredentialsKey } from './sources/git/credentials.ts';
 import { GIT_JOB, runGitJob, type GitJobDeps, type GitJobPayload } from './sources/git/job.ts';
 import { APP_ROOT } from './version.ts';
-import { BackupService } from './backup/service.ts';
-import { ExportService } from './ingest/export.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { DeclaredSources } from './sources/declared/reconcile.ts';
 import { auditReconcile, startDeclaredSources } from './sources/declared/schedule.ts';
@@ -56,6 +54,8 @@ import type { InvitationService } from './auth/invitations.ts';
 import { createPeople } from './auth/people.ts';
 import { PublicUrl } from './system/public-url.ts';
 import { auditScheduledBackup, startBackupSchedule } from './backup/schedule.ts';
+import type { BackupService } from './backup/service.ts';
+import type { ExportService } from './ingest/export.ts';
 import { healthReport } from './system/health.ts';
 
 const ROOT_DIR = APP_ROOT;
@@ -337,7 +337,9 @@ async function registerJobKinds(s: Services): Promise<void> {
   registerVersionFetch(jobs, (ctx, libraryId, version) => s.git.fetchVersion(gitDeps, ctx, libraryId, version));
   registerCrawlJob(jobs, { store, writer, config: s.config, schedulesChanged: () => s.crawler.schedulesChanged() });
   await s.sources.register(jobs);
-  registerSearchModelJob(jobs, { store: sqliteOnly(store, 'ranking models'), embedder, activity: s.activity.buffer });
+  const learn =
+    store.backend === 'sqlite' ? sqliteLearner(store, embedder, s.activity.buffer) : postgresLearner(s.config.databaseUrl!, embedder, s.activity.buffer);
+  registerSearchModelJob(jobs, { store, learn });
   registerOwnDocsJob(jobs, { store, writer, rootDir: ROOT_DIR });
 }
 

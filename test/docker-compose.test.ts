@@ -47,9 +47,11 @@ test('the cluster: PostgreSQL with pgvector pinned, two nodes alike on it sharin
   const [a, b] = [services['node-a']!, services['node-b']!];
   assert.deepEqual(a.environment, b.environment, "the nodes' settings agree");
   for (const node of [a, b]) {
-    assert.deepEqual([node.image, node.build, node.depends_on], ['stacks:latest', '.', { postgres: { condition: 'service_healthy' } }]);
+    assert.deepEqual([node.image, node.build, node.depends_on?.postgres], ['stacks:latest', '.', { condition: 'service_healthy' }]);
     assert.equal(node.ports, undefined, 'reached through the balancer only');
   }
+  // the second node starts once the first serves, so that a fresh instance's first start happens once
+  assert.deepEqual([Object.keys(a.depends_on ?? {}), b.depends_on?.['node-a']], [['postgres'], { condition: 'service_healthy' }]);
   // each node's own volume (staged uploads, caches), none shared with the other or the one box
   const volumes = [namedVolumes(a), namedVolumes(b), namedVolumes(services.stacks!), namedVolumes(db)].map((v) => v.join());
   assert.deepEqual(volumes, ['stacks-node-a', 'stacks-node-b', 'stacks-data', 'stacks-pg']);

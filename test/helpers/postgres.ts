@@ -61,10 +61,15 @@ function runAs(): { uid: number; gid: number } | undefined {
   throw new Error('running as root and neither the user postgres nor nobody exists to run PostgreSQL as');
 }
 
-/** A new cluster in a temporary directory, owned by `owner` when running as root. */
-function initCluster(binDir: string, owner: { uid: number; gid: number } | undefined): { base: string; dataDir: string } {
-  const base = tempDir('stacks-pg-');
+/**
+ * A new cluster in a temporary directory, or in `keep` (made there only when it holds none yet, and
+ * never removed: a bench's database outlives its process), owned by `owner` when running as root.
+ */
+function initCluster(binDir: string, owner: { uid: number; gid: number } | undefined, keep?: string): { base: string; dataDir: string; fresh: boolean } {
+  const base = keep ?? tempDir('stacks-pg-');
   const dataDir = path.join(base, 'data');
+  if (keep && fs.existsSync(path.join(dataDir, 'PG_VERSION'))) return { base, dataDir, fresh: false };
+  fs.mkdirSync(base, { recursive: true });
   fs.mkdirSync(dataDir, { mode: 0o700 });
   if (owner) for (const dir of [base, dataDir]) fs.chownSync(dir, owner.uid, owner.gid);
   // --no-sync, and fsync=off below, trade durability for speed: a test cluster lives for one file.
@@ -74,7 +79,7 @@ function initCluster(binDir: string, owner: { uid: number; gid: number } | undef
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, LC_ALL: 'C' },
   });
-  return { base, dataDir };
+  return { base, dataDir, fresh: true };
 }
 
 /** Runs `sql` on the server's maintenance database. */
@@ -107,14 +112,35 @@ function runnableBinDir(flavor: PostgresFlavor, binDir: string, owner: { uid: nu
   return path.join(pgvectorCopy, path.relative(path.join(root, 'tools/pgvector'), binDir));
 }
 
-export async function startPostgres(flavor: PostgresFlavor): Promise<TestPostgres> {
+export interface StartPostgresOptions {
+  /**
+   * A persistent cluster in this directory (benches): made on the first start, started again later
+   * with its databases as they were, and never removed.
+   */
+  keep?: string;
+  /**
+   * Crash safety kept (fsync on; commits still not waited for, as SQLite's WAL with synchronous=NORMAL),
+   * for figures that should not flatter PostgreSQL; without it fsync is off, as a throwaway cluster can afford.
+   */
+  durable?: boolean;
+  /** More -c settings (e.g. shared_buffers=1GB). */
+  settings?: string[];
+}
+
+export async function startPostgres(flavor: PostgresFlavor, options: StartPostgresOptions = {}): Promise<TestPostgres & { fresh: boolean; pid: number }> {
   const found = postgresBinaries(flavor);
   if ('missing' in found) throw new Error(found.missing);
   const owner = runAs();
   const bins = { dir: runnableBinDir(flavor, found.dir, owner) };
-  const { base, dataDir } = initCluster(bins.dir, owner);
+  const { base, dataDir, fresh } = initCluster(bins.dir, owner, options.keep);
   const port = await freePort();
-  const settings = ['listen_addresses=127.0.0.1', 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=200'];
+  const settings = [
+    'listen_addresses=127.0.0.1',
+    ...(options.durable ? [] : ['fsync=off', 'full_page_writes=off']),
+    'synchronous_commit=off',
+    'max_connections=200',
+    ...(options.settings ?? []),
+  ];
   const server = trackChild(
     spawn(path.join(bins.dir, 'postgres'), ['-D', dataDir, '-p', String(port), '-k', base, ...settings.flatMap((c) => ['-c', c])], {
       ...(owner ?? {}),
@@ -131,15 +157,18 @@ export async function startPostgres(flavor: PostgresFlavor): Promise<TestPostgre
   for (const deadline = Date.now() + 30_000; ; ) {
     if (server.exitCode !== null) throw new Error(`PostgreSQL (${flavor}) exited at start:\n${log}`);
     try {
-      await adminQuery(port, 'CREATE DATABASE stacks');
+      // A kept cluster has its database from the first start.
+      await adminQuery(port, fresh ? 'CREATE DATABASE stacks' : 'SELECT 1');
       break;
     } catch (err) {
       if (Date.now() > deadline) throw new Error(`PostgreSQL (${flavor}) did not accept connections in 30 s: ${(err as Error).message}\n${log}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  return trackOpen<TestPostgres>({
+  return trackOpen<TestPostgres & { fresh: boolean; pid: number }>({
     flavor,
+    fresh,
+    pid: server.pid!,
     url: urlFor('stacks'),
     async createDatabase(name: string) {
       if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);

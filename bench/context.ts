@@ -1,4 +1,4 @@
-// `npm run bench -- context [--seconds 15] [--single 400] [--clients 16] [--vectors builtin|model] [--dir DIR] [--libraries N --per-library M]`
+// `npm run bench -- context [--seconds 15] [--single 400] [--clients 16] [--vectors builtin|model] [--dir DIR] [--libraries N --per-library M] [--postgres debian|pgvector [--nodes 2]]`
 // Latency and throughput of GET /api/v2/context on the cached 1M-snippet corpus (bench/corpus.ts):
 // a real server in a child process (so its RSS is its own), a single client and 16 concurrent
 // clients, fast=true and reranked, random libraries and questions from the corpus generator, after
@@ -6,11 +6,15 @@
 // --vectors model: the corpus with projected vectors of the sentence model's shape, served by a
 // server running the real model (STACKS_EMBED_PROVIDER=model: every question embedded by it);
 // speed and memory only, the projected vectors' similarities mean nothing (bench/corpus.ts).
+// --postgres debian|pgvector: the nodes run on the corpus's copy in a persistent PostgreSQL cluster
+// (bench/pg-cluster.ts; copied the first time, ~40 min); --nodes N: N nodes on it, requests round
+// robin (bench/nodes.ts). Server CPU is the nodes' summed; PostgreSQL's own CPU is its processes'.
 import path from 'node:path';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { startStacksProcess } from '../test/helpers/server.ts';
-import { checkEmbedder, httpGet, memoryOf, percentile as pct, serverCpuMs, VectorsHeaderCount } from './stats.ts';
+import { checkEmbedder, httpGet, percentile as pct, VectorsHeaderCount } from './stats.ts';
+import { startBenchNodes } from './nodes.ts';
+import { parseFlavor } from './pg-cluster.ts';
 import os from 'node:os';
 import { benchVectors, ensureBenchCorpus, rng } from './corpus.ts';
 import { Store } from '../server/store/index.ts';
@@ -24,9 +28,12 @@ const { values } = parseArgs({
     libraries: { type: 'string' },
     'per-library': { type: 'string' },
     vectors: { type: 'string' },
+    postgres: { type: 'string' },
+    nodes: { type: 'string', default: '1' },
   },
   allowPositionals: true,
 });
+const postgres = parseFlavor(values.postgres);
 
 const vectors = benchVectors(values.vectors);
 const corpus = await ensureBenchCorpus({
@@ -40,7 +47,7 @@ console.log(
 );
 // Start from a checkpointed database: a WAL left large by an earlier run (request metering writes)
 // slows every read of the next one several times.
-{
+if (!postgres) {
   const store = Store.open(corpus.dataDir);
   store.db.pragma('wal_checkpoint(TRUNCATE)');
   store.close();
@@ -52,15 +59,19 @@ const walSize = () => {
     return 0;
   }
 };
-const { url, child } = await startStacksProcess({
-  dataDir: corpus.dataDir,
+const nodes = await startBenchNodes(corpus, {
+  postgres,
+  nodes: Number(values.nodes),
   env: { STACKS_RATE_LIMIT_PER_MINUTE: '0', STACKS_EMBED_PROVIDER: vectors === 'model' ? 'model' : 'builtin' },
 });
+console.log(`backend: ${nodes.label}; database ${((await nodes.databaseBytes()) / 1e9).toFixed(2)} GB`);
+/** The servers' CPU and PostgreSQL's, read together at a phase's start and end. */
+const cpu = () => ({ nodes: nodes.nodesCpuMs(), db: nodes.databaseCpuMs() });
 const vectorsHeader = new VectorsHeaderCount();
 const pick = rng(99);
 const samples = corpus.samples;
 
-async function one(fast: boolean, s = samples[Math.floor(pick() * samples.length)]!): Promise<number> {
+async function one(fast: boolean, s = samples[Math.floor(pick() * samples.length)]!, url = nodes.next()): Promise<number> {
   const started = performance.now();
   const res = await httpGet(`${url}/api/v2/context?${new URLSearchParams({ libraryId: s.libraryId, query: s.query, fast: String(fast) })}`);
   if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${res.body.slice(0, 200)}`);
@@ -68,12 +79,15 @@ async function one(fast: boolean, s = samples[Math.floor(pick() * samples.length
   return performance.now() - started;
 }
 
-/** One phase's figures; `cpuMs`: the server's CPU time (all its threads) during the phase, shown per request. */
-function report(label: string, lat: number[], seconds: number, cpuMs: number): void {
+/** One phase's figures; `from`: the CPU at its start (the nodes' all threads, and PostgreSQL's processes), shown per request. */
+function report(label: string, lat: number[], seconds: number, from: ReturnType<typeof cpu>): void {
+  const now = cpu();
   const s = [...lat].sort((a, b) => a - b);
   console.log(
     `${label.padEnd(28)} n=${String(s.length).padStart(6)}  p50 ${pct(s, 50).toFixed(1).padStart(6)} ms  p95 ${pct(s, 95).toFixed(1).padStart(6)} ms  p99 ${pct(s, 99).toFixed(1).padStart(6)} ms  ${(s.length / seconds).toFixed(0).padStart(5)} req/s` +
-      `  server CPU ${(cpuMs / s.length).toFixed(2)} ms/req  load ${os.loadavg()[0]!.toFixed(1)}`,
+      `  server CPU ${((now.nodes - from.nodes) / s.length).toFixed(2)} ms/req` +
+      (postgres ? `  PostgreSQL CPU ${((now.db - from.db) / s.length).toFixed(2)} ms/req` : '') +
+      `  load ${os.loadavg()[0]!.toFixed(1)}`,
   );
 }
 
@@ -81,33 +95,34 @@ function report(label: string, lat: number[], seconds: number, cpuMs: number): v
 let maxAnon = 0;
 const sampler = setInterval(() => {
   try {
-    maxAnon = Math.max(maxAnon, memoryOf(child.pid!).anon);
+    maxAnon = Math.max(maxAnon, nodes.memory().anon);
   } catch {
     /* exited */
   }
 }, 200);
 
 try {
-  console.log(await checkEmbedder(url, corpus));
+  for (const url of nodes.urls) console.log(await checkEmbedder(url, corpus));
   // First, one question to each library: its version's vectors go into the workers' shared cache.
   // Reported on its own line, so that the phases after it measure a server in its steady state (every
-  // version seen once) instead of whichever versions a random phase happens to load first.
+  // version seen once) instead of whichever versions a random phase happens to load first. Asked
+  // of every node: each has its own cache.
   const firstOfEach = [...new Map(samples.map((s) => [s.libraryId, s])).values()];
   {
     const lat: number[] = [];
     const t0 = performance.now();
-    const cpu0 = serverCpuMs(child.pid!);
-    for (const [i, s] of firstOfEach.entries()) lat.push(await one(i % 2 === 0, s));
-    report('first answer of each library', lat, (performance.now() - t0) / 1000, serverCpuMs(child.pid!) - cpu0);
+    const cpu0 = cpu();
+    for (const url of nodes.urls) for (const [i, s] of firstOfEach.entries()) lat.push(await one(i % 2 === 0, s, url));
+    report('first answer of each library', lat, (performance.now() - t0) / 1000, cpu0);
   }
   // Warm-up: page cache, prepared statements, JIT.
   for (let i = 0; i < 200; i++) await one(i % 2 === 0);
   for (const fast of [true, false]) {
     const lat: number[] = [];
     const t0 = performance.now();
-    const cpu0 = serverCpuMs(child.pid!);
+    const cpu0 = cpu();
     for (let i = 0; i < Number(values.single); i++) lat.push(await one(fast));
-    report(`single client, ${fast ? 'fast' : 'reranked'}`, lat, (performance.now() - t0) / 1000, serverCpuMs(child.pid!) - cpu0);
+    report(`single client, ${fast ? 'fast' : 'reranked'}`, lat, (performance.now() - t0) / 1000, cpu0);
   }
   const clients = Number(values.clients);
   const seconds = Number(values.seconds);
@@ -115,22 +130,22 @@ try {
     const lat: number[] = [];
     const end = performance.now() + seconds * 1000;
     const t0 = performance.now();
-    const cpu0 = serverCpuMs(child.pid!);
+    const cpu0 = cpu();
     await Promise.all(
       Array.from({ length: clients }, async () => {
         while (performance.now() < end) lat.push(await one(fast));
       }),
     );
-    report(`${clients} clients, ${fast ? 'fast' : 'reranked'}`, lat, (performance.now() - t0) / 1000, serverCpuMs(child.pid!) - cpu0);
+    report(`${clients} clients, ${fast ? 'fast' : 'reranked'}`, lat, (performance.now() - t0) / 1000, cpu0);
   }
   console.log(`${vectorsHeader} (answers of the whole run, warm-up included)`);
-  console.log(`WAL after the run: ${walSize().toFixed(1)} MB`);
-  const mem = memoryOf(child.pid!);
+  if (!postgres) console.log(`WAL after the run: ${walSize().toFixed(1)} MB`);
+  const mem = nodes.memory();
   console.log(
-    `server RSS ${mem.rss.toFixed(0)} MB (peak ${mem.peak.toFixed(0)} MB; now ${mem.anon.toFixed(0)} MB anonymous + ${mem.file.toFixed(0)} MB mapped files, ` +
+    `${nodes.urls.length > 1 ? 'first node' : 'server'} RSS ${mem.rss.toFixed(0)} MB (peak ${mem.peak.toFixed(0)} MB; now ${mem.anon.toFixed(0)} MB anonymous + ${mem.file.toFixed(0)} MB mapped files, ` +
       `the SQLite mmap of the database is file-backed and reclaimable; sampled max anonymous ${maxAnon.toFixed(0)} MB)`,
   );
 } finally {
   clearInterval(sampler);
-  child.kill('SIGTERM');
+  await nodes.close();
 }

@@ -1,4 +1,4 @@
-// `npm run bench -- search [--clients 16] [--seconds 20] [--single 300] [--names | --library-less] [--vectors builtin|model] [--libraries 200 --per-library 5000 --dir DIR]`
+// `npm run bench -- search [--clients 16] [--seconds 20] [--single 300] [--names | --library-less] [--vectors builtin|model] [--libraries 200 --per-library 5000 --dir DIR] [--postgres debian|pgvector [--nodes 2]]`
 // GET /api/v3/search with four `library` values at 1M snippets over 200 libraries (bench/corpus.ts):
 // p50/p95 with one client (target p95 < 60 ms) and throughput with 16 concurrent clients (target
 // >= 250 req/s). The server runs as its own process (`stacks serve`), as in production.
@@ -7,10 +7,13 @@
 // --vectors model: the corpus with projected vectors of the sentence model's shape, served by a
 // server running the real model (every question embedded by it); speed and memory only, the
 // projected vectors' similarities mean nothing (bench/corpus.ts). The server's RSS is printed last.
+// --postgres debian|pgvector [--nodes N]: N nodes on the corpus's copy in a persistent PostgreSQL
+// cluster, requests round robin (bench/nodes.ts); PostgreSQL's CPU per search is reported too.
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { startStacksProcess } from '../test/helpers/server.ts';
-import { checkEmbedder, httpGet, memoryOf, percentile, serverCpuMs, VectorsHeaderCount } from './stats.ts';
+import { checkEmbedder, httpGet, percentile, VectorsHeaderCount } from './stats.ts';
+import { startBenchNodes } from './nodes.ts';
+import { parseFlavor } from './pg-cluster.ts';
 import { benchVectors, ensureBenchCorpus } from './corpus.ts';
 import { rng } from '../test/helpers/rng.ts';
 
@@ -26,9 +29,12 @@ const { values: opts } = parseArgs({
     'per-library': { type: 'string' },
     dir: { type: 'string' },
     vectors: { type: 'string' },
+    postgres: { type: 'string' },
+    nodes: { type: 'string', default: '1' },
   },
   allowPositionals: true,
 });
+const postgres = parseFlavor(opts.postgres);
 
 const vectors = benchVectors(opts.vectors);
 const corpus = await ensureBenchCorpus({
@@ -61,16 +67,18 @@ const how = opts['library-less']
   ? 'no library values (chosen from the question)'
   : `4 libraries per search by ${opts.names ? 'repository name (fuzzy path)' : 'exact ID'}`;
 console.log(`corpus: ${corpus.snippets} snippets over ${ids.length} libraries (${corpus.dataDir}); ${how}`);
-const { url, child } = await startStacksProcess({
-  dataDir: corpus.dataDir,
+const nodes = await startBenchNodes(corpus, {
+  postgres,
+  nodes: Number(opts.nodes),
   env: { STACKS_RATE_LIMIT_PER_MINUTE: '0', STACKS_EMBED_PROVIDER: vectors === 'model' ? 'model' : 'builtin' },
 });
+console.log(`backend: ${nodes.label}; database ${((await nodes.databaseBytes()) / 1e9).toFixed(2)} GB`);
 const vectorsHeader = new VectorsHeaderCount();
 // The server's memory, sampled while the load runs.
 let maxAnon = 0;
 const sampler = setInterval(() => {
   try {
-    maxAnon = Math.max(maxAnon, memoryOf(child.pid!).anon);
+    maxAnon = Math.max(maxAnon, nodes.memory().anon);
   } catch {
     /* exited */
   }
@@ -79,7 +87,7 @@ let seq = 0;
 const one = async (): Promise<{ ms: number; ok: boolean; libs: number }> => {
   const target = requests[seq++ % requests.length]!;
   const t0 = performance.now();
-  const res = await httpGet(url + target);
+  const res = await httpGet(nodes.next() + target);
   const body = JSON.parse(res.body) as { codeSnippets?: { libraryId: string }[]; infoSnippets?: { libraryId: string }[] };
   const ms = performance.now() - t0;
   vectorsHeader.add(res.headers);
@@ -87,10 +95,11 @@ const one = async (): Promise<{ ms: number; ok: boolean; libs: number }> => {
   return { ms, ok: res.status === 200, libs };
 };
 try {
-  console.log(await checkEmbedder(url, corpus));
+  for (const url of nodes.urls) console.log(await checkEmbedder(url, corpus));
   for (let i = 0; i < 30; i++) await one(); // warm the page cache and prepared statements
   const single: number[] = [];
-  const cpu0 = serverCpuMs(child.pid!);
+  const cpu0 = nodes.nodesCpuMs();
+  const db0 = nodes.databaseCpuMs();
   let errors = 0;
   let libsSeen = 0;
   for (let i = 0; i < Number(opts.single); i++) {
@@ -99,7 +108,8 @@ try {
     if (!x.ok) errors++;
     libsSeen += x.libs;
   }
-  const cpuPer = (serverCpuMs(child.pid!) - cpu0) / single.length;
+  const cpuPer = (nodes.nodesCpuMs() - cpu0) / single.length;
+  const dbPer = (nodes.databaseCpuMs() - db0) / single.length;
   single.sort((a, b) => a - b);
   const f = (x: number) => x.toFixed(1);
   console.log(`one client: ${single.length} searches, errors=${errors}, libraries answering per search=${(libsSeen / single.length).toFixed(2)}`);
@@ -108,7 +118,7 @@ try {
   );
 
   console.log(
-    `  server CPU per search: ${f(cpuPer)} ms (one core serves at most ~${f(1000 / cpuPer)} searches/s); load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
+    `  server CPU per search: ${f(cpuPer)} ms${postgres ? ` + PostgreSQL ${f(dbPer)} ms` : ''} (one core serves at most ~${f(1000 / (cpuPer + dbPer))} searches/s); load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
   );
 
   const clients = Number(opts.clients);
@@ -129,19 +139,21 @@ try {
   };
   await run(Number(opts.warmup));
   const t0 = performance.now();
+  const c0 = nodes.nodesCpuMs();
+  const d0 = nodes.databaseCpuMs();
   const { lat, errs } = await run(Number(opts.seconds));
   const elapsed = (performance.now() - t0) / 1000;
+  const loadCpu = `server CPU ${f((nodes.nodesCpuMs() - c0) / lat.length)} ms/search${postgres ? `, PostgreSQL ${f((nodes.databaseCpuMs() - d0) / lat.length)} ms/search` : ''}`;
   console.log(
     `${clients} clients: ${lat.length} searches in ${elapsed.toFixed(1)} s, errors=${errs}, throughput=${f(lat.length / elapsed)} req/s${verdict(`>= ${throughputTarget}`, lat.length / elapsed >= throughputTarget)}`,
   );
-  console.log(`  latency ms: p50=${f(percentile(lat, 50))} p95=${f(percentile(lat, 95))} p99=${f(percentile(lat, 99))}`);
+  console.log(`  latency ms: p50=${f(percentile(lat, 50))} p95=${f(percentile(lat, 95))} p99=${f(percentile(lat, 99))}; ${loadCpu}`);
   console.log(`${vectorsHeader} (answers of the whole run, warm-up included)`);
-  const mem = memoryOf(child.pid!);
+  const mem = nodes.memory();
   console.log(
-    `server RSS ${mem.rss.toFixed(0)} MB (peak ${mem.peak.toFixed(0)} MB; now ${mem.anon.toFixed(0)} MB anonymous + ${mem.file.toFixed(0)} MB mapped files; sampled max anonymous ${maxAnon.toFixed(0)} MB)`,
+    `${nodes.urls.length > 1 ? 'first node' : 'server'} RSS ${mem.rss.toFixed(0)} MB (peak ${mem.peak.toFixed(0)} MB; now ${mem.anon.toFixed(0)} MB anonymous + ${mem.file.toFixed(0)} MB mapped files; sampled max anonymous ${maxAnon.toFixed(0)} MB)`,
   );
 } finally {
   clearInterval(sampler);
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
+  await nodes.close();
 }

@@ -98,7 +98,7 @@ export function requestPath(endpoint: Endpoint, order: Order, q: EvalItem): stri
   return `/api/${endpoint === 'search' ? 'v3/search' : 'v2/context'}?${params}`;
 }
 
-async function ask(s: TestServer, endpoint: Endpoint, order: Order, q: EvalItem): Promise<Answer | null> {
+async function ask(s: Pick<TestServer, 'api'>, endpoint: Endpoint, order: Order, q: EvalItem): Promise<Answer | null> {
   const request = requestPath(endpoint, order, q);
   if (request === null) return null;
   const res = await s.api(request, { auth: null });
@@ -111,7 +111,7 @@ async function ask(s: TestServer, endpoint: Endpoint, order: Order, q: EvalItem)
 }
 
 /** Asks every question of both endpoints in both orders, a few at a time. */
-export async function askAll(s: TestServer, questions: EvalItem[], concurrency = 4): Promise<Asked[]> {
+export async function askAll(s: Pick<TestServer, 'api'>, questions: EvalItem[], concurrency = 4): Promise<Asked[]> {
   const out: Asked[] = questions.map((q) => ({ q, answers: {} }));
   let next = 0;
   const work = async () => {

@@ -8,7 +8,8 @@
  * `-- --judge-pack DIR` writes the held-out questions for a judge to read (with `-- --judge-reuse
  * EARLIER_DIR`, only those whose answer changed) and `-- --judge-score DIR` scores the verdicts
  * written beside them (with `-- --judge-save OUT`, stores them without the texts, as in
- * test/eval/judged; test/eval/judge.ts).
+ * test/eval/judged; test/eval/judge.ts). `-- --postgres debian|pgvector` asks the same questions of
+ * the loaded instance copied into PostgreSQL too and compares the backends (test/eval/postgres.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -134,7 +135,23 @@ async function main(): Promise<void> {
     );
     console.log(`loaded ${bundles.join(', ')} over HTTP in ${((performance.now() - started) / 1000).toFixed(1)} s; ${questions.length} questions`);
     const asked = await askAll(server, questions);
+    const pgIdx = args.indexOf('--postgres');
+    if (pgIdx >= 0) console.log('SQLite:');
     console.log(formatReport(report(asked), { kinds: true }));
+    if (pgIdx >= 0) {
+      const { compareBackends, startPostgresTwin } = await import('./postgres.ts');
+      const flavor = args[pgIdx + 1];
+      if (flavor !== 'debian' && flavor !== 'pgvector') throw new Error(`--postgres takes debian or pgvector, not ${flavor}`);
+      const twin = await startPostgresTwin(server, flavor);
+      try {
+        const onPg = await askAll(twin, questions);
+        console.log(`\nPostgreSQL ${flavor} (the same instance copied in ${twin.seconds.toFixed(0)} s):`);
+        console.log(formatReport(report(onPg), { kinds: true }));
+        console.log(['', ...compareBackends(report(asked), report(onPg))].join('\n'));
+      } finally {
+        await twin.close();
+      }
+    }
     if (verbose) for (const line of [...devMisses(asked, 'search:txt'), ...devOfftopicAnswered(asked)]) console.log(line);
     // --save FILE: per-question ranks of the dev split; --compare FILE: this run against a saved one,
     // question by question, with paired bootstrap intervals (test/eval/compare.ts).

@@ -1,8 +1,8 @@
 // `npm run bench -- pg-cluster --postgres debian|pgvector [--dir DIR]`
 // The bench corpus (bench/corpus.ts) in a PERSISTENT PostgreSQL cluster, so that the serving benches
 // (`--postgres` of context, search and import) reuse one copy instead of copying a million snippets
-// (~40 min) each run. The cluster lives in pg-<flavor> beside the corpus (.tmp/bench/pg-debian,
-// .tmp/bench/pg-pgvector; STACKS_BENCH_PG_DIR overrides the parent), made by test/helpers/postgres.ts
+// (~40 min) each run. The cluster lives in pg-<flavor> beside the corpus's cache dir (.tmp/bench/pg-debian,
+// .tmp/bench/pg-pgvector; beside STACKS_BENCH_DIR when set), made by test/helpers/postgres.ts
 // (as the user `postgres` when running as root); its database `stacks` is filled once by
 // `stacks store copy`'s own code (copyStoreToPostgres, checked by counts and checksums), and
 // copy.json beside it records that copy's report: a later start finds it and copies nothing.
@@ -28,7 +28,8 @@ export type BenchPostgres = TestPostgres & { pid: number; copy: StoreCopyReport;
 
 /** Where a flavor's persistent cluster lives. */
 export function benchPgDir(flavor: PostgresFlavor): string {
-  return path.join(process.env.STACKS_BENCH_PG_DIR ?? path.dirname(BENCH_CACHE_DIR), `pg-${flavor}`);
+  // No variable of its own: the server children inherit the environment, and a STACKS_* name they do not know stops them.
+  return path.join(path.dirname(BENCH_CACHE_DIR), `pg-${flavor}`);
 }
 
 export function parseFlavor(v: string | undefined): PostgresFlavor | undefined {

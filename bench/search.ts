@@ -84,6 +84,8 @@ const sampler = setInterval(() => {
   }
 }, 200);
 let seq = 0;
+/** The first failed answer, shown at the end: a count of errors alone does not say what went wrong. */
+let firstError: string | null = null;
 const one = async (): Promise<{ ms: number; ok: boolean; libs: number }> => {
   const target = requests[seq++ % requests.length]!;
   const t0 = performance.now();
@@ -91,6 +93,7 @@ const one = async (): Promise<{ ms: number; ok: boolean; libs: number }> => {
   const body = JSON.parse(res.body) as { codeSnippets?: { libraryId: string }[]; infoSnippets?: { libraryId: string }[] };
   const ms = performance.now() - t0;
   vectorsHeader.add(res.headers);
+  if (res.status !== 200) firstError ??= `HTTP ${res.status} ${res.body.slice(0, 300)} (${target})`;
   const libs = new Set([...(body.codeSnippets ?? []), ...(body.infoSnippets ?? [])].map((s) => s.libraryId)).size;
   return { ms, ok: res.status === 200, libs };
 };
@@ -149,6 +152,7 @@ try {
   );
   console.log(`  latency ms: p50=${f(percentile(lat, 50))} p95=${f(percentile(lat, 95))} p99=${f(percentile(lat, 99))}; ${loadCpu}`);
   console.log(`${vectorsHeader} (answers of the whole run, warm-up included)`);
+  if (firstError) console.log(`first error: ${firstError}`);
   const mem = nodes.memory();
   console.log(
     `${nodes.urls.length > 1 ? 'first node' : 'server'} RSS ${mem.rss.toFixed(0)} MB (peak ${mem.peak.toFixed(0)} MB; now ${mem.anon.toFixed(0)} MB anonymous + ${mem.file.toFixed(0)} MB mapped files; sampled max anonymous ${maxAnon.toFixed(0)} MB)`,

@@ -1,4 +1,4 @@
-// `npm run bench -- context [--seconds 15] [--single 400] [--clients 16] [--vectors builtin|model] [--dir DIR] [--libraries N --per-library M] [--postgres debian|pgvector [--nodes 2]]`
+// `npm run bench -- context [--seconds 15] [--single 400] [--clients 16] [--vectors builtin|model] [--dir DIR] [--libraries N --per-library M] [--postgres debian|pgvector [--nodes 2] [--pg-statements]]`
 // Latency and throughput of GET /api/v2/context on the cached 1M-snippet corpus (bench/corpus.ts):
 // a real server in a child process (so its RSS is its own), a single client and 16 concurrent
 // clients, fast=true and reranked, random libraries and questions from the corpus generator, after
@@ -9,12 +9,14 @@
 // --postgres debian|pgvector: the nodes run on the corpus's copy in a persistent PostgreSQL cluster
 // (bench/pg-cluster.ts; copied the first time, ~40 min); --nodes N: N nodes on it, requests round
 // robin (bench/nodes.ts). Server CPU is the nodes' summed; PostgreSQL's own CPU is its processes'.
+// --pg-statements: pg_stat_statements loaded, its costliest statements per request shown after each
+// single-client phase (where the database's time goes).
 import path from 'node:path';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { checkEmbedder, httpGet, percentile as pct, VectorsHeaderCount } from './stats.ts';
 import { startBenchNodes } from './nodes.ts';
-import { parseFlavor } from './pg-cluster.ts';
+import { parseFlavor, resetStatements, topStatements } from './pg-cluster.ts';
 import os from 'node:os';
 import { benchVectors, ensureBenchCorpus, rng } from './corpus.ts';
 import { Store } from '../server/store/index.ts';
@@ -30,6 +32,7 @@ const { values } = parseArgs({
     vectors: { type: 'string' },
     postgres: { type: 'string' },
     nodes: { type: 'string', default: '1' },
+    'pg-statements': { type: 'boolean', default: false },
   },
   allowPositionals: true,
 });
@@ -62,9 +65,12 @@ const walSize = () => {
 const nodes = await startBenchNodes(corpus, {
   postgres,
   nodes: Number(values.nodes),
+  statements: values['pg-statements'],
   env: { STACKS_RATE_LIMIT_PER_MINUTE: '0', STACKS_EMBED_PROVIDER: vectors === 'model' ? 'model' : 'builtin' },
 });
 console.log(`backend: ${nodes.label}; database ${((await nodes.databaseBytes()) / 1e9).toFixed(2)} GB`);
+/** --pg-statements: the database whose pg_stat_statements shows where each single-client phase's database time went. */
+const statements = values['pg-statements'] && nodes.pg ? nodes.pg.url : null;
 /** The servers' CPU and PostgreSQL's, read together at a phase's start and end. */
 const cpu = () => ({ nodes: nodes.nodesCpuMs(), db: nodes.databaseCpuMs() });
 const vectorsHeader = new VectorsHeaderCount();
@@ -121,8 +127,10 @@ try {
     const lat: number[] = [];
     const t0 = performance.now();
     const cpu0 = cpu();
+    if (statements) await resetStatements(statements);
     for (let i = 0; i < Number(values.single); i++) lat.push(await one(fast));
     report(`single client, ${fast ? 'fast' : 'reranked'}`, lat, (performance.now() - t0) / 1000, cpu0);
+    if (statements) for (const line of await topStatements(statements, lat.length)) console.log(line);
   }
   const clients = Number(values.clients);
   const seconds = Number(values.seconds);

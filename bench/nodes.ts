@@ -37,12 +37,14 @@ export interface BenchNodesOptions {
   nodes?: number;
   env?: NodeJS.ProcessEnv;
   log?: (m: string) => void;
+  /** pg_stat_statements loaded (a diagnosis of where PostgreSQL's time goes). */
+  statements?: boolean;
 }
 
 export async function startBenchNodes(corpus: BenchCorpus, options: BenchNodesOptions): Promise<BenchNodes> {
   const n = options.nodes ?? 1;
   if (n > 1 && !options.postgres) throw new Error('--nodes > 1 needs --postgres: nodes share a PostgreSQL database (SQLite is one process on its file)');
-  const pg = options.postgres ? await benchPostgres(options.postgres, corpus, options.log) : null;
+  const pg = options.postgres ? await benchPostgres(options.postgres, corpus, options.log, { statements: options.statements }) : null;
   const dirs: string[] = [];
   const children: ChildProcess[] = [];
   const urls: string[] = [];

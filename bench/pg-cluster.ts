@@ -43,7 +43,12 @@ export function parseFlavor(v: string | undefined): PostgresFlavor | undefined {
  * safety as SQLite's WAL does) with the corpus copied into its database `stacks` (copied now when
  * it is not there yet: fsync off for that, ~40 min). The caller closes it.
  */
-export async function benchPostgres(flavor: PostgresFlavor, corpus: BenchCorpus, log: (m: string) => void = console.log): Promise<BenchPostgres> {
+export async function benchPostgres(
+  flavor: PostgresFlavor,
+  corpus: BenchCorpus,
+  log: (m: string) => void = console.log,
+  options: { statements?: boolean } = {},
+): Promise<BenchPostgres> {
   const dir = benchPgDir(flavor);
   const marker = path.join(dir, 'copy.json');
   const settings = BENCH_PG_SETTINGS;
@@ -66,30 +71,66 @@ export async function benchPostgres(flavor: PostgresFlavor, corpus: BenchCorpus,
   const copy = JSON.parse(fs.readFileSync(marker, 'utf8')) as StoreCopyReport & { corpus: string; snippets: number };
   if (copy.snippets !== corpus.snippets)
     throw new Error(`${dir} holds a copy of ${copy.snippets} snippets, the corpus has ${corpus.snippets}: remove ${dir} to copy again`);
-  const server = await startPostgres(flavor, { keep: dir, durable: true, settings });
+  // pg_stat_statements (a diagnosis, --pg-statements) must be loaded at the server's start.
+  const server = await startPostgres(flavor, {
+    keep: dir,
+    durable: true,
+    settings: options.statements ? [...settings, 'shared_preload_libraries=pg_stat_statements'] : settings,
+  });
+  if (options.statements) await onDatabase(server.url, (c) => c.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements'));
   return Object.assign(server, { copy, dir });
+}
+
+async function onDatabase<T>(url: string, f: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await f(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Forgets what pg_stat_statements has counted so far (the start of a phase to diagnose). */
+export async function resetStatements(url: string): Promise<void> {
+  await onDatabase(url, (c) => c.query('SELECT pg_stat_statements_reset()'));
+}
+
+/**
+ * The statements that took the most of PostgreSQL's time since the last reset, per request of the
+ * phase: where a request's database time goes (planning and execution; the round trips are the calls).
+ */
+export async function topStatements(url: string, requests: number, n = 6): Promise<string[]> {
+  const { rows } = await onDatabase(url, (c) =>
+    c.query<{ calls: string; exec: number; plan: number; rows: string; query: string }>(
+      `SELECT calls, total_exec_time AS exec, total_plan_time AS plan, rows, query FROM pg_stat_statements
+        WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY total_exec_time + total_plan_time DESC LIMIT $1`,
+      [n],
+    ),
+  );
+  const { rows: all } = await onDatabase(url, (c) =>
+    c.query<{ calls: string; ms: number }>(
+      'SELECT sum(calls) AS calls, sum(total_exec_time + total_plan_time) AS ms FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())',
+    ),
+  );
+  const per = (x: number) => (x / Math.max(1, requests)).toFixed(2);
+  return [
+    `  PostgreSQL per request: ${per(Number(all[0]?.calls ?? 0))} statements, ${per(all[0]?.ms ?? 0)} ms planning + execution; the most costly:`,
+    ...rows.map(
+      (r) =>
+        `    ${per(Number(r.calls))} calls ${per(r.exec)} ms exec ${per(r.plan)} ms plan ${per(Number(r.rows))} rows: ${r.query.replace(/\s+/g, ' ').slice(0, 160)}`,
+    ),
+  ];
 }
 
 /** Statistics and the visibility map for the planner and index-only scans, as autovacuum would have them after a while. */
 async function vacuum(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query('VACUUM ANALYZE');
-  } finally {
-    await client.end();
-  }
+  await onDatabase(url, (c) => c.query('VACUUM ANALYZE'));
 }
 
 /** The database's size on disk: tables, indexes and TOAST (pg_database_size). */
 export async function pgDatabaseBytes(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return Number((await client.query<{ b: string }>('SELECT pg_database_size(current_database()) AS b')).rows[0]!.b);
-  } finally {
-    await client.end();
-  }
+  return onDatabase(url, async (c) => Number((await c.query<{ b: string }>('SELECT pg_database_size(current_database()) AS b')).rows[0]!.b));
 }
 
 /**

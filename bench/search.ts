@@ -1,4 +1,4 @@
-// `npm run bench -- search [--clients 16] [--seconds 20] [--single 300] [--names | --library-less] [--vectors builtin|model] [--libraries 200 --per-library 5000 --dir DIR] [--postgres debian|pgvector [--nodes 2]]`
+// `npm run bench -- search [--clients 16] [--seconds 20] [--single 300] [--names | --library-less] [--vectors builtin|model] [--libraries 200 --per-library 5000 --dir DIR] [--postgres debian|pgvector [--nodes 2] [--pg-statements]]`
 // GET /api/v3/search with four `library` values at 1M snippets over 200 libraries (bench/corpus.ts):
 // p50/p95 with one client (target p95 < 60 ms) and throughput with 16 concurrent clients (target
 // >= 250 req/s). The server runs as its own process (`stacks serve`), as in production.
@@ -8,12 +8,13 @@
 // server running the real model (every question embedded by it); speed and memory only, the
 // projected vectors' similarities mean nothing (bench/corpus.ts). The server's RSS is printed last.
 // --postgres debian|pgvector [--nodes N]: N nodes on the corpus's copy in a persistent PostgreSQL
-// cluster, requests round robin (bench/nodes.ts); PostgreSQL's CPU per search is reported too.
+// cluster, requests round robin (bench/nodes.ts); PostgreSQL's CPU per search is reported too;
+// --pg-statements shows the one-client phase's costliest statements per search.
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { checkEmbedder, httpGet, percentile, VectorsHeaderCount } from './stats.ts';
 import { startBenchNodes } from './nodes.ts';
-import { parseFlavor } from './pg-cluster.ts';
+import { parseFlavor, resetStatements, topStatements } from './pg-cluster.ts';
 import { benchVectors, ensureBenchCorpus } from './corpus.ts';
 import { rng } from '../test/helpers/rng.ts';
 
@@ -31,6 +32,7 @@ const { values: opts } = parseArgs({
     vectors: { type: 'string' },
     postgres: { type: 'string' },
     nodes: { type: 'string', default: '1' },
+    'pg-statements': { type: 'boolean', default: false },
   },
   allowPositionals: true,
 });
@@ -70,6 +72,7 @@ console.log(`corpus: ${corpus.snippets} snippets over ${ids.length} libraries ($
 const nodes = await startBenchNodes(corpus, {
   postgres,
   nodes: Number(opts.nodes),
+  statements: opts['pg-statements'],
   env: { STACKS_RATE_LIMIT_PER_MINUTE: '0', STACKS_EMBED_PROVIDER: vectors === 'model' ? 'model' : 'builtin' },
 });
 console.log(`backend: ${nodes.label}; database ${((await nodes.databaseBytes()) / 1e9).toFixed(2)} GB`);
@@ -99,10 +102,20 @@ const one = async (): Promise<{ ms: number; ok: boolean; libs: number }> => {
 };
 try {
   for (const url of nodes.urls) console.log(await checkEmbedder(url, corpus));
+  // Each library asked once of each node first (its version's vectors loaded: in the workers' cache on
+  // SQLite, the node's cache on PostgreSQL without pgvector), so that the phases measure a server in
+  // its steady state rather than whichever versions their first requests happen to load.
+  const w0 = performance.now();
+  for (const url of nodes.urls)
+    for (const id of ids)
+      await httpGet(`${url}/api/v3/search?${new URLSearchParams({ query: `how do I ${pick(corpus.topics[id] ?? vocab)}`, library: id, type: 'json' })}`);
+  console.log(`one search of each library on each node: ${((performance.now() - w0) / 1000).toFixed(1)} s`);
   for (let i = 0; i < 30; i++) await one(); // warm the page cache and prepared statements
   const single: number[] = [];
   const cpu0 = nodes.nodesCpuMs();
   const db0 = nodes.databaseCpuMs();
+  const statements = opts['pg-statements'] && nodes.pg ? nodes.pg.url : null;
+  if (statements) await resetStatements(statements);
   let errors = 0;
   let libsSeen = 0;
   for (let i = 0; i < Number(opts.single); i++) {
@@ -124,6 +137,7 @@ try {
     `  server CPU per search: ${f(cpuPer)} ms${postgres ? ` + PostgreSQL ${f(dbPer)} ms` : ''} (one core serves at most ~${f(1000 / (cpuPer + dbPer))} searches/s); load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
   );
 
+  if (statements) for (const line of await topStatements(statements, single.length)) console.log(line);
   const clients = Number(opts.clients);
   const run = async (seconds: number) => {
     const lat: number[] = [];

@@ -67,3 +67,16 @@ export function sessionSecret(dataDir: string): string {
     }
   }
 }
+
+/** The instance setting that holds the cookie secret when the state is in PostgreSQL. */
+export const SESSION_SECRET_SETTING = 'session.secret';
+
+/**
+ * The secret that signs session cookies when nodes share one database (PostgreSQL): one per cluster,
+ * in the instance settings, so that a cookie node A signed verifies on node B. The first node to start
+ * makes it; nodes starting together all get the one stored first (SettingsStore.claim). Kept in the
+ * database, it still opens no session from a copy of it: sessions are stored by their id's hash.
+ */
+export async function sharedSessionSecret(settings: { claim(name: string, value: string, now: string): Promise<string> | string }): Promise<string> {
+  return settings.claim(SESSION_SECRET_SETTING, crypto.randomBytes(32).toString('base64url'), new Date().toISOString());
+}

@@ -188,11 +188,11 @@ export class ImportService {
       });
     } catch (err) {
       discardStaged(staged.libraries);
-      await this.staged.forget(staged.libraries.map(nameOf)).catch((e: unknown) => this.log.warn({ err: e }, 'shared staged files not removed; the sweep will'));
+      await this.forgetOrLeave(staged.libraries.map(nameOf));
       throw err;
     }
     discardStaged([...unused]);
-    await this.staged.forget([...unused].map(nameOf));
+    await this.forgetOrLeave([...unused].map(nameOf));
     const n = result.queued.length;
     result.message =
       n === 0
@@ -244,6 +244,11 @@ export class ImportService {
     }
     if (removed > 0) this.log.info({ removed }, 'removed abandoned import files');
     return removed;
+  }
+
+  /** Forgets shared copies no job will read; one the database refuses now is left to the sweep rather than failing the request. */
+  private async forgetOrLeave(names: string[]): Promise<void> {
+    await this.staged.forget(names).catch((err: unknown) => this.log.warn({ err, files: names.length }, 'shared staged files not removed; the sweep will'));
   }
 
   /** A job's staged file on this node (fetched from the shared copy when another node staged it), or null when it is gone. */

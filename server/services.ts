@@ -434,6 +434,7 @@ export function startBackground(s: Services): () => void {
   const stops = [
     startCrawlSchedules(s.crawler, cluster, s.log),
     importSweepTask(s.importer, s.log),
+    s.sources.sweepTask(),
     s.license.watch((err) => s.log.warn({ err }, 'reading the shared license failed; the last one read stays in force')),
     // Keeps SQLite's write-ahead log file small: maintenance of the file, not SQL.
     // eslint-disable-next-line no-restricted-syntax

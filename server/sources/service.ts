@@ -352,6 +352,19 @@ export class SourceService {
     return removed;
   }
 
+  /**
+   * Background task: sweeps abandoned staged input hourly (register sweeps at start). A cluster's
+   * nodes run for weeks, and a job cancelled while queued leaves its input in the database until then.
+   */
+  sweepTask(): () => void {
+    const timer = setInterval(
+      () => void this.sweepStaging().catch((err: unknown) => this.deps.log.warn({ err }, 'sweeping staged source inputs failed')),
+      3600_000,
+    );
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   /** Registers the three job kinds (and sweeps abandoned staged input at startup). */
   async register(jobs: JobQueue): Promise<void> {
     await this.sweepStaging();

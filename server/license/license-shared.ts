@@ -7,6 +7,7 @@ export const LICENSE_SETTING = 'license';
 export interface LicenseSettings {
   get(name: string): Promise<string | null> | string | null;
   set(name: string, value: string | null, now: string): Promise<void> | void;
+  claim(name: string, value: string, now: string): Promise<string> | string;
 }
 
 /**
@@ -26,9 +27,13 @@ export class SharedLicense implements LicenseHolder {
     private readonly refreshMs: number,
   ) {}
 
-  /** Read once before it answers. */
-  static async open(settings: LicenseSettings, refreshMs = 10_000): Promise<SharedLicense> {
-    const held = new SharedLicense(settings, refreshMs);
+  /**
+   * Read once before it answers. `adopt`: a license this node found on its disk (a data dir moved from
+   * SQLite), stored for every node when the database has none yet; the first node's wins.
+   */
+  static async open(settings: LicenseSettings, options: { refreshMs?: number; adopt?: string | null } = {}): Promise<SharedLicense> {
+    const held = new SharedLicense(settings, options.refreshMs ?? 10_000);
+    if (options.adopt) await settings.claim(LICENSE_SETTING, options.adopt, new Date().toISOString());
     await held.refresh();
     return held;
   }

@@ -14,16 +14,19 @@ import type { Stores } from '../store/stores.ts';
  */
 export async function nodeState(config: Config, store: Stores): Promise<{ staged: StagedFiles; licenseHolder: LicenseHolder; cookieSecret: string }> {
   const shared = store instanceof PgStore ? store : null;
-  // STACKS_LICENSE_FILE wins on either backend: the operator named a file for this node (a mounted
-  // secret), and a license installed through another node must not silently override it.
-  const licenseHolder = config.licenseFile
-    ? new LicenseFile(config.licenseFile)
-    : shared
-      ? await SharedLicense.open(shared.settings)
-      : new LicenseFile(path.join(config.dataDir, 'license.json'));
   return {
     staged: shared ? new SharedStagedFiles(config.dataDir, shared.staged) : new LocalStagedFiles(config.dataDir),
-    licenseHolder,
+    licenseHolder: await licenseHolderOf(config, shared),
     cookieSecret: shared ? await sharedSessionSecret(shared.settings) : sessionSecret(config.dataDir),
   };
+}
+
+/** Where this node's license is: STACKS_LICENSE_FILE, else the database (PostgreSQL), else <dataDir>/license.json. */
+async function licenseHolderOf(config: Config, shared: PgStore | null): Promise<LicenseHolder> {
+  // STACKS_LICENSE_FILE wins on either backend: the operator named a file for this node (a mounted
+  // secret), and a license installed through another node must not silently override it.
+  if (config.licenseFile) return new LicenseFile(config.licenseFile);
+  const own = new LicenseFile(path.join(config.dataDir, 'license.json'));
+  // A data dir's license.json (an instance moved from SQLite) is adopted for every node while the database has none.
+  return shared ? SharedLicense.open(shared.settings, { adopt: own.text() }) : own;
 }

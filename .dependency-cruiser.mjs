@@ -3,7 +3,7 @@
 // its API runs on Node 20). Type-only imports count like any other: a type import is a dependency.
 //
 //   bin/, cli/, server/server.ts           start a process (launchers)
-//   server/services.ts                     the composition root: builds every service, registers jobs and tasks
+//   server/services.ts, services-aids.ts   the composition root: builds every service, registers jobs and tasks
 //   server/http/, server/mcp/, server/web/ entry points: translate a protocol into service calls
 //   server/operations/                     the service layer's front door: every operation validated and admitted, then run
 //   server/<feature>/                      services: auth license teams jobs embed ingest search sources backup metrics system audit
@@ -14,7 +14,7 @@
 //   crawler/                               the website crawler, a library: imports lib/ only
 const SERVICES = '^server/(auth|license|teams|jobs|embed|ingest|search|sources|backup|metrics|system|audit)/';
 const ENTRY = '^server/(http|mcp|web)/';
-const ROOT = '^server/(services|server)[.]ts$';
+const ROOT = '^server/(services|services-aids|server)[.]ts$';
 const BASE = '^server/(config|log|version)[.]ts$';
 const STORE = '^server/store/';
 const OPERATIONS = '^server/operations/';

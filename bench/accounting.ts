@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/log.ts';
 import { startServer } from '../server/server.ts';
+import { onSqlite } from '../server/services.ts';
 import { openAccess } from '../server/teams/open-access.ts';
 import { switchableAccess } from '../test/helpers/access.ts';
 import { BENCH_QUESTIONS, percentile } from './stats.ts';
@@ -75,7 +76,7 @@ function timers(server: Bench, key: string) {
 }
 
 async function measureAccounting(server: Bench, t: ReturnType<typeof timers>): Promise<void> {
-  const s = server.services;
+  const s = onSqlite(server.services);
   const metering = (v: boolean) => () => void (s.teams.metering = v);
   const search = await paired(ROUNDS, metering(true), metering(false), t.search);
   const pairDiffs = search.on.map((x, i) => x - search.off[i]!);
@@ -92,7 +93,7 @@ async function measureAccounting(server: Bench, t: ReturnType<typeof timers>): P
 
 /** The same search with library filters active and with the open (allow-all) policy, accounting on. */
 async function measurePolicy(server: Bench, t: ReturnType<typeof timers>): Promise<void> {
-  const s = server.services;
+  const s = onSqlite(server.services);
   await s.teams.policies.update(s.teams.defaultTeamspaceId(), {
     libraryFilters: { quality: { maxAgeDays: 3650, blockedLibraries: ['example.com', '/nobody/nothing'], repoFilters: { minStars: 0, allowedLicenses: [] } } },
   });
@@ -108,7 +109,7 @@ async function measurePolicy(server: Bench, t: ReturnType<typeof timers>): Promi
 
 /** The parts alone, without HTTP. */
 async function measureParts(server: Bench, key: string): Promise<void> {
-  const s = server.services;
+  const s = onSqlite(server.services);
   const principal = await s.keys.verify(key)!;
   const n = 20_000;
   let t0 = process.hrtime.bigint();
@@ -130,7 +131,7 @@ async function measureParts(server: Bench, key: string): Promise<void> {
  * The checks read no snippet, so the figure holds at 1M snippets as at 0.
  */
 async function measureVisibility(server: Bench, key: string): Promise<void> {
-  const s = server.services;
+  const s = onSqlite(server.services);
   const now = new Date().toISOString();
   const other = await s.teams.teamspaces.create({ name: `bench-${Date.now()}`, owner: 'bench-owner' });
   const home = s.teams.defaultTeamspaceId();
@@ -162,7 +163,7 @@ async function measureVisibility(server: Bench, key: string): Promise<void> {
     const warmUs = Number(process.hrtime.bigint() - t0) / 1e3 / n;
     t0 = process.hrtime.bigint();
     for (let i = 0; i < n / 10; i++) {
-      s.teams.cache.invalidate();
+      await s.teams.cache.invalidate();
       seen += libs.filter((l) => s.access.canSee(reader, l)).length;
     }
     const coldUs = Number(process.hrtime.bigint() - t0) / 1e3 / (n / 10);
@@ -175,7 +176,7 @@ async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-bench-accounting-'));
   const config = loadConfig({ dataDir, port: 0, host: '127.0.0.1', logLevel: 'warn', rateLimitPerMinute: 1_000_000 } as never, {});
   const server = await startServer(config, { log: createLogger('warn'), overrides: { access: access.override } });
-  const s = server.services;
+  const s = onSqlite(server.services);
   const key = server.firstKey!.key;
   try {
     if (opts.corpus === 'shared') {

@@ -24,6 +24,7 @@ import { loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/log.ts';
 import type { SnippetInput } from '../lib/model.ts';
 import { learnModel } from '../server/search/learn.ts';
+import { sqliteLearnSource } from '../server/search/learn-source.ts';
 import { MODEL_FORMAT } from '../server/search/ranker.ts';
 import { rng } from './rng.ts';
 import { installedModel, ProjectedEmbedder, PROJECTION_VERSION, writeProjectedVectors, type ProjectionLabel } from './projected-vectors.ts';
@@ -206,7 +207,7 @@ async function learnMissingModels(store: Store, embedder: Embedder | null, log: 
   const seconds = () => ((performance.now() - started) / 1000).toFixed(0);
   let done = 0;
   for (const versionId of missing) {
-    const model = await learnModel(store, embedder, versionId);
+    const model = await learnModel(sqliteLearnSource(store), embedder, versionId);
     await store.models.put(versionId, MODEL_FORMAT, JSON.stringify(model), new Date().toISOString());
     if (++done % 20 === 0 && done < missing.length) log(`bench corpus: ranking models ${done}/${missing.length} learned (${seconds()} s)`);
   }

@@ -170,7 +170,7 @@ console.log(
       `reembed job: ${done} snippets in ${seconds.toFixed(1)} s = ${(done / seconds).toFixed(0)} snippets/s (${(done / cpuSeconds).toFixed(0)} per CPU-second, ${job?.state}), ${await services.store.vectors.missingCount()} left without a vector`,
     );
     await services.jobs.stop();
-    services.store.close();
+    await services.store.close();
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/log.ts';
-import { createServices } from '../server/services.ts';
+import { createServices, onSqlite } from '../server/services.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -52,7 +52,7 @@ async function generatedCorpus(): Promise<Corpus> {
 async function sharedCorpus(): Promise<Corpus> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stacks-bench-mcp-'));
   const config = loadConfig({ dataDir, logLevel: 'warn' }, {});
-  const services = await createServices(config, createLogger('warn'));
+  const services = onSqlite(await createServices(config, createLogger('warn')));
   const { loadCorpusBundles } = await import('../test/helpers/mcp.ts');
   const ids = await loadCorpusBundles(services, ['fastify', 'fastify-v4.29.1', 'fastify-v3.29.5', 'vite', 'hono', 'pino', 'zod']);
   const count = services.store.libraries.allCurrentVersions().reduce((n, v) => n + v.totalSnippets, 0);

@@ -72,9 +72,12 @@ export function configFrom(opts: { dataDir?: string; dev?: boolean; port?: strin
   return loadConfig({ dataDir: opts.dataDir, dev: opts.dev || undefined, port: opts.port, logLevel: opts.logLevel });
 }
 
-/** Refuses a data dir that holds no Stacks database (a mistyped --data-dir must not look like an empty installation). */
-export function requireStacksDatabase(dataDir: string): void {
-  if (!holdsStacksDatabase(dataDir)) {
+/**
+ * Refuses a data dir that holds no Stacks database (a mistyped --data-dir must not look like an
+ * empty installation). With STACKS_DATABASE_URL the state is in PostgreSQL, not the data dir.
+ */
+export function requireStacksDatabase({ dataDir, databaseUrl }: Pick<Config, 'dataDir' | 'databaseUrl'>): void {
+  if (!databaseUrl && !holdsStacksDatabase(dataDir)) {
     throw new ApiError('not_found', `${dataDir} holds no Stacks database (stacks.db); check --data-dir or DATA_DIR (\`stacks serve\` creates one).`);
   }
 }
@@ -93,14 +96,15 @@ export interface ServicesOptions {
  */
 export async function withServices<T>(opts: { dataDir?: string; dev?: boolean }, fn: (s: Local) => Promise<T> | T, options: ServicesOptions = {}): Promise<T> {
   const config = configFrom(opts);
-  if (!options.create) requireStacksDatabase(config.dataDir);
-  else if (!holdsStacksDatabase(config.dataDir)) process.stderr.write(`stacks: no Stacks database in ${config.dataDir} yet; creating one.\n`);
+  if (!options.create) requireStacksDatabase(config);
+  else if (!config.databaseUrl && !holdsStacksDatabase(config.dataDir))
+    process.stderr.write(`stacks: no Stacks database in ${config.dataDir} yet; creating one.\n`);
   const level = config.logLevel === 'info' ? 'warn' : config.logLevel;
   const services = await createServices({ ...config, logLevel: level }, createLogger(level), {}, { embedOnDemand: true });
   try {
     return await fn({ operations: services.operations, queue: services.jobs, staging: services.sources });
   } finally {
-    services.store.close();
+    await services.store.close();
   }
 }
 

@@ -15,6 +15,7 @@ import { createEmbedder } from '../server/embed/index.ts';
 import { LibraryWriter } from '../server/ingest/writer.ts';
 import { fillVectors } from '../server/embed/reembed-job.ts';
 import { examplesOf, fitCalibration, fitPairwise } from '../server/search/learn.ts';
+import { sqliteLearnSource } from '../server/search/learn-source.ts';
 import { FEATURES } from '../server/search/ranker.ts';
 import { loadReferenceCorpora } from '../test/eval/bundles.ts';
 
@@ -29,7 +30,7 @@ try {
   if (embedder.deferred) await fillVectors(store, embedder);
   const examples = [];
   for (const lib of store.libraries.list()) {
-    for (const v of store.libraries.versions(lib.id)) examples.push(...(await examplesOf(store, embedder, v.id)));
+    for (const v of store.libraries.versions(lib.id)) examples.push(...(await examplesOf(sqliteLearnSource(store), embedder, v.id)));
   }
   const zero = FEATURES.map(() => 0);
   const asWritten = examples.filter((e) => !e.withoutWords);

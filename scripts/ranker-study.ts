@@ -12,16 +12,18 @@
  */
 import fs from 'node:fs';
 import { loadCorpus } from '../test/eval/corpus.ts';
+import type { Store } from '../server/store/index.ts';
+import type { Services } from '../server/services.ts';
 import { ALL_BUNDLES } from '../test/eval/http.ts';
 import { loadQuestions, relevant } from '../test/eval/question-set.ts';
 import { prepareQuery } from '../server/search/query.ts';
 import { retrievePrepared } from '../server/search/retrieve.ts';
 import { DEFAULT_MODEL, featureRows, linearScore } from '../server/search/ranker.ts';
 import { examplesOf, fitPairwise } from '../server/search/learn.ts';
+import { sqliteLearnSource } from '../server/search/learn-source.ts';
 import { TUNING } from '../server/search/tuning.ts';
 import { resolveLibrary } from '../server/search/context-service.ts';
 import { OPERATOR } from '../lib/model.ts';
-import type { Services } from '../server/services.ts';
 
 interface Example {
   kind: string;
@@ -65,7 +67,7 @@ const pct = (a: number, n: number) => `${((100 * a) / Math.max(1, n)).toFixed(1)
 const line = (t: Tally) =>
   `MRR@10 ${(t.mrr / Math.max(1, t.n)).toFixed(3)}  hit@1 ${pct(t.hit1, t.n)}  hit@5 ${pct(t.hit5, t.n)}  (answer among the candidates: ${pct(t.found, t.n)} of ${t.n})`;
 
-async function devExamples(services: Services): Promise<{ examples: Example[]; versions: Set<number> }> {
+async function devExamples(services: Services<Store>): Promise<{ examples: Example[]; versions: Set<number> }> {
   const store = services.store;
   const examples: Example[] = [];
   const versions = new Set<number>();
@@ -86,7 +88,7 @@ try {
   const { examples, versions } = await devExamples(services);
   // The heading questions of the versions the dev questions ask, as the search-model job builds them.
   const headings = [];
-  for (const v of versions) headings.push(...(await examplesOf(store, services.embedder, v)));
+  for (const v of versions) headings.push(...(await examplesOf(sqliteLearnSource(store), services.embedder, v)));
   const heading = await fitPairwise(headings, DEFAULT_MODEL.weights);
   const folded: { e: Example; weights: number[] }[] = [];
   for (let f = 0; f < FOLDS; f++) {

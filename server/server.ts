@@ -71,7 +71,7 @@ export async function startServer(config: Config, options: { log?: Logger; overr
       if (metricsPort) await new Promise<void>((resolve) => metricsPort.close(() => resolve()));
       await services.jobs.stop();
       await services.embedder?.close?.();
-      services.store.close();
+      await services.store.close();
       releasePid();
     },
   };

@@ -1,9 +1,9 @@
-import type { Principal } from '../lib/model.ts';
-import fs from 'node:fs';
 import path from 'node:path';
-import { requestThreadVectorCacheBytes, type Config } from './config.ts';
+import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
-import { Store } from './store/index.ts';
+import type { Store } from './store/index.ts';
+import type { PgStore } from './store/pg/index.ts';
+import { declaredSources, gettingStarted, operationsAids, sqliteOnly, stateOf } from './services-aids.ts';
 /** Whether a data dir holds a Stacks database (the CLI refuses a mistyped --data-dir with it). */
 export { holdsStacksDatabase } from './store/index.ts';
 import { LicenseService, loadVerifyKeys } from './license/license.ts';
@@ -31,7 +31,7 @@ import type { SessionService } from './auth/sessions.ts';
 import type { SignInService } from './auth/sign-in.ts';
 import type { OidcSignIn } from './auth/oidc.ts';
 import { LibraryAccessService } from './teams/library-access.ts';
-import { queueSearchModel, registerSearchModelJob, scheduleMissingModels } from './search/model-job.ts';
+import { postgresLearner, queueSearchModel, registerSearchModelJob, scheduleMissingModels, sqliteLearner } from './search/model-job.ts';
 import { registerVersionFetch, VersionRequests } from './search/version-fetch.ts';
 import { walKeeperTask } from './system/wal-task.ts';
 import { ServingActivity } from './system/serving-activity.ts';
@@ -48,17 +48,15 @@ import { GitSourceService } from './sources/git/service.ts';
 import { GitCredentials, parseCredentialsKey } from './sources/git/credentials.ts';
 import { GIT_JOB, runGitJob, type GitJobDeps, type GitJobPayload } from './sources/git/job.ts';
 import { APP_ROOT } from './version.ts';
-import { BackupService } from './backup/service.ts';
-import { ExportService } from './ingest/export.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { DeclaredSources } from './sources/declared/reconcile.ts';
 import { auditReconcile, startDeclaredSources } from './sources/declared/schedule.ts';
-import { modelCacheStats } from './search/models.ts';
 import type { InvitationService } from './auth/invitations.ts';
 import { createPeople } from './auth/people.ts';
 import { PublicUrl } from './system/public-url.ts';
-import { checklist } from './system/getting-started.ts';
 import { auditScheduledBackup, startBackupSchedule } from './backup/schedule.ts';
+import type { BackupService } from './backup/service.ts';
+import type { ExportService } from './ingest/export.ts';
 import { healthReport } from './system/health.ts';
 
 const ROOT_DIR = APP_ROOT;
@@ -69,10 +67,11 @@ const ROOT_DIR = APP_ROOT;
  * periodic tasks. The HTTP app (server/http/app.ts), the MCP server, the CLI and the tests receive
  * the result; no service imports this module (the lint step checks it, see docs/architecture.md).
  */
-export interface Services {
+export interface Services<S extends Store | PgStore = Store | PgStore> {
   config: Config;
   log: Logger;
-  store: Store;
+  /** The state: SQLite's file in the data dir, or PostgreSQL when STACKS_DATABASE_URL is set (server/store/stores.ts). */
+  store: S;
   embedder: Embedder | null;
   /** Word rarity in English, from the builtin word table (the "nothing found" decision); null when the table cannot load. */
   rarity: WordRarity | null;
@@ -132,7 +131,7 @@ export interface Services {
 }
 
 export interface ServiceOverrides {
-  store?: Store;
+  store?: Store | PgStore;
   embedder?: Embedder | null;
   license?: LicenseService;
   /** Fault injection for tests: replaces the search's per-library retrieval or its global rerank. */
@@ -148,7 +147,7 @@ export async function createServices(
   overrides: ServiceOverrides = {},
   options: { embedOnDemand?: boolean } = {},
 ): Promise<Services> {
-  const store = overrides.store ?? Store.open(config.dataDir, { vectorCacheBytes: requestThreadVectorCacheBytes(config) });
+  const store = overrides.store ?? (await stateOf(config, log));
   const activity = new ServingActivity();
   const embedder =
     overrides.embedder !== undefined ? overrides.embedder : await createEmbedder(config, log, { onDemand: options.embedOnDemand, activity: activity.buffer });
@@ -175,7 +174,7 @@ export async function createServices(
   const rarity = await wordRarity(embedder, config, log);
   const access = overrides.access ? overrides.access(teams.access) : teams.access;
   // `git` is built below; the search side asks it only once a search runs.
-  const searching = searchServices({ config, log, store, jobs, embedder, rarity, access }, overrides.search ?? {}, () => git);
+  const searching = searchServices({ config, log, store: sqliteOnly(store, 'search'), jobs, embedder, rarity, access }, overrides.search ?? {}, () => git);
   const crawler = new CrawlService({ store, jobs, config });
   const sources = new SourceService({ config, store, jobs, writer, log, staged: node.staged });
   const gitCredentials = new GitCredentials(store.git, config.gitCredentialsKey ? parseCredentialsKey(config.gitCredentialsKey) : null, () =>
@@ -223,6 +222,12 @@ export async function createServices(
   await registerJobKinds(services);
   await queueStartupWork(services, vectorsReset);
   return services;
+}
+
+/** The services of a SQLite instance, for what reads its file's stores synchronously (tests, benches, scripts); throws on PostgreSQL. */
+export function onSqlite(s: Services): Services<Store> {
+  if (s.store.backend !== 'sqlite') throw new Error('this needs the SQLite backend; the state is in PostgreSQL (STACKS_DATABASE_URL)');
+  return s as Services<Store>;
 }
 
 /** The search side: versions asked for and not indexed, GET /api/v2/context, GET /api/v3/search, GET /api/v2/libs/search. */
@@ -306,94 +311,6 @@ async function queueStartupWork(s: Services, vectorsReset: boolean): Promise<voi
     await scheduleReembed({ jobs, embedder, log }, 'snippets without vectors');
 }
 
-/** The first-run checklist of a caller, from what exists (server/system/getting-started.ts). */
-function gettingStarted(
-  store: Store,
-  license: LicenseService,
-  keys: KeyService,
-  users: UserService,
-  invitations: InvitationService,
-  access: () => AccessPolicy,
-) {
-  return (p: Principal) =>
-    checklist(
-      {
-        license: () => license.status(),
-        libraries: (reader) => store.libraries.list().filter((lib) => access().canSee(reader, lib)),
-        keys: async (teamspaceId) => {
-          const all = await keys.list();
-          return all.filter((k) => k.teamspaceId === teamspaceId && !k.revokedAt).map((k) => ({ firstStart: keys.isFirstStartKey(k, all) }));
-        },
-        users: async (teamspaceId) => (await users.list(teamspaceId)).length,
-        invited: async (teamspaceId) => await invitations.any(teamspaceId),
-      },
-      p,
-    );
-}
-
-/** What day-two operations use: backups, exports, and the metrics (their gauges read the store, the retrieval pool and the caches). */
-function operationsAids(
-  config: Config,
-  log: Logger,
-  store: Store,
-  jobs: JobQueue,
-  teams: TeamService,
-  context: StoreContextService,
-  access: () => AccessPolicy,
-) {
-  // In the server, the online backup copies in steps (32 MB) between which requests run (its own connection's writes are carried over).
-  // SQLite's page-level backup of the file itself, not SQL: a PostgreSQL backend brings its own.
-  // eslint-disable-next-line no-restricted-syntax
-  const backups = new BackupService({ db: store.db, dataDir: config.dataDir, backupDir: config.backupDir!, keep: config.backupKeep, pagesPerStep: 8192, log });
-  const exporter = new ExportService({ dbFile: () => store.file, access });
-  const metrics = new Metrics({
-    jobCounts: () => store.jobs.counts(),
-    databaseBytes: () => Object.fromEntries(['stacks.db', 'stacks.db-wal', 'usage.db', 'usage.db-wal'].map((f) => [f, fileSize(path.join(config.dataDir, f))])),
-    catalog: async () => {
-      const served = (await store.libraries.allCurrentVersions()).filter((v) => v.state === 'ready');
-      return { libraries: new Set(served.map((v) => v.libraryId)).size, versions: served.length, snippets: served.reduce((n, v) => n + v.totalSnippets, 0) };
-    },
-    workers: () => context.poolStats(),
-    caches: () => ({ teamspace_policies: teams.cache.stats(), ranking_models: modelCacheStats() }),
-  });
-  jobs.observe((kind, outcome, seconds) => metrics.observeJob(kind, outcome, seconds));
-  return { backups, exporter, metrics };
-}
-
-/** sources.yaml: its entries queued through the same crawl and source services as the API, as the operator. */
-function declaredSources(
-  config: Config,
-  log: Logger,
-  store: Store,
-  jobs: JobQueue,
-  { crawler, sources, git }: { crawler: CrawlService; sources: SourceService; git: GitSourceService },
-  license: LicenseService,
-  defaultTeamspaceId: () => number,
-) {
-  return new DeclaredSources({
-    store,
-    dataDir: config.dataDir,
-    log,
-    defaultTeamspaceId,
-    submit: {
-      crawl: (req, who) => crawler.submit({ ...req, trigger: 'api' }, who),
-      openApi: (req, who) => sources.submitOpenApiUrl(req, who),
-      llmsTxt: (req, who) => sources.submitLlmsTxt(req, who),
-      git: (req, who) => git.submit(req, who),
-      license: (feature) => void license.require(feature),
-    },
-    jobs,
-  });
-}
-
-function fileSize(file: string): number {
-  try {
-    return fs.statSync(file).size;
-  } catch {
-    return 0;
-  }
-}
-
 /** Every job kind and its handler, given what it needs. */
 async function registerJobKinds(s: Services): Promise<void> {
   const { jobs, store, embedder, writer, log } = s;
@@ -420,7 +337,9 @@ async function registerJobKinds(s: Services): Promise<void> {
   registerVersionFetch(jobs, (ctx, libraryId, version) => s.git.fetchVersion(gitDeps, ctx, libraryId, version));
   registerCrawlJob(jobs, { store, writer, config: s.config, schedulesChanged: () => s.crawler.schedulesChanged() });
   await s.sources.register(jobs);
-  registerSearchModelJob(jobs, { store, embedder, activity: s.activity.buffer });
+  const learn =
+    store.backend === 'sqlite' ? sqliteLearner(store, embedder, s.activity.buffer) : postgresLearner(s.config.databaseUrl!, embedder, s.activity.buffer);
+  registerSearchModelJob(jobs, { store, learn });
   registerOwnDocsJob(jobs, { store, writer, rootDir: ROOT_DIR });
 }
 
@@ -438,7 +357,7 @@ export function startBackground(s: Services): () => void {
     s.license.watch((err) => s.log.warn({ err }, 'reading the shared license failed; the last one read stays in force')),
     // Keeps SQLite's write-ahead log file small: maintenance of the file, not SQL.
     // eslint-disable-next-line no-restricted-syntax
-    walKeeperTask(s.store.db, s.log),
+    ...(s.store.backend === 'sqlite' ? [walKeeperTask(s.store.db, s.log)] : []),
     auditPruneTask(
       s.audit,
       (n) => s.log.info({ entries: n }, 'audit entries past the retention pruned'),

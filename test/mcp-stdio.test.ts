@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { loadConfig } from '../server/config.ts';
 import { createLogger } from '../server/log.ts';
-import { createServices } from '../server/services.ts';
+import { createServices, onSqlite } from '../server/services.ts';
 import { runCli } from './helpers/cli.ts';
 import { ROOT, stacksEntry, startTestServer, stopProcess, tempDir, type TestServer } from './helpers/server.ts';
 import { trackChild } from './helpers/lifecycle.ts';
@@ -22,7 +22,7 @@ const baseEnv = (): Record<string, string> => ({ PATH: process.env.PATH ?? '', H
 before(async () => {
   dataDir = tempDir('stacks-mcp-stdio-');
   const config = loadConfig({ dataDir, logLevel: 'silent', learnRanking: false, embedProvider: 'builtin' }, {});
-  const services = await createServices(config, createLogger('silent'));
+  const services = onSqlite(await createServices(config, createLogger('silent')));
   try {
     await loadCorpusBundles(services, ['pino', 'zod']);
     memberKey = (await services.keys.create({ name: 'editor', memberName: 'dev', role: 'member' })).key;

@@ -5,12 +5,14 @@ import { bundlePath, loadBundleFile } from './eval/bundles.ts';
 import { textSources } from './eval/http.ts';
 import { learnInWorker } from '../server/search/learn-thread.ts';
 import { learnModel } from '../server/search/learn.ts';
+import { sqliteLearnSource } from '../server/search/learn-source.ts';
 import { DEFAULT_MODEL, MODEL_FORMAT, type LearnedModel } from '../server/search/ranker.ts';
 import { modelFor } from '../server/search/models.ts';
 import { SEARCH_MODEL_KIND } from '../server/search/model-job.ts';
 import type { Services } from '../server/services.ts';
+import type { Store } from '../server/store/index.ts';
 
-function currentVersion(s: Services, libraryId: string): number {
+function currentVersion(s: Services<Store>, libraryId: string): number {
   return s.store.libraries.currentVersion(libraryId, '')!.id;
 }
 
@@ -20,11 +22,11 @@ test('learning is deterministic: the same documents give the same model', async 
     await s.services.jobs.stop();
     await loadBundleFile(s.services.writer, bundlePath('pino'));
     const v = currentVersion(s.services, '/pinojs/pino');
-    const a = await learnModel(s.services.store, s.services.embedder, v);
-    const b = await learnModel(s.services.store, s.services.embedder, v);
+    const a = await learnModel(sqliteLearnSource(s.services.store), s.services.embedder, v);
+    const b = await learnModel(sqliteLearnSource(s.services.store), s.services.embedder, v);
     assert.deepEqual(a, b);
     // The job learns in a worker thread of its own, through its own connection: the same model.
-    assert.deepEqual(await learnInWorker(s.services.store.db.name, s.services.embedder, v), a);
+    assert.deepEqual(await learnInWorker({ backend: 'sqlite', file: s.services.store.db.name }, s.services.embedder, v), a);
     assert.ok(a.report.questions >= 100, JSON.stringify(a.report));
     assert.equal(a.weights.length, DEFAULT_MODEL.weights.length);
     assert.ok(a.calibration.a > 0 && Number.isFinite(a.calibration.b));
@@ -84,7 +86,7 @@ test('a model missing after a restart, or of an older format, is learned again a
     await s.close();
   }
   // Each start learns what is missing; `then` runs once the jobs are done.
-  const restart = async (then: (services: Services) => Promise<void> | void) => {
+  const restart = async (then: (services: Services<Store>) => Promise<void> | void) => {
     const again = await startTestServer({ dataDir, license: false, config: { learnRanking: true } });
     try {
       await again.services.jobs.idle();

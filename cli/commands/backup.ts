@@ -2,11 +2,12 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { configFrom, output, withDataDir, withServices, type CommonOpts } from '../context.ts';
 import { ApiError } from '../../lib/errors.ts';
-import { inspectBackup, LOCAL, restoreBackup } from '../../server/operations/index.ts';
+import { inspectBackup, LOCAL, restoreBackup, restoreBackupToPostgres } from '../../server/operations/index.ts';
 
 /**
  * `stacks backup [--out DIR]`: an archive of the data dir, taken beside a running server if there
- * is one; `stacks restore ARCHIVE --yes`: the data dir replaced by an archive's (the server stopped).
+ * is one; `stacks restore ARCHIVE --yes`: the data dir replaced by an archive's (the server stopped),
+ * or with STACKS_DATABASE_URL the PostgreSQL database and the data dir's files (every node stopped).
  */
 export function backupCommand(program: Command): void {
   withDataDir(program.command('backup').description('write a backup archive (.tar.gz) of the data dir; safe while the server runs'))
@@ -31,15 +32,18 @@ export function backupCommand(program: Command): void {
     .option('--yes', 'really replace the data dir (without it: check the archive and say what would happen)')
     .action(async (archive: string, opts: CommonOpts & { yes?: boolean }) => {
       const file = path.resolve(archive);
-      const { dataDir } = configFrom(opts);
+      const { dataDir, databaseUrl } = configFrom(opts);
       if (!opts.yes) {
         const m = await inspectBackup(file, dataDir);
+        const replaced = databaseUrl
+          ? `the PostgreSQL database's data (STACKS_DATABASE_URL; its rows are replaced, stop every node first) and ${dataDir}'s files (moved aside, not deleted)`
+          : `${dataDir}'s databases and files (moved aside, not deleted)`;
         throw new ApiError(
           'validation_error',
-          `${archive} is a valid backup of ${m.createdAt} (schema ${m.schemaVersion}, ${m.libraries.length} libraries). Restoring replaces ${dataDir}'s databases and files (moved aside, not deleted): run again with --yes.`,
+          `${archive} is a valid backup of ${m.createdAt} (schema ${m.schemaVersion}, ${m.libraries.length} libraries). Restoring replaces ${replaced}: run again with --yes.`,
         );
       }
-      const r = await restoreBackup(file, dataDir);
+      const r = databaseUrl ? await restoreBackupToPostgres(file, dataDir, databaseUrl) : await restoreBackup(file, dataDir);
       // Opening the restored data dir applies the migrations an older archive lacks; the restore is recorded in its audit log.
       await withServices(opts, (s) =>
         s.operations.backupRestored({ archive: file, createdAt: r.createdAt, schemaVersion: r.schemaVersion, movedAside: r.movedAside }, LOCAL),

@@ -35,17 +35,17 @@ export function mcpCommand(program: Command): void {
       const level = opts.logLevel ?? 'warn';
       const log = createLogger(level);
       let backend: DocsBackend;
-      let cleanup = () => {};
+      let cleanup = async (): Promise<void> => {};
       if (opts.url) {
         backend = remoteBackend(checkRemoteUrl(opts.url), apiKey);
       } else {
         const config = { ...configFrom({ dataDir: opts.dataDir, dev: opts.dev }), logLevel: level as never };
-        requireStacksDatabase(config.dataDir);
+        requireStacksDatabase(config);
         const services = await createServices(config, log);
-        cleanup = () => services.store.close();
+        cleanup = async () => await services.store.close();
         // Whom the session acts for: the key, checked once here with the rules of a request (server/operations/callers.ts).
-        const caller = await services.operations.stdioCaller({ apiKey }, LOCAL).catch((err: unknown) => {
-          cleanup();
+        const caller = await services.operations.stdioCaller({ apiKey }, LOCAL).catch(async (err: unknown) => {
+          await cleanup();
           throw err;
         });
         backend = localBackend(services.operations, caller);
@@ -70,7 +70,7 @@ export function mcpCommand(program: Command): void {
         process.once('SIGTERM', resolve);
       });
       await server.close().catch(() => {});
-      cleanup();
+      await cleanup();
       process.exit(0);
     });
 }

@@ -1,5 +1,6 @@
 import os from 'node:os';
-import type { AuditActorKind, AuditOutcome, AuditQuery, AuditRow, AuditStore } from '../store/audit.ts';
+import type { AuditActorKind, AuditOutcome, AuditQuery, AuditRow } from '../store/audit.ts';
+import type { Stores } from '../store/stores.ts';
 import type { Principal } from '../../lib/model.ts';
 import { isSecretName, redactValue } from '../../lib/redact.ts';
 
@@ -102,7 +103,7 @@ function clip(v: unknown, depth: number): unknown {
  */
 export class AuditLog {
   constructor(
-    private readonly store: AuditStore,
+    private readonly store: Stores['audit'],
     private readonly retentionDays: number,
     private readonly onError: (err: unknown) => void,
     private readonly now: () => Date = () => new Date(),

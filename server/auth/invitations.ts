@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Store } from '../store/index.ts';
+import type { Stores } from '../store/stores.ts';
 import type { InvitationRow } from '../store/invitations.ts';
 import type { Role } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
@@ -49,7 +49,7 @@ const hash = (token: string) => crypto.createHash('sha256').update(token).digest
  */
 export class InvitationService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Stores,
     private readonly users: Pick<UserService, 'create' | 'exists'>,
     private readonly publicUrl: () => Promise<string | null>,
     private readonly now: () => Date = () => new Date(),

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Store } from '../store/index.ts';
+import type { Stores } from '../store/stores.ts';
 import type { NewKey } from '../store/membership.ts';
 import type { KeyScope, Principal, Role } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
@@ -52,7 +52,7 @@ export class KeyService {
   private defaultId: number | null = null;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Stores,
     private readonly now: () => string = () => new Date().toISOString(),
   ) {}
 

@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import type { Store } from '../store/index.ts';
+import type { Stores } from '../store/stores.ts';
 import type { TeamService } from '../teams/index.ts';
 import type { AuditLog } from '../audit/log.ts';
 import type { PublicUrl } from '../system/public-url.ts';
@@ -13,7 +13,7 @@ import { OidcSignIn, type OidcSettings } from './oidc.ts';
 import { InvitationService } from './invitations.ts';
 
 /** Users, sessions and sign-in (password, setup link, single sign-on). Users join teamspaces as members, through the member service (license seats). */
-export function createPeople(config: Config, log: Logger, store: Store, teams: TeamService, audit: AuditLog, publicUrl: PublicUrl) {
+export function createPeople(config: Config, log: Logger, store: Stores, teams: TeamService, audit: AuditLog, publicUrl: PublicUrl) {
   const users = new UserService(store, { maxSeats: () => teams.members.maxMembers() });
   const sessions = new SessionService(store, (u) => users.usable(u));
   const invitations = new InvitationService(store, users, () => publicUrl.current());

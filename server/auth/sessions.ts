@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Store } from '../store/index.ts';
+import type { Stores } from '../store/stores.ts';
 import type { UserMemberRow } from '../store/users.ts';
 
 /** Console sessions last this long after sign-in. */
@@ -23,7 +23,7 @@ export interface Session {
  */
 export class SessionService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Stores,
     private readonly usable: (u: UserMemberRow) => boolean,
     private readonly ttlMs = SESSION_TTL_MS,
   ) {}

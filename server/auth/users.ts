@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Store } from '../store/index.ts';
+import type { Stores } from '../store/stores.ts';
 import type { UserMemberRow } from '../store/users.ts';
 import type { Principal, Role } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
@@ -37,7 +37,7 @@ const hash = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
  */
 export class UserService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Stores,
     private readonly members: MemberPort,
     private readonly now: () => string = () => new Date().toISOString(),
   ) {}

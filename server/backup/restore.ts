@@ -33,17 +33,12 @@ export async function inspectArchive(archive: string, dataDir: string): Promise<
  * deleted. An archive of an older schema is migrated when the data dir is next opened.
  */
 export async function restoreArchive(archive: string, dataDir: string, now = new Date()): Promise<RestoreResult> {
-  const pid = runningServer(dataDir);
-  if (pid !== null)
-    throw new ApiError(
-      'conflict',
-      `A Stacks server (pid ${pid}) is serving ${dataDir}: stop it before restoring (or remove a stale ${path.join(dataDir, 'stacks.pid')}).`,
-    );
+  refuseServing(dataDir);
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   const work = path.join(ensureDir(dataDir), `.restore-${stamp}`);
   try {
     const manifest = await verified(archive, work);
-    const movedAside = moveAside(dataDir, path.join(dataDir, `pre-restore-${stamp}`));
+    const movedAside = moveAside(dataDir, path.join(dataDir, `pre-restore-${stamp}`), [...DATABASE_FILES, ...DATA_NAMES]);
     try {
       for (const name of ['stacks.db', 'usage.db']) fs.renameSync(path.join(work, name), path.join(dataDir, name));
       const files = path.join(work, 'files');
@@ -53,20 +48,38 @@ export async function restoreArchive(archive: string, dataDir: string, now = new
       if (movedAside) putBack(dataDir, movedAside);
       throw err;
     }
-    return {
-      archive,
-      createdAt: manifest.createdAt,
-      schemaVersion: manifest.schemaVersion,
-      movedAside,
-      libraries: manifest.libraries.length,
-      snippets: manifest.libraries.reduce((n, l) => n + l.versions.reduce((m, v) => m + v.snippets, 0), 0),
-    };
+    return restored(archive, manifest, movedAside);
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
 }
 
-async function verified(archive: string, work: string): Promise<Manifest> {
+/** Refused while a server serves the data dir (its pid file names a live process). */
+export function refuseServing(dataDir: string): void {
+  const pid = runningServer(dataDir);
+  if (pid !== null)
+    throw new ApiError(
+      'conflict',
+      `A Stacks server (pid ${pid}) is serving ${dataDir}: stop it before restoring (or remove a stale ${path.join(dataDir, 'stacks.pid')}).`,
+    );
+}
+
+export function restored(archive: string, manifest: Manifest, movedAside: string | null): RestoreResult {
+  return {
+    archive,
+    createdAt: manifest.createdAt,
+    schemaVersion: manifest.schemaVersion,
+    movedAside,
+    libraries: manifest.libraries.length,
+    snippets: manifest.libraries.reduce((n, l) => n + l.versions.reduce((m, v) => m + v.snippets, 0), 0),
+  };
+}
+
+/** The data dir's own files and folders a restore replaces (the databases' files aside). */
+export const DATA_NAMES: readonly string[] = [...DATA_FILES, ...new Set(DATA_TREES.map((t) => t.split('/')[0]!))];
+
+/** Unpacks the archive into `work` and checks it (verified), refusing one of a newer schema than this Stacks knows. */
+export async function verified(archive: string, work: string): Promise<Manifest> {
   if (!fs.existsSync(archive)) throw new ApiError('validation_error', `No such file: ${archive}`);
   const manifest = await unpackArchive(archive, work);
   const schema = Math.max(manifest.schemaVersion, schemaVersionOfFile(path.join(work, MAIN_DB)));
@@ -79,16 +92,16 @@ async function verified(archive: string, work: string): Promise<Manifest> {
   return manifest;
 }
 
-/** Moves the databases and data files of a data dir into `aside`; returns it, or null when there was nothing to move. */
-function moveAside(dataDir: string, aside: string): string | null {
-  const present = [...DATABASE_FILES, ...DATA_FILES, ...new Set(DATA_TREES.map((t) => t.split('/')[0]!))].filter((n) => fs.existsSync(path.join(dataDir, n)));
+/** Moves the named entries of a data dir into `aside`; returns it, or null when there was nothing to move. */
+export function moveAside(dataDir: string, aside: string, names: readonly string[]): string | null {
+  const present = names.filter((n) => fs.existsSync(path.join(dataDir, n)));
   if (present.length === 0) return null;
   fs.mkdirSync(aside, { recursive: true });
   for (const name of present) fs.renameSync(path.join(dataDir, name), path.join(aside, name));
   return aside;
 }
 
-function putBack(dataDir: string, aside: string): void {
+export function putBack(dataDir: string, aside: string): void {
   for (const name of fs.readdirSync(aside)) {
     fs.rmSync(path.join(dataDir, name), { recursive: true, force: true });
     fs.renameSync(path.join(aside, name), path.join(dataDir, name));
@@ -96,7 +109,7 @@ function putBack(dataDir: string, aside: string): void {
   fs.rmdirSync(aside);
 }
 
-function ensureDir(dir: string): string {
+export function ensureDir(dir: string): string {
   fs.mkdirSync(dir, { recursive: true });
   return dir;
 }

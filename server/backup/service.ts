@@ -21,15 +21,26 @@ export interface BackupResult {
   activeJobs: number;
 }
 
+/**
+ * Writes the instance's databases into `dir` as an archive holds them (MAIN_DB and USAGE_DB, SQLite
+ * files), each from one consistent snapshot. `pagesPerStep`: the call's own step size for SQLite's
+ * online backup (ALL_PAGES from another process than the server), when it has one.
+ */
+export type DatabaseSnapshot = (dir: string, pagesPerStep?: number) => Promise<void>;
+
+/** SQLite's: the online backup API on the server's own connection, in steps of `pagesPerStep` pages (snapshotDatabases). */
+export function sqliteDatabases(db: Db, pagesPerStep: number): DatabaseSnapshot {
+  return (dir, steps) => snapshotDatabases(db, dir, steps ?? pagesPerStep);
+}
+
 export interface BackupServiceDeps {
-  db: Db;
+  /** The databases' snapshot: sqliteDatabases, or on PostgreSQL postgresDatabases (./postgres.ts). */
+  snapshot: DatabaseSnapshot;
   dataDir: string;
   /** Where archives go unless a call names another folder. */
   backupDir: string;
   /** Scheduled archives kept (the newest); older scheduled ones are deleted. Manual archives are never deleted. */
   keep: number;
-  /** Pages copied per step of the online backup (see snapshotDatabases). */
-  pagesPerStep: number;
   log: Logger;
   now?: () => Date;
 }
@@ -62,7 +73,7 @@ export class BackupService {
       work = fs.mkdtempSync(path.join(this.d.dataDir, '.backup-'));
       const files = path.join(work, 'files');
       linkDataFiles(this.d.dataDir, files);
-      await snapshotDatabases(this.d.db, work, options.pagesPerStep ?? this.d.pagesPerStep);
+      await this.d.snapshot(work, options.pagesPerStep);
       // Inputs staged while the snapshot was taken, for jobs the snapshot holds.
       linkDataFiles(this.d.dataDir, files);
       const summary = summarizeDatabase(path.join(work, MAIN_DB));

@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { Stores } from '../store/stores.ts';
 import type { Logger } from '../log.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { Embedder } from './types.ts';
@@ -18,7 +18,7 @@ const BATCH = 256;
  */
 export function registerReembedJob(
   jobs: Pick<JobQueue, 'register' | 'enqueue'>,
-  deps: { store: Pick<Store, 'vectors' | 'snippets'>; embedder: Embedder | null },
+  deps: { store: Pick<Stores, 'vectors' | 'snippets'>; embedder: Embedder | null },
   onCompleted: (versionIds: number[]) => Promise<void> | void = () => {},
 ): void {
   jobs.register<{ embedder?: string }>(
@@ -53,7 +53,7 @@ export function registerReembedJob(
  * embedded, the versions completed, and whether it stopped early because `shouldYield` said so.
  */
 export async function fillVectors(
-  store: Pick<Store, 'vectors' | 'snippets'>,
+  store: Pick<Stores, 'vectors' | 'snippets'>,
   embedder: Embedder,
   hooks: {
     checkCancelled?: () => void;
@@ -71,7 +71,7 @@ export async function fillVectors(
     const batch = await store.vectors.missing(afterId, BATCH);
     if (batch.length === 0) break;
     afterId = batch[batch.length - 1]!.id;
-    const snippets = store.snippets.byIds(batch.map((b) => b.id));
+    const snippets = await store.snippets.byIds(batch.map((b) => b.id));
     const vectors = await embedder.embed(snippets.map(embeddingText), 'background');
     done += await store.vectors.upsertBatch(snippets.map((s, i) => ({ id: s.id, versionId: s.versionId, vector: vectors[i]! })));
     // The versions this batch moved past (a version's snippets come in id order): checking the one it

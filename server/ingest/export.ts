@@ -1,7 +1,7 @@
 import { ApiError } from '../../lib/errors.ts';
 import { parseLibraryId, type Library, type Reader } from '../../lib/model.ts';
 import type { AccessPolicy } from '../search/answer-types.ts';
-import { ExportSnapshot, type ExportRow } from '../store/export.ts';
+import type { ExportReads, ExportRow, ExportVersion } from '../store/export.ts';
 
 /** One library version in an export. */
 export interface ExportedVersion {
@@ -25,34 +25,36 @@ const PAGE = 1000;
  * including the optional ones it understands beyond the spec (pageTitle, an info snippet's title,
  * isDynamic, sourceFile, sourceUrl), so nothing the ranking uses is lost on the way.
  * A library the reader may not read is `library_not_found`, exactly like a missing one.
+ * `snapshot` opens one read snapshot of either backend (the composition root picks SQLite's
+ * ExportSnapshot or PostgreSQL's PgExportSnapshot); the bundle is the same byte for byte.
  */
 export class ExportService {
-  constructor(private readonly d: { dbFile: () => string; access: () => AccessPolicy }) {}
+  constructor(private readonly d: { snapshot: () => ExportReads | Promise<ExportReads>; access: () => AccessPolicy }) {}
 
   /** Checks every requested library first (nothing is written for a request that fails), then returns the plan over one read snapshot. */
-  plan(reader: Reader, requested: string[]): ExportPlan {
-    const snap = new ExportSnapshot(this.d.dbFile());
+  async plan(reader: Reader, requested: string[]): Promise<ExportPlan> {
+    const snap = await this.d.snapshot();
     try {
-      const wanted = this.resolve(snap, reader, requested);
+      const wanted = await this.resolve(snap, reader, requested);
       return {
         libraries: wanted.map((w) => ({ libraryId: w.lib.id, tag: w.version.tag, snippets: w.version.totalSnippets })),
         chunks: () => write(snap, wanted),
       };
     } catch (err) {
-      snap.close();
+      await snap.close();
       throw err;
     }
   }
 
-  private resolve(snap: ExportSnapshot, reader: Reader, requested: string[]): Wanted[] {
+  private async resolve(snap: ExportReads, reader: Reader, requested: string[]): Promise<Wanted[]> {
     const out: Wanted[] = [];
     const seen = new Set<string>();
     for (const raw of requested) {
       const parsed = parseLibraryId(raw);
       if (!parsed) throw new ApiError('invalid_library_id', `"${raw}" is not a library ID (/owner/repo, optionally /owner/repo/<version>).`);
-      const lib = snap.library(parsed.id);
+      const lib = await snap.library(parsed.id);
       if (!lib || !this.d.access().canSee(reader, lib)) throw new ApiError('library_not_found', `No library ${parsed.id}.`);
-      const versions = snap.servedVersions(lib.id).filter((v) => parsed.tag === null || v.tag === parsed.tag);
+      const versions = (await snap.servedVersions(lib.id)).filter((v) => parsed.tag === null || v.tag === parsed.tag);
       if (versions.length === 0) throw new ApiError('library_not_found', `${lib.id} has no served version${parsed.tag ? ` ${parsed.tag}` : ''}.`);
       for (const version of versions) {
         const key = `${lib.id}\u0000${version.tag}`;
@@ -66,11 +68,11 @@ export class ExportService {
 
 interface Wanted {
   lib: Library;
-  version: { id: number; tag: string; totalSnippets: number; totalTokens: number };
+  version: ExportVersion;
 }
 
 /** The bundle's text, a page of snippets at a time; the snapshot closes when it ends (or the consumer stops). */
-async function* write(snap: ExportSnapshot, wanted: Wanted[]): AsyncGenerator<string> {
+async function* write(snap: ExportReads, wanted: Wanted[]): AsyncGenerator<string> {
   try {
     yield '{"libraries":[';
     for (const [i, w] of wanted.entries()) {
@@ -83,15 +85,15 @@ async function* write(snap: ExportSnapshot, wanted: Wanted[]): AsyncGenerator<st
     }
     yield ']}\n';
   } finally {
-    snap.close();
+    await snap.close();
   }
 }
 
-async function* rows(snap: ExportSnapshot, versionId: number, kind: 'code' | 'info', shape: (r: ExportRow) => Record<string, unknown>): AsyncGenerator<string> {
+async function* rows(snap: ExportReads, versionId: number, kind: 'code' | 'info', shape: (r: ExportRow) => Record<string, unknown>): AsyncGenerator<string> {
   let after = 0;
   let first = true;
   for (;;) {
-    const page = snap.snippets(versionId, kind, after, PAGE);
+    const page = await snap.snippets(versionId, kind, after, PAGE);
     if (page.length === 0) return;
     yield `${first ? '' : ','}${page.map((r) => JSON.stringify(shape(r))).join(',')}`;
     first = false;

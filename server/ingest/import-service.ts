@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import type { Store } from '../store/index.ts';
+import type { Stores } from '../store/stores.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { BundleHeader } from './bundle.ts';
@@ -61,7 +61,7 @@ export interface ImportResult {
 export class ImportService {
   constructor(
     private readonly config: Config,
-    private readonly store: Store,
+    private readonly store: Stores,
     private readonly jobs: JobQueue,
     private readonly log: Logger,
     private readonly staged: StagedFiles,

@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { Stores } from '../store/stores.ts';
 import type { Logger } from '../log.ts';
 import { TermChunkBuilder } from './term-chunks.ts';
 import { addToTermIndex, flushTermChunk } from './term-index.ts';
@@ -11,7 +11,7 @@ import { indexColumns } from '../search/text.ts';
  * anything is served; an interrupted run continues where it stopped. (Their embeddings' float
  * copies and 8-bit vectors come from the re-embed job that the new vector table format starts.)
  */
-export async function backfillSearchIndex(store: Store, log: Logger): Promise<void> {
+export async function backfillSearchIndex(store: Stores, log: Logger): Promise<void> {
   const versions = await store.libraries.searchUnindexedVersions();
   if (versions.length === 0) return;
   log.info({ versions: versions.length }, 'building the term index of existing library versions');
@@ -30,7 +30,7 @@ export async function backfillSearchIndex(store: Store, log: Logger): Promise<vo
  * One pass over a version's snippets: each one's full-text row is rewritten, and those its term
  * index does not hold yet (all, or those after an interrupted run's last chunk) are added to it.
  */
-async function reindex(store: Store, versionId: number, builder: TermChunkBuilder): Promise<number> {
+async function reindex(store: Stores, versionId: number, builder: TermChunkBuilder): Promise<number> {
   const indexed = await store.terms.indexedThrough(versionId);
   let added = 0;
   for (let after = 0; ; ) {

@@ -1,5 +1,5 @@
 /** Writing a version's term index chunk by chunk: used by the writer as it stores batches and by the start-up backfill. */
-import type { Store } from '../store/index.ts';
+import type { Stores } from '../store/stores.ts';
 import { indexColumns } from '../search/text.ts';
 import type { TermChunkBuilder } from './term-chunks.ts';
 
@@ -11,7 +11,7 @@ type Columns = Parameters<TermChunkBuilder['add']>[1];
  * one or two store calls, not a promise each.
  */
 export async function addToTermIndex(
-  store: Pick<Store, 'terms'>,
+  store: Pick<Stores, 'terms'>,
   versionId: number,
   builder: TermChunkBuilder,
   docs: Iterable<{ id: number; columns: Columns }>,
@@ -22,13 +22,13 @@ export async function addToTermIndex(
   }
 }
 
-export async function flushTermChunk(store: Pick<Store, 'terms'>, versionId: number, builder: TermChunkBuilder): Promise<void> {
+export async function flushTermChunk(store: Pick<Stores, 'terms'>, versionId: number, builder: TermChunkBuilder): Promise<void> {
   const chunk = builder.take();
   if (chunk) await store.terms.writeChunk(versionId, chunk);
 }
 
 /** Feeds the builder the version's stored snippets that its term index does not hold yet (a resumed build, an older version). */
-export async function addStoredSnippets(store: Pick<Store, 'terms' | 'snippets'>, versionId: number, builder: TermChunkBuilder): Promise<number> {
+export async function addStoredSnippets(store: Pick<Stores, 'terms' | 'snippets'>, versionId: number, builder: TermChunkBuilder): Promise<number> {
   let after = await store.terms.indexedThrough(versionId);
   let added = 0;
   for (;;) {

@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { Stores } from '../store/stores.ts';
 import type { JobContext } from '../jobs/queue.ts';
 import { JobCancelled } from '../jobs/queue.ts';
 import type { LibraryMeta, SnippetInput } from '../../lib/model.ts';
@@ -20,7 +20,7 @@ const PROGRESS_EVERY_MS = 250;
 
 export interface VersionJobDeps {
   writer: Pick<LibraryWriter, 'begin'>;
-  store: Pick<Store, 'libraries'>;
+  store: Pick<Stores, 'libraries'>;
 }
 
 /** What a source's content step sees of the build. */
@@ -78,7 +78,7 @@ export async function runVersionJob<P>(deps: VersionJobDeps, ctx: JobContext<P>,
   const { store, writer } = deps;
   const jobId = ctx.job.id;
   const libraryId = job.meta.id;
-  const servedBefore = store.libraries.get(libraryId) !== null && store.libraries.versions(libraryId).some((v) => v.state !== 'building');
+  const servedBefore = (await store.libraries.get(libraryId)) !== null && (await store.libraries.versions(libraryId)).some((v) => v.state !== 'building');
   let last: Record<string, unknown> = {};
   let lastWritten = 0;
   const report = (progress: Record<string, unknown>, force = false) => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Store } from '../store/index.ts';
+import type { Stores } from '../store/stores.ts';
 import type { SnippetRow } from '../store/snippets.ts';
 import type { Embedder } from '../embed/types.ts';
 import type { LibraryMeta, SnippetInput, StoredSnippet } from '../../lib/model.ts';
@@ -41,7 +41,7 @@ export class VersionBuild {
   private writing: Promise<void> = Promise.resolve();
 
   private constructor(
-    private readonly store: Store,
+    private readonly store: Stores,
     private readonly embedder: Embedder | null,
     readonly versionId: number,
     private readonly meta: LibraryMeta,
@@ -56,7 +56,7 @@ export class VersionBuild {
 
   /** The build of a 'building' version, with what it holds already (a resumed build continues after it). */
   static async open(
-    store: Store,
+    store: Stores,
     embedder: Embedder | null,
     versionId: number,
     meta: LibraryMeta,
@@ -139,8 +139,8 @@ export class VersionBuild {
   private async reuseVectors(rows: SnippetRow[]): Promise<void> {
     if (this.served === undefined) {
       // Looked up once per build: the version served when it began.
-      const tag = this.kind === 'docs' ? this.store.libraries.version(this.versionId)?.tag : undefined;
-      const current = tag === undefined ? null : this.store.libraries.currentVersion(this.meta.id, tag);
+      const tag = this.kind === 'docs' ? (await this.store.libraries.version(this.versionId))?.tag : undefined;
+      const current = tag === undefined ? null : await this.store.libraries.currentVersion(this.meta.id, tag);
       this.served = current && current.id !== this.versionId ? current.id : null;
     }
     if (this.served === null) return;
@@ -222,7 +222,7 @@ export type CommitHook = (versionId: number, libraryId: string) => Promise<void>
 /** Creates builds; the one place where snippets enter the store. */
 export class LibraryWriter {
   constructor(
-    private readonly store: Store,
+    private readonly store: Stores,
     private readonly embedder: Embedder | null,
     private readonly now: () => string = () => new Date().toISOString(),
     private readonly onCommit: CommitHook | null = null,

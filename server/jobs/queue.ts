@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { Store } from '../store/index.ts';
+import type { Stores } from '../store/stores.ts';
 import type { JobGuard, QueueDecision, QueueView } from '../store/jobs.ts';
 import type { Job } from '../../lib/model.ts';
 import type { Logger } from '../log.ts';
@@ -89,7 +89,7 @@ export class JobQueue {
   private ticking = false;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Stores,
     private readonly log: Logger,
     private readonly concurrency: number,
     private readonly now: () => string = () => new Date().toISOString(),
@@ -174,7 +174,7 @@ export class JobQueue {
     return job;
   }
 
-  list(filter: Parameters<Store['jobs']['list']>[0] = {}): Promise<Job[]> {
+  list(filter: Parameters<Stores['jobs']['list']>[0] = {}): Promise<Job[]> {
     return this.store.jobs.list(filter);
   }
 

@@ -5,11 +5,13 @@ import { backupCreateOperation, backupDownloadOperation, backupRestoredOperation
 import type { binder } from './bind.ts';
 
 /**
- * `stacks restore`: checking an archive and replacing the data dir with it happen before any
- * service opens the data dir (nothing may hold its databases open), so they are not bound
+ * `stacks restore`: checking an archive and replacing the data dir (or, with STACKS_DATABASE_URL,
+ * the PostgreSQL database and the data dir's files) with it happen before any service opens the
+ * databases (nothing may hold them open), so they are not bound
  * operations; `backupRestored` then records the restore in the restored audit log.
  */
 export { inspectArchive as inspectBackup, restoreArchive as restoreBackup } from '../backup/restore.ts';
+export { restoreArchiveToPostgres as restoreBackupToPostgres } from '../backup/postgres.ts';
 
 export interface BackupOperationDeps {
   backups: Pick<BackupService, 'create' | 'list' | 'archivePath' | 'directory'>;

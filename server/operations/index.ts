@@ -26,7 +26,7 @@ import { callerOperations, type CallerOperationDeps } from './callers.ts';
 
 export type { Caller, RequestSession } from './admit.ts';
 export { asKey, LOCAL, localIn } from './admit.ts';
-export { inspectBackup, restoreBackup } from './backup.ts';
+export { inspectBackup, restoreBackup, restoreBackupToPostgres } from './backup.ts';
 /** `stacks store copy`: like a restore, it works on the data dir's files before any service opens them. */
 export { copyStoreFromPostgres, copyStoreToPostgres } from '../system/store-copy.ts';
 export { signLicense } from './system.ts';

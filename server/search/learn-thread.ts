@@ -1,26 +1,27 @@
 import { Worker } from 'node:worker_threads';
 import type { Embedder } from '../embed/types.ts';
 import type { LearnedModel } from './ranker.ts';
-import type { EmbedReply, LearnWorkerData, LearnWorkerMessage } from './learn-worker.ts';
+import type { EmbedReply, LearnDatabase, LearnWorkerData, LearnWorkerMessage } from './learn-worker.ts';
 
 /** The worker's entry: the tsx shim beside the TypeScript source, or the compiled module in dist/. */
 const WORKER_ENTRY = new URL(import.meta.url.endsWith('.ts') ? './learn-worker.mjs' : './learn-worker.js', import.meta.url);
 
 /**
  * Learns a version's ranking model in a worker thread of its own (server/search/learn-worker.ts),
+ * reading `database` (the SQLite file, or PostgreSQL) through its own connection and
  * answering its requests for vectors with `embedder` at background priority. `activity` (the
  * requests in flight, ServingActivity's buffer) lets it wait for quiet moments. The worker ends with
  * the job; cancelling the job (`signal`) terminates it.
  */
 export function learnInWorker(
-  dbFile: string,
+  database: LearnDatabase,
   embedder: Embedder | null,
   versionId: number,
   signal?: AbortSignal,
   activity: SharedArrayBuffer | null = null,
 ): Promise<LearnedModel> {
   const data: LearnWorkerData = {
-    dbFile,
+    database,
     versionId,
     activity,
     embedder: embedder && { id: embedder.id, dims: embedder.dims, sentenceEncoder: !!embedder.sentenceEncoder },

@@ -3,13 +3,19 @@ import { Store } from '../store/index.ts';
 import { openDb } from '../store/db.ts';
 import type { Embedder } from '../embed/types.ts';
 import { learnModel } from './learn.ts';
+import { pgLearnSource, sqliteLearnSource, type LearnSource } from './learn-source.ts';
+import { openPgPool } from '../store/pg/pool.ts';
+import { PgSearchStore } from '../store/pg/search.ts';
+import { PgTermStore } from '../store/pg/terms.ts';
+import { PgSnippetStore } from '../store/pg/snippets.ts';
+import { PgSearchModelStore } from '../store/pg/search-models.ts';
 import { lowerThreadPriority } from '../../lib/thread-priority.ts';
 import { waitForQuiet } from '../system/serving-activity.ts';
 import type { LearnedModel } from './ranker.ts';
 
 /**
  * A worker thread that learns one version's ranking model (server/search/learn.ts) through its own
- * read-only connection, so that asking a version's headings as questions (hundreds of retrievals)
+ * connection (a read-only one to the SQLite file, or a small pool of its own to PostgreSQL), so that asking a version's headings as questions (hundreds of retrievals)
  * never runs on the request thread. The questions' vectors come from the main thread's embedder
  * (the sentence model's own workers, or the word vectors), asked for by message.
  */
@@ -21,8 +27,11 @@ export interface EmbedderInfo {
   sentenceEncoder: boolean;
 }
 
+/** The database the worker reads: the SQLite file (read-only), or PostgreSQL by its URL. */
+export type LearnDatabase = { backend: 'sqlite'; file: string } | { backend: 'postgres'; url: string };
+
 export interface LearnWorkerData {
-  dbFile: string;
+  database: LearnDatabase;
   versionId: number;
   embedder: EmbedderInfo | null;
   /** Requests in flight (server/system/serving-activity.ts): each question waits for a quiet moment. */
@@ -63,13 +72,30 @@ const embedder: Embedder | null = data.embedder && {
     }),
 };
 
-const store = new Store(openDb(data.dbFile, { readonly: true }), { vectorCacheBytes: 16 * 1024 * 1024 });
+/** The worker's own connection to the database, as learning reads it, and how to close it. */
+function open(db: LearnDatabase): { source: LearnSource; close: () => Promise<void> } {
+  if (db.backend === 'sqlite') {
+    const store = new Store(openDb(db.file, { readonly: true }), { vectorCacheBytes: 16 * 1024 * 1024 });
+    return { source: sqliteLearnSource(store), close: async () => store.close() };
+  }
+  // Two connections: a question's snapshot holds one; a statement sent outside it never waits behind it.
+  const pool = openPgPool(db.url, { max: 2, applicationName: 'stacks learn' });
+  const source = pgLearnSource({
+    search: new PgSearchStore(pool, { vectorCacheBytes: 16 * 1024 * 1024 }),
+    terms: new PgTermStore(pool),
+    snippets: new PgSnippetStore(pool),
+    models: new PgSearchModelStore(pool),
+  });
+  return { source, close: () => pool.end() };
+}
+
+const { source, close } = open(data.database);
 try {
   // Each heading asked waits (up to QUIET_WAIT_MS) until no request is in flight.
   const pace = data.activity ? () => waitForQuiet(data.activity!) : undefined;
-  post({ kind: 'done', model: await learnModel(store, embedder, data.versionId, undefined, pace) });
+  post({ kind: 'done', model: await learnModel(source, embedder, data.versionId, undefined, pace) });
 } catch (err) {
   post({ kind: 'failed', error: (err as Error).message });
 } finally {
-  store.close();
+  await close();
 }

@@ -1,7 +1,6 @@
-import type { Store } from '../store/index.ts';
 import type { Embedder } from '../embed/types.ts';
 import { prepareQuery } from './query.ts';
-import { retrievePrepared } from './retrieve.ts';
+import type { LearnSource } from './learn-source.ts';
 import { DEFAULT_MODEL, FEATURES, featureRows, linearScore, type Feature, type LearnedModel, type RankingModel, type Weights } from './ranker.ts';
 import { pageOf, sectionOf } from './source-url.ts';
 import { HeadingRoots } from './change-pages.ts';
@@ -218,12 +217,12 @@ export function fitCalibration(examples: Example[], weights: number[]): { a: num
 }
 
 /** A version's rows as the learning reads them, and the change pages their headings tell. */
-async function headingsOf(store: Store, versionId: number): Promise<{ rows: HeadingRow[]; changePages: string[] }> {
+async function headingsOf(source: LearnSource, versionId: number): Promise<{ rows: HeadingRow[]; changePages: string[] }> {
   // Only the headings are read, a page at a time: a 200,000-snippet version must not hold the event loop (or its memory).
   const rows: HeadingRow[] = [];
   const roots = new HeadingRoots();
   for (let after = 0; ; ) {
-    const page = store.snippets.headings(versionId, after, 5000);
+    const page = await source.headings(versionId, after, 5000);
     if (page.length === 0) break;
     rows.push(...page);
     for (const r of page) roots.add(r);
@@ -234,10 +233,10 @@ async function headingsOf(store: Store, versionId: number): Promise<{ rows: Head
 }
 
 /** The packages a version's documents tell you to install (its install commands), read a page of rows at a time. */
-async function packagesOf(store: Store, versionId: number): Promise<string[]> {
+async function packagesOf(source: LearnSource, versionId: number): Promise<string[]> {
   const list = new PackageList();
   for (let after = 0; ; ) {
-    const page = store.snippets.installTexts(versionId, after, 2000);
+    const page = await source.installTexts(versionId, after, 2000);
     if (page.length === 0) break;
     for (const r of page) list.add(r.text, r.kind);
     after = page[page.length - 1]!.id;
@@ -267,14 +266,14 @@ function withoutWords(row: number[]): number[] {
 
 /** The headings of one version asked as questions (with a sentence encoder also without their words): their candidates' features and labels. */
 export async function examplesOf(
-  store: Store,
+  source: LearnSource,
   embedder: Embedder | null,
   versionId: number,
   signal?: AbortSignal,
   rows?: HeadingRow[],
   pace?: () => void,
 ): Promise<Example[]> {
-  rows ??= (await headingsOf(store, versionId)).rows;
+  rows ??= (await headingsOf(source, versionId)).rows;
   const out: Example[] = [];
   // One question at a time between yields: on a large version one retrieval takes tens of milliseconds.
   for (const pq of await pseudoQuestions(rows)) {
@@ -282,7 +281,7 @@ export async function examplesOf(
     await yieldToEventLoop();
     pace?.();
     const q = await prepareQuery(pq.text, embedder);
-    const candidates = store.search.snapshot(() => retrievePrepared(store, versionId, q, { fetchLimit: TUNING.fetch.rerank }));
+    const candidates = await source.candidates(versionId, q, { fetchLimit: TUNING.fetch.rerank });
     const y = candidates.map((c) => sectionOf(c.snippet.sourceId) === pq.section);
     if (!y.includes(true)) continue;
     const x = featureRows(q, candidates);
@@ -320,9 +319,15 @@ async function fitWeights(
  * without their words shape the main weights, and the headings as written alone the `quoted` ones
  * (for questions that quote the documents, RankingModel).
  */
-export async function learnModel(store: Store, embedder: Embedder | null, versionId: number, signal?: AbortSignal, pace?: () => void): Promise<LearnedModel> {
-  const { rows, changePages } = await headingsOf(store, versionId);
-  const examples = await examplesOf(store, embedder, versionId, signal, rows, pace);
+export async function learnModel(
+  source: LearnSource,
+  embedder: Embedder | null,
+  versionId: number,
+  signal?: AbortSignal,
+  pace?: () => void,
+): Promise<LearnedModel> {
+  const { rows, changePages } = await headingsOf(source, versionId);
+  const examples = await examplesOf(source, embedder, versionId, signal, rows, pace);
   const asWritten = examples.filter((e) => !e.withoutWords);
   const wordsPrior = (DEFAULT_MODEL.quoted ?? DEFAULT_MODEL).weights;
   // Without a sentence encoder every heading is as written: it starts from the default's weights for such questions.
@@ -333,7 +338,7 @@ export async function learnModel(store: Store, embedder: Embedder | null, versio
     calibration: main.calibration,
     ...(quoted ? { quoted: { weights: quoted.weights, calibration: quoted.calibration } } : {}),
     changePages,
-    packages: await packagesOf(store, versionId),
+    packages: await packagesOf(source, versionId),
     source: main.learned ? 'learned' : 'default',
     report: { questions: asWritten.length, heldOut: asWritten.filter((e) => e.heldOut).length, defaultMrr: main.defaultMrr, learnedMrr: main.learnedMrr },
   };

@@ -2,16 +2,19 @@ import type { JobQueue } from '../jobs/queue.ts';
 import type { Embedder } from '../embed/types.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/index.ts';
+import type { Stores } from '../store/stores.ts';
 import { learnModel } from './learn.ts';
+import { sqliteLearnSource } from './learn-source.ts';
 import { learnInWorker } from './learn-thread.ts';
-import { MODEL_FORMAT } from './ranker.ts';
+import { MODEL_FORMAT, type LearnedModel } from './ranker.ts';
 
 /**
  * The `search-model` job: learns a library version's ranking model from its documents
  * (server/search/learn.ts) after the version was written, and stores it in one statement, so
  * searches switch from the default model to the learned one atomically. It runs in a worker thread
  * of its own (learn-thread.ts: hundreds of retrievals would otherwise share the request thread; an
- * in-memory database, which a worker cannot open, learns here, yielding between questions), is
+ * in-memory database, which a worker cannot open, learns here, yielding between questions), on
+ * either backend (the composition root picks sqliteLearner or postgresLearner), is
  * durable like every job (queued again after a crash or restart), and a version written again gets
  * a new job and a new model.
  */
@@ -34,7 +37,7 @@ export async function queueSearchModel(jobs: Pick<JobQueue, 'enqueueUnless'>, ve
 }
 
 /** At start-up: queues every served version whose model is missing or of an older format (an upgrade, a crash before the job ran). */
-export async function scheduleMissingModels(store: Store, jobs: JobQueue, log: Logger): Promise<number> {
+export async function scheduleMissingModels(store: Pick<Stores, 'models' | 'libraries'>, jobs: JobQueue, log: Logger): Promise<number> {
   const missing = await store.models.missing(MODEL_FORMAT);
   for (const id of missing) {
     const v = await store.libraries.version(id);
@@ -44,26 +47,37 @@ export async function scheduleMissingModels(store: Store, jobs: JobQueue, log: L
   return missing.length;
 }
 
-export function registerSearchModelJob(
-  jobs: Pick<JobQueue, 'register'>,
-  s: { store: Store; embedder: Embedder | null; activity: SharedArrayBuffer | null },
-): void {
+/** Learns one version's model; the job's signal cancels it. */
+export type ModelLearner = (versionId: number, signal: AbortSignal) => Promise<LearnedModel>;
+
+/** On SQLite: in a worker thread reading the file, or here for an in-memory database (which a worker cannot open). */
+export function sqliteLearner(store: Store, embedder: Embedder | null, activity: SharedArrayBuffer | null): ModelLearner {
+  return (versionId, signal) => {
+    const file = store.file;
+    return file && file !== ':memory:'
+      ? learnInWorker({ backend: 'sqlite', file }, embedder, versionId, signal, activity)
+      : learnModel(sqliteLearnSource(store), embedder, versionId, signal);
+  };
+}
+
+/** On PostgreSQL: in a worker thread with a small pool of its own to `url`, off the request thread as on SQLite. */
+export function postgresLearner(url: string, embedder: Embedder | null, activity: SharedArrayBuffer | null): ModelLearner {
+  return (versionId, signal) => learnInWorker({ backend: 'postgres', url }, embedder, versionId, signal, activity);
+}
+
+export function registerSearchModelJob(jobs: Pick<JobQueue, 'register'>, s: { store: Pick<Stores, 'models' | 'libraries'>; learn: ModelLearner }): void {
   jobs.register<SearchModelPayload>(
     SEARCH_MODEL_KIND,
     async ({ job, signal, progress, log }) => {
       const { versionId } = job.payload;
-      const version = s.store.libraries.version(versionId);
+      const version = await s.store.libraries.version(versionId);
       // A version replaced meanwhile has nothing to serve: its successor has its own job.
       if (!version || !version.isCurrent || version.state !== 'ready') {
         progress({ skipped: 'the version is no longer served' });
         return;
       }
       const started = Date.now();
-      const file = s.store.file;
-      const model =
-        file && file !== ':memory:'
-          ? await learnInWorker(file, s.embedder, versionId, signal, s.activity)
-          : await learnModel(s.store, s.embedder, versionId, signal);
+      const model = await s.learn(versionId, signal);
       await s.store.models.put(versionId, MODEL_FORMAT, JSON.stringify(model), new Date().toISOString());
       const report = { ...model.report, source: model.source, ms: Date.now() - started };
       progress(report);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Store } from '../store/index.ts';
+import type { Stores } from '../store/stores.ts';
 import type { JobQueue, JobContext } from '../jobs/queue.ts';
 import type { LibraryWriter } from '../ingest/writer.ts';
 import type { LibraryVisibility, SourceType } from '../../lib/model.ts';
@@ -61,7 +61,7 @@ export interface FilesPayload {
 }
 
 export interface IndexingDeps {
-  store: Store;
+  store: Stores;
   writer: LibraryWriter;
   /** The staged inputs on this node, fetched when another node staged them. */
   staged: Pick<StagedFiles, 'obtain' | 'forget'>;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import type { Store } from '../store/index.ts';
+import type { Stores } from '../store/stores.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { LibraryWriter } from '../ingest/writer.ts';
 import { stagedName, type StagedFiles } from '../ingest/staged-files.ts';
@@ -42,7 +42,7 @@ export interface StagedUpload {
 
 export interface SourceServiceDeps {
   config: Config;
-  store: Store;
+  store: Stores;
   jobs: JobQueue;
   writer: LibraryWriter;
   log: Logger;

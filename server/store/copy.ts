@@ -26,6 +26,14 @@ export interface CopyOptions {
   progress?(table: string, rows: number): void;
 }
 
+export interface CopyToPgOptions extends CopyOptions {
+  /**
+   * Empty the target first, in the copy's transaction, instead of refusing one that holds data (a
+   * restore: a copy that fails leaves the database as it was).
+   */
+  replace?: boolean;
+}
+
 /** Not copied: each backend keeps its own migrations, and searches its own way (FTS5 and vec0 there; tsvector, snippet_vocab and snippet_vec here). */
 const SKIPPED = /^(schema_migrations$|snippet_fts|snippet_vec|sqlite_)/;
 /** Rows per INSERT: under PostgreSQL's 65,535 parameters for the widest table, and small enough for snippets' texts. */
@@ -48,15 +56,17 @@ interface TableInfo {
  * snippet_vocab by its triggers; the 8-bit vectors, and with pgvector their HNSW column), and the
  * identity sequences moved past the copied ids. Each table is then read back from both sides in
  * key order and checksummed. All in one PostgreSQL transaction, from one SQLite read snapshot: a
- * copy that fails, or whose checksums differ, leaves the target empty (StoreCopyError says why).
+ * copy that fails, or whose checksums differ, leaves the target empty (StoreCopyError says why), or
+ * with `replace` (a restore: the target emptied first, in the same transaction) as it was.
  */
-export async function copySqliteToPg(db: Db, pool: PgPool, options: CopyOptions): Promise<TableCopied[]> {
+export async function copySqliteToPg(db: Db, pool: PgPool, options: CopyToPgOptions): Promise<TableCopied[]> {
   await migratePg(pool);
   const tables = orderByParents(sqliteTables(db));
   db.exec('BEGIN');
   try {
     return await withTransaction(pool, async (c) => {
-      await refuseNonEmpty(c, tables);
+      if (options.replace) await emptyDatabase(c, pool);
+      else await refuseNonEmpty(c, tables);
       const docsVersions = new Set((db.prepare("SELECT id FROM library_versions WHERE kind = 'docs'").pluck().all() as number[]).map(Number));
       for (const t of tables) {
         options.progress?.(t.name, 0);
@@ -205,6 +215,19 @@ async function refuseNonEmpty(c: PgClient, tables: TableInfo[]): Promise<void> {
     if ((await c.query(`SELECT 1 FROM ${ident(t.name)} LIMIT 1`)).rowCount)
       throw new StoreCopyError(`The target database already holds data (table ${t.name}): copy into an empty database.`);
   }
+}
+
+/**
+ * Every table of the database emptied (migrations kept), its identities restarted, and the pgvector
+ * column dropped (the copied vectors may have another dimension; ensure() adds it again after the
+ * copy): the state of a database just migrated, inside the caller's transaction.
+ */
+async function emptyDatabase(c: PgClient, pool: PgPool): Promise<void> {
+  const { rows } = await c.query<{ name: string }>(
+    "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations' ORDER BY tablename",
+  );
+  await new PgVectorStore(pool).dropKnn();
+  if (rows.length) await c.query(`TRUNCATE ${rows.map((r) => ident(r.name)).join(', ')} RESTART IDENTITY CASCADE`);
 }
 
 /** A copy that cannot go ahead, or whose check failed: the message says why. */

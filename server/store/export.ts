@@ -2,6 +2,7 @@ import type { Db } from './db.ts';
 import type { Library, LibraryVersion } from '../../lib/model.ts';
 import { openSqlite } from '../../lib/sqlite.ts';
 import { toLibrary } from './libraries.ts';
+import type { Awaitable } from './version-reads.ts';
 
 /** A stored snippet as an export writes it (the bundle's fields, nothing derived). */
 export interface ExportRow {
@@ -20,12 +21,28 @@ export interface ExportRow {
   sourceFile: string | null;
 }
 
+/** A served version as an export lists it. */
+export type ExportVersion = Pick<LibraryVersion, 'id' | 'tag' | 'totalSnippets' | 'totalTokens'>;
+
+/**
+ * What an export reads, from one read snapshot held until close(): SQLite's (ExportSnapshot,
+ * answering at once) or PostgreSQL's (pg/export.ts, answering with promises).
+ */
+export interface ExportReads {
+  library(id: string): Awaitable<Library | null>;
+  /** The served versions of a library (current documentation and tags), in tag order (byte order, as SQLite compares text). */
+  servedVersions(libraryId: string): Awaitable<ExportVersion[]>;
+  snippets(versionId: number, kind: 'code' | 'info', afterId: number, limit: number): Awaitable<ExportRow[]>;
+  /** Ends the snapshot; a second call does nothing. */
+  close(): Awaitable<void>;
+}
+
 /**
  * One read snapshot of the database for an export: its own read-only connection holding one read
  * transaction from the first query to close(), so a library swapped in or deleted meanwhile is
  * exported whole as it was (the server's shared connection cannot hold a transaction that long).
  */
-export class ExportSnapshot {
+export class ExportSnapshot implements ExportReads {
   private readonly db: Db;
 
   constructor(file: string) {
@@ -41,16 +58,14 @@ export class ExportSnapshot {
     return r ? toLibrary(r) : null;
   }
 
-  /** The served versions of a library (current documentation and tags), tag order. */
-  servedVersions(libraryId: string): Pick<LibraryVersion, 'id' | 'tag' | 'totalSnippets' | 'totalTokens'>[] {
+  servedVersions(libraryId: string): ExportVersion[] {
     return this.db
       .prepare(
         "SELECT id, tag, total_snippets AS totalSnippets, total_tokens AS totalTokens FROM library_versions WHERE library_id = ? AND is_current = 1 AND state = 'ready' ORDER BY tag",
       )
-      .all(libraryId) as Pick<LibraryVersion, 'id' | 'tag' | 'totalSnippets' | 'totalTokens'>[];
+      .all(libraryId) as ExportVersion[];
   }
 
-  /** A page of a version's snippets of one kind, in stored order after `afterId`. */
   snippets(versionId: number, kind: 'code' | 'info', afterId: number, limit: number): ExportRow[] {
     return this.db
       .prepare(

@@ -1,4 +1,3 @@
-import type { Awaitable } from './version-reads.ts';
 import type { LibraryStore } from './libraries.ts';
 import type { SnippetStore } from './snippets.ts';
 import type { VectorStore } from './vectors.ts';
@@ -19,15 +18,19 @@ import type { TeamPolicyReads, TeamStore } from './teams.ts';
 import type { MembershipStore } from './membership.ts';
 import type { ScheduleStore } from './schedules.ts';
 
+/** A value at once (SQLite's stores) or later (PostgreSQL's). */
+export type Awaitable<T> = T | Promise<T>;
+
 /** Which database holds the state: the embedded SQLite file (the default) or PostgreSQL (STACKS_DATABASE_URL). */
 export type Backend = 'sqlite' | 'postgres';
 
 /**
- * A store as a caller that works on both backends sees it: every method may answer at once
- * (SQLite's) or with a promise (PostgreSQL's twin), so the caller awaits each one.
+ * A store as a caller that works on both backends sees it: a method SQLite answers at once may
+ * answer with a promise (PostgreSQL's twin), so the caller awaits each one; one already async on
+ * SQLite stays a promise.
  */
 export type EitherShape<T> = {
-  [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Awaitable<Awaited<R>> : T[K];
+  [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => [R] extends [PromiseLike<unknown>] ? Promise<Awaited<R>> : Awaitable<R> : T[K];
 };
 
 /** What the search path reads of teamspaces synchronously (TeamCache): SQLite's statements, or a node's in-memory copy on PostgreSQL. */
@@ -45,7 +48,8 @@ export interface Stores {
   readonly libraries: EitherShape<LibraryStore>;
   readonly snippets: EitherShape<SnippetStore>;
   readonly vectors: EitherShape<VectorStore>;
-  readonly jobs: EitherShape<JobStore>;
+  /** queueEach is generic, which a mapped type would erase; it is async on both backends. */
+  readonly jobs: EitherShape<Omit<JobStore, 'queueEach'>> & Pick<JobStore, 'queueEach'>;
   readonly accounts: EitherShape<AccountStore>;
   readonly crawl: EitherShape<CrawlStore>;
   readonly probe: EitherShape<SearchProbeStore>;
@@ -60,7 +64,8 @@ export interface Stores {
   readonly settings: EitherShape<SettingsStore>;
   readonly membership: EitherShape<MembershipStore>;
   readonly schedules: EitherShape<ScheduleStore>;
-  readonly teams: EitherShape<Omit<TeamStore, 'policy'>> & { readonly policy: PolicyReads };
+  /** countRequests is generic (see jobs) and async on both; policy is read synchronously (TeamCache). */
+  readonly teams: EitherShape<Omit<TeamStore, 'policy' | 'countRequests'>> & Pick<TeamStore, 'countRequests'> & { readonly policy: PolicyReads };
   /** True when the database answers a query. */
   ping(): Promise<boolean>;
   close(): void | Promise<void>;

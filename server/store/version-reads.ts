@@ -4,8 +4,9 @@ import type { StoredModel } from './search-models.ts';
 import type { VectorHit } from './search.ts';
 import type { ChunkRow, PostingRow } from './terms.ts';
 
-/** A value at once (SQLite's stores) or later (PostgreSQL's). */
-export type Awaitable<T> = T | Promise<T>;
+import type { Awaitable } from './stores.ts';
+
+export type { Awaitable };
 
 /**
  * Everything the pipeline's stages read of library versions (server/search/pipeline.ts: a version's

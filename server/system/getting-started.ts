@@ -14,7 +14,7 @@ export interface Checklist {
 export interface ChecklistSources {
   license(): LicenseStatus;
   /** Libraries the principal may read. */
-  libraries(p: Principal): Library[];
+  libraries(p: Principal): Promise<Library[]>;
   /** Keys of the teamspace not revoked, with whether each is the one printed at first start. */
   keys(teamspaceId: number): Promise<{ firstStart: boolean }[]>;
   /** Console users of the teamspace. */
@@ -30,7 +30,7 @@ export interface ChecklistSources {
  */
 export async function checklist(src: ChecklistSources, p: Principal): Promise<Checklist> {
   const lic = src.license();
-  const libraries = src.libraries(p).filter((l) => l.id !== OWN_DOCS_ID).length;
+  const libraries = (await src.libraries(p)).filter((l) => l.id !== OWN_DOCS_ID).length;
   const keys = (await src.keys(p.teamspaceId)).filter((k) => !k.firstStart).length;
   const users = await src.users(p.teamspaceId);
   const invited = await src.invited(p.teamspaceId);

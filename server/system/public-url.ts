@@ -1,4 +1,4 @@
-import type { SettingsStore } from '../store/settings.ts';
+import type { Stores } from '../store/stores.ts';
 import { publicUrlSchema } from '../../lib/public-url.ts';
 import { ApiError } from '../../lib/errors.ts';
 
@@ -24,7 +24,7 @@ const SETTING = 'public_url';
 export class PublicUrl {
   constructor(
     private readonly fromEnv: string | undefined,
-    private readonly settings: SettingsStore,
+    private readonly settings: Stores['settings'],
     private readonly now: () => string = () => new Date().toISOString(),
   ) {}
 

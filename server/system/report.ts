@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Store } from '../store/index.ts';
+import type { Stores } from '../store/stores.ts';
 import type { Library } from '../../lib/model.ts';
 import { VERSION } from '../version.ts';
 
@@ -41,7 +41,7 @@ export interface TeamspaceReport extends ReportBase {
 }
 
 interface ReportSources {
-  store: Store;
+  store: Stores;
   embedder: { id: string; dims: number } | null;
   startedAt: Date;
 }
@@ -60,7 +60,7 @@ const base = (s: ReportSources): ReportBase => ({
   embedder: s.embedder ? { id: s.embedder.id, dims: s.embedder.dims } : null,
 });
 
-const servedVersions = async (store: Store) => (await store.libraries.allCurrentVersions()).filter((v) => v.state === 'ready');
+const servedVersions = async (store: Stores) => (await store.libraries.allCurrentVersions()).filter((v) => v.state === 'ready');
 
 /** What an administrator checks first: how big the data is, what is indexed, what waits in the queue. */
 export async function systemReport(s: ReportSources & { dataDir: string }): Promise<SystemReport> {

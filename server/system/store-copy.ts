@@ -88,8 +88,8 @@ function asApiError(err: unknown): unknown {
   return err instanceof StoreCopyError ? new ApiError('conflict', err.message) : err;
 }
 
-/** The writer's full-text columns of a stored snippet (what FTS5 and tsvector index alike). */
-function copyOptions(progress?: (table: string, rows: number) => void): CopyOptions {
+/** The writer's full-text columns of a stored snippet (what FTS5 and tsvector index alike): what every copy between the backends builds its search side with (also backups on PostgreSQL). */
+export function copyOptions(progress?: (table: string, rows: number) => void): CopyOptions {
   return { ftsOf: (r) => indexColumns(toSnippet(r as unknown as Row)), progress };
 }
 

@@ -1,5 +1,4 @@
-import type { Store } from '../store/index.ts';
-import type { TeamStore } from '../store/teams.ts';
+import type { Stores } from '../store/stores.ts';
 import type { KeyService } from '../auth/keys.ts';
 import type { LicenseService } from '../license/license.ts';
 import type { Config } from '../config.ts';
@@ -20,7 +19,7 @@ import { TokenBuckets } from './rate-limit.ts';
  * plans, rules, members. `access` is the AccessPolicy the search services consult.
  */
 export class TeamService {
-  readonly store: TeamStore;
+  readonly store: Stores['teams'];
   readonly cache: TeamCache;
   readonly policies: PolicyService;
   readonly access: TeamAccessPolicy;
@@ -34,7 +33,7 @@ export class TeamService {
   private defaultId: number | null = null;
 
   constructor(
-    store: Store,
+    store: Stores,
     private readonly keys: KeyService,
     license: LicenseService,
     config: Pick<Config, 'rateLimitPerMinute'>,

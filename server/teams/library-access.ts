@@ -1,4 +1,4 @@
-import type { Store } from '../store/index.ts';
+import type { Stores } from '../store/stores.ts';
 import type { AccessPolicy } from '../search/answer-types.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { parseLibraryId, principalOf, type Library, type LibraryVisibility, type Reader } from '../../lib/model.ts';
@@ -50,7 +50,7 @@ export interface SnippetPage {
  */
 export class LibraryAccessService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Stores,
     private readonly access: () => AccessPolicy,
     /** Owner of libraries written before teamspaces owned them. */
     private readonly defaultTeamspaceId: () => number,

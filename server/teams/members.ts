@@ -1,5 +1,4 @@
-import type { Store } from '../store/index.ts';
-import type { TeamStore } from '../store/teams.ts';
+import type { Stores } from '../store/stores.ts';
 import { newKeySecret, type KeyService, type CreatedKey, type KeyInfo } from '../auth/keys.ts';
 import type { LicenseService } from '../license/license.ts';
 import type { KeyScope, Role } from '../../lib/model.ts';
@@ -28,8 +27,8 @@ const MEMBER_NAME = /^[\p{L}\p{N}][\p{L}\p{N} ._@+-]{0,99}$/u;
  */
 export class MemberService {
   constructor(
-    private readonly store: Store,
-    private readonly teams: TeamStore,
+    private readonly store: Stores,
+    private readonly teams: Stores['teams'],
     private readonly keys: KeyService,
     private readonly license: LicenseService,
     private readonly now: () => string,

@@ -1,5 +1,4 @@
-import type { Store } from '../store/index.ts';
-import type { TeamStore } from '../store/teams.ts';
+import type { Stores } from '../store/stores.ts';
 import type { TeamspaceRow } from '../store/accounts.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { TeamCache } from './cache.ts';
@@ -40,8 +39,8 @@ export function planSettings(row: TeamspaceRow): PlanSettings {
 /** Plan, included requests and spending limit of a teamspace. */
 export class PlanService {
   constructor(
-    private readonly store: Store,
-    private readonly teams: TeamStore,
+    private readonly store: Stores,
+    private readonly teams: Stores['teams'],
     private readonly cache: TeamCache,
   ) {}
 
@@ -58,7 +57,7 @@ export class PlanService {
   ): Promise<PlanSettings> {
     const row = await this.teams.teamspace(teamspaceId);
     if (!row) throw new ApiError('not_found', `No teamspace with id ${teamspaceId}.`);
-    const fields: Parameters<Store['accounts']['updateTeamspace']>[1] = {};
+    const fields: Parameters<Stores['accounts']['updateTeamspace']>[1] = {};
     if (input.plan !== undefined) {
       fields.plan = input.plan;
       if (input.includedRequests === undefined && input.plan !== row.plan) fields.included_requests = PLAN_DEFAULT_INCLUDED[input.plan];

@@ -1,5 +1,4 @@
-import type { Store } from '../store/index.ts';
-import type { TeamStore } from '../store/teams.ts';
+import type { Stores } from '../store/stores.ts';
 import type { LibraryMeta, Principal } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { TeamCache } from './cache.ts';
@@ -17,8 +16,8 @@ export interface PolicyView extends Policy {
 /** Reading and changing teamspace policies, and the checks derived from them. */
 export class PolicyService {
   constructor(
-    private readonly store: Store,
-    private readonly teams: TeamStore,
+    private readonly store: Stores,
+    private readonly teams: Stores['teams'],
     private readonly cache: TeamCache,
     private readonly clock: Clock,
   ) {}
@@ -35,15 +34,15 @@ export class PolicyService {
 
   async view(teamspaceId: number): Promise<PolicyView> {
     const p = await this.get(teamspaceId);
-    return { sourceTypes: p.sourceTypes, libraryFilters: p.libraryFilters, accessibleLibraryCount: this.accessibleLibraryCount(teamspaceId) };
+    return { sourceTypes: p.sourceTypes, libraryFilters: p.libraryFilters, accessibleLibraryCount: await this.accessibleLibraryCount(teamspaceId) };
   }
 
   /** Instance-wide (public) libraries that this teamspace's members can be served. */
-  accessibleLibraryCount(teamspaceId: number): number {
+  async accessibleLibraryCount(teamspaceId: number): Promise<number> {
     const c = this.cache.compiled(teamspaceId);
     const now = this.clock.now().getTime();
     let n = 0;
-    for (const lib of this.store.libraries.list()) if (lib.visibility === 'instance' && libraryAllowed(c, teamspaceId, lib, now)) n++;
+    for (const lib of await this.store.libraries.list()) if (lib.visibility === 'instance' && libraryAllowed(c, teamspaceId, lib, now)) n++;
     return n;
   }
 

@@ -1,5 +1,5 @@
-import type { Store } from '../store/index.ts';
-import type { RuleKind, RuleRow, TeamStore } from '../store/teams.ts';
+import type { Stores } from '../store/stores.ts';
+import type { RuleKind, RuleRow } from '../store/teams.ts';
 import { parseLibraryId } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { TeamCache } from './cache.ts';
@@ -30,8 +30,8 @@ function view(r: RuleRow): RuleView {
  */
 export class RuleService {
   constructor(
-    private readonly store: Store,
-    private readonly teams: TeamStore,
+    private readonly store: Stores,
+    private readonly teams: Stores['teams'],
     private readonly cache: TeamCache,
     private readonly defaultTeamspaceId: () => number,
     private readonly now: () => string,
@@ -50,7 +50,7 @@ export class RuleService {
       const parsed = parseLibraryId(input.libraryId);
       if (!parsed) throw new ApiError('invalid_library_id', `"${input.libraryId}" is not a library ID of the form /owner/repo.`);
       libraryId = parsed.id;
-      if (input.kind === 'libraryOwn') this.assertLibraryOwner(teamspaceId, libraryId);
+      if (input.kind === 'libraryOwn') await this.assertLibraryOwner(teamspaceId, libraryId);
     } else if (input.libraryId) {
       throw new ApiError('validation_error', 'libraryId must not be given for global rules.');
     }
@@ -64,7 +64,7 @@ export class RuleService {
    * that owns it): those it gave before and no longer does are removed, the new ones added.
    */
   async replaceRepositoryRules(libraryId: string, previous: string[], next: string[]): Promise<void> {
-    const owner = this.store.libraries.get(libraryId)?.teamspaceId ?? this.defaultTeamspaceId();
+    const owner = (await this.store.libraries.get(libraryId))?.teamspaceId ?? this.defaultTeamspaceId();
     for (const r of await this.list(owner))
       if (r.kind === 'libraryOwn' && r.libraryId === libraryId && previous.includes(r.text)) await this.remove(owner, r.id);
     for (const text of next) await this.add(owner, { kind: 'libraryOwn', libraryId, text });
@@ -72,20 +72,20 @@ export class RuleService {
 
   async remove(teamspaceId: number, id: number): Promise<void> {
     const r = await this.teams.rule(id);
-    const visible = r && (r.teamspace_id === teamspaceId || (r.kind === 'library_own' && r.library_id && this.ownsLibrary(teamspaceId, r.library_id)));
+    const visible = r && (r.teamspace_id === teamspaceId || (r.kind === 'library_own' && r.library_id && (await this.ownsLibrary(teamspaceId, r.library_id))));
     if (!r || !visible) throw new ApiError('not_found', `No rule with id ${id} in this teamspace.`);
     await this.teams.deleteRule(id);
     await this.cache.invalidate();
   }
 
-  private ownsLibrary(teamspaceId: number, libraryId: string): boolean {
-    const lib = this.store.libraries.get(libraryId);
+  private async ownsLibrary(teamspaceId: number, libraryId: string): Promise<boolean> {
+    const lib = await this.store.libraries.get(libraryId);
     const owner = lib?.teamspaceId ?? this.defaultTeamspaceId();
     return owner === teamspaceId;
   }
 
-  private assertLibraryOwner(teamspaceId: number, libraryId: string): void {
-    if (!this.ownsLibrary(teamspaceId, libraryId)) {
+  private async assertLibraryOwner(teamspaceId: number, libraryId: string): Promise<void> {
+    if (!(await this.ownsLibrary(teamspaceId, libraryId))) {
       throw new ApiError(
         'forbidden',
         `Only the teamspace that owns ${libraryId} can set its library-owner rules; use kind libraryTeam for your teamspace's own rules.`,

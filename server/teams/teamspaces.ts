@@ -1,5 +1,4 @@
-import type { Store } from '../store/index.ts';
-import type { TeamStore } from '../store/teams.ts';
+import type { Stores } from '../store/stores.ts';
 import { newKeySecret, type CreatedKey } from '../auth/keys.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { Plan } from './plans.ts';
@@ -27,8 +26,8 @@ const TEAMSPACE_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
  */
 export class TeamspaceService {
   constructor(
-    private readonly store: Store,
-    private readonly teams: TeamStore,
+    private readonly store: Stores,
+    private readonly teams: Stores['teams'],
     private readonly members: MemberService,
     private readonly now: () => string,
   ) {}

@@ -1,4 +1,4 @@
-import type { TeamStore } from '../store/teams.ts';
+import type { Stores } from '../store/stores.ts';
 import type { TeamspaceRow } from '../store/accounts.ts';
 import type { Principal, Role } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
@@ -58,7 +58,7 @@ export class UsageService {
   private queue: { who: { memberId: number; teamspaceId: number }; resolve: (o: MeterOutcome) => void; reject: (e: unknown) => void }[] = [];
 
   constructor(
-    private readonly teams: TeamStore,
+    private readonly teams: Stores['teams'],
     private readonly buckets: TokenBuckets,
     private readonly clock: Clock,
     private readonly teamspaceOf: (p: Principal | null) => number,

@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Services } from '../../server/services.ts';
+import type { Store } from '../../server/store/index.ts';
 import { prepareQuery, type PreparedQuery } from '../../server/search/query.ts';
 import { answerForVersion, type AnswerOptions } from '../../server/search/pipeline.ts';
 import { resolveLibrary } from '../../server/search/context-service.ts';
@@ -67,7 +68,7 @@ export interface EvalResult {
 }
 
 /** Asks the questions in every mode. */
-export async function evaluate(services: Services, questions: EvalQuestion[] = QUESTIONS): Promise<EvalResult> {
+export async function evaluate(services: Services<Store>, questions: EvalQuestion[] = QUESTIONS): Promise<EvalResult> {
   const ranks: Record<Mode, { r: number | null; para: boolean; held: boolean }[]> = { bm25: [], vectors: [], hybrid: [], 'hybrid+rerank': [] };
   const misses: EvalResult['misses'] = [];
   for (const q of questions) {

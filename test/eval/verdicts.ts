@@ -5,6 +5,7 @@
  */
 import { ApiError } from '../../lib/errors.ts';
 import type { Services } from '../../server/services.ts';
+import type { Store } from '../../server/store/index.ts';
 import { MultiLibrarySearch } from '../../server/search/search-service.ts';
 import type { Answerability } from '../../server/search/nothing-found.ts';
 
@@ -13,7 +14,7 @@ export interface VerdictReader {
   verdictOf(query: string): Promise<Answerability | null>;
 }
 
-export function verdictReader(services: Services): VerdictReader {
+export function verdictReader(services: Services<Store>): VerdictReader {
   // Retrieval in this thread: the same candidates as the workers' (test/search-workers.test.ts).
   const search = new MultiLibrarySearch(() => services);
   return {

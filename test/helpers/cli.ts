@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../server/config.ts';
 import { createLogger } from '../../server/log.ts';
-import { createServices } from '../../server/services.ts';
+import { createServices, onSqlite } from '../../server/services.ts';
 import { tempDir } from './server.ts';
 
 const TOPICS = ['retry', 'timeout', 'cache', 'stream', 'logger', 'plugin', 'schema', 'router'];
@@ -12,7 +12,9 @@ const TOPICS = ['retry', 'timeout', 'cache', 'stream', 'logger', 'plugin', 'sche
  */
 export async function dataDirWithLibrary(): Promise<string> {
   const dataDir = tempDir('stacks-cli-');
-  const services = await createServices(loadConfig({ dataDir, logLevel: 'silent', learnRanking: false, embedProvider: 'builtin' }, {}), createLogger('silent'));
+  const services = onSqlite(
+    await createServices(loadConfig({ dataDir, logLevel: 'silent', learnRanking: false, embedProvider: 'builtin' }, {}), createLogger('silent')),
+  );
   try {
     const build = await services.writer.begin({ id: '/acme/widgets', title: 'Widgets', description: 'Widget toolkit', sourceType: 'repo' }, { tag: '' });
     await build.add(

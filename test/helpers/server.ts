@@ -6,7 +6,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { loadConfig, type ConfigInput } from '../../server/config.ts';
 import { createLogger, type Logger } from '../../server/log.ts';
 import { startServer, type RunningServer } from '../../server/server.ts';
-import type { ServiceOverrides } from '../../server/services.ts';
+import { onSqlite, type ServiceOverrides, type Services } from '../../server/services.ts';
+import type { Store } from '../../server/store/index.ts';
 import { signLicense, type LicensePayload } from '../../server/license/license.ts';
 import { trackChild, trackOpen, trackTempDir } from './lifecycle.ts';
 
@@ -42,6 +43,8 @@ export function devLicense(overrides: Partial<LicensePayload> = {}): string {
 }
 
 export interface TestServer extends RunningServer {
+  /** The services; a test server's state is SQLite's (its stores answer synchronously). */
+  services: Services<Store>;
   /** The owner key created on first start. */
   key: string;
   dataDir: string;
@@ -95,6 +98,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const key = server.firstKey?.key ?? '';
   return trackOpen<TestServer>({
     ...server,
+    services: onSqlite(server.services),
     key,
     dataDir,
     api(pathname, init = {}) {

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../log.ts';
-import type { Store } from '../../store/index.ts';
+import type { Stores } from '../../store/stores.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { operatorSubmitter } from '../../../lib/owner.ts';
@@ -31,7 +31,7 @@ export interface ReconcileReport {
 }
 
 export interface DeclaredSourcesDeps {
-  store: Pick<Store, 'declared' | 'libraries'>;
+  store: Pick<Stores, 'declared' | 'libraries'>;
   dataDir: string;
   log: Logger;
   submit: SubmitContext;

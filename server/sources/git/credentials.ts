@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { GitStore } from '../../store/git.ts';
+import type { Stores } from '../../store/stores.ts';
 import { ApiError } from '../../../lib/errors.ts';
 
 /**
@@ -87,7 +87,7 @@ export function decryptSecret(key: Buffer, context: string, sealed: string): str
 
 export class GitCredentials {
   constructor(
-    private readonly store: GitStore,
+    private readonly store: Stores['git'],
     /** Null when STACKS_GIT_CREDENTIALS_KEY is not set: public repositories only. */
     private readonly key: Buffer | null,
     /** The default teamspace: it administers the instance, so the instance's credentials serve its repositories. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../config.ts';
-import type { Store } from '../../store/index.ts';
+import type { Stores } from '../../store/stores.ts';
 import type { JobContext } from '../../jobs/queue.ts';
 import { runVersionJob, type VersionJobDeps } from '../../ingest/version-job.ts';
 import type { LibraryMeta, LibraryVisibility } from '../../../lib/model.ts';
@@ -35,7 +35,7 @@ export interface GitJobPayload {
 }
 
 export interface GitJobDeps extends VersionJobDeps {
-  store: Pick<Store, 'libraries' | 'snippets' | 'git'>;
+  store: Pick<Stores, 'libraries' | 'snippets' | 'git'>;
   config: Pick<Config, 'dataDir' | 'crawlAllowPrivate' | 'gitTimeoutMs' | 'gitMaxBytes'>;
   /** Only the credentials of the teamspace the payload indexes for are sent (docs/git.md#whose-credentials). */
   credentials: Pick<GitCredentials, 'forRepository'>;

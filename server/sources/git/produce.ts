@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Store } from '../../store/index.ts';
+import type { Stores } from '../../store/stores.ts';
 import type { VersionSink } from '../../ingest/version-job.ts';
 import type { StoredCopy } from '../../ingest/writer.ts';
 import type { SnippetInput } from '../../../lib/model.ts';
@@ -37,16 +37,16 @@ export interface ProduceReport {
 /** Files parsed per sink.add call (one embedding batch, one cancel check). */
 const PARSE_BATCH = 40;
 
-export async function produceFiles(store: Pick<Store, 'snippets'>, sink: VersionSink, input: ProduceInput): Promise<ProduceReport> {
+export async function produceFiles(store: Pick<Stores, 'snippets'>, sink: VersionSink, input: ProduceInput): Promise<ProduceReport> {
   const all = [...input.docs, ...input.sources];
   const report: ProduceReport = { files: all.length, reused: 0, parsed: 0, failed: 0, errors: [] };
   const unchanged = new Set(all.filter((f) => input.previous && input.previous.files.get(f) === input.blobs.get(f)));
   if (input.previous && unchanged.size) {
     for (const versionId of [input.previous.versionId, input.previous.dynamicVersionId]) {
       if (versionId === null) continue;
-      const copies: StoredCopy[] = store.snippets
-        .allWithEmbeddings(versionId)
-        .filter((c) => c.snippet.sourceFile !== null && unchanged.has(c.snippet.sourceFile));
+      const copies: StoredCopy[] = (await store.snippets.allWithEmbeddings(versionId)).filter(
+        (c) => c.snippet.sourceFile !== null && unchanged.has(c.snippet.sourceFile),
+      );
       await sink.addStored(copies);
     }
     report.reused = unchanged.size;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import semver from 'semver';
 import type { Config } from '../../config.ts';
-import type { Store } from '../../store/index.ts';
+import type { Stores } from '../../store/stores.ts';
 import type { JobContext, JobQueue } from '../../jobs/queue.ts';
 import type { Library } from '../../../lib/model.ts';
 import { ApiError } from '../../../lib/errors.ts';
@@ -27,7 +27,7 @@ export interface GitSubmission {
 
 export interface GitServiceDeps {
   config: Pick<Config, 'dataDir' | 'crawlAllowPrivate' | 'gitTimeoutMs' | 'gitMaxBytes'>;
-  store: Pick<Store, 'libraries' | 'git' | 'jobs'>;
+  store: Pick<Stores, 'libraries' | 'git' | 'jobs'>;
   jobs: Pick<JobQueue, 'enqueueUnless'>;
   credentials: Pick<GitCredentials, 'forRepository'>;
 }

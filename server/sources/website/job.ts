@@ -1,5 +1,5 @@
 import type { Config } from '../../config.ts';
-import type { Store } from '../../store/index.ts';
+import type { Stores } from '../../store/stores.ts';
 import type { JobContext, JobQueue } from '../../jobs/queue.ts';
 import { JobCancelled } from '../../jobs/queue.ts';
 import { runVersionJob, type VersionJobDeps } from '../../ingest/version-job.ts';
@@ -24,7 +24,7 @@ export interface CrawlProgress {
 
 /** What a crawl job needs. */
 export interface CrawlJobDeps extends VersionJobDeps {
-  store: Pick<Store, 'libraries' | 'crawl'>;
+  store: Pick<Stores, 'libraries' | 'crawl'>;
   config: Pick<Config, 'crawlAllowPrivate' | 'crawlPageTimeoutMs' | 'crawlRespectRobots' | 'chromiumPath' | 'crawlConcurrency'>;
   /** Tells the schedule task to reload (CrawlService.schedulesChanged) when the crawl set a schedule. */
   schedulesChanged(): void;
@@ -53,7 +53,7 @@ export async function runCrawl(deps: CrawlJobDeps, ctx: JobContext<CrawlPayload>
   const timeoutMs = config.crawlPageTimeoutMs;
   await checkUrl(p.startUrl, policy);
 
-  const library = store.libraries.get(p.libraryId);
+  const library = await store.libraries.get(p.libraryId);
   const site = library ? await store.crawl.site(p.libraryId) : null;
   const meta: LibraryMeta = {
     id: p.libraryId,
@@ -131,7 +131,7 @@ export async function runCrawl(deps: CrawlJobDeps, ctx: JobContext<CrawlPayload>
 }
 
 /** The job's progress, from the frontier's counts. */
-async function crawlProgress(store: Pick<Store, 'crawl'>, p: CrawlPayload, jobId: number, pagesRendered: number, snippets: number): Promise<CrawlProgress> {
+async function crawlProgress(store: Pick<Stores, 'crawl'>, p: CrawlPayload, jobId: number, pagesRendered: number, snippets: number): Promise<CrawlProgress> {
   const c = await store.crawl.counts(jobId);
   return {
     pagesDone: c.done + c.unchanged + c.duplicate,

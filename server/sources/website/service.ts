@@ -1,6 +1,6 @@
 import cron from 'node-cron';
 import type { Config } from '../../config.ts';
-import type { Store } from '../../store/index.ts';
+import type { Stores } from '../../store/stores.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import { ApiError } from '../../../lib/errors.ts';
 import { checkUrl } from '../../../lib/net/guard.ts';
@@ -54,7 +54,7 @@ export interface CrawlSubmission {
 
 /** What CrawlService needs. */
 export interface CrawlServiceDeps {
-  store: Pick<Store, 'jobs' | 'libraries' | 'crawl'>;
+  store: Pick<Stores, 'jobs' | 'libraries' | 'crawl'>;
   jobs: Pick<JobQueue, 'enqueueUnless'>;
   config: Pick<Config, 'crawlAllowPrivate'>;
 }

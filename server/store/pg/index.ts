@@ -86,10 +86,7 @@ export class PgStore implements Stores {
    * Connects, migrates and loads the policies. `poolSize`: connections of this node;
    * `vectorCacheBytes`: the node's cache of versions' vectors when the server has no pgvector.
    */
-  static async open(
-    url: string,
-    options: { poolSize?: number; vectorCacheBytes?: number; onError?: (err: unknown) => void } = {},
-  ): Promise<PgStore> {
+  static async open(url: string, options: { poolSize?: number; vectorCacheBytes?: number; onError?: (err: unknown) => void } = {}): Promise<PgStore> {
     const pool = openPgPool(url, { max: options.poolSize, onIdleError: options.onError });
     try {
       await migratePg(pool);

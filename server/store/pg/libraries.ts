@@ -6,7 +6,8 @@ import { noNul } from './text.ts';
 import { pgQuery, withTransaction } from './transaction.ts';
 
 /** A library row with its grants, comma-separated as SQLite's group_concat gives them (toLibrary sorts them). */
-const LIBRARY_SELECT = "SELECT l.*, (SELECT string_agg(g.teamspace_id::text, ',') FROM library_grants g WHERE g.library_id = l.id) AS grants FROM libraries l";
+export const LIBRARY_SELECT =
+  "SELECT l.*, (SELECT string_agg(g.teamspace_id::text, ',') FROM library_grants g WHERE g.library_id = l.id) AS grants FROM libraries l";
 
 /** The served documentation version of ($1 library, $2 tag). */
 const CURRENT_DOCS = "library_id = $1 AND tag = $2 AND is_current = 1 AND kind = 'docs'";

@@ -37,9 +37,7 @@ export class PgVectorStore implements SameShape<VectorStore> {
         return false;
       }
       await pgQuery(this.pool, 'TRUNCATE snippet_vec');
-      // The trigger outlives the column it fills: both go.
-      await pgQuery(this.pool, 'DROP TRIGGER IF EXISTS snippet_vec_knn ON snippet_vec');
-      await pgQuery(this.pool, 'ALTER TABLE snippet_vec DROP COLUMN IF EXISTS knn');
+      await this.dropKnn();
       // The copies in the snippet rows belong to the old embedder; the re-embed job writes both again.
       await pgQuery(this.pool, 'UPDATE snippets SET embedding = NULL WHERE embedding IS NOT NULL');
       await pgQuery(this.pool, 'UPDATE library_versions SET vectors_embedder = NULL');
@@ -48,6 +46,13 @@ export class PgVectorStore implements SameShape<VectorStore> {
       if (stored !== null) return true;
       return (await pgQuery(this.pool, 'SELECT 1 FROM snippets LIMIT 1')).rows.length > 0;
     });
+  }
+
+  /** Removes the pgvector column (the bytes stay), before vectors of another dimension are stored; ensure() adds it again. */
+  async dropKnn(): Promise<void> {
+    // The trigger outlives the column it fills: both go.
+    await pgQuery(this.pool, 'DROP TRIGGER IF EXISTS snippet_vec_knn ON snippet_vec');
+    await pgQuery(this.pool, 'ALTER TABLE snippet_vec DROP COLUMN IF EXISTS knn');
   }
 
   /** The dimension of the pgvector column, null without one. */

@@ -255,7 +255,8 @@ export class SourceService {
       visibility: principal.visibility,
       files: files.map((f) => ({ ...f, path: this.nameOf(f.path) })),
     };
-    const id = await this.queueShared(JOB_KINDS.files, payload, libraryId, principal, payload.files.map((f) => f.path), payload.stagedDir);
+    const staged = { files: payload.files.map((f) => f.path), dir: payload.stagedDir };
+    const id = await this.queueShared(JOB_KINDS.files, payload, libraryId, principal, staged);
     return { libraryName: libraryId, message: `${files.length} document${files.length === 1 ? '' : 's'} queued for indexing as ${libraryId}.`, jobId: id };
   }
 
@@ -286,7 +287,8 @@ export class SourceService {
   }
 
   /** Shares the staged files, then queues (another node may claim the job at once); on failure the shared copies go. */
-  private async queueShared<P>(kind: string, payload: P, libraryId: string, principal: Submitter, files: string[], dir: string): Promise<number> {
+  private async queueShared<P>(kind: string, payload: P, libraryId: string, principal: Submitter, staged: { files: string[]; dir: string }): Promise<number> {
+    const { files, dir } = staged;
     try {
       await this.deps.staged.share(files);
       return await this.queueIdle(kind, payload, libraryId, principal);
@@ -310,7 +312,8 @@ export class SourceService {
     try {
       const file = path.join(dir, 'input.txt');
       fs.writeFileSync(file, text);
-      const id = await this.queueShared(kind, payload(this.nameOf(dir), this.nameOf(file)), libraryId, principal, [this.nameOf(file)], this.nameOf(dir));
+      const staged = { files: [this.nameOf(file)], dir: this.nameOf(dir) };
+      const id = await this.queueShared(kind, payload(staged.dir, staged.files[0]!), libraryId, principal, staged);
       return { libraryName: libraryId, message, jobId: id };
     } catch (err) {
       this.removeStaging(dir);
@@ -335,11 +338,8 @@ export class SourceService {
     }
     const root = this.nameOf(this.stagingRoot);
     // A shared file is kept while the folder it is in (staging/sources/req-…) belongs to a job.
-    let removed = await this.deps.staged.sweep(
-      `${root}/`,
-      (name) => referenced.has(path.resolve(this.deps.config.dataDir, name.split('/').slice(0, root.split('/').length + 1).join('/'))),
-      maxAgeMs,
-    );
+    const folderOf = (name: string) => path.resolve(this.deps.config.dataDir, path.posix.join(root, name.slice(root.length + 1).split('/')[0]!));
+    let removed = await this.deps.staged.sweep(`${root}/`, (name) => referenced.has(folderOf(name)), maxAgeMs);
     if (!fs.existsSync(this.stagingRoot)) return removed;
     for (const name of fs.readdirSync(this.stagingRoot)) {
       const full = path.join(this.stagingRoot, name);

@@ -132,11 +132,18 @@ async function uploadThroughA(): Promise<void> {
 }
 
 async function oneCookieSecret(): Promise<void> {
-  const [fromA, fromB] = await Promise.all([sharedSessionSecret(a.store.settings), sharedSessionSecret(b.store.settings)]);
+  // Both data dirs carry a secret of their own (moved from SQLite): the cluster keeps one of them, the same for both.
+  const own = { a: 'a'.repeat(43), b: 'b'.repeat(43) };
+  fs.writeFileSync(path.join(a.config.dataDir, 'session.secret'), own.a);
+  fs.writeFileSync(path.join(b.config.dataDir, 'session.secret'), own.b);
+  const [fromA, fromB] = await Promise.all([sharedSessionSecret(a.store.settings, a.config.dataDir), sharedSessionSecret(b.store.settings, b.config.dataDir)]);
   assert.equal(fromA, fromB);
-  assert.equal(fromA.length, 43);
-  assert.equal(await sharedSessionSecret(b.store.settings), fromA);
-  assert.equal((await nodeState(b.config, b.store)).cookieSecret, fromA);
+  assert.ok([own.a, own.b].includes(fromA));
+  // A node without one, started later, gets the cluster's.
+  const fresh = tempDir('stacks-node-');
+  assert.equal(await sharedSessionSecret(b.store.settings, fresh), fromA);
+  assert.equal((await nodeState({ ...b.config, dataDir: fresh }, b.store)).cookieSecret, fromA);
+  assert.ok(!fs.existsSync(path.join(fresh, 'session.secret')), 'nothing written to the node');
 }
 
 async function licenseEverywhere(): Promise<void> {

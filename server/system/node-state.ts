@@ -17,7 +17,7 @@ export async function nodeState(config: Config, store: Stores): Promise<{ staged
   return {
     staged: shared ? new SharedStagedFiles(config.dataDir, shared.staged) : new LocalStagedFiles(config.dataDir),
     licenseHolder: await licenseHolderOf(config, shared),
-    cookieSecret: shared ? await sharedSessionSecret(shared.settings) : sessionSecret(config.dataDir),
+    cookieSecret: shared ? await sharedSessionSecret(shared.settings, config.dataDir) : sessionSecret(config.dataDir),
   };
 }
 

@@ -189,7 +189,7 @@ export async function createServices(
   const audit = new AuditLog(store.audit, config.auditRetentionDays, (err) => log.error({ err }, 'could not write an audit entry'));
   const publicUrl = new PublicUrl(config.publicUrl, store.settings);
   const accounts = createPeople(config, log, store, teams, audit, publicUrl);
-  const aids = operationsAids(config, log, store, jobs, teams, searching.context, () => access);
+  const aids = operationsAids(config, log, store, jobs, teams, searching.context, () => access, node.staged);
   const declared = declaredSources(config, log, store, jobs, { crawler, sources, git }, license, () => keys.defaultTeamspaceId());
   const built: Omit<Services, 'operations'> = {
     config,

@@ -9,6 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import { operatorSubmitter } from '../lib/owner.ts';
 import { sharedSessionSecret } from '../server/auth/sessions.ts';
 import { loadConfig, type Config } from '../server/config.ts';
+import { postgresDatabases, restoreArchiveToPostgres } from '../server/backup/postgres.ts';
+import { BackupService } from '../server/backup/service.ts';
 import { registerImportJob } from '../server/ingest/import-job.ts';
 import { ImportService } from '../server/ingest/import-service.ts';
 import { SharedStagedFiles } from '../server/ingest/staged-files.ts';
@@ -55,6 +57,7 @@ let server: TestPostgres;
 let a: Node;
 let b: Node;
 let teamspaceId: number;
+let url: string;
 
 async function abandonedSwept(): Promise<void> {
   const importerA = new ImportService(a.config, a.store, a.jobs, log, a.staged);
@@ -131,6 +134,32 @@ async function uploadThroughA(): Promise<void> {
   assert.deepEqual(filesUnder(sourcesB.stagingRoot), [], "B's fetched copy is gone");
 }
 
+async function backupHoldsOtherNodesInputs(): Promise<void> {
+  // A pending job (of a kind no queue here runs) whose input A staged.
+  const name = 'uploads/staged/pending.ndjson';
+  fs.mkdirSync(path.join(a.config.dataDir, 'uploads/staged'), { recursive: true });
+  fs.writeFileSync(path.join(a.config.dataDir, name), 'c{"pending":true}\n');
+  await a.staged.share([name]);
+  await a.store.jobs.insert('held-for-backup', { file: name }, null, null, new Date().toISOString());
+  // B backs up: the archive holds the input though B never took it.
+  const backups = new BackupService({ snapshot: postgresDatabases(url), dataDir: b.config.dataDir, backupDir: tempDir(), keep: 1, log, staged: b.staged });
+  const archive = await backups.create('cli');
+  assert.equal(archive.activeJobs, 1);
+  // Restored into another database through a third data dir: the input is on that node and in the database, for any node.
+  const restoredUrl = await server.createDatabase('restored');
+  const dataDir = tempDir('stacks-node-');
+  await restoreArchiveToPostgres(archive.file, dataDir, restoredUrl);
+  assert.equal(fs.readFileSync(path.join(dataDir, name), 'utf8'), 'c{"pending":true}\n');
+  const restored = await PgStore.open(restoredUrl, { poolSize: 1 });
+  try {
+    assert.deepEqual(await stagedRows(restored), [name]);
+    const elsewhere = tempDir('stacks-node-');
+    assert.equal(fs.readFileSync(String(await new SharedStagedFiles(elsewhere, restored.staged).obtain(name)), 'utf8'), 'c{"pending":true}\n');
+  } finally {
+    await restored.close();
+  }
+}
+
 async function oneCookieSecret(): Promise<void> {
   // Both data dirs carry a secret of their own (moved from SQLite): the cluster keeps one of them, the same for both.
   const own = { a: 'a'.repeat(43), b: 'b'.repeat(43) };
@@ -179,7 +208,7 @@ async function licenseEverywhere(): Promise<void> {
 describe('two nodes on one PostgreSQL', () => {
   before(async () => {
     server = await startPostgres('debian');
-    const url = await server.createDatabase('shared');
+    url = await server.createDatabase('shared');
     a = node(await PgStore.open(url, { poolSize: 3 }));
     b = node(await PgStore.open(url, { poolSize: 3 }));
     teamspaceId = await a.store.accounts.createTeamspace('default', 'enterprise', new Date().toISOString());
@@ -192,6 +221,7 @@ describe('two nodes on one PostgreSQL', () => {
   test('abandoned shared files are swept by any node; those of queued jobs and young ones are kept', abandonedSwept);
   test('a bundle staged through A is imported by a job B runs; the shared copy goes when the job ends', bundleThroughA);
   test('a document upload staged through A is indexed by a job B runs', uploadThroughA);
+  test('a backup through B holds an input A staged; restored into another database, the input is there for every node', backupHoldsOtherNodesInputs);
   test('the cookie secret is one for the cluster, whichever node makes it first', oneCookieSecret);
   test("a license installed through A is seen by B; a data dir's license.json is adopted once; a node given a license file reads that file", licenseEverywhere);
 });

@@ -32,6 +32,11 @@ export function linkDataFiles(dataDir: string, into: string): void {
   }
 }
 
+/** The staged inputs of jobs in a data dir (paths relative to it). */
+export function stagedInputFiles(dataDir: string): string[] {
+  return DATA_TREES.flatMap((tree) => treeFiles(dataDir, tree));
+}
+
 function treeFiles(dataDir: string, tree: string): string[] {
   const out: string[] = [];
   const walk = (rel: string) => {

@@ -23,6 +23,8 @@ export interface StagedFiles {
   forget(names: string[]): Promise<void>;
   /** Drops the shared copies under `prefix` older than `maxAgeMs` that `keep` does not hold on to (a queued or running job's); how many. */
   sweep(prefix: string, keep: (name: string) => boolean, maxAgeMs: number, now?: number): Promise<number>;
+  /** Fetches every shared file this node lacks (a backup's archive holds every pending job's input); how many. */
+  gather(): Promise<number>;
 }
 
 /** A name as the data dir holds it: relative, POSIX separators, never climbing out of it. */
@@ -51,6 +53,10 @@ export class LocalStagedFiles implements StagedFiles {
   async sweep(): Promise<number> {
     return 0;
   }
+
+  async gather(): Promise<number> {
+    return 0;
+  }
 }
 
 /** What SharedStagedFiles needs of the database: PgStagedFileStore (server/store/pg/staged-files.ts). */
@@ -59,6 +65,7 @@ export interface StagedFileStore {
   read(name: string): Promise<AsyncIterable<Buffer> | null>;
   remove(names: string[]): Promise<number>;
   listOlder(prefix: string, before: string): Promise<{ name: string }[]>;
+  names(): Promise<string[]>;
 }
 
 /** Bytes per stored chunk: large enough for few rows, small enough to hold one at a time. */
@@ -112,5 +119,15 @@ export class SharedStagedFiles implements StagedFiles {
     const old = await this.store.listOlder(prefix, new Date(now - maxAgeMs).toISOString());
     const gone = old.map((r) => r.name).filter((n) => !keep(n));
     return gone.length ? this.store.remove(gone) : 0;
+  }
+
+  async gather(): Promise<number> {
+    let fetched = 0;
+    for (const name of await this.store.names()) {
+      if (fs.existsSync(path.join(this.dataDir, name))) continue;
+      // Null when its job ended meanwhile: then no archive needs it.
+      if ((await this.obtain(name)) !== null) fetched++;
+    }
+    return fetched;
   }
 }

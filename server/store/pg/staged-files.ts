@@ -67,6 +67,11 @@ export class PgStagedFileStore {
     return rowCount ?? 0;
   }
 
+  /** Every stored file's name. */
+  async names(): Promise<string[]> {
+    return (await pgQuery<{ name: string }>(this.pool, 'SELECT name FROM staged_files ORDER BY name')).rows.map((r) => r.name);
+  }
+
   /** The files whose name starts with `prefix` stored before `before` (ISO time), oldest first. */
   async listOlder(prefix: string, before: string): Promise<StagedFileRow[]> {
     return (

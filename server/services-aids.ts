@@ -105,13 +105,19 @@ export function operationsAids(
   });
   const metrics = new Metrics({
     jobCounts: () => store.jobs.counts(),
-    databaseBytes: () => Object.fromEntries(['stacks.db', 'stacks.db-wal', 'usage.db', 'usage.db-wal'].map((f) => [f, fileSize(path.join(config.dataDir, f))])),
+    // The SQLite files' sizes; PostgreSQL's size is the database server's to report (pg_database_size), not a node's.
+    databaseBytes: () =>
+      store.backend === 'sqlite'
+        ? Object.fromEntries(['stacks.db', 'stacks.db-wal', 'usage.db', 'usage.db-wal'].map((f) => [f, fileSize(path.join(config.dataDir, f))]))
+        : {},
     catalog: async () => {
       const served = (await store.libraries.allCurrentVersions()).filter((v) => v.state === 'ready');
       return { libraries: new Set(served.map((v) => v.libraryId)).size, versions: served.length, snippets: served.reduce((n, v) => n + v.totalSnippets, 0) };
     },
     workers: () => context.poolStats(),
     caches: () => ({ teamspace_policies: teams.cache.stats(), ranking_models: modelCacheStats() }),
+    database: () => ({ backend: store.backend, pool: store.poolStats() }),
+    leases: () => jobs.leases(),
   });
   jobs.observe((kind, outcome, seconds) => metrics.observeJob(kind, outcome, seconds));
   return { backups, exporter, metrics };

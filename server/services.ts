@@ -278,7 +278,7 @@ function operationsOf(s: Omit<Services, 'operations'>, libraries: LibraryAccessS
     invitations: s.invitations,
     publicUrl: s.publicUrl,
     checklist: gettingStarted(store, license, keys, s.users, s.invitations, () => access),
-    health: () => healthReport({ license, store, embedder, startedAt: s.startedAt }),
+    health: () => healthReport({ license, store, jobs, embedder, startedAt: s.startedAt }),
     databaseAnswers: () => store.ping(),
     verifyKey: async (key) => await keys.verify(key),
     systemReport: () => systemReport({ store, dataDir: config.dataDir, embedder, startedAt: s.startedAt }),

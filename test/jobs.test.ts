@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import os from 'node:os';
 import assert from 'node:assert/strict';
 import { Store } from '../server/store/index.ts';
 import { JobLeaseLost, JobQueue } from '../server/jobs/queue.ts';
@@ -67,6 +68,7 @@ test('jobs: a process whose job another process took over (its heartbeats missed
   a.start();
   const { id } = await a.enqueue('slow', {});
   await waitFor(async () => (await storeA.jobs.get(id))?.state === 'running');
+  assert.deepEqual(a.leases(), { held: 1, lost: 0, recovered: 0 });
   // What another node's orphan check does when A's heartbeat is stale (A stalled, or lost the database for a minute).
   assert.equal(await storeB.jobs.requeueIfUnchanged(await storeB.jobs.runningOwners(), new Date().toISOString()), 1);
   const b = new JobQueue(storeB, log, 1);
@@ -75,12 +77,35 @@ test('jobs: a process whose job another process took over (its heartbeats missed
   await waitFor(async () => (await storeB.jobs.get(id))?.state === 'succeeded');
   await waitFor(() => reason !== null, 15_000);
   assert.ok(reason instanceof JobLeaseLost, String(reason));
+  // A counts the lease it lost once its handler has unwound; B ran the job on a lease it holds no more
+  await waitFor(() => a.leases().lost === 1);
+  assert.deepEqual(
+    [a.leases(), b.leases()],
+    [
+      { held: 0, lost: 1, recovered: 0 },
+      { held: 0, lost: 0, recovered: 0 },
+    ],
+  );
   await a.stop();
   await b.stop();
   const job = await storeA.jobs.get(id);
   assert.deepEqual([job?.state, job?.progress, job?.attempts], ['succeeded', { by: 'b' }, 2]);
   storeA.close();
   storeB.close();
+});
+
+test('jobs: a queue counts the jobs it queued again because their owner is gone, and runs them', async () => {
+  const store = Store.open(tempDir());
+  // A job left running by a queue of this process that no longer exists (as one killed on another node, once its heartbeat is stale).
+  const id = await store.jobs.insert('quick', {}, null, null, new Date().toISOString(), null);
+  assert.equal((await store.jobs.claim(['quick'], `${os.hostname()}:${process.pid}:gone-queue`, new Date().toISOString(), []))?.id, id);
+  const q = new JobQueue(store, log, 1);
+  q.register('quick', async () => undefined);
+  q.start();
+  await waitFor(async () => (await store.jobs.get(id))?.state === 'succeeded' && q.leases().held === 0);
+  assert.deepEqual(q.leases(), { held: 0, lost: 0, recovered: 1 });
+  await q.stop();
+  store.close();
 });
 
 test('jobs: cancel a queued job and a running one', async () => {

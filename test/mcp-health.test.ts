@@ -17,8 +17,10 @@ test('/api/health reports version, license, database, queue and uptime without a
     assert.ok(h.uptimeSeconds >= 0);
     assert.equal(h.license.state, 'valid');
     assert.ok(Date.parse(h.license.expiresAt) > Date.now(), 'license expiry is shown');
-    assert.equal(h.database.status, 'ok');
+    assert.deepEqual(h.database, { status: 'ok', backend: 'sqlite', pool: null });
     assert.deepEqual(Object.keys(h.queue.jobs).sort(), ['cancelled', 'failed', 'queued', 'running', 'succeeded']);
+    // held: the jobs running here now (a background job may be); none lost or recovered on one node
+    assert.deepEqual({ ...h.queue.leases, held: h.queue.leases.held <= s.services.config.jobConcurrency }, { held: true, lost: 0, recovered: 0 });
 
     const ready = await s.api('/api/ready', { auth: null });
     assert.equal(ready.status, 200);
@@ -45,6 +47,8 @@ test('/api/health shows a missing license; /api/ready is 503 with {error, messag
     const degraded = (await (await s.api('/api/health', { auth: null })).json()) as Record<string, any>;
     assert.equal(degraded.status, 'degraded');
     assert.equal(degraded.database.status, 'unavailable');
+    // the node's own figures stay known without the database
+    assert.deepEqual([degraded.database.backend, degraded.queue.status, degraded.queue.leases], ['sqlite', 'unavailable', { held: 0, lost: 0, recovered: 0 }]);
   } finally {
     await s.close();
   }

@@ -58,6 +58,18 @@ test("/metrics: Prometheus text with the instance owner's key, or without one on
     assert.ok(samplesOf(m, 'stacks_cache_hits_total', { cache: 'teamspace_policies' })[0]!.value > 0);
     assert.equal(samplesOf(m, 'stacks_cache_entries', { cache: 'ranking_models' }).length, 1);
     assert.equal(m.get('stacks_job_duration_seconds')?.type, 'histogram');
+    // the backend, no pool on SQLite, and this node's leases (none held, lost or recovered here)
+    assert.deepEqual(
+      samplesOf(m, 'stacks_database_info').map((x) => [x.labels.backend, x.value]),
+      [['sqlite', 1]],
+    );
+    assert.equal(m.has('stacks_database_pool_connections'), false);
+    // held: the jobs running here now (a background job may be), at most the queue's concurrency
+    assert.ok(samplesOf(m, 'stacks_job_leases_held')[0]!.value <= s.services.config.jobConcurrency);
+    assert.deepEqual(
+      ['stacks_job_leases_lost_total', 'stacks_jobs_recovered_total'].map((n) => samplesOf(m, n).map((x) => x.value)),
+      [[0], [0]],
+    );
     for (const name of ['stacks_retrieval_workers', 'stacks_retrieval_in_flight', 'process_cpu_seconds_total', 'nodejs_heap_size_used_bytes'])
       assert.ok(m.has(name), name);
 

@@ -251,6 +251,21 @@ async function membershipAcrossNodes({ pool, url }: { pool: PgPool; url: string 
   assert.deepEqual([owners.length, await accounts.activeMemberCount(ts)], [1, 10]);
 }
 
+/** Four nodes starting together on an empty database: one first key between them (KeyService.bootstrap). */
+async function firstKeyAcrossNodes({ pool, url }: { pool: PgPool; url: string }): Promise<void> {
+  const teamspaceId = await new PgAccountStore(pool).createTeamspace('default', 'enterprise', T0);
+  const nodes = Array.from({ length: 4 }, () => openPgPool(url, { max: 2 }));
+  try {
+    const made = await Promise.all(
+      nodes.map((node, n) => new PgMembershipStore(node).createFirstKey({ ...newKey(`first-${n}`), teamspaceId, memberName: 'admin', role: 'owner', now: T0 })),
+    );
+    assert.equal(made.filter((m) => m !== null).length, 1);
+    assert.equal(await new PgAccountStore(pool).keyCount(), 1);
+  } finally {
+    await Promise.all(nodes.map((n) => n.end()));
+  }
+}
+
 /** Each node's team cache over its in-memory copy of the policies: a change through a node is seen there at once, another node's within its refresh. */
 async function policiesAcrossNodes({ url }: { url: string }): Promise<void> {
   const [a, b] = [openPgPool(url, { max: 2 }), openPgPool(url, { max: 2 })];
@@ -365,6 +380,10 @@ describe('people and accounting stores on SQLite and PostgreSQL', () => {
 
   test('seats, the last owner and an invitation hold when four nodes change people at once', async () => {
     await membershipAcrossNodes(await fresh('membership'));
+  });
+
+  test('nodes starting together on an empty database make one first key', async () => {
+    await firstKeyAcrossNodes(await fresh('first_key'));
   });
 
   test("each node's team cache sees its own policy changes at once and the other nodes' within its refresh", async () => {

@@ -62,8 +62,19 @@ export class KeyService {
    */
   async loadDefaultTeamspace(): Promise<number> {
     const t = await this.store.accounts.firstTeamspace();
-    this.defaultId = t ? t.id : await this.store.accounts.createTeamspace('default', 'enterprise', this.now());
+    this.defaultId = t ? t.id : await this.createDefaultTeamspace();
     return this.defaultId;
+  }
+
+  private async createDefaultTeamspace(): Promise<number> {
+    try {
+      return await this.store.accounts.createTeamspace('default', 'enterprise', this.now());
+    } catch (err) {
+      // Another node of a cluster starting at the same moment made it first (the name is unique).
+      const made = await this.store.accounts.firstTeamspace();
+      if (!made) throw err;
+      return made.id;
+    }
   }
 
   /** The default teamspace (the first one; it is never deleted), known since loadDefaultTeamspace. */
@@ -75,7 +86,18 @@ export class KeyService {
   /** On a fresh data dir (no usable key), creates an owner member "admin" and a key for it. */
   async bootstrap(): Promise<CreatedKey | null> {
     if ((await this.store.accounts.keyCount()) > 0) return null;
-    return this.create({ name: FIRST_KEY_NAME, memberName: 'admin', role: 'owner' });
+    // Checked again inside the write: nodes of a cluster starting together print one key between them.
+    const secret = newKeySecret(FIRST_KEY_NAME, 'all');
+    const made = await this.store.membership.createFirstKey({
+      ...secret.stored,
+      teamspaceId: this.defaultTeamspaceId(),
+      memberName: 'admin',
+      role: 'owner',
+      now: this.now(),
+    });
+    if (!made) return null;
+    const { id, member } = made;
+    return { id, key: secret.key, name: FIRST_KEY_NAME, memberId: member.id, memberName: member.name, role: member.role, scope: secret.stored.scope };
   }
 
   /** Whether a key is the one `bootstrap` printed at first start (the first key of the instance, by its name). */

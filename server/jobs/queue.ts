@@ -27,6 +27,16 @@ export type JobHandler<P> = (ctx: JobContext<P>) => Promise<void>;
 /** Hears every job run that ended here: its kind, how it ended, and how long the handler ran (seconds). */
 export type JobListener = (kind: string, outcome: 'succeeded' | 'failed' | 'cancelled' | 'interrupted', seconds: number) => void;
 
+/** This node's leases on jobs (for /api/health and /metrics): held now, and counted since start. */
+export interface LeaseStats {
+  /** Jobs running here: this node holds their lease and beats their heartbeat. */
+  held: number;
+  /** Jobs another node took over from this one (it missed their heartbeats); their end was theirs to write. */
+  lost: number;
+  /** Jobs this node queued again because their owner was gone or stale, for any node to take. */
+  recovered: number;
+}
+
 /** Thrown by a handler (or raised by the signal) when a job was cancelled. */
 export class JobCancelled extends Error {
   override name = 'JobCancelled';
@@ -83,6 +93,8 @@ export class JobQueue {
   private readonly owner = `${os.hostname()}:${process.pid}:${this.instance}`;
   private lastBeat = 0;
   private readonly listeners: JobListener[] = [];
+  private leasesLost = 0;
+  private jobsRecovered = 0;
   /** The claim loop under way (one at a time, or two loops could claim past `concurrency`), and whether to run it again. */
   private kicking: Promise<void> | null = null;
   private kickAgain = false;
@@ -104,6 +116,11 @@ export class JobQueue {
   /** Adds a listener told of every job run that ends in this process (for /metrics). */
   observe(listener: JobListener): void {
     this.listeners.push(listener);
+  }
+
+  /** The leases this node holds now, those it lost and the orphaned jobs it queued again since start. */
+  leases(): LeaseStats {
+    return { held: this.running.size, lost: this.leasesLost, recovered: this.jobsRecovered };
   }
 
   private told(kind: string, outcome: Parameters<JobListener>[1], startedMs: number): void {
@@ -261,6 +278,7 @@ export class JobQueue {
     const orphans = (await this.store.jobs.runningOwners()).filter((j) => j.owner !== this.owner && ownerIsGone(j.owner, j.heartbeatAt, nowMs));
     if (orphans.length === 0) return;
     const requeued = await this.store.jobs.requeueIfUnchanged(orphans, this.now());
+    this.jobsRecovered += requeued;
     if (requeued > 0) this.log.info({ requeued, jobs: orphans.map((j) => j.id) }, 'jobs left running by a stopped process were queued again');
   }
 
@@ -306,6 +324,7 @@ export class JobQueue {
       const startedMs = performance.now();
       // Another process queued the job again (this one missed its heartbeats) and owns it now: nothing more is written here.
       const takenOver = (err?: string) => {
+        this.leasesLost++;
         log.warn(err === undefined ? {} : { err }, 'job taken over by another process (this one missed its heartbeats): its end is theirs to write');
         this.told(job.kind, 'interrupted', startedMs);
       };

@@ -1,4 +1,6 @@
 import client from 'prom-client';
+import type { LeaseStats } from '../jobs/queue.ts';
+import type { Backend, PoolStats } from '../store/stores.ts';
 
 /** What the gauges read at each scrape (the composition root wires them to the store, the search pool and the caches). */
 export interface MetricsSources {
@@ -12,6 +14,10 @@ export interface MetricsSources {
   workers(): { live: number; inFlight: number };
   /** In-memory caches: entries held, lookups served from memory (hits) and read again (misses) since start. */
   caches(): Record<string, { entries: number; hits: number; misses: number }>;
+  /** The backend (fixed at start) and this node's connection pool (null without one: SQLite). */
+  database(): { backend: Backend; pool: PoolStats | null };
+  /** This node's job leases: held now, lost to other nodes and orphans queued again since start. */
+  leases(): LeaseStats;
 }
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -112,4 +118,52 @@ function gauges(registers: client.Registry[], s: MetricsSources): void {
     });
   counter('stacks_cache_hits_total', 'Lookups an in-memory cache answered', (c) => c.hits);
   counter('stacks_cache_misses_total', 'Lookups an in-memory cache had to read or compute', (c) => c.misses);
+  cluster(registers, s, gauge);
+}
+
+/** The backend, this node's connection pool and its job leases: what tells one node of a cluster from another. */
+function cluster(
+  registers: client.Registry[],
+  s: MetricsSources,
+  gauge: (name: string, help: string, labelNames: string[], read: (g: client.Gauge<string>) => void) => void,
+): void {
+  gauge('stacks_database_info', 'The database backend holding the state (value 1)', ['backend'], (g) => g.set({ backend: s.database().backend }, 1));
+  // Only with a pool: an unlabelled gauge would show 0 connections for SQLite, which has no pool to show.
+  if (s.database().pool) {
+    const pool = (pick: (p: PoolStats) => number) => (g: client.Gauge<string>) => {
+      const stats = s.database().pool;
+      if (stats) g.set(pick(stats));
+    };
+    gauge(
+      'stacks_database_pool_connections',
+      'Connections open in the pool of this node',
+      [],
+      pool((p) => p.total),
+    );
+    gauge(
+      'stacks_database_pool_idle_connections',
+      'Open connections of the pool not in use',
+      [],
+      pool((p) => p.idle),
+    );
+    gauge(
+      'stacks_database_pool_waiting',
+      'Queries waiting for a free connection',
+      [],
+      pool((p) => p.waiting),
+    );
+  }
+  gauge('stacks_job_leases_held', 'Jobs running on this node (it holds their lease and beats their heartbeat)', [], (g) => g.set(s.leases().held));
+  const counter = (name: string, help: string, read: () => number) =>
+    new client.Counter({
+      name,
+      help,
+      registers,
+      collect() {
+        this.reset();
+        this.inc(read());
+      },
+    });
+  counter('stacks_job_leases_lost_total', 'Jobs another node took over from this one after it missed their heartbeats', () => s.leases().lost);
+  counter('stacks_jobs_recovered_total', 'Jobs this node queued again because their owner was gone or its heartbeat stale', () => s.leases().recovered);
 }

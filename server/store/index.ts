@@ -26,7 +26,7 @@ import { ScheduleStore } from './schedules.ts';
 import type { Stores } from './stores.ts';
 
 export type { Db };
-export type { Backend, Stores } from './stores.ts';
+export type { Backend, PoolStats, Stores } from './stores.ts';
 
 /** Whether `dataDir` holds a Stacks database: a stacks.db SQLite file with the migrations table (read only; nothing is created). */
 export function holdsStacksDatabase(dataDir: string): boolean {
@@ -91,6 +91,8 @@ export class Store implements Stores {
   readonly settings: SettingsStore;
   readonly membership: MembershipStore;
   readonly schedules: ScheduleStore;
+  /** One node: the rate limit's buckets stay in the process (server/teams/rate-limit.ts). */
+  readonly rateLimits = null;
   private teamStore: TeamStore | null = null;
 
   /**
@@ -134,6 +136,11 @@ export class Store implements Stores {
   /** The database file, for what opens its own read-only connection to it (the search workers, an export's snapshot); ':memory:' for an in-memory one. */
   get file(): string {
     return this.db.name;
+  }
+
+  /** No pool: one connection per thread (the request thread's, each retrieval worker's). */
+  poolStats(): null {
+    return null;
   }
 
   /** True when the database answers a query. */

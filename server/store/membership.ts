@@ -70,15 +70,23 @@ export class MembershipStore {
    * member keeps its role); validation_error when that member was removed.
    */
   async createKey(k: NewKey & { teamspaceId: number; memberName: string; role: Role; now: string }): Promise<{ id: number; member: MemberRow }> {
-    return this.immediate(() => {
-      let member = this.memberByName(k.teamspaceId, k.memberName);
-      if (member?.removed_at) throw new ApiError('validation_error', `Member "${k.memberName}" was removed; choose another name.`);
-      if (!member) {
-        const id = this.createMemberRow(k.teamspaceId, k.memberName, k.role, null, k.now);
-        member = this.db.prepare('SELECT * FROM members WHERE id = ?').get(id) as MemberRow;
-      }
-      return { id: this.insertKey(member.id, k, k.now), member };
-    });
+    return this.immediate(() => this.keyFor(k));
+  }
+
+  /** createKey at an instance's first start: null when a usable key exists, checked in the same transaction (nodes starting together make one). */
+  async createFirstKey(k: NewKey & { teamspaceId: number; memberName: string; role: Role; now: string }): Promise<{ id: number; member: MemberRow } | null> {
+    return this.immediate(() => (this.db.prepare('SELECT 1 FROM api_keys WHERE revoked_at IS NULL LIMIT 1').get() ? null : this.keyFor(k)));
+  }
+
+  /** createKey's body: a key for the member of that name, created with it when missing. */
+  private keyFor(k: NewKey & { teamspaceId: number; memberName: string; role: Role; now: string }): { id: number; member: MemberRow } {
+    let member = this.memberByName(k.teamspaceId, k.memberName);
+    if (member?.removed_at) throw new ApiError('validation_error', `Member "${k.memberName}" was removed; choose another name.`);
+    if (!member) {
+      const id = this.createMemberRow(k.teamspaceId, k.memberName, k.role, null, k.now);
+      member = this.db.prepare('SELECT * FROM members WHERE id = ?').get(id) as MemberRow;
+    }
+    return { id: this.insertKey(member.id, k, k.now), member };
   }
 
   /** A teamspace with its first owner and that owner's key, all or nothing; conflict when the name is taken. */

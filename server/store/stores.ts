@@ -17,6 +17,7 @@ import type { SettingsStore } from './settings.ts';
 import type { TeamPolicyReads, TeamStore } from './teams.ts';
 import type { MembershipStore } from './membership.ts';
 import type { ScheduleStore } from './schedules.ts';
+import type { RateLimitStore } from './rate-limits.ts';
 
 /** A value at once (SQLite's stores) or later (PostgreSQL's). */
 export type Awaitable<T> = T | Promise<T>;
@@ -32,6 +33,13 @@ export type Backend = 'sqlite' | 'postgres';
 export type EitherShape<T> = {
   [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => [R] extends [PromiseLike<unknown>] ? Promise<Awaited<R>> : Awaitable<R> : T[K];
 };
+
+/** A connection pool now: connections open, those of them idle, and queries waiting for one. */
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
 
 /** What the search path reads of teamspaces synchronously (TeamCache): SQLite's statements, or a node's in-memory copy on PostgreSQL. */
 export type PolicyReads = Pick<TeamPolicyReads, 'dataVersion' | 'teamspace' | 'rulesFor'>;
@@ -66,6 +74,10 @@ export interface Stores {
   readonly schedules: EitherShape<ScheduleStore>;
   /** countRequests is generic (see jobs) and async on both; policy is read synchronously (TeamCache). */
   readonly teams: EitherShape<Omit<TeamStore, 'policy' | 'countRequests'>> & Pick<TeamStore, 'countRequests'> & { readonly policy: PolicyReads };
+  /** The request rate limit's buckets shared by the nodes; null on SQLite, whose one node keeps them in memory (server/teams/rate-limit.ts). */
+  readonly rateLimits: RateLimitStore | null;
+  /** The connection pool's figures (for /api/health and /metrics); null on SQLite, which has a connection per thread and no pool. */
+  poolStats(): PoolStats | null;
   /** True when the database answers a query. */
   ping(): Promise<boolean>;
   close(): void | Promise<void>;

@@ -12,7 +12,7 @@ import { PlanService } from './plans.ts';
 import { UsageService } from './usage.ts';
 import { MemberService } from './members.ts';
 import { TeamspaceService } from './teamspaces.ts';
-import { TokenBuckets } from './rate-limit.ts';
+import { ClusterTokenBuckets, TokenBuckets } from './rate-limit.ts';
 
 /**
  * The teamspaces feature: policies (library filters, source types), usage metering and limits,
@@ -48,7 +48,11 @@ export class TeamService {
     this.access = new TeamAccessPolicy(this.cache, teamspaceOf, this.clock);
     this.rules = new RuleService(store, this.store, this.cache, () => this.defaultTeamspaceId(keys), now);
     this.plans = new PlanService(store, this.store, this.cache);
-    this.usage = new UsageService(this.store, new TokenBuckets(config.rateLimitPerMinute), this.clock, teamspaceOf);
+    // PostgreSQL: a key's requests may reach any node, so its bucket is in the database; SQLite's one node keeps it in memory.
+    const buckets = store.rateLimits
+      ? new ClusterTokenBuckets(store.rateLimits, config.rateLimitPerMinute)
+      : new TokenBuckets(config.rateLimitPerMinute, () => this.clock.now().getTime());
+    this.usage = new UsageService(this.store, buckets, this.clock, teamspaceOf);
     this.members = new MemberService(store, this.store, keys, license, now);
     this.teamspaces = new TeamspaceService(store, this.store, this.members, now);
   }

@@ -4,7 +4,7 @@ import type { Principal, Role } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { addDays, monthStart, nextMonthStart, utcDay, type Clock } from './clock.ts';
 import { effectiveIncluded, type Plan } from './plans.ts';
-import type { TokenBuckets } from './rate-limit.ts';
+import type { RateLimiter } from './rate-limit.ts';
 
 export interface MeterOutcome {
   /** RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset for the response. */
@@ -43,6 +43,10 @@ export interface UsageReport {
   };
 }
 
+/**
+ * The team store as either backend has it (Stores), countRequests kept generic: a mapped type such
+ * as EitherShape loses a method's type parameter, and both backends' countRequests have it.
+ */
 /** Name of the synthetic member that anonymous requests are counted under. */
 export const ANONYMOUS_MEMBER = '(anonymous)';
 
@@ -59,7 +63,7 @@ export class UsageService {
 
   constructor(
     private readonly teams: Stores['teams'],
-    private readonly buckets: TokenBuckets,
+    private readonly buckets: RateLimiter,
     private readonly clock: Clock,
     private readonly teamspaceOf: (p: Principal | null) => number,
   ) {}
@@ -83,7 +87,7 @@ export class UsageService {
    * `client` identifies an anonymous caller for the per-minute limit (its address).
    */
   async meter(principal: Principal | null, client: string): Promise<MeterOutcome> {
-    this.checkRate(principal, client);
+    await this.checkRate(principal, client);
     const who = await this.memberOf(principal);
     const now = this.clock.now();
     const [r] = await this.teams.countRequests([who], utcDay(now), (t, used, spent) => this.decide(t, used, spent, now));
@@ -98,7 +102,7 @@ export class UsageService {
    * write (and the WAL it grows, which slows every reader) is shared. Resolves once committed.
    */
   async meterSoon(principal: Principal | null, client: string): Promise<MeterOutcome> {
-    this.checkRate(principal, client);
+    await this.checkRate(principal, client);
     // Anonymous callers' member is known after the first request; only that first one waits here.
     const who = principal ? { memberId: principal.memberId, teamspaceId: principal.teamspaceId } : await this.memberOf(null);
     return new Promise((resolve, reject) => {
@@ -126,13 +130,14 @@ export class UsageService {
     results.forEach((r, i) => ('ok' in r ? batch[i]!.resolve(r.ok) : batch[i]!.reject(r.err)));
   }
 
-  /** The per-minute token bucket of the key (or the anonymous client's address). */
-  private checkRate(principal: Principal | null, client: string): void {
+  /**
+   * The per-minute token bucket of the key (or the anonymous client's address): in memory, or on
+   * PostgreSQL one statement (one round trip). It comes before the count, which a request refused
+   * here must not reach.
+   */
+  private async checkRate(principal: Principal | null, client: string): Promise<void> {
     if (this.buckets.limit <= 0) return;
-    const t = this.buckets.take(
-      principal ? (principal.userId ? `user:${principal.userId}` : `key:${principal.keyId}`) : `anon:${client}`,
-      this.clock.now().getTime(),
-    );
+    const t = await this.buckets.take(principal ? (principal.userId ? `user:${principal.userId}` : `key:${principal.keyId}`) : `anon:${client}`);
     if (!t.ok) {
       throw new ApiError('rate_limit_exceeded', `Rate limit of ${this.buckets.limit} requests per minute exceeded; retry in ${t.retryAfter} s.`, {
         headers: {

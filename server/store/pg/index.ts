@@ -1,4 +1,4 @@
-import type { Stores } from '../stores.ts';
+import type { PoolStats, Stores } from '../stores.ts';
 import { PgAccountStore } from './accounts.ts';
 import { PgAuditStore } from './audit.ts';
 import { PgCrawlStore } from './crawl.ts';
@@ -10,6 +10,7 @@ import { PgLibraryStore } from './libraries.ts';
 import { PgMembershipStore } from './membership.ts';
 import { migratePg } from './migrate.ts';
 import { openPgPool, type PgPool } from './pool.ts';
+import { PgRateLimitStore } from './rate-limits.ts';
 import { PgResearchUsageStore } from './research.ts';
 import { PgScheduleStore } from './schedules.ts';
 import { PgSearchModelStore } from './search-models.ts';
@@ -51,6 +52,7 @@ export class PgStore implements Stores {
   readonly membership: PgMembershipStore;
   readonly schedules: PgScheduleStore;
   readonly teams: PgTeamStore & { readonly policy: PgTeamPolicyReads };
+  readonly rateLimits: PgRateLimitStore;
   /** Jobs' staged inputs, for the node that runs a job another node took the upload of (no SQLite twin: there the one node's disk holds them). */
   readonly staged: PgStagedFileStore;
 
@@ -79,6 +81,7 @@ export class PgStore implements Stores {
     this.membership = new PgMembershipStore(pool);
     this.schedules = new PgScheduleStore(pool);
     this.teams = Object.assign(new PgTeamStore(pool), { policy });
+    this.rateLimits = new PgRateLimitStore(pool);
     this.staged = new PgStagedFileStore(pool);
   }
 
@@ -99,7 +102,7 @@ export class PgStore implements Stores {
   }
 
   /** The pool's connections now: all, idle, and requests waiting for one (for /metrics and /api/health). */
-  poolStats(): { total: number; idle: number; waiting: number } {
+  poolStats(): PoolStats {
     return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
   }
 

@@ -27,15 +27,12 @@ export class PgMembershipStore implements SameShape<MembershipStore> {
   }
 
   createKey(k: NewKey & { teamspaceId: number; memberName: string; role: Role; now: string }): Promise<{ id: number; member: MemberRow }> {
-    return this.locked(async (c) => {
-      let member = await memberByName(c, k.teamspaceId, k.memberName);
-      if (member?.removed_at) throw new ApiError('validation_error', `Member "${k.memberName}" was removed; choose another name.`);
-      if (!member) {
-        const id = await createMemberRow(c, k.teamspaceId, k.memberName, k.role, null, k.now);
-        member = (await c.query<MemberRow>('SELECT * FROM members WHERE id = $1', [id])).rows[0];
-      }
-      return { id: await insertKey(c, member.id, k, k.now), member };
-    });
+    return this.locked((c) => keyFor(c, k));
+  }
+
+  /** SQLite's createFirstKey: under the membership lock, so nodes starting together make one key. */
+  createFirstKey(k: NewKey & { teamspaceId: number; memberName: string; role: Role; now: string }): Promise<{ id: number; member: MemberRow } | null> {
+    return this.locked(async (c) => ((await c.query('SELECT 1 FROM api_keys WHERE revoked_at IS NULL LIMIT 1')).rowCount ? null : await keyFor(c, k)));
   }
 
   createTeamspace(
@@ -131,6 +128,20 @@ async function insertMember(c: PgClient, m: NewMember): Promise<number> {
   }
   if (existing) await c.query('UPDATE members SET name = $1 WHERE id = $2', [`${existing.name} (removed #${existing.id})`, existing.id]);
   return createMemberRow(c, m.teamspaceId, m.name, m.role, m.email, m.now);
+}
+
+/** A key for a member found by name, or created with it (createKey's body). */
+async function keyFor(
+  c: PgClient,
+  k: NewKey & { teamspaceId: number; memberName: string; role: Role; now: string },
+): Promise<{ id: number; member: MemberRow }> {
+  let member = await memberByName(c, k.teamspaceId, k.memberName);
+  if (member?.removed_at) throw new ApiError('validation_error', `Member "${k.memberName}" was removed; choose another name.`);
+  if (!member) {
+    const id = await createMemberRow(c, k.teamspaceId, k.memberName, k.role, null, k.now);
+    member = (await c.query<MemberRow>('SELECT * FROM members WHERE id = $1', [id])).rows[0];
+  }
+  return { id: await insertKey(c, member!.id, k, k.now), member: member! };
 }
 
 async function insertKey(c: PgClient, memberId: number, k: { name: string; prefix: string; hash: string; scope: KeyScope }, now: string): Promise<number> {

@@ -1,0 +1,88 @@
+// /api/health's and /metrics' figures of a node on PostgreSQL, at the function level (healthReport,
+// Metrics) over a real PgStore: the backend, this node's pool (connections open, idle, and queries
+// waiting for one) and its job leases. The server on PostgreSQL is checked end to end with two nodes.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { JobQueue } from '../server/jobs/queue.ts';
+import { LicenseFile, LicenseService, loadVerifyKeys } from '../server/license/license.ts';
+import { createLogger } from '../server/log.ts';
+import { Metrics } from '../server/metrics/metrics.ts';
+import { Store } from '../server/store/index.ts';
+import { PgStore } from '../server/store/pg/index.ts';
+import { healthReport } from '../server/system/health.ts';
+import { parsePrometheus, samplesOf } from './helpers/prometheus.ts';
+import { startPostgres, type TestPostgres } from './helpers/postgres.ts';
+import { tempDir } from './helpers/server.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+describe("a PostgreSQL node's health and metrics", () => {
+  let server: TestPostgres;
+  let store: PgStore;
+  // The leases are the job queue's memory, the same on both backends; this queue is not started.
+  let queueStore: Store;
+  let jobs: JobQueue;
+  before(async () => {
+    server = await startPostgres('debian');
+    store = await PgStore.open(await server.createDatabase('health'), { poolSize: 2 });
+    // The node's policy copy checks for changes in the background; stopped, nothing but this test uses the pool.
+    store.teams.policy.close();
+    queueStore = Store.open(tempDir());
+    jobs = new JobQueue(queueStore, createLogger('silent'), 1);
+  });
+  after(async () => {
+    await store?.close();
+    queueStore?.close();
+    await server?.close();
+  });
+
+  const health = () =>
+    healthReport({
+      license: new LicenseService(loadVerifyKeys(path.join(ROOT, 'licenses')), new LicenseFile(path.join(tempDir(), 'license.json')), false),
+      store,
+      jobs,
+      embedder: null,
+      startedAt: new Date(),
+    });
+
+  test('the backend and the pool: both connections busy, a third query waits, and the figures say so', async () => {
+    const idle = await health();
+    assert.equal(idle.status, 'ok');
+    const pool = idle.database.pool;
+    assert.deepEqual([idle.database.status, idle.database.backend, pool && pool.idle === pool.total, pool?.waiting], ['ok', 'postgres', true, 0]);
+    assert.deepEqual(idle.queue.leases, { held: 0, lost: 0, recovered: 0 });
+    assert.equal(idle.queue.jobs?.queued, 0);
+
+    const metrics = new Metrics({
+      // not the pool's: the scrape below runs while the test holds every connection
+      jobCounts: () => queueStore.jobs.counts(),
+      databaseBytes: () => ({}),
+      catalog: async () => ({ libraries: 0, versions: 0, snippets: 0 }),
+      workers: () => ({ live: 0, inFlight: 0 }),
+      caches: () => ({}),
+      database: () => ({ backend: store.backend, pool: store.poolStats() }),
+      leases: () => jobs.leases(),
+    });
+    // both connections of the pool taken, a query waiting for one
+    const held = [await store.pool.connect(), await store.pool.connect()];
+    const waiting = store.pool.query('SELECT 1');
+    try {
+      assert.deepEqual(store.poolStats(), { total: 2, idle: 0, waiting: 1 });
+      const m = parsePrometheus(await metrics.text());
+      const value = (name: string) => samplesOf(m, name).map((x) => x.value);
+      assert.deepEqual(
+        samplesOf(m, 'stacks_database_info').map((x) => [x.labels.backend, x.value]),
+        [['postgres', 1]],
+      );
+      assert.deepEqual(
+        ['stacks_database_pool_connections', 'stacks_database_pool_idle_connections', 'stacks_database_pool_waiting', 'stacks_job_leases_held'].map(value),
+        [[2], [0], [1], [0]],
+      );
+    } finally {
+      for (const c of held) c.release();
+    }
+    await waiting;
+    assert.deepEqual((await health()).database.pool, { total: 2, idle: 2, waiting: 0 });
+  });
+});

@@ -1,7 +1,9 @@
 // Two nodes on one PostgreSQL (two PgStores, each with its own data dir): what a job or a request
 // needs is not on the disk of the node that took the request. A bundle staged through A is imported
 // by a job B runs; a document upload likewise; the cookie secret is one; a license installed through
-// A is seen by B; a node given STACKS_LICENSE_FILE reads its file.
+// A is seen by B; a node given STACKS_LICENSE_FILE reads its file; a backup holds every pending job's
+// input and a restore into PostgreSQL shares them again. And the way back: on SQLite the license and
+// the secret a database brought from PostgreSQL go to their files.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,6 +23,7 @@ import { LicenseService, loadVerifyKeys } from '../server/license/license.ts';
 import { createLogger } from '../server/log.ts';
 import { SourceService } from '../server/sources/service.ts';
 import { PgStore } from '../server/store/pg/index.ts';
+import { Store } from '../server/store/index.ts';
 import { pgQuery } from '../server/store/pg/transaction.ts';
 import { nodeState } from '../server/system/node-state.ts';
 import { writeBundle } from './helpers/bundles.ts';
@@ -204,6 +207,26 @@ async function licenseEverywhere(): Promise<void> {
   assert.equal(licensee(own), 'missing');
   assert.match(own.status().message, /node\.license\.json/);
 }
+
+/** A SQLite data dir whose database came from PostgreSQL (store copy --from, a restore): license and secret back to their files. */
+async function movedBackToSqlite(): Promise<void> {
+  const config = loadConfig({ dataDir: tempDir('stacks-node-') }, {});
+  const store = Store.open(config.dataDir);
+  try {
+    await store.settings.set('license', devLicense({ licensee: 'Came back' }), new Date().toISOString());
+    await store.settings.set('session.secret', 's'.repeat(43), new Date().toISOString());
+    const state = await nodeState(config, store);
+    const keys = loadVerifyKeys(path.join(ROOT, 'licenses'));
+    assert.equal(new LicenseService(keys, state.licenseHolder, true).status().license?.licensee, 'Came back');
+    assert.equal(state.cookieSecret, 's'.repeat(43));
+    assert.ok(fs.existsSync(path.join(config.dataDir, 'license.json')));
+    assert.deepEqual([await store.settings.get('license'), await store.settings.get('session.secret')], [null, null]);
+  } finally {
+    store.close();
+  }
+}
+
+test('on SQLite, a license and cookie secret the database brought from PostgreSQL go to their files', movedBackToSqlite);
 
 describe('two nodes on one PostgreSQL', () => {
   before(async () => {

@@ -1,8 +1,9 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
-import { sessionSecret, sharedSessionSecret } from '../auth/sessions.ts';
+import { SESSION_SECRET_SETTING, sessionSecret, sharedSessionSecret } from '../auth/sessions.ts';
 import { LocalStagedFiles, SharedStagedFiles, type StagedFiles } from '../ingest/staged-files.ts';
-import { SharedLicense } from '../license/license-shared.ts';
+import { LICENSE_SETTING, SharedLicense } from '../license/license-shared.ts';
 import { LicenseFile, type LicenseHolder } from '../license/license.ts';
 import { PgStore } from '../store/pg/index.ts';
 import type { Stores } from '../store/stores.ts';
@@ -14,6 +15,7 @@ import type { Stores } from '../store/stores.ts';
  */
 export async function nodeState(config: Config, store: Stores): Promise<{ staged: StagedFiles; licenseHolder: LicenseHolder; cookieSecret: string }> {
   const shared = store instanceof PgStore ? store : null;
+  if (!shared) await settingsToFiles(config.dataDir, store.settings);
   return {
     staged: shared ? new SharedStagedFiles(config.dataDir, shared.staged) : new LocalStagedFiles(config.dataDir),
     licenseHolder: await licenseHolderOf(config, shared),
@@ -29,4 +31,27 @@ async function licenseHolderOf(config: Config, shared: PgStore | null): Promise<
   const own = new LicenseFile(path.join(config.dataDir, 'license.json'));
   // A data dir's license.json (an instance moved from SQLite) is adopted for every node while the database has none.
   return shared ? SharedLicense.open(shared.settings, { adopt: own.text() }) : own;
+}
+
+/**
+ * On SQLite the license and the cookie secret are data dir files; a database moved from PostgreSQL
+ * (`stacks store copy --from`, a restore of an archive taken there) holds them as instance settings
+ * instead. Each is written to its file when the file is missing, then dropped from the settings, so
+ * that one place holds it (and a later move back to PostgreSQL adopts the file, not a stale row).
+ */
+async function settingsToFiles(dataDir: string, settings: Stores['settings']): Promise<void> {
+  const files: [string, string][] = [
+    [LICENSE_SETTING, 'license.json'],
+    [SESSION_SECRET_SETTING, 'session.secret'],
+  ];
+  for (const [setting, name] of files) {
+    const value = await settings.get(setting);
+    if (value === null) continue;
+    const file = path.join(dataDir, name);
+    if (!fs.existsSync(file)) {
+      fs.writeFileSync(`${file}.tmp`, value, { mode: 0o600 });
+      fs.renameSync(`${file}.tmp`, file);
+    }
+    await settings.set(setting, null, new Date().toISOString());
+  }
 }

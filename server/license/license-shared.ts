@@ -17,7 +17,7 @@ export interface LicenseSettings {
  * (watch, a background task), every `refreshMs`, so that another node's install is seen within that.
  */
 export class SharedLicense implements LicenseHolder {
-  readonly where = 'in the database (stacks license install, or POST /api/license, through any node)';
+  readonly where = 'in the database; install one through any node with `stacks license install FILE`';
   private current: string | null = null;
   /** Counts installs through this node: a read begun before one must not put the old text back. */
   private installs = 0;

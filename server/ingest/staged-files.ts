@@ -63,6 +63,7 @@ export class LocalStagedFiles implements StagedFiles {
 export interface StagedFileStore {
   write(name: string, chunks: AsyncIterable<Buffer>, now: string): Promise<{ size: number; chunks: number }>;
   read(name: string): Promise<AsyncIterable<Buffer> | null>;
+  get(name: string): Promise<unknown>;
   remove(names: string[]): Promise<number>;
   listOlder(prefix: string, before: string): Promise<{ name: string }[]>;
   names(): Promise<string[]>;
@@ -112,7 +113,15 @@ export class SharedStagedFiles implements StagedFiles {
   }
 
   async forget(names: string[]): Promise<void> {
-    await this.store.remove(names.map((n) => stagedName(this.dataDir, n)));
+    // A name outside the data dir is an absolute path of a job queued before inputs were shared: never stored.
+    const inside = names.flatMap((n) => {
+      try {
+        return [stagedName(this.dataDir, n)];
+      } catch {
+        return [];
+      }
+    });
+    await this.store.remove(inside);
   }
 
   async sweep(prefix: string, keep: (name: string) => boolean, maxAgeMs: number, now = Date.now()): Promise<number> {
@@ -125,8 +134,13 @@ export class SharedStagedFiles implements StagedFiles {
     let fetched = 0;
     for (const name of await this.store.names()) {
       if (fs.existsSync(path.join(this.dataDir, name))) continue;
-      // Null when its job ended meanwhile: then no archive needs it.
-      if ((await this.obtain(name)) !== null) fetched++;
+      try {
+        // Null when its job ended meanwhile: then no archive needs it.
+        if ((await this.obtain(name)) !== null) fetched++;
+      } catch (err) {
+        // Removed while it was read: its job ended, likewise.
+        if ((await this.store.get(name)) !== null) throw err;
+      }
     }
     return fetched;
   }

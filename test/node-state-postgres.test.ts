@@ -2,7 +2,7 @@
 // needs is not on the disk of the node that took the request. A bundle staged through A is imported
 // by a job B runs; a document upload likewise; the cookie secret is one; a license installed through
 // A is seen by B; a node given STACKS_LICENSE_FILE reads its file; a backup holds every pending job's
-// input and a restore into PostgreSQL shares them again. And the way back: on SQLite the license and
+// input and a restore into PostgreSQL shares them again, as `stacks store copy --to` does. And the way back: on SQLite the license and
 // the secret a database brought from PostgreSQL go to their files.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -26,6 +26,7 @@ import { PgStore } from '../server/store/pg/index.ts';
 import { Store } from '../server/store/index.ts';
 import { pgQuery } from '../server/store/pg/transaction.ts';
 import { nodeState } from '../server/system/node-state.ts';
+import { copyStoreToPostgres } from '../server/system/store-copy.ts';
 import { writeBundle } from './helpers/bundles.ts';
 import { FIXTURES } from './helpers/fixtures.ts';
 import { startPostgres, type TestPostgres } from './helpers/postgres.ts';
@@ -163,6 +164,30 @@ async function backupHoldsOtherNodesInputs(): Promise<void> {
   }
 }
 
+async function copiedWithInputs(): Promise<void> {
+  // A SQLite data dir with an import waiting for its turn.
+  const dataDir = tempDir('stacks-node-');
+  const name = 'uploads/staged/waiting.ndjson';
+  const sqlite = Store.open(dataDir);
+  try {
+    fs.mkdirSync(path.join(dataDir, 'uploads/staged'), { recursive: true });
+    fs.writeFileSync(path.join(dataDir, name), 'c{"waiting":true}\n');
+    await sqlite.jobs.insert('import', { file: name }, '/waiting/lib', null, new Date().toISOString());
+  } finally {
+    sqlite.close();
+  }
+  const copiedUrl = await server.createDatabase('copied');
+  await copyStoreToPostgres(dataDir, copiedUrl);
+  const copied = await PgStore.open(copiedUrl, { poolSize: 1 });
+  try {
+    assert.equal((await copied.jobs.list({ state: 'queued' })).length, 1);
+    const elsewhere = tempDir('stacks-node-');
+    assert.equal(fs.readFileSync(String(await new SharedStagedFiles(elsewhere, copied.staged).obtain(name)), 'utf8'), 'c{"waiting":true}\n');
+  } finally {
+    await copied.close();
+  }
+}
+
 async function oneCookieSecret(): Promise<void> {
   // Both data dirs carry a secret of their own (moved from SQLite): the cluster keeps one of them, the same for both.
   const own = { a: 'a'.repeat(43), b: 'b'.repeat(43) };
@@ -245,6 +270,7 @@ describe('two nodes on one PostgreSQL', () => {
   test('a bundle staged through A is imported by a job B runs; the shared copy goes when the job ends', bundleThroughA);
   test('a document upload staged through A is indexed by a job B runs', uploadThroughA);
   test('a backup through B holds an input A staged; restored into another database, the input is there for every node', backupHoldsOtherNodesInputs);
+  test("stacks store copy --to takes the pending jobs' staged inputs along, for any node", copiedWithInputs);
   test('the cookie secret is one for the cluster, whichever node makes it first', oneCookieSecret);
   test("a license installed through A is seen by B; a data dir's license.json is adopted once; a node given a license file reads that file", licenseEverywhere);
 });

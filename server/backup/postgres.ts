@@ -8,8 +8,7 @@ import { openDb } from '../store/db.ts';
 import { connectedNodes } from '../store/pg/activity.ts';
 import { openPgPool, type PgPool } from '../store/pg/pool.ts';
 import { PgStagedFileStore } from '../store/pg/staged-files.ts';
-import { SharedStagedFiles } from '../ingest/staged-files.ts';
-import { stagedInputFiles } from './data-files.ts';
+import { storeStagedInputs } from './data-files.ts';
 import { copyOptions, shownUrl } from '../system/store-copy.ts';
 import { DATA_NAMES, ensureDir, moveAside, putBack, refuseServing, restored, verified, type RestoreResult } from './restore.ts';
 import type { DatabaseSnapshot } from './service.ts';
@@ -100,17 +99,13 @@ export async function restoreArchiveToPostgres(archive: string, dataDir: string,
   }
 }
 
-/**
- * The archive's staged inputs, now in the data dir, copied into the database as well: the restored
- * pending jobs may be claimed by any node, which reads an input it lacks from there (StagedFiles).
- */
+/** The archive's staged inputs, now in the data dir, stored in the database as well (storeStagedInputs). */
 async function shareStagedInputs(dataDir: string, pool: PgPool): Promise<void> {
-  const files = stagedInputFiles(dataDir);
   try {
-    await new SharedStagedFiles(dataDir, new PgStagedFileStore(pool)).share(files);
+    await storeStagedInputs(dataDir, new PgStagedFileStore(pool));
   } catch (err) {
     throw new Error(
-      `The database and the data dir were restored, but the staged inputs of the pending jobs (${files.length} files) could not be stored in the database: ${(err as Error).message}. Run the restore again.`,
+      `The database and the data dir were restored, but the staged inputs of the pending jobs could not be stored in the database: ${(err as Error).message}. Run the restore again.`,
     );
   }
 }

@@ -18,6 +18,7 @@ import type { InvitationService } from './auth/invitations.ts';
 import { checklist } from './system/getting-started.ts';
 import { BackupService, sqliteDatabases } from './backup/service.ts';
 import { postgresDatabases } from './backup/postgres.ts';
+import type { StagedFiles } from './ingest/staged-files.ts';
 import { ExportService } from './ingest/export.ts';
 import { ExportSnapshot } from './store/export.ts';
 import { PgExportSnapshot } from './store/pg/export.ts';
@@ -87,6 +88,7 @@ export function operationsAids(
   teams: TeamService,
   context: StoreContextService,
   access: () => AccessPolicy,
+  staged: StagedFiles,
 ) {
   // SQLite: the online page-level backup of the file, in steps (32 MB) between which requests run
   // (its own connection's writes are carried over). PostgreSQL: copied into the same archive's
@@ -96,7 +98,7 @@ export function operationsAids(
       ? // eslint-disable-next-line no-restricted-syntax
         sqliteDatabases(store.db, 8192)
       : postgresDatabases(config.databaseUrl!);
-  const backups = new BackupService({ snapshot, dataDir: config.dataDir, backupDir: config.backupDir!, keep: config.backupKeep, log });
+  const backups = new BackupService({ snapshot, dataDir: config.dataDir, backupDir: config.backupDir!, keep: config.backupKeep, log, staged });
   const exporter = new ExportService({
     snapshot: () => (store.backend === 'sqlite' ? new ExportSnapshot(store.file) : PgExportSnapshot.open(store.pool)),
     access,

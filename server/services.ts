@@ -7,6 +7,7 @@ import { declaredSources, gettingStarted, operationsAids, sqliteOnly, stateOf } 
 /** Whether a data dir holds a Stacks database (the CLI refuses a mistyped --data-dir with it). */
 export { holdsStacksDatabase } from './store/index.ts';
 import { LicenseService, loadVerifyKeys } from './license/license.ts';
+import { nodeState } from './system/node-state.ts';
 import { KeyService } from './auth/keys.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { LibraryWriter } from './ingest/writer.ts';
@@ -26,7 +27,7 @@ import { TeamService } from './teams/index.ts';
 import { AuditLog, auditPruneTask } from './audit/log.ts';
 import { systemReport, teamspaceReport } from './system/report.ts';
 import type { UserService } from './auth/users.ts';
-import { sessionSecret, type SessionService } from './auth/sessions.ts';
+import type { SessionService } from './auth/sessions.ts';
 import type { SignInService } from './auth/sign-in.ts';
 import type { OidcSignIn } from './auth/oidc.ts';
 import { LibraryAccessService } from './teams/library-access.ts';
@@ -153,9 +154,8 @@ export async function createServices(
   const vectorsReset = embedder !== null && (await store.vectors.ensure(embedder.id, embedder.dims));
   if (vectorsReset) log.info({ embedder: embedder.id }, 'vector table (re)created for the embedder');
   await backfillSearchIndex(store, log);
-  const license =
-    overrides.license ??
-    new LicenseService(loadVerifyKeys(path.join(ROOT_DIR, 'licenses')), config.licenseFile ?? path.join(config.dataDir, 'license.json'), config.dev);
+  const node = await nodeState(config, store);
+  const license = overrides.license ?? new LicenseService(loadVerifyKeys(path.join(ROOT_DIR, 'licenses')), node.licenseHolder, config.dev);
   const keys = new KeyService(store);
   await keys.loadDefaultTeamspace();
   const jobs = new JobQueue(store, log, config.jobConcurrency);
@@ -169,14 +169,14 @@ export async function createServices(
       log.error({ err, versionId, libraryId }, 'the jobs that follow a new version could not be queued');
     }
   });
-  const importer = new ImportService(config, store, jobs, log);
+  const importer = new ImportService(config, store, jobs, log, node.staged);
   const teams = new TeamService(store, keys, license, config);
   const rarity = await wordRarity(embedder, config, log);
   const access = overrides.access ? overrides.access(teams.access) : teams.access;
   // `git` is built below; the search side asks it only once a search runs.
   const searching = searchServices({ config, log, store: sqliteOnly(store, 'search'), jobs, embedder, rarity, access }, overrides.search ?? {}, () => git);
   const crawler = new CrawlService({ store, jobs, config });
-  const sources = new SourceService({ config, store, jobs, writer, log });
+  const sources = new SourceService({ config, store, jobs, writer, log, staged: node.staged });
   const gitCredentials = new GitCredentials(store.git, config.gitCredentialsKey ? parseCredentialsKey(config.gitCredentialsKey) : null, () =>
     keys.defaultTeamspaceId(),
   );
@@ -189,7 +189,7 @@ export async function createServices(
   const audit = new AuditLog(store.audit, config.auditRetentionDays, (err) => log.error({ err }, 'could not write an audit entry'));
   const publicUrl = new PublicUrl(config.publicUrl, store.settings);
   const accounts = createPeople(config, log, store, teams, audit, publicUrl);
-  const aids = operationsAids(config, log, store, jobs, teams, searching.context, () => access);
+  const aids = operationsAids(config, log, store, jobs, teams, searching.context, () => access, node.staged);
   const declared = declaredSources(config, log, store, jobs, { crawler, sources, git }, license, () => keys.defaultTeamspaceId());
   const built: Omit<Services, 'operations'> = {
     config,
@@ -215,7 +215,7 @@ export async function createServices(
     ...searching,
     ...accounts,
     ...aids,
-    cookieSecret: sessionSecret(config.dataDir),
+    cookieSecret: node.cookieSecret,
     startedAt: new Date(),
   };
   const services: Services = { ...built, operations: operationsOf(built, libraries) };
@@ -353,6 +353,8 @@ export function startBackground(s: Services): () => void {
   const stops = [
     startCrawlSchedules(s.crawler, cluster, s.log),
     importSweepTask(s.importer, s.log),
+    s.sources.sweepTask(),
+    s.license.watch((err) => s.log.warn({ err }, 'reading the shared license failed; the last one read stays in force')),
     // Keeps SQLite's write-ahead log file small: maintenance of the file, not SQL.
     // eslint-disable-next-line no-restricted-syntax
     ...(s.store.backend === 'sqlite' ? [walKeeperTask(s.store.db, s.log)] : []),

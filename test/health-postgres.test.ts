@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { JobQueue } from '../server/jobs/queue.ts';
-import { LicenseService, loadVerifyKeys } from '../server/license/license.ts';
+import { LicenseFile, LicenseService, loadVerifyKeys } from '../server/license/license.ts';
 import { createLogger } from '../server/log.ts';
 import { Metrics } from '../server/metrics/metrics.ts';
 import { Store } from '../server/store/index.ts';
@@ -39,7 +39,7 @@ describe("a PostgreSQL node's health and metrics", () => {
 
   const health = () =>
     healthReport({
-      license: new LicenseService(loadVerifyKeys(path.join(ROOT, 'licenses')), path.join(tempDir(), 'license.json'), false),
+      license: new LicenseService(loadVerifyKeys(path.join(ROOT, 'licenses')), new LicenseFile(path.join(tempDir(), 'license.json')), false),
       store,
       jobs,
       embedder: null,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { LicenseService, loadVerifyKeys, signLicense, type LicensePayload } from '../server/license/license.ts';
+import { LicenseFile, LicenseService, loadVerifyKeys, signLicense, type LicensePayload } from '../server/license/license.ts';
 import { ApiError } from '../lib/errors.ts';
 import { ROOT, DEV_PRIVATE_KEY, devLicense, startTestServer, tempDir } from './helpers/server.ts';
 import { runCli } from './helpers/cli.ts';
@@ -25,7 +25,7 @@ function payload(overrides: Partial<LicensePayload> = {}): LicensePayload {
 function serviceWith(text: string | null, dev = true): LicenseService {
   const file = path.join(tempDir(), 'license.json');
   if (text !== null) fs.writeFileSync(file, text);
-  return new LicenseService(keys, file, dev);
+  return new LicenseService(keys, new LicenseFile(file), dev);
 }
 
 function codeOf(fn: () => unknown): string {

@@ -64,7 +64,8 @@ const EXPECTED: Record<keyof typeof STORIES, (seen: unknown[]) => void> = {
     const all = s[5] as { id: number; count: number; last_at: string }[];
     assert.deepEqual([ids(all), all[4].count, all[4].last_at], [[6, 5, 4, 3, 2, 1], 2, T1]);
     assert.deepEqual(s.slice(6, 15).map(ids), [[3, 1], [6, 5, 3, 2, 1], [1], [3], [4, 1], [4], [6, 5], [2, 1], [2]]);
-    assert.deepEqual(s.slice(15), [OTHER_ERROR, 1, 0, ['auth.refused', 'auth.refused', 'member.add', 'key.create', 'auth.refused']]);
+    assert.deepEqual(s.slice(15, 19), [OTHER_ERROR, 1, 0, ['auth.refused', 'auth.refused', 'member.add', 'key.create', 'auth.refused']]);
+    assert.deepEqual(s[19], ['first', 'first', 'first']);
   },
   researchStory: (s) => {
     const [no, one, two] = [

@@ -100,11 +100,9 @@ for (const flavor of ['debian', 'pgvector'] as PostgresFlavor[]) {
       sqlite.set('snippet_vocab', ['docs', 'term', 'version_id']);
       sqlite.set('snippet_vec', ['embedding', 'snippet_id', 'version_id']);
       for (const [table, columns] of sqlite) assert.deepEqual(pgTables.get(table)?.sort(), columns, `table ${table}`);
-      // The rate limit's buckets are a table only on PostgreSQL (migration 004): SQLite's one node keeps them in memory.
-      assert.deepEqual(
-        [...pgTables.keys()].filter((t) => !sqlite.has(t)),
-        ['rate_buckets'],
-      );
+      // Tables only on PostgreSQL: the rate limit's buckets (migration 004; SQLite's one node keeps them
+      // in memory) and jobs' staged inputs (migration 005; on SQLite the one node's disk holds them).
+      assert.deepEqual([...pgTables.keys()].filter((t) => !sqlite.has(t)).sort(), ['rate_buckets', 'staged_file_chunks', 'staged_files']);
     });
 
     test("the schema's rules hold as in SQLite: plan defaults, the append-only audit log, one current version per tag", () => schemaRules(pool));

@@ -67,3 +67,27 @@ export function sessionSecret(dataDir: string): string {
     }
   }
 }
+
+/** The instance setting that holds the cookie secret when the state is in PostgreSQL. */
+export const SESSION_SECRET_SETTING = 'session.secret';
+
+/**
+ * The secret that signs session cookies when nodes share one database (PostgreSQL): one per cluster,
+ * in the instance settings, so that a cookie node A signed verifies on node B. The first node to start
+ * stores it: the data dir's `session.secret` when it has one (a data dir moved from SQLite, whose
+ * signed-in sessions then stay valid), else a new one; nodes starting together all get the one stored
+ * first (SettingsStore.claim). Kept in the database, it still opens no session from a copy of it:
+ * sessions are stored by their id's hash.
+ */
+export async function sharedSessionSecret(
+  settings: { claim(name: string, value: string, now: string): Promise<string> | string },
+  dataDir: string,
+): Promise<string> {
+  let own: string | null = null;
+  try {
+    own = fs.readFileSync(path.join(dataDir, 'session.secret'), 'utf8').trim() || null;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  return settings.claim(SESSION_SECRET_SETTING, own ?? crypto.randomBytes(32).toString('base64url'), new Date().toISOString());
+}

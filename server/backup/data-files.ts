@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { SharedStagedFiles, type StagedFileStore } from '../ingest/staged-files.ts';
 
 /**
  * The data dir's own files a backup carries besides the databases: the license, the declared
@@ -30,6 +31,22 @@ export function linkDataFiles(dataDir: string, into: string): void {
       fs.copyFileSync(from, to);
     }
   }
+}
+
+/** The staged inputs of jobs in a data dir (paths relative to it). */
+export function stagedInputFiles(dataDir: string): string[] {
+  return DATA_TREES.flatMap((tree) => treeFiles(dataDir, tree));
+}
+
+/**
+ * A data dir's staged inputs stored in PostgreSQL as well (a restore into it, a copy to it): the
+ * database's pending jobs may be claimed by any node, which reads an input it lacks from there
+ * (StagedFiles). Inputs no job needs are swept within the hour. How many files.
+ */
+export async function storeStagedInputs(dataDir: string, store: StagedFileStore): Promise<number> {
+  const files = stagedInputFiles(dataDir);
+  await new SharedStagedFiles(dataDir, store).share(files);
+  return files.length;
 }
 
 function treeFiles(dataDir: string, tree: string): string[] {

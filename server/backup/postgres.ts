@@ -6,7 +6,9 @@ import { MAIN_DB } from '../store/backup.ts';
 import { copySqliteToPg } from '../store/copy.ts';
 import { openDb } from '../store/db.ts';
 import { connectedNodes } from '../store/pg/activity.ts';
-import { openPgPool } from '../store/pg/pool.ts';
+import { openPgPool, type PgPool } from '../store/pg/pool.ts';
+import { PgStagedFileStore } from '../store/pg/staged-files.ts';
+import { storeStagedInputs } from './data-files.ts';
 import { copyOptions, shownUrl } from '../system/store-copy.ts';
 import { DATA_NAMES, ensureDir, moveAside, putBack, refuseServing, restored, verified, type RestoreResult } from './restore.ts';
 import type { DatabaseSnapshot } from './service.ts';
@@ -86,6 +88,7 @@ export async function restoreArchiveToPostgres(archive: string, dataDir: string,
         if (movedAside) putBack(dataDir, movedAside);
         throw err;
       }
+      await shareStagedInputs(dataDir, pool);
       return restored(archive, manifest, movedAside);
     } finally {
       db.close();
@@ -93,6 +96,17 @@ export async function restoreArchiveToPostgres(archive: string, dataDir: string,
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
     await pool.end();
+  }
+}
+
+/** The archive's staged inputs, now in the data dir, stored in the database as well (storeStagedInputs). */
+async function shareStagedInputs(dataDir: string, pool: PgPool): Promise<void> {
+  try {
+    await storeStagedInputs(dataDir, new PgStagedFileStore(pool));
+  } catch (err) {
+    throw new Error(
+      `The database and the data dir were restored, but the staged inputs of the pending jobs could not be stored in the database: ${(err as Error).message}. Run the restore again.`,
+    );
   }
 }
 

@@ -7,6 +7,7 @@ import { ApiError } from '../../lib/errors.ts';
 import { VERSION } from '../version.ts';
 import { FORMAT, fileEntries, filesUnder, writeArchive, type Manifest } from './archive.ts';
 import { linkDataFiles } from './data-files.ts';
+import type { StagedFiles } from '../ingest/staged-files.ts';
 
 export type BackupTrigger = Manifest['trigger'];
 
@@ -42,6 +43,8 @@ export interface BackupServiceDeps {
   /** Scheduled archives kept (the newest); older scheduled ones are deleted. Manual archives are never deleted. */
   keep: number;
   log: Logger;
+  /** Jobs' staged inputs; on PostgreSQL those other nodes took are fetched here first, so the archive holds every pending job's. */
+  staged?: Pick<StagedFiles, 'gather'>;
   now?: () => Date;
 }
 
@@ -72,9 +75,11 @@ export class BackupService {
       // Beside the data (hard links need the same file system), never inside the archive folder's listing.
       work = fs.mkdtempSync(path.join(this.d.dataDir, '.backup-'));
       const files = path.join(work, 'files');
+      await this.d.staged?.gather();
       linkDataFiles(this.d.dataDir, files);
       await this.d.snapshot(work, options.pagesPerStep);
       // Inputs staged while the snapshot was taken, for jobs the snapshot holds.
+      await this.d.staged?.gather();
       linkDataFiles(this.d.dataDir, files);
       const summary = summarizeDatabase(path.join(work, MAIN_DB));
       const paths = [MAIN_DB, USAGE_DB, ...filesUnder(files).map((p) => `files/${p}`)];

@@ -26,24 +26,25 @@ export function registerImportJob(jobs: Pick<JobQueue, 'register'>, deps: Import
   jobs.register<ImportJobPayload>(IMPORT_JOB, (ctx) => runImport(deps, ctx));
 }
 
-/** What an import job needs: the staged file's path, the writer and the store (the version-build frame). */
+/** What an import job needs: its staged file (on this node or fetched), the writer and the store (the version-build frame). */
 export interface ImportJobDeps extends VersionJobDeps {
-  importer: Pick<ImportService, 'stagedPath'>;
+  importer: Pick<ImportService, 'obtainStaged' | 'forgetStaged'>;
 }
 
 async function runImport(s: ImportJobDeps, ctx: JobContext<ImportJobPayload>): Promise<void> {
   const p = ctx.job.payload;
-  const file = s.importer.stagedPath(p);
-  // Yield first: the job may be claimed inside the transaction that queued it.
-  await fs.promises.access(file).catch(() => {
-    throw new Error(`The staged bundle file ${p.file} is missing; upload the bundle again.`);
-  });
+  // Asynchronous first: the job may be claimed inside the transaction that queued it.
+  const file = await s.importer.obtainStaged(p);
+  if (file === null) throw new Error(`The staged bundle file ${p.file} is missing; upload the bundle again.`);
   const totals = await runVersionJob(s, ctx, {
     meta: { ...bundleMeta(p.header, p.libraryId), teamspaceId: p.teamspaceId ?? null, visibility: p.visibility },
     tag: p.tag,
     // No resume: the staged file is immutable, so a rerun after a crash starts the build over exactly.
     produce: (sink) => readStaged(file, p, sink),
-    cleanup: () => fs.promises.rm(file, { force: true }),
+    cleanup: async () => {
+      await fs.promises.rm(file, { force: true });
+      await s.importer.forgetStaged(p);
+    },
   });
   ctx.log.info({ libraryId: p.libraryId, tag: p.tag, ...totals }, 'library imported');
 }

@@ -13,6 +13,7 @@ import { parseLibraryId, type LibraryVisibility } from '../../lib/model.ts';
 import { discardStaged, stageBundle, type StagedBundle, type StagedLibrary } from './import-parse.ts';
 import type { QueueDecision, QueueView } from '../store/jobs.ts';
 import { isZipFile, stageZip } from './import-zip.ts';
+import { stagedName, type StagedFiles } from './staged-files.ts';
 
 export const IMPORT_JOB = 'import';
 
@@ -53,8 +54,9 @@ export interface ImportResult {
 
 /**
  * Bundle import: uploads are saved to a temp file, stream-parsed and validated library by library
- * into staged files, then one durable 'import' job per accepted library is queued in a single
- * transaction. A bundle with any invalid library queues nothing.
+ * into staged files, shared with the other nodes (`staged`: on PostgreSQL any node may run the job),
+ * then one durable 'import' job per accepted library is queued in a single transaction. A bundle with
+ * any invalid library queues nothing.
  */
 export class ImportService {
   constructor(
@@ -62,6 +64,7 @@ export class ImportService {
     private readonly store: Stores,
     private readonly jobs: JobQueue,
     private readonly log: Logger,
+    private readonly staged: StagedFiles,
   ) {}
 
   get uploadsDir(): string {
@@ -141,6 +144,7 @@ export class ImportService {
       const ownTag = parseLibraryId(lib.project)?.tag;
       return ownTag ? lib.project.trim().replace(/\/$/, '') : lib.tag ? `${lib.libraryId}/${lib.tag}` : lib.libraryId;
     };
+    const nameOf = (lib: StagedLibrary) => stagedName(this.config.dataDir, lib.file);
     const decide = (lib: StagedLibrary, view: QueueView): QueueDecision => {
       const key = `${lib.libraryId}\u0000${lib.tag}`;
       const what = lib.tag ? `${lib.libraryId} version ${lib.tag}` : lib.libraryId;
@@ -155,7 +159,7 @@ export class ImportService {
           return { skip: `an import of ${what} is already queued or running; import with force=true to queue another` };
       }
       const payload: ImportJobPayload = {
-        file: path.relative(this.config.dataDir, lib.file),
+        file: nameOf(lib),
         project: lib.project,
         libraryId: lib.libraryId,
         tag: lib.tag,
@@ -167,6 +171,9 @@ export class ImportService {
       return { kind: IMPORT_JOB, payload, libraryId: lib.libraryId, memberId: options.who?.memberId ?? null, teamspaceId: options.who?.teamspaceId ?? null };
     };
     try {
+      // Shared before any job exists: another node may claim it the moment it is queued. Libraries
+      // the decision then skips are shared for nothing and forgotten below.
+      await this.staged.share(staged.libraries.map(nameOf));
       const outcomes = await this.jobs.enqueueEach(staged.libraries, (lib) => ({ kind: IMPORT_JOB, libraryId: lib.libraryId, tag: lib.tag }), decide);
       staged.libraries.forEach((lib, i) => {
         const o = outcomes[i]!;
@@ -181,9 +188,11 @@ export class ImportService {
       });
     } catch (err) {
       discardStaged(staged.libraries);
+      await this.forgetOrLeave(staged.libraries.map(nameOf));
       throw err;
     }
     discardStaged([...unused]);
+    await this.forgetOrLeave([...unused].map(nameOf));
     const n = result.queued.length;
     result.message =
       n === 0
@@ -195,8 +204,9 @@ export class ImportService {
 
   /**
    * Removes abandoned files: uploads older than maxUploadAgeMs (a crashed request), and staged
-   * files that no queued or running import job refers to (a job cancelled while queued, a crash
-   * between staging and queueing). Young staged files are kept: a request may be about to queue them.
+   * files (on this node's disk, and their shared copies) that no queued or running import job refers
+   * to (a job cancelled while queued, a crash between staging and queueing). Young staged files are
+   * kept: a request may be about to queue them.
    */
   async sweep(now = Date.now(), maxUploadAgeMs = 6 * 3600_000, maxStagedAgeMs = 3600_000): Promise<number> {
     let removed = 0;
@@ -216,12 +226,14 @@ export class ImportService {
         }
       }
     }
+    const active = new Set<string>();
+    for (const state of ['queued', 'running'] as const) {
+      for (const j of await this.store.jobs.list({ kind: IMPORT_JOB, state, limit: 1_000_000 }))
+        active.add(path.resolve(this.config.dataDir, String((j.payload as Partial<ImportJobPayload>).file)));
+    }
+    const stagedPrefix = `${stagedName(this.config.dataDir, this.stagedDir)}/`;
+    removed += await this.staged.sweep(stagedPrefix, (name) => active.has(path.resolve(this.config.dataDir, name)), maxStagedAgeMs, now);
     if (fs.existsSync(this.stagedDir)) {
-      const active = new Set<string>();
-      for (const state of ['queued', 'running'] as const) {
-        for (const j of await this.store.jobs.list({ kind: IMPORT_JOB, state, limit: 1_000_000 }))
-          active.add(path.resolve(this.config.dataDir, String((j.payload as Partial<ImportJobPayload>).file)));
-      }
       for (const name of fs.readdirSync(this.stagedDir)) {
         const file = path.join(this.stagedDir, name);
         if (!active.has(file) && old(file, maxStagedAgeMs)) {
@@ -234,9 +246,19 @@ export class ImportService {
     return removed;
   }
 
-  /** Absolute path of a job's staged file. */
-  stagedPath(payload: ImportJobPayload): string {
-    return path.resolve(this.config.dataDir, payload.file);
+  /** Forgets shared copies no job will read; one the database refuses now is left to the sweep rather than failing the request. */
+  private async forgetOrLeave(names: string[]): Promise<void> {
+    await this.staged.forget(names).catch((err: unknown) => this.log.warn({ err, files: names.length }, 'shared staged files not removed; the sweep will'));
+  }
+
+  /** A job's staged file on this node (fetched from the shared copy when another node staged it), or null when it is gone. */
+  obtainStaged(payload: ImportJobPayload): Promise<string | null> {
+    return this.staged.obtain(payload.file);
+  }
+
+  /** Forgets a job's shared staged file (its job ended); this node's copy is the job's to remove. */
+  forgetStaged(payload: ImportJobPayload): Promise<void> {
+    return this.staged.forget([payload.file]);
   }
 }
 

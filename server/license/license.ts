@@ -60,6 +60,44 @@ export function loadVerifyKeys(licensesDir: string): VerifyKeys {
   return { production: pems(licensesDir), dev: pems(path.join(licensesDir, 'dev')) };
 }
 
+/** Where the installed license's text is kept: a file (LicenseFile), or the database every node shares (license-shared.ts). */
+export interface LicenseHolder {
+  /** Where it is, in words, for the "no license" message. */
+  readonly where: string;
+  /** The installed text, or null. Synchronous: admission asks on every request that needs a license. */
+  text(): string | null;
+  /** Keeps a verified license's text in place of the installed one. */
+  keep(text: string): Promise<void>;
+  /** Keeps the text up to date with a change made elsewhere (another node) until the returned stop; absent when text() always reads the source. */
+  watch?(onError: (err: unknown) => void): () => void;
+}
+
+/** The license in a file: `<dataDir>/license.json`, or STACKS_LICENSE_FILE. */
+export class LicenseFile implements LicenseHolder {
+  constructor(private readonly file: string) {}
+
+  get where(): string {
+    return `at ${this.file}`;
+  }
+
+  text(): string | null {
+    try {
+      return fs.readFileSync(this.file, 'utf8');
+    } catch (err) {
+      // Only an absent file is "no license"; one that cannot be read says why.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async keep(text: string): Promise<void> {
+    fs.mkdirSync(path.dirname(this.file), { recursive: true });
+    const tmp = `${this.file}.tmp`;
+    fs.writeFileSync(tmp, text);
+    fs.renameSync(tmp, this.file);
+  }
+}
+
 /**
  * Offline license checks. Verify keys come from the licenses/ folder of the installation, never
  * from an environment variable; the development key is honoured only when dev mode is on.
@@ -67,19 +105,15 @@ export function loadVerifyKeys(licensesDir: string): VerifyKeys {
 export class LicenseService {
   constructor(
     private readonly keys: VerifyKeys,
-    private readonly licensePath: string,
+    private readonly holder: LicenseHolder,
     private readonly devMode: boolean,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  get path(): string {
-    return this.licensePath;
-  }
-
   status(): LicenseStatus {
-    if (!fs.existsSync(this.licensePath))
-      return { state: 'missing', license: null, signedBy: null, message: `No license installed (expected at ${this.licensePath}).` };
-    return this.check(fs.readFileSync(this.licensePath, 'utf8'));
+    const text = this.holder.text();
+    if (text === null) return { state: 'missing', license: null, signedBy: null, message: `No license installed (expected ${this.holder.where}).` };
+    return this.check(text);
   }
 
   /** Verifies a license text without installing it. */
@@ -118,14 +152,16 @@ export class LicenseService {
     };
   }
 
-  /** Verifies and then copies a license file into place. */
-  install(text: string): LicenseStatus {
+  /** A background task: follows installs made through other nodes (a shared license), until the returned stop. */
+  watch(onError: (err: unknown) => void): () => void {
+    return this.holder.watch?.(onError) ?? (() => undefined);
+  }
+
+  /** Verifies a license and then keeps it in place of the installed one. */
+  async install(text: string): Promise<LicenseStatus> {
     const status = this.check(text);
     if (status.state !== 'valid') throw new ApiError(status.state === 'expired' ? 'license_expired' : 'license_invalid', status.message, { status: 400 });
-    fs.mkdirSync(path.dirname(this.licensePath), { recursive: true });
-    const tmp = `${this.licensePath}.tmp`;
-    fs.writeFileSync(tmp, text);
-    fs.renameSync(tmp, this.licensePath);
+    await this.holder.keep(text);
     return status;
   }
 

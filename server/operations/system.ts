@@ -37,10 +37,10 @@ export function systemOperations(bind: ReturnType<typeof binder>, d: SystemOpera
       return { status: 'ready' as const };
     }),
     license: bind(licenseOperation, () => licenseView(d.license.status())),
-    licenseInstall: bind(licenseInstallOperation, (i, p) => {
+    licenseInstall: bind(licenseInstallOperation, async (i, p) => {
       if (p && p.teamspaceId !== d.defaultTeamspaceId())
         throw new ApiError('forbidden', "The license is the whole instance's: an owner of the default teamspace installs it.");
-      return licenseView(d.license.install(i.license));
+      return licenseView(await d.license.install(i.license));
     }),
     system: bind(
       systemOperation,

@@ -5,6 +5,7 @@ import type { JobQueue, JobContext } from '../jobs/queue.ts';
 import type { LibraryWriter } from '../ingest/writer.ts';
 import type { LibraryVisibility, SourceType } from '../../lib/model.ts';
 import { runVersionJob, type VersionSink } from '../ingest/version-job.ts';
+import type { StagedFiles } from '../ingest/staged-files.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { loadOpenApi } from './openapi-load.ts';
 import { openApiToSnippets } from './openapi.ts';
@@ -18,7 +19,8 @@ import { LIMITS } from '../contracts/limits.ts';
 
 /**
  * The source jobs: each turns a request's staged input (written by SourceService) into one new
- * library version through the writer.
+ * library version through the writer. Payloads name staged paths relative to the data dir (absolute
+ * in jobs queued before: path.resolve keeps those as they are).
  */
 
 export const JOB_KINDS = { openapi: 'source-openapi', llmstxt: 'source-llmstxt', files: 'source-files' } as const;
@@ -61,7 +63,9 @@ export interface FilesPayload {
 export interface IndexingDeps {
   store: Stores;
   writer: LibraryWriter;
-  /** Deletes a staged input folder (the service keeps deletion inside its staging root). */
+  /** The staged inputs on this node, fetched when another node staged them. */
+  staged: Pick<StagedFiles, 'obtain' | 'forget'>;
+  /** Deletes a staged input folder on this node (the service keeps deletion inside its staging root). */
   removeStaging(dir: string): void;
   /** Fetches a document an llms.txt links to, as markdown; the network policy belongs to the service. */
   fetchLinkedDocument(url: string, signal: AbortSignal): Promise<string>;
@@ -69,9 +73,16 @@ export interface IndexingDeps {
 
 /** Registers the three job kinds on the queue. */
 export function registerIndexers(jobs: JobQueue, deps: IndexingDeps): void {
-  jobs.register<OpenApiPayload>(JOB_KINDS.openapi, (ctx) => runStaged(deps, ctx, 'openapi', (sink) => indexOpenApi(ctx, sink)));
+  jobs.register<OpenApiPayload>(JOB_KINDS.openapi, (ctx) => runStaged(deps, ctx, 'openapi', (sink) => indexOpenApi(deps, ctx, sink)));
   jobs.register<LlmsPayload>(JOB_KINDS.llmstxt, (ctx) => runStaged(deps, ctx, 'llmstxt', (sink) => indexLlmsTxt(deps, ctx, sink)));
-  jobs.register<FilesPayload>(JOB_KINDS.files, (ctx) => runStaged(deps, ctx, 'files', (sink) => indexFiles(ctx, sink)));
+  jobs.register<FilesPayload>(JOB_KINDS.files, (ctx) => runStaged(deps, ctx, 'files', (sink) => indexFiles(deps, ctx, sink)));
+}
+
+/** A staged input's bytes, from this node's disk or fetched from the shared copy. */
+async function readStaged(deps: IndexingDeps, name: string): Promise<Buffer> {
+  const file = await deps.staged.obtain(name);
+  if (file === null) throw new Error(`The staged input ${name} is missing; submit it again.`);
+  return fs.promises.readFile(file);
 }
 
 /** Runs a source job in the version-build frame; the staged input goes when the job ends. */
@@ -84,14 +95,17 @@ async function runStaged<
     meta: { id: p.libraryId, title: p.title, description: p.description, sourceType, teamspaceId: p.teamspaceId, visibility: p.visibility, sourceUrl },
     produce: index,
     nothingIndexed: () => new ApiError('validation_error', 'No content could be extracted; nothing was indexed.'),
-    cleanup: () => deps.removeStaging(p.stagedDir),
+    cleanup: async () => {
+      deps.removeStaging(p.stagedDir);
+      await deps.staged.forget([p.stagedDir]);
+    },
   });
 }
 
-async function indexOpenApi(ctx: JobContext<OpenApiPayload>, sink: VersionSink): Promise<void> {
+async function indexOpenApi(deps: IndexingDeps, ctx: JobContext<OpenApiPayload>, sink: VersionSink): Promise<void> {
   const p = ctx.job.payload;
   sink.report({ phase: 'parsing' }, true);
-  const text = fs.readFileSync(p.stagedFile, 'utf8');
+  const text = (await readStaged(deps, p.stagedFile)).toString('utf8');
   const api = await loadOpenApi(text, path.posix.basename(p.sourceUrl), { validate: false });
   const snippets = openApiToSnippets(api, { sourceUrl: p.sourceUrl, title: p.title });
   await sink.add(snippets);
@@ -100,7 +114,7 @@ async function indexOpenApi(ctx: JobContext<OpenApiPayload>, sink: VersionSink):
 
 async function indexLlmsTxt(deps: IndexingDeps, ctx: JobContext<LlmsPayload>, sink: VersionSink): Promise<void> {
   const p = ctx.job.payload;
-  const text = fs.readFileSync(p.stagedFile, 'utf8');
+  const text = (await readStaged(deps, p.stagedFile)).toString('utf8');
   const doc = parseLlmsTxt(text, p.url);
   const own = llmsTxtSnippets(doc, p.url, p.title);
   await sink.add(own);
@@ -152,7 +166,7 @@ async function indexLlmsTxt(deps: IndexingDeps, ctx: JobContext<LlmsPayload>, si
   progress(true);
 }
 
-async function indexFiles(ctx: JobContext<FilesPayload>, sink: VersionSink): Promise<void> {
+async function indexFiles(deps: IndexingDeps, ctx: JobContext<FilesPayload>, sink: VersionSink): Promise<void> {
   const p = ctx.job.payload;
   const results: { name: string; state: 'pending' | 'done' | 'failed'; snippets?: number; error?: string }[] = p.files.map((f) => ({
     name: f.name,
@@ -163,7 +177,7 @@ async function indexFiles(ctx: JobContext<FilesPayload>, sink: VersionSink): Pro
     sink.checkCancelled();
     const f = p.files[i]!;
     try {
-      const data = fs.readFileSync(f.path);
+      const data = await readStaged(deps, f.path);
       const fallback = stripExt(path.posix.basename(f.name));
       const doc = f.kind === 'pdf' ? await pdfToMarkdown(new Uint8Array(data), fallback, { signal: ctx.signal }) : await docxToMarkdown(data, fallback);
       const folders = path.posix.dirname(f.name) === '.' ? [] : path.posix.dirname(f.name).split('/');

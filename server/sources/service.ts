@@ -6,6 +6,7 @@ import type { Logger } from '../log.ts';
 import type { Stores } from '../store/stores.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { LibraryWriter } from '../ingest/writer.ts';
+import { stagedName, type StagedFiles } from '../ingest/staged-files.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { safeFetch } from '../../lib/net/guard.ts';
 import { loadOpenApi } from './openapi-load.ts';
@@ -19,7 +20,9 @@ import { JOB_KINDS, registerIndexers, type FilesPayload, type LlmsPayload, type 
 /**
  * The OpenAPI, llms.txt and PDF/DOCX sources. Requests are validated synchronously (a URL is
  * fetched and parsed while the client waits, uploads are checked by content), the input is staged
- * under <dataDir>/staging/sources/, and a durable job (indexing.ts) turns it into snippets through the writer.
+ * under <dataDir>/staging/sources/ (and shared with the other nodes, `staged`), and a durable job
+ * (indexing.ts) turns it into snippets through the writer. Jobs name their inputs relative to the
+ * data dir, so that whichever node runs one finds them in its own.
  */
 
 export type { Submitter };
@@ -43,6 +46,8 @@ export interface SourceServiceDeps {
   jobs: JobQueue;
   writer: LibraryWriter;
   log: Logger;
+  /** Where the staged inputs are for the node that runs the job (on PostgreSQL, any node). */
+  staged: StagedFiles;
 }
 
 const beingIndexed = (libraryId: string, jobId: number) =>
@@ -61,9 +66,16 @@ export class SourceService {
     return fs.mkdtempSync(path.join(this.stagingRoot, 'req-'));
   }
 
+  /** Deletes a staged folder on this node (absolute, or relative to the data dir as jobs name it). */
   removeStaging(dir: string): void {
+    const full = path.resolve(this.deps.config.dataDir, dir);
     // Only ever delete inside the staging root.
-    if (path.resolve(dir).startsWith(path.resolve(this.stagingRoot) + path.sep)) fs.rmSync(dir, { recursive: true, force: true });
+    if (full.startsWith(path.resolve(this.stagingRoot) + path.sep)) fs.rmSync(full, { recursive: true, force: true });
+  }
+
+  /** A staged path as jobs name it: relative to the data dir. */
+  private nameOf(file: string): string {
+    return stagedName(this.deps.config.dataDir, file);
   }
 
   /**
@@ -238,12 +250,13 @@ export class SourceService {
       libraryId,
       title,
       description: input.description?.trim() ?? '',
-      stagedDir: input.stagedDir,
+      stagedDir: this.nameOf(input.stagedDir),
       teamspaceId: principal.teamspaceId,
       visibility: principal.visibility,
-      files,
+      files: files.map((f) => ({ ...f, path: this.nameOf(f.path) })),
     };
-    const id = await this.queueIdle(JOB_KINDS.files, payload, libraryId, principal);
+    const staged = { files: payload.files.map((f) => f.path), dir: payload.stagedDir };
+    const id = await this.queueShared(JOB_KINDS.files, payload, libraryId, principal, staged);
     return { libraryName: libraryId, message: `${files.length} document${files.length === 1 ? '' : 's'} queued for indexing as ${libraryId}.`, jobId: id };
   }
 
@@ -273,6 +286,18 @@ export class SourceService {
     return queued.id;
   }
 
+  /** Shares the staged files, then queues (another node may claim the job at once); on failure the shared copies go. */
+  private async queueShared<P>(kind: string, payload: P, libraryId: string, principal: Submitter, staged: { files: string[]; dir: string }): Promise<number> {
+    const { files, dir } = staged;
+    try {
+      await this.deps.staged.share(files);
+      return await this.queueIdle(kind, payload, libraryId, principal);
+    } catch (err) {
+      await this.deps.staged.forget([dir]).catch((e: unknown) => this.deps.log.warn({ err: e }, 'shared staged input not removed; the sweep will'));
+      throw err;
+    }
+  }
+
   private async enqueueStaged<P>(
     kind: string,
     libraryId: string,
@@ -287,7 +312,8 @@ export class SourceService {
     try {
       const file = path.join(dir, 'input.txt');
       fs.writeFileSync(file, text);
-      const id = await this.queueIdle(kind, payload(dir, file), libraryId, principal);
+      const staged = { files: [this.nameOf(file)], dir: this.nameOf(dir) };
+      const id = await this.queueShared(kind, payload(staged.dir, staged.files[0]!), libraryId, principal, staged);
       return { libraryName: libraryId, message, jobId: id };
     } catch (err) {
       this.removeStaging(dir);
@@ -296,21 +322,25 @@ export class SourceService {
   }
 
   /**
-   * Removes staged folders no queued or running job refers to (left by a job cancelled before it
-   * started, or by a crash during a request), once they are older than maxAgeMs.
+   * Removes staged folders (on this node's disk, and their shared copies) no queued or running job
+   * refers to (left by a job cancelled before it started, or by a crash during a request), once they
+   * are older than maxAgeMs.
    */
   async sweepStaging(maxAgeMs = 60 * 60_000): Promise<number> {
-    if (!fs.existsSync(this.stagingRoot)) return 0;
     const referenced = new Set<string>();
     for (const state of ['queued', 'running'] as const) {
       for (const kind of Object.values(JOB_KINDS)) {
         for (const job of await this.deps.store.jobs.list({ state, kind, limit: 100_000 })) {
           const dir = (job.payload as { stagedDir?: unknown }).stagedDir;
-          if (typeof dir === 'string') referenced.add(path.resolve(dir));
+          if (typeof dir === 'string') referenced.add(path.resolve(this.deps.config.dataDir, dir));
         }
       }
     }
-    let removed = 0;
+    const root = this.nameOf(this.stagingRoot);
+    // A shared file is kept while the folder it is in (staging/sources/req-…) belongs to a job.
+    const folderOf = (name: string) => path.resolve(this.deps.config.dataDir, path.posix.join(root, name.slice(root.length + 1).split('/')[0]!));
+    let removed = await this.deps.staged.sweep(`${root}/`, (name) => referenced.has(folderOf(name)), maxAgeMs);
+    if (!fs.existsSync(this.stagingRoot)) return removed;
     for (const name of fs.readdirSync(this.stagingRoot)) {
       const full = path.join(this.stagingRoot, name);
       if (referenced.has(path.resolve(full))) continue;
@@ -322,12 +352,26 @@ export class SourceService {
     return removed;
   }
 
+  /**
+   * Background task: sweeps abandoned staged input hourly (register sweeps at start). A cluster's
+   * nodes run for weeks, and a job cancelled while queued leaves its input in the database until then.
+   */
+  sweepTask(): () => void {
+    const timer = setInterval(
+      () => void this.sweepStaging().catch((err: unknown) => this.deps.log.warn({ err }, 'sweeping staged source inputs failed')),
+      3600_000,
+    );
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   /** Registers the three job kinds (and sweeps abandoned staged input at startup). */
   async register(jobs: JobQueue): Promise<void> {
     await this.sweepStaging();
     registerIndexers(jobs, {
       store: this.deps.store,
       writer: this.deps.writer,
+      staged: this.deps.staged,
       removeStaging: (dir) => this.removeStaging(dir),
       fetchLinkedDocument: (url, signal) => this.fetchLinkedDocument(url, signal),
     });

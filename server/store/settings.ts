@@ -18,4 +18,10 @@ export class SettingsStore {
         )
         .run(name, value, now);
   }
+
+  /** The setting's value; when it has none, `value` is stored first. Two callers at once get the same one. */
+  async claim(name: string, value: string, now: string): Promise<string> {
+    this.db.prepare('INSERT INTO instance_settings (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING').run(name, value, now);
+    return (this.db.prepare('SELECT value FROM instance_settings WHERE name = ?').get(name) as { value: string }).value;
+  }
 }

@@ -6,6 +6,8 @@ import { copyPgToSqlite, copySqliteToPg, StoreCopyError, type CopyOptions, type 
 import { openDb } from '../store/db.ts';
 import { holdsStacksDatabase } from '../store/index.ts';
 import { openPgPool } from '../store/pg/pool.ts';
+import { PgStagedFileStore } from '../store/pg/staged-files.ts';
+import { storeStagedInputs } from '../backup/data-files.ts';
 import { toSnippet, type Row } from '../store/snippets.ts';
 
 export interface StoreCopyReport {
@@ -42,6 +44,8 @@ export async function copyStoreToPostgres(dataDir: string, url: string, progress
   const pool = openPgPool(url, { max: 2, applicationName: 'stacks store copy' });
   try {
     const tables = await copySqliteToPg(db, pool, copyOptions(progress));
+    // The pending jobs' inputs too: on PostgreSQL any node may run them (StagedFiles).
+    await storeStagedInputs(dataDir, new PgStagedFileStore(pool));
     return report(url, 'to-postgres', tables, started);
   } catch (err) {
     throw asApiError(err);

@@ -236,6 +236,8 @@ async function settingsAndAuditStory({ accounts: a, settings: s, audit }: Stores
     await audit.prune(T1),
     (await audit.list(q)).map((r) => r.action),
   );
+  // a claimed setting keeps the first value it was given
+  seen.push([await s.claim('secret', 'first', T0), await s.claim('secret', 'second', T1), await s.get('secret')]);
   return seen;
 }
 

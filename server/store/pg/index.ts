@@ -18,6 +18,7 @@ import { PgSearchProbeStore } from './search-probe.ts';
 import { PgSearchStore } from './search.ts';
 import { PgSettingsStore } from './settings.ts';
 import { PgSnippetStore } from './snippets.ts';
+import { PgStagedFileStore } from './staged-files.ts';
 import { PgTeamPolicyReads } from './team-policy.ts';
 import { PgTeamStore } from './teams.ts';
 import { PgTermStore } from './terms.ts';
@@ -52,6 +53,8 @@ export class PgStore implements Stores {
   readonly schedules: PgScheduleStore;
   readonly teams: PgTeamStore & { readonly policy: PgTeamPolicyReads };
   readonly rateLimits: PgRateLimitStore;
+  /** Jobs' staged inputs, for the node that runs a job another node took the upload of (no SQLite twin: there the one node's disk holds them). */
+  readonly staged: PgStagedFileStore;
 
   private constructor(
     readonly pool: PgPool,
@@ -79,6 +82,7 @@ export class PgStore implements Stores {
     this.schedules = new PgScheduleStore(pool);
     this.teams = Object.assign(new PgTeamStore(pool), { policy });
     this.rateLimits = new PgRateLimitStore(pool);
+    this.staged = new PgStagedFileStore(pool);
   }
 
   /**

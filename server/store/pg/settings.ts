@@ -21,4 +21,14 @@ export class PgSettingsStore implements SameShape<SettingsStore> {
         [name, value, now],
       );
   }
+
+  /**
+   * The setting's value; when it has none, `value` is stored first. Two nodes at once get the same
+   * one: the second INSERT waits for the first's row and does nothing, and the SELECT after it (a
+   * statement of its own, so a snapshot taken after that row committed) reads the first's value.
+   */
+  async claim(name: string, value: string, now: string): Promise<string> {
+    await pgQuery(this.pool, 'INSERT INTO instance_settings (name, value, updated_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING', [name, value, now]);
+    return (await pgQuery<{ value: string }>(this.pool, 'SELECT value FROM instance_settings WHERE name = $1', [name])).rows[0]!.value;
+  }
 }

@@ -6,7 +6,7 @@ import type { PgMigration } from './migration.ts';
  * range only in its own collation, and snippets_source's is the column's (the database's default),
  * so that range read every snippet of the version: ~5 ms of PostgreSQL per reranked context
  * answer at 5,000 snippets a version (npm run bench -- context --postgres debian --pg-statements),
- * 0.1 ms with this index. About 90 bytes per snippet. (Number 6: 5 is pg-shared's staged files.)
+ * 0.1 ms with this index. About 90 bytes per snippet.
  */
 export const m006: PgMigration = {
   version: 6,

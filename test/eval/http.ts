@@ -6,7 +6,7 @@
  * `type=json` (code snippets first, then prose, as the official SDK flattens them) order.
  */
 import fs from 'node:fs';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { REAL_MODEL, startTestServer, type TestServer } from '../helpers/server.ts';
 import { bundlePath } from './bundles.ts';
 import { firstHit, summarize, type EvalItem, type Kind, type Metrics } from './question-set.ts';
 import { mrrInterval } from './compare.ts';
@@ -31,10 +31,17 @@ export interface Asked {
 }
 
 /** Starts the server and imports the bundles over HTTP; resolves when every job has finished. */
-export async function startEvalServer(bundles: string[] = ALL_BUNDLES): Promise<TestServer> {
+export async function startEvalServer(bundles: string[] = ALL_BUNDLES, options: { cachedVectors?: boolean } = {}): Promise<TestServer> {
   // Hundreds of anonymous questions a minute: the per-key limit would refuse most of them.
+  // cachedVectors: the corpus's snippets take the model's vectors from its cache (REAL_MODEL) instead
+  // of the embed job computing them (minutes of CPU that a loaded machine may not finish in time).
   const s = await startTestServer({
-    config: { rateLimitPerMinute: 0, learnRanking: true, embedProvider: (process.env.STACKS_EMBED_PROVIDER ?? 'model') as 'model' | 'builtin' },
+    config: {
+      rateLimitPerMinute: 0,
+      learnRanking: true,
+      embedProvider: (process.env.STACKS_EMBED_PROVIDER ?? 'model') as 'model' | 'builtin',
+      ...(options.cachedVectors ? { embedCache: REAL_MODEL.embedCache } : {}),
+    },
   });
   try {
     for (const name of bundles) {

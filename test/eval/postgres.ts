@@ -37,6 +37,7 @@ export async function startPostgresTwin(source: TestServer, flavor: PostgresFlav
         learnRanking: true,
         rateLimitPerMinute: 0,
         embedProvider: source.services.config.embedProvider,
+        embedCache: source.services.config.embedCache,
         databaseUrl: pg.url,
       } as never,
       {},

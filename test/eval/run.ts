@@ -9,7 +9,8 @@
  * EARLIER_DIR`, only those whose answer changed) and `-- --judge-score DIR` scores the verdicts
  * written beside them (with `-- --judge-save OUT`, stores them without the texts, as in
  * test/eval/judged; test/eval/judge.ts). `-- --postgres debian|pgvector` asks the same questions of
- * the loaded instance copied into PostgreSQL too and compares the backends (test/eval/postgres.ts).
+ * the loaded instance copied into PostgreSQL too and compares the backends (test/eval/postgres.ts);
+ * `-- --cached-vectors` takes the corpus's model vectors from their cache instead of embedding them.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -127,7 +128,7 @@ async function main(): Promise<void> {
   const { ALL_BUNDLES, askAll, devMisses, devOfftopicAnswered, formatReport, report, startEvalServer } = await import('./http.ts');
   const bundles = only ? ALL_BUNDLES.filter((b) => only.some((o) => b.startsWith(o))) : ALL_BUNDLES;
   const started = performance.now();
-  const server = await startEvalServer(bundles);
+  const server = await startEvalServer(bundles, { cachedVectors: args.includes('--cached-vectors') });
   try {
     const loaded = new Set(server.services.store.libraries.list().map((l) => l.id));
     const questions = loadQuestions().filter(

@@ -1,4 +1,5 @@
-import type { VersionReads } from '../version-reads.ts';
+import type { SearchReads, VersionReads } from '../version-reads.ts';
+import type { PgStore } from './index.ts';
 import type { PgSearchModelStore } from './search-models.ts';
 import type { PgSearchStore } from './search.ts';
 import type { PgSnippetStore } from './snippets.ts';
@@ -25,4 +26,33 @@ export function pgVersionReads(stores: { search: PgSearchStore; terms: PgTermSto
     modelBuiltAt: (versionId) => models.builtAt(versionId),
     model: (versionId) => models.get(versionId),
   };
+}
+
+const pgSearch = new WeakMap<PgStore, SearchReads>();
+
+/**
+ * PostgreSQL's twins as the search side's reads (server/store/version-reads.ts SearchReads), one
+ * object per store. Run the steps inside PgSearchStore.snapshot: each read is one statement on the
+ * snapshot's connection.
+ */
+export function pgSearchReads(store: PgStore): SearchReads {
+  let reads = pgSearch.get(store);
+  if (!reads) {
+    const { libraries, probe, terms } = store;
+    reads = {
+      ...pgVersionReads(store),
+      catalogStamp: () => probe.catalogStamp(),
+      libraries: () => libraries.list(),
+      library: (id) => libraries.get(id),
+      libraryVersions: (libraryId) => libraries.versions(libraryId),
+      currentVersions: () => libraries.allCurrentVersions(),
+      topVersions: (match, limit, perVersion) => probe.topVersions(match, limit, perVersion),
+      versionScore: (versionId, match, limit) => probe.versionScore(versionId, match, limit),
+      documentFrequencies: (list) => probe.documentFrequencies(list),
+      holds: (versionId, term) => terms.holds(versionId, term),
+      termsStartingWith: (versionId, first, minLength, maxLength) => terms.termsStartingWith(versionId, first, minLength, maxLength),
+    };
+    pgSearch.set(store, reads);
+  }
+  return reads;
 }

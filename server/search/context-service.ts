@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Store } from '../store/index.ts';
 import type { PgStore } from '../store/pg/index.ts';
-import { pgSearchReads } from '../store/pg/version-reads.ts';
+import { pgRequestReads, pgSearchReads } from '../store/pg/version-reads.ts';
 import { sqliteSearchReads, type SearchReads } from '../store/version-reads.ts';
 import type { Embedder } from '../embed/types.ts';
 import { searchWorkerCount, workerVectorCacheBytes, type Config } from '../config.ts';
@@ -157,7 +157,7 @@ export class StoreContextService implements ContextService {
     const { resolved, items, corrections, vectorsReady } =
       store.backend === 'sqlite'
         ? await this.answerOnSqlite(store, req, principal, prepared.q, first)
-        : await store.search.snapshot(() => runAsync(contextStep(pgSearchReads(store), access, principal, req, prepared.q, rarity, embedder !== null)));
+        : await store.search.snapshot(() => runAsync(contextStep(pgRequestReads(store), access, principal, req, prepared.q, rarity, embedder !== null)));
     if (corrections.length) this.deps.log.debug({ corrections }, 'context: misspelled words read as the documents spell them');
     const rules = contextRules(access, principal, resolved.library.id);
     this.queueMissingVersion(resolved, principal);
@@ -280,7 +280,7 @@ export class StoreContextService implements ContextService {
               const r = resolveLibrary(store, access, principal, req.libraryId);
               return { resolved: r, sources: gatherSources(store, r.choice.version.id, r.library.id, queries) };
             })
-          : await store.search.snapshot(() => runAsync(researchStep(pgSearchReads(store), access, principal, req.libraryId, queries)));
+          : await store.search.snapshot(() => runAsync(researchStep(pgRequestReads(store), access, principal, req.libraryId, queries)));
       const rules = contextRules(access, principal, resolved.library.id);
       this.queueMissingVersion(resolved, principal);
       const result = await synthesize(deps, resolved.choice.version.id, resolved.library.id, req.query, sources);

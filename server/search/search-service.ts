@@ -1,6 +1,6 @@
 import type { Store } from '../store/index.ts';
 import type { PgStore } from '../store/pg/index.ts';
-import { pgSearchReads } from '../store/pg/version-reads.ts';
+import { pgRequestReads, pgSearchReads } from '../store/pg/version-reads.ts';
 import { sqliteSearchReads, type SearchReads } from '../store/version-reads.ts';
 import type { ServingStore } from './context-service.ts';
 import type { Embedder } from '../embed/types.ts';
@@ -84,6 +84,8 @@ export interface RankedSearch {
   versionParam: string | undefined;
   /** A library, the embedder or the ranking failed: the answer is partial. */
   failed: boolean;
+  /** On PostgreSQL, the request's reads (pgRequestReads: each version's row read once); null on SQLite. */
+  reads: SearchReads | null;
 }
 
 /** Language names a caller may pass as `language`, mapped to codeLanguage values the reranker compares. */
@@ -151,21 +153,29 @@ export class MultiLibrarySearch implements SearchService {
   async withSelector<T>(fn: (selector: LibrarySelector) => Step<T>): Promise<T> {
     const d = this.depsOf();
     if (d.store.backend === 'sqlite') return runSync(fn(this.selector()));
-    return this.inPgSnapshot(d.store, d, (selector) => fn(selector));
+    return this.onPg(d.store, d, pgRequestReads(d.store), (selector) => fn(selector), false);
   }
 
   /**
-   * `fn` in one read snapshot of PostgreSQL, with a selector over the catalogue view that snapshot
-   * reads first: the node's mirror, rebuilt when another node (or this one) changed the catalogue's stamp.
+   * `fn` on PostgreSQL with a selector over the catalogue view it reads first: the node's mirror,
+   * rebuilt when another node (or this one) changed the catalogue's stamp. In one read snapshot
+   * when `inSnapshot` (a search's retrieval); else each statement on its own, as SQLite's library
+   * search reads (a view read across a change is held under the older stamp and rebuilt at the next request).
    */
-  private inPgSnapshot<T>(store: PgStore, d: SearchDeps, fn: (selector: LibrarySelector, reads: SearchReads) => Step<T> | Promise<T>): Promise<T> {
-    const reads = pgSearchReads(store);
+  private onPg<T>(
+    store: PgStore,
+    d: SearchDeps,
+    reads: SearchReads,
+    fn: (selector: LibrarySelector, reads: SearchReads) => Step<T> | Promise<T>,
+    inSnapshot: boolean,
+  ): Promise<T> {
     const { catalog } = this.selection(d);
-    return store.search.snapshot(async () => {
+    const run = async () => {
       const view = await runAsync(catalog.viewStep());
       const out = fn(new LibrarySelector(view, reads, d.access, d.log), reads);
       return isStep(out) ? runAsync(out) : out;
-    });
+    };
+    return inSnapshot ? store.search.snapshot(run) : run();
   }
 
   async search(req: SearchRequest, principal: Reader): Promise<Rendered<SearchContextResponse>> {
@@ -197,10 +207,11 @@ export class MultiLibrarySearch implements SearchService {
     const q = question.q;
     let failed = question.failed;
     const versionParam = req.version && !/^latest$/i.test(req.version) ? req.version : undefined;
+    const reads = d.store.backend === 'sqlite' ? null : pgRequestReads(d.store);
     const { targets, inferred, settled, spelled } =
       d.store.backend === 'sqlite'
         ? await this.retrieveTargets(d.store, req, asked, principal, q, versionParam, d)
-        : await this.retrieveOnPg(d.store, req, asked, principal, q, versionParam, d);
+        : await this.retrieveOnPg(d.store, reads!, req, asked, principal, q, versionParam, d);
     this.queueMissingVersions(targets, principal);
     const { merged, partial } = this.mergeLists(targets, settled, d);
     if (partial) failed = true;
@@ -208,8 +219,8 @@ export class MultiLibrarySearch implements SearchService {
       if (failed) throw new ApiError('search_failed', 'The documentation search could not be completed for every library; see the server log.');
       throw new ApiError('no_documentation_found', `No documentation in ${targets.map((t) => t.label).join(', ')} matched the question.`);
     }
-    const r = await this.rankMerged(spelled, merged, d);
-    return { q, targets, ranked: r.ranked, inferred, versionParam, failed: failed || r.failed };
+    const r = await this.rankMerged(spelled, merged, d, reads);
+    return { q, targets, ranked: r.ranked, inferred, versionParam, failed: failed || r.failed, reads };
   }
 
   /**
@@ -233,7 +244,7 @@ export class MultiLibrarySearch implements SearchService {
       ? null
       : store.backend === 'sqlite'
         ? store.search.snapshot(() => this.selector().soleNamed(asked, principal))
-        : await this.inPgSnapshot(store, d, (selector) => selector.soleNamedStep(asked, principal));
+        : await this.onPg(store, d, pgRequestReads(store), (selector) => selector.soleNamedStep(asked, principal), false);
     const prepared = await prepareQueryOrLexical((sole && overviewText(req.query, sole.library, sole.keys)) ?? asked.question, d.embedder);
     // Embedder down: lexical only, and the answer says it is partial.
     if (prepared.error) d.log.warn({ err: prepared.error.message }, 'search: query embedding failed; lexical retrieval only');
@@ -304,6 +315,7 @@ export class MultiLibrarySearch implements SearchService {
    */
   private retrieveOnPg(
     store: PgStore,
+    reads: SearchReads,
     req: SearchRequest,
     asked: SelectionRequest,
     principal: Reader,
@@ -311,13 +323,22 @@ export class MultiLibrarySearch implements SearchService {
     versionParam: string | undefined,
     d: SearchDeps,
   ): Promise<Plan & { settled: PromiseSettledResult<Candidate[]>[] }> {
-    return this.inPgSnapshot(store, d, async (selector, reads) => {
+    return this.onPg(store, d, reads, async (selector) => {
       const p = await runAsync(this.planStep(selector, reads, req, asked, principal, q, versionParam, undefined, d));
       const limits = candidateLimits(p.targets.length);
       const retrieve = this.overrides.retrieve ?? ((t: SearchTarget, pq: PreparedQuery) => versionCandidatesAsync(reads, pq, versionTarget(t), limits));
-      // Settled inside the snapshot: its connection is given back when this returns.
-      return { ...p, settled: await Promise.allSettled(p.targets.map((t) => retrieve(t, p.spelled))) };
-    });
+      // One library after the other, inside the snapshot (its connection is given back when this
+      // returns): one connection runs one statement at a time, so running them side by side gains nothing.
+      const settled: PromiseSettledResult<Candidate[]>[] = [];
+      for (const t of p.targets) {
+        try {
+          settled.push({ status: 'fulfilled', value: await retrieve(t, p.spelled) });
+        } catch (reason) {
+          settled.push({ status: 'rejected', reason });
+        }
+      }
+      return { ...p, settled };
+    }, true);
   }
 
   /** Selection, version resolution and spelling, read in the caller's snapshot (both backends). */
@@ -378,11 +399,11 @@ export class MultiLibrarySearch implements SearchService {
   }
 
   /** The global ranking of the question as retrieved; the fused order when it fails. */
-  private async rankMerged(spelled: PreparedQuery, merged: Candidate[], d: SearchDeps): Promise<{ ranked: Candidate[]; failed: boolean }> {
+  private async rankMerged(spelled: PreparedQuery, merged: Candidate[], d: SearchDeps, reads: SearchReads | null): Promise<{ ranked: Candidate[]; failed: boolean }> {
     const store = d.store;
     try {
       if (this.overrides.rerank) return { ranked: this.overrides.rerank(spelled, merged), failed: false };
-      const ranked = store.backend === 'sqlite' ? rankCandidates(store, spelled, merged) : await rankCandidatesAsync(pgSearchReads(store), spelled, merged);
+      const ranked = reads ? await rankCandidatesAsync(reads, spelled, merged) : rankCandidates(sqliteOnly(store), spelled, merged);
       return { ranked, failed: false };
     } catch (err) {
       d.log.warn({ err: (err as Error).message }, 'search: reranker failed; fused order served');
@@ -396,7 +417,8 @@ export class MultiLibrarySearch implements SearchService {
     const store = d.store;
     const onContextError = (err: Error) => d.log.warn({ err: err.message }, 'search: context around hits skipped');
     const shape = { labels: targets.map((t) => t.label), onContextError };
-    const items = store.backend === 'sqlite' ? shapeAnswer(store, r.ranked, shape) : await shapeAnswerAsync(pgSearchReads(store), r.ranked, shape);
+    const reads = r.reads;
+    const items = reads ? await shapeAnswerAsync(reads, r.ranked, shape) : shapeAnswer(sqliteOnly(store), r.ranked, shape);
 
     const returned = targets.filter((t) => items.some((i) => i.libraryId === t.label));
     const json: SearchContextResponse = {
@@ -426,10 +448,10 @@ export class MultiLibrarySearch implements SearchService {
     }
     // Pending: a library whose vectors the embed job has not completed was searched by its words alone.
     if (d.embedder) {
-      const ready =
-        store.backend === 'sqlite'
-          ? returned.every((t) => store.search.vectorsReady(t.version.id))
-          : (await Promise.all(returned.map((t) => store.search.vectorsReady(t.version.id)))).every(Boolean);
+      // On PostgreSQL from the rows the retrieval read (the request's reads remember them).
+      const ready = reads
+        ? (await Promise.all(returned.map((t) => reads.vectorsReady(t.version.id)))).every(Boolean)
+        : returned.every((t) => sqliteOnly(store).search.vectorsReady(t.version.id));
       headers['X-Stacks-Vectors'] = ready ? 'ready' : 'pending';
     }
     // Header values must be Latin-1 without control characters: percent-encode anything else in an ID.
@@ -488,4 +510,10 @@ function readsOf(store: ServingStore): SearchReads {
 
 function isStep<T>(v: Step<T> | Promise<T>): v is Step<T> {
   return typeof (v as Step<T>).next === 'function' && typeof (v as Step<T>)[Symbol.iterator] === 'function';
+}
+
+/** The store of a search without request reads: SQLite's (on PostgreSQL a search always has them). */
+function sqliteOnly(store: ServingStore): Store {
+  if (store.backend !== 'sqlite') throw new Error('a search on PostgreSQL lost its request reads');
+  return store;
 }

@@ -56,3 +56,25 @@ export function pgSearchReads(store: PgStore): SearchReads {
   }
   return reads;
 }
+
+/**
+ * pgSearchReads for one request: each version's row (its term-index key, its state, whether its
+ * vectors are complete) read once however often the stages and the vectors header ask, which saves
+ * a round trip per version and one per header. Build one per read snapshot: the rows it remembers are that snapshot's.
+ */
+export function pgRequestReads(store: PgStore): SearchReads {
+  const states = new Map<number, Promise<{ key: string; ready: boolean; vectorsReady: boolean } | null>>();
+  const state = (versionId: number) => {
+    let s = states.get(versionId);
+    if (!s) states.set(versionId, (s = store.search.versionState(versionId)));
+    return s;
+  };
+  return {
+    ...pgSearchReads(store),
+    vectorsReady: async (versionId) => (await state(versionId))?.vectorsReady === true,
+    versionKey: async (versionId) => {
+      const s = await state(versionId);
+      return s && { key: s.key, ready: s.ready };
+    },
+  };
+}

@@ -16,7 +16,8 @@ import { bundleCodeSnippetSchema, bundleInfoSnippetSchema, codeSnippetInput, inf
 import { TermChunkBuilder } from '../server/ingest/term-chunks.ts';
 import { toRow } from '../server/ingest/writer.ts';
 import type { ContextRequest, Rendered, SearchRequest } from '../server/search/answer-types.ts';
-import { StoreContextService, type ServingStore } from '../server/search/context-service.ts';
+import { StoreContextService } from '../server/search/context-service.ts';
+import type { ServingStore } from '../server/search/serving.ts';
 import { StoreLibrarySearch } from '../server/search/library-search.ts';
 import { MultiLibrarySearch } from '../server/search/search-service.ts';
 import { PgStore } from '../server/store/pg/index.ts';

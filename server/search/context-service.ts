@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import type { Store } from '../store/index.ts';
-import type { PgStore } from '../store/pg/index.ts';
 import { pgRequestReads, pgSearchReads } from '../store/pg/version-reads.ts';
 import { sqliteSearchReads, type SearchReads } from '../store/version-reads.ts';
 import type { Embedder } from '../embed/types.ts';
@@ -19,13 +18,11 @@ import type { Candidate } from './retrieve.ts';
 import { RetrievalPool } from './retrieval-pool.ts';
 import { answerForVersion, answerStep, type VersionTarget } from './pipeline.ts';
 import { runAsync, runSync, wait, type Step } from './read-steps.ts';
+import type { ServingStore } from './serving.ts';
 import { chooseVersion, versionHeaders, type VersionChoice } from './versions.ts';
 import { flattenRules, lazyRendered, renderRulesText, renderText, TEXT_SEPARATOR, toContextJson } from './render.ts';
 import { gatherSources, gatherSourcesStep, prepareResearch, synthesize, type ResearchDeps } from './research.ts';
 import { isoWeek, nextWeekStart } from '../../lib/week.ts';
-
-/** The store the search services answer from: SQLite's (the default) or PostgreSQL's, told apart by `backend`. */
-export type ServingStore = Store | PgStore;
 
 export interface ContextDeps {
   store: ServingStore;

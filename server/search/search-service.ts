@@ -1,8 +1,8 @@
 import type { Store } from '../store/index.ts';
 import type { PgStore } from '../store/pg/index.ts';
-import { pgRequestReads, pgSearchReads } from '../store/pg/version-reads.ts';
+import { pgRequestReads } from '../store/pg/version-reads.ts';
 import { sqliteSearchReads, type SearchReads } from '../store/version-reads.ts';
-import type { ServingStore } from './context-service.ts';
+import { isStep, searchReadsOf, sqliteOnly, type ServingStore } from './serving.ts';
 import type { Embedder } from '../embed/types.ts';
 import type { Logger } from '../log.ts';
 import { principalOf, type LibraryVersion, type Reader } from '../../lib/model.ts';
@@ -103,12 +103,6 @@ const LANGUAGE_ALIASES: Record<string, string[]> = {
   rust: ['rust', 'rs'],
 };
 
-/**
- * GET /api/v3/search: selects up to four libraries, resolves the requested version per library,
- * runs the pipeline's per-version stage for each in parallel (pipeline.ts), then its ranking and
- * shaping on the merged list: one bounded answer. One library failing (or the ranking) still
- * answers, marked partial.
- */
 /** What a search's selection decided, read in its snapshot: the targets, whether they were inferred, the question as the versions spell it. */
 interface Plan {
   targets: SearchTarget[];
@@ -116,6 +110,12 @@ interface Plan {
   spelled: PreparedQuery;
 }
 
+/**
+ * GET /api/v3/search: selects up to four libraries, resolves the requested version per library,
+ * runs the pipeline's per-version stage for each in parallel (pipeline.ts), then its ranking and
+ * shaping on the merged list: one bounded answer. One library failing (or the ranking) still
+ * answers, marked partial.
+ */
 export class MultiLibrarySearch implements SearchService {
   private readonly catalogs = new WeakMap<ServingStore, { catalog: Catalog; selector: LibrarySelector; access: AccessPolicy }>();
 
@@ -138,7 +138,7 @@ export class MultiLibrarySearch implements SearchService {
   private selection(d: SearchDeps): { catalog: Catalog; selector: LibrarySelector } {
     let c = this.catalogs.get(d.store);
     if (!c || c.access !== d.access) {
-      const reads = readsOf(d.store);
+      const reads = searchReadsOf(d.store);
       const catalog = c?.catalog ?? new Catalog(reads);
       c = { catalog, selector: new LibrarySelector(catalog, reads, d.access, d.log), access: d.access };
       this.catalogs.set(d.store, c);
@@ -148,7 +148,7 @@ export class MultiLibrarySearch implements SearchService {
 
   /**
    * Runs a step of selection (GET /api/v2/libs/search). On SQLite at once, over the catalogue that
-   * refreshes itself; on PostgreSQL in one read snapshot, over the catalogue as that snapshot reads it.
+   * refreshes itself; on PostgreSQL over the catalogue as the request reads it (onPg).
    */
   async withSelector<T>(fn: (selector: LibrarySelector) => Step<T>): Promise<T> {
     const d = this.depsOf();
@@ -207,11 +207,13 @@ export class MultiLibrarySearch implements SearchService {
     const q = question.q;
     let failed = question.failed;
     const versionParam = req.version && !/^latest$/i.test(req.version) ? req.version : undefined;
-    const reads = d.store.backend === 'sqlite' ? null : pgRequestReads(d.store);
-    const { targets, inferred, settled, spelled } =
-      d.store.backend === 'sqlite'
-        ? await this.retrieveTargets(d.store, req, asked, principal, q, versionParam, d)
-        : await this.retrieveOnPg(d.store, reads!, req, asked, principal, q, versionParam, d);
+    const store = d.store;
+    // On PostgreSQL the request's reads also serve the stages after retrieval (they remember each version's row).
+    const pg = store.backend === 'sqlite' ? null : { store, reads: pgRequestReads(store) };
+    const reads = pg?.reads ?? null;
+    const { targets, inferred, settled, spelled } = pg
+      ? await this.retrieveOnPg(pg.store, pg.reads, req, asked, principal, q, versionParam, d)
+      : await this.retrieveTargets(sqliteOnly(store), req, asked, principal, q, versionParam, d);
     this.queueMissingVersions(targets, principal);
     const { merged, partial } = this.mergeLists(targets, settled, d);
     if (partial) failed = true;
@@ -501,19 +503,4 @@ export class MultiLibrarySearch implements SearchService {
 /** The version a target answers from, as the pipeline takes it. */
 function versionTarget(t: SearchTarget): VersionTarget {
   return { versionId: t.version.id, libraryId: t.label, dynamicVersionId: t.version.dynamicVersionId };
-}
-
-/** The search side's reads of a store, whichever backend holds it. */
-function readsOf(store: ServingStore): SearchReads {
-  return store.backend === 'sqlite' ? sqliteSearchReads(store) : pgSearchReads(store);
-}
-
-function isStep<T>(v: Step<T> | Promise<T>): v is Step<T> {
-  return typeof (v as Step<T>).next === 'function' && typeof (v as Step<T>)[Symbol.iterator] === 'function';
-}
-
-/** The store of a search without request reads: SQLite's (on PostgreSQL a search always has them). */
-function sqliteOnly(store: ServingStore): Store {
-  if (store.backend !== 'sqlite') throw new Error('a search on PostgreSQL lost its request reads');
-  return store;
 }

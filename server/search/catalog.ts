@@ -142,11 +142,16 @@ export class Catalog implements CatalogReads {
  */
 function* addPackageNames(reads: SearchReads, entries: CatalogEntry[]): Step<void> {
   const own = new Set(entries.flatMap((e) => e.keys.map((k) => k.key)));
+  const served = new Map(entries.map((e) => [e, defaultVersion(e)]));
+  // Every served version's model time in one read (on PostgreSQL a statement per library was a round
+  // trip each); the models are then read only when not parsed already (models.ts).
+  const builtAt = yield* wait(reads.modelsBuiltAt([...served.values()].flatMap((v) => (v ? [v.id] : []))));
+  const known = { ...reads, modelBuiltAt: (versionId: number) => builtAt.get(versionId) ?? null };
   for (const e of entries) {
-    const served = defaultVersion(e);
-    if (!served) continue;
+    const version = served.get(e);
+    if (!version) continue;
     const names = new Set(e.keys.map((k) => k.key));
-    const extra = packageNameKeys(e.library, yield* packagesStep(reads, served.id)).filter((k) => !own.has(k.key) && !names.has(k.key));
+    const extra = packageNameKeys(e.library, yield* packagesStep(known, version.id)).filter((k) => !own.has(k.key) && !names.has(k.key));
     if (extra.length) e.keys = [...e.keys, ...extra];
   }
 }

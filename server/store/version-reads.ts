@@ -85,6 +85,8 @@ export interface SearchReads extends VersionReads {
   topVersions(match: string, limit: number, perVersion: number): Awaitable<VersionProbe[]>;
   versionScore(versionId: number, match: string, limit: number): Awaitable<VersionProbe>;
   documentFrequencies(terms: string[]): Awaitable<Map<string, number>>;
+  /** When each version's model was stored (VersionReads.modelBuiltAt for many versions at once); versions without one are absent. */
+  modelsBuiltAt(versionIds: number[]): Awaitable<Map<number, string>>;
   holds(versionId: number, term: string): Awaitable<boolean>;
   termsStartingWith(versionId: number, first: string, minLength: number, maxLength: number): Awaitable<Map<string, number>>;
 }
@@ -110,6 +112,14 @@ export function sqliteSearchReads(store: Store): SyncSearchReads {
       topVersions: (match, limit, perVersion) => store.probe.topVersions(match, limit, perVersion),
       versionScore: (versionId, match, limit) => store.probe.versionScore(versionId, match, limit),
       documentFrequencies: (terms) => store.probe.documentFrequencies(terms),
+      modelsBuiltAt: (versionIds) => {
+        const out = new Map<number, string>();
+        for (const id of versionIds) {
+          const at = store.models.builtAt(id);
+          if (at !== null) out.set(id, at);
+        }
+        return out;
+      },
       holds: (versionId, term) => store.terms.holds(versionId, term),
       termsStartingWith: (versionId, first, minLength, maxLength) => store.terms.termsStartingWith(versionId, first, minLength, maxLength),
     };

@@ -38,7 +38,7 @@ const pgSearch = new WeakMap<PgStore, SearchReads>();
 export function pgSearchReads(store: PgStore): SearchReads {
   let reads = pgSearch.get(store);
   if (!reads) {
-    const { libraries, probe, terms } = store;
+    const { libraries, probe, terms, models } = store;
     reads = {
       ...pgVersionReads(store),
       catalogStamp: () => probe.catalogStamp(),
@@ -49,6 +49,7 @@ export function pgSearchReads(store: PgStore): SearchReads {
       topVersions: (match, limit, perVersion) => probe.topVersions(match, limit, perVersion),
       versionScore: (versionId, match, limit) => probe.versionScore(versionId, match, limit),
       documentFrequencies: (list) => probe.documentFrequencies(list),
+      modelsBuiltAt: (versionIds) => models.builtAtOf(versionIds),
       holds: (versionId, term) => terms.holds(versionId, term),
       termsStartingWith: (versionId, first, minLength, maxLength) => terms.termsStartingWith(versionId, first, minLength, maxLength),
     };

@@ -87,8 +87,10 @@ interface Question {
   ask: (s: Services) => Promise<Answer>;
 }
 
-const context = (req: Pick<ContextRequest, 'libraryId' | 'query'> & Partial<ContextRequest>, principal: Reader = null) => (s: Services) =>
-  answered(() => s.context.query({ fast: false, researchMode: false, ...req }, principal));
+const context =
+  (req: Pick<ContextRequest, 'libraryId' | 'query'> & Partial<ContextRequest>, principal: Reader = null) =>
+  (s: Services) =>
+    answered(() => s.context.query({ fast: false, researchMode: false, ...req }, principal));
 const search = (req: Omit<SearchRequest, 'libraries'> & { libraries?: string[] }) => (s: Services) =>
   answered(() => s.search.search({ libraries: [], ...req }, null));
 
@@ -139,7 +141,10 @@ async function onSqlite(): Promise<Answer[]> {
 
 function snippetIds(a: Answer): string[] {
   if ('error' in a) return [];
-  const json = a.json as { codeSnippets?: { codeId?: string; codeTitle: string }[]; infoSnippets?: { pageId?: string; breadcrumb?: string; content: string }[] };
+  const json = a.json as {
+    codeSnippets?: { codeId?: string; codeTitle: string }[];
+    infoSnippets?: { pageId?: string; breadcrumb?: string; content: string }[];
+  };
   const code = (json.codeSnippets ?? []).map((c) => `c:${c.codeId ?? ''}:${c.codeTitle}`);
   const info = (json.infoSnippets ?? []).map((i) => `i:${i.pageId ?? ''}:${i.breadcrumb ?? ''}:${i.content.slice(0, 40)}`);
   return [...code, ...info];

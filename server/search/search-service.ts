@@ -2,7 +2,7 @@ import type { Store } from '../store/index.ts';
 import type { PgStore } from '../store/pg/index.ts';
 import { pgRequestReads } from '../store/pg/version-reads.ts';
 import { sqliteSearchReads, type SearchReads } from '../store/version-reads.ts';
-import { isStep, searchReadsOf, sqliteOnly, type ServingStore } from './serving.ts';
+import { isStep, searchReadsOf, settledInTurn, sqliteOnly, type ServingStore } from './serving.ts';
 import type { Embedder } from '../embed/types.ts';
 import type { Logger } from '../log.ts';
 import { principalOf, type LibraryVersion, type Reader } from '../../lib/model.ts';
@@ -325,22 +325,19 @@ export class MultiLibrarySearch implements SearchService {
     versionParam: string | undefined,
     d: SearchDeps,
   ): Promise<Plan & { settled: PromiseSettledResult<Candidate[]>[] }> {
-    return this.onPg(store, d, reads, async (selector) => {
-      const p = await runAsync(this.planStep(selector, reads, req, asked, principal, q, versionParam, undefined, d));
-      const limits = candidateLimits(p.targets.length);
-      const retrieve = this.overrides.retrieve ?? ((t: SearchTarget, pq: PreparedQuery) => versionCandidatesAsync(reads, pq, versionTarget(t), limits));
-      // One library after the other, inside the snapshot (its connection is given back when this
-      // returns): one connection runs one statement at a time, so running them side by side gains nothing.
-      const settled: PromiseSettledResult<Candidate[]>[] = [];
-      for (const t of p.targets) {
-        try {
-          settled.push({ status: 'fulfilled', value: await retrieve(t, p.spelled) });
-        } catch (reason) {
-          settled.push({ status: 'rejected', reason });
-        }
-      }
-      return { ...p, settled };
-    }, true);
+    return this.onPg(
+      store,
+      d,
+      reads,
+      async (selector) => {
+        const p = await runAsync(this.planStep(selector, reads, req, asked, principal, q, versionParam, undefined, d));
+        const limits = candidateLimits(p.targets.length);
+        const retrieve = this.overrides.retrieve ?? ((t: SearchTarget, pq: PreparedQuery) => versionCandidatesAsync(reads, pq, versionTarget(t), limits));
+        // Settled inside the snapshot, whose connection is given back when this returns.
+        return { ...p, settled: await settledInTurn(p.targets, (t) => retrieve(t, p.spelled)) };
+      },
+      true,
+    );
   }
 
   /** Selection, version resolution and spelling, read in the caller's snapshot (both backends). */
@@ -401,7 +398,12 @@ export class MultiLibrarySearch implements SearchService {
   }
 
   /** The global ranking of the question as retrieved; the fused order when it fails. */
-  private async rankMerged(spelled: PreparedQuery, merged: Candidate[], d: SearchDeps, reads: SearchReads | null): Promise<{ ranked: Candidate[]; failed: boolean }> {
+  private async rankMerged(
+    spelled: PreparedQuery,
+    merged: Candidate[],
+    d: SearchDeps,
+    reads: SearchReads | null,
+  ): Promise<{ ranked: Candidate[]; failed: boolean }> {
     const store = d.store;
     try {
       if (this.overrides.rerank) return { ranked: this.overrides.rerank(spelled, merged), failed: false };

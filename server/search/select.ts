@@ -186,7 +186,8 @@ export class LibrarySelector {
     }
     const named = choices.length;
     if (named === 1 && version) choices[0]!.requested = version;
-    if (named === 0) for (const p of yield* this.probeStep(req.question, principal, probed)) push({ entry: p.entry, requested: null, reason: p.reason, from: null });
+    if (named === 0)
+      for (const p of yield* this.probeStep(req.question, principal, probed)) push({ entry: p.entry, requested: null, reason: p.reason, from: null });
     this.logChoices(req.question.text, choices);
     return { choices, named, versionIgnored: version !== null && named !== 1 };
   }
@@ -220,7 +221,10 @@ export class LibrarySelector {
     return runSync(this.probeMatchStep(req.question));
   }
 
-  private *bestOfSameNameStep(group: { at: number; entry: CatalogEntry; reason: string }[], question: Question): Step<{ at: number; entry: CatalogEntry; reason: string }> {
+  private *bestOfSameNameStep(
+    group: { at: number; entry: CatalogEntry; reason: string }[],
+    question: Question,
+  ): Step<{ at: number; entry: CatalogEntry; reason: string }> {
     const ranked = yield* this.breakTiesStep(
       group.map((g) => ({ entry: g.entry, score: 1, reason: g.reason })),
       question,

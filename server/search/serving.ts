@@ -22,3 +22,20 @@ export function sqliteOnly(store: ServingStore): Store {
 export function isStep<T>(v: Step<T> | Promise<T>): v is Step<T> {
   return typeof (v as Step<T>).next === 'function' && typeof (v as Step<T>)[Symbol.iterator] === 'function';
 }
+
+/**
+ * Promise.allSettled of `fn` over the items, run one after the other: on PostgreSQL they share the
+ * snapshot's one connection, which runs one statement at a time, so side by side gains nothing (and
+ * pg deprecates queries queued on a busy client).
+ */
+export async function settledInTurn<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
+  const out: PromiseSettledResult<R>[] = [];
+  for (const item of items) {
+    try {
+      out.push({ status: 'fulfilled', value: await fn(item) });
+    } catch (reason) {
+      out.push({ status: 'rejected', reason });
+    }
+  }
+  return out;
+}

@@ -53,22 +53,24 @@ export function resolveLibrary(store: Store, access: AccessPolicy, principal: Re
 
 /** resolveLibrary over either backend's reads. */
 export function* resolveStep(
-  reads: Pick<SearchReads, 'library' | 'libraries' | 'libraryVersions'>,
+  reads: Pick<SearchReads, 'libraries' | 'libraryWithVersions'>,
   access: AccessPolicy,
   principal: Reader,
   raw: string,
 ): Step<ResolvedLibrary> {
   const parsed = parseLibraryId(raw);
   if (!parsed) throw new ApiError('invalid_library_id', `"${raw}" is not a library ID; use /owner/repo, /owner/repo/version or /owner/repo@version.`);
-  let library = yield* wait(reads.library(parsed.id));
-  if (!library) {
+  let found = yield* wait(reads.libraryWithVersions(parsed.id));
+  if (!found) {
     // IDs are case-insensitive for people typing them (/Fastify/Fastify).
     const lower = parsed.id.toLowerCase();
-    library = (yield* wait(reads.libraries())).find((l) => l.id.toLowerCase() === lower) ?? null;
+    const id = (yield* wait(reads.libraries())).find((l) => l.id.toLowerCase() === lower)?.id;
+    if (id !== undefined) found = yield* wait(reads.libraryWithVersions(id));
   }
   const notFound = () => new ApiError('library_not_found', `Library ${parsed.id} was not found. Look it up with /api/v2/libs/search first.`);
-  if (!library || !access.canSee(principal, library)) throw notFound();
-  const choice = chooseVersion(yield* wait(reads.libraryVersions(library.id)), parsed.tag, library.branch);
+  if (!found || !access.canSee(principal, found.library)) throw notFound();
+  const { library, versions } = found;
+  const choice = chooseVersion(versions, parsed.tag, library.branch);
   if (!choice) throw notFound();
   return { library, choice };
 }

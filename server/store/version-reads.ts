@@ -77,9 +77,8 @@ export function sqliteVersionReads(store: Store): SyncVersionReads {
 export interface SearchReads extends VersionReads {
   catalogStamp(): Awaitable<string>;
   libraries(): Awaitable<Library[]>;
-  library(id: string): Awaitable<Library | null>;
-  /** A library's documentation versions, every state, by id (LibraryStore.versions). */
-  libraryVersions(libraryId: string): Awaitable<LibraryVersion[]>;
+  /** A library with its documentation versions, every state, by id (LibraryStore get and versions); null without the library. On PostgreSQL one round trip. */
+  libraryWithVersions(id: string): Awaitable<{ library: Library; versions: LibraryVersion[] } | null>;
   /** Every current version (LibraryStore.allCurrentVersions). */
   currentVersions(): Awaitable<LibraryVersion[]>;
   topVersions(match: string, limit: number, perVersion: number): Awaitable<VersionProbe[]>;
@@ -106,8 +105,10 @@ export function sqliteSearchReads(store: Store): SyncSearchReads {
       ...sqliteVersionReads(store),
       catalogStamp: () => store.probe.catalogStamp(),
       libraries: () => store.libraries.list(),
-      library: (id) => store.libraries.get(id),
-      libraryVersions: (libraryId) => store.libraries.versions(libraryId),
+      libraryWithVersions: (id) => {
+        const library = store.libraries.get(id);
+        return library && { library, versions: store.libraries.versions(id) };
+      },
       currentVersions: () => store.libraries.allCurrentVersions(),
       topVersions: (match, limit, perVersion) => store.probe.topVersions(match, limit, perVersion),
       versionScore: (versionId, match, limit) => store.probe.versionScore(versionId, match, limit),

@@ -21,6 +21,7 @@ import type { WordRarity } from './search/word-rarity.ts';
 import { lastReembedUnfinished, registerReembedJob, scheduleReembed } from './embed/reembed-job.ts';
 import type { AccessPolicy, ContextService, LibrarySearchService, SearchService } from './search/answer-types.ts';
 import { StoreContextService } from './search/context-service.ts';
+import type { ServingStore } from './search/serving.ts';
 import { MultiLibrarySearch, type SearchOverrides } from './search/search-service.ts';
 import { StoreLibrarySearch } from './search/library-search.ts';
 import { TeamService } from './teams/index.ts';
@@ -232,7 +233,7 @@ export function onSqlite(s: Services): Services<Store> {
 
 /** The search side: versions asked for and not indexed, GET /api/v2/context, GET /api/v3/search, GET /api/v2/libs/search. */
 function searchServices(
-  d: { config: Config; log: Logger; store: Store; jobs: JobQueue; embedder: Embedder | null; rarity: WordRarity | null; access: AccessPolicy },
+  d: { config: Config; log: Logger; store: ServingStore; jobs: JobQueue; embedder: Embedder | null; rarity: WordRarity | null; access: AccessPolicy },
   overrides: SearchOverrides,
   git: () => GitSourceService,
 ) {
@@ -246,7 +247,7 @@ function searchServices(
     overrides,
     () => context.retrievalPool(),
   );
-  const librarySearch = new StoreLibrarySearch(() => ({ selector: search.selector(), access }));
+  const librarySearch = new StoreLibrarySearch(() => ({ selection: search, access }));
   return { versions, context, search, librarySearch };
 }
 

@@ -3,7 +3,7 @@ import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import type { Store } from './store/index.ts';
 import type { PgStore } from './store/pg/index.ts';
-import { declaredSources, gettingStarted, operationsAids, sqliteOnly, stateOf } from './services-aids.ts';
+import { declaredSources, gettingStarted, operationsAids, stateOf } from './services-aids.ts';
 /** Whether a data dir holds a Stacks database (the CLI refuses a mistyped --data-dir with it). */
 export { holdsStacksDatabase } from './store/index.ts';
 import { LicenseService, loadVerifyKeys } from './license/license.ts';
@@ -175,7 +175,7 @@ export async function createServices(
   const rarity = await wordRarity(embedder, config, log);
   const access = overrides.access ? overrides.access(teams.access) : teams.access;
   // `git` is built below; the search side asks it only once a search runs.
-  const searching = searchServices({ config, log, store: sqliteOnly(store, 'search'), jobs, embedder, rarity, access }, overrides.search ?? {}, () => git);
+  const searching = searchServices({ config, log, store, jobs, embedder, rarity, access }, overrides.search ?? {}, () => git);
   const crawler = new CrawlService({ store, jobs, config });
   const sources = new SourceService({ config, store, jobs, writer, log, staged: node.staged });
   const gitCredentials = new GitCredentials(store.git, config.gitCredentialsKey ? parseCredentialsKey(config.gitCredentialsKey) : null, () =>

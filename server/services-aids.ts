@@ -35,12 +35,6 @@ import type { GitSourceService } from './sources/git/service.ts';
  * sources.yaml. Only services.ts imports this module.
  */
 
-/** Not yet built for PostgreSQL: named in the error. */
-export function sqliteOnly(store: Store | PgStore, what: string): Store {
-  if (store.backend === 'sqlite') return store;
-  throw new Error(`${what} on PostgreSQL are not built yet`);
-}
-
 /** The state: PostgreSQL when STACKS_DATABASE_URL is set, else the SQLite file in the data dir (server/store/open.ts). */
 export async function stateOf(config: Config, log: Logger): Promise<Store | PgStore> {
   const store = await openStore({

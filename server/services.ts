@@ -3,7 +3,7 @@ import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import type { Store } from './store/index.ts';
 import type { PgStore } from './store/pg/index.ts';
-import { declaredSources, gettingStarted, operationsAids, sqliteOnly, stateOf } from './services-aids.ts';
+import { declaredSources, gettingStarted, operationsAids, stateOf } from './services-aids.ts';
 /** Whether a data dir holds a Stacks database (the CLI refuses a mistyped --data-dir with it). */
 export { holdsStacksDatabase } from './store/index.ts';
 import { LicenseService, loadVerifyKeys } from './license/license.ts';
@@ -21,6 +21,7 @@ import type { WordRarity } from './search/word-rarity.ts';
 import { lastReembedUnfinished, registerReembedJob, scheduleReembed } from './embed/reembed-job.ts';
 import type { AccessPolicy, ContextService, LibrarySearchService, SearchService } from './search/answer-types.ts';
 import { StoreContextService } from './search/context-service.ts';
+import type { ServingStore } from './search/serving.ts';
 import { MultiLibrarySearch, type SearchOverrides } from './search/search-service.ts';
 import { StoreLibrarySearch } from './search/library-search.ts';
 import { TeamService } from './teams/index.ts';
@@ -174,7 +175,7 @@ export async function createServices(
   const rarity = await wordRarity(embedder, config, log);
   const access = overrides.access ? overrides.access(teams.access) : teams.access;
   // `git` is built below; the search side asks it only once a search runs.
-  const searching = searchServices({ config, log, store: sqliteOnly(store, 'search'), jobs, embedder, rarity, access }, overrides.search ?? {}, () => git);
+  const searching = searchServices({ config, log, store, jobs, embedder, rarity, access }, overrides.search ?? {}, () => git);
   const crawler = new CrawlService({ store, jobs, config });
   const sources = new SourceService({ config, store, jobs, writer, log, staged: node.staged });
   const gitCredentials = new GitCredentials(store.git, config.gitCredentialsKey ? parseCredentialsKey(config.gitCredentialsKey) : null, () =>
@@ -232,7 +233,7 @@ export function onSqlite(s: Services): Services<Store> {
 
 /** The search side: versions asked for and not indexed, GET /api/v2/context, GET /api/v3/search, GET /api/v2/libs/search. */
 function searchServices(
-  d: { config: Config; log: Logger; store: Store; jobs: JobQueue; embedder: Embedder | null; rarity: WordRarity | null; access: AccessPolicy },
+  d: { config: Config; log: Logger; store: ServingStore; jobs: JobQueue; embedder: Embedder | null; rarity: WordRarity | null; access: AccessPolicy },
   overrides: SearchOverrides,
   git: () => GitSourceService,
 ) {
@@ -246,7 +247,7 @@ function searchServices(
     overrides,
     () => context.retrievalPool(),
   );
-  const librarySearch = new StoreLibrarySearch(() => ({ selector: search.selector(), access }));
+  const librarySearch = new StoreLibrarySearch(() => ({ selection: search, access }));
   return { versions, context, search, librarySearch };
 }
 

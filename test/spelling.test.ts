@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { correctSpelling, spellingCorrections, writtenAsWord, type Vocabulary } from '../server/search/spelling.ts';
+import { correctSpelling, spellingCorrections, writtenAsWord, type SyncVocabulary } from '../server/search/spelling.ts';
 import { rng } from './helpers/rng.ts';
 import { TUNING } from '../server/search/tuning.ts';
 import { analyzeQuery, type PreparedQuery } from '../server/search/query.ts';
@@ -26,7 +26,7 @@ const versions: Record<number, Record<string, number>> = {
   2: { redact: 2, redacts: 1, redcap: 9, logger: 60 },
 };
 
-const vocabulary: Vocabulary = {
+const vocabulary: SyncVocabulary = {
   holds: (v, term) => (versions[v]?.[term] ?? 0) > 0,
   termsStartingWith: (v, first, min, max) =>
     new Map(Object.entries(versions[v] ?? {}).filter(([t]) => t.startsWith(first) && t.length >= min && t.length <= max)),

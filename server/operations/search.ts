@@ -26,8 +26,8 @@ export function searchOperations(bind: ReturnType<typeof binder>, d: SearchOpera
       answer: await d.search.search({ query: i.query, libraries: i.library, version: i.version, language: i.language }, readerOf(p, caller)),
     })),
     libsSearch: bind(libsSearchOperation, (i, p, caller) => d.librarySearch.search({ libraryName: i.libraryName, query: i.query }, readerOf(p, caller))),
-    libraries: bind(librariesOperation, (_i, p, caller) => ({
-      libraries: d.librarySearch.list(readerOf(p, caller)),
+    libraries: bind(librariesOperation, async (_i, p, caller) => ({
+      libraries: await d.librarySearch.list(readerOf(p, caller)),
       searchFilterApplied: d.access.filtersActive(readerOf(p, caller)),
     })),
   };

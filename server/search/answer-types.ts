@@ -98,7 +98,7 @@ export interface LibrarySearchEntry {
 export interface LibrarySearchService {
   search(req: { libraryName: string; query: string }, principal: Reader): Promise<{ results: LibrarySearchEntry[]; searchFilterApplied: boolean }>;
   /** Every library the caller may see, by ID (GET /api/libraries, the web UI). */
-  list(principal: Reader): LibrarySearchEntry[];
+  list(principal: Reader): Promise<LibrarySearchEntry[]>;
 }
 
 /**

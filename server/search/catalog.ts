@@ -1,8 +1,9 @@
-import type { Store } from '../store/index.ts';
 import type { Library, LibraryVersion } from '../../lib/model.ts';
+import type { SearchReads } from '../store/version-reads.ts';
 import { MentionIndex, namesOf, type NameKey } from './names.ts';
 import { packageNameKeys } from './package-names.ts';
-import { packagesFor } from './models.ts';
+import { packagesStep } from './models.ts';
+import { runSync, wait, type Step } from './read-steps.ts';
 import { defaultVersionOf } from './versions.ts';
 
 /** One library as search sees it: its names and the versions it can serve. */
@@ -25,91 +26,132 @@ export function defaultVersion(e: CatalogEntry): LibraryVersion | null {
   return defaultVersionOf(e.base ? [e.base, ...e.tagged] : e.tagged);
 }
 
-/**
- * The library catalogue, rebuilt only when the store's catalogue stamp changes (a library or a
- * served version added, removed or swapped), so a search does not re-read every library.
- */
-export class Catalog {
-  private stamp = '';
-  private entries: CatalogEntry[] = [];
-  private byId = new Map<string, CatalogEntry>();
-  private byVersion = new Map<number, CatalogEntry>();
+/** What selection reads of the catalogue: one state of it (CatalogView), or SQLite's catalogue that refreshes itself (Catalog). */
+export interface CatalogReads {
+  all(): CatalogEntry[];
+  get(id: string): CatalogEntry | null;
+  /** Names of every library, indexed for reading questions. */
+  mentions(): MentionIndex<CatalogEntry>;
+  /** The entry owning a served version id. */
+  ofVersion(versionId: number): CatalogEntry | null;
+}
+
+/** One state of the catalogue, as of one catalogue stamp; never changed once built, so a request may keep it across its awaits. */
+export class CatalogView implements CatalogReads {
+  private readonly byId = new Map<string, CatalogEntry>();
+  private readonly byVersion = new Map<number, CatalogEntry>();
   private mentionIndex: MentionIndex<CatalogEntry> | null = null;
 
-  constructor(private readonly store: Store) {}
-
-  all(): CatalogEntry[] {
-    this.refresh();
-    return this.entries;
-  }
-
-  get(id: string): CatalogEntry | null {
-    this.refresh();
-    return this.byId.get(id) ?? this.byId.get(id.toLowerCase()) ?? null;
-  }
-
-  /** Names of every library, indexed for reading questions (built on first use after a change). */
-  mentions(): MentionIndex<CatalogEntry> {
-    this.refresh();
-    return (this.mentionIndex ??= new MentionIndex(this.entries.map((e) => ({ item: e, keys: e.keys }))));
-  }
-
-  /** The entry owning a served version id. */
-  ofVersion(versionId: number): CatalogEntry | null {
-    this.refresh();
-    return this.byVersion.get(versionId) ?? null;
-  }
-
-  /**
-   * Each library also goes by the package names its served version's documents install
-   * (`react-query` for TanStack Query), unless another library goes by that name itself.
-   */
-  private addPackageNames(entries: CatalogEntry[]): void {
-    const own = new Set(entries.flatMap((e) => e.keys.map((k) => k.key)));
-    for (const e of entries) {
-      const served = defaultVersion(e);
-      if (!served) continue;
-      const names = new Set(e.keys.map((k) => k.key));
-      const extra = packageNameKeys(e.library, packagesFor(this.store, served.id)).filter((k) => !own.has(k.key) && !names.has(k.key));
-      if (extra.length) e.keys = [...e.keys, ...extra];
-    }
-  }
-
-  /** True while the current synchronous run has checked the stamp (a selection asks several times). */
-  private checked = false;
-
-  private refresh(): void {
-    // Once per synchronous run (a search selection asks five or more times; the stamp query was 4%
-    // of the request thread): a change committed meanwhile is seen by the next run, as if it had
-    // come just after this one.
-    if (this.checked) return;
-    this.checked = true;
-    queueMicrotask(() => (this.checked = false));
-    const stamp = this.store.probe.catalogStamp();
-    if (stamp === this.stamp) return;
-    const versions = new Map<string, LibraryVersion[]>();
-    for (const v of this.store.libraries.allCurrentVersions()) {
-      if (v.state !== 'ready') continue;
-      const list = versions.get(v.libraryId) ?? [];
-      list.push(v);
-      versions.set(v.libraryId, list);
-    }
-    const entries: CatalogEntry[] = [];
-    for (const library of this.store.libraries.list()) {
-      const vs = versions.get(library.id) ?? [];
-      entries.push({ library, keys: namesOf(library), base: vs.find((v) => v.tag === '') ?? null, tagged: vs.filter((v) => v.tag !== '') });
-    }
-    this.addPackageNames(entries);
-    this.entries = entries;
-    this.mentionIndex = null;
-    this.byId = new Map();
-    this.byVersion = new Map();
+  constructor(
+    readonly stamp: string,
+    private readonly entries: CatalogEntry[],
+  ) {
     for (const e of entries) {
       this.byId.set(e.library.id, e);
       if (!this.byId.has(e.library.id.toLowerCase())) this.byId.set(e.library.id.toLowerCase(), e);
       if (e.base) this.byVersion.set(e.base.id, e);
       for (const v of e.tagged) this.byVersion.set(v.id, e);
     }
-    this.stamp = stamp;
+  }
+
+  all(): CatalogEntry[] {
+    return this.entries;
+  }
+
+  get(id: string): CatalogEntry | null {
+    return this.byId.get(id) ?? this.byId.get(id.toLowerCase()) ?? null;
+  }
+
+  /** Built on first use: a request that reads no question needs none. */
+  mentions(): MentionIndex<CatalogEntry> {
+    return (this.mentionIndex ??= new MentionIndex(this.entries.map((e) => ({ item: e, keys: e.keys }))));
+  }
+
+  ofVersion(versionId: number): CatalogEntry | null {
+    return this.byVersion.get(versionId) ?? null;
+  }
+}
+
+/**
+ * The library catalogue, rebuilt only when the store's catalogue stamp changes (a library or a
+ * served version added, removed or swapped), so a search does not re-read every library. On SQLite
+ * it refreshes itself on use (once per synchronous run); on PostgreSQL a request runs viewStep inside
+ * its read snapshot and answers from the view it returns: a node-local mirror that a version swapped
+ * in through another node replaces at this node's next request.
+ */
+export class Catalog implements CatalogReads {
+  private view = new CatalogView('', []);
+
+  constructor(private readonly reads: SearchReads) {}
+
+  all(): CatalogEntry[] {
+    return this.current().all();
+  }
+
+  get(id: string): CatalogEntry | null {
+    return this.current().get(id);
+  }
+
+  mentions(): MentionIndex<CatalogEntry> {
+    return this.current().mentions();
+  }
+
+  ofVersion(versionId: number): CatalogEntry | null {
+    return this.current().ofVersion(versionId);
+  }
+
+  /** True while the current synchronous run has checked the stamp (a selection asks several times). */
+  private checked = false;
+
+  /** SQLite's: the view, its stamp checked once per synchronous run (the reads must answer at once). */
+  private current(): CatalogView {
+    // Once per synchronous run (a search selection asks five or more times; the stamp query was 4%
+    // of the request thread): a change committed meanwhile is seen by the next run, as if it had
+    // come just after this one.
+    if (this.checked) return this.view;
+    this.checked = true;
+    queueMicrotask(() => (this.checked = false));
+    return runSync(this.viewStep());
+  }
+
+  /** The catalogue as of the reads' state: the one held when the stamp is unchanged, else rebuilt (and held). */
+  *viewStep(): Step<CatalogView> {
+    const stamp = yield* wait(this.reads.catalogStamp());
+    if (stamp === this.view.stamp) return this.view;
+    const versions = new Map<string, LibraryVersion[]>();
+    for (const v of yield* wait(this.reads.currentVersions())) {
+      if (v.state !== 'ready') continue;
+      const list = versions.get(v.libraryId) ?? [];
+      list.push(v);
+      versions.set(v.libraryId, list);
+    }
+    const entries: CatalogEntry[] = [];
+    for (const library of yield* wait(this.reads.libraries())) {
+      const vs = versions.get(library.id) ?? [];
+      entries.push({ library, keys: namesOf(library), base: vs.find((v) => v.tag === '') ?? null, tagged: vs.filter((v) => v.tag !== '') });
+    }
+    yield* addPackageNames(this.reads, entries);
+    this.view = new CatalogView(stamp, entries);
+    return this.view;
+  }
+}
+
+/**
+ * Each library also goes by the package names its served version's documents install
+ * (`react-query` for TanStack Query), unless another library goes by that name itself.
+ */
+function* addPackageNames(reads: SearchReads, entries: CatalogEntry[]): Step<void> {
+  const own = new Set(entries.flatMap((e) => e.keys.map((k) => k.key)));
+  const served = new Map(entries.map((e) => [e, defaultVersion(e)]));
+  // Every served version's model time in one read (on PostgreSQL a statement per library was a round
+  // trip each); the models are then read only when not parsed already (models.ts).
+  const builtAt = yield* wait(reads.modelsBuiltAt([...served.values()].flatMap((v) => (v ? [v.id] : []))));
+  const known = { ...reads, modelBuiltAt: (versionId: number) => builtAt.get(versionId) ?? null };
+  for (const e of entries) {
+    const version = served.get(e);
+    if (!version) continue;
+    const names = new Set(e.keys.map((k) => k.key));
+    const extra = packageNameKeys(e.library, yield* packagesStep(known, version.id)).filter((k) => !own.has(k.key) && !names.has(k.key));
+    if (extra.length) e.keys = [...e.keys, ...extra];
   }
 }

@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import type { Store } from '../store/index.ts';
+import { pgRequestReads, pgSearchReads } from '../store/pg/version-reads.ts';
+import { sqliteSearchReads, type SearchReads } from '../store/version-reads.ts';
 import type { Embedder } from '../embed/types.ts';
 import { searchWorkerCount, workerVectorCacheBytes, type Config } from '../config.ts';
 import type { Logger } from '../log.ts';
@@ -9,19 +11,21 @@ import { parseLibraryId } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { AccessPolicy, ContextRequest, ContextResponse, ContextRules, ContextService, Rendered } from './answer-types.ts';
 import { prepareQueryOrLexical, type PreparedQuery } from './query.ts';
-import { correctSpelling } from './spelling.ts';
+import { correctSpelling, correctSpellingStep, type Correction } from './spelling.ts';
 import { overviewText } from './overview.ts';
 import type { WordRarity } from './word-rarity.ts';
 import type { Candidate } from './retrieve.ts';
 import { RetrievalPool } from './retrieval-pool.ts';
-import { answerForVersion, type VersionTarget } from './pipeline.ts';
+import { answerForVersion, answerStep, type VersionTarget } from './pipeline.ts';
+import { runAsync, runSync, wait, type Step } from './read-steps.ts';
+import type { ServingStore } from './serving.ts';
 import { chooseVersion, versionHeaders, type VersionChoice } from './versions.ts';
 import { flattenRules, lazyRendered, renderRulesText, renderText, TEXT_SEPARATOR, toContextJson } from './render.ts';
-import { gatherSources, prepareResearch, synthesize, type ResearchDeps } from './research.ts';
+import { gatherSources, gatherSourcesStep, prepareResearch, synthesize, type ResearchDeps } from './research.ts';
 import { isoWeek, nextWeekStart } from '../../lib/week.ts';
 
 export interface ContextDeps {
-  store: Store;
+  store: ServingStore;
   /** For rule 8 of /v3/search: a missing version of a library added from Git is queued for indexing when its repository has that tag. */
   versions?: Pick<VersionRequests, 'request'>;
   embedder: Embedder | null;
@@ -44,19 +48,61 @@ export interface ResolvedLibrary {
  * caller, or with nothing indexed: 404 library_not_found.
  */
 export function resolveLibrary(store: Store, access: AccessPolicy, principal: Reader, raw: string): ResolvedLibrary {
+  return runSync(resolveStep(sqliteSearchReads(store), access, principal, raw));
+}
+
+/** resolveLibrary over either backend's reads. */
+export function* resolveStep(
+  reads: Pick<SearchReads, 'libraries' | 'libraryWithVersions'>,
+  access: AccessPolicy,
+  principal: Reader,
+  raw: string,
+): Step<ResolvedLibrary> {
   const parsed = parseLibraryId(raw);
   if (!parsed) throw new ApiError('invalid_library_id', `"${raw}" is not a library ID; use /owner/repo, /owner/repo/version or /owner/repo@version.`);
-  let library = store.libraries.get(parsed.id);
-  if (!library) {
+  let found = yield* wait(reads.libraryWithVersions(parsed.id));
+  if (!found) {
     // IDs are case-insensitive for people typing them (/Fastify/Fastify).
     const lower = parsed.id.toLowerCase();
-    library = store.libraries.list().find((l) => l.id.toLowerCase() === lower) ?? null;
+    const id = (yield* wait(reads.libraries())).find((l) => l.id.toLowerCase() === lower)?.id;
+    if (id !== undefined) found = yield* wait(reads.libraryWithVersions(id));
   }
   const notFound = () => new ApiError('library_not_found', `Library ${parsed.id} was not found. Look it up with /api/v2/libs/search first.`);
-  if (!library || !access.canSee(principal, library)) throw notFound();
-  const choice = chooseVersion(store.libraries.versions(library.id), parsed.tag, library.branch);
+  if (!found || !access.canSee(principal, found.library)) throw notFound();
+  const { library, versions } = found;
+  const choice = chooseVersion(versions, parsed.tag, library.branch);
   if (!choice) throw notFound();
   return { library, choice };
+}
+
+/** What /api/v2/context answers, before it is rendered. */
+interface ContextAnswer {
+  resolved: ResolvedLibrary;
+  items: Candidate[];
+  corrections: Correction[];
+  /** Whether the served version's vectors are complete; null without an embedder (no header). */
+  vectorsReady: boolean | null;
+}
+
+/**
+ * The context answer read in one snapshot on PostgreSQL: the version resolved again (a swap on any
+ * node since the first resolution is seen), the question's misspellings read as it spells them, the
+ * pipeline, the vectors' state.
+ */
+function* contextStep(
+  reads: SearchReads,
+  access: AccessPolicy,
+  principal: Reader,
+  req: ContextRequest,
+  q: PreparedQuery,
+  rarity: WordRarity | null,
+  vectors: boolean,
+): Step<ContextAnswer> {
+  const resolved = yield* resolveStep(reads, access, principal, req.libraryId);
+  const { q: spelled, corrections } = yield* correctSpellingStep(q, reads, rarity, [resolved.choice.version.id]);
+  const items = yield* answerStep(reads, spelled, targetOf(resolved), { fast: req.fast });
+  const vectorsReady = vectors ? yield* wait(reads.vectorsReady(resolved.choice.version.id)) : null;
+  return { resolved, items, corrections, vectorsReady };
 }
 
 /** The version a resolved library answers from, as the pipeline takes it. */
@@ -92,26 +138,26 @@ export class StoreContextService implements ContextService {
   }
 
   async query(req: ContextRequest, principal: Reader): Promise<Rendered<ContextResponse>> {
-    const { store, access } = this.deps;
+    const { store, access, embedder, rarity } = this.deps;
     // Fail fast on a bad ID and check the key before any work; the version is resolved again
     // below inside the read snapshot, after the (async) embedding, so that a re-import swapping
     // the version in between cannot leave us reading a version that no longer exists.
-    const first = resolveLibrary(store, access, principal, req.libraryId);
+    const first =
+      store.backend === 'sqlite'
+        ? resolveLibrary(store, access, principal, req.libraryId)
+        : await runAsync(resolveStep(pgSearchReads(store), access, principal, req.libraryId));
     if (req.researchMode) return this.research(req, principal);
 
     // A question asking only what the library is ("pino", "what is hono") is searched with its description.
     const asked = overviewText(req.query, first.library) ?? req.query;
-    const prepared = await prepareQueryOrLexical(asked, this.deps.embedder);
+    const prepared = await prepareQueryOrLexical(asked, embedder);
     const error = prepared.error;
     if (error) this.deps.log.warn({ err: error.message }, 'context: query embedding failed; lexical retrieval only');
-    const { q, corrections } = correctSpelling(prepared.q, store.terms, this.deps.rarity, [first.choice.version.id]);
+    const { resolved, items, corrections, vectorsReady } =
+      store.backend === 'sqlite'
+        ? await this.answerOnSqlite(store, req, principal, prepared.q, first)
+        : await store.search.snapshot(() => runAsync(contextStep(pgRequestReads(store), access, principal, req, prepared.q, rarity, embedder !== null)));
     if (corrections.length) this.deps.log.debug({ corrections }, 'context: misspelled words read as the documents spell them');
-    const { resolved, items } =
-      (await this.inWorker(req, principal, q, first)) ??
-      store.search.snapshot(() => {
-        const r = resolveLibrary(store, access, principal, req.libraryId);
-        return { resolved: r, items: answerForVersion(store, q, targetOf(r), { fast: req.fast }) };
-      });
     const rules = contextRules(access, principal, resolved.library.id);
     this.queueMissingVersion(resolved, principal);
     const text = () => {
@@ -122,14 +168,28 @@ export class StoreContextService implements ContextService {
     };
     const headers = servedHeaders(resolved);
     // A version whose vectors the embed job has not completed was searched by its words alone.
-    if (this.deps.embedder) headers['X-Stacks-Vectors'] = store.search.vectorsReady(resolved.choice.version.id) ? 'ready' : 'pending';
+    if (vectorsReady !== null) headers['X-Stacks-Vectors'] = vectorsReady ? 'ready' : 'pending';
     // As /api/v3/search does: the failure wins the reason, the version header stays.
     if (error) Object.assign(headers, { 'X-Stacks-Search-Status': 'partial', 'X-Stacks-Search-Reason': 'partialSearchFailure' });
     return lazyRendered(() => toContextJson(items, rules), text, headers);
   }
 
+  /** SQLite's answer: misspellings read as the first resolved version spells them, then the pipeline on a worker thread or in this one. */
+  private async answerOnSqlite(store: Store, req: ContextRequest, principal: Reader, prepared: PreparedQuery, first: ResolvedLibrary): Promise<ContextAnswer> {
+    const { access, rarity, embedder } = this.deps;
+    const { q, corrections } = correctSpelling(prepared, store.terms, rarity, [first.choice.version.id]);
+    const { resolved, items } =
+      (await this.inWorker(store, req, principal, q, first)) ??
+      store.search.snapshot(() => {
+        const r = resolveLibrary(store, access, principal, req.libraryId);
+        return { resolved: r, items: answerForVersion(store, q, targetOf(r), { fast: req.fast }) };
+      });
+    return { resolved, items, corrections, vectorsReady: embedder ? store.search.vectorsReady(resolved.choice.version.id) : null };
+  }
+
   /**
-   * The worker pool, created on first use: config.searchWorkers threads (unset: 2, or none in dev mode); none for an in-memory database.
+   * The worker pool, created on first use: config.searchWorkers threads (unset: 2, or none in dev mode); none for an in-memory
+   * database, nor on PostgreSQL (the request thread awaits the database there, which does the heavy reading).
    * Shared with /api/v3/search (services.ts hands it to MultiLibrarySearch).
    */
   retrievalPool(): RetrievalPool | null {
@@ -145,6 +205,7 @@ export class StoreContextService implements ContextService {
   private poolOf(): RetrievalPool | null {
     if (this.pool !== undefined) return this.pool;
     const { config, store } = this.deps;
+    if (store.backend !== 'sqlite') return (this.pool = null);
     const size = searchWorkerCount(config);
     const file = store.file;
     const lost = (err: Error) => this.deps.log.error({ err: err.message }, 'a retrieval worker stopped; its share of the searches runs in the request thread');
@@ -158,6 +219,7 @@ export class StoreContextService implements ContextService {
    * Returns null (answer in this thread) when there is no pool or the pool failed.
    */
   private async inWorker(
+    store: Store,
     req: ContextRequest,
     principal: Reader,
     q: PreparedQuery,
@@ -166,7 +228,7 @@ export class StoreContextService implements ContextService {
     const pool = this.poolOf();
     if (!pool) return null;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const resolved = attempt === 0 ? first : resolveLibrary(this.deps.store, this.deps.access, principal, req.libraryId);
+      const resolved = attempt === 0 ? first : resolveLibrary(store, this.deps.access, principal, req.libraryId);
       let r: Candidate[] | 'stale';
       try {
         r = await pool.answer(targetOf(resolved), q, { fast: req.fast });
@@ -209,12 +271,15 @@ export class StoreContextService implements ContextService {
     }
     try {
       const { store, access, embedder } = this.deps;
-      const deps: ResearchDeps = { store, embedder, config: this.deps.config, log: this.deps.log, fetch: this.fetchImpl };
+      const deps: ResearchDeps = { embedder, config: this.deps.config, log: this.deps.log, fetch: this.fetchImpl };
       const queries = await prepareResearch(req.query, embedder);
-      const { resolved, sources } = store.search.snapshot(() => {
-        const r = resolveLibrary(store, access, principal, req.libraryId);
-        return { resolved: r, sources: gatherSources(store, r.choice.version.id, r.library.id, queries) };
-      });
+      const { resolved, sources } =
+        store.backend === 'sqlite'
+          ? store.search.snapshot(() => {
+              const r = resolveLibrary(store, access, principal, req.libraryId);
+              return { resolved: r, sources: gatherSources(store, r.choice.version.id, r.library.id, queries) };
+            })
+          : await store.search.snapshot(() => runAsync(researchStep(pgRequestReads(store), access, principal, req.libraryId, queries)));
       const rules = contextRules(access, principal, resolved.library.id);
       this.queueMissingVersion(resolved, principal);
       const result = await synthesize(deps, resolved.choice.version.id, resolved.library.id, req.query, sources);
@@ -232,4 +297,16 @@ export class StoreContextService implements ContextService {
       throw err;
     }
   }
+}
+
+/** Research mode's sources on PostgreSQL, in one snapshot with the version they come from. */
+function* researchStep(
+  reads: SearchReads,
+  access: AccessPolicy,
+  principal: Reader,
+  libraryId: string,
+  queries: PreparedQuery[],
+): Step<{ resolved: ResolvedLibrary; sources: Candidate[] }> {
+  const resolved = yield* resolveStep(reads, access, principal, libraryId);
+  return { resolved, sources: yield* gatherSourcesStep(reads, resolved.choice.version.id, resolved.library.id, queries) };
 }

@@ -2,8 +2,9 @@ import type { Reader } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { AccessPolicy, LibrarySearchEntry, LibrarySearchService } from './answer-types.ts';
 import { defaultVersion, type CatalogEntry } from './catalog.ts';
-import type { LibrarySelector } from './select.ts';
+import type { LibrarySelector, RankedLibrary } from './select.ts';
 import { parseLibraryValue } from './select.ts';
+import type { Step } from './read-steps.ts';
 import { Question } from './query.ts';
 import { TUNING } from './tuning.ts';
 
@@ -12,33 +13,45 @@ import { TUNING } from './tuning.ts';
  * whose names match `libraryName`, best name match first, then by how well their documentation
  * matches `query`. An exact library ID is listed first when it is indexed.
  */
+/** Runs selection's steps over the catalogue as the backend reads it (MultiLibrarySearch.withSelector). */
+export interface SelectorRunner {
+  withSelector<T>(fn: (selector: LibrarySelector) => Step<T>): Promise<T>;
+}
+
 export class StoreLibrarySearch implements LibrarySearchService {
-  constructor(private readonly depsOf: () => { selector: LibrarySelector; access: AccessPolicy }) {}
+  constructor(private readonly depsOf: () => { selection: SelectorRunner; access: AccessPolicy }) {}
 
   async search(req: { libraryName: string; query: string }, principal: Reader): Promise<{ results: LibrarySearchEntry[]; searchFilterApplied: boolean }> {
-    const { selector, access } = this.depsOf();
+    const { selection, access } = this.depsOf();
     const parsed = parseLibraryValue(req.libraryName);
-    const ranked = selector.rankByName(parsed.name, principal, new Question(req.query), TUNING.librarySearch.minScore);
-    if (parsed.id) {
-      const exact = selector.visible(principal).find((e) => e.library.id.toLowerCase() === parsed.id!.toLowerCase());
-      if (exact) {
-        const i = ranked.findIndex((r) => r.entry === exact);
-        if (i >= 0) ranked.splice(i, 1);
-        ranked.unshift({ entry: exact, score: 2, reason: 'exact ID' });
-      }
-    }
+    const ranked = await selection.withSelector((selector) => ranking(selector, parsed, principal, req.query));
     if (ranked.length === 0) {
       throw new ApiError('no_libraries_found', `No indexed library matches "${req.libraryName}".`);
     }
     return { results: ranked.slice(0, TUNING.librarySearch.limit).map((r) => toEntry(r.entry)), searchFilterApplied: access.filtersActive(principal) };
   }
 
-  list(principal: Reader): LibrarySearchEntry[] {
-    return this.depsOf()
-      .selector.visible(principal)
-      .map(toEntry)
-      .sort((a, b) => a.id.localeCompare(b.id));
+  async list(principal: Reader): Promise<LibrarySearchEntry[]> {
+    const visible = await this.depsOf().selection.withSelector(function* (selector) {
+      return selector.visible(principal);
+    });
+    return visible.map(toEntry).sort((a, b) => a.id.localeCompare(b.id));
   }
+}
+
+/** The libraries matching a typed name, best first, an exact ID first of all. */
+function* ranking(selector: LibrarySelector, parsed: ReturnType<typeof parseLibraryValue>, principal: Reader, query: string): Step<RankedLibrary[]> {
+  const ranked = yield* selector.rankByNameStep(parsed.name, principal, new Question(query), TUNING.librarySearch.minScore);
+  if (parsed.id) {
+    const id = parsed.id.toLowerCase();
+    const exact = selector.visible(principal).find((e) => e.library.id.toLowerCase() === id);
+    if (exact) {
+      const i = ranked.findIndex((r) => r.entry === exact);
+      if (i >= 0) ranked.splice(i, 1);
+      ranked.unshift({ entry: exact, score: 2, reason: 'exact ID' });
+    }
+  }
+  return ranked;
 }
 
 /** The public fields of a library in the shape the official clients read (-1 = unknown, as they expect). */

@@ -73,5 +73,10 @@ export function* modelStep(reads: VersionReads, versionId: number): Step<Ranking
 
 /** The packages a version's learned model found installed (none before its model is learned, or in a model of another format). */
 export function packagesFor(store: Store, versionId: number): string[] {
-  return runSync(storedModel(sqliteVersionReads(store), versionId))?.packages ?? [];
+  return runSync(packagesStep(sqliteVersionReads(store), versionId));
+}
+
+/** packagesFor over either backend's reads. */
+export function* packagesStep(reads: VersionReads, versionId: number): Step<string[]> {
+  return (yield* storedModel(reads, versionId))?.packages ?? [];
 }

@@ -5,6 +5,8 @@ import { searchableText } from './ranker.ts';
 import { joinSeparated } from './text.ts';
 import { isEnglishWord, type WordRarity } from './word-rarity.ts';
 import { TUNING } from './tuning.ts';
+import { runSync, wait, type Step } from './read-steps.ts';
+import type { Awaitable } from '../store/version-reads.ts';
 
 /**
  * The "nothing found" decision of a library-less search (the question names no library and none
@@ -44,12 +46,22 @@ export function answerability(
   indexed: (words: string[]) => Set<string>,
   rarity: WordRarity,
 ): Answerability {
+  return runSync(answerabilityStep(q, ranked, indexed, rarity));
+}
+
+/** answerability with an `indexed` that may answer later (PostgreSQL's document frequencies). */
+export function* answerabilityStep(
+  q: Pick<PreparedQuery, 'terms' | 'askedTerms' | 'language'>,
+  ranked: Candidate[],
+  indexed: (words: string[]) => Awaitable<Set<string>>,
+  rarity: WordRarity,
+): Step<Answerability> {
   if (ranked.length === 0 || !hasSearchableTerm(q.terms)) {
     return { unknown: 0, coverage: 0, z: Infinity, nothingFound: true, reason: ranked.length === 0 ? 'not-answered' : 'no-words' };
   }
   const asked = contentWords(q.askedTerms);
   const coded = contentWords(q.terms).filter((w) => !asked.includes(w));
-  const known = indexed([...asked, ...coded]);
+  const known = yield* wait(indexed([...asked, ...coded]));
   // Of pasted code, only the words some document holds (the APIs it calls): the asker's own names
   // (`createApp`, `warehouseId`) say nothing about whether the documents answer.
   // In another language, its own words (installiere, configurar) are neither English nor the

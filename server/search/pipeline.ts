@@ -71,7 +71,7 @@ export function versionCandidatesAsync(reads: VersionReads, q: PreparedQuery, ta
   return runAsync(versionCandidatesStep(reads, q, target, limits));
 }
 
-function* versionCandidatesStep(reads: VersionReads, q: PreparedQuery, target: VersionTarget, limits: CandidateLimits): Step<Candidate[]> {
+export function* versionCandidatesStep(reads: VersionReads, q: PreparedQuery, target: VersionTarget, limits: CandidateLimits): Step<Candidate[]> {
   const opts = { libraryId: target.libraryId, ...limits };
   const docs = yield* retrieveStep(reads, target.versionId, q, opts);
   return yield* withDynamicStep(reads, q, docs, target.dynamicVersionId, opts);
@@ -88,7 +88,7 @@ export function rankCandidatesAsync(reads: VersionReads, q: PreparedQuery, candi
 }
 
 /** The models of the candidates' versions are read first, in the order rank() meets them, then ranking reads nothing. */
-function* rankStep(reads: VersionReads, q: PreparedQuery, candidates: Candidate[], fast: boolean): Step<Candidate[]> {
+export function* rankStep(reads: VersionReads, q: PreparedQuery, candidates: Candidate[], fast: boolean): Step<Candidate[]> {
   if (fast) return rank(q, candidates, { fast: true });
   const models = new Map<number, RankingModel>();
   for (const c of candidates) {
@@ -121,7 +121,7 @@ export function shapeAnswerAsync(reads: VersionReads, ranked: Candidate[], opts:
   return runAsync(shapeStep(reads, ranked, opts));
 }
 
-function* shapeStep(reads: VersionReads, ranked: Candidate[], opts: ShapeOptions): Step<Candidate[]> {
+export function* shapeStep(reads: VersionReads, ranked: Candidate[], opts: ShapeOptions): Step<Candidate[]> {
   const budget = budgetFor(opts.labels.length);
   const head = opts.labels.length > 1 ? ranked.slice(0, budget.maxSnippets * TUNING.multi.dedupeHead) : ranked;
   let list = diversify(dedupe(head));
@@ -149,7 +149,7 @@ export function answerForVersionAsync(reads: VersionReads, q: PreparedQuery, tar
   return runAsync(answerStep(reads, q, target, opts));
 }
 
-function* answerStep(reads: VersionReads, q: PreparedQuery, target: VersionTarget, opts: AnswerOptions): Step<Candidate[]> {
+export function* answerStep(reads: VersionReads, q: PreparedQuery, target: VersionTarget, opts: AnswerOptions): Step<Candidate[]> {
   const candidates = yield* versionCandidatesStep(reads, q, target, candidateLimits(1, opts));
   const ranked = yield* rankStep(reads, q, candidates, opts.fast ?? false);
   return yield* shapeStep(reads, ranked, { ...opts, labels: [target.libraryId] });

@@ -5,7 +5,9 @@ import type { Logger } from '../log.ts';
 import type { StoredSnippet } from '../../lib/model.ts';
 import { countTokens } from '../ingest/tokens.ts';
 import { analyzeQuery, prepareQuery, stem, type PreparedQuery } from './query.ts';
-import { answerForVersion } from './pipeline.ts';
+import { answerStep } from './pipeline.ts';
+import { runSync, type Step } from './read-steps.ts';
+import { sqliteVersionReads, type VersionReads } from '../store/version-reads.ts';
 import type { Candidate } from './retrieve.ts';
 import { renderSnippetText } from './render.ts';
 import { wordsOf } from './text.ts';
@@ -23,7 +25,6 @@ import { TUNING } from './tuning.ts';
 const CHAT_TIMEOUT_MS = 60_000;
 
 export interface ResearchDeps {
-  store: Store;
   embedder: Embedder | null;
   config: Config;
   log: Logger;
@@ -60,9 +61,14 @@ export async function prepareResearch(question: string, embedder: Embedder | nul
 
 /** Retrieves every sub-query with the full pipeline and fuses the lists by reciprocal rank. Synchronous: run it in one snapshot. */
 export function gatherSources(store: Store, versionId: number, libraryId: string, queries: PreparedQuery[]): Candidate[] {
+  return runSync(gatherSourcesStep(sqliteVersionReads(store), versionId, libraryId, queries));
+}
+
+/** gatherSources over either backend's reads (server/store/version-reads.ts); run it inside the backend's read snapshot. */
+export function* gatherSourcesStep(reads: VersionReads, versionId: number, libraryId: string, queries: PreparedQuery[]): Step<Candidate[]> {
   const pool = new Map<number, { c: Candidate; score: number }>();
   for (const q of queries) {
-    const list = answerForVersion(store, q, { versionId, libraryId }, { unpacked: true }).slice(0, TUNING.research.perQuery);
+    const list = (yield* answerStep(reads, q, { versionId, libraryId }, { unpacked: true })).slice(0, TUNING.research.perQuery);
     list.forEach((c, i) => {
       const e = pool.get(c.snippet.id);
       const add = 1 / (TUNING.research.rrfK + i + 1);

@@ -1,4 +1,8 @@
 import type { Store } from '../store/index.ts';
+import type { PgStore } from '../store/pg/index.ts';
+import { pgRequestReads } from '../store/pg/version-reads.ts';
+import { sqliteSearchReads, type SearchReads } from '../store/version-reads.ts';
+import { isStep, searchReadsOf, settledInTurn, sqliteOnly, type ServingStore } from './serving.ts';
 import type { Embedder } from '../embed/types.ts';
 import type { Logger } from '../log.ts';
 import { principalOf, type LibraryVersion, type Reader } from '../../lib/model.ts';
@@ -9,15 +13,25 @@ import { LibrarySelector, type LibraryChoice, type SelectionRequest } from './se
 import type { VersionProbe } from '../store/search-probe.ts';
 import { prepareQueryOrLexical, Question, type PreparedQuery } from './query.ts';
 import { byScore, type Candidate } from './retrieve.ts';
-import { candidateLimits, rankCandidates, shapeAnswer, versionCandidates, type VersionTarget } from './pipeline.ts';
+import {
+  candidateLimits,
+  rankCandidates,
+  rankCandidatesAsync,
+  shapeAnswer,
+  shapeAnswerAsync,
+  versionCandidates,
+  versionCandidatesAsync,
+  type VersionTarget,
+} from './pipeline.ts';
+import { runAsync, runSync, type Step } from './read-steps.ts';
 import { codeSnippetJson, infoSnippetJson, lazyRendered, renderText } from './render.ts';
 import { worstStatus } from './versions.ts';
 import { chooseVersion } from './versions.ts';
 import type { VersionRequests } from './version-fetch.ts';
 import type { RetrievalPool } from './retrieval-pool.ts';
-import { answerability, type Answerability } from './nothing-found.ts';
+import { answerability, answerabilityStep, type Answerability } from './nothing-found.ts';
 import type { WordRarity } from './word-rarity.ts';
-import { correctSpelling } from './spelling.ts';
+import { correctSpellingStep } from './spelling.ts';
 import { mayAskOverview, overviewText } from './overview.ts';
 import { TUNING } from './tuning.ts';
 
@@ -42,7 +56,7 @@ export type LibraryRetrieval = (target: SearchTarget, q: PreparedQuery) => Promi
 export type GlobalRerank = (q: PreparedQuery, candidates: Candidate[]) => Candidate[];
 
 export interface SearchDeps {
-  store: Store;
+  store: ServingStore;
   embedder: Embedder | null;
   /** Word rarity for the "nothing found" decision of library-less questions (null: never refuse). */
   rarity: WordRarity | null;
@@ -70,6 +84,8 @@ export interface RankedSearch {
   versionParam: string | undefined;
   /** A library, the embedder or the ranking failed: the answer is partial. */
   failed: boolean;
+  /** On PostgreSQL, the request's reads (pgRequestReads: each version's row read once); null on SQLite. */
+  reads: SearchReads | null;
 }
 
 /** Language names a caller may pass as `language`, mapped to codeLanguage values the reranker compares. */
@@ -87,6 +103,13 @@ const LANGUAGE_ALIASES: Record<string, string[]> = {
   rust: ['rust', 'rs'],
 };
 
+/** What a search's selection decided, read in its snapshot: the targets, whether they were inferred, the question as the versions spell it. */
+interface Plan {
+  targets: SearchTarget[];
+  inferred: boolean;
+  spelled: PreparedQuery;
+}
+
 /**
  * GET /api/v3/search: selects up to four libraries, resolves the requested version per library,
  * runs the pipeline's per-version stage for each in parallel (pipeline.ts), then its ranking and
@@ -94,7 +117,7 @@ const LANGUAGE_ALIASES: Record<string, string[]> = {
  * answers, marked partial.
  */
 export class MultiLibrarySearch implements SearchService {
-  private readonly catalogs = new WeakMap<Store, { catalog: Catalog; selector: LibrarySelector; access: AccessPolicy }>();
+  private readonly catalogs = new WeakMap<ServingStore, { catalog: Catalog; selector: LibrarySelector; access: AccessPolicy }>();
 
   constructor(
     /** Read on every request, so an access policy swapped into the services later is used. */
@@ -104,22 +127,61 @@ export class MultiLibrarySearch implements SearchService {
     private readonly poolOf: () => RetrievalPool | null = () => null,
   ) {}
 
-  /** The selector over the current store and access policy (catalogue cached per store). */
+  /**
+   * The selector over the current store and access policy (catalogue cached per store). Its methods
+   * without `Step` read at once: SQLite's only; on PostgreSQL, select with withSelector.
+   */
   selector(): LibrarySelector {
-    const d = this.depsOf();
+    return this.selection(this.depsOf()).selector;
+  }
+
+  private selection(d: SearchDeps): { catalog: Catalog; selector: LibrarySelector } {
     let c = this.catalogs.get(d.store);
     if (!c || c.access !== d.access) {
-      const catalog = c?.catalog ?? new Catalog(d.store);
-      c = { catalog, selector: new LibrarySelector(catalog, d.store, d.access, d.log), access: d.access };
+      const reads = searchReadsOf(d.store);
+      const catalog = c?.catalog ?? new Catalog(reads);
+      c = { catalog, selector: new LibrarySelector(catalog, reads, d.access, d.log), access: d.access };
       this.catalogs.set(d.store, c);
     }
-    return c.selector;
+    return c;
+  }
+
+  /**
+   * Runs a step of selection (GET /api/v2/libs/search). On SQLite at once, over the catalogue that
+   * refreshes itself; on PostgreSQL over the catalogue as the request reads it (onPg).
+   */
+  async withSelector<T>(fn: (selector: LibrarySelector) => Step<T>): Promise<T> {
+    const d = this.depsOf();
+    if (d.store.backend === 'sqlite') return runSync(fn(this.selector()));
+    return this.onPg(d.store, d, pgRequestReads(d.store), (selector) => fn(selector), false);
+  }
+
+  /**
+   * `fn` on PostgreSQL with a selector over the catalogue view it reads first: the node's mirror,
+   * rebuilt when another node (or this one) changed the catalogue's stamp. In one read snapshot
+   * when `inSnapshot` (a search's retrieval); else each statement on its own, as SQLite's library
+   * search reads (a view read across a change is held under the older stamp and rebuilt at the next request).
+   */
+  private onPg<T>(
+    store: PgStore,
+    d: SearchDeps,
+    reads: SearchReads,
+    fn: (selector: LibrarySelector, reads: SearchReads) => Step<T> | Promise<T>,
+    inSnapshot: boolean,
+  ): Promise<T> {
+    const { catalog } = this.selection(d);
+    const run = async () => {
+      const view = await runAsync(catalog.viewStep());
+      const out = fn(new LibrarySelector(view, reads, d.access, d.log), reads);
+      return isStep(out) ? runAsync(out) : out;
+    };
+    return inSnapshot ? store.search.snapshot(run) : run();
   }
 
   async search(req: SearchRequest, principal: Reader): Promise<Rendered<SearchContextResponse>> {
     const d = this.depsOf();
     const r = await this.rankedSearch(req, principal);
-    const verdict = this.verdict(r);
+    const verdict = await this.verdict(r);
     if (verdict?.nothingFound) {
       d.log.debug({ query: req.query.slice(0, 200), unknown: verdict.unknown, coverage: verdict.coverage, reason: verdict.reason }, 'search: nothing found');
       throw new ApiError(
@@ -145,16 +207,22 @@ export class MultiLibrarySearch implements SearchService {
     const q = question.q;
     let failed = question.failed;
     const versionParam = req.version && !/^latest$/i.test(req.version) ? req.version : undefined;
-    const { targets, inferred, pending, spelled } = await this.retrieveTargets(req, asked, principal, q, versionParam, d);
+    const store = d.store;
+    // On PostgreSQL the request's reads also serve the stages after retrieval (they remember each version's row).
+    const pg = store.backend === 'sqlite' ? null : { store, reads: pgRequestReads(store) };
+    const reads = pg?.reads ?? null;
+    const { targets, inferred, settled, spelled } = pg
+      ? await this.retrieveOnPg(pg.store, pg.reads, req, asked, principal, q, versionParam, d)
+      : await this.retrieveTargets(sqliteOnly(store), req, asked, principal, q, versionParam, d);
     this.queueMissingVersions(targets, principal);
-    const { merged, partial } = await this.mergeLists(targets, pending, d);
+    const { merged, partial } = this.mergeLists(targets, settled, d);
     if (partial) failed = true;
     if (merged.length === 0) {
       if (failed) throw new ApiError('search_failed', 'The documentation search could not be completed for every library; see the server log.');
       throw new ApiError('no_documentation_found', `No documentation in ${targets.map((t) => t.label).join(', ')} matched the question.`);
     }
-    const r = this.rankMerged(spelled, merged, d);
-    return { q, targets, ranked: r.ranked, inferred, versionParam, failed: failed || r.failed };
+    const r = await this.rankMerged(spelled, merged, d, reads);
+    return { q, targets, ranked: r.ranked, inferred, versionParam, failed: failed || r.failed, reads };
   }
 
   /**
@@ -162,16 +230,23 @@ export class MultiLibrarySearch implements SearchService {
    * (null otherwise, or without the word table), on the words as asked: a word no document holds
    * counts as unknown even when it reads like one they do.
    */
-  verdict(r: RankedSearch): Answerability | null {
+  async verdict(r: RankedSearch): Promise<Answerability | null> {
     const d = this.depsOf();
     if (!r.inferred || !d.rarity) return null;
-    return answerability(r.q, r.ranked, (words) => new Set(d.store.probe.documentFrequencies(words).keys()), d.rarity);
+    const store = d.store;
+    if (store.backend === 'sqlite') return answerability(r.q, r.ranked, (words) => new Set(store.probe.documentFrequencies(words).keys()), d.rarity);
+    return runAsync(answerabilityStep(r.q, r.ranked, async (words) => new Set((await store.probe.documentFrequencies(words)).keys()), d.rarity));
   }
 
   /** The question prepared for retrieval (lexical only when the embedder is down: failed), with the language's aliases. */
   private async prepareQuestion(req: SearchRequest, asked: SelectionRequest, principal: Reader, d: SearchDeps): Promise<{ q: PreparedQuery; failed: boolean }> {
     // A short question asking only what its one library is ("what is hono") is searched with the library's description.
-    const sole = mayAskOverview(req.query) ? d.store.search.snapshot(() => this.selector().soleNamed(asked, principal)) : null;
+    const store = d.store;
+    const sole = !mayAskOverview(req.query)
+      ? null
+      : store.backend === 'sqlite'
+        ? store.search.snapshot(() => this.selector().soleNamed(asked, principal))
+        : await this.onPg(store, d, pgRequestReads(store), (selector) => selector.soleNamedStep(asked, principal), false);
     const prepared = await prepareQueryOrLexical((sole && overviewText(req.query, sole.library, sole.keys)) ?? asked.question, d.embedder);
     // Embedder down: lexical only, and the answer says it is partial.
     if (prepared.error) d.log.warn({ err: prepared.error.message }, 'search: query embedding failed; lexical retrieval only');
@@ -189,13 +264,14 @@ export class MultiLibrarySearch implements SearchService {
    * question as retrieved: its misspelled words read as the chosen versions spell them.
    */
   private async retrieveTargets(
+    store: Store,
     req: SearchRequest,
     asked: SelectionRequest,
     principal: Reader,
     q: PreparedQuery,
     versionParam: string | undefined,
     d: SearchDeps,
-  ): Promise<{ targets: SearchTarget[]; inferred: boolean; pending: Promise<Candidate[]>[]; spelled: PreparedQuery }> {
+  ): Promise<Plan & { settled: PromiseSettledResult<Candidate[]>[] }> {
     // Selection, version resolution and the retrieval queries run in one read snapshot, so a
     // version swapped in by an import meanwhile is never half-seen (the embedding came first: it is async).
     // With worker threads, the request thread only selects and resolves; the worker retrieves in its
@@ -214,34 +290,12 @@ export class MultiLibrarySearch implements SearchService {
       }
     }
     const plan = (inThread: boolean) =>
-      d.store.search.snapshot(() => {
-        const selection = this.selector().select(asked, principal, probed);
-        if (selection.choices.length === 0) {
-          throw new ApiError(
-            'no_documentation_found',
-            req.libraries.length
-              ? `No indexed library matches ${req.libraries.map((l) => `"${l}"`).join(', ')}. Look libraries up with /api/v2/libs/search.`
-              : 'No indexed library matches the question. Name a library with the library parameter.',
-          );
-        }
-        const targets = selection.choices.map((c) => this.target(c));
-        if (selection.versionIgnored && versionParam) {
-          // Library-less question naming several (or no) products: the version cannot apply; each library says so.
-          for (const t of targets) Object.assign(t, { requested: versionParam, served: null, status: 'unverified' as const, versionIgnored: true });
-        }
-        // Only a question that names no library, answered from libraries its words pointed to, may be "nothing found".
-        const inferred = req.libraries.length === 0 && selection.named === 0;
-        const { q: spelled, corrections } = correctSpelling(
-          q,
-          d.store.terms,
-          d.rarity,
-          targets.map((t) => t.version.id),
-        );
-        if (corrections.length) d.log.debug({ corrections }, 'search: misspelled words read as the documents spell them');
-        if (!inThread) return { targets, inferred, spelled, pending: null };
-        const limits = candidateLimits(targets.length);
-        const retrieve = this.overrides.retrieve ?? (async (t: SearchTarget, pq: PreparedQuery) => versionCandidates(d.store, pq, versionTarget(t), limits));
-        return { targets, inferred, spelled, pending: targets.map((t) => retrieve(t, spelled)) };
+      store.search.snapshot(() => {
+        const p = runSync(this.planStep(this.selector(), sqliteSearchReads(store), req, asked, principal, q, versionParam, probed, d));
+        if (!inThread) return { ...p, pending: null };
+        const limits = candidateLimits(p.targets.length);
+        const retrieve = this.overrides.retrieve ?? (async (t: SearchTarget, pq: PreparedQuery) => versionCandidates(store, pq, versionTarget(t), limits));
+        return { ...p, pending: p.targets.map((t) => retrieve(t, p.spelled)) };
       });
     let { targets, inferred, spelled, pending } = plan(pool === null);
     if (pending === null) {
@@ -254,13 +308,79 @@ export class MultiLibrarySearch implements SearchService {
       if (lists !== null && lists !== 'stale') pending = lists.map((l) => Promise.resolve(l));
       else ({ targets, inferred, spelled, pending } = plan(true));
     }
-    return { targets, inferred, pending: pending!, spelled };
+    return { targets, inferred, spelled, settled: await Promise.allSettled(pending!) };
+  }
+
+  /**
+   * retrieveTargets on PostgreSQL: selection, version resolution and every library's candidates in
+   * one read snapshot, on the request thread (the database does the heavy reading; no worker threads).
+   */
+  private retrieveOnPg(
+    store: PgStore,
+    reads: SearchReads,
+    req: SearchRequest,
+    asked: SelectionRequest,
+    principal: Reader,
+    q: PreparedQuery,
+    versionParam: string | undefined,
+    d: SearchDeps,
+  ): Promise<Plan & { settled: PromiseSettledResult<Candidate[]>[] }> {
+    return this.onPg(
+      store,
+      d,
+      reads,
+      async (selector) => {
+        const p = await runAsync(this.planStep(selector, reads, req, asked, principal, q, versionParam, undefined, d));
+        const limits = candidateLimits(p.targets.length);
+        const retrieve = this.overrides.retrieve ?? ((t: SearchTarget, pq: PreparedQuery) => versionCandidatesAsync(reads, pq, versionTarget(t), limits));
+        // Settled inside the snapshot, whose connection is given back when this returns.
+        return { ...p, settled: await settledInTurn(p.targets, (t) => retrieve(t, p.spelled)) };
+      },
+      true,
+    );
+  }
+
+  /** Selection, version resolution and spelling, read in the caller's snapshot (both backends). */
+  private *planStep(
+    selector: LibrarySelector,
+    reads: SearchReads,
+    req: SearchRequest,
+    asked: SelectionRequest,
+    principal: Reader,
+    q: PreparedQuery,
+    versionParam: string | undefined,
+    probed: VersionProbe[] | undefined,
+    d: SearchDeps,
+  ): Step<Plan> {
+    const selection = yield* selector.selectStep(asked, principal, probed);
+    if (selection.choices.length === 0) {
+      throw new ApiError(
+        'no_documentation_found',
+        req.libraries.length
+          ? `No indexed library matches ${req.libraries.map((l) => `"${l}"`).join(', ')}. Look libraries up with /api/v2/libs/search.`
+          : 'No indexed library matches the question. Name a library with the library parameter.',
+      );
+    }
+    const targets = selection.choices.map((c) => this.target(c));
+    if (selection.versionIgnored && versionParam) {
+      // Library-less question naming several (or no) products: the version cannot apply; each library says so.
+      for (const t of targets) Object.assign(t, { requested: versionParam, served: null, status: 'unverified' as const, versionIgnored: true });
+    }
+    // Only a question that names no library, answered from libraries its words pointed to, may be "nothing found".
+    const inferred = req.libraries.length === 0 && selection.named === 0;
+    const { q: spelled, corrections } = yield* correctSpellingStep(
+      q,
+      reads,
+      d.rarity,
+      targets.map((t) => t.version.id),
+    );
+    if (corrections.length) d.log.debug({ corrections }, 'search: misspelled words read as the documents spell them');
+    return { targets, inferred, spelled };
   }
 
   /** The libraries' candidates in one list (each library's best when several); partial when one library failed, an error when all did. */
-  private async mergeLists(targets: SearchTarget[], pending: Promise<Candidate[]>[], d: SearchDeps): Promise<{ merged: Candidate[]; partial: boolean }> {
+  private mergeLists(targets: SearchTarget[], settled: PromiseSettledResult<Candidate[]>[], d: SearchDeps): { merged: Candidate[]; partial: boolean } {
     const several = targets.length > 1;
-    const settled = await Promise.allSettled(pending);
     const merged: Candidate[] = [];
     let failures = 0;
     settled.forEach((r, i) => {
@@ -278,9 +398,17 @@ export class MultiLibrarySearch implements SearchService {
   }
 
   /** The global ranking of the question as retrieved; the fused order when it fails. */
-  private rankMerged(spelled: PreparedQuery, merged: Candidate[], d: SearchDeps): { ranked: Candidate[]; failed: boolean } {
+  private async rankMerged(
+    spelled: PreparedQuery,
+    merged: Candidate[],
+    d: SearchDeps,
+    reads: SearchReads | null,
+  ): Promise<{ ranked: Candidate[]; failed: boolean }> {
+    const store = d.store;
     try {
-      return { ranked: (this.overrides.rerank ?? ((pq, cs) => rankCandidates(d.store, pq, cs)))(spelled, merged), failed: false };
+      if (this.overrides.rerank) return { ranked: this.overrides.rerank(spelled, merged), failed: false };
+      const ranked = reads ? await rankCandidatesAsync(reads, spelled, merged) : rankCandidates(sqliteOnly(store), spelled, merged);
+      return { ranked, failed: false };
     } catch (err) {
       d.log.warn({ err: (err as Error).message }, 'search: reranker failed; fused order served');
       return { ranked: merged.map((c) => ({ ...c, score: c.fused })).sort(byScore), failed: true };
@@ -288,10 +416,13 @@ export class MultiLibrarySearch implements SearchService {
   }
 
   /** The pipeline's shaping of the ranked list (pipeline.ts shapeAnswer), rendered with its version report, rules and headers. */
-  private answer(r: RankedSearch, principal: Reader, d: SearchDeps): Rendered<SearchContextResponse> {
+  private async answer(r: RankedSearch, principal: Reader, d: SearchDeps): Promise<Rendered<SearchContextResponse>> {
     const { targets, versionParam, failed } = r;
+    const store = d.store;
     const onContextError = (err: Error) => d.log.warn({ err: err.message }, 'search: context around hits skipped');
-    const items = shapeAnswer(d.store, r.ranked, { labels: targets.map((t) => t.label), onContextError });
+    const shape = { labels: targets.map((t) => t.label), onContextError };
+    const reads = r.reads;
+    const items = reads ? await shapeAnswerAsync(reads, r.ranked, shape) : shapeAnswer(sqliteOnly(store), r.ranked, shape);
 
     const returned = targets.filter((t) => items.some((i) => i.libraryId === t.label));
     const json: SearchContextResponse = {
@@ -320,7 +451,13 @@ export class MultiLibrarySearch implements SearchService {
       headers['X-Stacks-Search-Reason'] = reason;
     }
     // Pending: a library whose vectors the embed job has not completed was searched by its words alone.
-    if (d.embedder) headers['X-Stacks-Vectors'] = returned.every((t) => d.store.search.vectorsReady(t.version.id)) ? 'ready' : 'pending';
+    if (d.embedder) {
+      // On PostgreSQL from the rows the retrieval read (the request's reads remember them).
+      const ready = reads
+        ? (await Promise.all(returned.map((t) => reads.vectorsReady(t.version.id)))).every(Boolean)
+        : returned.every((t) => sqliteOnly(store).search.vectorsReady(t.version.id));
+      headers['X-Stacks-Vectors'] = ready ? 'ready' : 'pending';
+    }
     // Header values must be Latin-1 without control characters: percent-encode anything else in an ID.
     headers['X-Stacks-Libraries'] = returned.map((t) => t.label.replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c))).join(', ');
     const text = () => {

@@ -1,14 +1,15 @@
-import type { Store } from '../store/index.ts';
 import type { Logger } from '../log.ts';
 import type { Reader } from '../../lib/model.ts';
 import { OWN_DOCS_ID, parseLibraryId } from '../../lib/model.ts';
 import type { AccessPolicy } from './answer-types.ts';
-import { defaultVersion, servable, type Catalog, type CatalogEntry } from './catalog.ts';
+import { defaultVersion, servable, type CatalogEntry, type CatalogReads } from './catalog.ts';
 import { normalizeName, scoreName, typedName } from './names.ts';
 import type { Question } from './query.ts';
 import { isLatest } from './versions.ts';
 import { VERSION_PATTERN } from '../contracts/search.ts';
 import type { VersionProbe } from '../store/search-probe.ts';
+import type { SearchReads } from '../store/version-reads.ts';
+import { runSync, wait, type Step } from './read-steps.ts';
 import { TUNING } from './tuning.ts';
 
 /** At most this many libraries answer one search (spec: up to four). */
@@ -71,15 +72,20 @@ export interface SelectionRequest {
   version?: string;
 }
 
+/** What selection reads besides the catalogue: the full-text probes (server/store/search-probe.ts). */
+export type ProbeReads = Pick<SearchReads, 'topVersions' | 'versionScore' | 'documentFrequencies'>;
+
 /**
  * Chooses the libraries a search answers from: exact IDs, fuzzy product names, or the question
  * itself. Every candidate passes the access policy first, so a library the caller may not see is
- * never chosen, named or inferred.
+ * never chosen, named or inferred. What reads the index is written once as steps (read-steps.ts):
+ * the methods without `Step` run them at once, for SQLite's reads; on PostgreSQL the caller runs the
+ * steps with runAsync inside its read snapshot, over the view of the catalogue that snapshot read.
  */
 export class LibrarySelector {
   constructor(
-    private readonly catalog: Catalog,
-    private readonly store: Store,
+    private readonly catalog: CatalogReads,
+    private readonly reads: ProbeReads,
     private readonly access: AccessPolicy,
     private readonly log: Logger,
   ) {}
@@ -94,17 +100,25 @@ export class LibrarySelector {
    * their documents match the question, then trust, stars and size.
    */
   rankByName(name: string, principal: Reader, question: Question | null, minScore: number = TUNING.selection.nameThreshold): RankedLibrary[] {
+    return runSync(this.rankByNameStep(name, principal, question, minScore));
+  }
+
+  *rankByNameStep(name: string, principal: Reader, question: Question | null, minScore: number = TUNING.selection.nameThreshold): Step<RankedLibrary[]> {
     const ranked: RankedLibrary[] = [];
     const typed = typedName(name);
     for (const entry of this.visible(principal)) {
       const m = scoreName(typed, entry.keys, entry.library);
       if (m.score >= minScore) ranked.push({ entry, score: m.score, reason: m.reason });
     }
-    return this.breakTies(ranked, question);
+    return yield* this.breakTiesStep(ranked, question);
   }
 
   /** Orders by name score; libraries within TUNING.selection.tieBand of each other are ordered by document relevance to the question. */
   breakTies(ranked: RankedLibrary[], question: Question | null): RankedLibrary[] {
+    return runSync(this.breakTiesStep(ranked, question));
+  }
+
+  *breakTiesStep(ranked: RankedLibrary[], question: Question | null): Step<RankedLibrary[]> {
     ranked.sort((a, b) => b.score - a.score || popularity(b.entry) - popularity(a.entry));
     if (ranked.length < 2 || !question) return ranked;
     const { tieBand, tieLibraries, tieRows, tieClose } = TUNING.selection;
@@ -115,7 +129,7 @@ export class LibrarySelector {
     const relevance = new Map<RankedLibrary, number>();
     for (const r of band.slice(0, tieLibraries)) {
       const v = defaultVersion(r.entry);
-      relevance.set(r, v && match ? this.store.probe.versionScore(v.id, match, tieRows).score : 0);
+      relevance.set(r, v && match ? (yield* wait(this.reads.versionScore(v.id, match, tieRows))).score : 0);
     }
     const head = [...relevance.keys()].sort((a, b) =>
       Math.abs(a.score - b.score) > tieClose ? b.score - a.score : relevance.get(b)! - relevance.get(a)! || popularity(b.entry) - popularity(a.entry),
@@ -129,6 +143,10 @@ export class LibrarySelector {
    * rows of the whole-index probe of `probeMatchFor`, when the caller ran it elsewhere (a retrieval worker).
    */
   select(req: SelectionRequest, principal: Reader, probed?: VersionProbe[]): Selection {
+    return runSync(this.selectStep(req, principal, probed));
+  }
+
+  *selectStep(req: SelectionRequest, principal: Reader, probed?: VersionProbe[]): Step<Selection> {
     const version = req.version && !isLatest(req.version) ? req.version : null;
     const choices: LibraryChoice[] = [];
     const taken = new Set<string>();
@@ -141,7 +159,7 @@ export class LibrarySelector {
 
     if (req.libraries.length > 0) {
       for (const value of req.libraries) {
-        const chosen = this.resolveValue(value, principal, req.question);
+        const chosen = yield* this.resolveValueStep(value, principal, req.question);
         if (!chosen) {
           this.log.debug({ value }, 'search: library value matched no library');
           continue;
@@ -161,21 +179,26 @@ export class LibrarySelector {
     const byAt = new Map<number, { at: number; entry: CatalogEntry; reason: string }[]>();
     for (const m of mentions) byAt.set(m.at, [...(byAt.get(m.at) ?? []), m]);
     for (const group of byAt.values()) {
-      const best = group.length === 1 ? group[0]! : this.bestOfSameName(group, req.question);
+      const best = group.length === 1 ? group[0]! : yield* this.bestOfSameNameStep(group, req.question);
       if (!taken.has(`${best.entry.library.id}\u0000`) && !choices.some((c) => c.entry === best.entry)) {
         push({ entry: best.entry, requested: null, reason: best.reason, from: null });
       }
     }
     const named = choices.length;
     if (named === 1 && version) choices[0]!.requested = version;
-    if (named === 0) for (const p of this.probe(req.question, principal, probed)) push({ entry: p.entry, requested: null, reason: p.reason, from: null });
+    if (named === 0)
+      for (const p of yield* this.probeStep(req.question, principal, probed)) push({ entry: p.entry, requested: null, reason: p.reason, from: null });
     this.logChoices(req.question.text, choices);
     return { choices, named, versionIgnored: version !== null && named !== 1 };
   }
 
   /** The one library a request gives or its question names (the index is not probed); null when none or several. */
   soleNamed(req: SelectionRequest, principal: Reader): CatalogEntry | null {
-    const { choices } = this.select(req, principal, []);
+    return runSync(this.soleNamedStep(req, principal));
+  }
+
+  *soleNamedStep(req: SelectionRequest, principal: Reader): Step<CatalogEntry | null> {
+    const { choices } = yield* this.selectStep(req, principal, []);
     return choices.length === 1 ? choices[0]!.entry : null;
   }
 
@@ -195,11 +218,14 @@ export class LibrarySelector {
    */
   probeMatchFor(req: Pick<SelectionRequest, 'question' | 'libraries'>, principal: Reader): string | null {
     if (req.libraries.length > 0 || this.mentions(req.question.text, principal).length > 0) return null;
-    return this.probeMatch(req.question);
+    return runSync(this.probeMatchStep(req.question));
   }
 
-  private bestOfSameName(group: { at: number; entry: CatalogEntry; reason: string }[], question: Question) {
-    const ranked = this.breakTies(
+  private *bestOfSameNameStep(
+    group: { at: number; entry: CatalogEntry; reason: string }[],
+    question: Question,
+  ): Step<{ at: number; entry: CatalogEntry; reason: string }> {
+    const ranked = yield* this.breakTiesStep(
       group.map((g) => ({ entry: g.entry, score: 1, reason: g.reason })),
       question,
     );
@@ -208,7 +234,7 @@ export class LibrarySelector {
   }
 
   /** An exact library ID (served as is when it has documentation), else the best library for the product name. */
-  private resolveValue(value: string, principal: Reader, question: Question): { entry: CatalogEntry; tag: string | null; reason: string } | null {
+  private *resolveValueStep(value: string, principal: Reader, question: Question): Step<{ entry: CatalogEntry; tag: string | null; reason: string } | null> {
     const parsed = parseLibraryValue(value);
     if (parsed.id) {
       const entry = this.catalog.get(parsed.id);
@@ -218,12 +244,12 @@ export class LibrarySelector {
       const [, owner = '', repo = ''] = parsed.id.split('/');
       const names = [...new Set([parsed.name, repo, owner])];
       for (const name of names) {
-        const ranked = this.rankByName(name, principal, question).filter((r) => r.entry !== entry);
+        const ranked = (yield* this.rankByNameStep(name, principal, question)).filter((r) => r.entry !== entry);
         if (ranked.length) return { entry: ranked[0]!.entry, tag: parsed.tag, reason: `${parsed.id} ${why}; product name "${name}": ${ranked[0]!.reason}` };
       }
       return null;
     }
-    const ranked = this.rankByName(parsed.name, principal, question);
+    const ranked = yield* this.rankByNameStep(parsed.name, principal, question);
     if (!ranked.length) return null;
     return { entry: ranked[0]!.entry, tag: parsed.tag, reason: `product name "${parsed.name}": ${ranked[0]!.reason}` };
   }
@@ -235,10 +261,14 @@ export class LibrarySelector {
    * scoring a word costs in proportion to the snippets that hold it. `probed`: that query's rows, run elsewhere.
    */
   probe(question: Question, principal: Reader, probed?: VersionProbe[]): RankedLibrary[] {
+    return runSync(this.probeStep(question, principal, probed));
+  }
+
+  *probeStep(question: Question, principal: Reader, probed?: VersionProbe[]): Step<RankedLibrary[]> {
     let found = probed;
     if (!found) {
-      const match = this.probeMatch(question);
-      found = match ? this.store.probe.topVersions(match, TUNING.selection.probeRows, TUNING.selection.probePerVersion) : [];
+      const match = yield* this.probeMatchStep(question);
+      found = match ? yield* wait(this.reads.topVersions(match, TUNING.selection.probeRows, TUNING.selection.probePerVersion)) : [];
     }
     const scores = new Map<CatalogEntry, number>();
     for (const p of found) {
@@ -256,10 +286,10 @@ export class LibrarySelector {
   }
 
   /** The probe's FTS5 expression: the question's rarest words that fit the document budget; null when none is indexed. */
-  private probeMatch(question: Question): string | null {
+  private *probeMatchStep(question: Question): Step<string | null> {
     // Plain numbers (line:column of stack traces, ports) say nothing about a library.
     const terms = [...new Set(question.analysis.terms.filter((t) => /^[a-z0-9]+$/.test(t) && !/^\d+$/.test(t)))].slice(0, TUNING.selection.probeWords);
-    const df = this.store.probe.documentFrequencies(terms);
+    const df = yield* wait(this.reads.documentFrequencies(terms));
     if (df.size === 0) return null;
     // Scoring a word costs in proportion to how many snippets hold it, and the rarest words say
     // most about which library is meant: take words rarest first while their snippets fit the budget.

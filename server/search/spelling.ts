@@ -3,6 +3,8 @@ import { STOPWORDS } from './stopwords.ts';
 import { editDistance } from './names.ts';
 import { isEnglishWord, type WordRarity } from './word-rarity.ts';
 import { TUNING } from './tuning.ts';
+import { runSync, wait, type Step } from './read-steps.ts';
+import type { Awaitable } from '../store/version-reads.ts';
 
 /**
  * Spelling: a question word that no searched version holds is read as the word they hold instead,
@@ -12,11 +14,17 @@ import { TUNING } from './tuning.ts';
  * tells a typo from a word the documents happen not to use (`refuse`, `stripe`, `hangs` stay).
  */
 
-/** The term index as spelling reads it (server/store/terms.ts). */
+/** The term index as spelling reads it (server/store/terms.ts): at once on SQLite, promises on PostgreSQL (then run the steps). */
 export interface Vocabulary {
+  holds(versionId: number, term: string): Awaitable<boolean>;
+  termsStartingWith(versionId: number, first: string, minLength: number, maxLength: number): Awaitable<Map<string, number>>;
+}
+
+/** A vocabulary that answers at once (SQLite's term index, a test's). */
+export type SyncVocabulary = {
   holds(versionId: number, term: string): boolean;
   termsStartingWith(versionId: number, first: string, minLength: number, maxLength: number): Map<string, number>;
-}
+};
 
 export interface Correction {
   from: string;
@@ -108,9 +116,19 @@ function americanSpellings(word: string): string[] {
  * The words of a question no version holds, each with the word the versions hold instead: its
  * American spelling, or for a word English does not know, the closest one (fewest edits, then most documents).
  */
-export function spellingCorrections(q: PreparedQuery, vocabulary: Vocabulary, rarity: WordRarity, versionIds: number[]): Correction[] {
+export function spellingCorrections(q: PreparedQuery, vocabulary: SyncVocabulary, rarity: WordRarity, versionIds: number[]): Correction[] {
+  return runSync(spellingCorrectionsStep(q, vocabulary, rarity, versionIds));
+}
+
+/** Whether any of the versions holds any of the terms, asked in order until one does. */
+function* heldStep(vocabulary: Vocabulary, versionIds: number[], terms: string[]): Step<string | null> {
+  for (const term of terms) for (const v of versionIds) if (yield* wait(vocabulary.holds(v, term))) return term;
+  return null;
+}
+
+/** spellingCorrections over either backend's vocabulary. */
+export function* spellingCorrectionsStep(q: PreparedQuery, vocabulary: Vocabulary, rarity: WordRarity, versionIds: number[]): Step<Correction[]> {
   const out: Correction[] = [];
-  const held = (term: string) => versionIds.some((v) => vocabulary.holds(v, term));
   for (const word of q.terms) {
     const budget = typoBudget(word.length);
     if (budget === 0 || !/^[a-z]+$/.test(word) || STOPWORDS.has(word)) continue;
@@ -119,16 +137,16 @@ export function spellingCorrections(q: PreparedQuery, vocabulary: Vocabulary, ra
     // Most words are neither: no lookup at all.
     if ((americans.length === 0 && !maybeTypo) || !writtenAsWord(word, q.text)) continue;
     // A form the lexical scan looks up anyway ("caching" -> "cache") is no misspelling.
-    if (wordForms(word).some(held)) continue;
-    const american = americans.find(held);
-    if (american) {
+    if ((yield* heldStep(vocabulary, versionIds, wordForms(word))) !== null) continue;
+    const american = yield* heldStep(vocabulary, versionIds, americans);
+    if (american !== null) {
       out.push({ from: word, to: american });
       continue;
     }
     if (!maybeTypo) continue;
     const documents = new Map<string, number>();
     for (const v of versionIds) {
-      for (const [term, df] of vocabulary.termsStartingWith(v, word[0]!, word.length - budget, word.length + budget)) {
+      for (const [term, df] of yield* wait(vocabulary.termsStartingWith(v, word[0]!, word.length - budget, word.length + budget))) {
         if (/^[a-z]+$/.test(term)) documents.set(term, (documents.get(term) ?? 0) + df);
       }
     }
@@ -150,12 +168,22 @@ export function spellingCorrections(q: PreparedQuery, vocabulary: Vocabulary, ra
  */
 export function correctSpelling(
   q: PreparedQuery,
-  vocabulary: Vocabulary,
+  vocabulary: SyncVocabulary,
   rarity: WordRarity | null,
   versionIds: number[],
 ): { q: PreparedQuery; corrections: Correction[] } {
+  return runSync(correctSpellingStep(q, vocabulary, rarity, versionIds));
+}
+
+/** correctSpelling over either backend's vocabulary. */
+export function* correctSpellingStep(
+  q: PreparedQuery,
+  vocabulary: Vocabulary,
+  rarity: WordRarity | null,
+  versionIds: number[],
+): Step<{ q: PreparedQuery; corrections: Correction[] }> {
   // Without the word table a typo cannot be told from a word: nothing is corrected.
-  const corrections = rarity ? spellingCorrections(q, vocabulary, rarity, versionIds) : [];
+  const corrections = rarity ? yield* spellingCorrectionsStep(q, vocabulary, rarity, versionIds) : [];
   if (corrections.length === 0) return { q, corrections };
   let text = q.text;
   for (const c of corrections) text = text.replace(standalone(c.from), (m) => (PROSE_WORD.test(m) ? c.to : m));

@@ -45,30 +45,16 @@ export function holdsStacksDatabase(dataDir: string): boolean {
 }
 
 /**
- * All SQL of the appliance lives behind this object (one SQLite file per data dir).
+ * The SQLite backend: every store over one file per data dir (the default; `PgStore` in pg/ is the
+ * PostgreSQL one). Services see it as `Stores` (stores.ts) and await every call: each method is one
+ * atomic unit (one transaction when it writes several rows), since a SQLite transaction cannot span
+ * an await; whatever must be atomic is one method (createBuild, swapIn, deleteIfUnversioned), with
+ * a pure callback when a service decides inside it (JobStore.queueEach, TeamStore.countRequests).
  *
- * Asynchronous: what the services ask of the state (settings, audit, declared sources, research
- * usage, git, crawl frontiers, jobs, accounts, users, invitations, membership, teams, scheduled
- * runs) and the
- * library write path (LibraryWriter, the import, crawl, git, embed and search-model jobs: a
- * library's writes, a version built, swapped in and purged, snippets inserted and read back by
- * writers and exports, vectors, the term index's chunks, a search model stored): every method
- * returns a promise and is one atomic unit (one transaction when it writes several rows), so that
- * a backend whose client is asynchronous (PostgreSQL) can implement the same methods. A SQLite
- * transaction cannot span an await: whatever must be atomic is one method here (createBuild,
- * swapIn, deleteIfUnversioned), with a pure callback when a service decides inside it
- * (JobStore.queueEach, TeamStore.countRequests).
- *
- * Synchronous, for now: the serving read surface the search pipeline runs inside one read
- * snapshot (search.snapshot), on the retrieval workers and on the request thread (search, probe,
- * the term index's chunks, holds, termsStartingWith, postings and versionKey; snippets' byIds,
- * withEmbeddings, headings, installTexts and allWithEmbeddings; a model's get and builtAt; the
- * library lookups get, list, versions, version, currentVersion, allCurrentVersions and
- * dynamicPartition; TeamPolicyReads behind the team cache). Writers call these same synchronous
- * lookups. PostgreSQL's side of them: the per-version stages read through VersionReads
- * (version-reads.ts; pg/version-reads.ts answers with promises), and the team cache reads a node's
- * in-memory copy of the policies (pg/team-policy.ts); library selection, spelling, version
- * resolution and the catalogue have no asynchronous form yet.
+ * Synchronous, on purpose: what the search pipeline reads inside one read snapshot (search.snapshot),
+ * on the retrieval workers and on the request thread, through sqliteSearchReads/sqliteVersionReads
+ * (version-reads.ts), and TeamPolicyReads behind the team cache. The search side's steps are written
+ * once over those reads; PostgreSQL's twins answer them with promises (pg/version-reads.ts).
  */
 export class Store implements Stores {
   readonly backend = 'sqlite' as const;

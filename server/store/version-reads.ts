@@ -1,5 +1,6 @@
-import type { StoredSnippet } from '../../lib/model.ts';
+import type { Library, LibraryVersion, StoredSnippet } from '../../lib/model.ts';
 import type { Store } from './index.ts';
+import type { VersionProbe } from './search-probe.ts';
 import type { StoredModel } from './search-models.ts';
 import type { VectorHit } from './search.ts';
 import type { ChunkRow, PostingRow } from './terms.ts';
@@ -64,6 +65,67 @@ export function sqliteVersionReads(store: Store): SyncVersionReads {
       model: (versionId) => store.models.get(versionId),
     };
     sqliteReads.set(store, reads);
+  }
+  return reads;
+}
+
+/**
+ * Everything else the search side reads to answer a request, besides its versions' stages: the
+ * catalogue (server/search/catalog.ts), library lookups (resolving a libraryId), the probes that
+ * choose libraries (select.ts), spelling's vocabulary (spelling.ts) and the vectors header. Written
+ * once as steps over these reads: at once on SQLite, promises on PostgreSQL (pg/version-reads.ts).
+ */
+export interface SearchReads extends VersionReads {
+  catalogStamp(): Awaitable<string>;
+  libraries(): Awaitable<Library[]>;
+  /** A library with its documentation versions, every state, by id (LibraryStore get and versions); null without the library. On PostgreSQL one round trip. */
+  libraryWithVersions(id: string): Awaitable<{ library: Library; versions: LibraryVersion[] } | null>;
+  /** Every current version (LibraryStore.allCurrentVersions). */
+  currentVersions(): Awaitable<LibraryVersion[]>;
+  topVersions(match: string, limit: number, perVersion: number): Awaitable<VersionProbe[]>;
+  versionScore(versionId: number, match: string, limit: number): Awaitable<VersionProbe>;
+  documentFrequencies(terms: string[]): Awaitable<Map<string, number>>;
+  /** When each version's model was stored (VersionReads.modelBuiltAt for many versions at once); versions without one are absent. */
+  modelsBuiltAt(versionIds: number[]): Awaitable<Map<number, string>>;
+  holds(versionId: number, term: string): Awaitable<boolean>;
+  termsStartingWith(versionId: number, first: string, minLength: number, maxLength: number): Awaitable<Map<string, number>>;
+}
+
+/** The same reads, answered at once (SQLite). */
+export type SyncSearchReads = {
+  [K in keyof SearchReads]: SearchReads[K] extends (...args: infer A) => Awaitable<infer R> ? (...args: A) => R : SearchReads[K];
+};
+
+const sqliteSearch = new WeakMap<Store, SyncSearchReads>();
+
+/** SQLite's stores as the search side's reads (one object per store, the same owner as sqliteVersionReads). */
+export function sqliteSearchReads(store: Store): SyncSearchReads {
+  let reads = sqliteSearch.get(store);
+  if (!reads) {
+    reads = {
+      ...sqliteVersionReads(store),
+      catalogStamp: () => store.probe.catalogStamp(),
+      libraries: () => store.libraries.list(),
+      libraryWithVersions: (id) => {
+        const library = store.libraries.get(id);
+        return library && { library, versions: store.libraries.versions(id) };
+      },
+      currentVersions: () => store.libraries.allCurrentVersions(),
+      topVersions: (match, limit, perVersion) => store.probe.topVersions(match, limit, perVersion),
+      versionScore: (versionId, match, limit) => store.probe.versionScore(versionId, match, limit),
+      documentFrequencies: (terms) => store.probe.documentFrequencies(terms),
+      modelsBuiltAt: (versionIds) => {
+        const out = new Map<number, string>();
+        for (const id of versionIds) {
+          const at = store.models.builtAt(id);
+          if (at !== null) out.set(id, at);
+        }
+        return out;
+      },
+      holds: (versionId, term) => store.terms.holds(versionId, term),
+      termsStartingWith: (versionId, first, minLength, maxLength) => store.terms.termsStartingWith(versionId, first, minLength, maxLength),
+    };
+    sqliteSearch.set(store, reads);
   }
   return reads;
 }

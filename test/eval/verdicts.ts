@@ -20,7 +20,7 @@ export function verdictReader(services: Services<Store>): VerdictReader {
   return {
     async verdictOf(query) {
       try {
-        return search.verdict(await search.rankedSearch({ query, libraries: [] }, null));
+        return await search.verdict(await search.rankedSearch({ query, libraries: [] }, null));
       } catch (err) {
         // Refused before any ranking (no library matched, every retrieval failed): no verdict, as over HTTP.
         if (err instanceof ApiError) return null;

@@ -31,6 +31,25 @@ export class PgLibraryStore implements SameShape<LibraryStore> {
     return rows[0] ? toLibrary(rows[0]) : null;
   }
 
+  /**
+   * A library and its documentation versions (get, then versions) in one statement: resolving a
+   * libraryId reads both, twice per /api/v2/context request, and each statement is a round trip. The
+   * versions travel as JSON rows; their columns are text and integers, which JSON carries unchanged.
+   */
+  async withVersions(id: string): Promise<{ library: Library; versions: LibraryVersion[] } | null> {
+    const { rows } = await pgQuery<LibraryRow & { versions_json: VersionRow[] }>(
+      this.pool,
+      `SELECT l.*, (SELECT string_agg(g.teamspace_id::text, ',') FROM library_grants g WHERE g.library_id = l.id) AS grants,
+         (SELECT coalesce(json_agg(v ORDER BY v.id), '[]'::json) FROM library_versions v WHERE v.library_id = l.id AND v.kind = 'docs') AS versions_json
+       FROM libraries l WHERE l.id = $1`,
+      [id],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    const { versions_json: versions, ...library } = r;
+    return { library: toLibrary(library), versions: versions.map(toVersion) };
+  }
+
   async list(): Promise<Library[]> {
     return (await pgQuery<LibraryRow>(this.pool, `${LIBRARY_SELECT} ORDER BY l.id COLLATE "C"`)).rows.map(toLibrary);
   }

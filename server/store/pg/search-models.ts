@@ -17,6 +17,16 @@ export class PgSearchModelStore implements SameShape<SearchModelStore> {
     return rows[0]?.builtAt ?? null;
   }
 
+  /** When each version's model was stored, in one statement (the catalogue asks for every served version at once); versions without one are absent. */
+  async builtAtOf(versionIds: number[]): Promise<Map<number, string>> {
+    const { rows } = await pgQuery<{ versionId: number; builtAt: string }>(
+      this.pool,
+      'SELECT version_id AS "versionId", built_at AS "builtAt" FROM search_models WHERE version_id = ANY($1::bigint[])',
+      [versionIds],
+    );
+    return new Map(rows.map((r) => [r.versionId, r.builtAt]));
+  }
+
   /** One statement, as SQLite's INSERT OR REPLACE: readers see the old model or the new one, never a mix. */
   async put(versionId: number, format: number, model: string, builtAt: string): Promise<void> {
     await pgQuery(

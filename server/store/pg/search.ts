@@ -110,6 +110,21 @@ export class PgSearchStore implements SameShape<SearchStore> {
     return withSnapshot(this.pool, fn);
   }
 
+  /**
+   * What the per-version stage asks first of a version, in one statement: its term-index key and
+   * state (PgTermStore.versionKey) and whether its vectors are complete (vectorsReady); null when
+   * there is no such version. A request reads it once per version (pgRequestReads).
+   */
+  async versionState(versionId: number): Promise<{ key: string; ready: boolean; vectorsReady: boolean } | null> {
+    const { rows } = await pgQuery<{ created_at: string; state: string; vectors: boolean }>(
+      this.pool,
+      'SELECT created_at, state, vectors_embedder IS NOT NULL AS vectors FROM library_versions WHERE id = $1',
+      [versionId],
+    );
+    const v = rows[0];
+    return v ? { key: `${versionId}@${v.created_at}`, ready: v.state === 'ready', vectorsReady: v.vectors } : null;
+  }
+
   async vectorsReady(versionId: number): Promise<boolean> {
     const { rows } = await pgQuery<{ ready: boolean }>(this.pool, 'SELECT vectors_embedder IS NOT NULL AS ready FROM library_versions WHERE id = $1', [
       versionId,

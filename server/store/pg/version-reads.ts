@@ -1,4 +1,5 @@
-import type { VersionReads } from '../version-reads.ts';
+import type { SearchReads, VersionReads } from '../version-reads.ts';
+import type { PgStore } from './index.ts';
 import type { PgSearchModelStore } from './search-models.ts';
 import type { PgSearchStore } from './search.ts';
 import type { PgSnippetStore } from './snippets.ts';
@@ -24,5 +25,56 @@ export function pgVersionReads(stores: { search: PgSearchStore; terms: PgTermSto
     page: (versionId, pageUrl) => search.page(versionId, pageUrl),
     modelBuiltAt: (versionId) => models.builtAt(versionId),
     model: (versionId) => models.get(versionId),
+  };
+}
+
+const pgSearch = new WeakMap<PgStore, SearchReads>();
+
+/**
+ * PostgreSQL's twins as the search side's reads (server/store/version-reads.ts SearchReads), one
+ * object per store. Run the steps inside PgSearchStore.snapshot: each read is one statement on the
+ * snapshot's connection.
+ */
+export function pgSearchReads(store: PgStore): SearchReads {
+  let reads = pgSearch.get(store);
+  if (!reads) {
+    const { libraries, probe, terms, models } = store;
+    reads = {
+      ...pgVersionReads(store),
+      catalogStamp: () => probe.catalogStamp(),
+      libraries: () => libraries.list(),
+      libraryWithVersions: (id) => libraries.withVersions(id),
+      currentVersions: () => libraries.allCurrentVersions(),
+      topVersions: (match, limit, perVersion) => probe.topVersions(match, limit, perVersion),
+      versionScore: (versionId, match, limit) => probe.versionScore(versionId, match, limit),
+      documentFrequencies: (list) => probe.documentFrequencies(list),
+      modelsBuiltAt: (versionIds) => models.builtAtOf(versionIds),
+      holds: (versionId, term) => terms.holds(versionId, term),
+      termsStartingWith: (versionId, first, minLength, maxLength) => terms.termsStartingWith(versionId, first, minLength, maxLength),
+    };
+    pgSearch.set(store, reads);
+  }
+  return reads;
+}
+
+/**
+ * pgSearchReads for one request: each version's row (its term-index key, its state, whether its
+ * vectors are complete) read once however often the stages and the vectors header ask, which saves
+ * a round trip per version and one per header. Build one per read snapshot: the rows it remembers are that snapshot's.
+ */
+export function pgRequestReads(store: PgStore): SearchReads {
+  const states = new Map<number, Promise<{ key: string; ready: boolean; vectorsReady: boolean } | null>>();
+  const state = (versionId: number) => {
+    let s = states.get(versionId);
+    if (!s) states.set(versionId, (s = store.search.versionState(versionId)));
+    return s;
+  };
+  return {
+    ...pgSearchReads(store),
+    vectorsReady: async (versionId) => (await state(versionId))?.vectorsReady === true,
+    versionKey: async (versionId) => {
+      const s = await state(versionId);
+      return s && { key: s.key, ready: s.ready };
+    },
   };
 }

@@ -57,24 +57,31 @@ export async function startPostgresTwin(source: TestServer, flavor: PostgresFlav
   }
 }
 
-/** Each set's hit@5 and MRR@10 on both backends, endpoint by endpoint, and whether they stay within `tolerance`. */
-export function compareBackends(sqlite: Report, postgres: Report, tolerance = 0.02): string[] {
-  const lines = [`PostgreSQL minus SQLite (hit@5 / MRR@10; beyond ±${tolerance} marked !):`];
+/**
+ * Each set's hit@5 and MRR@10 on both backends, endpoint by endpoint. The 0.02 of issue 39 is judged
+ * on the sets of at least `minQuestions` (all, dev, blind...): in a set of ten, one question moves
+ * hit@5 by 0.1. Smaller sets are listed only where they differ.
+ */
+export function compareBackends(sqlite: Report, postgres: Report, tolerance = 0.02, minQuestions = 100): string[] {
+  const lines = [`PostgreSQL minus SQLite, hit@5 / MRR@10 (judged on sets of ${minQuestions}+ questions; beyond ±${tolerance} marked !):`];
   let worst = 0;
   for (const key of Object.keys(sqlite.tables) as (keyof Report['tables'])[]) {
-    const cells: string[] = [];
+    const judged: string[] = [];
+    const small: string[] = [];
     for (const [name, m] of Object.entries(sqlite.tables[key])) {
       const p = postgres.tables[key][name];
       if (!p || !m.n) continue;
       const dh = p.hit5 - m.hit5;
       const dm = p.mrr10 - m.mrr10;
-      worst = Math.max(worst, Math.abs(dh), Math.abs(dm));
-      const mark = Math.abs(dh) > tolerance || Math.abs(dm) > tolerance ? '!' : '';
-      cells.push(`${name} ${signed(dh)}/${signed(dm)}${mark}`);
+      if (m.n >= minQuestions) {
+        worst = Math.max(worst, Math.abs(dh), Math.abs(dm));
+        judged.push(`${name} ${signed(dh)}/${signed(dm)}${Math.abs(dh) > tolerance || Math.abs(dm) > tolerance ? '!' : ''}`);
+      } else if (dh !== 0 || Math.abs(dm) > 0.0005) small.push(`${name} ${signed(dh)}/${signed(dm)}`);
     }
-    lines.push(`  ${key.padEnd(13)} ${cells.join(', ')}`);
+    lines.push(`  ${key.padEnd(13)} ${judged.join(', ')}`);
+    if (small.length) lines.push(`  ${''.padEnd(13)} smaller sets that differ: ${small.join(', ')}`);
   }
-  lines.push(`largest difference ${worst.toFixed(3)}: ${worst <= tolerance ? 'within' : 'NOT within'} ${tolerance}`);
+  lines.push(`largest difference on the judged sets ${worst.toFixed(3)}: ${worst <= tolerance ? 'within' : 'NOT within'} ${tolerance}`);
   return lines;
 }
 

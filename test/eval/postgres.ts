@@ -8,12 +8,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../server/config.ts';
 import { createLogger } from '../../server/log.ts';
 import { startServer } from '../../server/server.ts';
 import { copyStoreToPostgres } from '../../server/system/store-copy.ts';
 import { startPostgres, type PostgresFlavor } from '../helpers/postgres.ts';
-import { devLicense, tempDir, type TestServer } from '../helpers/server.ts';
+import { devLicense, tempDir, testServerConfig, type TestServer } from '../helpers/server.ts';
 import type { Report } from './http.ts';
 
 export type AskedServer = Pick<TestServer, 'api'>;
@@ -26,22 +25,13 @@ export async function startPostgresTwin(source: TestServer, flavor: PostgresFlav
     const dataDir = tempDir('stacks-eval-pg-');
     fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
     // The eval server's settings (startTestServer, startEvalServer), on the copy.
-    const config = loadConfig(
-      {
-        port: 0,
-        host: '127.0.0.1',
-        dataDir,
-        dev: true,
-        logLevel: 'silent',
-        ownDocs: false,
-        learnRanking: true,
-        rateLimitPerMinute: 0,
-        embedProvider: source.services.config.embedProvider,
-        embedCache: source.services.config.embedCache,
-        databaseUrl: pg.url,
-      } as never,
-      {},
-    );
+    const config = testServerConfig(dataDir, {
+      learnRanking: true,
+      rateLimitPerMinute: 0,
+      embedProvider: source.services.config.embedProvider,
+      embedCache: source.services.config.embedCache,
+      databaseUrl: pg.url,
+    });
     const server = await startServer(config, { log: createLogger(config.logLevel) });
     return {
       seconds: copied.seconds,

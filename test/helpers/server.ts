@@ -3,7 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { loadConfig, type ConfigInput } from '../../server/config.ts';
+import { loadConfig, type Config, type ConfigInput } from '../../server/config.ts';
 import { createLogger, type Logger } from '../../server/log.ts';
 import { startServer, type RunningServer } from '../../server/server.ts';
 import { onSqlite, type ServiceOverrides, type Services } from '../../server/services.ts';
@@ -70,17 +70,14 @@ export interface TestServerOptions {
 }
 
 /**
- * Starts the real server in this process on an ephemeral port with a temporary data dir (dev mode).
- * Close it in `t.after`/`after`/`finally`; one left open is closed after the file's tests.
+ * A test server's settings: ephemeral port on 127.0.0.1, dev mode, silent, `overrides` on top.
+ * Off unless a test asks: the own documentation (tests count and search the libraries they load)
+ * and ranking models learned in the background (CPU most tests do not need; search-model.test.ts
+ * and the eval turn it on). The builtin word vectors embed while writing, so a test searches its
+ * imports at once; the tests of the sentence model (embed-model.test.ts) and the eval ask for it.
  */
-export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const dataDir = options.dataDir ?? tempDir();
-  if (options.license !== false) fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
-  // Off unless a test asks: the own documentation (tests count and search the libraries they load)
-  // and ranking models learned in the background (CPU most tests do not need; search-model.test.ts
-  // and the eval turn it on). The builtin word vectors embed while writing, so a test searches its
-  // imports at once; the tests of the sentence model (embed-model.test.ts) and the eval ask for it.
-  const config = loadConfig(
+export function testServerConfig(dataDir: string, overrides: Partial<ConfigInput> = {}): Config {
+  return loadConfig(
     {
       port: 0,
       host: '127.0.0.1',
@@ -90,10 +87,20 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       ownDocs: false,
       learnRanking: false,
       embedProvider: 'builtin',
-      ...options.config,
+      ...overrides,
     } as never,
     {},
   );
+}
+
+/**
+ * Starts the real server in this process on an ephemeral port with a temporary data dir (dev mode).
+ * Close it in `t.after`/`after`/`finally`; one left open is closed after the file's tests.
+ */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? tempDir();
+  if (options.license !== false) fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
+  const config = testServerConfig(dataDir, options.config);
   const server = await startServer(config, { log: options.log ?? createLogger(config.logLevel), overrides: options.overrides });
   const key = server.firstKey?.key ?? '';
   return trackOpen<TestServer>({

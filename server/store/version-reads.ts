@@ -35,10 +35,13 @@ export interface VersionReads {
   model(versionId: number): Awaitable<StoredModel | null>;
 }
 
-/** The same reads, answered at once: what a SQLite read transaction can run inside (no await can fall in it). */
-export type SyncVersionReads = {
-  [K in keyof VersionReads]: VersionReads[K] extends (...args: infer A) => Awaitable<infer R> ? (...args: A) => R : VersionReads[K];
+/** Reads answered at once: what a SQLite read transaction can run inside (no await can fall in it). */
+type Synchronous<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => Awaitable<infer R> ? (...args: A) => R : T[K];
 };
+
+/** The stages' reads, answered at once (SQLite). */
+export type SyncVersionReads = Synchronous<VersionReads>;
 
 const sqliteReads = new WeakMap<Store, SyncVersionReads>();
 
@@ -92,9 +95,7 @@ export interface SearchReads extends VersionReads {
 }
 
 /** The same reads, answered at once (SQLite). */
-export type SyncSearchReads = {
-  [K in keyof SearchReads]: SearchReads[K] extends (...args: infer A) => Awaitable<infer R> ? (...args: A) => R : SearchReads[K];
-};
+export type SyncSearchReads = Synchronous<SearchReads>;
 
 const sqliteSearch = new WeakMap<Store, SyncSearchReads>();
 

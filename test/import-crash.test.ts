@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { devLicense, startStacksProcess, tempDir, waitFor } from './helpers/server.ts';
-import { writeBundle } from './helpers/bundles.ts';
+import { assertImportedOnce, writeBundle } from './helpers/bundles.ts';
 import { Store } from '../server/store/index.ts';
 
 function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
@@ -81,14 +81,7 @@ test('kill -9 in the middle of an import: after restart the job reruns; nothing 
 
     const after = Store.open(dataDir);
     try {
-      const versions = after.libraries.versions('/crash/lib');
-      assert.equal(versions.length, 1, 'the crashed build was dropped');
-      const v = versions[0]!;
-      assert.equal(v.isCurrent, true);
-      assert.equal(v.totalSnippets, N);
-      const kinds = await after.snippets.countByKind(v.id);
-      assert.equal(kinds.code + kinds.info, N, 'exactly N rows: none lost, none duplicated');
-      assert.equal((await after.snippets.hashes(v.id)).size, N);
+      await assertImportedOnce(after, '/crash/lib', N);
     } finally {
       after.close();
     }

@@ -1,4 +1,6 @@
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import type { Stores } from '../../server/store/stores.ts';
 import { rng } from './rng.ts';
 
 /**
@@ -89,4 +91,19 @@ export async function writeBundle(file: string, libs: GenerateOptions[]): Promis
   await write(']}');
   await new Promise<void>((resolve) => out.end(resolve));
   return fs.statSync(file).size;
+}
+
+/**
+ * After an import interrupted by a killed process and run again: the library has one version,
+ * served, holding exactly `n` snippets (none lost, none stored twice) — on either backend.
+ */
+export async function assertImportedOnce(store: Stores, libraryId: string, n: number): Promise<void> {
+  const versions = await store.libraries.versions(libraryId);
+  assert.equal(versions.length, 1, 'the interrupted build was dropped');
+  const v = versions[0]!;
+  assert.equal(v.isCurrent, true);
+  assert.equal(v.totalSnippets, n);
+  const kinds = await store.snippets.countByKind(v.id);
+  assert.equal(kinds.code + kinds.info, n, 'exactly n rows: none lost, none duplicated');
+  assert.equal((await store.snippets.hashes(v.id)).size, n);
 }

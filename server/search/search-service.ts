@@ -110,6 +110,15 @@ interface Plan {
   spelled: PreparedQuery;
 }
 
+/** One search's question as selection and retrieval take it: the request, its analysis, the caller, the prepared query, the version asked for. */
+interface Asking {
+  req: SearchRequest;
+  asked: SelectionRequest;
+  principal: Reader;
+  q: PreparedQuery;
+  versionParam: string | undefined;
+}
+
 /**
  * GET /api/v3/search: selects up to four libraries, resolves the requested version per library,
  * runs the pipeline's per-version stage for each in parallel (pipeline.ts), then its ranking and
@@ -211,9 +220,10 @@ export class MultiLibrarySearch implements SearchService {
     // On PostgreSQL the request's reads also serve the stages after retrieval (they remember each version's row).
     const pg = store.backend === 'sqlite' ? null : { store, reads: pgRequestReads(store) };
     const reads = pg?.reads ?? null;
+    const asking: Asking = { req, asked, principal, q, versionParam };
     const { targets, inferred, settled, spelled } = pg
-      ? await this.retrieveOnPg(pg.store, pg.reads, req, asked, principal, q, versionParam, d)
-      : await this.retrieveTargets(sqliteOnly(store), req, asked, principal, q, versionParam, d);
+      ? await this.retrieveOnPg(pg.store, pg.reads, asking, d)
+      : await this.retrieveTargets(sqliteOnly(store), asking, d);
     this.queueMissingVersions(targets, principal);
     const { merged, partial } = this.mergeLists(targets, settled, d);
     if (partial) failed = true;
@@ -263,15 +273,8 @@ export class MultiLibrarySearch implements SearchService {
    * worker thread when there is a pool). Returns the targets, one pending list per target and the
    * question as retrieved: its misspelled words read as the chosen versions spell them.
    */
-  private async retrieveTargets(
-    store: Store,
-    req: SearchRequest,
-    asked: SelectionRequest,
-    principal: Reader,
-    q: PreparedQuery,
-    versionParam: string | undefined,
-    d: SearchDeps,
-  ): Promise<Plan & { settled: PromiseSettledResult<Candidate[]>[] }> {
+  private async retrieveTargets(store: Store, asking: Asking, d: SearchDeps): Promise<Plan & { settled: PromiseSettledResult<Candidate[]>[] }> {
+    const { asked, principal } = asking;
     // Selection, version resolution and the retrieval queries run in one read snapshot, so a
     // version swapped in by an import meanwhile is never half-seen (the embedding came first: it is async).
     // With worker threads, the request thread only selects and resolves; the worker retrieves in its
@@ -291,7 +294,7 @@ export class MultiLibrarySearch implements SearchService {
     }
     const plan = (inThread: boolean) =>
       store.search.snapshot(() => {
-        const p = runSync(this.planStep(this.selector(), sqliteSearchReads(store), req, asked, principal, q, versionParam, probed, d));
+        const p = runSync(this.planStep(this.selector(), sqliteSearchReads(store), asking, probed, d));
         if (!inThread) return { ...p, pending: null };
         const limits = candidateLimits(p.targets.length);
         const retrieve = this.overrides.retrieve ?? (async (t: SearchTarget, pq: PreparedQuery) => versionCandidates(store, pq, versionTarget(t), limits));
@@ -315,22 +318,13 @@ export class MultiLibrarySearch implements SearchService {
    * retrieveTargets on PostgreSQL: selection, version resolution and every library's candidates in
    * one read snapshot, on the request thread (the database does the heavy reading; no worker threads).
    */
-  private retrieveOnPg(
-    store: PgStore,
-    reads: SearchReads,
-    req: SearchRequest,
-    asked: SelectionRequest,
-    principal: Reader,
-    q: PreparedQuery,
-    versionParam: string | undefined,
-    d: SearchDeps,
-  ): Promise<Plan & { settled: PromiseSettledResult<Candidate[]>[] }> {
+  private retrieveOnPg(store: PgStore, reads: SearchReads, asking: Asking, d: SearchDeps): Promise<Plan & { settled: PromiseSettledResult<Candidate[]>[] }> {
     return this.onPg(
       store,
       d,
       reads,
       async (selector) => {
-        const p = await runAsync(this.planStep(selector, reads, req, asked, principal, q, versionParam, undefined, d));
+        const p = await runAsync(this.planStep(selector, reads, asking, undefined, d));
         const limits = candidateLimits(p.targets.length);
         const retrieve = this.overrides.retrieve ?? ((t: SearchTarget, pq: PreparedQuery) => versionCandidatesAsync(reads, pq, versionTarget(t), limits));
         // Settled inside the snapshot, whose connection is given back when this returns.
@@ -341,17 +335,8 @@ export class MultiLibrarySearch implements SearchService {
   }
 
   /** Selection, version resolution and spelling, read in the caller's snapshot (both backends). */
-  private *planStep(
-    selector: LibrarySelector,
-    reads: SearchReads,
-    req: SearchRequest,
-    asked: SelectionRequest,
-    principal: Reader,
-    q: PreparedQuery,
-    versionParam: string | undefined,
-    probed: VersionProbe[] | undefined,
-    d: SearchDeps,
-  ): Step<Plan> {
+  private *planStep(selector: LibrarySelector, reads: SearchReads, asking: Asking, probed: VersionProbe[] | undefined, d: SearchDeps): Step<Plan> {
+    const { req, asked, principal, q, versionParam } = asking;
     const selection = yield* selector.selectStep(asked, principal, probed);
     if (selection.choices.length === 0) {
       throw new ApiError(

@@ -19,6 +19,7 @@ import { RetrievalPool } from './retrieval-pool.ts';
 import { answerForVersion, answerStep, type VersionTarget } from './pipeline.ts';
 import { runAsync, runSync, wait, type Step } from './read-steps.ts';
 import type { ServingStore } from './serving.ts';
+import type { PgStore } from '../store/pg/index.ts';
 import { chooseVersion, versionHeaders, type VersionChoice } from './versions.ts';
 import { flattenRules, lazyRendered, renderRulesText, renderText, TEXT_SEPARATOR, toContextJson } from './render.ts';
 import { gatherSources, gatherSourcesStep, prepareResearch, synthesize, type ResearchDeps } from './research.ts';
@@ -82,27 +83,30 @@ interface ContextAnswer {
   corrections: Correction[];
   /** Whether the served version's vectors are complete; null without an embedder (no header). */
   vectorsReady: boolean | null;
+  /** Why the question has no vector (the embedder failed): it was searched by its words alone. */
+  error: Error | null;
 }
 
 /**
- * The context answer read in one snapshot on PostgreSQL: the version resolved again (a swap on any
- * node since the first resolution is seen), the question's misspellings read as it spells them, the
- * pipeline, the vectors' state.
+ * The context answer read in one snapshot on PostgreSQL: the version resolved (its first read, so a
+ * swap on any node is seen), the question (embedded meanwhile: `asked`, unless it only asks what the
+ * library is, then its description), its misspellings read as the version spells them, the pipeline,
+ * the vectors' state.
  */
 function* contextStep(
   reads: SearchReads,
-  access: AccessPolicy,
+  deps: Pick<ContextDeps, 'access' | 'rarity' | 'embedder'>,
   principal: Reader,
   req: ContextRequest,
-  q: PreparedQuery,
-  rarity: WordRarity | null,
-  vectors: boolean,
+  asked: Promise<{ q: PreparedQuery; error: Error | null }>,
 ): Step<ContextAnswer> {
-  const resolved = yield* resolveStep(reads, access, principal, req.libraryId);
-  const { q: spelled, corrections } = yield* correctSpellingStep(q, reads, rarity, [resolved.choice.version.id]);
+  const resolved = yield* resolveStep(reads, deps.access, principal, req.libraryId);
+  const overview = overviewText(req.query, resolved.library);
+  const { q, error } = yield* wait(overview === null ? asked : prepareQueryOrLexical(overview, deps.embedder));
+  const { q: spelled, corrections } = yield* correctSpellingStep(q, reads, deps.rarity, [resolved.choice.version.id]);
   const items = yield* answerStep(reads, spelled, targetOf(resolved), { fast: req.fast });
-  const vectorsReady = vectors ? yield* wait(reads.vectorsReady(resolved.choice.version.id)) : null;
-  return { resolved, items, corrections, vectorsReady };
+  const vectorsReady = deps.embedder ? yield* wait(reads.vectorsReady(resolved.choice.version.id)) : null;
+  return { resolved, items, corrections, vectorsReady, error };
 }
 
 /** The version a resolved library answers from, as the pipeline takes it. */
@@ -138,25 +142,16 @@ export class StoreContextService implements ContextService {
   }
 
   async query(req: ContextRequest, principal: Reader): Promise<Rendered<ContextResponse>> {
-    const { store, access, embedder, rarity } = this.deps;
-    // Fail fast on a bad ID and check the key before any work; the version is resolved again
-    // below inside the read snapshot, after the (async) embedding, so that a re-import swapping
-    // the version in between cannot leave us reading a version that no longer exists.
-    const first =
-      store.backend === 'sqlite'
-        ? resolveLibrary(store, access, principal, req.libraryId)
-        : await runAsync(resolveStep(pgSearchReads(store), access, principal, req.libraryId));
-    if (req.researchMode) return this.research(req, principal);
-
-    // A question asking only what the library is ("pino", "what is hono") is searched with its description.
-    const asked = overviewText(req.query, first.library) ?? req.query;
-    const prepared = await prepareQueryOrLexical(asked, embedder);
-    const error = prepared.error;
+    const { store, access } = this.deps;
+    if (req.researchMode) {
+      // Fail fast on a bad ID and check the key before the research quota is taken.
+      if (store.backend === 'sqlite') resolveLibrary(store, access, principal, req.libraryId);
+      else await runAsync(resolveStep(pgSearchReads(store), access, principal, req.libraryId));
+      return this.research(req, principal);
+    }
+    const { resolved, items, corrections, vectorsReady, error } =
+      store.backend === 'sqlite' ? await this.answerOnSqlite(store, req, principal) : await this.answerOnPostgres(store, req, principal);
     if (error) this.deps.log.warn({ err: error.message }, 'context: query embedding failed; lexical retrieval only');
-    const { resolved, items, corrections, vectorsReady } =
-      store.backend === 'sqlite'
-        ? await this.answerOnSqlite(store, req, principal, prepared.q, first)
-        : await store.search.snapshot(() => runAsync(contextStep(pgRequestReads(store), access, principal, req, prepared.q, rarity, embedder !== null)));
     if (corrections.length) this.deps.log.debug({ corrections }, 'context: misspelled words read as the documents spell them');
     const rules = contextRules(access, principal, resolved.library.id);
     this.queueMissingVersion(resolved, principal);
@@ -174,9 +169,17 @@ export class StoreContextService implements ContextService {
     return lazyRendered(() => toContextJson(items, rules), text, headers);
   }
 
-  /** SQLite's answer: misspellings read as the first resolved version spells them, then the pipeline on a worker thread or in this one. */
-  private async answerOnSqlite(store: Store, req: ContextRequest, principal: Reader, prepared: PreparedQuery, first: ResolvedLibrary): Promise<ContextAnswer> {
+  /**
+   * SQLite's answer: the library resolved first (a bad ID fails before any work), the question
+   * embedded, misspellings read as that version spells them, then the pipeline on a worker thread or
+   * in this one, where the version is resolved again inside the read snapshot: a re-import swapping
+   * it during the (async) embedding cannot leave us reading a version that no longer exists.
+   */
+  private async answerOnSqlite(store: Store, req: ContextRequest, principal: Reader): Promise<ContextAnswer> {
     const { access, rarity, embedder } = this.deps;
+    const first = resolveLibrary(store, access, principal, req.libraryId);
+    // A question asking only what the library is ("pino", "what is hono") is searched with its description.
+    const { q: prepared, error } = await prepareQueryOrLexical(overviewText(req.query, first.library) ?? req.query, embedder);
     const { q, corrections } = correctSpelling(prepared, store.terms, rarity, [first.choice.version.id]);
     const { resolved, items } =
       (await this.inWorker(store, req, principal, q, first)) ??
@@ -184,7 +187,19 @@ export class StoreContextService implements ContextService {
         const r = resolveLibrary(store, access, principal, req.libraryId);
         return { resolved: r, items: answerForVersion(store, q, targetOf(r), { fast: req.fast }) };
       });
-    return { resolved, items, corrections, vectorsReady: embedder ? store.search.vectorsReady(resolved.choice.version.id) : null };
+    return { resolved, items, corrections, vectorsReady: embedder ? store.search.vectorsReady(resolved.choice.version.id) : null, error };
+  }
+
+  /**
+   * PostgreSQL's answer, in one snapshot (contextStep). The question is embedded while the snapshot
+   * opens and resolves the library, rather than after a resolution of its own: on PostgreSQL each
+   * read is a round trip.
+   */
+  private async answerOnPostgres(store: PgStore, req: ContextRequest, principal: Reader): Promise<ContextAnswer> {
+    const asked = prepareQueryOrLexical(req.query, this.deps.embedder);
+    // Awaited in the step unless the library is missing or hidden; then its outcome is of no interest.
+    asked.catch(() => undefined);
+    return store.search.snapshot(() => runAsync(contextStep(pgRequestReads(store), this.deps, principal, req, asked)));
   }
 
   /**

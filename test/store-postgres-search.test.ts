@@ -113,7 +113,13 @@ async function termStory(T: SameShape<TermStore>, L: SameShape<LibraryStore>): P
     ]),
   );
   await T.writeChunk(v, chunk(131072, []));
-  seen.push(await T.indexedThrough(v), await T.chunks(v), await T.holds(v, 'alpha'), await T.holds(v, 'zeta'), await T.holds(999, 'alpha'));
+  seen.push(
+    await T.indexedThrough(v),
+    await T.chunks(v),
+    [...(await T.heldTerms([v], ['zeta', 'gamma', 'alpha']))].sort(),
+    [...(await T.heldTerms([999], ['alpha']))],
+    [...(await T.heldTerms([999, v], ['alpha', 'zeta']))],
+  );
   seen.push(await T.termsStartingWith(v, 'a', 2, 4), await T.termsStartingWith(v, 'b', 1, 1), await T.termsStartingWith(v, 'é', 1, 9));
   seen.push(await T.postings(v, 'alpha'), await T.postings(v, 'gamma'), await T.postings(v, 'none'));
   seen.push(await T.versionKey(v), await T.versionKey(999));

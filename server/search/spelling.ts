@@ -16,13 +16,14 @@ import type { Awaitable } from '../store/version-reads.ts';
 
 /** The term index as spelling reads it (server/store/terms.ts): at once on SQLite, promises on PostgreSQL (then run the steps). */
 export interface Vocabulary {
-  holds(versionId: number, term: string): Awaitable<boolean>;
+  /** Which of the terms any of the versions holds (one read for all the words of a question). */
+  heldTerms(versionIds: number[], terms: string[]): Awaitable<Set<string>>;
   termsStartingWith(versionId: number, first: string, minLength: number, maxLength: number): Awaitable<Map<string, number>>;
 }
 
 /** A vocabulary that answers at once (SQLite's term index, a test's). */
 export type SyncVocabulary = {
-  holds(versionId: number, term: string): boolean;
+  heldTerms(versionIds: number[], terms: string[]): Set<string>;
   termsStartingWith(versionId: number, first: string, minLength: number, maxLength: number): Map<string, number>;
 };
 
@@ -120,15 +121,18 @@ export function spellingCorrections(q: PreparedQuery, vocabulary: SyncVocabulary
   return runSync(spellingCorrectionsStep(q, vocabulary, rarity, versionIds));
 }
 
-/** Whether any of the versions holds any of the terms, asked in order until one does. */
-function* heldStep(vocabulary: Vocabulary, versionIds: number[], terms: string[]): Step<string | null> {
-  for (const term of terms) for (const v of versionIds) if (yield* wait(vocabulary.holds(v, term))) return term;
-  return null;
+/** A word of the question spelling looks up: the forms the lexical scan reads it as, its American spellings, whether English knows it. */
+interface Suspect {
+  word: string;
+  budget: number;
+  forms: string[];
+  americans: string[];
+  maybeTypo: boolean;
 }
 
 /** spellingCorrections over either backend's vocabulary. */
 export function* spellingCorrectionsStep(q: PreparedQuery, vocabulary: Vocabulary, rarity: WordRarity, versionIds: number[]): Step<Correction[]> {
-  const out: Correction[] = [];
+  const suspects: Suspect[] = [];
   for (const word of q.terms) {
     const budget = typoBudget(word.length);
     if (budget === 0 || !/^[a-z]+$/.test(word) || STOPWORDS.has(word)) continue;
@@ -136,10 +140,17 @@ export function* spellingCorrectionsStep(q: PreparedQuery, vocabulary: Vocabular
     const maybeTypo = !isEnglishWord(rarity, word);
     // Most words are neither: no lookup at all.
     if ((americans.length === 0 && !maybeTypo) || !writtenAsWord(word, q.text)) continue;
+    suspects.push({ word, budget, forms: wordForms(word), americans, maybeTypo });
+  }
+  if (suspects.length === 0) return [];
+  // Every spelling of every suspect in one read: on PostgreSQL a read is a round trip.
+  const held = yield* wait(vocabulary.heldTerms(versionIds, [...new Set(suspects.flatMap((s) => [...s.forms, ...s.americans]))]));
+  const out: Correction[] = [];
+  for (const { word, budget, forms, americans, maybeTypo } of suspects) {
     // A form the lexical scan looks up anyway ("caching" -> "cache") is no misspelling.
-    if ((yield* heldStep(vocabulary, versionIds, wordForms(word))) !== null) continue;
-    const american = yield* heldStep(vocabulary, versionIds, americans);
-    if (american !== null) {
+    if (forms.some((f) => held.has(f))) continue;
+    const american = americans.find((a) => held.has(a));
+    if (american !== undefined) {
       out.push({ from: word, to: american });
       continue;
     }

@@ -76,9 +76,12 @@ export class TermStore {
     return rows.map(([baseId, docs, tokens, lengths, norms]) => ({ baseId, docs, tokens, lengths: u16Of(lengths), norms: f32Of(norms) }));
   }
 
-  /** Whether a version's term index holds a term at all. */
-  holds(versionId: number, term: string): boolean {
-    return this.stmt('SELECT 1 FROM term_postings WHERE version_id = ? AND term = ? LIMIT 1').get(versionId, term) !== undefined;
+  /** Which of the terms any of the versions' term indexes holds at all. */
+  heldTerms(versionIds: number[], terms: string[]): Set<string> {
+    const held = new Set<string>();
+    const one = this.stmt('SELECT 1 FROM term_postings WHERE version_id = ? AND term = ? LIMIT 1');
+    for (const term of terms) if (versionIds.some((v) => one.get(v, term) !== undefined)) held.add(term);
+    return held;
   }
 
   /** A version's terms that start with `first` (one character) and are minLength to maxLength long, with how many documents hold each. */

@@ -90,7 +90,7 @@ export interface SearchReads extends VersionReads {
   documentFrequencies(terms: string[]): Awaitable<Map<string, number>>;
   /** When each version's model was stored (VersionReads.modelBuiltAt for many versions at once); versions without one are absent. */
   modelsBuiltAt(versionIds: number[]): Awaitable<Map<number, string>>;
-  holds(versionId: number, term: string): Awaitable<boolean>;
+  heldTerms(versionIds: number[], terms: string[]): Awaitable<Set<string>>;
   termsStartingWith(versionId: number, first: string, minLength: number, maxLength: number): Awaitable<Map<string, number>>;
 }
 
@@ -123,7 +123,7 @@ export function sqliteSearchReads(store: Store): SyncSearchReads {
         }
         return out;
       },
-      holds: (versionId, term) => store.terms.holds(versionId, term),
+      heldTerms: (versionIds, terms) => store.terms.heldTerms(versionIds, terms),
       termsStartingWith: (versionId, first, minLength, maxLength) => store.terms.termsStartingWith(versionId, first, minLength, maxLength),
     };
     sqliteSearch.set(store, reads);

@@ -1,6 +1,6 @@
 import type { BucketTake, RateLimitStore } from '../rate-limits.ts';
 import type { PgPool } from './pool.ts';
-import { pgQuery } from './transaction.ts';
+import { named, pgQuery } from './transaction.ts';
 
 /** Buckets one sweep deletes at most: it rides on a request's statement, which must stay short. */
 const SWEEP_LIMIT = 5000;
@@ -26,7 +26,7 @@ export class PgRateLimitStore implements RateLimitStore {
     // node takes from meanwhile is updated before the delete sees it, and then not old any more.
     const { rows } = await pgQuery<{ tokens: number; at_ms: number; granted: boolean }>(
       this.pool,
-      `WITH now AS (SELECT extract(epoch FROM clock_timestamp())::float8 * 1000 AS ms),
+      named(`WITH now AS (SELECT extract(epoch FROM clock_timestamp())::float8 * 1000 AS ms),
        swept AS (
          DELETE FROM rate_buckets WHERE $3::boolean AND key IN (
            SELECT key FROM rate_buckets WHERE at_ms < (SELECT ms FROM now) - 60000 AND key <> $1 LIMIT ${SWEEP_LIMIT} FOR UPDATE SKIP LOCKED
@@ -38,7 +38,7 @@ export class PgRateLimitStore implements RateLimitStore {
          tokens = CASE WHEN ${refill} >= 1 THEN ${refill} - 1 ELSE ${refill} END,
          granted = ${refill} >= 1,
          at_ms = greatest(b.at_ms, excluded.at_ms)
-       RETURNING tokens, at_ms, granted`,
+       RETURNING tokens, at_ms, granted`),
       [key, capacity, sweep],
     );
     const r = rows[0];

@@ -1,19 +1,21 @@
 import type { SearchModelStore, StoredModel } from '../search-models.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
-import { pgQuery } from './transaction.ts';
+import { named, pgQuery } from './transaction.ts';
 
 /** The ranking model learned per library version on PostgreSQL: method for method SQLite's SearchModelStore (server/store/search-models.ts). */
 export class PgSearchModelStore implements SameShape<SearchModelStore> {
   constructor(private readonly pool: PgPool) {}
 
   async get(versionId: number): Promise<StoredModel | null> {
-    const { rows } = await pgQuery<StoredModel>(this.pool, 'SELECT format, built_at AS "builtAt", model FROM search_models WHERE version_id = $1', [versionId]);
+    const { rows } = await pgQuery<StoredModel>(this.pool, named('SELECT format, built_at AS "builtAt", model FROM search_models WHERE version_id = $1'), [
+      versionId,
+    ]);
     return rows[0] ?? null;
   }
 
   async builtAt(versionId: number): Promise<string | null> {
-    const { rows } = await pgQuery<{ builtAt: string }>(this.pool, 'SELECT built_at AS "builtAt" FROM search_models WHERE version_id = $1', [versionId]);
+    const { rows } = await pgQuery<{ builtAt: string }>(this.pool, named('SELECT built_at AS "builtAt" FROM search_models WHERE version_id = $1'), [versionId]);
     return rows[0]?.builtAt ?? null;
   }
 
@@ -21,7 +23,7 @@ export class PgSearchModelStore implements SameShape<SearchModelStore> {
   async builtAtOf(versionIds: number[]): Promise<Map<number, string>> {
     const { rows } = await pgQuery<{ versionId: number; builtAt: string }>(
       this.pool,
-      'SELECT version_id AS "versionId", built_at AS "builtAt" FROM search_models WHERE version_id = ANY($1::bigint[])',
+      named('SELECT version_id AS "versionId", built_at AS "builtAt" FROM search_models WHERE version_id = ANY($1::bigint[])'),
       [versionIds],
     );
     return new Map(rows.map((r) => [r.versionId, r.builtAt]));

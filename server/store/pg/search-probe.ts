@@ -2,7 +2,7 @@ import { probesByVersion, type SearchProbeStore, type VersionProbe } from '../se
 import { PROBE_WEIGHTS, termTsquery, toTsquery, type FtsPhrase } from './fts.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
-import { pgQuery } from './transaction.ts';
+import { named, pgQuery } from './transaction.ts';
 
 /**
  * A row's score: for each phrase of the query, its rarity in the whole index (FTS5's bm25() idf,
@@ -81,7 +81,7 @@ export class PgSearchProbeStore implements SameShape<SearchProbeStore> {
     if (asked.length === 0) return out;
     const { rows } = await pgQuery<{ term: string; n: number }>(
       this.pool,
-      'SELECT term, sum(docs)::bigint AS n FROM snippet_vocab WHERE term = ANY($1::text[]) GROUP BY term HAVING sum(docs) > 0',
+      named('SELECT term, sum(docs)::bigint AS n FROM snippet_vocab WHERE term = ANY($1::text[]) GROUP BY term HAVING sum(docs) > 0'),
       [asked],
     );
     const found = new Map(rows.map((r) => [r.term, r.n]));
@@ -97,9 +97,9 @@ export class PgSearchProbeStore implements SameShape<SearchProbeStore> {
   async catalogStamp(): Promise<string> {
     const { rows } = await pgQuery<{ stamp: string }>(
       this.pool,
-      `SELECT (SELECT count(*) || ':' || coalesce(max(updated_at), '') || ':' || coalesce(sum(access_rev), 0) FROM libraries) || '|' ||
+      named(`SELECT (SELECT count(*) || ':' || coalesce(max(updated_at), '') || ':' || coalesce(sum(access_rev), 0) FROM libraries) || '|' ||
               (SELECT count(*) || ':' || coalesce(max(id), 0) || ':' || coalesce(max(updated_at), '') FROM library_versions WHERE is_current = 1) || '|' ||
-              (SELECT count(*) || ':' || coalesce(max(built_at), '') FROM search_models) AS stamp`,
+              (SELECT count(*) || ':' || coalesce(max(built_at), '') FROM search_models) AS stamp`),
     );
     return rows[0].stamp;
   }

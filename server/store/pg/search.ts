@@ -1,18 +1,12 @@
 import { Int8Nearest } from '../../../lib/vector/int8-l2.ts';
 import { int8Unit } from '../../../lib/vector/quantize.ts';
 import type { SearchStore, VectorHit } from '../search.ts';
-import type { PgPool } from './pool.ts';
+import { HNSW_EF_SEARCH, type PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
-import { inTransaction, pgQuery, withSnapshot, withTransaction } from './transaction.ts';
+import { named, inTransaction, pgQuery, withSnapshot, withTransaction } from './transaction.ts';
 
 /** How many vectors the kernel scores per call (sqlite-vec's chunk size: the kernel's buffer is sized for blocks like it). */
 const BLOCK = 1024;
-
-/**
- * The HNSW graph's candidate list for a filtered query. pgvector's default (40) is shorter than
- * the lists retrieval asks for (TUNING.fusion.vectorLimit); below k the scan would stop early.
- */
-const EF_SEARCH_MIN = 100;
 
 /** One version's 8-bit vectors as the kernel scans them: ids in the order of their vectors, laid end to end. */
 interface VersionVectors {
@@ -59,8 +53,9 @@ class VersionVectorCache {
 }
 
 /** What knn() reads first about a version, in one statement. */
-interface VersionVectorInfo {
+export interface VersionVectorInfo {
   createdAt: string;
+  state: string;
   marker: string | null;
   /** snippet_vec's file: TRUNCATE (PgVectorStore.ensure for a new embedder) gives it a new one. */
   filenode: string;
@@ -94,8 +89,8 @@ export class PgSearchStore implements SameShape<SearchStore> {
     // The range in byte order (COLLATE "C"), as SQLite compares text: '\u007f' sorts after every URL character.
     const { rows } = await pgQuery<{ id: number; sourceId: string }>(
       this.pool,
-      `SELECT id, source_id AS "sourceId" FROM snippets
-       WHERE version_id = $1 AND source_id COLLATE "C" >= $2 AND source_id COLLATE "C" < $3 AND kind = 'code' ORDER BY position, id LIMIT 20`,
+      named(`SELECT id, source_id AS "sourceId" FROM snippets
+       WHERE version_id = $1 AND source_id COLLATE "C" >= $2 AND source_id COLLATE "C" < $3 AND kind = 'code' ORDER BY position, id LIMIT 20`),
       [versionId, section, `${section}\u007f`],
     );
     return rows.find((r) => r.sourceId === section || /^~\d+$/.test(r.sourceId.slice(section.length)))?.id ?? null;
@@ -112,21 +107,17 @@ export class PgSearchStore implements SameShape<SearchStore> {
 
   /**
    * What the per-version stage asks first of a version, in one statement: its term-index key and
-   * state (PgTermStore.versionKey) and whether its vectors are complete (vectorsReady); null when
-   * there is no such version. A request reads it once per version (pgRequestReads).
+   * state (PgTermStore.versionKey), whether its vectors are complete (vectorsReady), and what knn
+   * needs to find them (`row`, for knnOf); null when there is no such version. A request reads it
+   * once per version (pgRequestReads).
    */
-  async versionState(versionId: number): Promise<{ key: string; ready: boolean; vectorsReady: boolean } | null> {
-    const { rows } = await pgQuery<{ created_at: string; state: string; vectors: boolean }>(
-      this.pool,
-      'SELECT created_at, state, vectors_embedder IS NOT NULL AS vectors FROM library_versions WHERE id = $1',
-      [versionId],
-    );
-    const v = rows[0];
-    return v ? { key: `${versionId}@${v.created_at}`, ready: v.state === 'ready', vectorsReady: v.vectors } : null;
+  async versionState(versionId: number): Promise<{ key: string; ready: boolean; vectorsReady: boolean; row: VersionVectorInfo } | null> {
+    const row = await this.info(versionId);
+    return row ? { key: `${versionId}@${row.createdAt}`, ready: row.state === 'ready', vectorsReady: row.marker !== null, row } : null;
   }
 
   async vectorsReady(versionId: number): Promise<boolean> {
-    const { rows } = await pgQuery<{ ready: boolean }>(this.pool, 'SELECT vectors_embedder IS NOT NULL AS ready FROM library_versions WHERE id = $1', [
+    const { rows } = await pgQuery<{ ready: boolean }>(this.pool, named('SELECT vectors_embedder IS NOT NULL AS ready FROM library_versions WHERE id = $1'), [
       versionId,
     ]);
     return rows[0]?.ready === true;
@@ -138,9 +129,13 @@ export class PgSearchStore implements SameShape<SearchStore> {
    * the column (approximate, as any HNSW search), else the exact scan of the node (scan).
    */
   async knn(versionId: number, query: Float32Array, k: number): Promise<VectorHit[]> {
-    const q = int8Unit(query);
     const info = await this.info(versionId);
-    if (!info) return [];
+    return info ? this.knnOf(info, versionId, query, k) : [];
+  }
+
+  /** knn with the version's row already read in this snapshot (versionState), which saves its round trip. */
+  async knnOf(info: VersionVectorInfo, versionId: number, query: Float32Array, k: number): Promise<VectorHit[]> {
+    const q = int8Unit(query);
     if (info.knnDims === q.length) return this.hnsw(versionId, q, k);
     return (await this.scanWith(info, versionId, q, k)) ?? [];
   }
@@ -160,7 +155,7 @@ export class PgSearchStore implements SameShape<SearchStore> {
     // '$' follows '#' in byte order, so [page, page$) holds the page and its page#anchor rows.
     const { rows } = await pgQuery<{ id: number }>(
       this.pool,
-      'SELECT id FROM snippets WHERE version_id = $1 AND source_id COLLATE "C" >= $2 AND source_id COLLATE "C" < $3 ORDER BY position, id LIMIT $4',
+      named('SELECT id FROM snippets WHERE version_id = $1 AND source_id COLLATE "C" >= $2 AND source_id COLLATE "C" < $3 ORDER BY position, id LIMIT $4'),
       [versionId, pageUrl, `${pageUrl}$`, limit],
     );
     return rows.map((r) => r.id);
@@ -174,34 +169,34 @@ export class PgSearchStore implements SameShape<SearchStore> {
   private async info(versionId: number): Promise<VersionVectorInfo | null> {
     const { rows } = await pgQuery<VersionVectorInfo>(
       this.pool,
-      `SELECT v.created_at AS "createdAt", v.vectors_embedder AS marker, pg_relation_filenode('snippet_vec')::text AS filenode,
+      named(`SELECT v.created_at AS "createdAt", v.state, v.vectors_embedder AS marker, pg_relation_filenode('snippet_vec')::text AS filenode,
          (SELECT atttypmod FROM pg_attribute WHERE attrelid = 'snippet_vec'::regclass AND attname = 'knn' AND NOT attisdropped) AS "knnDims"
-       FROM library_versions v WHERE v.id = $1`,
+       FROM library_versions v WHERE v.id = $1`),
       [versionId],
     );
     return rows[0] ?? null;
   }
 
   /**
-   * pgvector's HNSW search restricted to one version. The index holds every version's vectors, and
-   * without iterative scans pgvector filters the ef_search nearest of the whole index by version
-   * afterwards: a version holding a small share of the index would get fewer than k rows, often none.
-   * `hnsw.iterative_scan` (pgvector 0.8) makes it go on through the graph until k rows of the version
-   * are found (relaxed_order: the rows may come slightly out of order, so they are sorted here).
-   * The settings are local to the transaction (the snapshot's, or one of their own).
+   * pgvector's HNSW search restricted to one version, with the connection's settings (pool.ts
+   * SESSION_SETTINGS: iterative scans, a candidate list of HNSW_EF_SEARCH); a longer list than that,
+   * when more rows are asked, is set for the transaction (the snapshot's, or one of its own). The
+   * rows may come slightly out of order (relaxed_order), so they are sorted here.
    */
   private async hnsw(versionId: number, q: Buffer, k: number): Promise<VectorHit[]> {
     const literal = `[${[...new Int8Array(q.buffer, q.byteOffset, q.length)].join(',')}]`;
-    const run = async () => {
-      await pgQuery(this.pool, "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)", [
-        String(Math.max(EF_SEARCH_MIN, k)),
-      ]);
+    const nearest = async () => {
       const { rows } = await pgQuery<{ id: number; distance: number }>(
         this.pool,
         'SELECT snippet_id AS id, knn <-> $1::halfvec AS distance FROM snippet_vec WHERE version_id = $2 ORDER BY knn <-> $1::halfvec LIMIT $3',
         [literal, versionId, k],
       );
       return rows.sort((a, b) => a.distance - b.distance || a.id - b.id);
+    };
+    if (k <= HNSW_EF_SEARCH) return nearest();
+    const run = async () => {
+      await pgQuery(this.pool, "SELECT set_config('hnsw.ef_search', $1, true)", [String(k)]);
+      return nearest();
     };
     return inTransaction(this.pool) ? run() : withTransaction(this.pool, run);
   }

@@ -6,7 +6,7 @@ import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
 import { tsvectorText } from './fts.ts';
 import { noNul } from './text.ts';
-import { pgQuery, withTransaction } from './transaction.ts';
+import { named, pgQuery, withTransaction } from './transaction.ts';
 
 /**
  * Rows per INSERT statement. One statement carries each column as one array parameter (`unnest`), so
@@ -110,7 +110,7 @@ export class PgSnippetStore implements SameShape<SnippetStore> {
     if (ids.length === 0) return { snippets, embeddings };
     const { rows } = await pgQuery<Row & { embedding: Buffer | null }>(
       this.pool,
-      `SELECT ${COLUMNS}, embedding FROM snippets WHERE id = ANY($1::bigint[]) ORDER BY id`,
+      named(`SELECT ${COLUMNS}, embedding FROM snippets WHERE id = ANY($1::bigint[]) ORDER BY id`),
       [ids],
     );
     for (const r of rows) {
@@ -144,7 +144,7 @@ export class PgSnippetStore implements SameShape<SnippetStore> {
 
   async byIds(ids: number[]): Promise<StoredSnippet[]> {
     if (ids.length === 0) return [];
-    const { rows } = await pgQuery<Row>(this.pool, `SELECT ${COLUMNS} FROM snippets WHERE id = ANY($1::bigint[])`, [ids]);
+    const { rows } = await pgQuery<Row>(this.pool, named(`SELECT ${COLUMNS} FROM snippets WHERE id = ANY($1::bigint[])`), [ids]);
     const byId = new Map(rows.map((r) => [r.id, toSnippet(r)]));
     return ids.map((id) => byId.get(id)).filter((s): s is StoredSnippet => s !== undefined);
   }

@@ -2,7 +2,7 @@ import { blobOf, f32Of, u16Of } from '../blobs.ts';
 import type { ChunkRow, PostingRow, TermChunk, TermStore } from '../terms.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
-import { pgQuery, withTransaction } from './transaction.ts';
+import { named, pgQuery, withTransaction } from './transaction.ts';
 
 /**
  * The term index on PostgreSQL, method for method SQLite's TermStore (server/store/terms.ts): the
@@ -62,15 +62,20 @@ export class PgTermStore implements SameShape<TermStore> {
   async chunks(versionId: number): Promise<ChunkRow[]> {
     const { rows } = await pgQuery<{ base_id: number; docs: number; tokens: number; lengths: Buffer; norms: Buffer }>(
       this.pool,
-      'SELECT base_id, docs, tokens, lengths, norms FROM term_chunks WHERE version_id = $1 ORDER BY base_id',
+      named('SELECT base_id, docs, tokens, lengths, norms FROM term_chunks WHERE version_id = $1 ORDER BY base_id'),
       [versionId],
     );
     return rows.map((r) => ({ baseId: r.base_id, docs: r.docs, tokens: r.tokens, lengths: u16Of(r.lengths), norms: f32Of(r.norms) }));
   }
 
-  async holds(versionId: number, term: string): Promise<boolean> {
-    const { rows } = await pgQuery(this.pool, 'SELECT 1 FROM term_postings WHERE version_id = $1 AND term = $2 LIMIT 1', [versionId, term]);
-    return rows.length > 0;
+  async heldTerms(versionIds: number[], terms: string[]): Promise<Set<string>> {
+    if (versionIds.length === 0 || terms.length === 0) return new Set();
+    const { rows } = await pgQuery<{ term: string }>(
+      this.pool,
+      named('SELECT DISTINCT term FROM term_postings WHERE version_id = ANY($1::bigint[]) AND term = ANY($2::text[])'),
+      [versionIds, terms],
+    );
+    return new Set(rows.map((r) => r.term));
   }
 
   /**
@@ -81,8 +86,8 @@ export class PgTermStore implements SameShape<TermStore> {
     const next = String.fromCharCode(first.charCodeAt(0) + 1);
     const { rows } = await pgQuery<{ term: string; n: number }>(
       this.pool,
-      `SELECT term, sum(df)::bigint AS n FROM term_postings
-       WHERE version_id = $1 AND term COLLATE "C" >= $2 AND term COLLATE "C" < $3 AND length(term) BETWEEN $4 AND $5 GROUP BY term`,
+      named(`SELECT term, sum(df)::bigint AS n FROM term_postings
+       WHERE version_id = $1 AND term COLLATE "C" >= $2 AND term COLLATE "C" < $3 AND length(term) BETWEEN $4 AND $5 GROUP BY term`),
       [versionId, first, next, minLength, maxLength],
     );
     return new Map(rows.map((r) => [r.term, r.n]));
@@ -91,7 +96,7 @@ export class PgTermStore implements SameShape<TermStore> {
   async postings(versionId: number, term: string): Promise<PostingRow[]> {
     const { rows } = await pgQuery<{ base_id: number; df: number; data: Buffer }>(
       this.pool,
-      'SELECT base_id, df, data FROM term_postings WHERE version_id = $1 AND term = $2 ORDER BY base_id',
+      named('SELECT base_id, df, data FROM term_postings WHERE version_id = $1 AND term = $2 ORDER BY base_id'),
       [versionId, term],
     );
     return rows.map((r) => ({ baseId: r.base_id, df: r.df, data: u16Of(r.data) }));
@@ -107,7 +112,7 @@ export class PgTermStore implements SameShape<TermStore> {
     if (terms.length === 0) return out;
     const { rows } = await pgQuery<{ term: string; base_id: number; df: number; data: Buffer }>(
       this.pool,
-      'SELECT term, base_id, df, data FROM term_postings WHERE version_id = $1 AND term = ANY($2::text[]) ORDER BY term, base_id',
+      named('SELECT term, base_id, df, data FROM term_postings WHERE version_id = $1 AND term = ANY($2::text[]) ORDER BY term, base_id'),
       [versionId, [...new Set(terms)]],
     );
     for (const r of rows) {
@@ -119,7 +124,7 @@ export class PgTermStore implements SameShape<TermStore> {
   }
 
   async versionKey(versionId: number): Promise<{ key: string; ready: boolean } | null> {
-    const { rows } = await pgQuery<{ created_at: string; state: string }>(this.pool, 'SELECT created_at, state FROM library_versions WHERE id = $1', [
+    const { rows } = await pgQuery<{ created_at: string; state: string }>(this.pool, named('SELECT created_at, state FROM library_versions WHERE id = $1'), [
       versionId,
     ]);
     const v = rows[0];

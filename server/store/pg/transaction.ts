@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { PgPool } from './pool.ts';
 
@@ -28,10 +29,31 @@ export function connectionFor(pool: PgPool): PgQueryable {
   return t?.open && t.pool === pool ? t.client : pool;
 }
 
+/**
+ * A statement each connection prepares once (by its name) and then only binds and runs: no parse and,
+ * once PostgreSQL settles on a generic plan, no planning per request. For the fixed statements of
+ * every search; not for statements whose text varies, nor for `SELECT *` (a column added by a newer
+ * node's migration would make the prepared statement fail: "cached plan must not change result type").
+ */
+export interface NamedStatement {
+  readonly name: string;
+  readonly text: string;
+}
+
+const statements = new Map<string, NamedStatement>();
+
+/** `text` as a NamedStatement, named by its hash (the same text is the same statement on every connection). */
+export function named(text: string): NamedStatement {
+  let s = statements.get(text);
+  if (!s) statements.set(text, (s = { name: `stacks_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`, text }));
+  return s;
+}
+
 /** pool.query, in the open transaction when there is one (connectionFor). */
-export function pgQuery<R extends pg.QueryResultRow>(pool: PgPool, sql: string, args: unknown[] = []): Promise<pg.QueryResult<R>> {
+export function pgQuery<R extends pg.QueryResultRow>(pool: PgPool, sql: string | NamedStatement, args: unknown[] = []): Promise<pg.QueryResult<R>> {
   const db = connectionFor(pool);
-  return db === pool ? pool.query<R>(sql, args) : (db as PgClient).query<R>(sql, args);
+  const query = typeof sql === 'string' ? { text: sql, values: args } : { name: sql.name, text: sql.text, values: args };
+  return db === pool ? pool.query<R>(query) : (db as PgClient).query<R>(query);
 }
 
 /**

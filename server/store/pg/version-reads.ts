@@ -49,7 +49,7 @@ export function pgSearchReads(store: PgStore): SearchReads {
       versionScore: (versionId, match, limit) => probe.versionScore(versionId, match, limit),
       documentFrequencies: (list) => probe.documentFrequencies(list),
       modelsBuiltAt: (versionIds) => models.builtAtOf(versionIds),
-      holds: (versionId, term) => terms.holds(versionId, term),
+      heldTerms: (versionIds, list) => terms.heldTerms(versionIds, list),
       termsStartingWith: (versionId, first, minLength, maxLength) => terms.termsStartingWith(versionId, first, minLength, maxLength),
     };
     pgSearch.set(store, reads);
@@ -59,11 +59,11 @@ export function pgSearchReads(store: PgStore): SearchReads {
 
 /**
  * pgSearchReads for one request: each version's row (its term-index key, its state, whether its
- * vectors are complete) read once however often the stages and the vectors header ask, which saves
- * a round trip per version and one per header. Build one per read snapshot: the rows it remembers are that snapshot's.
+ * vectors are complete, where knn finds them) read once however often the stages, knn and the vectors
+ * header ask, which saves a round trip per version, one per knn and one per header. Build one per read snapshot: the rows it remembers are that snapshot's.
  */
 export function pgRequestReads(store: PgStore): SearchReads {
-  const states = new Map<number, Promise<{ key: string; ready: boolean; vectorsReady: boolean } | null>>();
+  const states = new Map<number, ReturnType<PgSearchStore['versionState']>>();
   const state = (versionId: number) => {
     let s = states.get(versionId);
     if (!s) states.set(versionId, (s = store.search.versionState(versionId)));
@@ -75,6 +75,10 @@ export function pgRequestReads(store: PgStore): SearchReads {
     versionKey: async (versionId) => {
       const s = await state(versionId);
       return s && { key: s.key, ready: s.ready };
+    },
+    knn: async (versionId, query, k) => {
+      const s = await state(versionId);
+      return s ? store.search.knnOf(s.row, versionId, query, k) : [];
     },
   };
 }

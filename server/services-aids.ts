@@ -3,6 +3,8 @@ import path from 'node:path';
 import type { Principal } from '../lib/model.ts';
 import { requestThreadVectorCacheBytes, workerVectorCacheBytes, type Config } from './config.ts';
 import type { Logger } from './log.ts';
+import { describeEmbedder } from './embed/index.ts';
+import type { Embedder } from './embed/types.ts';
 import type { Store } from './store/index.ts';
 import type { PgStore } from './store/pg/index.ts';
 import type { Stores } from './store/stores.ts';
@@ -149,4 +151,21 @@ function fileSize(file: string): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * On PostgreSQL the vectors are every node's. A node running the builtin word vectors only because
+ * its sentence model is unavailable (createEmbedder's fallback) must not replace the cluster's model
+ * vectors: ensure() would reset them under every node, a re-embed of every snippet would follow,
+ * and another when the model is back. Such a node stops at startup and says why instead.
+ */
+export async function refuseFallbackOnSharedVectors(store: Stores, embedder: Embedder): Promise<void> {
+  const { fallback } = describeEmbedder(embedder);
+  if (store.backend === 'sqlite' || fallback === null) return;
+  const stored = await store.vectors.filledBy();
+  if (stored === null || stored.startsWith(`${embedder.id}:`)) return;
+  throw new Error(
+    `This node would run ${embedder.id} because ${fallback}, but the database's vectors are ${stored}: starting it would re-embed every node's snippets. ` +
+      'Install the sentence model on this node (./install.sh) and start it again.',
+  );
 }

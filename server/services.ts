@@ -3,7 +3,7 @@ import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import type { Store } from './store/index.ts';
 import type { PgStore } from './store/pg/index.ts';
-import { declaredSources, gettingStarted, operationsAids, stateOf } from './services-aids.ts';
+import { declaredSources, gettingStarted, operationsAids, refuseFallbackOnSharedVectors, stateOf } from './services-aids.ts';
 /** Whether a data dir holds a Stacks database (the CLI refuses a mistyped --data-dir with it). */
 export { holdsStacksDatabase } from './store/index.ts';
 import { LicenseService, loadVerifyKeys } from './license/license.ts';
@@ -152,6 +152,7 @@ export async function createServices(
   const activity = new ServingActivity();
   const embedder =
     overrides.embedder !== undefined ? overrides.embedder : await createEmbedder(config, log, { onDemand: options.embedOnDemand, activity: activity.buffer });
+  if (embedder) await refuseFallbackOnSharedVectors(store, embedder);
   const vectorsReset = embedder !== null && (await store.vectors.ensure(embedder.id, embedder.dims));
   if (vectorsReset) log.info({ embedder: embedder.id }, 'vector table (re)created for the embedder');
   await backfillSearchIndex(store, log);

@@ -2,9 +2,13 @@
 // Metrics) over a real PgStore: the backend, this node's pool (connections open, idle, and queries
 // waiting for one) and its job leases. The server on PostgreSQL is checked end to end with two nodes.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { JobQueue } from '../server/jobs/queue.ts';
+import { loadConfig } from '../server/config.ts';
+import { readModelPin } from '../server/embed/model.ts';
+import { createServices } from '../server/services.ts';
 import { LicenseFile, LicenseService, loadVerifyKeys } from '../server/license/license.ts';
 import { createLogger } from '../server/log.ts';
 import { Metrics } from '../server/metrics/metrics.ts';
@@ -84,5 +88,32 @@ describe("a PostgreSQL node's health and metrics", () => {
     }
     await waiting;
     assert.deepEqual((await health()).database.pool, { total: 2, idle: 2, waiting: 0 });
+  });
+
+  test("a node whose sentence model is unavailable stops and says why rather than replace the cluster's model vectors", async () => {
+    const url = await server.createDatabase('fallback');
+    const stores = [await PgStore.open(url, { poolSize: 2 }), await PgStore.open(url, { poolSize: 2 })];
+    try {
+      for (const s of stores) s.teams.policy.close();
+      const [cluster, node] = stores as [PgStore, PgStore];
+      await cluster.vectors.ensure('model:all-MiniLM-L6-v2:0123456789ab', 384);
+      // A damaged copy of the model in the node's data dir: it falls back to the word vectors (as in test/embed-model.test.ts).
+      const pin = readModelPin();
+      const dataDir = tempDir();
+      const dir = path.join(dataDir, 'models', pin.dir);
+      fs.mkdirSync(dir, { recursive: true });
+      const bytes = fs.readFileSync(path.join(ROOT, 'data', 'models', pin.dir, 'model.onnx'));
+      bytes[bytes.length - 1]! ^= 1;
+      fs.writeFileSync(path.join(dir, 'model.onnx'), bytes);
+      fs.copyFileSync(path.join(ROOT, 'data', 'models', pin.dir, 'tokenizer.json'), path.join(dir, 'tokenizer.json'));
+      const config = loadConfig({ dataDir, embedProvider: 'model', databaseUrl: url }, {});
+      await assert.rejects(
+        createServices(config, createLogger('silent'), { store: node }),
+        /would run builtin:.*because .*sha256.*database's vectors are model:all-MiniLM-L6-v2:0123456789ab:384:int8/,
+      );
+      assert.equal(await cluster.vectors.filledBy(), 'model:all-MiniLM-L6-v2:0123456789ab:384:int8', 'the cluster keeps its vectors');
+    } finally {
+      for (const s of stores) await s.close();
+    }
   });
 });

@@ -302,8 +302,9 @@ function period(s: string): string {
  * INSERT ... ON CONFLICT DO UPDATE locks the row it finds and returns its latest committed version
  * (a SELECT ... FOR UPDATE would not see a row another node made after this statement began, nor
  * lock it), and takes the locks in its rows' order: by teamspace, then (a later statement) by member.
- * Every batch takes them in that order, so two never deadlock, and a member-month row is only
- * written under its teamspace-month row's lock. The update writes nothing new (n = n).
+ * Every batch takes them in that order, so two never deadlock (a batch only waits for a member's
+ * row while holding its teamspace's, which every other batch needs first). The update changes no
+ * value (n = n); its new row version is a HOT update, pruned in the page.
  */
 function lockAndRead(requests: readonly MeteredRequest[], month: string): string {
   const m = period(month);

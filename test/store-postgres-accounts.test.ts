@@ -126,22 +126,21 @@ const EXPECTED: Record<keyof typeof STORIES, (seen: unknown[]) => void> = {
 
 type Outcome = 'included' | 'extra' | 'refused';
 
-/** UsageService.decide (server/teams/usage.ts) against the async store: one metered request's read-decide-count in immediate(). */
-function meter(t: PgTeamStore, memberId: number, teamspaceId: number, day: string): Promise<Outcome> {
-  return t.immediate(async (): Promise<Outcome> => {
-    const month = day.slice(0, 7);
-    const ts = await t.teamspace(teamspaceId);
+/**
+ * One metered request through countRequests, judged as UsageService.decide (server/teams/usage.ts)
+ * judges it: within the plan, extra at the teamspace's price up to its spending limit, or refused.
+ */
+async function meter(t: PgTeamStore, memberId: number, teamspaceId: number, day: string): Promise<Outcome> {
+  const [r] = await t.countRequests([{ memberId, teamspaceId }], day, (ts, used, spentCents) => {
     if (!ts) throw new Error(`no teamspace ${teamspaceId}`);
-    if ((await t.memberMonth(memberId, month)).requests < effectiveIncluded(ts)) {
-      await t.record(memberId, teamspaceId, day, 1, 0, 0);
-      return 'included';
-    }
-    if (ts.plan === 'free') return 'refused';
+    if (used < effectiveIncluded(ts)) return { result: 'included' as const, extra: false, cents: 0 };
     const price = ts.cents_per_extra_request;
-    if (ts.spending_limit_cents !== null && (await t.teamMonth(teamspaceId, month)).spend_cents + price > ts.spending_limit_cents + 1e-9) return 'refused';
-    await t.record(memberId, teamspaceId, day, 1, 1, price);
-    return 'extra';
+    if (ts.plan === 'free' || (ts.spending_limit_cents !== null && spentCents() + price > ts.spending_limit_cents + 1e-9)) throw new Error('refused');
+    return { result: 'extra' as const, extra: true, cents: price };
   });
+  if (r && 'ok' in r) return r.ok;
+  if (r && r.err instanceof Error && r.err.message === 'refused') return 'refused';
+  throw r?.err;
 }
 
 const tally = (outcomes: string[]) => outcomes.reduce<Record<string, number>>((n, o) => ({ ...n, [o]: (n[o] ?? 0) + 1 }), {});

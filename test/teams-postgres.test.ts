@@ -148,6 +148,67 @@ async function countingAcrossNodes(server: TestPostgres): Promise<void> {
   }
 }
 
+/**
+ * Many members of two teamspaces send requests through both nodes at once, in waves that overlap
+ * (each wave a batch per node, mixing members and teamspaces, while the waves before it are still
+ * counting), starting on a month whose counter rows do not exist yet: every member gets exactly its
+ * included requests, each once, the extra ones stop exactly at the spending limit, and what was
+ * refused is not counted.
+ */
+async function manyMembersAcrossNodes(server: TestPostgres): Promise<void> {
+  const { stores, usage } = await twoNodes(server, 'many_members', 0);
+  try {
+    const pro = await stores[0].accounts.createTeamspace('pro-team', 'pro', T0);
+    await stores[0].accounts.updateTeamspace(pro, { included_requests: 3, spending_limit_cents: 10, cents_per_extra_request: 0.5 }); // 20 extra requests
+    const free = await stores[0].accounts.createTeamspace('free-team', 'free', T0);
+    await stores[0].accounts.updateTeamspace(free, { included_requests: 4 });
+    const payers = await Promise.all(Array.from({ length: 6 }, (_, i) => principal(stores[i % 2], pro, `p${i}`, 10 + i)));
+    const freeloaders = await Promise.all(Array.from({ length: 4 }, (_, i) => principal(stores[i % 2], free, `f${i}`, 20 + i)));
+    const everyone = [...payers, ...freeloaders];
+    // 8 waves; in each, every member sends one request, through node (wave + member) % 2, in an order that changes per wave
+    const sent: { who: Principal; answer: Promise<Answer> }[] = [];
+    for (let wave = 0; wave < 8; wave++) {
+      const order = everyone.map((p, i) => ({ p, i })).sort((a, b) => ((a.i * 7 + wave * 3) % 10) - ((b.i * 7 + wave * 3) % 10));
+      for (const { p, i } of order) sent.push({ who: p, answer: answer(usage[(wave + i) % 2].meterSoon(p, 'x')) });
+      await new Promise((r) => setImmediate(r));
+    }
+    const answers = await Promise.all(sent.map(async (s) => ({ who: s.who, a: await s.answer })));
+    const of = (p: Principal) => answers.filter((x) => x.who === p).map((x) => x.a);
+
+    // pro: 6 x 3 included, then 20 extra at 0.5 cents up to 10 cents, and the other 10 refused (402)
+    assert.deepEqual(codes(payers.flatMap(of)), { ok: 38, spending_limit_exceeded: 10 });
+    assert.equal(payers.flatMap(of).filter((a) => 'ok' in a && a.ok.extra).length, 20);
+    // free: 4 each, the other 4 of each refused (429)
+    assert.deepEqual(codes(freeloaders.flatMap(of)), { ok: 16, rate_limit_exceeded: 16 });
+    // each member's included requests went once each: one answer per remaining count, none twice
+    for (const [p, included] of [...payers.map((x) => [x, 3] as const), ...freeloaders.map((x) => [x, 4] as const)]) {
+      const remaining = of(p)
+        .flatMap((a) => ('ok' in a && !a.ok.extra ? [Number(a.ok.headers['RateLimit-Remaining'])] : []))
+        .sort((a, b) => a - b);
+      assert.deepEqual(
+        remaining,
+        Array.from({ length: included }, (_, i) => i),
+        `${p.memberName}'s included requests`,
+      );
+    }
+
+    // the counters hold exactly what was admitted, whichever node reads them
+    const month = new Date().toISOString().slice(0, 7);
+    const today = new Date().toISOString().slice(0, 10);
+    assert.deepEqual(await stores[1].teams.teamMonth(pro, month), { requests: 38, extra_requests: 20, spend_cents: 10 });
+    assert.deepEqual(await stores[0].teams.teamMonth(free, month), { requests: 16, extra_requests: 0, spend_cents: 0 });
+    for (const p of everyone) {
+      const admitted = of(p).filter((a) => 'ok' in a);
+      const extra = admitted.filter((a) => 'ok' in a && a.ok.extra).length;
+      assert.deepEqual(await stores[1].teams.memberMonth(p.memberId, month), { requests: admitted.length, extra_requests: extra }, p.memberName);
+      assert.deepEqual(await stores[0].teams.memberDaily(p.memberId, today, today), [{ day: today, requests: admitted.length }]);
+    }
+    assert.deepEqual(await stores[1].teams.teamDaily(pro, today, today), [{ day: today, requests: 38 }]);
+  } finally {
+    await Promise.all(stores.map((s) => s.close()));
+  }
+}
+
 /** The research quota holds when both nodes' stores take at once. */
 async function researchAcrossNodes(server: TestPostgres): Promise<void> {
   const { stores, teamspace } = await twoNodes(server, 'research', 0);
@@ -201,6 +262,9 @@ describe('usage metering on PostgreSQL across two nodes', () => {
   test('concurrent requests of one key on both nodes: exactly the limit admitted', () => rateConcurrent(server));
 
   test("the plan's included requests and the spending limit hold when both nodes' UsageServices count at once", () => countingAcrossNodes(server));
+
+  test('many members of two teamspaces on both nodes at once, in overlapping batches: each limit counts and refuses exactly', () =>
+    manyMembersAcrossNodes(server));
 
   test("the research quota holds when both nodes' stores take at once", () => researchAcrossNodes(server));
 

@@ -52,9 +52,10 @@ export const ANONYMOUS_MEMBER = '(anonymous)';
 
 /**
  * Counting and limiting of search/context/MCP requests. One request is decided and counted in one
- * IMMEDIATE transaction (read the member's month, compare with the plan, UPSERT the counters), so
- * no increment is lost and no two concurrent requests can both take the last included request,
- * in this process or across processes sharing the database.
+ * IMMEDIATE transaction (read the member's month, compare with the plan, UPSERT the counters; on
+ * PostgreSQL one that locks the counter rows it reads), so no increment is lost and no two
+ * concurrent requests can both take the last included request, in this process or across
+ * processes and nodes sharing the database.
  */
 export class UsageService {
   private anonymous = new Map<number, number>();

@@ -4,7 +4,9 @@
 // naming libraries and naming none (selection then reads the catalogue and probes the index),
 // misspelled words, an off-topic question refused, /api/v2/libs/search. Without pgvector the
 // answers are the same; with it (HNSW neighbours are approximate) most of the same snippets.
-// Then a version swapped in through a second PgStore (another node) is answered by the first at its next request.
+// The round trips of each answer are counted, and a v3 search's statements checked (its snapshot, at
+// most two after it, none twice); a model stored again is ranked with from the next search; then a
+// version swapped in through a second PgStore (another node) is answered by the first at its next request.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,6 +22,7 @@ import { StoreContextService } from '../server/search/context-service.ts';
 import type { ServingStore } from '../server/search/serving.ts';
 import { StoreLibrarySearch } from '../server/search/library-search.ts';
 import { MultiLibrarySearch } from '../server/search/search-service.ts';
+import { MODEL_FORMAT } from '../server/search/ranker.ts';
 import { PgStore } from '../server/store/pg/index.ts';
 import { copyStoreToPostgres } from '../server/system/store-copy.ts';
 import { CORPUS_BUNDLES } from './helpers/fixtures.ts';
@@ -114,20 +117,26 @@ const QUESTIONS: Question[] = [
   { label: 'libraries list', ask: async (s) => ({ json: await s.libs.list(null), headers: {} }) },
 ];
 
-/** Round trips of a pool's connections (every statement, BEGIN and COMMIT included), counted as they are sent. */
-function countRoundTrips(store: PgStore): () => number {
-  let n = 0;
+/**
+ * The statements sent on a pool's connections (every one a round trip, BEGIN and COMMIT included),
+ * each as its text and parameters, recorded as they are sent.
+ */
+function recordStatements(store: PgStore): string[] {
+  const sent: string[] = [];
   const counted = new WeakSet<pg.PoolClient>();
   store.pool.on('acquire', (client: pg.PoolClient) => {
     if (counted.has(client)) return;
     counted.add(client);
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      n++;
+      const [first, second] = args as [string | { text: string; values?: unknown[] }, unknown];
+      const text = typeof first === 'string' ? first : first.text;
+      const values = typeof first === 'string' ? second : first.values;
+      sent.push(`${text.replace(/\s+/g, ' ')} ${JSON.stringify(values ?? [])}`);
       return query(...args);
     };
   });
-  return () => n;
+  return sent;
 }
 
 let sqliteAnswers: Answer[] | null = null;
@@ -154,18 +163,35 @@ test('without pgvector: context, v3 search, libs search and research answer on P
   const want = await onSqlite();
   onDebian = await copied(debian, 'serving');
   const { store } = onDebian;
-  const trips = countRoundTrips(store);
+  const sent = recordStatements(store);
   const s = servicesOn(store);
   const perAnswer: [string, number][] = [];
+  const statementsOf = new Map<string, string[]>();
   for (const [i, q] of QUESTIONS.entries()) {
-    const before = trips();
+    const before = sent.length;
     const got = await q.ask(s);
-    perAnswer.push([q.label, trips() - before]);
+    perAnswer.push([q.label, sent.length - before]);
+    statementsOf.set(q.label, sent.slice(before));
     assert.deepEqual(got, want[i], q.label);
   }
   console.log(`round trips per answer on PostgreSQL (the first search builds the catalogue): ${perAnswer.map(([l, n]) => `${l}: ${n}`).join('; ')}`);
   // A bound, not a figure: a read per candidate or per library of the catalogue would pass it.
   for (const [label, n] of perAnswer) assert.ok(n <= 30, `${label}: ${n} round trips`);
+  // A v3 search once the catalogue is built (the first one builds it): its reads in its snapshot,
+  // none before it (the overview check reads the catalogue held), after it only the context around
+  // the hits (the model times come with the catalogue, the words' counts from the snapshot, the
+  // sections' code in one statement), and no statement sent twice.
+  const steady = QUESTIONS.filter((q) => q.label.startsWith('search')).slice(1);
+  assert.ok(steady.length >= 5);
+  for (const { label } of steady) {
+    const st = statementsOf.get(label)!;
+    const listing = `${label}:\n  ${st.map((x) => x.slice(0, 160)).join('\n  ')}`;
+    assert.match(st[0] ?? '', /^BEGIN ISOLATION LEVEL REPEATABLE READ/, listing);
+    const after = st.slice(st.indexOf('COMMIT []') + 1);
+    assert.ok(after.length <= 2, `${after.length} round trips after the snapshot; ${listing}`);
+    assert.ok(!after.some((x) => /search_models|snippet_vocab/.test(x)), listing);
+    assert.equal(new Set(st).size, st.length, `a statement sent twice; ${listing}`);
+  }
   // The questions did what they are for: answers, a version served, a typo read, the off-topic one refused.
   assert.ok(want.filter((a) => 'json' in a).length >= 10);
   assert.equal((want[1] as { headers: Record<string, string> }).headers['X-Stacks-Library-Version'], 'v4.29.1');
@@ -209,6 +235,31 @@ test('with pgvector: the same libraries and versions answer, with most of the sa
   const overlap = shared / total;
   console.log(`pgvector: ${(overlap * 100).toFixed(1)}% of SQLite's answer snippets returned`);
   assert.ok(overlap >= 0.8, `overlap ${overlap}`);
+});
+
+test('a model stored again is ranked with from the next search, even when its time is not the newest', async () => {
+  // A search ranks with the model times its catalogue view read under the snapshot's stamp: the stamp must change with any model stored.
+  const { store } = await copied(debian, 'models');
+  const sent = recordStatements(store);
+  const s = servicesOn(store);
+  const current = new Map((await store.libraries.allCurrentVersions()).filter((v) => v.tag === '').map((v) => [v.libraryId, v.id]));
+  const [pino, zod] = [current.get('/pinojs/pino')!, current.get('/colinhacks/zod')!];
+  // The stored models say nothing (no weights: the default model ranks), so the answers stay the same.
+  const model = JSON.stringify({ weights: [], packages: [] });
+  await store.models.put(zod, MODEL_FORMAT, model, '2026-01-05T00:00:00.000Z');
+  await store.models.put(pino, MODEL_FORMAT, model, '2026-01-03T00:00:00.000Z');
+  const ask = async () => {
+    const before = sent.length;
+    const r = await s.search.search({ query: 'child logger with bindings', libraries: ['pino'] }, null);
+    return { json: r.json, modelRead: sent.slice(before).some((x) => /\bmodel FROM search_models\b/.test(x)) };
+  };
+  const first = await ask();
+  assert.equal(first.modelRead, true, 'the new model is read');
+  const again = await ask();
+  assert.deepEqual(again, { json: first.json, modelRead: false }, 'then served from the parsed ones');
+  // Stored again at a time before zod's: neither the count nor the newest time of the models changes.
+  await store.models.put(pino, MODEL_FORMAT, model, '2026-01-04T00:00:00.000Z');
+  assert.deepEqual(await ask(), { json: first.json, modelRead: true });
 });
 
 /** Another node writes a version as the writer does (rows, term index, swap): pino's documentation as tag v9.9.9. */

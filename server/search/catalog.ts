@@ -45,6 +45,8 @@ export class CatalogView implements CatalogReads {
   constructor(
     readonly stamp: string,
     private readonly entries: CatalogEntry[],
+    /** When each version's model was stored, of every version in `entries` that has one (read with the stamp). */
+    private readonly modelTimes: ReadonlyMap<number, string> = new Map(),
   ) {
     for (const e of entries) {
       this.byId.set(e.library.id, e);
@@ -69,6 +71,14 @@ export class CatalogView implements CatalogReads {
 
   ofVersion(versionId: number): CatalogEntry | null {
     return this.byVersion.get(versionId) ?? null;
+  }
+
+  /**
+   * When a version of the view had its model stored (null: none), as of the view's stamp, which
+   * changes with every model stored or removed; undefined for a version the view does not hold.
+   */
+  modelBuiltAt(versionId: number): string | null | undefined {
+    return this.byVersion.has(versionId) ? (this.modelTimes.get(versionId) ?? null) : undefined;
   }
 }
 
@@ -114,6 +124,11 @@ export class Catalog implements CatalogReads {
     return runSync(this.viewStep());
   }
 
+  /** The view last read (by any request), without reading the stamp; null before the first read. */
+  held(): CatalogView | null {
+    return this.view.stamp === '' ? null : this.view;
+  }
+
   /** The catalogue as of the reads' state: the one held when the stamp is unchanged, else rebuilt (and held). */
   *viewStep(): Step<CatalogView> {
     const stamp = yield* wait(this.reads.catalogStamp());
@@ -130,8 +145,11 @@ export class Catalog implements CatalogReads {
       const vs = versions.get(library.id) ?? [];
       entries.push({ library, keys: namesOf(library), base: vs.find((v) => v.tag === '') ?? null, tagged: vs.filter((v) => v.tag !== '') });
     }
-    yield* addPackageNames(this.reads, entries);
-    this.view = new CatalogView(stamp, entries);
+    // Every version's model time in one read: the package names need the served ones', and on
+    // PostgreSQL a request ranks with the view's instead of reading each version's again.
+    const builtAt = yield* wait(this.reads.modelsBuiltAt(entries.flatMap((e) => [...(e.base ? [e.base.id] : []), ...e.tagged.map((v) => v.id)])));
+    yield* addPackageNames(this.reads, entries, builtAt);
+    this.view = new CatalogView(stamp, entries, builtAt);
     return this.view;
   }
 }
@@ -140,12 +158,11 @@ export class Catalog implements CatalogReads {
  * Each library also goes by the package names its served version's documents install
  * (`react-query` for TanStack Query), unless another library goes by that name itself.
  */
-function* addPackageNames(reads: SearchReads, entries: CatalogEntry[]): Step<void> {
+function* addPackageNames(reads: SearchReads, entries: CatalogEntry[], builtAt: ReadonlyMap<number, string>): Step<void> {
   const own = new Set(entries.flatMap((e) => e.keys.map((k) => k.key)));
   const served = new Map(entries.map((e) => [e, defaultVersion(e)]));
-  // Every served version's model time in one read (on PostgreSQL a statement per library was a round
-  // trip each); the models are then read only when not parsed already (models.ts).
-  const builtAt = yield* wait(reads.modelsBuiltAt([...served.values()].flatMap((v) => (v ? [v.id] : []))));
+  // The model times of every version, read at once by the caller (on PostgreSQL a statement per
+  // library was a round trip each); the models are then read only when not parsed already (models.ts).
   const known = { ...reads, modelBuiltAt: (versionId: number) => builtAt.get(versionId) ?? null };
   for (const e of entries) {
     const version = served.get(e);

@@ -1,5 +1,6 @@
 import type { Store } from '../store/index.ts';
-import { sqliteVersionReads, type VersionReads } from '../store/version-reads.ts';
+import { sectionKey, sqliteVersionReads, type SectionRef, type VersionReads } from '../store/version-reads.ts';
+import type { StoredSnippet } from '../../lib/model.ts';
 import { runSync, wait, type Step } from './read-steps.ts';
 import type { Candidate } from './retrieve.ts';
 import { pageOf, sectionOf } from './source-url.ts';
@@ -26,6 +27,7 @@ export function* attachContextStep(reads: VersionReads, ranked: Candidate[], opt
   const additions = new Map<number, Candidate[]>();
   const moved = new Set<number>();
   const top = ranked.slice(0, opts.hits ?? TUNING.neighbours.hits);
+  const ahead = yield* sectionCodeAhead(reads, top, present);
   for (const [at, hit] of top.entries()) {
     const s = hit.snippet;
     const section = sectionOf(s.sourceId);
@@ -40,8 +42,10 @@ export function* attachContextStep(reads: VersionReads, ranked: Candidate[], opt
           additions.set(s.id, [...(additions.get(s.id) ?? []), { ...below, score: hit.score, via: 'sibling' }]);
           continue;
         }
-        const twinId = yield* wait(reads.sectionCode(s.versionId, section));
-        const twin = twinId !== null && !present.has(twinId) ? (yield* wait(reads.byIds([twinId])))[0] : undefined;
+        const twinId = ahead
+          ? (ahead.codes.get(sectionKey({ versionId: s.versionId, section })) ?? null)
+          : yield* wait(reads.sectionCode(s.versionId, section));
+        const twin = twinId === null || present.has(twinId) ? undefined : ahead ? ahead.rows.get(twinId) : (yield* wait(reads.byIds([twinId])))[0];
         if (twin) {
           present.add(twin.id);
           additions.set(s.id, [...(additions.get(s.id) ?? []), context(twin, hit, 'sibling')]);
@@ -86,6 +90,29 @@ export function* attachContextStep(reads: VersionReads, ranked: Candidate[], opt
     out.push(...(additions.get(c.snippet.id) ?? []));
   }
   return out;
+}
+
+/**
+ * Where the reads answer many sections at once (sectionCodes: PostgreSQL, a round trip per read),
+ * the code of every top prose hit's section and those snippets, read before the loop needs them: two
+ * statements instead of up to two per hit (some a hit would not have asked). Null on SQLite, which asks as it goes.
+ */
+function* sectionCodeAhead(
+  reads: VersionReads,
+  top: Candidate[],
+  present: ReadonlySet<number>,
+): Step<{ codes: Map<string, number | null>; rows: Map<number, StoredSnippet> } | null> {
+  if (!reads.sectionCodes) return null;
+  const sections = new Map<string, SectionRef>();
+  for (const hit of top) {
+    if (hit.snippet.kind !== 'info') continue;
+    const ref = { versionId: hit.snippet.versionId, section: sectionOf(hit.snippet.sourceId) };
+    sections.set(sectionKey(ref), ref);
+  }
+  const codes = sections.size > 0 ? yield* wait(reads.sectionCodes([...sections.values()])) : new Map<string, number | null>();
+  const ids = [...new Set([...codes.values()].filter((id): id is number => id !== null && !present.has(id)))];
+  const rows = ids.length > 0 ? yield* wait(reads.byIds(ids)) : [];
+  return { codes, rows: new Map(rows.map((r) => [r.id, r])) };
 }
 
 function context(snippet: Candidate['snippet'], hit: Candidate, via: Candidate['via']): Candidate {

@@ -8,7 +8,7 @@ import type { Logger } from '../log.ts';
 import { principalOf, type LibraryVersion, type Reader } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { AccessPolicy, Rendered, SearchContextResponse, SearchRequest, SearchService, VersionStatus } from './answer-types.ts';
-import { Catalog, type CatalogEntry } from './catalog.ts';
+import { Catalog, type CatalogEntry, type CatalogView } from './catalog.ts';
 import { LibrarySelector, type LibraryChoice, type SelectionRequest } from './select.ts';
 import type { VersionProbe } from '../store/search-probe.ts';
 import { prepareQueryOrLexical, Question, type PreparedQuery } from './query.ts';
@@ -34,6 +34,7 @@ import type { WordRarity } from './word-rarity.ts';
 import { correctSpellingStep } from './spelling.ts';
 import { mayAskOverview, overviewText } from './overview.ts';
 import { TUNING } from './tuning.ts';
+import { modelTimesOf, wordsReadOnce } from './request-reads.ts';
 
 /** One selected library with the version it serves and what it reports about the request. */
 export interface SearchTarget {
@@ -84,7 +85,7 @@ export interface RankedSearch {
   versionParam: string | undefined;
   /** A library, the embedder or the ranking failed: the answer is partial. */
   failed: boolean;
-  /** On PostgreSQL, the request's reads (pgRequestReads: each version's row read once); null on SQLite. */
+  /** On PostgreSQL, the request's reads (pgRequestReads: each version's row read once; request-reads.ts: each word's count, the catalogue's model times); null on SQLite. */
   reads: SearchReads | null;
 }
 
@@ -170,18 +171,20 @@ export class MultiLibrarySearch implements SearchService {
    * rebuilt when another node (or this one) changed the catalogue's stamp. In one read snapshot
    * when `inSnapshot` (a search's retrieval); else each statement on its own, as SQLite's library
    * search reads (a view read across a change is held under the older stamp and rebuilt at the next request).
+   * With `heldView`, over the view this node last read, its stamp not read again (once one was read).
    */
   private onPg<T>(
     store: PgStore,
     d: SearchDeps,
     reads: SearchReads,
-    fn: (selector: LibrarySelector, reads: SearchReads) => Step<T> | Promise<T>,
+    fn: (selector: LibrarySelector, view: CatalogView) => Step<T> | Promise<T>,
     inSnapshot: boolean,
+    heldView = false,
   ): Promise<T> {
     const { catalog } = this.selection(d);
     const run = async () => {
-      const view = await runAsync(catalog.viewStep());
-      const out = fn(new LibrarySelector(view, reads, d.access, d.log), reads);
+      const view = (heldView ? catalog.held() : null) ?? (await runAsync(catalog.viewStep()));
+      const out = fn(new LibrarySelector(view, reads, d.access, d.log), view);
       return isStep(out) ? runAsync(out) : out;
     };
     return inSnapshot ? store.search.snapshot(run) : run();
@@ -217,13 +220,14 @@ export class MultiLibrarySearch implements SearchService {
     let failed = question.failed;
     const versionParam = req.version && !/^latest$/i.test(req.version) ? req.version : undefined;
     const store = d.store;
-    // On PostgreSQL the request's reads also serve the stages after retrieval (they remember each version's row).
-    const pg = store.backend === 'sqlite' ? null : { store, reads: pgRequestReads(store) };
-    const reads = pg?.reads ?? null;
+    // On PostgreSQL the request's reads also serve the stages after retrieval (they remember each
+    // version's row and each word's count, and take the model times from the request's catalogue view).
+    const pg = store.backend === 'sqlite' ? null : { store, reads: wordsReadOnce(pgRequestReads(store)) };
     const asking: Asking = { req, asked, principal, q, versionParam };
-    const { targets, inferred, settled, spelled } = pg
+    const { targets, inferred, settled, spelled, view } = pg
       ? await this.retrieveOnPg(pg.store, pg.reads, asking, d)
-      : await this.retrieveTargets(sqliteOnly(store), asking, d);
+      : { ...(await this.retrieveTargets(sqliteOnly(store), asking, d)), view: null };
+    const reads = pg && view ? modelTimesOf(pg.reads, view) : null;
     this.queueMissingVersions(targets, principal);
     const { merged, partial } = this.mergeLists(targets, settled, d);
     if (partial) failed = true;
@@ -245,18 +249,23 @@ export class MultiLibrarySearch implements SearchService {
     if (!r.inferred || !d.rarity) return null;
     const store = d.store;
     if (store.backend === 'sqlite') return answerability(r.q, r.ranked, (words) => new Set(store.probe.documentFrequencies(words).keys()), d.rarity);
-    return runAsync(answerabilityStep(r.q, r.ranked, async (words) => new Set((await store.probe.documentFrequencies(words)).keys()), d.rarity));
+    // The request's reads: the words selection's probe counted in the snapshot are not read again.
+    const reads = r.reads ?? pgRequestReads(store);
+    return runAsync(answerabilityStep(r.q, r.ranked, async (words) => new Set((await reads.documentFrequencies(words)).keys()), d.rarity));
   }
 
   /** The question prepared for retrieval (lexical only when the embedder is down: failed), with the language's aliases. */
   private async prepareQuestion(req: SearchRequest, asked: SelectionRequest, principal: Reader, d: SearchDeps): Promise<{ q: PreparedQuery; failed: boolean }> {
     // A short question asking only what its one library is ("what is hono") is searched with the library's description.
+    // On PostgreSQL over the catalogue this node last read: its stamp is read again in the search's
+    // snapshot, which decides what is served; a library changed through another node just now is
+    // searched without (or with its former) description once, until a request reads the new stamp.
     const store = d.store;
     const sole = !mayAskOverview(req.query)
       ? null
       : store.backend === 'sqlite'
         ? store.search.snapshot(() => this.selector().soleNamed(asked, principal))
-        : await this.onPg(store, d, pgRequestReads(store), (selector) => selector.soleNamedStep(asked, principal), false);
+        : await this.onPg(store, d, pgRequestReads(store), (selector) => selector.soleNamedStep(asked, principal), false, true);
     const prepared = await prepareQueryOrLexical((sole && overviewText(req.query, sole.library, sole.keys)) ?? asked.question, d.embedder);
     // Embedder down: lexical only, and the answer says it is partial.
     if (prepared.error) d.log.warn({ err: prepared.error.message }, 'search: query embedding failed; lexical retrieval only');
@@ -318,17 +327,22 @@ export class MultiLibrarySearch implements SearchService {
    * retrieveTargets on PostgreSQL: selection, version resolution and every library's candidates in
    * one read snapshot, on the request thread (the database does the heavy reading; no worker threads).
    */
-  private retrieveOnPg(store: PgStore, reads: SearchReads, asking: Asking, d: SearchDeps): Promise<Plan & { settled: PromiseSettledResult<Candidate[]>[] }> {
+  private retrieveOnPg(
+    store: PgStore,
+    reads: SearchReads,
+    asking: Asking,
+    d: SearchDeps,
+  ): Promise<Plan & { settled: PromiseSettledResult<Candidate[]>[]; view: CatalogView }> {
     return this.onPg(
       store,
       d,
       reads,
-      async (selector) => {
+      async (selector, view) => {
         const p = await runAsync(this.planStep(selector, reads, asking, undefined, d));
         const limits = candidateLimits(p.targets.length);
         const retrieve = this.overrides.retrieve ?? ((t: SearchTarget, pq: PreparedQuery) => versionCandidatesAsync(reads, pq, versionTarget(t), limits));
         // Settled inside the snapshot, whose connection is given back when this returns.
-        return { ...p, settled: await settledInTurn(p.targets, (t) => retrieve(t, p.spelled)) };
+        return { ...p, settled: await settledInTurn(p.targets, (t) => retrieve(t, p.spelled)), view };
       },
       true,
     );

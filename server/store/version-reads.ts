@@ -29,10 +29,26 @@ export interface VersionReads {
   withEmbeddings(ids: number[]): Awaitable<{ snippets: Map<number, StoredSnippet>; embeddings: Map<number, Float32Array> }>;
   byIds(ids: number[]): Awaitable<StoredSnippet[]>;
   sectionCode(versionId: number, section: string): Awaitable<number | null>;
+  /**
+   * sectionCode of several sections at once, keyed by sectionKey: where each read is a round trip
+   * (PostgreSQL's). SQLite's reads cost none and have no such method: the context step asks as it goes.
+   */
+  sectionCodes?(sections: readonly SectionRef[]): Promise<Map<string, number | null>>;
   page(versionId: number, pageUrl: string): Awaitable<number[]>;
   /** When the version's ranking model was stored (what parsed models are cached by), null without one. */
   modelBuiltAt(versionId: number): Awaitable<string | null>;
   model(versionId: number): Awaitable<StoredModel | null>;
+}
+
+/** A section of a version (`URL#anchor`), as sectionCodes asks for it. */
+export interface SectionRef {
+  versionId: number;
+  section: string;
+}
+
+/** The key of a section in sectionCodes' answer. */
+export function sectionKey(r: SectionRef): string {
+  return `${r.versionId} ${r.section}`;
 }
 
 /** Reads answered at once: what a SQLite read transaction can run inside (no await can fall in it). */

@@ -93,13 +93,18 @@ export class PgSearchProbeStore implements SameShape<SearchProbeStore> {
     return out;
   }
 
-  /** As SQLite's: changes whenever a library, a served version or a version's model is added, removed or changed (not the same text). */
+  /**
+   * As SQLite's: changes whenever a library, a served version or a version's model is added, removed
+   * or changed (not the same text). The models' part also sums a hash of each one's version and time:
+   * a search ranks with the model times its catalogue view read under the stamp (request-reads.ts),
+   * and a model learned again on a node whose clock is behind another's would not raise max(built_at).
+   */
   async catalogStamp(): Promise<string> {
     const { rows } = await pgQuery<{ stamp: string }>(
       this.pool,
       named(`SELECT (SELECT count(*) || ':' || coalesce(max(updated_at), '') || ':' || coalesce(sum(access_rev), 0) FROM libraries) || '|' ||
               (SELECT count(*) || ':' || coalesce(max(id), 0) || ':' || coalesce(max(updated_at), '') FROM library_versions WHERE is_current = 1) || '|' ||
-              (SELECT count(*) || ':' || coalesce(max(built_at), '') FROM search_models) AS stamp`),
+              (SELECT count(*) || ':' || coalesce(max(built_at), '') || ':' || coalesce(sum(hashtext(version_id || '@' || built_at)), 0) FROM search_models) AS stamp`),
     );
     return rows[0].stamp;
   }

@@ -1,6 +1,7 @@
 import { Int8Nearest } from '../../../lib/vector/int8-l2.ts';
 import { int8Unit } from '../../../lib/vector/quantize.ts';
 import type { SearchStore, VectorHit } from '../search.ts';
+import { sectionKey, type SectionRef } from '../version-reads.ts';
 import { HNSW_EF_SEARCH, type PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
 import { named, inTransaction, pgQuery, withSnapshot, withTransaction } from './transaction.ts';
@@ -94,6 +95,27 @@ export class PgSearchStore implements SameShape<SearchStore> {
       [versionId, section, `${section}\u007f`],
     );
     return rows.find((r) => r.sourceId === section || /^~\d+$/.test(r.sourceId.slice(section.length)))?.id ?? null;
+  }
+
+  /** sectionCode of each section, in one statement (a round trip each was most of the context step's reads). */
+  async sectionCodes(sections: readonly SectionRef[]): Promise<Map<string, number | null>> {
+    const out = new Map<string, number | null>();
+    if (sections.length === 0) return out;
+    const { rows } = await pgQuery<{ at: number; id: number; sourceId: string }>(
+      this.pool,
+      named(`SELECT w.at::int AS at, s.id, s.source_id AS "sourceId"
+       FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS w(version_id, section, at)
+       CROSS JOIN LATERAL (SELECT id, source_id, position FROM snippets
+         WHERE version_id = w.version_id AND source_id COLLATE "C" >= w.section AND source_id COLLATE "C" < w.section || chr(127) AND kind = 'code'
+         ORDER BY position, id LIMIT 20) s
+       ORDER BY w.at, s.position, s.id`),
+      [sections.map((r) => r.versionId), sections.map((r) => r.section)],
+    );
+    for (const [i, r] of sections.entries()) {
+      const mine = rows.filter((row) => row.at === i + 1);
+      out.set(sectionKey(r), mine.find((m) => m.sourceId === r.section || /^~\d+$/.test(m.sourceId.slice(r.section.length)))?.id ?? null);
+    }
+    return out;
   }
 
   /**

@@ -22,6 +22,7 @@ export function pgVersionReads(stores: { search: PgSearchStore; terms: PgTermSto
     withEmbeddings: (ids) => snippets.withEmbeddings(ids),
     byIds: (ids) => snippets.byIds(ids),
     sectionCode: (versionId, section) => search.sectionCode(versionId, section),
+    sectionCodes: (sections) => search.sectionCodes(sections),
     page: (versionId, pageUrl) => search.page(versionId, pageUrl),
     modelBuiltAt: (versionId) => models.builtAt(versionId),
     model: (versionId) => models.get(versionId),

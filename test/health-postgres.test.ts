@@ -21,6 +21,19 @@ import { tempDir } from './helpers/server.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
+/** A data dir holding a damaged copy of the model: a node on it falls back to the word vectors (as in test/embed-model.test.ts). */
+function dataDirWithDamagedModel(): string {
+  const pin = readModelPin();
+  const dataDir = tempDir();
+  const dir = path.join(dataDir, 'models', pin.dir);
+  fs.mkdirSync(dir, { recursive: true });
+  const bytes = fs.readFileSync(path.join(ROOT, 'data', 'models', pin.dir, 'model.onnx'));
+  bytes[bytes.length - 1]! ^= 1;
+  fs.writeFileSync(path.join(dir, 'model.onnx'), bytes);
+  fs.copyFileSync(path.join(ROOT, 'data', 'models', pin.dir, 'tokenizer.json'), path.join(dir, 'tokenizer.json'));
+  return dataDir;
+}
+
 describe("a PostgreSQL node's health and metrics", () => {
   let server: TestPostgres;
   let store: PgStore;
@@ -97,16 +110,7 @@ describe("a PostgreSQL node's health and metrics", () => {
       for (const s of stores) s.teams.policy.close();
       const [cluster, node] = stores as [PgStore, PgStore];
       await cluster.vectors.ensure('model:all-MiniLM-L6-v2:0123456789ab', 384);
-      // A damaged copy of the model in the node's data dir: it falls back to the word vectors (as in test/embed-model.test.ts).
-      const pin = readModelPin();
-      const dataDir = tempDir();
-      const dir = path.join(dataDir, 'models', pin.dir);
-      fs.mkdirSync(dir, { recursive: true });
-      const bytes = fs.readFileSync(path.join(ROOT, 'data', 'models', pin.dir, 'model.onnx'));
-      bytes[bytes.length - 1]! ^= 1;
-      fs.writeFileSync(path.join(dir, 'model.onnx'), bytes);
-      fs.copyFileSync(path.join(ROOT, 'data', 'models', pin.dir, 'tokenizer.json'), path.join(dir, 'tokenizer.json'));
-      const config = loadConfig({ dataDir, embedProvider: 'model', databaseUrl: url }, {});
+      const config = loadConfig({ dataDir: dataDirWithDamagedModel(), embedProvider: 'model', databaseUrl: url }, {});
       await assert.rejects(
         createServices(config, createLogger('silent'), { store: node }),
         /would run builtin:.*because .*sha256.*database's vectors are model:all-MiniLM-L6-v2:0123456789ab:384:int8/,

@@ -53,15 +53,18 @@ class VersionVectorCache {
   }
 }
 
-/** What knn() reads first about a version, in one statement. */
-export interface VersionVectorInfo {
+/** What a request reads first about a version, in one statement (versionState): what its stages and knn() ask of it. */
+export interface VersionRow {
   createdAt: string;
   state: string;
+  /** The embedder whose vectors the version has complete (vectors_embedder), null while they are not. */
   marker: string | null;
   /** snippet_vec's file: TRUNCATE (PgVectorStore.ensure for a new embedder) gives it a new one. */
   filenode: string;
   /** The pgvector column's dimension, null without one. */
   knnDims: number | null;
+  /** When the version's ranking model was stored, null without one (PgSearchModelStore.builtAt). */
+  modelBuiltAt: string | null;
 }
 
 /**
@@ -129,11 +132,11 @@ export class PgSearchStore implements SameShape<SearchStore> {
 
   /**
    * What the per-version stage asks first of a version, in one statement: its term-index key and
-   * state (PgTermStore.versionKey), whether its vectors are complete (vectorsReady), and what knn
-   * needs to find them (`row`, for knnOf); null when there is no such version. A request reads it
+   * state (PgTermStore.versionKey), whether its vectors are complete (vectorsReady), and in `row`
+   * what knn needs to find them (knnOf) and its model's time; null when there is no such version. A request reads it
    * once per version (pgRequestReads).
    */
-  async versionState(versionId: number): Promise<{ key: string; ready: boolean; vectorsReady: boolean; row: VersionVectorInfo } | null> {
+  async versionState(versionId: number): Promise<{ key: string; ready: boolean; vectorsReady: boolean; row: VersionRow } | null> {
     const row = await this.info(versionId);
     return row ? { key: `${versionId}@${row.createdAt}`, ready: row.state === 'ready', vectorsReady: row.marker !== null, row } : null;
   }
@@ -156,7 +159,7 @@ export class PgSearchStore implements SameShape<SearchStore> {
   }
 
   /** knn with the version's row already read in this snapshot (versionState), which saves its round trip. */
-  async knnOf(info: VersionVectorInfo, versionId: number, query: Float32Array, k: number): Promise<VectorHit[]> {
+  async knnOf(info: VersionRow, versionId: number, query: Float32Array, k: number): Promise<VectorHit[]> {
     const q = int8Unit(query);
     if (info.knnDims === q.length) return this.hnsw(versionId, q, k);
     return (await this.scanWith(info, versionId, q, k)) ?? [];
@@ -188,11 +191,12 @@ export class PgSearchStore implements SameShape<SearchStore> {
     return this.cache.heldBytes;
   }
 
-  private async info(versionId: number): Promise<VersionVectorInfo | null> {
-    const { rows } = await pgQuery<VersionVectorInfo>(
+  private async info(versionId: number): Promise<VersionRow | null> {
+    const { rows } = await pgQuery<VersionRow>(
       this.pool,
       named(`SELECT v.created_at AS "createdAt", v.state, v.vectors_embedder AS marker, pg_relation_filenode('snippet_vec')::text AS filenode,
-         (SELECT atttypmod FROM pg_attribute WHERE attrelid = 'snippet_vec'::regclass AND attname = 'knn' AND NOT attisdropped) AS "knnDims"
+         (SELECT atttypmod FROM pg_attribute WHERE attrelid = 'snippet_vec'::regclass AND attname = 'knn' AND NOT attisdropped) AS "knnDims",
+         (SELECT built_at FROM search_models m WHERE m.version_id = v.id) AS "modelBuiltAt"
        FROM library_versions v WHERE v.id = $1`),
       [versionId],
     );
@@ -223,7 +227,7 @@ export class PgSearchStore implements SameShape<SearchStore> {
     return inTransaction(this.pool) ? run() : withTransaction(this.pool, run);
   }
 
-  private async scanWith(info: VersionVectorInfo, versionId: number, q: Buffer, k: number): Promise<VectorHit[] | null> {
+  private async scanWith(info: VersionRow, versionId: number, q: Buffer, k: number): Promise<VectorHit[] | null> {
     const dims = q.length;
     const key = cacheKey(versionId, info, dims);
     let v = key === null ? undefined : this.cache.get(key);
@@ -275,7 +279,7 @@ export class PgSearchStore implements SameShape<SearchStore> {
  *   explicitly (a copied instance).
  * - The query's dimension, so stored vectors of another dimension never match.
  */
-function cacheKey(versionId: number, info: VersionVectorInfo, dims: number): string | null {
+function cacheKey(versionId: number, info: VersionRow, dims: number): string | null {
   if (info.marker === null) return null;
   return `${versionId}@${info.createdAt}:${info.filenode}:${dims}:${info.marker}`;
 }

@@ -60,8 +60,8 @@ export function pgSearchReads(store: PgStore): SearchReads {
 
 /**
  * pgSearchReads for one request: each version's row (its term-index key, its state, whether its
- * vectors are complete, where knn finds them) read once however often the stages, knn and the vectors
- * header ask, which saves a round trip per version, one per knn and one per header. Build one per read snapshot: the rows it remembers are that snapshot's.
+ * vectors are complete, where knn finds them, its model's time) read once however often the stages,
+ * knn, the ranking model and the vectors header ask, which saves a round trip for each of them. Build one per read snapshot: the rows it remembers are that snapshot's.
  */
 export function pgRequestReads(store: PgStore): SearchReads {
   const states = new Map<number, ReturnType<PgSearchStore['versionState']>>();
@@ -77,6 +77,7 @@ export function pgRequestReads(store: PgStore): SearchReads {
       const s = await state(versionId);
       return s && { key: s.key, ready: s.ready };
     },
+    modelBuiltAt: async (versionId) => (await state(versionId))?.row.modelBuiltAt ?? null,
     knn: async (versionId, query, k) => {
       const s = await state(versionId);
       return s ? store.search.knnOf(s.row, versionId, query, k) : [];

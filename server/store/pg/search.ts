@@ -18,7 +18,7 @@ interface VersionVectors {
 
 /**
  * The fallback's per-node cache of versions' vectors, least recently used out first once
- * `budgetBytes` is reached (0: none). Keys name one immutable set of vectors (PgSearchStore.cacheKey
+ * `budget` bytes is reached (0: none). Keys name one immutable set of vectors (PgSearchStore.cacheKey
  * says why), so nothing has to empty it: a version swapped out or re-embedded is read under a new key
  * and its old entry ages out.
  */
@@ -26,7 +26,7 @@ class VersionVectorCache {
   private readonly entries = new Map<string, VersionVectors>();
   private bytes = 0;
 
-  constructor(private readonly budgetBytes: number) {}
+  constructor(readonly budget: number) {}
 
   get(key: string): VersionVectors | undefined {
     const hit = this.entries.get(key);
@@ -38,9 +38,9 @@ class VersionVectorCache {
   }
 
   put(key: string, v: VersionVectors): void {
-    if (v.bytes > this.budgetBytes) return;
+    if (v.bytes > this.budget) return;
     for (const [old, e] of this.entries) {
-      if (this.bytes + v.bytes <= this.budgetBytes) break;
+      if (this.bytes + v.bytes <= this.budget) break;
       this.entries.delete(old);
       this.bytes -= e.bytes;
     }
@@ -65,15 +65,26 @@ export interface VersionRow {
   knnDims: number | null;
   /** When the version's ranking model was stored, null without one (PgSearchModelStore.builtAt). */
   modelBuiltAt: string | null;
+  /** How many snippets the version holds (library_versions.total_snippets): how many vectors knn would scan. */
+  snippets: number;
 }
+
+/**
+ * Versions of at most this many snippets are scanned by the node from its cache even when the
+ * server has pgvector: at that size the int8 kernel over cached vectors takes a fraction of a
+ * millisecond and is exact, while PostgreSQL reads and sorts the version's rows (its planner rightly
+ * prefers that to the HNSW index for a small share of the index) in about two. HNSW answers larger ones.
+ */
+const NODE_SCAN_MAX_SNIPPETS = 20_000;
 
 /**
  * The read side of retrieval on PostgreSQL, method for method SQLite's SearchStore
  * (server/store/search.ts): read snapshots, vector candidates of one library version, pages. The
- * nearest neighbours come from pgvector's HNSW index when the server has it (PgVectorStore adds the
- * `knn halfvec` column), else from the node: the version's 8-bit vectors (snippet_vec, the bytes
+ * nearest neighbours come from the node: the version's 8-bit vectors (snippet_vec, the bytes
  * sqlite-vec holds) scored with the int8 kernel, as SearchStore.scan scores sqlite-vec's chunks, and
- * kept in a per-node cache. Both measure the L2 distance of the 8-bit vectors, as on SQLite.
+ * kept in a per-node cache; or, when the server has pgvector (PgVectorStore adds the `knn halfvec`
+ * column), from its HNSW index for versions too large for that (scansInNode). Both measure the L2
+ * distance of the 8-bit vectors, as on SQLite.
  */
 export class PgSearchStore implements SameShape<SearchStore> {
   private readonly cache: VersionVectorCache;
@@ -161,8 +172,16 @@ export class PgSearchStore implements SameShape<SearchStore> {
   /** knn with the version's row already read in this snapshot (versionState), which saves its round trip. */
   async knnOf(info: VersionRow, versionId: number, query: Float32Array, k: number): Promise<VectorHit[]> {
     const q = int8Unit(query);
-    if (info.knnDims === q.length) return this.hnsw(versionId, q, k);
+    if (info.knnDims === q.length && !this.scansInNode(info, q.length)) return this.hnsw(versionId, q, k);
     return (await this.scanWith(info, versionId, q, k)) ?? [];
+  }
+
+  /**
+   * Whether the node scans a version it could ask pgvector about: a small one (NODE_SCAN_MAX_SNIPPETS)
+   * with complete vectors (so cached under a key) that takes at most a quarter of the cache.
+   */
+  private scansInNode(info: VersionRow, dims: number): boolean {
+    return info.marker !== null && info.snippets <= NODE_SCAN_MAX_SNIPPETS && info.snippets * (dims + 8) * 4 <= this.cache.budget;
   }
 
   /**
@@ -196,7 +215,7 @@ export class PgSearchStore implements SameShape<SearchStore> {
       this.pool,
       named(`SELECT v.created_at AS "createdAt", v.state, v.vectors_embedder AS marker, pg_relation_filenode('snippet_vec')::text AS filenode,
          (SELECT atttypmod FROM pg_attribute WHERE attrelid = 'snippet_vec'::regclass AND attname = 'knn' AND NOT attisdropped) AS "knnDims",
-         (SELECT built_at FROM search_models m WHERE m.version_id = v.id) AS "modelBuiltAt"
+         (SELECT built_at FROM search_models m WHERE m.version_id = v.id) AS "modelBuiltAt", v.total_snippets AS snippets
        FROM library_versions v WHERE v.id = $1`),
       [versionId],
     );

@@ -27,7 +27,7 @@ const versions: Record<number, Record<string, number>> = {
 };
 
 const vocabulary: SyncVocabulary = {
-  heldTerms: (vs, terms) => new Set(terms.filter((term) => vs.some((v) => (versions[v]?.[term] ?? 0) > 0))),
+  firstHeld: (vs, lists) => lists.map((terms) => terms.find((term) => vs.some((v) => (versions[v]?.[term] ?? 0) > 0)) ?? null),
   termsStartingWith: (v, first, min, max) =>
     new Map(Object.entries(versions[v] ?? {}).filter(([t]) => t.startsWith(first) && t.length >= min && t.length <= max)),
 };

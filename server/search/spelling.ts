@@ -16,14 +16,14 @@ import type { Awaitable } from '../store/version-reads.ts';
 
 /** The term index as spelling reads it (server/store/terms.ts): at once on SQLite, promises on PostgreSQL (then run the steps). */
 export interface Vocabulary {
-  /** Which of the terms any of the versions holds (one read for all the words of a question). */
-  heldTerms(versionIds: number[], terms: string[]): Awaitable<Set<string>>;
+  /** For each list of terms, the first that any of the versions holds, or null (one read for all the words of a question). */
+  firstHeld(versionIds: number[], lists: string[][]): Awaitable<(string | null)[]>;
   termsStartingWith(versionId: number, first: string, minLength: number, maxLength: number): Awaitable<Map<string, number>>;
 }
 
 /** A vocabulary that answers at once (SQLite's term index, a test's). */
 export type SyncVocabulary = {
-  heldTerms(versionIds: number[], terms: string[]): Set<string>;
+  firstHeld(versionIds: number[], lists: string[][]): (string | null)[];
   termsStartingWith(versionId: number, first: string, minLength: number, maxLength: number): Map<string, number>;
 };
 
@@ -144,13 +144,18 @@ export function* spellingCorrectionsStep(q: PreparedQuery, vocabulary: Vocabular
   }
   if (suspects.length === 0) return [];
   // Every spelling of every suspect in one read: on PostgreSQL a read is a round trip.
-  const held = yield* wait(vocabulary.heldTerms(versionIds, [...new Set(suspects.flatMap((s) => [...s.forms, ...s.americans]))]));
+  const held = yield* wait(
+    vocabulary.firstHeld(
+      versionIds,
+      suspects.flatMap((s) => [s.forms, s.americans]),
+    ),
+  );
   const out: Correction[] = [];
-  for (const { word, budget, forms, americans, maybeTypo } of suspects) {
+  for (const [i, { word, budget, maybeTypo }] of suspects.entries()) {
     // A form the lexical scan looks up anyway ("caching" -> "cache") is no misspelling.
-    if (forms.some((f) => held.has(f))) continue;
-    const american = americans.find((a) => held.has(a));
-    if (american !== undefined) {
+    if (held[2 * i] !== null) continue;
+    const american = held[2 * i + 1];
+    if (american) {
       out.push({ from: word, to: american });
       continue;
     }

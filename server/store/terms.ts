@@ -76,12 +76,10 @@ export class TermStore {
     return rows.map(([baseId, docs, tokens, lengths, norms]) => ({ baseId, docs, tokens, lengths: u16Of(lengths), norms: f32Of(norms) }));
   }
 
-  /** Which of the terms any of the versions' term indexes holds at all. */
-  heldTerms(versionIds: number[], terms: string[]): Set<string> {
-    const held = new Set<string>();
+  /** For each list of terms, the first that any of the versions' term indexes holds at all, or null (asked in order, stopping there). */
+  firstHeld(versionIds: number[], lists: string[][]): (string | null)[] {
     const one = this.stmt('SELECT 1 FROM term_postings WHERE version_id = ? AND term = ? LIMIT 1');
-    for (const term of terms) if (versionIds.some((v) => one.get(v, term) !== undefined)) held.add(term);
-    return held;
+    return lists.map((terms) => terms.find((term) => versionIds.some((v) => one.get(v, term) !== undefined)) ?? null);
   }
 
   /** A version's terms that start with `first` (one character) and are minLength to maxLength long, with how many documents hold each. */

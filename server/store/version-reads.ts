@@ -106,7 +106,7 @@ export interface SearchReads extends VersionReads {
   documentFrequencies(terms: string[]): Awaitable<Map<string, number>>;
   /** When each version's model was stored (VersionReads.modelBuiltAt for many versions at once); versions without one are absent. */
   modelsBuiltAt(versionIds: number[]): Awaitable<Map<number, string>>;
-  heldTerms(versionIds: number[], terms: string[]): Awaitable<Set<string>>;
+  firstHeld(versionIds: number[], lists: string[][]): Awaitable<(string | null)[]>;
   termsStartingWith(versionId: number, first: string, minLength: number, maxLength: number): Awaitable<Map<string, number>>;
 }
 
@@ -139,7 +139,7 @@ export function sqliteSearchReads(store: Store): SyncSearchReads {
         }
         return out;
       },
-      heldTerms: (versionIds, terms) => store.terms.heldTerms(versionIds, terms),
+      firstHeld: (versionIds, lists) => store.terms.firstHeld(versionIds, lists),
       termsStartingWith: (versionId, first, minLength, maxLength) => store.terms.termsStartingWith(versionId, first, minLength, maxLength),
     };
     sqliteSearch.set(store, reads);

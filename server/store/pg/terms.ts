@@ -68,14 +68,17 @@ export class PgTermStore implements SameShape<TermStore> {
     return rows.map((r) => ({ baseId: r.base_id, docs: r.docs, tokens: r.tokens, lengths: u16Of(r.lengths), norms: f32Of(r.norms) }));
   }
 
-  async heldTerms(versionIds: number[], terms: string[]): Promise<Set<string>> {
-    if (versionIds.length === 0 || terms.length === 0) return new Set();
+  /** For each list of terms, the first that any of the versions holds, or null: one statement for all the lists. */
+  async firstHeld(versionIds: number[], lists: string[][]): Promise<(string | null)[]> {
+    const terms = [...new Set(lists.flat())];
+    if (versionIds.length === 0 || terms.length === 0) return lists.map(() => null);
     const { rows } = await pgQuery<{ term: string }>(
       this.pool,
       named('SELECT DISTINCT term FROM term_postings WHERE version_id = ANY($1::bigint[]) AND term = ANY($2::text[])'),
       [versionIds, terms],
     );
-    return new Set(rows.map((r) => r.term));
+    const held = new Set(rows.map((r) => r.term));
+    return lists.map((list) => list.find((term) => held.has(term)) ?? null);
   }
 
   /**

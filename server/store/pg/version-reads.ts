@@ -50,7 +50,7 @@ export function pgSearchReads(store: PgStore): SearchReads {
       versionScore: (versionId, match, limit) => probe.versionScore(versionId, match, limit),
       documentFrequencies: (list) => probe.documentFrequencies(list),
       modelsBuiltAt: (versionIds) => models.builtAtOf(versionIds),
-      heldTerms: (versionIds, list) => terms.heldTerms(versionIds, list),
+      firstHeld: (versionIds, lists) => terms.firstHeld(versionIds, lists),
       termsStartingWith: (versionId, first, minLength, maxLength) => terms.termsStartingWith(versionId, first, minLength, maxLength),
     };
     pgSearch.set(store, reads);

@@ -144,8 +144,8 @@ export class PgSearchStore implements SameShape<SearchStore> {
   /**
    * What the per-version stage asks first of a version, in one statement: its term-index key and
    * state (PgTermStore.versionKey), whether its vectors are complete (vectorsReady), and in `row`
-   * what knn needs to find them (knnOf) and its model's time; null when there is no such version. A request reads it
-   * once per version (pgRequestReads).
+   * what knn needs to find them (knnOf) and its model's time; null when there is no such version.
+   * A request reads it once per version (pgRequestReads).
    */
   async versionState(versionId: number): Promise<{ key: string; ready: boolean; vectorsReady: boolean; row: VersionRow } | null> {
     const row = await this.info(versionId);
@@ -161,8 +161,8 @@ export class PgSearchStore implements SameShape<SearchStore> {
 
   /**
    * Nearest neighbours among the version's 8-bit vectors by L2 distance, nearest first (ties by id);
-   * [] when the version has none of the query's dimension. pgvector's HNSW index when the server has
-   * the column (approximate, as any HNSW search), else the exact scan of the node (scan).
+   * [] when the version has none of the query's dimension. The exact scan of the node (scan), or
+   * pgvector's HNSW index (approximate, as any HNSW search) for a version too large for it (scansInNode).
    */
   async knn(versionId: number, query: Float32Array, k: number): Promise<VectorHit[]> {
     const info = await this.info(versionId);

@@ -115,6 +115,7 @@ const QUESTIONS: Question[] = [
     ask: async (s) => ({ json: await s.libs.search({ libraryName: 'fastify', query: 'plugins and hooks' }, null), headers: {} }),
   },
   { label: 'libraries list', ask: async (s) => ({ json: await s.libs.list(null), headers: {} }) },
+  { label: 'search with two libraries, catalogue built', ask: search({ query: 'serialize an object to a string', libraries: ['pino', 'zod'] }) },
 ];
 
 /**
@@ -191,6 +192,9 @@ test('without pgvector: context, v3 search, libs search and research answer on P
     assert.ok(after.length <= 2, `${after.length} round trips after the snapshot; ${listing}`);
     assert.ok(!after.some((x) => /search_models|snippet_vocab/.test(x)), listing);
     assert.equal(new Set(st).size, st.length, `a statement sent twice; ${listing}`);
+    // Several libraries' version rows and postings are read ahead together (prefetch), not per library.
+    for (const read of [/FROM library_versions v WHERE v\.id = ANY/, /SELECT version_id, term, base_id, df, data FROM term_postings/])
+      assert.ok(st.filter((x) => read.test(x)).length <= 1, `${read} more than once; ${listing}`);
   }
   // The questions did what they are for: answers, a version served, a typo read, the off-topic one refused.
   assert.ok(want.filter((a) => 'json' in a).length >= 10);

@@ -341,6 +341,12 @@ export class MultiLibrarySearch implements SearchService {
         const p = await runAsync(this.planStep(selector, reads, asking, undefined, d));
         const limits = candidateLimits(p.targets.length);
         const retrieve = this.overrides.retrieve ?? ((t: SearchTarget, pq: PreparedQuery) => versionCandidatesAsync(reads, pq, versionTarget(t), limits));
+        // Every library's version row and postings in two statements, not two per library.
+        if (p.targets.length > 1)
+          await reads.prefetch?.(
+            p.targets.map((t) => versionTarget(t).versionId),
+            p.spelled.termForms.flat(),
+          );
         // Settled inside the snapshot, whose connection is given back when this returns.
         return { ...p, settled: await settledInTurn(p.targets, (t) => retrieve(t, p.spelled)), view };
       },

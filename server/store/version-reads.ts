@@ -107,6 +107,12 @@ export interface SearchReads extends VersionReads {
   /** When each version's model was stored (VersionReads.modelBuiltAt for many versions at once); versions without one are absent. */
   modelsBuiltAt(versionIds: number[]): Awaitable<Map<number, string>>;
   firstHeld(versionIds: number[], lists: string[][]): Awaitable<(string | null)[]>;
+  /**
+   * Reads ahead what the per-version stages of a search of several versions ask first of each (the
+   * version's row, the postings of `terms`): where each read is a round trip (PostgreSQL's), two
+   * statements for all the versions instead of two per version. SQLite's reads cost none and have none.
+   */
+  prefetch?(versionIds: readonly number[], terms: readonly string[]): Promise<void>;
   termsStartingWith(versionId: number, first: string, minLength: number, maxLength: number): Awaitable<Map<string, number>>;
 }
 

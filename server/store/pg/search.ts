@@ -69,6 +69,18 @@ export interface VersionRow {
   snippets: number;
 }
 
+/** What a request's stages ask of a version (PgSearchStore.versionState). */
+export interface VersionState {
+  key: string;
+  ready: boolean;
+  vectorsReady: boolean;
+  row: VersionRow;
+}
+
+function stateOf(versionId: number, row: VersionRow): VersionState {
+  return { key: `${versionId}@${row.createdAt}`, ready: row.state === 'ready', vectorsReady: row.marker !== null, row };
+}
+
 /**
  * Versions of at most this many snippets are scanned by the node from its cache even when the
  * server has pgvector: at that size the int8 kernel over cached vectors takes a fraction of a
@@ -147,9 +159,14 @@ export class PgSearchStore implements SameShape<SearchStore> {
    * what knn needs to find them (knnOf) and its model's time; null when there is no such version.
    * A request reads it once per version (pgRequestReads).
    */
-  async versionState(versionId: number): Promise<{ key: string; ready: boolean; vectorsReady: boolean; row: VersionRow } | null> {
+  async versionState(versionId: number): Promise<VersionState | null> {
     const row = await this.info(versionId);
-    return row ? { key: `${versionId}@${row.createdAt}`, ready: row.state === 'ready', vectorsReady: row.marker !== null, row } : null;
+    return row ? stateOf(versionId, row) : null;
+  }
+
+  /** versionState of several versions in one statement; a missing version is absent. */
+  async versionStates(versionIds: readonly number[]): Promise<Map<number, VersionState>> {
+    return new Map([...(await this.versionRows(versionIds))].map(([id, row]) => [id, stateOf(id, row)]));
   }
 
   async vectorsReady(versionId: number): Promise<boolean> {
@@ -211,15 +228,21 @@ export class PgSearchStore implements SameShape<SearchStore> {
   }
 
   private async info(versionId: number): Promise<VersionRow | null> {
-    const { rows } = await pgQuery<VersionRow>(
+    return (await this.versionRows([versionId])).get(versionId) ?? null;
+  }
+
+  /** The rows versionState reads, of several versions in one statement (a search of several libraries), by version; a missing version is absent. */
+  async versionRows(versionIds: readonly number[]): Promise<Map<number, VersionRow>> {
+    if (versionIds.length === 0) return new Map();
+    const { rows } = await pgQuery<VersionRow & { id: number }>(
       this.pool,
-      named(`SELECT v.created_at AS "createdAt", v.state, v.vectors_embedder AS marker, pg_relation_filenode('snippet_vec')::text AS filenode,
+      named(`SELECT v.id, v.created_at AS "createdAt", v.state, v.vectors_embedder AS marker, pg_relation_filenode('snippet_vec')::text AS filenode,
          (SELECT atttypmod FROM pg_attribute WHERE attrelid = 'snippet_vec'::regclass AND attname = 'knn' AND NOT attisdropped) AS "knnDims",
          (SELECT built_at FROM search_models m WHERE m.version_id = v.id) AS "modelBuiltAt", v.total_snippets AS snippets
-       FROM library_versions v WHERE v.id = $1`),
-      [versionId],
+       FROM library_versions v WHERE v.id = ANY($1::bigint[])`),
+      [[...new Set(versionIds)]],
     );
-    return rows[0] ?? null;
+    return new Map(rows.map(({ id, ...row }) => [id, row]));
   }
 
   /**

@@ -111,16 +111,25 @@ export class PgTermStore implements SameShape<TermStore> {
    * each). By term, rows in base_id order as postings() gives them; a term without rows is absent.
    */
   async postingsOf(versionId: number, terms: readonly string[]): Promise<Map<string, PostingRow[]>> {
-    const out = new Map<string, PostingRow[]>();
-    if (terms.length === 0) return out;
-    const { rows } = await pgQuery<{ term: string; base_id: number; df: number; data: Buffer }>(
+    return (await this.postingsOfVersions([versionId], terms)).get(versionId) ?? new Map();
+  }
+
+  /** postingsOf for several versions in one statement (a search of several libraries): by version, then as postingsOf. */
+  async postingsOfVersions(versionIds: readonly number[], terms: readonly string[]): Promise<Map<number, Map<string, PostingRow[]>>> {
+    const out = new Map<number, Map<string, PostingRow[]>>();
+    if (terms.length === 0 || versionIds.length === 0) return out;
+    const { rows } = await pgQuery<{ version_id: number; term: string; base_id: number; df: number; data: Buffer }>(
       this.pool,
-      named('SELECT term, base_id, df, data FROM term_postings WHERE version_id = $1 AND term = ANY($2::text[]) ORDER BY term, base_id'),
-      [versionId, [...new Set(terms)]],
+      named(
+        'SELECT version_id, term, base_id, df, data FROM term_postings WHERE version_id = ANY($1::bigint[]) AND term = ANY($2::text[]) ORDER BY version_id, term, base_id',
+      ),
+      [[...new Set(versionIds)], [...new Set(terms)]],
     );
     for (const r of rows) {
-      let list = out.get(r.term);
-      if (!list) out.set(r.term, (list = []));
+      let version = out.get(r.version_id);
+      if (!version) out.set(r.version_id, (version = new Map()));
+      let list = version.get(r.term);
+      if (!list) version.set(r.term, (list = []));
       list.push({ baseId: r.base_id, df: r.df, data: u16Of(r.data) });
     }
     return out;

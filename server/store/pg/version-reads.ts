@@ -1,7 +1,8 @@
+import type { PostingRow } from '../terms.ts';
 import type { SearchReads, VersionReads } from '../version-reads.ts';
 import type { PgStore } from './index.ts';
 import type { PgSearchModelStore } from './search-models.ts';
-import type { PgSearchStore } from './search.ts';
+import type { PgSearchStore, VersionState } from './search.ts';
 import type { PgSnippetStore } from './snippets.ts';
 import type { PgTermStore } from './terms.ts';
 
@@ -64,14 +65,17 @@ export function pgSearchReads(store: PgStore): SearchReads {
  * knn, the ranking model and the vectors header ask, which saves a round trip for each of them. Build one per read snapshot: the rows it remembers are that snapshot's.
  */
 export function pgRequestReads(store: PgStore): SearchReads {
-  const states = new Map<number, ReturnType<PgSearchStore['versionState']>>();
+  const states = new Map<number, Promise<VersionState | null>>();
   const state = (versionId: number) => {
     let s = states.get(versionId);
     if (!s) states.set(versionId, (s = store.search.versionState(versionId)));
     return s;
   };
+  /** Postings read ahead (prefetch), by version: the terms asked, and the rows of those the version holds. */
+  const ahead = new Map<number, { asked: Set<string>; rows: Map<string, PostingRow[]> }>();
+  const base = pgSearchReads(store);
   return {
-    ...pgSearchReads(store),
+    ...base,
     vectorsReady: async (versionId) => (await state(versionId))?.vectorsReady === true,
     versionKey: async (versionId) => {
       const s = await state(versionId);
@@ -81,6 +85,24 @@ export function pgRequestReads(store: PgStore): SearchReads {
     knn: async (versionId, query, k) => {
       const s = await state(versionId);
       return s ? store.search.knnOf(s.row, versionId, query, k) : [];
+    },
+    postings: async (versionId, list) => {
+      const read = ahead.get(versionId);
+      if (!read || !list.every((t) => read.asked.has(t))) return base.postings(versionId, list);
+      const out = new Map<string, PostingRow[]>();
+      for (const t of list) {
+        const rows = read.rows.get(t);
+        if (rows) out.set(t, rows);
+      }
+      return out;
+    },
+    prefetch: async (versionIds, terms) => {
+      const missing = versionIds.filter((id) => !states.has(id));
+      const rows = await store.search.versionStates(missing);
+      for (const id of missing) states.set(id, Promise.resolve(rows.get(id) ?? null));
+      const postings = await store.terms.postingsOfVersions(versionIds, terms);
+      const asked = new Set(terms);
+      for (const id of versionIds) ahead.set(id, { asked, rows: postings.get(id) ?? new Map() });
     },
   };
 }

@@ -3,7 +3,7 @@ import type { MemberRow, TeamspaceRow } from '../accounts.ts';
 import type { MeterDecision, MeteredRequest, MonthlyTeamRow, RuleKind, RuleRow, TeamStore } from '../teams.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
-import { inTransaction, pgQuery, withTransaction, type PgClient } from './transaction.ts';
+import { pgQuery, withInlineTransaction, withTransaction, type PgClient } from './transaction.ts';
 
 /**
  * The advisory lock immediate() takes: SQLite's BEGIN IMMEDIATE lets one writer at a time decide,
@@ -122,21 +122,8 @@ export class PgTeamStore implements SameShape<Omit<TeamStore, 'policy'>> {
       if (commit && done.at(-1)?.command !== 'COMMIT') throw new Error('the metering transaction was rolled back');
       return out;
     };
-    // Inside a transaction already: a savepoint of it, its statements on its connection, as immediate() nests.
-    if (inTransaction(this.pool)) return withTransaction(this.pool, (client) => run(client, '', ''));
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      return await run(client, 'BEGIN;', 'COMMIT;');
-    } catch (err) {
-      await client.query('ROLLBACK').catch((e: unknown) => {
-        broken = e instanceof Error ? e : new Error(String(e));
-      });
-      throw err;
-    } finally {
-      // a connection whose ROLLBACK failed is broken: destroyed rather than returned to the pool
-      client.release(broken);
-    }
+    // BEGIN and COMMIT ride on the two messages; inside an open transaction, a savepoint of it (as immediate() nests).
+    return withInlineTransaction(this.pool, run);
   }
 
   teamspace(id: number): Promise<TeamspaceRow | null> {

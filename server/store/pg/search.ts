@@ -160,8 +160,7 @@ export class PgSearchStore implements SameShape<SearchStore> {
    * A request reads it once per version (pgRequestReads).
    */
   async versionState(versionId: number): Promise<VersionState | null> {
-    const row = await this.info(versionId);
-    return row ? stateOf(versionId, row) : null;
+    return (await this.versionStates([versionId])).get(versionId) ?? null;
   }
 
   /** versionState of several versions in one statement; a missing version is absent. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Principal } from '../lib/model.ts';
-import { requestThreadVectorCacheBytes, workerVectorCacheBytes, type Config } from './config.ts';
+import { databasePoolSizeOf, requestThreadVectorCacheBytes, workerVectorCacheBytes, type Config } from './config.ts';
 import type { Logger } from './log.ts';
 import { describeEmbedder } from './embed/index.ts';
 import type { Embedder } from './embed/types.ts';
@@ -39,14 +39,15 @@ import type { GitSourceService } from './sources/git/service.ts';
 
 /** The state: PostgreSQL when STACKS_DATABASE_URL is set, else the SQLite file in the data dir (server/store/open.ts). */
 export async function stateOf(config: Config, log: Logger): Promise<Store | PgStore> {
+  const poolSize = databasePoolSizeOf(config);
   const store = await openStore({
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
-    poolSize: config.databasePoolSize,
+    poolSize,
     vectorCacheBytes: { sqlite: requestThreadVectorCacheBytes(config), postgres: workerVectorCacheBytes(config) },
     onError: (err) => log.warn({ err }, 'PostgreSQL: a connection or a refresh failed'),
   });
-  if (store.backend === 'postgres') log.info({ pool: config.databasePoolSize }, 'the state is in PostgreSQL (STACKS_DATABASE_URL)');
+  if (store.backend === 'postgres') log.info({ pool: poolSize }, 'the state is in PostgreSQL (STACKS_DATABASE_URL)');
   return store;
 }
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig, ConfigError, requestThreadVectorCacheBytes, searchWorkerCount, workerVectorCacheBytes } from '../server/config.ts';
+import { loadConfig, ConfigError, databasePoolSizeOf, requestThreadVectorCacheBytes, searchWorkerCount, workerVectorCacheBytes } from '../server/config.ts';
 import { runStacks, tempDir } from './helpers/server.ts';
 
 test('config: env and flags, flags win; invalid or unknown values are named', () => {
@@ -27,6 +27,14 @@ test('config: env and flags, flags win; invalid or unknown values are named', ()
     () => loadConfig({}, { STACKS_TRUST_PROXY: 'my-proxy' }),
     (e: Error) => /STACKS_TRUST_PROXY/.test(e.message),
   );
+});
+
+test('config: a node\'s PostgreSQL pool is 4 connections per core, at most 16, unless set', () => {
+  assert.equal(databasePoolSizeOf(loadConfig({}, {}), 2), 8);
+  assert.equal(databasePoolSizeOf(loadConfig({}, {}), 1), 4);
+  assert.equal(databasePoolSizeOf(loadConfig({}, {}), 64), 16);
+  assert.equal(databasePoolSizeOf(loadConfig({}, { STACKS_DATABASE_POOL_SIZE: '40' }), 2), 40);
+  assert.throws(() => loadConfig({}, { STACKS_DATABASE_POOL_SIZE: '1' }), (e: Error) => /STACKS_DATABASE_POOL_SIZE/.test(e.message));
 });
 
 test('config: search workers and the vector cache each searching thread gets', () => {

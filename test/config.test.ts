@@ -29,12 +29,15 @@ test('config: env and flags, flags win; invalid or unknown values are named', ()
   );
 });
 
-test('config: a node\'s PostgreSQL pool is 4 connections per core, at most 16, unless set', () => {
+test("config: a node's PostgreSQL pool is 4 connections per core, at most 16, unless set", () => {
   assert.equal(databasePoolSizeOf(loadConfig({}, {}), 2), 8);
   assert.equal(databasePoolSizeOf(loadConfig({}, {}), 1), 4);
   assert.equal(databasePoolSizeOf(loadConfig({}, {}), 64), 16);
   assert.equal(databasePoolSizeOf(loadConfig({}, { STACKS_DATABASE_POOL_SIZE: '40' }), 2), 40);
-  assert.throws(() => loadConfig({}, { STACKS_DATABASE_POOL_SIZE: '1' }), (e: Error) => /STACKS_DATABASE_POOL_SIZE/.test(e.message));
+  assert.throws(
+    () => loadConfig({}, { STACKS_DATABASE_POOL_SIZE: '1' }),
+    (e: Error) => /STACKS_DATABASE_POOL_SIZE/.test(e.message),
+  );
 });
 
 test('config: search workers and the vector cache each searching thread gets', () => {

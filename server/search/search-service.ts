@@ -5,28 +5,18 @@ import { sqliteSearchReads, type SearchReads } from '../store/version-reads.ts';
 import { isStep, searchReadsOf, settledInTurn, sqliteOnly, type ServingStore } from './serving.ts';
 import type { Embedder } from '../embed/types.ts';
 import type { Logger } from '../log.ts';
-import { principalOf, type LibraryVersion, type Reader } from '../../lib/model.ts';
+import { principalOf, type Reader } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
-import type { AccessPolicy, Rendered, SearchContextResponse, SearchRequest, SearchService, VersionStatus } from './answer-types.ts';
-import { Catalog, type CatalogEntry, type CatalogView } from './catalog.ts';
-import { LibrarySelector, type LibraryChoice, type SelectionRequest } from './select.ts';
+import type { AccessPolicy, Rendered, SearchContextResponse, SearchRequest, SearchService } from './answer-types.ts';
+import { Catalog, type CatalogView } from './catalog.ts';
+import { LibrarySelector, type SelectionRequest } from './select.ts';
 import type { VersionProbe } from '../store/search-probe.ts';
 import { prepareQueryOrLexical, Question, type PreparedQuery } from './query.ts';
 import { byScore, type Candidate } from './retrieve.ts';
-import {
-  candidateLimits,
-  rankCandidates,
-  rankCandidatesAsync,
-  shapeAnswer,
-  shapeAnswerAsync,
-  versionCandidates,
-  versionCandidatesAsync,
-  type VersionTarget,
-} from './pipeline.ts';
+import { candidateLimits, rankCandidates, rankCandidatesAsync, versionCandidates, versionCandidatesAsync } from './pipeline.ts';
 import { runAsync, runSync, type Step } from './read-steps.ts';
-import { codeSnippetJson, infoSnippetJson, lazyRendered, renderText } from './render.ts';
-import { worstStatus } from './versions.ts';
-import { chooseVersion } from './versions.ts';
+import { searchAnswer, type RankedSearch } from './search-answer.ts';
+import { searchTarget, versionTarget, type SearchTarget } from './search-target.ts';
 import type { VersionRequests } from './version-fetch.ts';
 import type { RetrievalPool } from './retrieval-pool.ts';
 import { answerability, answerabilityStep, type Answerability } from './nothing-found.ts';
@@ -35,21 +25,6 @@ import { correctSpellingStep } from './spelling.ts';
 import { mayAskOverview, overviewText } from './overview.ts';
 import { TUNING } from './tuning.ts';
 import { modelTimesOf, wordsReadOnce } from './request-reads.ts';
-
-/** One selected library with the version it serves and what it reports about the request. */
-export interface SearchTarget {
-  entry: CatalogEntry;
-  version: LibraryVersion;
-  /** The libraryId on its snippets: the library ID plus the served tag when one was matched. */
-  label: string;
-  /** Version asked of this library, null when none. */
-  requested: string | null;
-  served: string | null;
-  status: VersionStatus | null;
-  reason: string;
-  /** The version parameter could not apply (library-less question naming several or no products). */
-  versionIgnored?: boolean;
-}
 
 /** The per-library stage for one library (a test replaces it to fail one library). */
 export type LibraryRetrieval = (target: SearchTarget, q: PreparedQuery) => Promise<Candidate[]>;
@@ -71,22 +46,6 @@ export interface SearchDeps {
 export interface SearchOverrides {
   retrieve?: LibraryRetrieval;
   rerank?: GlobalRerank;
-}
-
-/** A search up to its global ranking: what the "nothing found" decision and the answer are made from. */
-export interface RankedSearch {
-  /** The question as asked (its words as typed weigh in the "nothing found" decision). */
-  q: PreparedQuery;
-  targets: SearchTarget[];
-  ranked: Candidate[];
-  /** The libraries were picked from the question's words alone: only then may the answer be "nothing found". */
-  inferred: boolean;
-  /** The version parameter, unless absent or `latest`. */
-  versionParam: string | undefined;
-  /** A library, the embedder or the ranking failed: the answer is partial. */
-  failed: boolean;
-  /** On PostgreSQL, the request's reads (pgRequestReads: each version's row read once; request-reads.ts: each word's count, the catalogue's model times); null on SQLite. */
-  reads: SearchReads | null;
 }
 
 /** Language names a caller may pass as `language`, mapped to codeLanguage values the reranker compares. */
@@ -203,7 +162,7 @@ export class MultiLibrarySearch implements SearchService {
           : 'Nothing in the indexed documentation answers this question: its main words are missing from every library or are not found together. Name a library with the library parameter to search it anyway.',
       );
     }
-    return this.answer(r, principal, d);
+    return searchAnswer(r, principal, d);
   }
 
   /**
@@ -366,7 +325,7 @@ export class MultiLibrarySearch implements SearchService {
           : 'No indexed library matches the question. Name a library with the library parameter.',
       );
     }
-    const targets = selection.choices.map((c) => this.target(c));
+    const targets = selection.choices.map((c) => searchTarget(c));
     if (selection.versionIgnored && versionParam) {
       // Library-less question naming several (or no) products: the version cannot apply; each library says so.
       for (const t of targets) Object.assign(t, { requested: versionParam, served: null, status: 'unverified' as const, versionIgnored: true });
@@ -420,71 +379,6 @@ export class MultiLibrarySearch implements SearchService {
     }
   }
 
-  /** The pipeline's shaping of the ranked list (pipeline.ts shapeAnswer), rendered with its version report, rules and headers. */
-  private async answer(r: RankedSearch, principal: Reader, d: SearchDeps): Promise<Rendered<SearchContextResponse>> {
-    const { targets, versionParam, failed } = r;
-    const store = d.store;
-    const onContextError = (err: Error) => d.log.warn({ err: err.message }, 'search: context around hits skipped');
-    const shape = { labels: targets.map((t) => t.label), onContextError };
-    const reads = r.reads;
-    const items = reads ? await shapeAnswerAsync(reads, r.ranked, shape) : shapeAnswer(sqliteOnly(store), r.ranked, shape);
-
-    const returned = targets.filter((t) => items.some((i) => i.libraryId === t.label));
-    const json: SearchContextResponse = {
-      codeSnippets: items.filter((i) => i.snippet.kind === 'code').map((i) => ({ ...codeSnippetJson(i.snippet), libraryId: i.libraryId })),
-      infoSnippets: items.filter((i) => i.snippet.kind === 'info').map((i) => ({ ...infoSnippetJson(i.snippet), libraryId: i.libraryId })),
-    };
-    const rules = this.rules(d.access, principal, returned);
-    if (rules) json.rules = rules;
-
-    const headers: Record<string, string> = {};
-    const asked = returned.filter((t) => t.requested !== null);
-    const versionAsked = versionParam !== undefined || targets.some((t) => t.requested !== null);
-    let worst: VersionStatus | null = null;
-    if (versionAsked) {
-      worst = worstStatus(asked.map((t) => t.status ?? 'unverified'));
-      json.version = {
-        ...(versionParam !== undefined ? { requested: versionParam } : {}),
-        status: worst,
-        libraries: asked.map((t) => ({ libraryId: t.label, requested: t.requested!, served: t.served, status: t.status ?? 'unverified' })),
-      };
-      headers['X-Stacks-Search-Version'] = worst;
-    }
-    const reason = failed ? 'partialSearchFailure' : worst === 'unverified' ? 'versionUnverified' : worst === 'prerelease' ? 'versionPrerelease' : null;
-    if (reason) {
-      headers['X-Stacks-Search-Status'] = 'partial';
-      headers['X-Stacks-Search-Reason'] = reason;
-    }
-    // Pending: a library whose vectors the embed job has not completed was searched by its words alone.
-    if (d.embedder) {
-      // On PostgreSQL from the rows the retrieval read (the request's reads remember them).
-      const ready = reads
-        ? (await Promise.all(returned.map((t) => reads.vectorsReady(t.version.id)))).every(Boolean)
-        : returned.every((t) => sqliteOnly(store).search.vectorsReady(t.version.id));
-      headers['X-Stacks-Vectors'] = ready ? 'ready' : 'pending';
-    }
-    // Header values must be Latin-1 without control characters: percent-encode anything else in an ID.
-    headers['X-Stacks-Libraries'] = returned.map((t) => t.label.replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c))).join(', ');
-    const text = () => {
-      const ruleLines = rules
-        ? [...rules.global, ...rules.libraries.flatMap((l) => [...l.libraryOwn, ...l.libraryTeam].map((r) => `${l.libraryId}: ${r}`))]
-        : [];
-      return renderText(items, { showLibrary: true, rules: ruleLines });
-    };
-    return lazyRendered(() => json, text, headers);
-  }
-
-  /** The version served for one chosen library: the resolver of both endpoints (versions.ts chooseVersion) over its served versions. */
-  private target(c: LibraryChoice): SearchTarget {
-    const e = c.entry;
-    // Selection only chooses libraries with documentation to serve (catalog.ts servable).
-    const { version, requested, status } = chooseVersion(e.base ? [e.base, ...e.tagged] : e.tagged, c.requested, e.library.branch)!;
-    const label = version.tag ? `${e.library.id}/${version.tag}` : e.library.id;
-    // Served as asked: the matched tag, or the requested version when the current documentation's branch pins it.
-    const served = status === 'verified' || status === 'prerelease' ? version.tag || requested : null;
-    return { entry: e, version, label, requested, served, status, reason: c.reason };
-  }
-
   /** Rule 8: a requested version a repository library lacks (or has only as a prerelease) is asked for, once (version-fetch.ts). */
   private queueMissingVersions(targets: SearchTarget[], principal: Reader): void {
     const d = this.depsOf();
@@ -494,20 +388,4 @@ export class MultiLibrarySearch implements SearchService {
       d.versions.request(t.entry.library, t.requested, principalOf(principal)?.memberId ?? null);
     }
   }
-
-  private rules(access: AccessPolicy, principal: Reader, returned: SearchTarget[]): SearchContextResponse['rules'] | null {
-    const ids = [...new Set(returned.map((t) => t.entry.library.id))];
-    const r = access.rules(principal, ids);
-    const libraries = returned.map((t) => {
-      const own = r.libraries.find((l) => l.libraryId === t.entry.library.id);
-      return { libraryId: t.label, libraryOwn: own?.libraryOwn ?? [], libraryTeam: own?.libraryTeam ?? [] };
-    });
-    const any = r.global.length > 0 || libraries.some((l) => l.libraryOwn.length + l.libraryTeam.length > 0);
-    return any ? { global: r.global, libraries } : null;
-  }
-}
-
-/** The version a target answers from, as the pipeline takes it. */
-function versionTarget(t: SearchTarget): VersionTarget {
-  return { versionId: t.version.id, libraryId: t.label, dynamicVersionId: t.version.dynamicVersionId };
 }

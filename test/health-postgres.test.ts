@@ -85,7 +85,7 @@ describe("a PostgreSQL node's health and metrics", () => {
     const held = [await store.pool.connect(), await store.pool.connect()];
     const waiting = store.pool.query('SELECT 1');
     try {
-      assert.deepEqual(store.poolStats(), { total: 2, idle: 0, waiting: 1 });
+      assert.deepEqual(store.poolStats(), { size: 2, total: 2, idle: 0, waiting: 1 });
       const m = parsePrometheus(await metrics.text());
       const value = (name: string) => samplesOf(m, name).map((x) => x.value);
       assert.deepEqual(
@@ -93,14 +93,20 @@ describe("a PostgreSQL node's health and metrics", () => {
         [['postgres', 1]],
       );
       assert.deepEqual(
-        ['stacks_database_pool_connections', 'stacks_database_pool_idle_connections', 'stacks_database_pool_waiting', 'stacks_job_leases_held'].map(value),
-        [[2], [0], [1], [0]],
+        [
+          'stacks_database_pool_size',
+          'stacks_database_pool_connections',
+          'stacks_database_pool_idle_connections',
+          'stacks_database_pool_waiting',
+          'stacks_job_leases_held',
+        ].map(value),
+        [[2], [2], [0], [1], [0]],
       );
     } finally {
       for (const c of held) c.release();
     }
     await waiting;
-    assert.deepEqual((await health()).database.pool, { total: 2, idle: 2, waiting: 0 });
+    assert.deepEqual((await health()).database.pool, { size: 2, total: 2, idle: 2, waiting: 0 });
   });
 
   test("a node whose sentence model is unavailable stops and says why rather than replace the cluster's model vectors", async () => {

@@ -135,6 +135,12 @@ function cluster(
       if (stats) g.set(pick(stats));
     };
     gauge(
+      'stacks_database_pool_size',
+      'Connections the pool of this node may open (STACKS_DATABASE_POOL_SIZE)',
+      [],
+      pool((p) => p.size),
+    );
+    gauge(
       'stacks_database_pool_connections',
       'Connections open in the pool of this node',
       [],

@@ -34,8 +34,9 @@ export type EitherShape<T> = {
   [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => [R] extends [PromiseLike<unknown>] ? Promise<Awaited<R>> : Awaitable<R> : T[K];
 };
 
-/** A connection pool now: connections open, those of them idle, and queries waiting for one. */
+/** A connection pool now: its size (connections it may open), connections open, those of them idle, and queries waiting for one. */
 export interface PoolStats {
+  size: number;
   total: number;
   idle: number;
   waiting: number;

@@ -103,7 +103,7 @@ export class PgStore implements Stores {
 
   /** The pool's connections now: all, idle, and requests waiting for one (for /metrics and /api/health). */
   poolStats(): PoolStats {
-    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+    return { size: this.pool.options.max, total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
   }
 
   async ping(): Promise<boolean> {

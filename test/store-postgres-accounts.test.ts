@@ -14,7 +14,6 @@ import { waitFor } from './helpers/server.ts';
 import { openPgPool, type PgPool } from '../server/store/pg/pool.ts';
 import { PgResearchUsageStore } from '../server/store/pg/research.ts';
 import { PgTeamStore } from '../server/store/pg/teams.ts';
-import { effectiveIncluded } from '../server/teams/plans.ts';
 import { fail, failure, LATER, pgStores, sqliteStores, STORIES as ACCOUNT_STORIES, STORY_TABLES, T0, T1, T2 } from './helpers/account-stories.ts';
 import { membershipStory, newKey, newUser, refusal, ssoStory } from './helpers/membership-stories.ts';
 import { startPostgres, type TestPostgres } from './helpers/postgres.ts';
@@ -101,7 +100,21 @@ const EXPECTED: Record<keyof typeof STORIES, (seen: unknown[]) => void> = {
     );
     assert.deepEqual(
       [...s.slice(17, 22), field(s[22], 'text'), s[23], ids(s[24]), ids(s[25]), ...s.slice(26)],
-      [1, 1, 0, true, false, 'Prefer v2.', null, [1, 2], [2, 3], [0, 1, 'Error: over the plan'], { requests: 2, extra_requests: 0 }],
+      [
+        1,
+        1,
+        0,
+        true,
+        false,
+        'Prefer v2.',
+        null,
+        [1, 2],
+        [2, 3],
+        ['included after 0', 'included after 1', 'freePlanUsedUp after 2', 'extra after 0', 'extra after 1', 'spendingLimit after 2', 'Error: no teamspace'],
+        { requests: 2, extra_requests: 0 },
+        { requests: 2, extra_requests: 2 },
+        { requests: 2, extra_requests: 2, spend_cents: 3 },
+      ],
     );
   },
   membershipStory: (s) => {
@@ -126,20 +139,10 @@ const EXPECTED: Record<keyof typeof STORIES, (seen: unknown[]) => void> = {
 
 type Outcome = 'included' | 'extra' | 'refused';
 
-/**
- * One metered request through countRequests, judged as UsageService.decide (server/teams/usage.ts)
- * judges it: within the plan, extra at the teamspace's price up to its spending limit, or refused.
- */
+/** One metered request through countRequests: within the plan, extra at the teamspace's price up to its spending limit, or refused. */
 async function meter(t: PgTeamStore, memberId: number, teamspaceId: number, day: string): Promise<Outcome> {
-  const [r] = await t.countRequests([{ memberId, teamspaceId }], day, (ts, used, spentCents) => {
-    if (!ts) throw new Error(`no teamspace ${teamspaceId}`);
-    if (used < effectiveIncluded(ts)) return { result: 'included' as const, extra: false, cents: 0 };
-    const price = ts.cents_per_extra_request;
-    if (ts.plan === 'free' || (ts.spending_limit_cents !== null && spentCents() + price > ts.spending_limit_cents + 1e-9)) throw new Error('refused');
-    return { result: 'extra' as const, extra: true, cents: price };
-  });
-  if (r && 'ok' in r) return r.ok;
-  if (r && r.err instanceof Error && r.err.message === 'refused') return 'refused';
+  const [r] = await t.countRequests([{ memberId, teamspaceId }], day, ({ verdict }) => verdict);
+  if (r && 'ok' in r) return r.ok === 'included' || r.ok === 'extra' ? r.ok : 'refused';
   throw r?.err;
 }
 

@@ -1,6 +1,7 @@
 import type { Db } from './db.ts';
 
 import type { MemberRow, TeamspaceRow } from './accounts.ts';
+import { counted, meterVerdict, type MeterJudgment } from './meter-rule.ts';
 
 export type RuleKind = 'global' | 'library_own' | 'library_team';
 
@@ -63,12 +64,10 @@ export interface MeteredRequest {
 }
 
 /**
- * How a request is judged, inside the transaction that counts it: the teamspace, the member's
- * requests this month, and (read only when asked) the teamspace's spend this month. It returns
- * what to count (extra: beyond the plan; cents: its price) or throws the refusal; it must only
- * look at what it is given.
+ * The answer to a request the store judged and counted (meter-rule.ts): what the caller gets, or
+ * the refusal thrown. It must only look at what it is given.
  */
-export type MeterDecision<R> = (teamspace: TeamspaceRow | null, used: number, spentCents: () => number) => { result: R; extra: boolean; cents: number };
+export type MeterAnswer<R> = (judged: MeterJudgment) => R;
 
 /**
  * SQL of the teamspaces feature: policies, usage counters, rules, members beyond the basics
@@ -110,22 +109,24 @@ export class TeamStore {
   }
 
   /**
-   * Decides and counts requests in one IMMEDIATE transaction, each against the counts of those
-   * before it (in this call and in every committed one, also of other processes): per request
-   * its result, or the error `decide` threw (a refusal counts nothing; the others stand).
+   * Judges (meter-rule.ts) and counts requests in one IMMEDIATE transaction, each against the
+   * counts of those before it (in this call and in every committed one, also of other processes):
+   * per request what `answer` made of its judgment, or the error it threw (a refusal counts
+   * nothing; the others stand).
    */
-  async countRequests<R>(requests: readonly MeteredRequest[], day: string, decide: MeterDecision<R>): Promise<({ ok: R } | { err: unknown })[]> {
+  async countRequests<R>(requests: readonly MeteredRequest[], day: string, answer: MeterAnswer<R>): Promise<({ ok: R } | { err: unknown })[]> {
     const month = day.slice(0, 7);
     return this.immediate(() =>
       requests.map((q) => {
+        const teamspace = this.policy.teamspace(q.teamspaceId);
+        const used = this.memberMonthRow(q.memberId, month).requests;
+        const verdict = meterVerdict(teamspace, used, () => this.teamMonthRow(q.teamspaceId, month).spend_cents);
+        if (teamspace && counted(verdict)) {
+          const extra = verdict === 'extra';
+          this.recordRow(q.memberId, q.teamspaceId, day, 1, extra ? 1 : 0, extra ? teamspace.cents_per_extra_request : 0);
+        }
         try {
-          const d = decide(
-            this.policy.teamspace(q.teamspaceId),
-            this.memberMonthRow(q.memberId, month).requests,
-            () => this.teamMonthRow(q.teamspaceId, month).spend_cents,
-          );
-          this.recordRow(q.memberId, q.teamspaceId, day, 1, d.extra ? 1 : 0, d.cents);
-          return { ok: d.result };
+          return { ok: answer({ verdict, teamspace, used }) };
         } catch (err) {
           return { err };
         }

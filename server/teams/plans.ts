@@ -2,6 +2,9 @@ import type { Stores } from '../store/stores.ts';
 import type { TeamspaceRow } from '../store/accounts.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { TeamCache } from './cache.ts';
+import { effectiveIncluded } from '../store/meter-rule.ts';
+
+export { effectiveIncluded };
 
 export type Plan = TeamspaceRow['plan'];
 
@@ -19,10 +22,6 @@ export interface PlanSettings {
   spendingLimitCents: number | null;
   /** Price of one extra request, in cents (may be fractional). */
   centsPerExtraRequest: number;
-}
-
-export function effectiveIncluded(row: TeamspaceRow): number {
-  return row.plan === 'payg' ? 0 : row.included_requests;
 }
 
 export function planSettings(row: TeamspaceRow): PlanSettings {

@@ -1,5 +1,5 @@
 import type { Stores } from '../store/stores.ts';
-import type { TeamspaceRow } from '../store/accounts.ts';
+import type { MeterJudgment } from '../store/meter-rule.ts';
 import type { Principal, Role } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { addDays, monthStart, nextMonthStart, utcDay, type Clock } from './clock.ts';
@@ -51,11 +51,12 @@ export interface UsageReport {
 export const ANONYMOUS_MEMBER = '(anonymous)';
 
 /**
- * Counting and limiting of search/context/MCP requests. One request is decided and counted in one
- * IMMEDIATE transaction (read the member's month, compare with the plan, UPSERT the counters; on
- * PostgreSQL one that locks the counter rows it reads), so no increment is lost and no two
- * concurrent requests can both take the last included request, in this process or across
- * processes and nodes sharing the database.
+ * Counting and limiting of search/context/MCP requests. A request is judged and counted in one
+ * transaction (TeamStore.countRequests: read the member's month, judge by meter-rule.ts, add to
+ * the counters; SQLite's IMMEDIATE transaction, or PostgreSQL's one statement that locks the
+ * counter rows), so no increment is lost and no two concurrent requests can both take the last
+ * included request, in this process or across processes and nodes sharing the database. This
+ * service answers what was judged: the headers, or the refusal.
  */
 export class UsageService {
   private anonymous = new Map<number, number>();
@@ -91,7 +92,7 @@ export class UsageService {
     await this.checkRate(principal, client);
     const who = await this.memberOf(principal);
     const now = this.clock.now();
-    const [r] = await this.teams.countRequests([who], utcDay(now), (t, used, spent) => this.decide(t, used, spent, now));
+    const [r] = await this.teams.countRequests([who], utcDay(now), (judged) => this.answer(judged, now));
     if (r && 'ok' in r) return r.ok;
     throw r?.err;
   }
@@ -122,7 +123,7 @@ export class UsageService {
       results = await this.teams.countRequests(
         batch.map((b) => b.who),
         utcDay(now),
-        (t, used, spent) => this.decide(t, used, spent, now),
+        (judged) => this.answer(judged, now),
       );
     } catch (err) {
       for (const b of batch) b.reject(err);
@@ -151,36 +152,35 @@ export class UsageService {
     }
   }
 
-  /** Judges one request over the counts its transaction read (TeamStore.countRequests): what to count, or the refusal. */
-  private decide(t: TeamspaceRow | null, used: number, spentCents: () => number, now: Date): { result: MeterOutcome; extra: boolean; cents: number } {
-    const nowMs = now.getTime();
+  /** The answer to one request as its transaction judged it (TeamStore.countRequests, meter-rule.ts): its headers, or the refusal. */
+  private answer({ verdict, teamspace: t, used }: MeterJudgment, now: Date): MeterOutcome {
     const reset = Math.floor(nextMonthStart(now).getTime() / 1000);
-    if (!t) throw new ApiError('internal_error', 'The teamspace of this request is missing.');
+    if (!t || verdict === 'noTeamspace') throw new ApiError('internal_error', 'The teamspace of this request is missing.');
     const included = effectiveIncluded(t);
     const headers = (requests: number) => ({
       'RateLimit-Limit': String(included),
       'RateLimit-Remaining': String(Math.max(0, included - requests)),
       'RateLimit-Reset': String(reset),
     });
-    if (used < included) return { result: { headers: headers(used + 1), extra: false }, extra: false, cents: 0 };
-    if (t.plan === 'free') {
-      throw new ApiError(
-        'rate_limit_exceeded',
-        `The free plan includes ${included} requests per member and month; they are used up until ${new Date(reset * 1000).toISOString()}.`,
-        {
-          headers: { 'Retry-After': String(Math.max(1, reset - Math.floor(nowMs / 1000))), ...headers(used) },
-        },
-      );
+    switch (verdict) {
+      case 'included':
+      case 'extra':
+        return { headers: headers(used + 1), extra: verdict === 'extra' };
+      case 'freePlanUsedUp':
+        throw new ApiError(
+          'rate_limit_exceeded',
+          `The free plan includes ${included} requests per member and month; they are used up until ${new Date(reset * 1000).toISOString()}.`,
+          {
+            headers: { 'Retry-After': String(Math.max(1, reset - Math.floor(now.getTime() / 1000))), ...headers(used) },
+          },
+        );
+      case 'spendingLimit':
+        throw new ApiError(
+          'spending_limit_exceeded',
+          `The teamspace's monthly spending limit of ${t.spending_limit_cents} cents is reached; an owner or admin can raise it, or it resets on ${new Date(reset * 1000).toISOString().slice(0, 10)}.`,
+          { headers: headers(used) },
+        );
     }
-    const price = t.cents_per_extra_request;
-    if (t.spending_limit_cents !== null && spentCents() + price > t.spending_limit_cents + 1e-9) {
-      throw new ApiError(
-        'spending_limit_exceeded',
-        `The teamspace's monthly spending limit of ${t.spending_limit_cents} cents is reached; an owner or admin can raise it, or it resets on ${new Date(reset * 1000).toISOString().slice(0, 10)}.`,
-        { headers: headers(used) },
-      );
-    }
-    return { result: { headers: headers(used + 1), extra: true }, extra: true, cents: price };
   }
 
   /** Usage for GET /api/v2/usage: the member's and the teamspace's month, and `days` days of daily history ending today. */

@@ -283,23 +283,28 @@ async function teamsStory({ accounts: a, teams: t }: Stores): Promise<unknown[]>
   await t.insertRule('library_team', other, '/o/r', 'Not ours.', T0);
   const gone = await t.insertRule('library_team', ts, '/o/r', 'Gone soon.', T0);
   seen.push(await t.deleteRule(gone), await t.deleteRule(gone), await t.rule(g), await t.rule(gone), await t.rulesFor(ts), await t.rulesFor(other));
-  // metering: each request decided against the counts before it; a refusal (thrown) counts nothing
-  const decide = (ts: { included_requests: number } | null, used: number) => {
-    if (!ts || used >= 2) throw new Error('over the plan');
-    return { result: used, extra: false, cents: 0 };
-  };
+  // metering: each request judged (meter-rule.ts) against the counts before it, in one batch; a
+  // refusal counts nothing, and the answer's throw comes back as that request's error
+  await a.updateTeamspace(ts, { plan: 'free', included_requests: 2 });
+  const payg = await a.createTeamspace('payg', 'payg', T0);
+  await a.updateTeamspace(payg, { spending_limit_cents: 3, cents_per_extra_request: 1.5 });
   const metered = await t.countRequests(
     [
-      { memberId: 999, teamspaceId: ts },
-      { memberId: 999, teamspaceId: ts },
-      { memberId: 999, teamspaceId: ts },
+      ...[1, 2, 3].map(() => ({ memberId: 999, teamspaceId: ts })),
+      ...[1, 2, 3].map(() => ({ memberId: 998, teamspaceId: payg })),
+      { memberId: 997, teamspaceId: 999 },
     ],
     '2026-11-28',
-    decide,
+    ({ verdict, used }) => {
+      if (verdict === 'noTeamspace') throw new Error('no teamspace');
+      return `${verdict} after ${used}`;
+    },
   );
   seen.push(
     metered.map((m) => ('ok' in m ? m.ok : String(m.err))),
     await t.memberMonth(999, '2026-11'),
+    await t.memberMonth(998, '2026-11'),
+    await t.teamMonth(payg, '2026-11'),
   );
   return seen;
 }

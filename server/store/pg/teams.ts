@@ -1,9 +1,10 @@
 import type pg from 'pg';
 import type { MemberRow, TeamspaceRow } from '../accounts.ts';
-import type { MeterDecision, MeteredRequest, MonthlyTeamRow, RuleKind, RuleRow, TeamStore } from '../teams.ts';
+import type { MeterAnswer, MeteredRequest, MonthlyTeamRow, RuleKind, RuleRow, TeamStore } from '../teams.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
-import { pgQuery, withInlineTransaction, withTransaction, type PgClient } from './transaction.ts';
+import type { MeterJudgment } from '../meter-rule.ts';
+import { named, pgQuery, withTransaction } from './transaction.ts';
 
 /**
  * The advisory lock immediate() takes: SQLite's BEGIN IMMEDIATE lets one writer at a time decide,
@@ -63,67 +64,24 @@ export class PgTeamStore implements SameShape<Omit<TeamStore, 'policy'>> {
   }
 
   /**
-   * SQLite's countRequests: the batch decided in arrival order, each request against the counts of
-   * those before it (also other nodes' committed ones), a refusal counting nothing. Exact across
-   * nodes by row locks instead of one lock for the cluster: the batch's teamspace-month rows, then
-   * its member-month rows, are locked (made first when missing) and read, `decide` runs here on
-   * those counts, and the new counts are written before COMMIT. Two round trips whatever the batch's
-   * size (lockAndRead, then record and COMMIT in one simple-protocol message each); batches of
-   * different teamspaces do not wait for each other.
+   * SQLite's countRequests: the batch judged in arrival order (meter-rule.ts), each request against
+   * the counts of those before it (also other nodes' committed ones), a refusal counting nothing.
+   * One statement: migration 8's function locks the batch's counter rows, judges each request by
+   * the same rule in SQL, counts it, and returns what it judged it on. The locks last as long as the
+   * statement, not a round trip to this node, so the nodes' batches of one teamspace (whose month
+   * row every request of it updates) follow each other closely.
    */
-  async countRequests<R>(requests: readonly MeteredRequest[], day: string, decide: MeterDecision<R>): Promise<({ ok: R } | { err: unknown })[]> {
+  async countRequests<R>(requests: readonly MeteredRequest[], day: string, answer: MeterAnswer<R>): Promise<({ ok: R } | { err: unknown })[]> {
     if (requests.length === 0) return [];
-    const month = day.slice(0, 7);
-    const read = lockAndRead(requests, month);
-    const run = async (client: PgClient, begin: string, commit: string) => {
-      const [teamRows, memberRows] = (await simpleQuery(client, begin + read)).slice(-2) as [
-        pg.QueryResult<TeamMonthLocked>,
-        pg.QueryResult<MemberMonthLocked>,
-      ];
-      const teams = new Map(
-        teamRows.rows.map(({ month_requests, month_extra_requests, month_spend_cents, ...t }) => [
-          t.id,
-          { t, requests: month_requests, extra: month_extra_requests, spend: month_spend_cents, changed: false },
-        ]),
-      );
-      const members = new Map(memberRows.rows.map((m) => [m.member_id, { ...m, changed: false }]));
-      const daily = new Map<number, { teamspaceId: number; requests: number }>();
-      const out = requests.map((q): { ok: R } | { err: unknown } => {
-        const team = teams.get(q.teamspaceId);
-        const member = members.get(q.memberId);
-        try {
-          const d = decide(team?.t ?? null, member?.requests ?? 0, () => team?.spend ?? 0);
-          // decide refuses a missing teamspace, and the member's row exists wherever the teamspace does
-          if (!team || !member) throw new Error(`no usage rows for member ${q.memberId} of teamspace ${q.teamspaceId}`);
-          // added one request at a time, as SQLite adds them, so the spend is the same float
-          member.requests++;
-          member.extra_requests += d.extra ? 1 : 0;
-          team.requests++;
-          team.extra += d.extra ? 1 : 0;
-          team.spend += d.cents;
-          member.changed = team.changed = true;
-          const today = daily.get(q.memberId) ?? { teamspaceId: q.teamspaceId, requests: 0 };
-          daily.set(q.memberId, { ...today, requests: today.requests + 1 });
-          return { ok: d.result };
-        } catch (err) {
-          return { err };
-        }
-      });
-      const write =
-        daily.size === 0
-          ? ''
-          : record(
-              day,
-              [...daily].map(([memberId, d]) => ({ memberId, ...d })),
-              [...members.values()].filter((m) => m.changed),
-              [...teams.values()].filter((t) => t.changed).map((t) => ({ teamspaceId: t.t.id, requests: t.requests, extra: t.extra, spend: t.spend })),
-            );
-      const done = await simpleQuery(client, write + commit);
-      if (commit && done.at(-1)?.command !== 'COMMIT') throw new Error('the metering transaction was rolled back');
-      return out;
-    };
-    // BEGIN and COMMIT ride on the two messages; inside an open transaction, a savepoint of it (as immediate() nests).
-    return withInlineTransaction(this.pool, run);
+    const { rows } = await pgQuery<MeterJudgment>(this.pool, COUNT_REQUESTS, [requests.map((q) => q.memberId), requests.map((q) => q.teamspaceId), day]);
+    if (rows.length !== requests.length) throw new Error(`metering: ${rows.length} judgments for ${requests.length} requests`);
+    return rows.map((judged) => {
+      try {
+        return { ok: answer(judged) };
+      } catch (err) {
+        return { err };
+      }
+    });
   }
 
   teamspace(id: number): Promise<TeamspaceRow | null> {
@@ -252,90 +210,5 @@ export class PgTeamStore implements SameShape<Omit<TeamStore, 'policy'>> {
   }
 }
 
-/** A teamspace as countRequests reads it: its row and its month's counters. */
-type TeamMonthLocked = TeamspaceRow & { month_requests: number; month_extra_requests: number; month_spend_cents: number };
-type MemberMonthLocked = { member_id: number; requests: number; extra_requests: number };
-
-/**
- * Sends several statements as one simple-protocol message: one round trip, answered with one result
- * per statement (pg's typings know only the single-statement answer). The simple protocol takes no
- * parameters, so metering's values are inlined, each through one of the literal functions below.
- */
-async function simpleQuery(client: PgClient, sql: string): Promise<pg.QueryResult[]> {
-  if (!sql) return [];
-  const r: unknown = await client.query(sql);
-  return Array.isArray(r) ? (r as pg.QueryResult[]) : [r as pg.QueryResult];
-}
-
-function int(n: number): string {
-  if (!Number.isSafeInteger(n)) throw new Error(`not an integer: ${n}`);
-  return String(n);
-}
-
-function float(n: number): string {
-  if (!Number.isFinite(n)) throw new Error(`not a finite number: ${n}`);
-  return `'${n}'::float8`;
-}
-
-/** A day (YYYY-MM-DD) or a month (YYYY-MM) as a literal. */
-function period(s: string): string {
-  if (!/^\d{4}-\d{2}(?:-\d{2})?$/.test(s)) throw new Error(`not a day or a month: ${s}`);
-  return `'${s}'`;
-}
-
-/**
- * The first round trip of countRequests: the teamspace-month rows of the batch's teamspaces, then the
- * member-month rows of its members, each made when missing and locked, returned as they are now. An
- * INSERT ... ON CONFLICT DO UPDATE locks the row it finds and returns its latest committed version
- * (a SELECT ... FOR UPDATE would not see a row another node made after this statement began, nor
- * lock it), and takes the locks in its rows' order: by teamspace, then (a later statement) by member.
- * Every batch takes them in that order, so two never deadlock (a batch only waits for a member's
- * row while holding its teamspace's, which every other batch needs first). The update changes no
- * value (n = n); its new row version is a HOT update, pruned in the page.
- */
-function lockAndRead(requests: readonly MeteredRequest[], month: string): string {
-  const m = period(month);
-  const teamspaces = [...new Set(requests.map((q) => q.teamspaceId))].sort((a, b) => a - b).map(int);
-  const members = [...new Map(requests.map((q) => [q.memberId, q.teamspaceId]))].sort((a, b) => a[0] - b[0]).map(([mem, ts]) => `(${int(mem)}, ${int(ts)})`);
-  return `
-    WITH locked AS (
-      INSERT INTO usage_teamspace_monthly AS u (teamspace_id, month)
-      SELECT id, ${m} FROM teamspaces WHERE id IN (${teamspaces.join(', ')}) ORDER BY id
-      ON CONFLICT (teamspace_id, month) DO UPDATE SET requests = u.requests
-      RETURNING u.teamspace_id, u.requests, u.extra_requests, u.spend_cents
-    )
-    SELECT t.*, l.requests AS month_requests, l.extra_requests AS month_extra_requests, l.spend_cents AS month_spend_cents
-      FROM locked l JOIN teamspaces t ON t.id = l.teamspace_id;
-    INSERT INTO usage_member_monthly AS u (member_id, month, teamspace_id)
-    SELECT v.member_id, ${m}, v.teamspace_id FROM (VALUES ${members.join(', ')}) v (member_id, teamspace_id)
-      WHERE v.teamspace_id IN (SELECT id FROM teamspaces) ORDER BY v.member_id
-    ON CONFLICT (member_id, month) DO UPDATE SET requests = u.requests
-    RETURNING u.member_id, u.requests, u.extra_requests;`;
-}
-
-/**
- * The second round trip's write: the day's requests added per member (UPSERT: those rows are not
- * locked, and the addition is atomic), and the month rows, locked since the first round trip, set to
- * what the batch made of them.
- */
-function record(
-  day: string,
-  daily: { memberId: number; teamspaceId: number; requests: number }[],
-  members: MemberMonthLocked[],
-  teams: { teamspaceId: number; requests: number; extra: number; spend: number }[],
-): string {
-  const m = period(day.slice(0, 7));
-  return `
-    WITH daily AS (
-      INSERT INTO usage_daily (member_id, teamspace_id, day, requests)
-      VALUES ${daily.map((d) => `(${int(d.memberId)}, ${int(d.teamspaceId)}, ${period(day)}, ${int(d.requests)})`).join(', ')}
-      ON CONFLICT (member_id, day) DO UPDATE SET requests = usage_daily.requests + excluded.requests
-    ), members AS (
-      UPDATE usage_member_monthly u SET requests = v.requests, extra_requests = v.extra_requests
-        FROM (VALUES ${members.map((x) => `(${int(x.member_id)}, ${int(x.requests)}, ${int(x.extra_requests)})`).join(', ')}) v (member_id, requests, extra_requests)
-        WHERE u.member_id = v.member_id AND u.month = ${m}
-    )
-    UPDATE usage_teamspace_monthly u SET requests = v.requests, extra_requests = v.extra_requests, spend_cents = v.spend_cents
-      FROM (VALUES ${teams.map((t) => `(${int(t.teamspaceId)}, ${int(t.requests)}, ${int(t.extra)}, ${float(t.spend)})`).join(', ')}) v (teamspace_id, requests, extra_requests, spend_cents)
-      WHERE u.teamspace_id = v.teamspace_id AND u.month = ${m};`;
-}
+/** The batch judged and counted by migration 8's function, one row per request in its order: what meter-rule.ts's MeterJudgment holds. */
+const COUNT_REQUESTS = named('SELECT verdict, teamspace, used FROM stacks_count_requests($1::bigint[], $2::bigint[], $3::text) ORDER BY at');

@@ -100,17 +100,6 @@ async function onOneConnection<T>(pool: PgPool, begin: string, fn: (client: PgCl
   });
 }
 
-/**
- * A transaction whose BEGIN and COMMIT `fn` sends itself, in front of its first and after its last
- * simple-protocol message (`begin` and `commit` are 'BEGIN;' and 'COMMIT;', or '' inside another
- * transaction on the pool, where it runs as a savepoint of that one): a round trip fewer at each end
- * than withTransaction. When `fn` throws, ROLLBACK, as withTransaction's.
- */
-export async function withInlineTransaction<T>(pool: PgPool, fn: (client: PgClient, begin: string, commit: string) => Promise<T>): Promise<T> {
-  if (inTransaction(pool)) return withTransaction(pool, (client) => fn(client, '', ''));
-  return onConnection(pool, (client) => fn(client, 'BEGIN;', 'COMMIT;'));
-}
-
 /** `fn` on one connection of the pool; when it throws, ROLLBACK. A connection whose ROLLBACK failed is broken: destroyed rather than returned to the pool. */
 async function onConnection<T>(pool: PgPool, fn: (client: PgClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();

@@ -6,8 +6,9 @@ import { m004 } from './004-rate-buckets.ts';
 import { m005 } from './005-staged-files.ts';
 import { m006 } from './006-section-ranges.ts';
 import { m007 } from './007-term-ranges.ts';
+import { m008 } from './008-count-requests.ts';
 
 export type { PgMigration };
 
 /** PostgreSQL's own numbering (not SQLite's). Append new migrations here; never edit one that has shipped. */
-export const pgMigrations: PgMigration[] = [m001, m002, m003, m004, m005, m006, m007];
+export const pgMigrations: PgMigration[] = [m001, m002, m003, m004, m005, m006, m007, m008];

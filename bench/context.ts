@@ -10,7 +10,7 @@
 // (bench/pg-cluster.ts; copied the first time, ~40 min); --nodes N: N nodes on it, requests round
 // robin (bench/nodes.ts). Server CPU is the nodes' summed; PostgreSQL's own CPU is its processes'.
 // --pg-statements: pg_stat_statements loaded, its costliest statements per request shown after each
-// single-client phase (where the database's time goes).
+// phase (where the database's time goes; under 16 clients, also what batching saves).
 import path from 'node:path';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -139,12 +139,14 @@ try {
     const end = performance.now() + seconds * 1000;
     const t0 = performance.now();
     const cpu0 = cpu();
+    if (statements) await resetStatements(statements);
     await Promise.all(
       Array.from({ length: clients }, async () => {
         while (performance.now() < end) lat.push(await one(fast));
       }),
     );
     report(`${clients} clients, ${fast ? 'fast' : 'reranked'}`, lat, (performance.now() - t0) / 1000, cpu0);
+    if (statements) for (const line of await topStatements(statements, lat.length)) console.log(line);
   }
   console.log(`${vectorsHeader} (answers of the whole run, warm-up included)`);
   if (!postgres) console.log(`WAL after the run: ${walSize().toFixed(1)} MB`);

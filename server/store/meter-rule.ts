@@ -5,7 +5,8 @@ import type { TeamspaceRow } from './accounts.ts';
  * requests, an extra request (billed), or refused because a free plan's requests are used up, or
  * because its price would take the month's spend past the spending limit. Judged inside the
  * transaction that counts it (TeamStore.countRequests): here on SQLite, and by the same steps in
- * SQL on PostgreSQL (pg/migrations/008-count-requests.ts), so both count exactly alike.
+ * SQL on PostgreSQL (pg/migrations/008-count-requests.ts), so both count exactly alike: a change
+ * here needs a new migration that replaces that function (the store tests judge the same cases on both).
  */
 export type MeterVerdict = 'included' | 'extra' | 'freePlanUsedUp' | 'spendingLimit' | 'noTeamspace';
 

@@ -82,36 +82,31 @@ export async function withSnapshot<T>(pool: PgPool, fn: () => T | Promise<T>): P
   return onOneConnection(pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async () => fn());
 }
 
-/** `fn` between `begin` and COMMIT on one connection of the pool, the stores' statements inside it joining it (connectionFor); ROLLBACK when it throws. */
+/**
+ * `fn` between `begin` and COMMIT on one connection of the pool, the stores' statements inside it
+ * joining it (connectionFor); ROLLBACK when it throws. A connection whose ROLLBACK failed is broken:
+ * destroyed rather than returned to the pool.
+ */
 async function onOneConnection<T>(pool: PgPool, begin: string, fn: (client: PgClient) => Promise<T>): Promise<T> {
-  return onConnection(pool, async (client) => {
-    const t: OpenTransaction = { pool, client, depth: 0, open: true };
-    try {
-      await client.query(begin);
-      const out = await current.run(t, () => fn(client));
-      // A transaction a failed statement aborted answers COMMIT with ROLLBACK, without an error: when
-      // `fn` caught that statement's error itself, its writes are gone and the caller must know.
-      const commit = await client.query('COMMIT');
-      if (commit.command !== 'COMMIT') throw new Error('the transaction was rolled back: one of its statements failed');
-      return out;
-    } finally {
-      t.open = false;
-    }
-  });
-}
-
-/** `fn` on one connection of the pool; when it throws, ROLLBACK. A connection whose ROLLBACK failed is broken: destroyed rather than returned to the pool. */
-async function onConnection<T>(pool: PgPool, fn: (client: PgClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  const t: OpenTransaction = { pool, client, depth: 0, open: true };
   try {
-    return await fn(client);
+    await client.query(begin);
+    const out = await current.run(t, () => fn(client));
+    // A transaction a failed statement aborted answers COMMIT with ROLLBACK, without an error: when
+    // `fn` caught that statement's error itself, its writes are gone and the caller must know.
+    const commit = await client.query('COMMIT');
+    if (commit.command !== 'COMMIT') throw new Error('the transaction was rolled back: one of its statements failed');
+    return out;
   } catch (err) {
+    t.open = false;
     await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
       broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
     });
     throw err;
   } finally {
+    t.open = false;
     client.release(broken);
   }
 }

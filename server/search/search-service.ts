@@ -303,7 +303,7 @@ export class MultiLibrarySearch implements SearchService {
         // Every library's version row and postings in two statements, not two per library.
         if (p.targets.length > 1)
           await reads.prefetch?.(
-            p.targets.map((t) => versionTarget(t).versionId),
+            p.targets.map((t) => t.version.id),
             p.spelled.termForms.flat(),
           );
         // Settled inside the snapshot, whose connection is given back when this returns.

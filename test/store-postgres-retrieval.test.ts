@@ -168,8 +168,10 @@ async function sqliteRuns(): Promise<{ versions: number[]; runs: Run[] }> {
   return { versions, runs };
 }
 
-/** The same through the asynchronous stage on PostgreSQL, each answer in one read snapshot. */
-/** `vectorCacheBytes`: 0 leaves every version to pgvector where the server has it (the node scans only versions it can cache). */
+/**
+ * The same through the asynchronous stage on PostgreSQL, each answer in one read snapshot.
+ * `vectorCacheBytes`: 0 leaves every version to pgvector where the server has it (the node scans only versions it can cache).
+ */
 async function pgRuns(pool: PgPool, versions: number[], vectorCacheBytes = 64 << 20): Promise<Run[]> {
   const search = new PgSearchStore(pool, { vectorCacheBytes });
   const reads = pgVersionReads({ search, terms: new PgTermStore(pool), snippets: new PgSnippetStore(pool), models: new PgSearchModelStore(pool) });

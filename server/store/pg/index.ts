@@ -101,7 +101,7 @@ export class PgStore implements Stores {
     }
   }
 
-  /** The pool's connections now: all, idle, and requests waiting for one (for /metrics and /api/health). */
+  /** The pool now: its size, its connections open, those idle, and requests waiting for one (for /metrics and /api/health). */
   poolStats(): PoolStats {
     return { size: this.pool.options.max, total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
   }

@@ -279,7 +279,7 @@ const envMap: Record<string, keyof Config> = {
 };
 
 /** STACKS_* variables that are read elsewhere on purpose (the CLI's key, stack traces, the bench corpus) and are not config keys. */
-const envPassThrough = new Set(['STACKS_API_KEY', 'STACKS_DEBUG', 'STACKS_BENCH_DIR']);
+const envPassThrough = new Set(['STACKS_API_KEY', 'STACKS_DEBUG', 'STACKS_BENCH_DIR', 'STACKS_BENCH_MODEL_DIR']);
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

@@ -32,7 +32,7 @@ const session = await ort.InferenceSession.create(data.modelFile, {
   executionMode: 'sequential',
   // Residual additions stay Add + LayerNormalization: ONNX Runtime's fused SkipLayerNormalization
   // CPU kernel took a fifth of each run (about 5 ns per value, against 0.7 for LayerNormalization),
-  // so without the fusion a text embeds about 18% faster, as close to the float model as before
+  // so without the fusion a text embeds 15-20% faster, as close to the float model as before
   // (docs/embeddings.md). scripts/model/reference.py runs the model with the same setting.
   extra: { optimization: { disable_specified_optimizers: 'SkipLayerNormFusion' } },
 });

@@ -37,3 +37,12 @@ export function meterVerdict(t: TeamspaceRow | null, used: number, spentCents: (
 export function counted(verdict: MeterVerdict): boolean {
   return verdict === 'included' || verdict === 'extra';
 }
+
+/** `answer` made of one judgment, or the refusal it threw: what countRequests returns per request on either backend. */
+export function answerJudged<R>(judged: MeterJudgment, answer: (judged: MeterJudgment) => R): { ok: R } | { err: unknown } {
+  try {
+    return { ok: answer(judged) };
+  } catch (err) {
+    return { err };
+  }
+}

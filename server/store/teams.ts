@@ -1,7 +1,7 @@
 import type { Db } from './db.ts';
 
 import type { MemberRow, TeamspaceRow } from './accounts.ts';
-import { counted, meterVerdict, type MeterJudgment } from './meter-rule.ts';
+import { answerJudged, counted, meterVerdict, type MeterJudgment } from './meter-rule.ts';
 
 export type RuleKind = 'global' | 'library_own' | 'library_team';
 
@@ -125,11 +125,7 @@ export class TeamStore {
           const extra = verdict === 'extra';
           this.recordRow(q.memberId, q.teamspaceId, day, 1, extra ? 1 : 0, extra ? teamspace.cents_per_extra_request : 0);
         }
-        try {
-          return { ok: answer({ verdict, teamspace, used }) };
-        } catch (err) {
-          return { err };
-        }
+        return answerJudged({ verdict, teamspace, used }, answer);
       }),
     );
   }

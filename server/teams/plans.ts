@@ -4,8 +4,6 @@ import { ApiError } from '../../lib/errors.ts';
 import type { TeamCache } from './cache.ts';
 import { effectiveIncluded } from '../store/meter-rule.ts';
 
-export { effectiveIncluded };
-
 export type Plan = TeamspaceRow['plan'];
 
 /** Requests per member and month a plan includes unless configured otherwise. `payg` includes none. */

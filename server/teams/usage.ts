@@ -1,9 +1,9 @@
 import type { Stores } from '../store/stores.ts';
-import type { MeterJudgment } from '../store/meter-rule.ts';
+import { effectiveIncluded, type MeterJudgment } from '../store/meter-rule.ts';
 import type { Principal, Role } from '../../lib/model.ts';
 import { ApiError } from '../../lib/errors.ts';
 import { addDays, monthStart, nextMonthStart, utcDay, type Clock } from './clock.ts';
-import { effectiveIncluded, type Plan } from './plans.ts';
+import type { Plan } from './plans.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
 export interface MeterOutcome {

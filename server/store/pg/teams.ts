@@ -3,7 +3,7 @@ import type { MemberRow, TeamspaceRow } from '../accounts.ts';
 import type { MeterAnswer, MeteredRequest, MonthlyTeamRow, RuleKind, RuleRow, TeamStore } from '../teams.ts';
 import type { PgPool } from './pool.ts';
 import type { SameShape } from './same-shape.ts';
-import type { MeterJudgment } from '../meter-rule.ts';
+import { answerJudged, type MeterJudgment } from '../meter-rule.ts';
 import { named, pgQuery, withTransaction } from './transaction.ts';
 
 /**
@@ -75,13 +75,7 @@ export class PgTeamStore implements SameShape<Omit<TeamStore, 'policy'>> {
     if (requests.length === 0) return [];
     const { rows } = await pgQuery<MeterJudgment>(this.pool, COUNT_REQUESTS, [requests.map((q) => q.memberId), requests.map((q) => q.teamspaceId), day]);
     if (rows.length !== requests.length) throw new Error(`metering: ${rows.length} judgments for ${requests.length} requests`);
-    return rows.map((judged) => {
-      try {
-        return { ok: answer(judged) };
-      } catch (err) {
-        return { err };
-      }
-    });
+    return rows.map((judged) => answerJudged(judged, answer));
   }
 
   teamspace(id: number): Promise<TeamspaceRow | null> {

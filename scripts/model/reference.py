@@ -16,7 +16,6 @@ import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
-MAX_TOKENS = 256
 # As server/embed/model-worker.ts: the residual additions are not fused into SkipLayerNormalization.
 SESSION_CONFIG = {"optimization.disable_specified_optimizers": "SkipLayerNormFusion"}
 
@@ -24,8 +23,10 @@ SESSION_CONFIG = {"optimization.disable_specified_optimizers": "SkipLayerNormFus
 def main() -> None:
     model_dir, out = Path(sys.argv[1]), Path(sys.argv[2])
     reference = json.loads(out.read_text())
+    # The cut the server applies (the pin's maxTokens, copied into the model folder's manifest).
+    max_tokens = json.loads((model_dir / "manifest.json").read_text())["maxTokens"]
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-    # The file pads and cuts at 128 for sentence-transformers; Stacks cuts at 256 and never pads.
+    # The file pads and cuts at 128 for sentence-transformers; Stacks cuts at maxTokens and never pads.
     tokenizer.no_padding()
     tokenizer.no_truncation()
     options = ort.SessionOptions()
@@ -36,8 +37,8 @@ def main() -> None:
     tokens, vectors = [], []
     for text in reference["texts"]:
         ids = tokenizer.encode(text).ids
-        if len(ids) > MAX_TOKENS:
-            ids = ids[:MAX_TOKENS]
+        if len(ids) > max_tokens:
+            ids = ids[:max_tokens]
             ids[-1] = tokenizer.token_to_id("[SEP]")
         feed = {"input_ids": np.array([ids], dtype=np.int64), "attention_mask": np.ones((1, len(ids)), dtype=np.int64)}
         tokens.append(len(ids))

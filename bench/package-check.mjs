@@ -1,6 +1,7 @@
 // Runs inside the network namespace of bench/package.ts, with the package's own Node.js:
 //   node package-check.mjs <package dir> <data dir> <bundle>
-// install.sh --offline, then the server: /ping, an import, a query. Exits non-zero on any failure.
+// install.sh --offline, then the server: /ping, an import, its vectors from the sentence model, a
+// query answered with them. Exits non-zero on any failure.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 
@@ -64,9 +65,24 @@ try {
   }
   console.log(`import of ${body.queued.join(', ')} (${body.jobs[0].snippets} snippets): ${Date.now() - importStarted} ms`);
 
+  // The sentence model, not the word-vector fallback, and the version's vectors done by the embed job.
+  const embedStarted = Date.now();
+  let health;
+  for (;;) {
+    health = await (await fetch(`${url}/api/health`)).json();
+    const e = health.embedder;
+    if (!e?.model || e.fallback) fail(`the server does not run the sentence model: ${JSON.stringify(e)}`);
+    if (e.versions?.embedded >= 1 && e.versions.pending === 0) break;
+    if (Date.now() - embedStarted > 300_000) fail(`the version was not embedded in 300 s: ${JSON.stringify(e.versions)}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  console.log(`embedder ${health.embedder.id} (${health.embedder.model.name}): version embedded in ${Date.now() - embedStarted} ms`);
+
   const search = await fetch(`${url}/api/v3/search?query=${encodeURIComponent('How do I redact sensitive fields in logs?')}&library=pino&type=json`);
   const answer = await search.json();
   if (search.status !== 200 || !answer.codeSnippets?.length) fail(`the query answered ${search.status}: ${JSON.stringify(answer).slice(0, 300)}`);
+  if (search.headers.get('x-stacks-vectors') !== 'ready')
+    fail(`the query was answered without vectors (X-Stacks-Vectors: ${search.headers.get('x-stacks-vectors')})`);
   console.log(`query: ${search.status}, first answer "${answer.codeSnippets[0].codeTitle}" (${answer.codeSnippets[0].codeId})`);
   console.log(`all checks passed (${ms()})`);
 } finally {

@@ -2,7 +2,8 @@
 // Builds the package (npm run package) unless --tarball names one, unpacks it into an empty
 // directory, and inside a network namespace of its own (`unshare -n`: only a loopback interface,
 // no route anywhere, no DNS) with a PATH that has no node and no npm (so the bundled runtime runs):
-// ./install.sh --offline, ./stacks serve, /ping, an import, a query. Prints what it measured.
+// ./install.sh --offline, ./stacks serve, /ping, an import, its vectors from the sentence model, a query.
+// Prints what it measured.
 //
 // A production license cannot be signed here (its private key is the vendor's), so the check adds
 // the development verify key to the unpacked copy and runs the server in dev mode with a license

@@ -38,13 +38,16 @@ test('the installed model is the pinned one and reproduces the reference pipelin
   assert.equal(model.dims, 384);
   assert.match(model.id, /^model:all-MiniLM-L6-v2:[0-9a-f]{12}$/);
   await selfCheck(model);
-  // Both lanes, one text at a time and in a batch of mixed lengths: the same text gives the same vector either way.
+  // Both lanes, one text at a time and in a batch of mixed lengths: the same text gives the same vector
+  // either way; a text repeated in the batch (embedded once) gets it at each place.
   const one = await Promise.all(reference.texts.map((text) => model.embed([text]).then((v) => v[0]!)));
-  const batch = await model.embed(reference.texts, 'background');
+  const n = reference.texts.length;
+  const batch = await model.embed([...reference.texts, ...[...reference.texts].reverse()], 'background');
   reference.vectors.forEach((want, i) => {
     assert.ok(Math.abs(dot(one[i]!, one[i]!) - 1) < 1e-4, 'unit length');
     assert.ok(dot(one[i]!, want) > 0.9999, `text ${i}: cosine to the reference ${dot(one[i]!, want)}`);
     assert.ok(dot(batch[i]!, want) > 0.9999, `text ${i} in a batch: cosine to the reference ${dot(batch[i]!, want)}`);
+    assert.ok(dot(batch[2 * n - 1 - i]!, want) > 0.9999, `text ${i} repeated in a batch: cosine to the reference ${dot(batch[2 * n - 1 - i]!, want)}`);
   });
   // Word knowledge the builtin vectors lack: a need phrased unlike the answer is still near it.
   const [need, answer, other] = await model.embed([

@@ -76,6 +76,12 @@ export class ModelEmbedder implements Embedder {
   private nextId = 1;
   /** Vectors this model file computed before (STACKS_EMBED_CACHE): their texts skip the model. */
   private cache: VectorCache | null = null;
+  /**
+   * The background lane's last vectors by text. Documentation repeats itself (the same example on
+   * two pages, two versions of a library embedded in one run: 6% of the reference corpora's
+   * snippets, each within 4,096 of its twin), and a text always gets the same vector (one per run).
+   */
+  private readonly recent = new RecentVectors(4096);
 
   private constructor(
     readonly pin: ModelPin,
@@ -162,11 +168,15 @@ export class ModelEmbedder implements Embedder {
   }
 
   async embed(texts: string[], priority: EmbedPriority = 'query'): Promise<Float32Array[]> {
-    const cached = texts.map((t) => this.cache?.get(t) ?? null);
-    const missing = texts.filter((_, i) => cached[i] === null);
-    const computed = missing.length ? await this.run(missing, priority) : [];
-    let next = 0;
-    return cached.map((v) => v ?? computed[next++]!);
+    const keys = texts.map(textKey);
+    const known = texts.map((t, i) => this.cache?.get(t) ?? this.recent.get(keys[i]!) ?? null);
+    // Each text the model has not seen is run once, however often it repeats in the call.
+    const missing = new Map<string, string>();
+    texts.forEach((t, i) => known[i] === null && missing.set(keys[i]!, t));
+    const computed = missing.size ? await this.run([...missing.values()], priority) : [];
+    const byKey = new Map([...missing.keys()].map((k, i) => [k, computed[i]!]));
+    if (priority === 'background') for (const [k, v] of byKey) this.recent.set(k, v);
+    return known.map((v, i) => v ?? byKey.get(keys[i]!)!);
   }
 
   private run(texts: string[], priority: EmbedPriority): Promise<Float32Array[]> {
@@ -186,5 +196,27 @@ export class ModelEmbedder implements Embedder {
       lane.worker.removeAllListeners('exit');
       await lane.worker.terminate();
     }
+  }
+}
+
+/** A text's key for the memo: its sha256, so the memo holds 32 bytes per text whatever its length. */
+function textKey(text: string): string {
+  return createHash('sha256').update(text).digest('base64');
+}
+
+/** The last `capacity` vectors stored, by key (a Map keeps insertion order: the oldest goes first). */
+class RecentVectors {
+  private readonly entries = new Map<string, Float32Array>();
+
+  constructor(private readonly capacity: number) {}
+
+  get(key: string): Float32Array | undefined {
+    return this.entries.get(key);
+  }
+
+  set(key: string, vector: Float32Array): void {
+    this.entries.delete(key);
+    this.entries.set(key, vector);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
   }
 }

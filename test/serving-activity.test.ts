@@ -58,7 +58,8 @@ test("the model's background lane embeds a text only in a quiet moment (at most 
   const model = await ModelEmbedder.load([path.join(ROOT, 'data')], { activity: activity.buffer });
   try {
     const texts = ['how to validate a body', 'child loggers', 'register a plugin', 'stream a file'];
-    const quiet = await model.embed(texts, 'background');
+    // On the query lane: the background lane keeps what it embedded, and would answer these again without waiting.
+    const quiet = await model.embed(texts, 'query');
     activity.begin();
     let t = performance.now();
     const busy = await model.embed(texts, 'background');

@@ -1,13 +1,20 @@
-// `npm run bench -- background [--seconds 15] [--single 300] [--clients 16] [--dir DIR] [--libraries N --per-library M]`
+// `npm run bench -- background [--work learn|embed] [--seconds 15] [--single 300] [--clients 16] [--dir DIR] [--libraries N --per-library M]`
 // Serving while background work runs (issue 38): GET /api/v2/context on a copy of the cached
-// corpus (bench/corpus.ts), first quiet, then while every version learns its ranking model again
-// (`search-model` jobs, each in a worker thread of its own). Target: the busy figures within 20% of
-// the quiet ones. Both phases run in one invocation, against the same server process's data, so the
-// ratios compare like with like on a machine whose load may change between runs.
+// corpus (bench/corpus.ts), first quiet, then while it runs. Target: the busy figures within 20% of
+// the quiet ones.
+// --work learn (default): every version learns its ranking model again (`search-model` jobs, each
+// in a worker thread of its own); the builtin corpus.
+// --work embed: the sentence model embeds the snippets of two reference bundles just imported (the
+// embed job, the model's background lane); the corpus with the model's vector shape
+// (`--vectors model` of bench/corpus.ts), served by the real model. The imported libraries are not
+// asked.
+// Both phases run in one invocation, against the same data, so the ratios compare like with like
+// on a machine whose load may change between runs.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { startStacksProcess, stopProcess, tempDir } from '../test/helpers/server.ts';
+import { devLicense, runStacks, startStacksProcess, stopProcess, tempDir } from '../test/helpers/server.ts';
+import { bundlePath } from '../test/eval/bundles.ts';
 import { httpGet, percentile } from './stats.ts';
 import { ensureBenchCorpus, rng } from './corpus.ts';
 import { Store } from '../server/store/index.ts';
@@ -15,6 +22,7 @@ import { SEARCH_MODEL_KIND } from '../server/search/model-job.ts';
 
 const { values } = parseArgs({
   options: {
+    work: { type: 'string', default: 'learn' },
     seconds: { type: 'string', default: '15' },
     single: { type: 'string', default: '300' },
     clients: { type: 'string', default: '16' },
@@ -25,7 +33,10 @@ const { values } = parseArgs({
   allowPositionals: true,
 });
 
+const work = values.work;
+if (work !== 'learn' && work !== 'embed') throw new Error(`--work must be learn or embed, not ${work}`);
 const corpus = await ensureBenchCorpus({
+  vectors: work === 'embed' ? 'model' : 'builtin',
   dir: values.dir,
   libraries: values.libraries ? Number(values.libraries) : undefined,
   perLibrary: values['per-library'] ? Number(values['per-library']) : undefined,
@@ -99,38 +110,104 @@ async function learningJobs(): Promise<{ waiting: number; succeeded: number }> {
 }
 
 const env = { STACKS_RATE_LIMIT_PER_MINUTE: '0' };
-const quiet = await startStacksProcess({ dataDir, env });
 const headers: Record<string, string> = {};
-let calm: Figures;
-try {
-  calm = await measure(quiet.url, headers);
-} finally {
-  await stopProcess(quiet.child);
+const { calm, loaded } = work === 'learn' ? await whileLearning() : await whileEmbedding();
+
+async function whileLearning(): Promise<{ calm: Figures; loaded: Figures }> {
+  const quiet = await startStacksProcess({ dataDir, env });
+  let calm: Figures;
+  try {
+    calm = await measure(quiet.url, headers);
+  } finally {
+    await stopProcess(quiet.child);
+  }
+  // Every version's model marked as of another format: at start the server queues them all again.
+  {
+    const store = Store.open(dataDir);
+    for (const v of store.libraries.allCurrentVersions()) await store.models.put(v.id, 0, '{}', new Date(0).toISOString());
+    store.close();
+  }
+  const busy = await startStacksProcess({ dataDir, env: { ...env, STACKS_LEARN_RANKING: 'true' } });
+  try {
+    const before = await learningJobs();
+    const loaded = await measure(busy.url, headers);
+    const after = await learningJobs();
+    console.log(`search-model jobs: ${before.waiting} waiting when the busy phase began; at its end ${after.succeeded} done, ${after.waiting} waiting`);
+    if (after.waiting === 0) console.log('  (learning ended before the phase did: the busy figures are partly quiet)');
+    return { calm, loaded };
+  } finally {
+    await stopProcess(busy.child);
+  }
 }
 
-// Every version's model marked as of another format: at start the server queues them all again.
-{
-  const store = Store.open(dataDir);
-  for (const v of store.libraries.allCurrentVersions()) await store.models.put(v.id, 0, '{}', new Date(0).toISOString());
-  store.close();
+/** One server with the model: quiet, then while the embed job embeds what two imports added. */
+async function whileEmbedding(): Promise<{ calm: Figures; loaded: Figures }> {
+  fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
+  const made = await runStacks(['keys', 'create', '--data-dir', dataDir, '--name', 'bench', '--role', 'admin', '--json']);
+  if (made.code !== 0) throw new Error(`stacks keys create: ${made.stderr}`);
+  const auth = { authorization: `Bearer ${(JSON.parse(made.stdout) as { key: string }).key}` };
+  const server = await startStacksProcess({ dataDir, args: ['--dev'], env: { ...env, STACKS_EMBED_PROVIDER: 'model' } });
+  try {
+    // A first round, not counted: both phases then find the server warm (every version's vectors
+    // loaded, its caches filled); measured cold, the quiet phase came out 10-30% slower than the busy one.
+    await measure(server.url, headers);
+    const calm = await measure(server.url, headers);
+    let snippets = 0;
+    for (const name of ['vitest', 'nestjs']) {
+      const res = await fetch(`${server.url}/api/import-libraries`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: fs.readFileSync(bundlePath(name)),
+      });
+      const body = (await res.json()) as { jobs: { jobId: number; snippets: number }[] };
+      if (res.status !== 200) throw new Error(`import of ${name}: HTTP ${res.status} ${JSON.stringify(body)}`);
+      await finished(server.url, auth, body.jobs[0]!.jobId);
+      snippets += body.jobs[0]!.snippets;
+    }
+    const before = await embedJob(server.url, auth);
+    if (before?.state !== 'running') throw new Error(`the embed job is not running after the imports: ${JSON.stringify(before)}`);
+    const loaded = await measure(server.url, headers);
+    const after = await embedJob(server.url, auth);
+    console.log(
+      `embed job: ${snippets} snippets imported; ${before.progress?.done ?? 0} embedded when the busy phase began, ${after?.progress?.done ?? '?'} at its end (${after?.state})`,
+    );
+    if (after?.state !== 'running') console.log('  (embedding ended before the phase did: the busy figures are partly quiet)');
+    return { calm, loaded };
+  } finally {
+    await stopProcess(server.child);
+  }
 }
-const busy = await startStacksProcess({ dataDir, env: { ...env, STACKS_LEARN_RANKING: 'true' } });
-let loaded: Figures;
-try {
-  const before = await learningJobs();
-  loaded = await measure(busy.url, headers);
-  const after = await learningJobs();
-  console.log(`search-model jobs: ${before.waiting} waiting when the busy phase began; at its end ${after.succeeded} done, ${after.waiting} waiting`);
-  if (after.waiting === 0) console.log('  (learning ended before the phase did: the busy figures are partly quiet)');
-} finally {
-  await stopProcess(busy.child);
+
+interface JobView {
+  id: number;
+  state: string;
+  progress?: { done?: number; total?: number } | null;
+}
+
+async function finished(url: string, auth: Record<string, string>, id: number): Promise<void> {
+  for (;;) {
+    const job = (await (await fetch(`${url}/api/jobs/${id}`, { headers: auth })).json()) as JobView;
+    if (job.state === 'succeeded') return;
+    if (job.state === 'failed' || job.state === 'cancelled') throw new Error(`job ${id} ${job.state}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The newest embed job (kind `reembed`), once it has started. */
+async function embedJob(url: string, auth: Record<string, string>): Promise<JobView | undefined> {
+  for (let i = 0; i < 100; i++) {
+    const { jobs } = (await (await fetch(`${url}/api/jobs?kind=reembed&limit=1`, { headers: auth })).json()) as { jobs: JobView[] };
+    if (jobs[0] && jobs[0].state !== 'queued') return jobs[0];
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return undefined;
 }
 
 const row = (label: string, q: number, b: number, higherIsBetter: boolean) => {
   const ratio = b / q;
   const within = higherIsBetter ? ratio >= 0.8 : ratio <= 1.2;
   console.log(
-    `${label.padEnd(34)} quiet ${q.toFixed(1).padStart(7)}  learning ${b.toFixed(1).padStart(7)}  ratio ${ratio.toFixed(2)}  (target within 20%: ${within ? 'met' : 'NOT met'})`,
+    `${label.padEnd(34)} quiet ${q.toFixed(1).padStart(7)}  ${work === 'learn' ? 'learning' : 'embedding'} ${b.toFixed(1).padStart(7)}  ratio ${ratio.toFixed(2)}  (target within 20%: ${within ? 'met' : 'NOT met'})`,
   );
 };
 row('one client p95, reranked (ms)', calm.singleP95, loaded.singleP95, false);

@@ -1,13 +1,13 @@
 // `npm run bench -- background [--work learn|embed] [--seconds 15] [--single 300] [--clients 16] [--dir DIR] [--libraries N --per-library M]`
 // Serving while background work runs (issue 38): GET /api/v2/context on a copy of the cached
-// corpus (bench/corpus.ts), first quiet, then while it runs. Target: the busy figures within 20% of
+// corpus (bench/corpus.ts), quiet and while it runs. Target: the busy figures within 20% of
 // the quiet ones.
 // --work learn (default): every version learns its ranking model again (`search-model` jobs, each
 // in a worker thread of its own); the builtin corpus.
 // --work embed: the sentence model embeds the snippets of two reference bundles just imported (the
-// embed job, the model's background lane); the corpus with the model's vector shape
-// (`--vectors model` of bench/corpus.ts), served by the real model. The imported libraries are not
-// asked.
+// embed job, the model's background lane), then the job is cancelled and the quiet phase follows;
+// the corpus with the model's vector shape (`--vectors model` of bench/corpus.ts), served by the
+// real model. The imported libraries are not asked.
 // Both phases run in one invocation, against the same data, so the ratios compare like with like
 // on a machine whose load may change between runs.
 import fs from 'node:fs';
@@ -140,7 +140,11 @@ async function whileLearning(): Promise<{ calm: Figures; loaded: Figures }> {
   }
 }
 
-/** One server with the model: quiet, then while the embed job embeds what two imports added. */
+/**
+ * One server with the model. Two imports start the embed job; the busy phase runs while it embeds
+ * them, the quiet one after it is cancelled: the same data either way (an import's commits alone
+ * made the first answers after it slower, so a quiet phase measured before the imports flattered it).
+ */
 async function whileEmbedding(): Promise<{ calm: Figures; loaded: Figures }> {
   fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
   const made = await runStacks(['keys', 'create', '--data-dir', dataDir, '--name', 'bench', '--role', 'admin', '--json']);
@@ -148,10 +152,7 @@ async function whileEmbedding(): Promise<{ calm: Figures; loaded: Figures }> {
   const auth = { authorization: `Bearer ${(JSON.parse(made.stdout) as { key: string }).key}` };
   const server = await startStacksProcess({ dataDir, args: ['--dev'], env: { ...env, STACKS_EMBED_PROVIDER: 'model' } });
   try {
-    // A first round, not counted: both phases then find the server warm (every version's vectors
-    // loaded, its caches filled); measured cold, the quiet phase came out 10-30% slower than the busy one.
-    await measure(server.url, headers);
-    const calm = await measure(server.url, headers);
+    await measure(server.url, headers); // not counted: a server that has answered before
     let snippets = 0;
     for (const name of ['vitest', 'nestjs']) {
       const res = await fetch(`${server.url}/api/import-libraries`, {
@@ -164,17 +165,28 @@ async function whileEmbedding(): Promise<{ calm: Figures; loaded: Figures }> {
       await finished(server.url, auth, body.jobs[0]!.jobId);
       snippets += body.jobs[0]!.snippets;
     }
-    const before = await embedJob(server.url, auth);
-    if (before?.state !== 'running') throw new Error(`the embed job is not running after the imports: ${JSON.stringify(before)}`);
+    const job = await embedJob(server.url, auth);
+    if (job?.state !== 'running') throw new Error(`the embed job is not running after the imports: ${JSON.stringify(job)}`);
+    await askEachLibrary(server.url);
     const loaded = await measure(server.url, headers);
-    const after = await embedJob(server.url, auth);
-    console.log(
-      `embed job: ${snippets} snippets imported; ${before.progress?.done ?? 0} embedded when the busy phase began, ${after?.progress?.done ?? '?'} at its end (${after?.state})`,
-    );
-    if (after?.state !== 'running') console.log('  (embedding ended before the phase did: the busy figures are partly quiet)');
+    const cancelled = await fetch(`${server.url}/api/jobs/${job.id}/cancel`, { method: 'POST', headers: auth });
+    if (cancelled.status !== 200) throw new Error(`cancel: HTTP ${cancelled.status}`);
+    // It stops between two batches of 256 texts: seconds with nothing served.
+    const stopped = await finished(server.url, auth, job.id, ['cancelled']);
+    console.log(`embed job: ${snippets} snippets imported; ${stopped.progress?.done ?? 0} embedded when it was cancelled after the busy phase`);
+    await askEachLibrary(server.url);
+    const calm = await measure(server.url, headers);
     return { calm, loaded };
   } finally {
     await stopProcess(server.child);
+  }
+}
+
+/** One question to each library: the versions' vectors are loaded again after the commits of imports or of the embed job. */
+async function askEachLibrary(url: string): Promise<void> {
+  for (const libraryId of corpus.libraryIds) {
+    const s = samples.find((x) => x.libraryId === libraryId);
+    if (s) await httpGet(`${url}/api/v2/context?${new URLSearchParams({ libraryId, query: s.query })}`, headers);
   }
 }
 
@@ -184,11 +196,11 @@ interface JobView {
   progress?: { done?: number; total?: number } | null;
 }
 
-async function finished(url: string, auth: Record<string, string>, id: number): Promise<void> {
+async function finished(url: string, auth: Record<string, string>, id: number, ends = ['succeeded']): Promise<JobView> {
   for (;;) {
     const job = (await (await fetch(`${url}/api/jobs/${id}`, { headers: auth })).json()) as JobView;
-    if (job.state === 'succeeded') return;
-    if (job.state === 'failed' || job.state === 'cancelled') throw new Error(`job ${id} ${job.state}`);
+    if (ends.includes(job.state)) return job;
+    if (['succeeded', 'failed', 'cancelled'].includes(job.state)) throw new Error(`job ${id} ${job.state}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }

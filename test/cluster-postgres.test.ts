@@ -82,7 +82,8 @@ test('two nodes: a library imported through A is answered by B; A killed mid-imp
   assert.ok(health.database.pool && health.database.pool.total >= 1, JSON.stringify(health.database));
 
   // A killed in the middle of a big import: B takes the job over.
-  const N = 12_000;
+  // Large enough that A is still importing when it is killed, also on a loaded machine (12,000 once finished first).
+  const N = 24_000;
   const bundle = path.join(tempDir(), 'big.json');
   await writeBundle(bundle, [{ project: '/crash/lib', snippets: N, seed: 7 }]);
   const big = await api(a.url, '/api/import-libraries', { method: 'POST', body: new Uint8Array(fs.readFileSync(bundle)) });

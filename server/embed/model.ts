@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Embedder, EmbedPriority } from './types.ts';
 import type { ModelReply, ModelWorkerData } from './model-worker.ts';
-import type { VectorCache } from './vector-cache.ts';
+import { textKey, type VectorCache } from './vector-cache.ts';
 
 /** The shipped model as scripts/model/install-model.sh pins it (server/embed/model-pin.json). */
 export interface ModelPin {
@@ -168,14 +168,17 @@ export class ModelEmbedder implements Embedder {
   }
 
   async embed(texts: string[], priority: EmbedPriority = 'query'): Promise<Float32Array[]> {
-    const keys = texts.map(textKey);
-    const known = texts.map((t, i) => this.cache?.get(t) ?? this.recent.get(keys[i]!) ?? null);
+    // Each text hashed once (as the vector cache keys it), for the cache, the memo and the call's repeats.
+    const hashes = texts.map(textKey);
+    const keys = hashes.map((h) => h.toString('latin1'));
+    const memo = priority === 'background' ? this.recent : null;
+    const known = hashes.map((h, i) => this.cache?.getByKey(h) ?? memo?.get(keys[i]!) ?? null);
     // Each text the model has not seen is run once, however often it repeats in the call.
     const missing = new Map<string, string>();
     texts.forEach((t, i) => known[i] === null && missing.set(keys[i]!, t));
     const computed = missing.size ? await this.run([...missing.values()], priority) : [];
     const byKey = new Map([...missing.keys()].map((k, i) => [k, computed[i]!]));
-    if (priority === 'background') for (const [k, v] of byKey) this.recent.set(k, v);
+    if (memo) for (const [k, v] of byKey) memo.set(k, v);
     return known.map((v, i) => v ?? byKey.get(keys[i]!)!);
   }
 
@@ -197,11 +200,6 @@ export class ModelEmbedder implements Embedder {
       await lane.worker.terminate();
     }
   }
-}
-
-/** A text's key for the memo: its sha256, so the memo holds 32 bytes per text whatever its length. */
-function textKey(text: string): string {
-  return createHash('sha256').update(text).digest('base64');
 }
 
 /** The last `capacity` vectors stored, by key (a Map keeps insertion order: the oldest goes first). */

@@ -53,7 +53,11 @@ export class VectorCache {
 
   /** The cached vector of a text, or null. */
   get(text: string): Float32Array | null {
-    const key = textKey(text);
+    return this.getByKey(textKey(text));
+  }
+
+  /** The cached vector of the text whose textKey is `key`, or null. */
+  getByKey(key: Buffer): Float32Array | null {
     let lo = 0;
     let hi = this.header.count - 1;
     while (lo <= hi) {

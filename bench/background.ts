@@ -15,7 +15,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { devLicense, runStacks, startStacksProcess, stopProcess, tempDir } from '../test/helpers/server.ts';
 import { bundlePath } from '../test/eval/bundles.ts';
-import { httpGet, percentile } from './stats.ts';
+import { finishedJob, httpGet, percentile } from './stats.ts';
+import type { JobState } from '../lib/model.ts';
 import { ensureBenchCorpus, rng } from './corpus.ts';
 import { Store } from '../server/store/index.ts';
 import { SEARCH_MODEL_KIND } from '../server/search/model-job.ts';
@@ -149,7 +150,8 @@ async function whileEmbedding(): Promise<{ calm: Figures; loaded: Figures }> {
   fs.writeFileSync(path.join(dataDir, 'license.json'), devLicense());
   const made = await runStacks(['keys', 'create', '--data-dir', dataDir, '--name', 'bench', '--role', 'admin', '--json']);
   if (made.code !== 0) throw new Error(`stacks keys create: ${made.stderr}`);
-  const auth = { authorization: `Bearer ${(JSON.parse(made.stdout) as { key: string }).key}` };
+  const key = (JSON.parse(made.stdout) as { key: string }).key;
+  const auth = { authorization: `Bearer ${key}` };
   const server = await startStacksProcess({ dataDir, args: ['--dev'], env: { ...env, STACKS_EMBED_PROVIDER: 'model' } });
   try {
     await measure(server.url, headers); // not counted: a server that has answered before
@@ -162,7 +164,8 @@ async function whileEmbedding(): Promise<{ calm: Figures; loaded: Figures }> {
       });
       const body = (await res.json()) as { jobs: { jobId: number; snippets: number }[] };
       if (res.status !== 200) throw new Error(`import of ${name}: HTTP ${res.status} ${JSON.stringify(body)}`);
-      await finished(server.url, auth, body.jobs[0]!.jobId);
+      const imported = await finishedJob<JobView>(server.url, key, body.jobs[0]!.jobId);
+      if (imported.state !== 'succeeded') throw new Error(`import of ${name}: job ${imported.state}`);
       snippets += body.jobs[0]!.snippets;
     }
     const job = await embedJob(server.url, auth);
@@ -172,7 +175,8 @@ async function whileEmbedding(): Promise<{ calm: Figures; loaded: Figures }> {
     const cancelled = await fetch(`${server.url}/api/jobs/${job.id}/cancel`, { method: 'POST', headers: auth });
     if (cancelled.status !== 200) throw new Error(`cancel: HTTP ${cancelled.status}`);
     // It stops between two batches of 256 texts: seconds with nothing served.
-    const stopped = await finished(server.url, auth, job.id, ['cancelled']);
+    const stopped = await finishedJob<JobView>(server.url, key, job.id);
+    if (stopped.state !== 'cancelled') throw new Error(`the embed job ${stopped.state} instead of stopping`);
     console.log(`embed job: ${snippets} snippets imported; ${stopped.progress?.done ?? 0} embedded when it was cancelled after the busy phase`);
     await askEachLibrary(server.url);
     const calm = await measure(server.url, headers);
@@ -192,17 +196,8 @@ async function askEachLibrary(url: string): Promise<void> {
 
 interface JobView {
   id: number;
-  state: string;
+  state: JobState;
   progress?: { done?: number; total?: number } | null;
-}
-
-async function finished(url: string, auth: Record<string, string>, id: number, ends = ['succeeded']): Promise<JobView> {
-  for (;;) {
-    const job = (await (await fetch(`${url}/api/jobs/${id}`, { headers: auth })).json()) as JobView;
-    if (ends.includes(job.state)) return job;
-    if (['succeeded', 'failed', 'cancelled'].includes(job.state)) throw new Error(`job ${id} ${job.state}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 /** The newest embed job (kind `reembed`), once it has started. */

@@ -12,7 +12,8 @@ import { Readable } from 'node:stream';
 import type { ChildProcess } from 'node:child_process';
 import { writeBundle } from '../test/helpers/bundles.ts';
 import { devLicense, startStacksProcess } from '../test/helpers/server.ts';
-import { memoryOf } from './stats.ts';
+import { finishedJob, memoryOf } from './stats.ts';
+import type { JobState } from '../lib/model.ts';
 import { startPostgres } from '../test/helpers/postgres.ts';
 import { BENCH_PG_SETTINGS, parseFlavor, pgCpuMs, pgDatabaseBytes } from './pg-cluster.ts';
 
@@ -60,18 +61,9 @@ interface RunResult {
 }
 
 interface Job {
-  state: string;
+  state: JobState;
   error: string | null;
   progress: { stored?: number };
-}
-
-/** The job once it has finished (succeeded, failed or cancelled), asked for every 100 ms. */
-async function finishedJob(url: string, key: string, jobId: number): Promise<Job> {
-  for (;;) {
-    const job = (await (await fetch(`${url}/api/jobs/${jobId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as Job;
-    if (job.state === 'succeeded' || job.state === 'failed' || job.state === 'cancelled') return job;
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 async function run(bundle: string, size: number, n: number): Promise<RunResult> {
@@ -106,7 +98,7 @@ async function run(bundle: string, size: number, n: number): Promise<RunResult> 
     const body = (await res.json()) as { jobs?: { jobId: number }[]; message?: string };
     if (res.status !== 200 || !body.jobs?.length) throw new Error(`import refused: ${res.status} ${JSON.stringify(body)}`);
     const uploadSeconds = (performance.now() - t0) / 1000;
-    const job = await finishedJob(url, key, body.jobs[0]!.jobId);
+    const job = await finishedJob<Job>(url, key, body.jobs[0]!.jobId);
     const seconds = (performance.now() - t0) / 1000;
     if (job.state !== 'succeeded') throw new Error(`import job ${job.state}: ${job.error}`);
     const importPeakAnon = peakAnonMb;

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
+import { jobFinished, type JobState } from '../lib/model.ts';
 
 /** Percentile of an ascending-sorted list (nearest rank). */
 export function percentile(sorted: number[], p: number): number {
@@ -18,6 +19,15 @@ export function memoryOf(pid: number): { rss: number; peak: number; file: number
 export function serverCpuMs(pid: number): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100/s)
+}
+
+/** A job as GET /api/jobs/:id answers it, once it has finished (succeeded, failed or cancelled), asked for every 100 ms. */
+export async function finishedJob<J extends { state: JobState }>(url: string, key: string, jobId: number): Promise<J> {
+  for (;;) {
+    const job = (await (await fetch(`${url}/api/jobs/${jobId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as J;
+    if (jobFinished(job.state)) return job;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 /** Developer questions the load benchmarks cycle through (the same mix for every run). */
